@@ -1,0 +1,55 @@
+// Validation of numbers read from harness files. A usage field of the wrong
+// type must neither crash the report nor poison totals with NaN or negatives.
+
+/** Largest token count accepted from one field of one response (1e12). */
+export const MAX_TOKENS_PER_FIELD = 1_000_000_000_000;
+
+export type TokenCheck = { ok: true; value: number } | { ok: false; value: 0; reason: string };
+
+/** Missing (undefined/null) counts as 0 and is fine; anything else must be a non-negative integer. */
+export function checkTokenCount(v: unknown): TokenCheck {
+  if (v === undefined || v === null) return { ok: true, value: 0 };
+  if (typeof v !== 'number') return { ok: false, value: 0, reason: `not a number (${typeof v})` };
+  if (!Number.isFinite(v)) return { ok: false, value: 0, reason: 'not finite' };
+  if (v < 0) return { ok: false, value: 0, reason: 'negative' };
+  if (!Number.isInteger(v)) return { ok: false, value: 0, reason: 'not an integer' };
+  if (v > MAX_TOKENS_PER_FIELD) return { ok: false, value: 0, reason: 'implausibly large' };
+  return { ok: true, value: v };
+}
+
+/** A recorded USD cost: finite, non-negative, at most $1e6 per record; else null. */
+export function checkCost(v: unknown): number | null {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1_000_000) return null;
+  return v;
+}
+
+/** ISO-8601 string or epoch milliseconds to epoch ms; null when unusable. */
+export function parseTimestamp(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? v : null;
+  if (typeof v !== 'string' || v.length < 10) return null;
+  const ms = Date.parse(v);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/**
+ * Reads several token fields of one usage object; invalid ones become 0 and are
+ * named in `invalid` so the caller can warn with the file and line.
+ */
+export function readTokenFields<K extends string>(
+  obj: Record<string, unknown>,
+  fields: Record<K, string>,
+): { values: Record<K, number>; invalid: string[] } {
+  const values = {} as Record<K, number>;
+  const invalid: string[] = [];
+  for (const key of Object.keys(fields) as K[]) {
+    const path = fields[key];
+    let cur: unknown = obj;
+    for (const part of path.split('.')) {
+      cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
+    }
+    const c = checkTokenCount(cur);
+    if (!c.ok) invalid.push(`${path} ${c.reason}`);
+    values[key] = c.value;
+  }
+  return { values, invalid };
+}

@@ -1,0 +1,87 @@
+// The normalized shapes every harness produces and every other layer consumes.
+// Nothing in here knows any harness's on-disk format.
+
+export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'] as const;
+export type HarnessId = (typeof HARNESS_IDS)[number];
+
+export function isHarnessId(s: string): s is HarnessId {
+  return (HARNESS_IDS as readonly string[]).includes(s);
+}
+
+/**
+ * One billed API response (or, with requests = 0, a residual correction such as
+ * OpenCode's session-total remainder). Token fields are non-negative integers.
+ *
+ * - input_tokens: UNCACHED input only.
+ * - cache_write_tokens: all cache writes; the 5m/1h split is informational and
+ *   may be null where the harness does not record it.
+ * - output_tokens: ALL output, reasoning included.
+ * - reasoning_tokens: informational subset of output_tokens.
+ */
+export interface UsageEvent {
+  harness: HarnessId;
+  session_id: string;
+  /** Absolute working directory of the session, or null when unknown. */
+  project: string | null;
+  model: string | null;
+  /** Provider id where the harness records one (OpenCode, Pi). */
+  provider: string | null;
+  /** Epoch milliseconds, UTC. */
+  ts: number;
+  /**
+   * Identity of the billed response. Events with the same (harness, dedupe_key)
+   * are the same response seen twice (split lines, fork copies, moved files):
+   * the store keeps one — the largest usage, then the lowest dedupe_rank.
+   */
+  dedupe_key: string;
+  /** Lower wins among equal usage; harnesses use 1 for records known to be copies. */
+  dedupe_rank: number;
+  requests: number;
+  input_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cache_write_5m_tokens: number | null;
+  cache_write_1h_tokens: number | null;
+  output_tokens: number;
+  reasoning_tokens: number;
+  /** Cost in USD the harness itself recorded for this response, else null. */
+  recorded_cost_usd: number | null;
+  /** Where the event came from: path (and line) — never content. */
+  source_file: string;
+  source_line: number | null;
+}
+
+/** A harness-recorded session-level cost estimate (Claude Code `cost-state`). Never summed into per-response costs. */
+export interface SessionEstimate {
+  harness: HarnessId;
+  session_id: string;
+  recorded_cost_usd: number;
+  ts: number | null;
+}
+
+/** Context-window occupancy of one chat (Cursor): NOT billed usage. */
+export interface ContextRow {
+  harness: HarnessId;
+  session: string;
+  project: string | null;
+  model: string | null;
+  turns: number;
+  latest_used_tokens: number | null;
+  max_tokens: number | null;
+  peak_used_tokens: number | null;
+  first_ts: number | null;
+  last_ts: number | null;
+}
+
+/** A place in a source: file path plus line (JSONL) or row description (SQLite). */
+export interface SourceLocation {
+  file: string;
+  line?: number;
+  row?: string;
+}
+
+export function formatLocation(loc: SourceLocation): string {
+  if (loc.line !== undefined) return `${loc.file}:${loc.line}`;
+  if (loc.row !== undefined) return `${loc.file} (${loc.row})`;
+  return loc.file;
+}

@@ -1,0 +1,109 @@
+// Claude Code transcript → usage events. Rules from the contract entry
+// `claude-code` (see README.md beside this file for the full list).
+import { scanJsonlFile } from '../../io/jsonl.js';
+import { checkCost, parseTimestamp, readTokenFields } from '../../core/numbers.js';
+import type { UsageEvent } from '../../core/types.js';
+import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
+import { projectFromKey } from './paths.js';
+
+/** Only lines containing one of these can carry usage or a cost estimate; the rest are never parsed. */
+const MARKERS = ['"usage"', '"cost-state"'];
+
+const USAGE_FIELDS = {
+  input: 'input_tokens',
+  cacheRead: 'cache_read_input_tokens',
+  cacheWrite: 'cache_creation_input_tokens',
+  cache5m: 'cache_creation.ephemeral_5m_input_tokens',
+  cache1h: 'cache_creation.ephemeral_1h_input_tokens',
+  output: 'output_tokens',
+  thinking: 'output_tokens_details.thinking_tokens',
+} as const;
+
+interface ClaudeState {
+  lastCwd: string | null;
+}
+
+const totalOf = (e: UsageEvent) => e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens;
+
+export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint> {
+  const file = source.path;
+  const meta = source.meta ?? {};
+  const sessionId = meta.sessionId ?? 'unknown';
+  const state: ClaudeState = { lastCwd: (opts.resume?.state as ClaudeState | undefined)?.lastCwd ?? null };
+  // Split lines of one streamed response repeat its usage; subagent files
+  // before 2.1.307 carry placeholder usage on early split lines. Keep, per
+  // message.id, the line with the largest usage (the store applies the same
+  // rule across files and across appends).
+  const byMessage = new Map<string, UsageEvent>();
+  const noProject: UsageEvent[] = [];
+
+  const resume = await scanJsonlFile(file, { markers: MARKERS, resume: opts.resume }, sink, (rec, line) => {
+    const at = { file, line };
+    if (typeof rec.cwd === 'string' && rec.cwd) {
+      state.lastCwd = rec.cwd;
+      // Lines before the first cwd take the nearest following one.
+      for (const e of noProject.splice(0)) e.project = rec.cwd;
+    }
+    if (rec.type === 'cost-state') {
+      // Client-side estimate of the whole session; last record wins. Kept
+      // apart from per-response costs, never added to them.
+      const cost = checkCost(rec.totalCostUSD);
+      if (cost !== null) sink.sessionEstimate({ harness: 'claude-code', session_id: typeof rec.sessionId === 'string' ? rec.sessionId : sessionId, recorded_cost_usd: cost, ts: parseTimestamp(rec.timestamp) });
+      return;
+    }
+    if (rec.type !== 'assistant') return; // e.g. queued_command / toolUseResult summaries: not billed responses
+    const msg = rec.message;
+    if (!msg || typeof msg !== 'object' || !msg.usage || typeof msg.usage !== 'object') return;
+    if (rec.isApiErrorMessage === true || msg.model === '<synthetic>') {
+      sink.skip('synthetic API-error message (not billed)', at);
+      return;
+    }
+    const ts = parseTimestamp(rec.timestamp);
+    if (ts === null) {
+      sink.warn('assistant response without a usable timestamp skipped', at);
+      return;
+    }
+    const { values: u, invalid } = readTokenFields(msg.usage, USAGE_FIELDS);
+    if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, at);
+    const has5m1h = msg.usage.cache_creation && typeof msg.usage.cache_creation === 'object';
+    const msgId = typeof msg.id === 'string' && msg.id ? msg.id : null;
+    // message.id identifies the API response; requestId is the same for every
+    // split line, so keying on message.id alone also merges lines whose
+    // requestId was stripped (contract gotcha: envelope fields may be missing).
+    const dedupeKey = msgId ? `msg:${msgId}` : `line:${source.key}:${line}`;
+    const ev: UsageEvent = {
+      harness: 'claude-code',
+      session_id: sessionId,
+      project: state.lastCwd,
+      model: typeof msg.model === 'string' ? msg.model : null,
+      provider: 'anthropic',
+      ts,
+      dedupe_key: dedupeKey,
+      // /branch copies earlier responses (with forkedFrom) into the new file:
+      // the original session keeps the credit.
+      dedupe_rank: rec.forkedFrom ? 1 : 0,
+      requests: 1,
+      input_tokens: u.input,
+      cache_read_tokens: u.cacheRead,
+      cache_write_tokens: u.cacheWrite,
+      cache_write_5m_tokens: has5m1h ? u.cache5m : null,
+      cache_write_1h_tokens: has5m1h ? u.cache1h : null,
+      output_tokens: u.output,
+      reasoning_tokens: Math.min(u.thinking, u.output),
+      recorded_cost_usd: null,
+      source_file: file,
+      source_line: line,
+    };
+    if (ev.project === null) noProject.push(ev);
+    const prev = byMessage.get(dedupeKey);
+    if (!prev || totalOf(ev) > totalOf(prev)) {
+      if (prev) ev.ts = Math.min(ev.ts, prev.ts);
+      byMessage.set(dedupeKey, ev);
+    }
+  });
+
+  const fallback = projectFromKey(meta.projectKey ?? '');
+  for (const e of noProject) e.project = fallback || null;
+  for (const e of byMessage.values()) sink.event(e);
+  return { ...resume, state };
+}

@@ -1,0 +1,11 @@
+// Every harness tx-usage knows, in report order. Nothing outside a harness's
+// folder knows its format; everything else iterates this array.
+import type { HarnessId } from '../core/types.js';
+import type { Harness } from './types.js';
+import { claudeCode } from './claude-code/index.js';
+
+export const HARNESSES: readonly Harness[] = [claudeCode];
+
+export function harnessById(id: HarnessId): Harness | undefined {
+  return HARNESSES.find((h) => h.id === id);
+}

@@ -1,0 +1,87 @@
+// The one small interface every harness implements. Everything format-specific
+// lives behind it, in src/harnesses/<id>/.
+import type { ContextRow, HarnessId, SessionEstimate, SourceLocation, UsageEvent } from '../core/types.js';
+
+/** Where a harness looks, resolved from flag, then environment, then default. */
+export interface RootSpec {
+  path: string;
+  /** How the root was chosen, e.g. "--root", "CODEX_HOME", "default". */
+  origin: string;
+  exists: boolean;
+}
+
+export interface PathContext {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Paths given with --root <harness>=PATH (in order). */
+  rootOverrides: string[];
+}
+
+export type SourceKind = 'jsonl' | 'jsonl.zst' | 'sqlite';
+
+/** One file or database a harness will read. */
+export interface SourceRef {
+  harness: HarnessId;
+  /** Stable identity of the source for incremental bookkeeping; defaults to the path. */
+  key: string;
+  path: string;
+  kind: SourceKind;
+  /**
+   * Extra files whose change means the source changed (e.g. a SQLite `-wal`).
+   * Their size+mtime join the source's fingerprint.
+   */
+  companions?: string[];
+  /** Free-form harness data computed during discovery (e.g. a session id from the path). */
+  meta?: Record<string, string>;
+}
+
+/** Where an append-only JSONL read stopped, so the next run resumes there. */
+export interface ResumePoint {
+  /** Byte offset just past the last complete line that was consumed. */
+  offset: number;
+  /** Number of complete lines consumed (for file:line in warnings). */
+  lines: number;
+  /** Small harness state carried across appends (e.g. last cwd, last cumulative total). JSON-serializable. */
+  state?: unknown;
+}
+
+/** Receives what an extractor finds. Extractors never see the store. */
+export interface ExtractSink {
+  event(e: UsageEvent): void;
+  sessionEstimate(e: SessionEstimate): void;
+  context(c: ContextRow): void;
+  /** Something was wrong with the input (unparsable line, unreadable blob): a user-visible warning. */
+  warn(message: string, at: SourceLocation): void;
+  /** A record deliberately not counted, by reason (e.g. "synthetic api error"); counted in `tx-usage sources`. */
+  skip(reason: string, at: SourceLocation): void;
+  /** Free counters shown by `tx-usage sources` (e.g. cursor "stale roots ignored"). */
+  count(name: string, n?: number): void;
+}
+
+export interface ExtractOptions {
+  /** Set when the source is an append-only JSONL that only grew: continue from here. */
+  resume: ResumePoint | null;
+  /** Directory for private temporary copies (never next to user data). */
+  tmpDir: string;
+  /**
+   * cwd values already known from other harnesses (Cursor matches folder md5s
+   * against them). Filled by the ingest before cursor-agent runs.
+   */
+  knownProjects: ReadonlySet<string>;
+}
+
+export interface Harness {
+  id: HarnessId;
+  displayName: string;
+  /** Roots searched, in order, for `sources` and the "nothing found" message. */
+  roots(ctx: PathContext): RootSpec[];
+  /** The environment variables and --root syntax a user can set, for help text. */
+  howToPoint: string;
+  /** All sources under the given roots. Must not throw for missing roots. */
+  discover(roots: RootSpec[], warn: (msg: string, at: SourceLocation) => void): Promise<SourceRef[]>;
+  /**
+   * Extract usage from one source. Returns the resume point for append-only
+   * JSONL sources (null when the source cannot be resumed, e.g. zstd or SQLite).
+   */
+  extract(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null>;
+}

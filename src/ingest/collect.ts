@@ -1,0 +1,52 @@
+// Runs one harness extractor over one source into memory. The ingest writes
+// the result to the store; tests use it to check an extractor directly.
+import type { ContextRow, SessionEstimate, SourceLocation, UsageEvent } from '../core/types.js';
+import { formatLocation } from '../core/types.js';
+import type { ExtractOptions, Harness, ResumePoint, SourceRef } from '../harnesses/types.js';
+
+export interface SkipTally {
+  reason: string;
+  count: number;
+  first: string;
+}
+
+export interface Collected {
+  source: SourceRef;
+  events: UsageEvent[];
+  estimates: SessionEstimate[];
+  contexts: ContextRow[];
+  /** Human-readable, each naming file and line/row. */
+  warnings: string[];
+  skips: SkipTally[];
+  counts: Record<string, number>;
+  resume: ResumePoint | null;
+  /** The extractor threw: the source could not be read at all. */
+  failed: boolean;
+}
+
+export async function collectSource(harness: Harness, source: SourceRef, opts: ExtractOptions): Promise<Collected> {
+  const out: Collected = { source, events: [], estimates: [], contexts: [], warnings: [], skips: [], counts: {}, resume: null, failed: false };
+  const skips = new Map<string, SkipTally>();
+  const sink = {
+    event: (e: UsageEvent) => void out.events.push(e),
+    sessionEstimate: (e: SessionEstimate) => void out.estimates.push(e),
+    context: (c: ContextRow) => void out.contexts.push(c),
+    warn: (m: string, at: SourceLocation) => void out.warnings.push(`${formatLocation(at)}: ${m}`),
+    skip: (reason: string, at: SourceLocation) => {
+      const t = skips.get(reason);
+      if (t) t.count++;
+      else skips.set(reason, { reason, count: 1, first: formatLocation(at) });
+    },
+    count: (name: string, n = 1) => void (out.counts[name] = (out.counts[name] ?? 0) + n),
+  };
+  try {
+    out.resume = await harness.extract(source, sink, opts);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === 'EACCES' ? 'permission denied' : err.code === 'EISDIR' ? 'is a directory' : err.code === 'ENOENT' ? 'not found (dangling link?)' : err.message;
+    out.warnings.push(`${source.path}: cannot read: ${why}`);
+    out.failed = true;
+  }
+  out.skips = [...skips.values()];
+  return out;
+}

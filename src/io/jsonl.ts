@@ -1,0 +1,141 @@
+// The shared JSONL readers: plain files resumed at a byte offset, and
+// single-frame `.jsonl.zst` files decoded as a stream. Harnesses never open
+// transcript files themselves.
+import { open } from 'node:fs/promises';
+import { Decompress } from 'fzstd';
+import { LineSplitter, type SplitResult } from './lines.js';
+import type { ExtractSink, ResumePoint } from '../harnesses/types.js';
+
+const CHUNK = 1 << 20;
+/** Decompressed bytes allowed per `.jsonl.zst` file before it is treated as a bomb. */
+export const MAX_ZSTD_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;
+
+export type RecordHandler = (rec: any, line: number) => void;
+
+export interface ScanOptions {
+  /** A line is parsed only if it contains one of these (byte search). Empty: every line. */
+  markers: readonly string[];
+  resume?: ResumePoint | null;
+  maxLineBytes?: number;
+}
+
+/**
+ * Wraps a record handler with JSON parsing: unparsable lines are counted and
+ * reported once per file (first location + count), non-object values skipped.
+ */
+function parsingHandler(file: string, sink: ExtractSink, onRecord: RecordHandler) {
+  let bad = 0;
+  let firstBad = 0;
+  const handle = (text: string, line: number) => {
+    let rec: unknown;
+    try {
+      rec = JSON.parse(text);
+    } catch {
+      if (bad++ === 0) firstBad = line;
+      return;
+    }
+    if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) {
+      sink.skip('not a JSON object', { file, line });
+      return;
+    }
+    onRecord(rec, line);
+  };
+  const finish = (res: SplitResult) => {
+    if (bad > 0) {
+      sink.warn(`${bad} unparsable line${bad > 1 ? 's' : ''} skipped (first at line ${firstBad})`, { file, line: firstBad });
+    }
+    if (res.tornTail) {
+      sink.warn(`incomplete final line (${res.tornTail.bytes} bytes) left for the next run`, { file, line: res.tornTail.line });
+    }
+    for (const o of res.oversized) {
+      sink.warn(`line of ${o.bytes} bytes is over the line limit and was passed over`, { file, line: o.line });
+    }
+  };
+  return { handle, finish };
+}
+
+/** Reads a plain JSONL file from `resume.offset` (or the start) and returns where it stopped. */
+export async function scanJsonlFile(
+  file: string,
+  opts: ScanOptions,
+  sink: ExtractSink,
+  onRecord: RecordHandler,
+): Promise<ResumePoint> {
+  const { handle, finish } = parsingHandler(file, sink, onRecord);
+  const base = opts.resume ? { offset: opts.resume.offset, lines: opts.resume.lines } : { offset: 0, lines: 0 };
+  const splitter = new LineSplitter(opts.markers, handle, base, opts.maxLineBytes);
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let pos = base.offset;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      splitter.push(buf.subarray(0, bytesRead));
+    }
+  } finally {
+    await fh.close();
+  }
+  const res = splitter.end();
+  finish(res);
+  return { offset: res.offset, lines: res.lines };
+}
+
+/**
+ * Decodes a `.jsonl.zst` file as a stream (bounded memory) and scans its lines.
+ * A corrupt or truncated frame is reported as a warning naming the file; the
+ * lines decoded before the fault still count.
+ */
+export async function scanJsonlZstFile(
+  file: string,
+  opts: ScanOptions,
+  sink: ExtractSink,
+  onRecord: RecordHandler,
+  maxOutputBytes = MAX_ZSTD_OUTPUT_BYTES,
+): Promise<void> {
+  const { handle, finish } = parsingHandler(file, sink, onRecord);
+  const splitter = new LineSplitter(opts.markers, handle, { offset: 0, lines: 0 }, opts.maxLineBytes);
+  let produced = 0;
+  let bomb = false;
+  let ended = false;
+  const dec = new Decompress((chunk, final) => {
+    if (bomb) return;
+    produced += chunk.length;
+    if (produced > maxOutputBytes) {
+      bomb = true;
+      return;
+    }
+    splitter.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
+    if (final) ended = true;
+  });
+  const fh = await open(file, 'r');
+  let fault: string | null = null;
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let pos = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, pos);
+      pos += bytesRead;
+      const last = bytesRead < CHUNK;
+      try {
+        // fzstd keeps references to pushed data: hand it a copy.
+        dec.push(Uint8Array.prototype.slice.call(buf, 0, bytesRead), last);
+      } catch (e) {
+        fault = (e as Error).message || String(e);
+        break;
+      }
+      if (bomb || last) break;
+    }
+  } finally {
+    await fh.close();
+  }
+  if (bomb) {
+    sink.warn(`decompressed size exceeds ${maxOutputBytes} bytes; rest of the file skipped`, { file });
+  } else if (fault) {
+    sink.warn(`corrupt zstd data (${fault}); rest of the file skipped`, { file });
+  } else if (!ended) {
+    sink.warn('truncated zstd frame; rest of the file skipped', { file });
+  }
+  finish(splitter.end());
+}

@@ -1,0 +1,44 @@
+// Runs the real, compiled CLI (dist/) as a child process with a fixed
+// environment: the given HOME, TZ=UTC, NO_COLOR, and a private cache dir.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const CLI = resolve(__dirname, '../../dist/src/cli/main.js');
+
+export interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function tempDir(prefix = 'txu-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Environment with every harness-root variable cleared, so only `home` is searched. */
+export function cleanEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    TZ: 'UTC',
+    NO_COLOR: '1',
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+  };
+  return { ...env, ...extra };
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): CliResult {
+  const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', input, maxBuffer: 64 << 20 });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs `report ... --format json` and parses stdout; throws with stderr on failure. */
+export function reportJson(args: string[], env: NodeJS.ProcessEnv): any {
+  const r = runCli(['report', ...args, '--format', 'json'], env);
+  if (r.status !== 0) throw new Error(`tx-usage exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
