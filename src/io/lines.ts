@@ -20,6 +20,17 @@ export interface SplitResult {
 
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Optional cheap look at lines WITHOUT a marker: the first `bytes` bytes of
+ * each such line (decoded; a multi-byte character cut at the end may decode
+ * as U+FFFD). Lets a harness read a leading envelope (ids, parent links)
+ * without parsing or decoding the whole line.
+ */
+export interface UnmarkedHead {
+  bytes: number;
+  onHead: (head: string, line: number) => void;
+}
+
 export class LineSplitter {
   private readonly markers: Buffer[];
   private pending: Buffer[] = [];
@@ -35,6 +46,7 @@ export class LineSplitter {
     private readonly onLine: LineHandler,
     base: { offset: number; lines: number } = { offset: 0, lines: 0 },
     private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+    private readonly unmarked: UnmarkedHead | null = null,
   ) {
     this.markers = markers.map((m) => Buffer.from(m, 'utf8'));
     this.offset = base.offset;
@@ -76,9 +88,24 @@ export class LineSplitter {
     }
   }
 
+  /** The first `unmarked.bytes` bytes of a line held as parts. */
+  private headOf(parts: Buffer[]): string {
+    const want = this.unmarked!.bytes;
+    const out: Buffer[] = [];
+    let have = 0;
+    for (const p of parts) {
+      if (have >= want) break;
+      const piece = p.subarray(0, want - have);
+      out.push(piece);
+      have += piece.length;
+    }
+    return Buffer.concat(out).toString('utf8');
+  }
+
   private finishLine(tail: Buffer, consumed: number): void {
     const lineNo = this.lines + 1;
     let text: string | null = null;
+    let head: string | null = null;
     let bytes = tail.length;
     if (this.pending.length || this.discarding) {
       bytes += this.pendingBytes;
@@ -88,6 +115,7 @@ export class LineSplitter {
         const prevTail = this.pending[this.pending.length - 1]!.subarray(-64);
         const marked = this.pendingHasMarker || this.hasMarker(Buffer.concat([prevTail, tail]));
         if (marked) text = Buffer.concat([...this.pending, tail]).toString('utf8');
+        else if (this.unmarked) head = this.headOf([...this.pending, tail]);
       }
       this.offset += this.pendingBytes;
       this.pending = [];
@@ -96,12 +124,16 @@ export class LineSplitter {
       this.discarding = false;
     } else if (this.hasMarker(tail)) {
       text = tail.toString('utf8');
+    } else if (this.unmarked) {
+      head = this.headOf([tail]);
     }
     this.offset += consumed;
     this.lines = lineNo;
     if (text !== null) {
       if (text.endsWith('\r')) text = text.slice(0, -1);
       if (text.length) this.onLine(text, lineNo);
+    } else if (head !== null && head.length) {
+      this.unmarked!.onHead(head, lineNo);
     }
   }
 
@@ -129,6 +161,7 @@ export class LineSplitter {
           this.offset += this.pendingBytes;
           this.lines = lineNo;
           if (this.pendingHasMarker) this.onLine(text, lineNo);
+          else if (this.unmarked) this.unmarked.onHead(this.headOf(this.pending), lineNo);
         } else {
           tornTail = { line: lineNo, bytes: this.pendingBytes };
         }
