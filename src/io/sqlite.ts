@@ -3,7 +3,7 @@
 // files next to it. The only file SQLite may touch is an EXISTING `-shm`
 // wal-index, which every reader updates.
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 export type SqliteDb = Database.Database;
@@ -21,7 +21,17 @@ function openCopy(path: string, tmpDir: string): ReadOnlyDb {
   copyFileSync(path, copy);
   if (existsSync(path + '-wal')) copyFileSync(path + '-wal', copy + '-wal');
   // The copy is ours: SQLite may create its -shm there and replay the WAL.
-  const db = new Database(copy, { fileMustExist: true, timeout: 1000 });
+  let opened: SqliteDb | null = null;
+  try {
+    opened = new Database(copy, { fileMustExist: true, timeout: 1000 });
+    // Opening is lazy: touch the schema now so a bad file fails here (and the copy is removed).
+    opened.prepare('SELECT count(*) FROM sqlite_master').get();
+  } catch (e) {
+    opened?.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  const db = opened;
   return {
     db,
     copied: true,
@@ -36,16 +46,39 @@ function openCopy(path: string, tmpDir: string): ReadOnlyDb {
 }
 
 /**
- * Opens `path` read-only with its WAL honoured. When a `-wal` exists without
- * a `-shm`, a read-only open cannot build the wal-index (and must not create
- * one beside the user's file), so the database and its WAL are copied into a
- * private temporary directory and the copy is opened. Throws with a clear
- * message when the file is not a readable SQLite database.
+ * True when the database header says WAL mode (file-format bytes 18/19 are 2).
+ * Unreadable or short files count as "not WAL" and fail later with SQLite's error.
+ */
+function headerSaysWal(path: string): boolean {
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(20);
+    const n = readSync(fd, head, 0, 20, 0);
+    return n === 20 && (head[18] === 2 || head[19] === 2);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+/**
+ * Opens `path` read-only with its WAL honoured. A read-only connection to a
+ * WAL-mode database CREATES whichever of `-wal` / `-shm` is missing beside the
+ * user's file (verified with SQLite 3.51: with neither present it creates
+ * both; with only `-wal` it creates `-shm`). So the user's file is opened in
+ * place only when it is not in WAL mode, or when both `-wal` and `-shm`
+ * already exist; otherwise the database (and its `-wal`, if any) is copied
+ * into a private temporary directory and the copy is opened, so committed WAL
+ * content is still seen. Throws with a clear message when the file is not a
+ * readable SQLite database.
  */
 export function openSqliteReadOnly(path: string, tmpDir: string): ReadOnlyDb {
   const hasWal = existsSync(path + '-wal');
   const hasShm = existsSync(path + '-shm');
-  if (hasWal && !hasShm) return openCopy(path, tmpDir);
+  const inPlace = hasWal ? hasShm : !headerSaysWal(path);
+  if (!inPlace) return openCopy(path, tmpDir);
   let db: SqliteDb | null = null;
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: 1000 });
@@ -57,8 +90,8 @@ export function openSqliteReadOnly(path: string, tmpDir: string): ReadOnlyDb {
     db?.close();
     const code = (e as { code?: string }).code ?? '';
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw e;
-    // Busy/locked or cannot-open (e.g. a WAL database without -wal/-shm in a
-    // read-only directory): read a private copy instead.
+    // Busy/locked or cannot-open (e.g. a read-only directory or a -shm we may
+    // not write): read a private copy instead.
     return openCopy(path, tmpDir);
   }
 }
