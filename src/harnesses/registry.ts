@@ -3,8 +3,9 @@
 import type { HarnessId } from '../core/types.js';
 import type { Harness } from './types.js';
 import { claudeCode } from './claude-code/index.js';
+import { pi } from './pi/index.js';
 
-export const HARNESSES: readonly Harness[] = [claudeCode];
+export const HARNESSES: readonly Harness[] = [claudeCode, pi];
 
 export function harnessById(id: HarnessId): Harness | undefined {
   return HARNESSES.find((h) => h.id === id);

@@ -1,0 +1,304 @@
+// Pi session file → usage events. Rules from the contract entry `pi` (see
+// README.md beside this file for the full list and the ambiguity choices).
+import { scanJsonlFile } from '../../io/jsonl.js';
+import { checkCost, parseTimestamp, readTokenFields } from '../../core/numbers.js';
+import type { UsageEvent } from '../../core/types.js';
+import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
+import { projectFromDirKey } from './paths.js';
+
+/**
+ * Only lines holding one of these are parsed: every usage carrier has a
+ * `"usage"` key (assistant/toolResult message.usage, usage entries,
+ * compaction.usage, branch_summary.usage); model_change names a model; the
+ * header is `{"type":"session",...}`. All other lines are tree nodes we only
+ * need the parent link of, read from their first bytes (see HEAD_RE).
+ */
+const MARKERS = ['"usage"', '"model_change"', '"session"'];
+
+/**
+ * pi writes every entry as {type, id, parentId, timestamp, ...} (object
+ * literal order in session-manager.ts; fork copies keep it). A line whose
+ * head does not match is simply unknown to the tree (see unknown-parent rule).
+ */
+const HEAD_BYTES = 256;
+const HEAD_RE = /^\{"type":"([^"\\]*)","id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)")/;
+
+/** Entry ids remembered for model inheritance (oldest forgotten first), in a scan and in ResumePoint.state. */
+export const MAX_TRACKED_ENTRIES = 10_000;
+
+const USAGE_FIELDS = {
+  input: 'input',
+  output: 'output',
+  cacheRead: 'cacheRead',
+  cacheWrite: 'cacheWrite',
+  cacheWrite1h: 'cacheWrite1h',
+  reasoning: 'reasoning',
+} as const;
+
+/** What survives between incremental reads of one file. JSON-serializable and bounded. */
+export interface PiState {
+  sessionId: string;
+  project: string | null;
+  /** Header has parentSession: a /fork, /clone or forkFrom() copy. */
+  copy: boolean;
+  /** Header version (absent = 1: linear, no ids). */
+  version: number;
+  /** (model, provider) pairs referenced below. */
+  models: [string, string | null][];
+  /** Latest model named in file order, index into models or -1. */
+  lastModel: number;
+  /** Parallel arrays: entry id → index of the model it resolves to (-1 none), oldest first. */
+  ids: string[];
+  resolved: number[];
+}
+
+/** Working form of PiState during a scan. */
+class ModelTree {
+  private models: [string, string | null][] = [];
+  private modelIndex = new Map<string, number>();
+  private byId = new Map<string, number>();
+  lastModel = -1;
+
+  static from(s: PiState | null): ModelTree {
+    const t = new ModelTree();
+    if (!s) return t;
+    s.models.forEach(([m, p]) => t.intern(m, p));
+    t.lastModel = s.lastModel;
+    s.ids.forEach((id, i) => t.byId.set(id, s.resolved[i] ?? -1));
+    return t;
+  }
+
+  intern(model: string, provider: string | null): number {
+    const k = `${model}\u0000${provider ?? ''}`;
+    let i = this.modelIndex.get(k);
+    if (i === undefined) {
+      i = this.models.length;
+      this.models.push([model, provider]);
+      this.modelIndex.set(k, i);
+    }
+    return i;
+  }
+
+  model(i: number): [string, string | null] | null {
+    return i >= 0 ? (this.models[i] ?? null) : null;
+  }
+
+  /**
+   * Records an entry and returns the model it resolves to: its own, else its
+   * parent's (parents always precede children in the file). A root has no
+   * ancestor (-1); an unknown parent (undefined: v1 linear files, or an id we
+   * never saw or already forgot) falls back to the latest model named earlier
+   * in the file.
+   */
+  add(id: string | null, parentId: string | null | undefined, own: number): number {
+    let r = own;
+    if (r < 0 && parentId !== null) r = (parentId !== undefined ? this.byId.get(parentId) : undefined) ?? this.lastModel;
+    if (own >= 0) this.lastModel = own;
+    if (id !== null) {
+      this.byId.delete(id);
+      this.byId.set(id, r);
+      if (this.byId.size > MAX_TRACKED_ENTRIES) this.byId.delete(this.byId.keys().next().value!);
+    }
+    return r;
+  }
+
+  toState(base: Omit<PiState, 'models' | 'lastModel' | 'ids' | 'resolved'>): PiState {
+    // Keep only models still referenced, renumbered.
+    const keep = new Map<number, number>();
+    const models: [string, string | null][] = [];
+    const remap = (i: number) => {
+      if (i < 0) return -1;
+      let j = keep.get(i);
+      if (j === undefined) {
+        j = models.length;
+        models.push(this.models[i]!);
+        keep.set(i, j);
+      }
+      return j;
+    };
+    const ids: string[] = [];
+    const resolved: number[] = [];
+    for (const [id, r] of this.byId) {
+      ids.push(id);
+      resolved.push(remap(r));
+    }
+    return { ...base, models, lastModel: remap(this.lastModel), ids, resolved };
+  }
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Where one counted usage object sits, for dedupe, model and the `sources` counters. */
+interface Carrier {
+  what: string;
+  usage: unknown;
+  /** Model named by the record itself (assistant message, usage entry). */
+  model: string | null;
+  provider: string | null;
+  /** message.timestamp (Unix ms) for message entries: copied verbatim into forks. */
+  msgTs: unknown;
+}
+
+function carrierOf(rec: Record<string, any>): Carrier | null {
+  switch (rec.type) {
+    case 'message': {
+      const m = rec.message;
+      if (!isObj(m)) return null;
+      if (m.role === 'assistant') {
+        const what = m.stopReason === 'error' ? 'errored response' : m.stopReason === 'aborted' ? 'aborted response' : 'response';
+        return { what, usage: m.usage, model: str(m.model), provider: str(m.provider), msgTs: m.timestamp };
+      }
+      // Nested model work done by a tool (message.usage only; details are tool UI data).
+      if (m.role === 'toolResult' && m.usage !== undefined) return { what: 'tool nested usage', usage: m.usage, model: null, provider: null, msgTs: m.timestamp };
+      return null;
+    }
+    case 'usage':
+      // Open-ended kind (cache_warm, extensions): unknown kinds count as normal usage.
+      return { what: 'usage entry', usage: rec.usage, model: str(rec.model), provider: str(rec.provider), msgTs: undefined };
+    case 'compaction':
+    case 'branch_summary':
+      return rec.usage === undefined ? null : { what: rec.type, usage: rec.usage, model: null, provider: null, msgTs: undefined };
+    default:
+      return null;
+  }
+}
+
+export async function extractPi(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint> {
+  const file = source.path;
+  const meta = source.meta ?? {};
+  const prev = (opts.resume?.state as PiState | undefined) ?? null;
+  const tree = ModelTree.from(prev);
+  const info = {
+    sessionId: prev?.sessionId ?? meta.sessionId ?? 'unknown',
+    project: prev ? prev.project : meta.dirKey ? projectFromDirKey(meta.dirKey) : null,
+    copy: prev?.copy ?? false,
+    version: prev?.version ?? 3,
+  };
+  // A resumed read already saw line 1.
+  let headerChecked = prev !== null || (opts.resume?.lines ?? 0) > 0;
+  const checkHeader = (line: number, rec: Record<string, any> | null) => {
+    if (headerChecked) return;
+    headerChecked = true;
+    if (line === 1 && rec && rec.type === 'session') {
+      if (str(rec.id)) info.sessionId = rec.id;
+      if (str(rec.cwd)) info.project = rec.cwd; // very old files may lack it: keep the dir-name fallback
+      info.copy = typeof rec.parentSession === 'string' && rec.parentSession.length > 0;
+      info.version = typeof rec.version === 'number' ? rec.version : 1;
+    } else {
+      sink.warn('no session header on line 1; session id taken from the file name', { file, line });
+    }
+  };
+
+  const scanned = await scanJsonlFile(
+    file,
+    {
+      markers: MARKERS,
+      resume: opts.resume,
+      unmarkedHead: {
+        bytes: HEAD_BYTES,
+        onHead: (head, line) => {
+          checkHeader(line, null);
+          const m = HEAD_RE.exec(head);
+          if (m) tree.add(m[2]!, m[3] ?? null, -1);
+        },
+      },
+    },
+    sink,
+    (rec, line) => {
+      checkHeader(line, rec);
+      if (rec.type === 'session') return;
+      const at = { file, line };
+      const id = str(rec.id);
+      // v1 files have no id/parentId: the tree is the line order, so the
+      // nearest ancestor is the previous entry (parent = "unknown" → lastModel).
+      const parentId = id === null ? undefined : rec.parentId === null ? null : (str(rec.parentId) ?? undefined);
+
+      const c = carrierOf(rec);
+      let own = -1;
+      if (rec.type === 'model_change' && str(rec.modelId)) own = tree.intern(rec.modelId, str(rec.provider));
+      // Only assistant messages and model_change name the model for
+      // descendants; a usage entry names its own model but is transparent.
+      if (c && c.model && rec.type === 'message') own = tree.intern(c.model, c.provider);
+      const resolved = tree.add(id, parentId, own);
+      if (!c) return;
+
+      if (!isObj(c.usage)) {
+        if (c.usage !== undefined) sink.warn(`${c.what}: usage is not an object; not counted`, at);
+        else sink.skip(`${c.what} without usage`, at);
+        return;
+      }
+      const ts = parseTimestamp(rec.timestamp) ?? parseTimestamp(c.msgTs);
+      if (ts === null) {
+        sink.warn(`${c.what} without a usable timestamp skipped`, at);
+        return;
+      }
+      const { values: u, invalid } = readTokenFields(c.usage, USAGE_FIELDS);
+      if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, at);
+
+      // cacheWrite1h is the 1-hour share of cacheWrite; the rest is 5-minute.
+      let w1h: number | null = null;
+      let w5m: number | null = null;
+      if (c.usage.cacheWrite1h !== undefined && c.usage.cacheWrite1h !== null && !invalid.some((s) => s.startsWith('cacheWrite1h'))) {
+        if (u.cacheWrite1h > u.cacheWrite) sink.warn('usage.cacheWrite1h exceeds cacheWrite; capped at cacheWrite', at);
+        w1h = Math.min(u.cacheWrite1h, u.cacheWrite);
+        w5m = u.cacheWrite - w1h;
+      }
+
+      let cost: number | null = null;
+      if (isObj(c.usage.cost) && c.usage.cost.total !== undefined && c.usage.cost.total !== null) {
+        cost = checkCost(c.usage.cost.total);
+        if (cost === null) sink.warn('usage.cost.total is not a valid USD amount; cost not recorded', at);
+      } else if (c.usage.cost !== undefined && !isObj(c.usage.cost)) {
+        sink.warn('usage.cost is not an object; cost not recorded', at);
+      }
+
+      // Model: the record's own, else the nearest ancestor's; no ancestor
+      // naming one → the latest model named earlier in the file.
+      if (!c.model && resolved < 0 && tree.lastModel >= 0) sink.count('pi: model taken from file order (no ancestor names one)');
+      const inherited = tree.model(resolved >= 0 ? resolved : tree.lastModel);
+      const model = c.model ?? inherited?.[0] ?? null;
+      const provider = c.model ? c.provider : (inherited?.[1] ?? null);
+
+      // Identity of the billed response across files: fork/clone copies keep
+      // entry ids and timestamps; ids alone (8 hex) repeat across sessions.
+      let dedupeKey: string;
+      if (id !== null) {
+        const idTs = (rec.type === 'message' ? parseTimestamp(c.msgTs) : null) ?? ts;
+        dedupeKey = `entry:${id}:${idTs}`;
+      } else if (info.version < 2) {
+        // v1 is append-only and linear: the line is stable; the file is never rewritten by us.
+        dedupeKey = `v1:${info.sessionId}:${line}`;
+      } else {
+        sink.warn(`${c.what} without an entry id; keyed by file and line`, at);
+        dedupeKey = `line:${source.key}:${line}`;
+      }
+
+      if (c.what !== 'response') sink.count(`pi: counted ${c.what}`);
+      const ev: UsageEvent = {
+        harness: 'pi',
+        session_id: info.sessionId,
+        project: info.project,
+        model,
+        provider,
+        ts,
+        dedupe_key: dedupeKey,
+        // Fork/clone copies lose ties so the original session keeps the credit.
+        dedupe_rank: info.copy ? 1 : 0,
+        requests: 1,
+        input_tokens: u.input,
+        cache_read_tokens: u.cacheRead,
+        cache_write_tokens: u.cacheWrite,
+        cache_write_5m_tokens: w5m,
+        cache_write_1h_tokens: w1h,
+        output_tokens: u.output,
+        reasoning_tokens: Math.min(u.reasoning, u.output),
+        recorded_cost_usd: cost,
+        source_file: file,
+        source_line: line,
+      };
+      sink.event(ev);
+    },
+  );
+  return { ...scanned, state: tree.toState(info) };
+}

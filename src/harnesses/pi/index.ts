@@ -1,0 +1,12 @@
+import type { Harness } from '../types.js';
+import { discoverPi, piRoots } from './paths.js';
+import { extractPi } from './extract.js';
+
+export const pi: Harness = {
+  id: 'pi',
+  displayName: 'Pi',
+  howToPoint: 'set PI_CODING_AGENT_DIR (agent dir) and/or PI_CODING_AGENT_SESSION_DIR (flat session dir), or pass --root pi=PATH',
+  roots: piRoots,
+  discover: discoverPi,
+  extract: extractPi,
+};

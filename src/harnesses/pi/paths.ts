@@ -1,0 +1,80 @@
+// Pi data roots (contract `pi`, layout):
+//   --root pi=PATH (repeatable; an agent dir or a sessions dir), else
+//   PI_CODING_AGENT_SESSION_DIR (a flat custom session dir) AND the agent
+//   dir's sessions/ — the agent dir being PI_CODING_AGENT_DIR or ~/.pi/agent.
+// The custom session dir only redirects NEW sessions, so sessions already
+// written under the agent dir are still searched (they were billed too).
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { resolveRoots, walkFiles } from '../roots.js';
+import type { PathContext, RootSpec, SourceRef } from '../types.js';
+import type { SourceLocation } from '../../core/types.js';
+
+/** An agent dir holds sessions/; a sessions dir (or a flat custom dir) is searched as is. */
+function agentOrSessions(d: string): string {
+  return basename(d) !== 'sessions' && existsSync(join(d, 'sessions')) ? join(d, 'sessions') : d;
+}
+
+export function piRoots(ctx: PathContext): RootSpec[] {
+  if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [], mapRoot: agentOrSessions });
+  const noFlags = { ...ctx, rootOverrides: [] };
+  const custom = ctx.env.PI_CODING_AGENT_SESSION_DIR?.trim()
+    ? resolveRoots(noFlags, { envVars: ['PI_CODING_AGENT_SESSION_DIR'], defaults: [] })
+    : [];
+  const agent = resolveRoots(noFlags, {
+    envVars: ['PI_CODING_AGENT_DIR'],
+    defaults: ['.pi/agent'],
+    mapRoot: (d) => join(d, 'sessions'),
+  });
+  const seen = new Set<string>();
+  return [...custom, ...agent].filter((r) => (seen.has(r.path) ? false : (seen.add(r.path), true)));
+}
+
+/** `<ISO timestamp with : and . as ->_<session-id>.jsonl` → session id (ids may contain `_`, timestamps never do). */
+export function sessionIdFromFileName(name: string): string {
+  const stem = name.replace(/\.jsonl$/, '');
+  const us = stem.indexOf('_');
+  return us > 0 && us < stem.length - 1 ? stem.slice(us + 1) : stem;
+}
+
+/** `--home-user-project--` → `/home/user/project`: lossy (a `-` in the path reads as `/`), fallback only. */
+export function projectFromDirKey(key: string): string | null {
+  const m = /^--(.*)--$/.exec(key);
+  if (!m || !m[1]) return null;
+  return '/' + m[1].replace(/-/g, '/');
+}
+
+/**
+ * Default layout: <sessions>/--<cwd>--/<ts>_<id>.jsonl. Custom session dirs
+ * are flat: <dir>/<ts>_<id>.jsonl. Both are accepted under every root; pi's
+ * "filtered by header cwd" applies to its own per-cwd listing, not to spend,
+ * so every session in a flat dir is read (project = its header cwd).
+ */
+export async function discoverPi(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+  const seen = new Set<string>();
+  const out: SourceRef[] = [];
+  for (const root of roots) {
+    if (!root.exists) continue;
+    const files = await walkFiles(
+      root.path,
+      (name) => name.endsWith('.jsonl'),
+      (p, e) => warn(`cannot read directory: ${e.message}`, { file: p }),
+      1,
+    );
+    for (const file of files) {
+      const rel = relative(root.path, file).split(sep);
+      const meta: Record<string, string> = { sessionId: sessionIdFromFileName(basename(file)) };
+      if (rel.length === 2) meta.dirKey = basename(dirname(file));
+      let real = file;
+      try {
+        real = realpathSync(file);
+      } catch {
+        /* dangling link: let extract report it */
+      }
+      if (seen.has(real)) continue; // the custom dir may be (a link to) the default one
+      seen.add(real);
+      out.push({ harness: 'pi', key: real, path: file, kind: 'jsonl', meta });
+    }
+  }
+  return out;
+}
