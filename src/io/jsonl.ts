@@ -3,7 +3,7 @@
 // transcript files themselves.
 import { open } from 'node:fs/promises';
 import { Decompress } from 'fzstd';
-import { LineSplitter, type SplitResult, type UnmarkedHead } from './lines.js';
+import { LineSplitter, type SplitResult, type UnmarkedPeek } from './lines.js';
 import type { ExtractSink, ResumePoint } from '../harnesses/types.js';
 
 const CHUNK = 1 << 20;
@@ -17,8 +17,8 @@ export interface ScanOptions {
   markers: readonly string[];
   resume?: ResumePoint | null;
   maxLineBytes?: number;
-  /** Also hand on the first bytes of every line without a marker (never parsed). */
-  unmarkedHead?: UnmarkedHead;
+  /** Also hand on the first and last bytes of every line without a marker (never parsed). */
+  unmarkedPeek?: UnmarkedPeek;
 }
 
 /**
@@ -65,7 +65,7 @@ export async function scanJsonlFile(
 ): Promise<ResumePoint> {
   const { handle, finish } = parsingHandler(file, sink, onRecord);
   const base = opts.resume ? { offset: opts.resume.offset, lines: opts.resume.lines } : { offset: 0, lines: 0 };
-  const splitter = new LineSplitter(opts.markers, handle, base, opts.maxLineBytes, opts.unmarkedHead);
+  const splitter = new LineSplitter(opts.markers, handle, base, opts.maxLineBytes, opts.unmarkedPeek);
   const fh = await open(file, 'r');
   try {
     const buf = Buffer.allocUnsafe(CHUNK);
@@ -97,7 +97,7 @@ export async function scanJsonlZstFile(
   maxOutputBytes = MAX_ZSTD_OUTPUT_BYTES,
 ): Promise<void> {
   const { handle, finish } = parsingHandler(file, sink, onRecord);
-  const splitter = new LineSplitter(opts.markers, handle, { offset: 0, lines: 0 }, opts.maxLineBytes, opts.unmarkedHead);
+  const splitter = new LineSplitter(opts.markers, handle, { offset: 0, lines: 0 }, opts.maxLineBytes, opts.unmarkedPeek);
   let produced = 0;
   let bomb = false;
   let ended = false;

@@ -21,14 +21,15 @@ export interface SplitResult {
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 
 /**
- * Optional cheap look at lines WITHOUT a marker: the first `bytes` bytes of
- * each such line (decoded; a multi-byte character cut at the end may decode
- * as U+FFFD). Lets a harness read a leading envelope (ids, parent links)
- * without parsing or decoding the whole line.
+ * Optional cheap look at lines WITHOUT a marker: the first and the last
+ * `bytes` bytes of each such line (decoded; a multi-byte character cut at the
+ * edge may decode as U+FFFD; a short line is both head and tail). Lets a
+ * harness read an envelope (ids, parent links) at either end of a line without
+ * decoding or parsing the whole line.
  */
-export interface UnmarkedHead {
+export interface UnmarkedPeek {
   bytes: number;
-  onHead: (head: string, line: number) => void;
+  onPeek: (head: string, tail: string, line: number) => void;
 }
 
 export class LineSplitter {
@@ -46,7 +47,7 @@ export class LineSplitter {
     private readonly onLine: LineHandler,
     base: { offset: number; lines: number } = { offset: 0, lines: 0 },
     private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
-    private readonly unmarked: UnmarkedHead | null = null,
+    private readonly unmarked: UnmarkedPeek | null = null,
   ) {
     this.markers = markers.map((m) => Buffer.from(m, 'utf8'));
     this.offset = base.offset;
@@ -88,24 +89,35 @@ export class LineSplitter {
     }
   }
 
-  /** The first `unmarked.bytes` bytes of a line held as parts. */
-  private headOf(parts: Buffer[]): string {
+  /** Hands the first and last `unmarked.bytes` bytes of a line held as parts to the peek callback. */
+  private peek(parts: Buffer[], line: number): void {
     const want = this.unmarked!.bytes;
-    const out: Buffer[] = [];
+    const head: Buffer[] = [];
     let have = 0;
     for (const p of parts) {
       if (have >= want) break;
       const piece = p.subarray(0, want - have);
-      out.push(piece);
+      head.push(piece);
       have += piece.length;
     }
-    return Buffer.concat(out).toString('utf8');
+    const tail: Buffer[] = [];
+    have = 0;
+    for (let i = parts.length - 1; i >= 0 && have < want; i--) {
+      const p = parts[i]!;
+      const piece = p.subarray(Math.max(0, p.length - (want - have)));
+      tail.unshift(piece);
+      have += piece.length;
+    }
+    let t = Buffer.concat(tail).toString('utf8');
+    if (t.endsWith('\r')) t = t.slice(0, -1);
+    const h = Buffer.concat(head).toString('utf8');
+    if (t.length) this.unmarked!.onPeek(h, t, line);
   }
 
   private finishLine(tail: Buffer, consumed: number): void {
     const lineNo = this.lines + 1;
     let text: string | null = null;
-    let head: string | null = null;
+    let peekParts: Buffer[] | null = null;
     let bytes = tail.length;
     if (this.pending.length || this.discarding) {
       bytes += this.pendingBytes;
@@ -115,7 +127,7 @@ export class LineSplitter {
         const prevTail = this.pending[this.pending.length - 1]!.subarray(-64);
         const marked = this.pendingHasMarker || this.hasMarker(Buffer.concat([prevTail, tail]));
         if (marked) text = Buffer.concat([...this.pending, tail]).toString('utf8');
-        else if (this.unmarked) head = this.headOf([...this.pending, tail]);
+        else if (this.unmarked) peekParts = [...this.pending, tail];
       }
       this.offset += this.pendingBytes;
       this.pending = [];
@@ -125,15 +137,15 @@ export class LineSplitter {
     } else if (this.hasMarker(tail)) {
       text = tail.toString('utf8');
     } else if (this.unmarked) {
-      head = this.headOf([tail]);
+      peekParts = [tail];
     }
     this.offset += consumed;
     this.lines = lineNo;
     if (text !== null) {
       if (text.endsWith('\r')) text = text.slice(0, -1);
       if (text.length) this.onLine(text, lineNo);
-    } else if (head !== null && head.length) {
-      this.unmarked!.onHead(head, lineNo);
+    } else if (peekParts !== null) {
+      this.peek(peekParts, lineNo);
     }
   }
 
@@ -161,7 +173,7 @@ export class LineSplitter {
           this.offset += this.pendingBytes;
           this.lines = lineNo;
           if (this.pendingHasMarker) this.onLine(text, lineNo);
-          else if (this.unmarked) this.unmarked.onHead(this.headOf(this.pending), lineNo);
+          else if (this.unmarked) this.peek(this.pending, lineNo);
         } else {
           tornTail = { line: lineNo, bytes: this.pendingBytes };
         }

@@ -11,17 +11,20 @@ import { projectFromDirKey } from './paths.js';
  * `"usage"` key (assistant/toolResult message.usage, usage entries,
  * compaction.usage, branch_summary.usage); model_change names a model; the
  * header is `{"type":"session",...}`. All other lines are tree nodes we only
- * need the parent link of, read from their first bytes (see HEAD_RE).
+ * need the parent link of, read from their first/last bytes (see HEAD_RE).
  */
 const MARKERS = ['"usage"', '"model_change"', '"session"'];
 
 /**
- * pi writes every entry as {type, id, parentId, timestamp, ...} (object
- * literal order in session-manager.ts; fork copies keep it). A line whose
- * head does not match is simply unknown to the tree (see unknown-parent rule).
+ * The parent link of an unmarked line is read from its edges. pi builds most
+ * entries as {type, id, parentId, timestamp, ...} (session-manager.ts; fork
+ * copies keep the key order), but custom and custom_message entries put
+ * id/parentId/timestamp LAST, after their (possibly large) payload. A line
+ * matching neither is unknown to the tree (see ModelTree.add).
  */
-const HEAD_BYTES = 256;
-const HEAD_RE = /^\{"type":"([^"\\]*)","id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)")/;
+const PEEK_BYTES = 256;
+const HEAD_RE = /^\{"type":"[^"\\]*","id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)")/;
+const TAIL_RE = /"id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)"),"timestamp":"[^"\\]*"\}$/;
 
 /** Entry ids remembered for model inheritance (oldest forgotten first), in a scan and in ResumePoint.state. */
 export const MAX_TRACKED_ENTRIES = 10_000;
@@ -195,12 +198,12 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
     {
       markers: MARKERS,
       resume: opts.resume,
-      unmarkedHead: {
-        bytes: HEAD_BYTES,
-        onHead: (head, line) => {
+      unmarkedPeek: {
+        bytes: PEEK_BYTES,
+        onPeek: (head, tail, line) => {
           checkHeader(line, null);
-          const m = HEAD_RE.exec(head);
-          if (m) tree.add(m[2]!, m[3] ?? null, -1);
+          const m = HEAD_RE.exec(head) ?? TAIL_RE.exec(tail);
+          if (m) tree.add(m[1]!, m[2] ?? null, -1);
         },
       },
     },
