@@ -8,18 +8,33 @@ import { basename, join } from 'node:path';
 
 export type SqliteDb = Database.Database;
 
+/**
+ * Why a private copy was read instead of the user's file:
+ * - 'wal-files-missing': WAL mode without both -wal and -shm (opening in place would create them);
+ * - 'locked': another connection holds a lock that blocks readers (SQLITE_BUSY/LOCKED);
+ * - 'cannot-open': e.g. a read-only directory or a -shm this user may not write.
+ * Callers warn on 'locked' (the copy is a snapshot of a database being written).
+ */
+export type CopyReason = 'wal-files-missing' | 'locked' | 'cannot-open';
+
 export interface ReadOnlyDb {
   db: SqliteDb;
   /** True when a private copy was opened instead of the user's file. */
   copied: boolean;
+  /** Set when copied. */
+  copyReason: CopyReason | null;
   close(): void;
 }
 
-function openCopy(path: string, tmpDir: string): ReadOnlyDb {
+function openCopy(path: string, tmpDir: string, reason: CopyReason): ReadOnlyDb {
   const dir = mkdtempSync(join(tmpDir, 'sqlite-'));
   const copy = join(dir, basename(path));
   copyFileSync(path, copy);
   if (existsSync(path + '-wal')) copyFileSync(path + '-wal', copy + '-wal');
+  // A rollback-mode database locked mid-write has uncommitted pages in the main
+  // file and the originals in its hot -journal: with the journal beside it the
+  // copy rolls back to the last committed state when opened.
+  if (existsSync(path + '-journal')) copyFileSync(path + '-journal', copy + '-journal');
   // The copy is ours: SQLite may create its -shm there and replay the WAL.
   let opened: SqliteDb | null = null;
   try {
@@ -35,6 +50,7 @@ function openCopy(path: string, tmpDir: string): ReadOnlyDb {
   return {
     db,
     copied: true,
+    copyReason: reason,
     close() {
       try {
         db.close();
@@ -78,20 +94,21 @@ export function openSqliteReadOnly(path: string, tmpDir: string): ReadOnlyDb {
   const hasWal = existsSync(path + '-wal');
   const hasShm = existsSync(path + '-shm');
   const inPlace = hasWal ? hasShm : !headerSaysWal(path);
-  if (!inPlace) return openCopy(path, tmpDir);
+  if (!inPlace) return openCopy(path, tmpDir, 'wal-files-missing');
   let db: SqliteDb | null = null;
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: 1000 });
     // Opening is lazy: touch the schema now so a bad file fails here.
     db.prepare('SELECT count(*) FROM sqlite_master').get();
     const opened = db;
-    return { db: opened, copied: false, close: () => opened.close() };
+    return { db: opened, copied: false, copyReason: null, close: () => opened.close() };
   } catch (e) {
     db?.close();
     const code = (e as { code?: string }).code ?? '';
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw e;
     // Busy/locked or cannot-open (e.g. a read-only directory or a -shm we may
     // not write): read a private copy instead.
-    return openCopy(path, tmpDir);
+    const locked = code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+    return openCopy(path, tmpDir, locked ? 'locked' : 'cannot-open');
   }
 }
