@@ -75,6 +75,11 @@ export interface Harness {
   displayName: string;
   /** Roots searched, in order, for `sources` and the "nothing found" message. */
   roots(ctx: PathContext): RootSpec[];
+  /**
+   * Set by harnesses that resolve projects through opts.knownProjects (Cursor):
+   * the ingest runs them after every other harness.
+   */
+  usesKnownProjects?: boolean;
   /** The environment variables and --root syntax a user can set, for help text. */
   howToPoint: string;
   /** All sources under the given roots. Must not throw for missing roots. */

@@ -1,0 +1,75 @@
+-- report: summary
+-- Usage and cost per group over billed responses (one row per dedupe key, see
+-- the billed_events view), plus Cursor chats as zero-usage rows so that a
+-- harness with context data but no billed usage still shows up.
+-- param: since DATE              first local calendar day included
+-- param: until DATE              last local calendar day included
+-- param: tz VARCHAR              IANA zone that days, weeks and months are cut in
+-- param: harnesses VARCHAR[]     harness ids to include
+-- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: cost_mode VARCHAR       auto | computed | recorded
+-- slot: keys                     grouping expressions from the code whitelist, each "expr AS key,"
+-- column: <one per key>          VARCHAR
+-- column: requests               HUGEINT  billed responses
+-- column: input_tokens           HUGEINT  uncached input
+-- column: cache_read_tokens      HUGEINT
+-- column: cache_write_tokens     HUGEINT
+-- column: cache_write_1h_tokens  HUGEINT  1-hour share of cache writes, where recorded
+-- column: output_tokens          HUGEINT  all output, reasoning included
+-- column: reasoning_tokens       HUGEINT  subset of output
+-- column: total_tokens           HUGEINT  input + cache read + cache write + output
+-- column: cost_e10               HUGEINT  cost in 1e-10 USD under cost_mode (NULL when nothing priced)
+-- column: computed_cost_e10      HUGEINT
+-- column: recorded_cost_e10      HUGEINT
+-- column: usage_events           BIGINT   billed usage events in the group
+-- column: priced_events          BIGINT   of those, events with a cost under cost_mode
+-- column: recorded_events        BIGINT   of those, events whose cost is the harness's recorded one
+-- column: sessions               BIGINT   distinct sessions
+-- column: active_days            BIGINT   distinct local days with activity
+WITH raw AS (
+  SELECT harness, session_id, project, model, ts_ms, requests, input_tokens, cache_read_tokens,
+         cache_write_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
+         computed_cost_e10, recorded_cost_e10, TRUE AS billable
+  FROM billed_events
+  UNION ALL
+  SELECT harness, session, project, model, coalesce(last_ts_ms, first_ts_ms), 0, 0, 0, 0, NULL, 0, 0,
+         NULL, NULL, FALSE
+  FROM context_rows
+  WHERE coalesce(last_ts_ms, first_ts_ms) IS NOT NULL
+),
+ev AS (
+  SELECT *,
+         timezone($tz, make_timestamptz(ts_ms * 1000)) AS local_ts,
+         CASE $cost_mode
+           WHEN 'computed' THEN computed_cost_e10
+           WHEN 'recorded' THEN recorded_cost_e10
+           ELSE coalesce(recorded_cost_e10, computed_cost_e10)
+         END AS cost_e10,
+         ($cost_mode = 'recorded' OR ($cost_mode = 'auto' AND recorded_cost_e10 IS NOT NULL)) AS uses_recorded
+  FROM raw
+  WHERE list_contains($harnesses, harness)
+    AND ($project = '' OR contains(coalesce(project, ''), $project))
+),
+f AS (
+  SELECT * FROM ev WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+)
+SELECT {{keys}}
+       coalesce(sum(requests), 0)::HUGEINT AS requests,
+       coalesce(sum(input_tokens), 0)::HUGEINT AS input_tokens,
+       coalesce(sum(cache_read_tokens), 0)::HUGEINT AS cache_read_tokens,
+       coalesce(sum(cache_write_tokens), 0)::HUGEINT AS cache_write_tokens,
+       coalesce(sum(cache_write_1h_tokens), 0)::HUGEINT AS cache_write_1h_tokens,
+       coalesce(sum(output_tokens), 0)::HUGEINT AS output_tokens,
+       coalesce(sum(reasoning_tokens), 0)::HUGEINT AS reasoning_tokens,
+       coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens), 0)::HUGEINT AS total_tokens,
+       sum(cost_e10)::HUGEINT AS cost_e10,
+       sum(computed_cost_e10)::HUGEINT AS computed_cost_e10,
+       sum(recorded_cost_e10)::HUGEINT AS recorded_cost_e10,
+       count(*) FILTER (WHERE billable) AS usage_events,
+       count(cost_e10) FILTER (WHERE billable) AS priced_events,
+       count(*) FILTER (WHERE billable AND uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events,
+       count(DISTINCT harness || ':' || session_id) AS sessions,
+       count(DISTINCT CAST(local_ts AS DATE)) AS active_days
+FROM f
+GROUP BY ALL
+ORDER BY ALL

@@ -1,0 +1,15 @@
+// `tx-usage ingest`: refresh the store explicitly and say what changed.
+import { openAndRefresh, type Runtime } from './runtime.js';
+import { costFunction } from './pricing.js';
+
+export async function ingestCommand(rt: Runtime): Promise<void> {
+  const cost = await costFunction(rt);
+  const { store, ingest } = await openAndRefresh(rt, cost.fn);
+  store.close();
+  if (rt.quiet) return;
+  const total = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
+  process.stdout.write(
+    `${total} sources: ${ingest.rewritten} read, ${ingest.appended} appended, ${ingest.unchanged} unchanged, ${ingest.removed} removed\n`,
+  );
+  for (const w of ingest.discoveryWarnings) process.stderr.write(`warning: ${w}\n`);
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// tx-usage command line: yargs commands only; they orchestrate, they do not
+// parse harness files or build SQL.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import yargs, { type Argv } from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { UsageError } from '../report/period.js';
+import { GROUP_KEYS } from '../report/groups.js';
+import { StoreError } from '../store/store.js';
+import { ingestCommand } from './ingest.js';
+import { reportCommand, type ReportArgs } from './report.js';
+import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
+import { sourcesCommand } from './sources.js';
+import { sqlCommand } from './sql.js';
+
+function reportOptions<T>(y: Argv<T>) {
+  return y
+    .positional('name', { type: 'string', describe: 'report: summary (default), or another definition in reports/' })
+    .option('since', { type: 'string', describe: 'first day: Nd, Nw, Nm back from today, or YYYY-MM-DD (default 30d)' })
+    .option('until', { type: 'string', describe: 'last day, inclusive (default today)' })
+    .option('by', { type: 'string', describe: `comma list of ${GROUP_KEYS.join(', ')} (default day)` })
+    .option('harness', { type: 'string', describe: 'comma list of claude-code, codex, cursor-agent, opencode, pi' })
+    .option('project', { type: 'string', describe: 'only projects whose path contains TEXT' })
+    .option('tz', { type: 'string', describe: 'IANA time zone for days (default: the system zone)' })
+    .option('format', { type: 'string', describe: 'table | json | csv | html', default: 'table' })
+    .option('out', { type: 'string', describe: 'write the report to FILE instead of stdout' })
+    .option('cost', { type: 'string', describe: 'auto | computed | recorded (default auto)' })
+    .option('demo', { type: 'boolean', describe: 'report on generated sample data instead of your files' });
+}
+
+/** Runs a report on generated sample data in a private temporary home and store. */
+async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
+  const { writeDemoHome } = await import('../../fixtures/demo.js');
+  const dir = mkdtempSync(join(tmpdir(), 'tx-usage-demo-'));
+  try {
+    const home = join(dir, 'home');
+    await writeDemoHome(home, new Date());
+    const env = { PATH: process.env.PATH, HOME: home, TZ: process.env.TZ };
+    const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), rootOverrides: {} };
+    if (!rt.quiet && a.format !== 'json' && a.format !== 'csv') process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
+    await reportCommand(demoRt, a);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const run = (fn: (rt: Runtime, args: any) => Promise<void>) => async (args: any) => {
+    await fn(runtimeFrom(args as GlobalArgs), args);
+  };
+  await yargs(argv)
+    .scriptName('tx-usage')
+    .usage('$0 <command> [options]\n\nWhat your AI coding agents cost you: token and cost reports from local transcripts.')
+    .option('db', { type: 'string', describe: 'store file (default $XDG_CACHE_HOME/tx-usage/usage.duckdb)', global: true })
+    .option('root', { type: 'string', array: true, describe: 'HARNESS=PATH data root (repeatable)', global: true })
+    .option('quiet', { type: 'boolean', describe: 'no notices, warnings or progress on stderr', global: true })
+    .option('color', { type: 'boolean', describe: 'colour in tables (--no-color to disable; NO_COLOR is honoured)', global: true })
+    .option('rebuild', { type: 'boolean', describe: 'discard the store and re-read every source', global: true })
+    .command(
+      'report [name]',
+      'report usage and cost (refreshes the store first)',
+      (y) => reportOptions(y),
+      run(async (rt, a) => (a.demo ? demo(rt, a) : reportCommand(rt, a))),
+    )
+    .command('demo [name]', 'the report on generated sample data', (y) => reportOptions(y), run(demo))
+    .command('ingest', 'refresh the store from the harness files', (y) => y, run(ingestCommand))
+    .command(
+      'sources',
+      'list roots searched, files found, events extracted and lines skipped',
+      (y) => y.option('format', { type: 'string', default: 'table', describe: 'table | json' }),
+      run((rt, a) => sourcesCommand(rt, a.format)),
+    )
+    .command(
+      'sql <query>',
+      'run read-only SQL against the store (tables: usage_events, billed_events, context_rows, sources, ...)',
+      (y) =>
+        y
+          .positional('query', { type: 'string', demandOption: true })
+          .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' }),
+      run((rt, a) => sqlCommand(rt, a.query, a.format)),
+    )
+    .demandCommand(1, 'name a command: report, ingest, sources, sql or demo')
+    .strict()
+    .fail((msg, err) => {
+      if (err) throw err;
+      process.stderr.write(`tx-usage: ${msg}\nRun tx-usage --help for usage.\n`);
+      process.exit(2);
+    })
+    .help()
+    .wrap(Math.min(100, process.stdout.columns ?? 80))
+    .parseAsync();
+}
+
+main(hideBin(process.argv)).catch((e: unknown) => {
+  if (e instanceof UsageError) {
+    process.stderr.write(`tx-usage: ${e.message}\n`);
+    process.exit(2);
+  }
+  const msg = e instanceof StoreError ? e.message : (e as Error)?.message ?? String(e);
+  process.stderr.write(`tx-usage: ${msg}\n`);
+  if (process.env.TX_USAGE_DEBUG) process.stderr.write(`${(e as Error)?.stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,91 @@
+// `tx-usage report [NAME]`: refresh the store, run a report definition, render it.
+import { writeFileSync } from 'node:fs';
+import { HARNESS_IDS, isHarnessId, type HarnessId } from '../core/types.js';
+import { findDefinition, loadDefinitions, runReport } from '../report/definitions.js';
+import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
+import { isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
+import type { CostMode, ReportParams } from '../report/summary.js';
+import { FORMATS, renderOutput, type Format } from '../render/index.js';
+import { storedWarnings } from '../store/read.js';
+import type { IngestResult } from '../ingest/ingest.js';
+import { openAndRefresh, type Runtime } from './runtime.js';
+import { costFunction } from './pricing.js';
+
+export interface ReportArgs {
+  name?: string;
+  since?: string;
+  until?: string;
+  by?: string;
+  harness?: string;
+  project?: string;
+  tz?: string;
+  format?: string;
+  out?: string;
+  cost?: string;
+}
+
+function list(v: string | undefined): string[] {
+  return (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Date()): ReportParams & { format: Format } {
+  const tz = a.tz ?? systemTimeZone();
+  if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+  const today = todayIn(tz, now);
+  const since = parseDay(a.since ?? '30d', '--since', today);
+  const until = a.until === undefined ? today : parseDay(a.until, '--until', today);
+  if (since > until) throw new UsageError(`--since ${since} is after --until ${until}`);
+  const byList = a.by === undefined ? defaultBy : list(a.by);
+  for (const k of byList) if (!isGroupKey(k)) throw new UsageError(`--by ${JSON.stringify(k)}: expected a comma list of ${GROUP_KEYS.join(', ')}`);
+  if (new Set(byList).size !== byList.length) throw new UsageError('--by: a key is given twice');
+  const hs = a.harness === undefined ? [...HARNESS_IDS] : list(a.harness);
+  for (const h of hs) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
+  const format = (a.format ?? 'table') as Format;
+  if (!FORMATS.includes(format)) throw new UsageError(`--format ${JSON.stringify(a.format)}: expected one of ${FORMATS.join(', ')}`);
+  const cost = (a.cost ?? 'auto') as CostMode;
+  if (!['auto', 'computed', 'recorded'].includes(cost)) throw new UsageError(`--cost ${JSON.stringify(a.cost)}: expected auto, computed or recorded`);
+  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, format };
+}
+
+/** What was searched, for the "no data found" message and `sources`. */
+export function searchedLines(ing: IngestResult): string[] {
+  const lines: string[] = [];
+  for (const s of ing.scans) {
+    lines.push(`  ${s.harness.displayName} (${s.harness.id}): ${s.harness.howToPoint}`);
+    for (const r of s.roots) lines.push(`    ${r.exists ? 'found  ' : 'missing'} ${r.path}  [${r.origin}]`);
+  }
+  return lines;
+}
+
+export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
+  const name = a.name ?? 'summary';
+  const def = findDefinition(name);
+  if (!def) throw new UsageError(`unknown report ${JSON.stringify(name)}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
+  const p = reportParams(a, def.default_by);
+  const cost = await costFunction(rt);
+  const { store, ingest } = await openAndRefresh(rt, cost.fn);
+  try {
+    const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
+    const warnings = [...ingest.discoveryWarnings, ...(await storedWarnings(store.conn, p.harnesses)), ...cost.warnings];
+    if (totalSources === 0) {
+      const msg = [
+        'No harness data found. Searched:',
+        ...searchedLines(ingest),
+        'Point tx-usage elsewhere with --root HARNESS=PATH (repeatable) or the environment variables above,',
+        'or try `tx-usage report --demo` to see a report on generated sample data.',
+      ];
+      if (p.format === 'table') {
+        process.stdout.write(msg.join('\n') + '\n');
+        return;
+      }
+      warnings.push(msg.join('\n'));
+    }
+    const out = await runReport(store.conn, def, p, warnings);
+    const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color });
+    if (a.out) writeFileSync(a.out, text);
+    else process.stdout.write(text);
+    if (p.format === 'table' && !rt.quiet) for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  } finally {
+    store.close();
+  }
+}

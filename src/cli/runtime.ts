@@ -1,0 +1,107 @@
+// What every command needs: resolved global options, the store opened and
+// refreshed, progress on stderr, and clean error reporting.
+import { mkdirSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isHarnessId, type HarnessId } from '../core/types.js';
+import { ingest, type IngestResult } from '../ingest/ingest.js';
+import { openStore, type Store } from '../store/store.js';
+import { UsageError } from '../report/period.js';
+import type { CostFn } from '../store/write.js';
+
+export interface GlobalArgs {
+  db?: string;
+  root?: string[];
+  quiet?: boolean;
+  color?: boolean;
+  rebuild?: boolean;
+}
+
+export interface Runtime {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  dbPath: string;
+  rootOverrides: Partial<Record<HarnessId, string[]>>;
+  quiet: boolean;
+  color: boolean;
+  rebuild: boolean;
+}
+
+export function cacheDir(env: NodeJS.ProcessEnv, home: string): string {
+  return join(env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.trim() ? env.XDG_CACHE_HOME : join(home, '.cache'), 'tx-usage');
+}
+
+export function parseRootOverrides(list: string[] | undefined): Partial<Record<HarnessId, string[]>> {
+  const out: Partial<Record<HarnessId, string[]>> = {};
+  for (const item of list ?? []) {
+    const eq = item.indexOf('=');
+    const id = eq > 0 ? item.slice(0, eq) : '';
+    if (!isHarnessId(id) || eq === item.length - 1) {
+      throw new UsageError(`--root ${JSON.stringify(item)}: expected HARNESS=PATH with HARNESS one of claude-code, codex, cursor-agent, opencode, pi`);
+    }
+    (out[id] ??= []).push(item.slice(eq + 1));
+  }
+  return out;
+}
+
+export function runtimeFrom(args: GlobalArgs, env = process.env): Runtime {
+  const home = env.HOME && env.HOME.trim() ? env.HOME : homedir();
+  const colorAllowed = args.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== '') && process.stdout.isTTY === true;
+  return {
+    home,
+    env,
+    dbPath: args.db ?? join(cacheDir(env, home), 'usage.duckdb'),
+    rootOverrides: parseRootOverrides(args.root),
+    quiet: args.quiet === true,
+    color: colorAllowed,
+    rebuild: args.rebuild === true,
+  };
+}
+
+/** A one-line progress bar on stderr, only when stderr is a terminal. */
+export function progressBar(rt: Runtime): ((done: number, total: number) => void) | undefined {
+  if (rt.quiet || !process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (done, total) => {
+    const now = Date.now();
+    if (done < total && now - last < 100) return;
+    last = now;
+    const w = 30;
+    const filled = total ? Math.round((done / total) * w) : w;
+    process.stderr.write(`\r[${'#'.repeat(filled)}${' '.repeat(w - filled)}] ${done}/${total} sources`);
+    if (done >= total) process.stderr.write('\r' + ' '.repeat(w + 30) + '\r');
+  };
+}
+
+export function notice(rt: Runtime, msg: string): void {
+  if (!rt.quiet) process.stderr.write(`tx-usage: ${msg}\n`);
+}
+
+export interface Refreshed {
+  store: Store;
+  ingest: IngestResult;
+}
+
+/** Opens the store and brings it up to date with the harness files. */
+export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refreshed> {
+  const store = await openStore(rt.dbPath, { rebuild: rt.rebuild });
+  if (store.notice) notice(rt, store.notice);
+  const tmp = join(tmpdir(), `tx-usage-${process.pid}`);
+  mkdirSync(tmp, { recursive: true });
+  try {
+    const result = await ingest(store.conn, {
+      home: rt.home,
+      env: rt.env,
+      rootOverrides: rt.rootOverrides,
+      tmpDir: tmp,
+      cost,
+      progress: progressBar(rt),
+    });
+    return { store, ingest: result };
+  } catch (e) {
+    store.close();
+    throw e;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}

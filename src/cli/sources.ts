@@ -1,0 +1,64 @@
+// `tx-usage sources`: per harness, the roots searched, the files found, the
+// events extracted, and what was skipped (reasons + first location).
+import { renderJson } from '../render/json.js';
+import { sourceFigures } from '../store/read.js';
+import { UsageError } from '../report/period.js';
+import { openAndRefresh, type Runtime } from './runtime.js';
+import { costFunction } from './pricing.js';
+
+export async function sourcesCommand(rt: Runtime, format: string): Promise<void> {
+  if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
+  const cost = await costFunction(rt);
+  const { store, ingest } = await openAndRefresh(rt, cost.fn);
+  let figures;
+  try {
+    figures = await sourceFigures(store.conn);
+  } finally {
+    store.close();
+  }
+  const harnesses = ingest.scans.map((s) => {
+    const files = figures.filter((f) => f.harness === s.harness.id);
+    const counts: Record<string, number> = {};
+    for (const f of files) for (const [k, n] of Object.entries(f.counts)) counts[k] = (counts[k] ?? 0) + n;
+    const skips = new Map<string, { reason: string; count: number; first: string | null }>();
+    for (const f of files)
+      for (const sk of f.skips) {
+        const t = skips.get(sk.reason);
+        if (t) t.count += sk.count;
+        else skips.set(sk.reason, { ...sk });
+      }
+    return {
+      harness: s.harness.id,
+      name: s.harness.displayName,
+      how_to_point: s.harness.howToPoint,
+      roots: s.roots,
+      files: files.length,
+      events: files.reduce((n, f) => n + f.events, 0),
+      billed_events: files.reduce((n, f) => n + f.billed, 0),
+      context_rows: files.reduce((n, f) => n + f.contexts, 0),
+      counts,
+      skipped: [...skips.values()],
+      warnings: files.flatMap((f) => f.warnings),
+      sources: files.map((f) => ({ path: f.path, kind: f.kind, events: f.events, billed_events: f.billed, context_rows: f.contexts, skipped: f.skips, counts: f.counts, warnings: f.warnings })),
+    };
+  });
+  if (format === 'json') {
+    process.stdout.write(renderJson({ harnesses, discovery_warnings: ingest.discoveryWarnings }));
+    return;
+  }
+  const out: string[] = [];
+  for (const h of harnesses) {
+    out.push(`${h.name} (${h.harness}): ${h.files} source${h.files === 1 ? '' : 's'}, ${h.events} events extracted, ${h.billed_events} billed after dedupe` + (h.context_rows ? `, ${h.context_rows} context rows` : ''));
+    for (const r of h.roots) out.push(`  root ${r.exists ? 'found  ' : 'missing'} ${r.path}  [${r.origin}]`);
+    if (!h.files) out.push(`  (nothing found: ${h.how_to_point})`);
+    for (const [k, n] of Object.entries(h.counts)) out.push(`  ${k}: ${n}`);
+    for (const s of h.sources) {
+      const extra = s.context_rows ? `, ${s.context_rows} context rows` : '';
+      out.push(`  ${s.path}: ${s.events} events${extra}`);
+      for (const sk of s.skipped) out.push(`    skipped ${sk.count} × ${sk.reason} (first at ${sk.first})`);
+      for (const w of s.warnings) out.push(`    warning: ${w}`);
+    }
+  }
+  for (const w of ingest.discoveryWarnings) out.push(`warning: ${w}`);
+  process.stdout.write(out.join('\n') + '\n');
+}

@@ -1,0 +1,43 @@
+// Column metadata shared by the table, CSV and HTML renderers.
+
+export type ColumnKind = 'key' | 'int' | 'usd' | 'pct' | 'ratio' | 'text';
+
+export interface Column {
+  /** Field name in the row objects (and the CSV/JSON header). */
+  field: string;
+  /** Short header for the terminal table. */
+  label: string;
+  kind: ColumnKind;
+  /** Shown in the narrow (80-column) terminal table. */
+  narrow?: boolean;
+}
+
+export type Cell = string | number | null | undefined;
+export type DataRow = Record<string, Cell>;
+
+export interface Dataset {
+  title?: string;
+  columns: Column[];
+  rows: DataRow[];
+  totals?: DataRow;
+  /** Lines printed under the table (e.g. what the figures do and do not mean). */
+  notes?: string[];
+}
+
+export const USAGE_METRIC_COLUMNS: Column[] = [
+  { field: 'requests', label: 'Reqs', kind: 'int', narrow: true },
+  { field: 'input_tokens', label: 'Input', kind: 'int', narrow: true },
+  { field: 'cache_read_tokens', label: 'Cache rd', kind: 'int', narrow: true },
+  { field: 'cache_write_tokens', label: 'Cache wr', kind: 'int', narrow: true },
+  { field: 'output_tokens', label: 'Output', kind: 'int', narrow: true },
+  { field: 'reasoning_tokens', label: 'Reasoning', kind: 'int' },
+  { field: 'total_tokens', label: 'Total', kind: 'int', narrow: true },
+  { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true },
+  { field: 'cost_source', label: 'Cost src', kind: 'text' },
+  { field: 'computed_cost_usd', label: 'Computed', kind: 'usd' },
+  { field: 'recorded_cost_usd', label: 'Recorded', kind: 'usd' },
+];
+
+export function keyColumns(keys: readonly string[]): Column[] {
+  return keys.map((k) => ({ field: k, label: k[0]!.toUpperCase() + k.slice(1), kind: 'key' as const, narrow: true }));
+}

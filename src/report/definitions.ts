@@ -1,0 +1,83 @@
+// Report definitions live in reports/*.json (title, query template, default
+// grouping, chart specs). A definition names a `kind`, the code that knows
+// how to assemble its output; adding a report of an existing kind is adding
+// files to reports/ and queries/ only.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Dataset } from '../render/columns.js';
+import { keyColumns, USAGE_METRIC_COLUMNS } from '../render/columns.js';
+import { isGroupKey, type GroupKey } from './groups.js';
+import { summaryReport, type ReportParams } from './summary.js';
+import { packageRoot } from './template.js';
+
+export interface ReportDefinition {
+  name: string;
+  kind: 'summary';
+  title: string;
+  description: string;
+  query: string;
+  default_by: GroupKey[];
+  /** vega-lite specs (data is filled in by the HTML renderer). */
+  charts: unknown[];
+}
+
+/** What a report produces, for every renderer. */
+export interface ReportOutput {
+  definition: ReportDefinition;
+  /** The JSON document (binding contract for the summary). */
+  json: Record<string, unknown>;
+  /** Tables for terminal, CSV (the first one) and HTML. */
+  datasets: Dataset[];
+  warnings: string[];
+}
+
+export function loadDefinitions(): ReportDefinition[] {
+  const dir = join(packageRoot(), 'reports');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => {
+      const d = JSON.parse(readFileSync(join(dir, f), 'utf8')) as ReportDefinition;
+      for (const k of d.default_by) if (!isGroupKey(k)) throw new Error(`${f}: unknown default_by key ${k}`);
+      return d;
+    });
+}
+
+export function findDefinition(name: string): ReportDefinition | undefined {
+  return loadDefinitions().find((d) => d.name === name);
+}
+
+const CONTEXT_NOTE =
+  'Cursor does not record billed usage locally: these are context-window occupancy figures at checkpoints, not billed tokens, and are not in any total above.';
+
+export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[]): Promise<ReportOutput> {
+  switch (def.kind) {
+    case 'summary': {
+      const r = await summaryReport(conn, p, warnings);
+      const datasets: Dataset[] = [
+        { title: def.title, columns: [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS], rows: r.rows, totals: { ...r.totals } },
+      ];
+      if (r.context?.length) {
+        datasets.push({
+          title: 'Cursor context',
+          columns: [
+            { field: 'session', label: 'Chat', kind: 'key', narrow: true },
+            { field: 'project', label: 'Project', kind: 'key', narrow: true },
+            { field: 'model', label: 'Model', kind: 'text' },
+            { field: 'turns', label: 'Turns', kind: 'int', narrow: true },
+            { field: 'latest_used_tokens', label: 'Latest', kind: 'int', narrow: true },
+            { field: 'max_tokens', label: 'Max', kind: 'int', narrow: true },
+            { field: 'peak_used_tokens', label: 'Peak', kind: 'int', narrow: true },
+            { field: 'last_ts', label: 'Last activity', kind: 'text' },
+          ],
+          rows: r.context.map((c) => ({ ...c })),
+          notes: [CONTEXT_NOTE],
+        });
+      }
+      return { definition: def, json: r as unknown as Record<string, unknown>, datasets, warnings: r.warnings };
+    }
+    default:
+      return def.kind satisfies never;
+  }
+}

@@ -1,0 +1,57 @@
+// --since / --until: inclusive calendar days in the report's time zone.
+
+export class UsageError extends Error {}
+
+/** Today's date (YYYY-MM-DD) in `tz`. */
+export function todayIn(tz: string, now = new Date()): string {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(now);
+  const get = (t: string) => parts.find((p) => p.type === t)!.value;
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}
+
+function isRealDate(s: string): boolean {
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+function shiftDays(day: string, days: number): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - days);
+  return d.toISOString().slice(0, 10);
+}
+
+function shiftMonths(day: string, months: number): string {
+  const [y, m, dd] = day.split('-').map(Number) as [number, number, number];
+  const total = y * 12 + (m - 1) - months;
+  const ny = Math.floor(total / 12);
+  const nm = (total % 12) + 1;
+  const last = new Date(Date.UTC(ny, nm, 0)).getUTCDate();
+  return `${String(ny).padStart(4, '0')}-${String(nm).padStart(2, '0')}-${String(Math.min(dd, last)).padStart(2, '0')}`;
+}
+
+/** `30d`, `2w`, `3m` (back from today), or an ISO date `YYYY-MM-DD`. */
+export function parseDay(value: string, flag: string, today: string): string {
+  const v = value.trim();
+  const rel = /^(\d{1,5})([dwm])$/.exec(v);
+  if (rel) {
+    const n = Number(rel[1]);
+    if (rel[2] === 'd') return shiftDays(today, n);
+    if (rel[2] === 'w') return shiftDays(today, 7 * n);
+    return shiftMonths(today, n);
+  }
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v) && isRealDate(v)) return v;
+  throw new UsageError(`${flag} ${JSON.stringify(value)}: expected Nd, Nw, Nm (days/weeks/months back from today) or a date YYYY-MM-DD`);
+}
+
+export function isValidTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function systemTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}

@@ -1,0 +1,52 @@
+// Reading bookkeeping back out of the store: warnings for reports and the
+// per-source figures behind `tx-usage sources`.
+import { LIST, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
+
+/** Warnings recorded when sources of these harnesses were last read (each names its file and line). */
+export async function storedWarnings(conn: DuckDBConnection, harnesses: string[]): Promise<string[]> {
+  const r = await conn.runAndReadAll(
+    `SELECT i.reason FROM source_issues i JOIN sources s USING (source_key)
+     WHERE i.kind = 'warning' AND list_contains($h, s.harness) ORDER BY s.harness, s.path, i.reason`,
+    { h: listValue(harnesses) },
+    { h: LIST(VARCHAR) },
+  );
+  return (r.getRowObjectsJson() as { reason: string }[]).map((x) => x.reason);
+}
+
+export interface SourceFigures {
+  source_key: string;
+  harness: string;
+  path: string;
+  kind: string;
+  events: number;
+  billed: number;
+  contexts: number;
+  warnings: string[];
+  skips: { reason: string; count: number; first: string | null }[];
+  counts: Record<string, number>;
+}
+
+export async function sourceFigures(conn: DuckDBConnection): Promise<SourceFigures[]> {
+  const base = await conn.runAndReadAll(`
+    SELECT s.source_key, s.harness, s.path, s.kind,
+           (SELECT count(*) FROM usage_events e WHERE e.source_key = s.source_key) AS events,
+           (SELECT count(*) FROM billed_events b WHERE b.source_key = s.source_key) AS billed,
+           (SELECT count(*) FROM context_rows c WHERE c.source_key = s.source_key) AS contexts
+    FROM sources s ORDER BY s.harness, s.path`);
+  const out = new Map<string, SourceFigures>();
+  for (const r of base.getRowObjectsJson() as any[]) {
+    out.set(r.source_key, { ...r, events: Number(r.events), billed: Number(r.billed), contexts: Number(r.contexts), warnings: [], skips: [], counts: {} });
+  }
+  const issues = await conn.runAndReadAll(`SELECT source_key, kind, reason, count, first_location FROM source_issues`);
+  for (const i of issues.getRowObjectsJson() as any[]) {
+    const f = out.get(i.source_key);
+    if (!f) continue;
+    if (i.kind === 'warning') f.warnings.push(i.reason);
+    else if (i.kind === 'skip') {
+      const prev = f.skips.find((s) => s.reason === i.reason);
+      if (prev) prev.count += Number(i.count);
+      else f.skips.push({ reason: i.reason, count: Number(i.count), first: i.first_location });
+    } else f.counts[i.reason] = (f.counts[i.reason] ?? 0) + Number(i.count);
+  }
+  return [...out.values()];
+}

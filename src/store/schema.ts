@@ -1,0 +1,94 @@
+// The store's schema, as versioned migrations. The store holds only token
+// counts, costs, models, projects, session ids, timestamps and source paths.
+// Costs are BIGINT in units of 1e-10 USD so sums are exact (no float drift).
+
+export const COST_SCALE = 10_000_000_000; // 1e10 units per USD
+
+/** Migration N brings a store from version N-1 to N. Append only; never edit a shipped one. */
+export const MIGRATIONS: readonly string[] = [
+  // v1
+  `
+  CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+  CREATE TABLE usage_events (
+    source_key VARCHAR NOT NULL,
+    harness VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL,
+    project VARCHAR,
+    model VARCHAR,
+    provider VARCHAR,
+    ts_ms BIGINT NOT NULL,
+    dedupe_key VARCHAR NOT NULL,
+    dedupe_rank INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    input_tokens BIGINT NOT NULL,
+    cache_read_tokens BIGINT NOT NULL,
+    cache_write_tokens BIGINT NOT NULL,
+    cache_write_5m_tokens BIGINT,
+    cache_write_1h_tokens BIGINT,
+    output_tokens BIGINT NOT NULL,
+    reasoning_tokens BIGINT NOT NULL,
+    recorded_cost_e10 BIGINT,
+    computed_cost_e10 BIGINT,
+    source_file VARCHAR NOT NULL,
+    source_line INTEGER
+  );
+  CREATE TABLE session_estimates (
+    source_key VARCHAR NOT NULL,
+    harness VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL,
+    recorded_cost_e10 BIGINT NOT NULL,
+    ts_ms BIGINT,
+    seq BIGINT NOT NULL
+  );
+  CREATE TABLE context_rows (
+    source_key VARCHAR NOT NULL,
+    harness VARCHAR NOT NULL,
+    session VARCHAR NOT NULL,
+    project VARCHAR,
+    model VARCHAR,
+    turns BIGINT NOT NULL,
+    latest_used_tokens BIGINT,
+    max_tokens BIGINT,
+    peak_used_tokens BIGINT,
+    first_ts_ms BIGINT,
+    last_ts_ms BIGINT
+  );
+  CREATE TABLE sources (
+    source_key VARCHAR PRIMARY KEY,
+    harness VARCHAR NOT NULL,
+    path VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    fingerprint VARCHAR NOT NULL,
+    size BIGINT NOT NULL,
+    ino VARCHAR,
+    resume_offset BIGINT,
+    resume_lines BIGINT,
+    resume_state VARCHAR,
+    tail_hash VARCHAR,
+    ingested_at_ms BIGINT NOT NULL
+  );
+  CREATE TABLE source_issues (
+    source_key VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    count BIGINT NOT NULL,
+    first_location VARCHAR
+  );
+  -- One row per billed response: duplicates of a dedupe key (split lines,
+  -- fork copies, moved files) collapse to the largest usage, then the
+  -- lowest rank (originals before copies), then a stable source order.
+  CREATE VIEW billed_events AS
+    SELECT * FROM usage_events
+    QUALIFY row_number() OVER (
+      PARTITION BY harness, dedupe_key
+      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC,
+               dedupe_rank, source_file, source_line
+    ) = 1;
+  -- Last estimate per session wins.
+  CREATE VIEW session_estimate_latest AS
+    SELECT harness, session_id, recorded_cost_e10, ts_ms FROM session_estimates
+    QUALIFY row_number() OVER (PARTITION BY harness, session_id ORDER BY ts_ms DESC NULLS LAST, seq DESC) = 1;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

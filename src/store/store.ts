@@ -1,0 +1,126 @@
+// Opening the DuckDB store: create or migrate it, rebuild it when it is
+// unreadable or older than this build, wait while another tx-usage holds it.
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+
+export interface Store {
+  path: string;
+  conn: DuckDBConnection;
+  /** Set when the store was (re)created in this run; the caller shows it as a notice. */
+  notice: string | null;
+  close(): void;
+}
+
+export class StoreError extends Error {}
+
+const LOCK_WAIT_MS = 60_000;
+
+function isLockError(e: unknown): boolean {
+  return /lock|Conflicting lock|used by another process/i.test(String((e as Error)?.message ?? e));
+}
+
+async function openInstance(path: string): Promise<DuckDBInstance> {
+  const started = Date.now();
+  let delay = 50;
+  for (;;) {
+    try {
+      return await DuckDBInstance.create(path, { threads: '2' });
+    } catch (e) {
+      // Another tx-usage process holds the store: wait for it instead of failing.
+      if (isLockError(e) && Date.now() - started < LOCK_WAIT_MS) {
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 500);
+        continue;
+      }
+      throw e;
+    }
+  }
+}
+
+async function schemaVersion(conn: DuckDBConnection): Promise<number | null> {
+  const t = await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'meta'`);
+  if (Number(t.getRowObjectsJson()[0]!.n) === 0) return null;
+  const r = await conn.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`);
+  const row = r.getRowObjectsJson()[0];
+  return row ? Number(row.value) : 0;
+}
+
+async function migrate(conn: DuckDBConnection, from: number): Promise<void> {
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    for (let v = from; v < SCHEMA_VERSION; v++) await conn.run(MIGRATIONS[v]!);
+    await conn.run(`INSERT OR REPLACE INTO meta VALUES ('schema_version', '${SCHEMA_VERSION}')`);
+    await conn.run('COMMIT');
+  } catch (e) {
+    await conn.run('ROLLBACK');
+    throw e;
+  }
+}
+
+function removeStoreFiles(path: string): void {
+  for (const p of [path, path + '.wal']) rmSync(p, { force: true });
+}
+
+/**
+ * Opens (creating if needed) the store at `path`. The store is a cache derived
+ * from the harness files, so an unreadable or outdated one is rebuilt from the
+ * sources; one written by a NEWER tx-usage is left alone unless `rebuild`.
+ */
+export async function openStore(path: string, opts: { rebuild?: boolean; readOnly?: boolean } = {}): Promise<Store> {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let notice: string | null = null;
+  if (opts.rebuild && path !== ':memory:' && existsSync(path)) {
+    removeStoreFiles(path);
+    notice = `store ${path} rebuilt from the sources (--rebuild)`;
+  }
+  let instance: DuckDBInstance;
+  let conn: DuckDBConnection;
+  let version: number | null;
+  try {
+    instance = await openInstance(path);
+    conn = await instance.connect();
+    version = await schemaVersion(conn);
+  } catch (e) {
+    if (isLockError(e)) throw new StoreError(`the store ${path} is in use by another process; try again when it finishes`);
+    // Unreadable (corrupt, truncated, not a DuckDB file): it only caches
+    // what the sources say, so start it afresh.
+    removeStoreFiles(path);
+    notice = `store ${path} was unreadable (${String((e as Error).message).split('\n')[0]}); rebuilt from the sources`;
+    instance = await openInstance(path);
+    conn = await instance.connect();
+    version = null;
+  }
+  if (version !== null && version > SCHEMA_VERSION) {
+    conn.closeSync();
+    instance.closeSync();
+    throw new StoreError(
+      `the store ${path} was written by a newer tx-usage (schema ${version}, this build knows ${SCHEMA_VERSION}); ` +
+        `run with --rebuild to rebuild it from the sources, or use --db to choose another store`,
+    );
+  }
+  if (version !== null && version < SCHEMA_VERSION) {
+    // Derived data: dropping and re-reading is simpler and safer than
+    // transforming rows whose meaning changed.
+    conn.closeSync();
+    instance.closeSync();
+    removeStoreFiles(path);
+    notice = `store ${path} was from an older tx-usage (schema ${version}); rebuilt from the sources`;
+    instance = await openInstance(path);
+    conn = await instance.connect();
+    version = null;
+  }
+  if (version === null) await migrate(conn, 0);
+  const inst = instance;
+  const c = conn;
+  return {
+    path,
+    conn: c,
+    notice,
+    close() {
+      c.closeSync();
+      inst.closeSync();
+    },
+  };
+}

@@ -1,0 +1,180 @@
+// Writing extraction results and their bookkeeping into the store: one
+// transaction per batch, rows through the DuckDB appender.
+import { LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { usdToE10 } from '../core/money.js';
+import type { UsageEvent } from '../core/types.js';
+import type { Collected } from '../ingest/collect.js';
+
+/** What the store remembers about a source to decide, next run, what changed. */
+export interface SourceBookRow {
+  source_key: string;
+  harness: string;
+  path: string;
+  kind: string;
+  fingerprint: string;
+  size: number;
+  ino: string | null;
+  resume_offset: number | null;
+  resume_lines: number | null;
+  resume_state: string | null;
+  tail_hash: string | null;
+}
+
+export interface SourceWrite {
+  collected: Collected;
+  book: SourceBookRow;
+  /** 'full': old rows of the source are replaced; 'append': new rows are added to them. */
+  mode: 'full' | 'append';
+}
+
+/** Computed cost of one event as a decimal USD string, or null when unpriced. */
+export type CostFn = (e: UsageEvent) => string | null;
+
+export async function loadSourceBook(conn: DuckDBConnection): Promise<Map<string, SourceBookRow>> {
+  const r = await conn.runAndReadAll(
+    `SELECT source_key, harness, path, kind, fingerprint, size, ino, resume_offset, resume_lines, resume_state, tail_hash FROM sources`,
+  );
+  const out = new Map<string, SourceBookRow>();
+  for (const row of r.getRowObjectsJson() as any[]) {
+    out.set(row.source_key, {
+      ...row,
+      size: Number(row.size),
+      resume_offset: row.resume_offset === null ? null : Number(row.resume_offset),
+      resume_lines: row.resume_lines === null ? null : Number(row.resume_lines),
+    });
+  }
+  return out;
+}
+
+const str = (a: DuckDBAppender, v: string | null) => (v === null ? a.appendNull() : a.appendVarchar(v));
+const big = (a: DuckDBAppender, v: number | bigint | null) => (v === null ? a.appendNull() : a.appendBigInt(BigInt(v)));
+const int = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull() : a.appendInteger(v));
+
+const OWNED_TABLES = ['usage_events', 'session_estimates', 'context_rows', 'source_issues'] as const;
+
+async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<void> {
+  if (!keys.length) return;
+  // Keys are bound as a list parameter, never spliced into SQL.
+  for (const t of OWNED_TABLES) {
+    await conn.run(`DELETE FROM ${t} WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
+  }
+}
+
+const LIST_VARCHAR = () => LIST(VARCHAR);
+
+let estimateSeq = Date.now() * 1000;
+
+/** Writes a batch of sources in ONE transaction, bookkeeping included, so an interrupted ingest leaves no half batch. */
+export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn): Promise<void> {
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full').map((w) => w.book.source_key));
+    const ev = await conn.createAppender('usage_events');
+    const es = await conn.createAppender('session_estimates');
+    const cx = await conn.createAppender('context_rows');
+    const is = await conn.createAppender('source_issues');
+    for (const { collected: c, book } of batch) {
+      const key = book.source_key;
+      for (const e of c.events) {
+        str(ev, key);
+        str(ev, e.harness);
+        str(ev, e.session_id);
+        str(ev, e.project);
+        str(ev, e.model);
+        str(ev, e.provider);
+        big(ev, Math.round(e.ts));
+        str(ev, e.dedupe_key);
+        int(ev, e.dedupe_rank);
+        int(ev, e.requests);
+        big(ev, e.input_tokens);
+        big(ev, e.cache_read_tokens);
+        big(ev, e.cache_write_tokens);
+        big(ev, e.cache_write_5m_tokens);
+        big(ev, e.cache_write_1h_tokens);
+        big(ev, e.output_tokens);
+        big(ev, e.reasoning_tokens);
+        big(ev, e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd));
+        const computed = cost(e);
+        big(ev, computed === null ? null : usdToE10(computed));
+        str(ev, e.source_file);
+        int(ev, e.source_line);
+        ev.endRow();
+      }
+      for (const s of c.estimates) {
+        str(es, key);
+        str(es, s.harness);
+        str(es, s.session_id);
+        big(es, usdToE10(s.recorded_cost_usd));
+        big(es, s.ts === null ? null : Math.round(s.ts));
+        big(es, estimateSeq++);
+        es.endRow();
+      }
+      for (const x of c.contexts) {
+        str(cx, key);
+        str(cx, x.harness);
+        str(cx, x.session);
+        str(cx, x.project);
+        str(cx, x.model);
+        big(cx, x.turns);
+        big(cx, x.latest_used_tokens);
+        big(cx, x.max_tokens);
+        big(cx, x.peak_used_tokens);
+        big(cx, x.first_ts === null ? null : Math.round(x.first_ts));
+        big(cx, x.last_ts === null ? null : Math.round(x.last_ts));
+        cx.endRow();
+      }
+      const issues: [string, string, number, string | null][] = [
+        ...c.warnings.map((w): [string, string, number, string | null] => ['warning', w, 1, null]),
+        ...c.skips.map((s): [string, string, number, string | null] => ['skip', s.reason, s.count, s.first]),
+        ...Object.entries(c.counts).map(([k, n]): [string, string, number, string | null] => ['count', k, n, null]),
+      ];
+      for (const [kind, reason, count, first] of issues) {
+        str(is, key);
+        str(is, kind);
+        str(is, reason);
+        big(is, count);
+        str(is, first);
+        is.endRow();
+      }
+    }
+    for (const a of [ev, es, cx, is]) a.closeSync();
+    for (const { book: b } of batch) {
+      await conn.run(
+        `INSERT OR REPLACE INTO sources VALUES ($k, $h, $p, $kind, $fp, $size, $ino, $off, $lines, $state, $tail, $now)`,
+        {
+          k: b.source_key,
+          h: b.harness,
+          p: b.path,
+          kind: b.kind,
+          fp: b.fingerprint,
+          size: BigInt(b.size),
+          ino: b.ino,
+          off: b.resume_offset === null ? null : BigInt(b.resume_offset),
+          lines: b.resume_lines === null ? null : BigInt(b.resume_lines),
+          state: b.resume_state,
+          tail: b.tail_hash,
+          now: BigInt(Date.now()),
+        },
+        { k: VARCHAR, h: VARCHAR, p: VARCHAR, kind: VARCHAR, fp: VARCHAR, ino: VARCHAR, state: VARCHAR, tail: VARCHAR },
+      );
+    }
+    await conn.run('COMMIT');
+  } catch (e) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Removes every row of sources that no longer exist. */
+export async function forgetSources(conn: DuckDBConnection, keys: string[]): Promise<void> {
+  if (!keys.length) return;
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    await deleteRowsOf(conn, keys);
+    await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
+    await conn.run('COMMIT');
+  } catch (e) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
