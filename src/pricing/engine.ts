@@ -1,0 +1,199 @@
+// Exact cost of one response from one resolved price set.
+//
+// The price set is the library's `ModelPrice` for the response's model at the
+// response's timestamp (or one built from an override entry). The arithmetic
+// follows @pydantic/genai-prices' own engine (dist/index.js: `he`/`ne`/`de`),
+// but in exact decimals instead of floats:
+//   - usage is decomposed into leaves: a priced unit is charged only for the
+//     tokens not claimed by a priced, more specific unit (cache reads and writes
+//     are carved out of total input, 1h writes out of cache writes, reasoning
+//     out of output). A unit without a price falls into its parent, exactly as
+//     the library does (e.g. no cache_read price → cache reads at input rate).
+//   - tiered prices pick ONE rate for the whole request from the request's
+//     TOTAL input tokens (`total > tier.start`): Anthropic's "input over 200k
+//     → whole request at long-context rates" rule.
+// test/pricing-library.test.ts checks this against the library's float result
+// for every token-priced model in the bundled catalogue.
+import type { Dec } from './decimal.js';
+import { formatDec, parseDec, pow10, roundToCostUnits, shift } from './decimal.js';
+
+/** The usage units a transcript can fill. */
+export type UnitKey = 'input' | 'cache_read' | 'cache_write' | 'cache_write_5m' | 'cache_write_1h' | 'output' | 'output_reasoning' | 'requests';
+
+/**
+ * Price key → our unit and the power of ten that brings the price to "USD per
+ * 1e6 units" (requests_kcount is per 1000 requests: ×1000).
+ */
+const PRICE_KEYS: Record<string, { unit: UnitKey; shift: number }> = {
+  input_mtok: { unit: 'input', shift: 0 },
+  cache_read_mtok: { unit: 'cache_read', shift: 0 },
+  cache_write_mtok: { unit: 'cache_write', shift: 0 },
+  cache_write_5m_mtok: { unit: 'cache_write_5m', shift: 0 },
+  cache_write_1h_mtok: { unit: 'cache_write_1h', shift: 0 },
+  output_mtok: { unit: 'output', shift: 0 },
+  output_reasoning_mtok: { unit: 'output_reasoning', shift: 0 },
+  requests_kcount: { unit: 'requests', shift: 3 },
+};
+
+/** A price value as the library stores it: a number, or `{ base, tiers: [{ start, price }] }`. */
+export type RawPriceValue = number | string | Dec | { base: unknown; tiers: unknown };
+
+interface UnitRate {
+  base: number;
+  tiers: { start: number; coef: number }[];
+  baseBig: bigint;
+  tiersBig: { start: number; coef: bigint }[];
+}
+
+export interface CompiledPrice {
+  /** Coefficients are USD per 1e6 units × 10^scale. */
+  scale: number;
+  rates: Partial<Record<UnitKey, UnitRate>>;
+  tiered: boolean;
+  /** Every coefficient is exact as a double, so the Number fast path may be tried. */
+  smallCoefs: boolean;
+  /** Human-readable prices, for `prices show`. */
+  display: Record<string, string | { base: string; tiers: { start: number; price: string }[] }>;
+  /** Price keys of units a transcript never reports (audio, images, web searches…): they cost nothing here. */
+  notApplicable: string[];
+}
+
+function asDec(v: unknown, key: string): Dec {
+  const d = typeof v === 'object' && v !== null && 'coef' in v ? (v as Dec) : parseDec(v);
+  if (!d) throw new Error(`invalid price for ${key}: ${JSON.stringify(v)}`);
+  return d;
+}
+
+function isTiered(v: unknown): v is { base: unknown; tiers: unknown } {
+  return typeof v === 'object' && v !== null && 'base' in v && 'tiers' in v;
+}
+
+/** Compiles a library `ModelPrice` (or an override built like one) for fast exact costing. Throws on malformed values. */
+export function compilePrice(prices: Record<string, unknown>): CompiledPrice {
+  const parsed: { unit: UnitKey; base: Dec; tiers: { start: number; price: Dec }[] }[] = [];
+  const display: CompiledPrice['display'] = {};
+  const notApplicable: string[] = [];
+  for (const [key, raw] of Object.entries(prices)) {
+    if (raw === undefined || raw === null) continue;
+    const def = PRICE_KEYS[key];
+    let base: Dec;
+    let tiers: { start: number; price: Dec }[] = [];
+    if (isTiered(raw)) {
+      base = asDec(raw.base, key);
+      if (!Array.isArray(raw.tiers)) throw new Error(`invalid tiers for ${key}`);
+      for (const t of raw.tiers as unknown[]) {
+        const start = (t as { start?: unknown })?.start;
+        if (typeof start !== 'number' || !Number.isSafeInteger(start) || start < 0) throw new Error(`invalid tier start for ${key}`);
+        tiers.push({ start, price: asDec((t as { price?: unknown }).price, key) });
+      }
+      tiers.sort((a, b) => a.start - b.start);
+      display[key] = { base: formatDec(base), tiers: tiers.map((t) => ({ start: t.start, price: formatDec(t.price) })) };
+    } else {
+      base = asDec(raw, key);
+      display[key] = formatDec(base);
+    }
+    if (!def) {
+      notApplicable.push(key);
+      continue;
+    }
+    parsed.push({ unit: def.unit, base: shift(base, def.shift), tiers: tiers.map((t) => ({ start: t.start, price: shift(t.price, def.shift) })) });
+  }
+  let scale = 0;
+  for (const p of parsed) for (const d of [p.base, ...p.tiers.map((t) => t.price)]) scale = Math.max(scale, d.scale);
+  const at = (d: Dec) => d.coef * pow10(scale - d.scale);
+  const rates: CompiledPrice['rates'] = {};
+  let tiered = false;
+  let smallCoefs = true;
+  for (const p of parsed) {
+    const baseBig = at(p.base);
+    const tiersBig = p.tiers.map((t) => ({ start: t.start, coef: at(t.price) }));
+    if (tiersBig.length) tiered = true;
+    for (const b of [baseBig, ...tiersBig.map((t) => t.coef)]) if (b > BigInt(Number.MAX_SAFE_INTEGER)) smallCoefs = false;
+    rates[p.unit] = { baseBig, tiersBig, base: Number(baseBig), tiers: tiersBig.map((t) => ({ start: t.start, coef: Number(t.coef) })) };
+  }
+  return { scale, rates, tiered, smallCoefs, display, notApplicable };
+}
+
+/** Token counts of one response in OUR normalized shape (input = uncached input). */
+export interface EngineUsage {
+  input_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cache_write_5m_tokens: number | null;
+  cache_write_1h_tokens: number | null;
+  output_tokens: number;
+  reasoning_tokens: number;
+}
+
+const nn = (v: number | null | undefined): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+
+/** The leaf token counts, i.e. how many tokens each priced unit is charged for. Exported for `prices show`-style explanations. */
+export function leaves(c: CompiledPrice, u: EngineUsage): { totalInput: number; leaf: Partial<Record<UnitKey, number>> } {
+  const input = nn(u.input_tokens);
+  const cr = nn(u.cache_read_tokens);
+  const cw = nn(u.cache_write_tokens);
+  const output = nn(u.output_tokens);
+  const reasoning = Math.min(nn(u.reasoning_tokens), output);
+  // 5m/1h split: only where the harness recorded it. A recorded 1h count is
+  // authoritative (Pi records only cacheWrite1h; the rest are 5m writes); a
+  // lone 5m count implies 1h = the remainder. Counts are clamped to the total.
+  let w1h = 0;
+  let w5m = 0;
+  if (u.cache_write_1h_tokens !== null || u.cache_write_5m_tokens !== null) {
+    w1h = u.cache_write_1h_tokens !== null ? Math.min(nn(u.cache_write_1h_tokens), cw) : Math.max(0, cw - nn(u.cache_write_5m_tokens));
+    w5m = cw - w1h;
+  }
+  const r = c.rates;
+  // The library's input_tokens is TOTAL input: uncached + cache reads + cache writes.
+  const totalInput = input + cr + cw;
+  const leaf: Partial<Record<UnitKey, number>> = {};
+  if (r.requests) leaf.requests = 1;
+  if (r.output_reasoning) leaf.output_reasoning = reasoning;
+  if (r.output) leaf.output = output - (r.output_reasoning ? reasoning : 0);
+  if (r.cache_write_1h) leaf.cache_write_1h = w1h;
+  if (r.cache_write_5m) leaf.cache_write_5m = w5m;
+  const cwLeaf = cw - (r.cache_write_1h ? w1h : 0) - (r.cache_write_5m ? w5m : 0);
+  if (r.cache_write) leaf.cache_write = cwLeaf;
+  if (r.cache_read) leaf.cache_read = cr;
+  if (r.input) {
+    leaf.input = totalInput - (r.cache_read ? cr : 0) - (r.cache_write ? cwLeaf : 0) - (r.cache_write_1h ? w1h : 0) - (r.cache_write_5m ? w5m : 0);
+  }
+  return { totalInput, leaf };
+}
+
+/** The rate coefficient of a unit for a request with `totalInput` input tokens. */
+function rateOf(rate: UnitRate, totalInput: number, big: false): number;
+function rateOf(rate: UnitRate, totalInput: number, big: true): bigint;
+function rateOf(rate: UnitRate, totalInput: number, big: boolean): number | bigint {
+  let v: number | bigint = big ? rate.baseBig : rate.base;
+  const tiers = big ? rate.tiersBig : rate.tiers;
+  for (const t of tiers) if (totalInput > t.start) v = t.coef;
+  return v;
+}
+
+/** Cost of one response in units of 1e-10 USD (exact, rounded half-up at the 10th decimal). */
+export function costUnits(c: CompiledPrice, u: EngineUsage): bigint {
+  const { totalInput, leaf } = leaves(c, u);
+  // Fast path: every product and the sum fit in a double's exact integer range.
+  let sum = 0;
+  let safe = c.smallCoefs;
+  for (const k in leaf) {
+    if (!safe) break;
+    const n = leaf[k as UnitKey]!;
+    if (n === 0) continue;
+    const p = n * rateOf(c.rates[k as UnitKey]!, totalInput, false);
+    sum += p;
+    if (!Number.isSafeInteger(p) || !Number.isSafeInteger(sum)) {
+      safe = false;
+      break;
+    }
+  }
+  let exact: bigint;
+  if (safe) {
+    exact = BigInt(sum);
+  } else {
+    exact = 0n;
+    for (const k in leaf) exact += BigInt(leaf[k as UnitKey]!) * rateOf(c.rates[k as UnitKey]!, totalInput, true);
+  }
+  return roundToCostUnits(exact, c.scale + 6);
+}

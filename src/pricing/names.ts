@@ -1,0 +1,103 @@
+// Which (model name, provider id) pairs to ask the price data about, in order,
+// for a model name as a harness wrote it.
+//
+// The library already handles plain ids, dated suffixes (-20250929 and
+// -2025-09-29), `claude-opus-5-5`, `gpt-5-codex` (an alias of gpt-5) and
+// OpenRouter-style `vendor/model` ids under provider `openrouter`. What it
+// does not do is peel the provider prefixes Pi and OpenCode put in front
+// (`anthropic/claude-…`, `openrouter/anthropic/claude-…`) or fall back when a
+// harness's provider id is not one it knows (`opencode`, a custom gateway).
+import type { HarnessId } from '../core/types.js';
+
+export interface Candidate {
+  model: string;
+  provider: string | undefined;
+  /** Why this attempt exists, shown by `prices show`. */
+  how: string;
+}
+
+/**
+ * The provider a harness talks to when it records none. Used only as a first
+ * attempt: a miss falls through to matching by model name alone.
+ */
+export function harnessProviderHint(h: HarnessId | null): string | undefined {
+  switch (h) {
+    case null:
+      return undefined;
+    case 'claude-code':
+      return 'anthropic';
+    case 'codex':
+      return 'openai';
+    case 'cursor-agent':
+      return 'cursor';
+    case 'opencode':
+    case 'pi':
+      // Both record the provider per response.
+      return undefined;
+    default:
+      return h satisfies never;
+  }
+}
+
+/** Display-only suffixes some tools append (`claude-opus-4-6[1m]`). */
+const BRACKET_SUFFIX = /\[[^\]]*\]$/;
+
+export function candidates(rawModel: string, rawProvider: string | null, harness: HarnessId | null): Candidate[] {
+  const model = rawModel.trim();
+  const provider = rawProvider?.trim() || undefined;
+  const out: Candidate[] = [];
+  const seen = new Set<string>();
+  const add = (m: string, p: string | undefined, how: string) => {
+    if (!m) return;
+    const key = `${p ?? ''}\u0000${m.toLowerCase()}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ model: m, provider: p, how });
+  };
+  const names = [model];
+  const unbracketed = model.replace(BRACKET_SUFFIX, '');
+  if (unbracketed !== model) names.push(unbracketed);
+
+  for (const name of names) {
+    // 1. Exactly as recorded, with the recorded (or harness-implied) provider.
+    if (provider) add(name, provider, `provider ${provider}`);
+    const hint = provider ? undefined : harnessProviderHint(harness);
+    if (hint) add(name, hint, `${harness} talks to ${hint}`);
+    // 2. Provider prefixes in the name: `a/b/model` → provider a with `b/model`, then provider b with `model`.
+    const parts = name.split('/');
+    for (let i = 0; i < parts.length - 1; i++) {
+      const prefix = parts[i]!;
+      const rest = parts.slice(i + 1).join('/');
+      if (prefix) add(rest, prefix, `provider prefix ${prefix}/`);
+    }
+    // 3. Bedrock ids (`us.anthropic.claude-…-v1:0`) under AWS.
+    if (/(^|[./])anthropic\.claude/i.test(name)) add(name.split('/').pop()!, 'aws', 'Bedrock model id');
+    // 4. The model name alone: the library infers the provider from the name.
+    add(name, undefined, 'model name');
+    for (let i = 1; i < parts.length; i++) add(parts.slice(i).join('/'), undefined, 'model name without provider prefix');
+  }
+  return out;
+}
+
+/** Names an override entry may be keyed under for this usage, most specific first (all lower case). */
+export function overrideKeys(rawModel: string, rawProvider: string | null): string[] {
+  const model = rawModel.trim().toLowerCase();
+  const provider = rawProvider?.trim().toLowerCase();
+  const keys: string[] = [];
+  const add = (k: string) => {
+    if (k && !keys.includes(k)) keys.push(k);
+  };
+  const bases = [model, model.replace(BRACKET_SUFFIX, '')];
+  for (const b of bases) {
+    if (provider && !b.startsWith(`${provider}/`)) add(`${provider}/${b}`);
+    add(b);
+    const parts = b.split('/');
+    for (let i = 1; i < parts.length; i++) add(parts.slice(i).join('/'));
+  }
+  // Dated snapshots priced like their undated model: `…-20250929`, `…-2025-09-29`, `…@20250929`.
+  for (const k of [...keys]) {
+    const undated = k.replace(/[-@]20\d{2}-?\d{2}-?\d{2}$/, '');
+    if (undated !== k) add(undated);
+  }
+  return keys;
+}

@@ -1,0 +1,261 @@
+// The Pricer: cost of one response at its own timestamp, memoized so that
+// millions of events cost a few map lookups and some integer arithmetic each.
+//
+// Memo levels:
+//   (harness, provider, model) → which override entry or library model matched
+//   matched library model × time bucket → compiled prices in force
+// The time bucket is the UTC day for models whose prices change on start dates
+// (the library compares against UTC midnight of `start_date`), the minute for
+// time-of-day prices (DeepSeek off-peak), and one bucket for constant prices.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { ModelInfo, Provider } from '@pydantic/genai-prices';
+import type { HarnessId } from '../core/types.js';
+import { formatCostUnits } from './decimal.js';
+import type { CompiledPrice } from './engine.js';
+import { compilePrice, costUnits } from './engine.js';
+import { readStoredData, sha256 } from './datafile.js';
+import { initLibrary, libraryResolve } from './library.js';
+import type { Candidate } from './names.js';
+import { candidates, overrideKeys } from './names.js';
+import type { OverrideEntry, Overrides } from './overrides.js';
+import { parseOverrides } from './overrides.js';
+
+/** Bump when the costing logic changes, so stores re-price their rows. */
+const ENGINE_VERSION = 'pricing-1';
+
+export interface PriceableUsage {
+  harness: HarnessId;
+  model: string | null;
+  provider: string | null;
+  ts: number;
+  input_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cache_write_5m_tokens: number | null;
+  cache_write_1h_tokens: number | null;
+  output_tokens: number;
+  reasoning_tokens: number;
+}
+
+export interface Pricer {
+  /** Changes whenever prices or overrides change, so the store knows to re-price rows. */
+  fingerprint: string;
+  /** Cost of ONE response in USD as a decimal string with up to 10 fractional digits (no float drift), or null when the model matches nothing. */
+  cost(u: PriceableUsage): string | null;
+  /** For `tx-usage prices show MODEL`: resolved prices and which source/entry matched. */
+  describe(model: string, provider?: string | null, ts?: number): object | null;
+  /** Where the library data came from, e.g. "bundled @pydantic/genai-prices 0.1.8". */
+  dataSource: string;
+  /** Problems met while loading (unusable stored data file, bad override fields): show them, keep going. */
+  warnings: string[];
+}
+
+type LibraryResolution = {
+  kind: 'library';
+  candidate: Candidate;
+  provider: Provider;
+  model: ModelInfo;
+  bucket: (ts: number) => number;
+  byBucket: Map<number, CompiledPrice | null>;
+};
+type OverrideResolution = { kind: 'override'; matchedKey: string; entry: OverrideEntry; compiled: CompiledPrice };
+type Resolution = LibraryResolution | OverrideResolution;
+
+const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
+
+/** Picks the memo bucket width from the model's price constraints. */
+function bucketFor(model: ModelInfo): (ts: number) => number {
+  if (!Array.isArray(model.prices)) return () => 0;
+  let width = DAY_MS;
+  for (const p of model.prices) {
+    const c = p.constraint as { type?: string; start_date?: string; start_time?: string; end_time?: string } | undefined;
+    if (!c) continue;
+    if (c.type === 'time_of_date' || c.start_time !== undefined) {
+      const whole = [c.start_time, c.end_time].every((t) => typeof t === 'string' && /^\d{2}:\d{2}:00(?:Z|[+-]\d{2}:\d{2})$/.test(t));
+      width = Math.min(width, whole ? MINUTE_MS : 1);
+    } else if (typeof c.start_date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(c.start_date)) {
+      width = 1; // a start with a time of day: no safe bucket wider than a millisecond
+    }
+  }
+  return width === 1 ? (ts) => ts : (ts) => Math.floor(ts / width);
+}
+
+function packageVersion(): string {
+  try {
+    const main = createRequire(import.meta.url).resolve('@pydantic/genai-prices');
+    return (JSON.parse(readFileSync(join(dirname(main), '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }): Promise<Pricer> {
+  const { bundled } = await initLibrary();
+  const warnings: string[] = [];
+
+  const stored = readStoredData(opts.cacheDir);
+  let data: Provider[] = bundled;
+  let dataSource = `bundled @pydantic/genai-prices ${packageVersion()}`;
+  let dataHash: string;
+  if (stored.state === 'ok') {
+    data = stored.data;
+    dataSource = `${stored.path}${stored.meta ? ` (downloaded ${stored.meta.fetched_at})` : ''}`;
+    dataHash = stored.sha256;
+  } else {
+    if (stored.state === 'bad') warnings.push(`price data file ${stored.path} is unusable (${stored.reason}); using the bundled price data`);
+    dataHash = sha256(JSON.stringify(bundled));
+  }
+
+  let overrides: Overrides | null = null;
+  let overridesHash = '-';
+  if (opts.pricesFile) {
+    let text: string;
+    try {
+      text = readFileSync(opts.pricesFile, 'utf8');
+    } catch (e) {
+      throw new Error(`cannot read prices file ${opts.pricesFile}: ${(e as Error).message}`);
+    }
+    overrides = parseOverrides(opts.pricesFile, text);
+    warnings.push(...overrides.warnings);
+    overridesHash = sha256(text);
+  }
+  const fingerprint = sha256([ENGINE_VERSION, dataHash, overridesHash].join('\n')).slice(0, 32);
+
+  const resolutions = new Map<string, Resolution | null>();
+  const resolveErrors = new Map<string, string>();
+
+  function resolve(model: string, provider: string | null, harness: HarnessId | null): Resolution | null {
+    const memoKey = `${harness ?? ''}\u0000${provider ?? ''}\u0000${model}`;
+    const hit = resolutions.get(memoKey);
+    if (hit !== undefined) return hit;
+    let res: Resolution | null = null;
+    if (overrides) {
+      for (const k of overrideKeys(model, provider)) {
+        const entry = overrides.entries.get(k);
+        if (!entry) continue;
+        try {
+          res = { kind: 'override', matchedKey: k, entry, compiled: compilePrice(entry.prices) };
+        } catch (e) {
+          resolveErrors.set(memoKey, `override "${entry.key}": ${(e as Error).message}`);
+        }
+        break;
+      }
+    }
+    if (!res && !resolveErrors.has(memoKey)) {
+      const now = new Date();
+      for (const c of candidates(model, provider, harness)) {
+        let m;
+        try {
+          m = libraryResolve(data, c.model, c.provider, now);
+        } catch (e) {
+          resolveErrors.set(memoKey, `genai-prices: ${(e as Error).message}`);
+          break;
+        }
+        if (!m) continue;
+        res = { kind: 'library', candidate: c, provider: m.provider, model: m.model, bucket: bucketFor(m.model), byBucket: new Map() };
+        break;
+      }
+    }
+    resolutions.set(memoKey, res);
+    return res;
+  }
+
+  function priceAt(res: Resolution, ts: number): CompiledPrice | null {
+    if (res.kind === 'override') return res.compiled;
+    const b = res.bucket(ts);
+    const hit = res.byBucket.get(b);
+    if (hit !== undefined) return hit;
+    let compiled: CompiledPrice | null = null;
+    try {
+      const m = libraryResolve(data, res.candidate.model, res.candidate.provider, new Date(ts));
+      compiled = m ? compilePrice(m.prices as Record<string, unknown>) : null;
+    } catch {
+      compiled = null; // malformed data for this model/time: unpriced rather than a crash
+    }
+    res.byBucket.set(b, compiled);
+    return compiled;
+  }
+
+  const validTs = (ts: number | undefined): number => (typeof ts === 'number' && Number.isFinite(ts) ? ts : Date.now());
+
+  return {
+    fingerprint,
+    dataSource,
+    warnings,
+    cost(u: PriceableUsage): string | null {
+      if (!u.model) return null;
+      const res = resolve(u.model, u.provider, u.harness);
+      if (!res) return null;
+      const compiled = priceAt(res, validTs(u.ts));
+      if (!compiled) return null;
+      return formatCostUnits(costUnits(compiled, u));
+    },
+    describe(model: string, provider?: string | null, ts?: number): object | null {
+      const at = validTs(ts);
+      const res = resolve(model, provider ?? null, null);
+      const base = { model, provider: provider ?? null, at: new Date(at).toISOString(), data: dataSource, overrides_file: overrides?.file ?? null };
+      if (!res) {
+        const err = resolveErrors.get(`\u0000${provider ?? ''}\u0000${model}`);
+        return err ? { ...base, matched: null, error: err } : null;
+      }
+      const compiled = priceAt(res, at);
+      if (res.kind === 'override') {
+        return {
+          ...base,
+          source: 'override',
+          matched: { file: overrides!.file, entry: res.entry.key, as: res.matchedKey },
+          fields: res.entry.fields,
+          prices_usd_per_mtok: res.compiled.display,
+          notes: notes(res.compiled),
+        };
+      }
+      const periods = Array.isArray(res.model.prices)
+        ? res.model.prices.map((p) => ({ constraint: p.constraint ?? null, prices_usd_per_mtok: safeDisplay(p.prices) }))
+        : undefined;
+      return {
+        ...base,
+        source: 'genai-prices',
+        matched: {
+          provider_id: res.provider.id,
+          provider_name: res.provider.name,
+          model_id: res.model.id,
+          model_name: res.model.name ?? res.model.id,
+          looked_up_as: { model: res.candidate.model, provider: res.candidate.provider ?? null, why: res.candidate.how },
+        },
+        prices_usd_per_mtok: compiled?.display ?? null,
+        ...(periods ? { price_periods: periods } : {}),
+        notes: compiled ? notes(compiled) : ['prices could not be resolved at this time'],
+      };
+    },
+  };
+}
+
+function safeDisplay(p: Record<string, unknown>): object | string {
+  try {
+    return compilePrice(p).display;
+  } catch (e) {
+    return `invalid: ${(e as Error).message}`;
+  }
+}
+
+/** Plain-language consequences of a price set for transcript usage. */
+function notes(c: CompiledPrice): string[] {
+  const out: string[] = [];
+  const r = c.rates;
+  if (r.input && !r.cache_read) out.push('no cache-read price: cache reads are billed at the input rate');
+  if (r.input && !r.cache_write) out.push('no cache-write price: cache writes are billed at the input rate');
+  if (r.cache_write && !r.cache_write_1h) out.push('no 1-hour cache-write price: all cache writes at the cache-write rate');
+  if (!r.input) out.push('no input price: input is not charged');
+  if (!r.output) out.push('no output price: output is not charged');
+  const starts = new Set<number>();
+  for (const rate of Object.values(r)) for (const t of rate?.tiers ?? []) starts.add(t.start);
+  for (const s of [...starts].sort((a, b) => a - b)) {
+    out.push(`long context: once a request's total input (uncached + cache reads + cache writes) exceeds ${s} tokens, the whole request is billed at the tier rates`);
+  }
+  if (r.requests) out.push('a per-request price applies (requests_kcount is per 1000 requests)');
+  if (c.notApplicable.length) out.push(`not from transcripts, so not charged: ${c.notApplicable.join(', ')}`);
+  return out;
+}
