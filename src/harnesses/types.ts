@@ -45,13 +45,21 @@ export interface ResumePoint {
   state?: unknown;
 }
 
+export interface WarnOptions {
+  /**
+   * The warning concerns bytes past the resume point (a torn final line): it
+   * is dropped when the source is next resumed, which re-reads those bytes.
+   */
+  untilResumed?: boolean;
+}
+
 /** Receives what an extractor finds. Extractors never see the store. */
 export interface ExtractSink {
   event(e: UsageEvent): void;
   sessionEstimate(e: SessionEstimate): void;
   context(c: ContextRow): void;
   /** Something was wrong with the input (unparsable line, unreadable blob): a user-visible warning. */
-  warn(message: string, at: SourceLocation): void;
+  warn(message: string, at: SourceLocation, opts?: WarnOptions): void;
   /** A record deliberately not counted, by reason (e.g. "synthetic api error"); counted in `tx-usage sources`. */
   skip(reason: string, at: SourceLocation): void;
   /** Free counters shown by `tx-usage sources` (e.g. cursor "stale roots ignored"). */

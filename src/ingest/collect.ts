@@ -2,7 +2,7 @@
 // the result to the store; tests use it to check an extractor directly.
 import type { ContextRow, SessionEstimate, SourceLocation, UsageEvent } from '../core/types.js';
 import { formatLocation } from '../core/types.js';
-import type { ExtractOptions, Harness, ResumePoint, SourceRef } from '../harnesses/types.js';
+import type { ExtractOptions, Harness, ResumePoint, SourceRef, WarnOptions } from '../harnesses/types.js';
 
 export interface SkipTally {
   reason: string;
@@ -17,6 +17,8 @@ export interface Collected {
   contexts: ContextRow[];
   /** Human-readable, each naming file and line/row. */
   warnings: string[];
+  /** Warnings about bytes past the resume point (see WarnOptions.untilResumed). */
+  tailWarnings: string[];
   skips: SkipTally[];
   counts: Record<string, number>;
   resume: ResumePoint | null;
@@ -25,13 +27,13 @@ export interface Collected {
 }
 
 export async function collectSource(harness: Harness, source: SourceRef, opts: ExtractOptions): Promise<Collected> {
-  const out: Collected = { source, events: [], estimates: [], contexts: [], warnings: [], skips: [], counts: {}, resume: null, failed: false };
+  const out: Collected = { source, events: [], estimates: [], contexts: [], warnings: [], tailWarnings: [], skips: [], counts: {}, resume: null, failed: false };
   const skips = new Map<string, SkipTally>();
   const sink = {
     event: (e: UsageEvent) => void out.events.push(e),
     sessionEstimate: (e: SessionEstimate) => void out.estimates.push(e),
     context: (c: ContextRow) => void out.contexts.push(c),
-    warn: (m: string, at: SourceLocation) => void out.warnings.push(`${formatLocation(at)}: ${m}`),
+    warn: (m: string, at: SourceLocation, o?: WarnOptions) => void (o?.untilResumed ? out.tailWarnings : out.warnings).push(`${formatLocation(at)}: ${m}`),
     skip: (reason: string, at: SourceLocation) => {
       const t = skips.get(reason);
       if (t) t.count++;

@@ -47,7 +47,7 @@ function parsingHandler(file: string, sink: ExtractSink, onRecord: RecordHandler
       sink.warn(`${bad} unparsable line${bad > 1 ? 's' : ''} skipped (first at line ${firstBad})`, { file, line: firstBad });
     }
     if (res.tornTail) {
-      sink.warn(`incomplete final line (${res.tornTail.bytes} bytes) left for the next run`, { file, line: res.tornTail.line });
+      sink.warn(`incomplete final line (${res.tornTail.bytes} bytes) left for the next run`, { file, line: res.tornTail.line }, { untilResumed: true });
     }
     for (const o of res.oversized) {
       sink.warn(`line of ${o.bytes} bytes is over the line limit and was passed over`, { file, line: o.line });

@@ -6,7 +6,7 @@ import { LIST, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-ap
 export async function storedWarnings(conn: DuckDBConnection, harnesses: string[]): Promise<string[]> {
   const r = await conn.runAndReadAll(
     `SELECT i.reason FROM source_issues i JOIN sources s USING (source_key)
-     WHERE i.kind = 'warning' AND list_contains($h, s.harness) ORDER BY s.harness, s.path, i.reason`,
+     WHERE i.kind IN ('warning', 'warning-tail') AND list_contains($h, s.harness) ORDER BY s.harness, s.path, i.reason`,
     { h: listValue(harnesses) },
     { h: LIST(VARCHAR) },
   );
@@ -41,7 +41,7 @@ export async function sourceFigures(conn: DuckDBConnection): Promise<SourceFigur
   for (const i of issues.getRowObjectsJson() as any[]) {
     const f = out.get(i.source_key);
     if (!f) continue;
-    if (i.kind === 'warning') f.warnings.push(i.reason);
+    if (i.kind === 'warning' || i.kind === 'warning-tail') f.warnings.push(i.reason);
     else if (i.kind === 'skip') {
       const prev = f.skips.find((s) => s.reason === i.reason);
       if (prev) prev.count += Number(i.count);

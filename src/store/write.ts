@@ -69,6 +69,11 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
   await conn.run('BEGIN TRANSACTION');
   try {
     await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full').map((w) => w.book.source_key));
+    // A resumed read re-reads the bytes a torn-tail warning was about.
+    const resumed = batch.filter((w) => w.mode === 'append').map((w) => w.book.source_key);
+    if (resumed.length) {
+      await conn.run(`DELETE FROM source_issues WHERE kind = 'warning-tail' AND list_contains($keys, source_key)`, { keys: listValue(resumed) }, { keys: LIST_VARCHAR() });
+    }
     const ev = await conn.createAppender('usage_events');
     const es = await conn.createAppender('session_estimates');
     const cx = await conn.createAppender('context_rows');
@@ -125,6 +130,7 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
       }
       const issues: [string, string, number, string | null][] = [
         ...c.warnings.map((w): [string, string, number, string | null] => ['warning', w, 1, null]),
+        ...c.tailWarnings.map((w): [string, string, number, string | null] => ['warning-tail', w, 1, null]),
         ...c.skips.map((s): [string, string, number, string | null] => ['skip', s.reason, s.count, s.first]),
         ...Object.entries(c.counts).map(([k, n]): [string, string, number, string | null] => ['count', k, n, null]),
       ];
