@@ -3,9 +3,12 @@
 import type { HarnessId } from '../core/types.js';
 import type { Harness } from './types.js';
 import { claudeCode } from './claude-code/index.js';
+import { codex } from './codex/index.js';
+import { cursorAgent } from './cursor-agent/index.js';
+import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 
-export const HARNESSES: readonly Harness[] = [claudeCode, pi];
+export const HARNESSES: readonly Harness[] = [claudeCode, codex, cursorAgent, opencode, pi];
 
 export function harnessById(id: HarnessId): Harness | undefined {
   return HARNESSES.find((h) => h.id === id);

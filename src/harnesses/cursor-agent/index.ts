@@ -1,0 +1,14 @@
+import type { Harness } from '../types.js';
+import { cursorRoots, discoverCursor } from './paths.js';
+import { extractCursor } from './extract.js';
+
+export const cursorAgent: Harness = {
+  id: 'cursor-agent',
+  displayName: 'Cursor Agent',
+  howToPoint: 'set CURSOR_CONFIG_DIR (default ~/.cursor, also $XDG_CONFIG_HOME/cursor) or pass --root cursor-agent=PATH',
+  roots: cursorRoots,
+  // Projects come from md5(cwd) matched against cwds the other harnesses found.
+  usesKnownProjects: true,
+  discover: discoverCursor,
+  extract: extractCursor,
+};

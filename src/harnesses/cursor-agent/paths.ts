@@ -1,0 +1,118 @@
+// Cursor Agent data roots and chat stores.
+// Root: --root cursor-agent=PATH, else CURSOR_CONFIG_DIR, else ~/.cursor AND
+// (when XDG_CONFIG_HOME is set) $XDG_CONFIG_HOME/cursor. The contract says the
+// config dir "moves with CURSOR_CONFIG_DIR, else $XDG_CONFIG_HOME/cursor";
+// both defaults are searched so data is found whichever one a build used.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { SourceLocation } from '../../core/types.js';
+import { resolveRoots } from '../roots.js';
+import type { PathContext, RootSpec, SourceRef } from '../types.js';
+
+export function cursorRoots(ctx: PathContext): RootSpec[] {
+  const roots = resolveRoots(ctx, { envVars: ['CURSOR_CONFIG_DIR'], defaults: ['.cursor'] });
+  const xdg = ctx.env.XDG_CONFIG_HOME?.trim();
+  if (ctx.rootOverrides.length || ctx.env.CURSOR_CONFIG_DIR?.trim() || !xdg) return roots;
+  const path = join(resolve(xdg), 'cursor');
+  if (roots.some((r) => r.path === path)) return roots;
+  return [...roots, { path, origin: 'XDG_CONFIG_HOME', exists: existsSync(path) }];
+}
+
+function listDirs(dir: string, warn: (m: string, at: SourceLocation) => void): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() || (e.isSymbolicLink() && isDirectory(join(dir, e.name))))
+      .map((e) => e.name)
+      .sort();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') warn(`cannot read directory: ${(e as Error).message}`, { file: dir });
+    return [];
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function storeRef(dbPath: string, meta: Record<string, string>): SourceRef {
+  let key = dbPath;
+  try {
+    key = realpathSync(dbPath);
+  } catch {
+    /* dangling: extract reports it */
+  }
+  const dir = resolve(dbPath, '..');
+  return {
+    harness: 'cursor-agent',
+    key,
+    path: dbPath,
+    kind: 'sqlite',
+    // A change to any of these means the chat changed (the -shm is the wal-index).
+    companions: [dbPath + '-wal', dbPath + '-shm', join(dir, 'meta.json')],
+    meta,
+  };
+}
+
+/**
+ * Chats: <root>/chats/<md5(cwd)>/<chatId>/store.db.
+ * ACP sessions: <root>/acp-sessions/<sessionId>/store.db.
+ * A root may also be a `chats/` folder itself.
+ */
+export async function discoverCursor(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+  const out: SourceRef[] = [];
+  const seen = new Set<string>();
+  const add = (ref: SourceRef) => {
+    if (seen.has(ref.key)) return; // the same config dir reached through two roots
+    seen.add(ref.key);
+    out.push(ref);
+  };
+  for (const root of roots) {
+    if (!root.exists) continue;
+    const chatsDir = basename(root.path) === 'chats' && !existsSync(join(root.path, 'chats')) ? root.path : join(root.path, 'chats');
+    for (const workspace of listDirs(chatsDir, warn)) {
+      for (const chatId of listDirs(join(chatsDir, workspace), warn)) {
+        const db = join(chatsDir, workspace, chatId, 'store.db');
+        if (existsSync(db)) add(storeRef(db, { chatId, workspace, store: 'chat' }));
+      }
+    }
+    const acpDir = join(root.path, 'acp-sessions');
+    for (const sessionId of listDirs(acpDir, warn)) {
+      const db = join(acpDir, sessionId, 'store.db');
+      if (existsSync(db)) add(storeRef(db, { chatId: sessionId, workspace: '', store: 'acp' }));
+    }
+  }
+  return out;
+}
+
+/** Name of a chat's workspace folder: lowercase hex MD5 of path.resolve(cwd) (contract layout). */
+export function workspaceHash(cwd: string): string {
+  return createHash('md5').update(resolve(cwd)).digest('hex');
+}
+
+const hashIndexes = new WeakMap<ReadonlySet<string>, { size: number; index: Map<string, string> }>();
+
+/**
+ * Project of a workspace folder: the known cwd (from other harnesses) whose
+ * md5 matches, else `unknown (<md5>)`. The md5 index is cached per set and
+ * rebuilt when the set grows.
+ */
+export function projectForWorkspace(md5: string, known: ReadonlySet<string>): string {
+  let cached = hashIndexes.get(known);
+  if (!cached || cached.size !== known.size) {
+    const index = new Map<string, string>();
+    for (const cwd of [...known].sort()) {
+      if (!cwd) continue;
+      const h = workspaceHash(cwd);
+      if (!index.has(h)) index.set(h, cwd);
+    }
+    cached = { size: known.size, index };
+    hashIndexes.set(known, cached);
+  }
+  return cached.index.get(md5.toLowerCase()) ?? `unknown (${md5})`;
+}

@@ -1,0 +1,123 @@
+// Decoders for Cursor's `agent.v1` blob messages, from the checked-in
+// proto/cursor-agent.proto (top-level `proto/`, shipped via package.json
+// "files"). The file is found by walking up from this module, so the same
+// code works from src/ (tests) and from dist/src/ (the compiled CLI).
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+
+const PROTO_NAME = join('proto', 'cursor-agent.proto');
+
+export function findProtoFile(from = dirname(fileURLToPath(import.meta.url))): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const p = join(dir, PROTO_NAME);
+    if (existsSync(p)) return p;
+    if (dirname(dir) === dir) throw new Error(`cannot find ${PROTO_NAME} above ${from}`);
+  }
+}
+
+let loaded: protobuf.Root | null = null;
+
+/** The parsed `agent.v1` schema (loaded once, snake_case field names kept). */
+export function agentProto(): protobuf.Root {
+  if (!loaded) loaded = new protobuf.Root().loadSync(findProtoFile(), { keepCase: true });
+  return loaded;
+}
+
+export function agentType(name: string): protobuf.Type {
+  return agentProto().lookupType(`agent.v1.${name}`);
+}
+
+/** A uint64/uint32 as decoded by protobufjs (number, or Long when `long` is installed) to a JS number. */
+export function num(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (v && typeof v === 'object' && 'toNumber' in v && typeof (v as { toNumber: unknown }).toNumber === 'function') {
+    return (v as { toNumber(): number }).toNumber();
+  }
+  return 0;
+}
+
+export interface TokenDetails {
+  used_tokens: number;
+  max_tokens: number;
+}
+
+export interface StateMsg {
+  root_prompt_messages_json: Uint8Array[];
+  turns: Uint8Array[];
+  token_details: TokenDetails | null;
+  turn_timings: { duration_ms: number; timestamp_ms: number }[];
+  subagent_states: Record<string, SubagentMsg>;
+  subagent_state_refs: Record<string, Uint8Array>;
+  conversation_started_timestamp_ms: number;
+}
+
+export interface SubagentMsg {
+  conversation_state: StateMsg | null;
+  created_timestamp_ms: number;
+  last_used_timestamp_ms: number;
+  model_id: string;
+}
+
+export interface TurnMsg {
+  /** 'agent' | 'shell' | null (no oneof case set: an unknown or empty turn). */
+  kind: 'agent' | 'shell' | null;
+  user_message: Uint8Array | null;
+}
+
+export interface UserMsg {
+  conversation_state_blob_id: Uint8Array | null;
+  started_at_ms: number;
+}
+
+type Raw = Record<string, any>;
+
+function stateFrom(m: Raw): StateMsg {
+  const td = m.token_details as Raw | null | undefined;
+  const subs: Record<string, SubagentMsg> = {};
+  for (const [k, v] of Object.entries((m.subagent_states ?? {}) as Record<string, Raw>)) subs[k] = subagentFrom(v);
+  return {
+    root_prompt_messages_json: m.root_prompt_messages_json ?? [],
+    turns: m.turns ?? [],
+    token_details: td ? { used_tokens: num(td.used_tokens), max_tokens: num(td.max_tokens) } : null,
+    turn_timings: ((m.turn_timings ?? []) as Raw[]).map((t) => ({ duration_ms: num(t.duration_ms), timestamp_ms: num(t.timestamp_ms) })),
+    subagent_states: subs,
+    subagent_state_refs: { ...((m.subagent_state_refs ?? {}) as Record<string, Uint8Array>) },
+    conversation_started_timestamp_ms: num(m.conversation_started_timestamp_ms),
+  };
+}
+
+function subagentFrom(m: Raw): SubagentMsg {
+  return {
+    conversation_state: m.conversation_state ? stateFrom(m.conversation_state) : null,
+    created_timestamp_ms: num(m.created_timestamp_ms),
+    last_used_timestamp_ms: num(m.last_used_timestamp_ms),
+    model_id: typeof m.model_id === 'string' ? m.model_id : '',
+  };
+}
+
+// Each decoder throws on bytes that are not a well-formed message of its type.
+export function decodeState(buf: Uint8Array): StateMsg {
+  return stateFrom(agentType('ConversationStateStructure').decode(buf) as Raw);
+}
+
+export function decodeSubagent(buf: Uint8Array): SubagentMsg {
+  return subagentFrom(agentType('SubagentPersistedState').decode(buf) as Raw);
+}
+
+export function decodeTurn(buf: Uint8Array): TurnMsg {
+  const m = agentType('ConversationTurnStructure').decode(buf) as Raw;
+  if (m.agent_conversation_turn) {
+    const um = m.agent_conversation_turn.user_message as Uint8Array | undefined;
+    return { kind: 'agent', user_message: um && um.length ? um : null };
+  }
+  if (m.shell_conversation_turn) return { kind: 'shell', user_message: null };
+  return { kind: null, user_message: null };
+}
+
+export function decodeUserMessage(buf: Uint8Array): UserMsg {
+  const m = agentType('UserMessage').decode(buf) as Raw;
+  const id = m.conversation_state_blob_id as Uint8Array | undefined;
+  return { conversation_state_blob_id: id && id.length ? id : null, started_at_ms: num(m.started_at_ms) };
+}
