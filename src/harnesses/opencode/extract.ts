@@ -1,0 +1,44 @@
+// OpenCode database → usage events. Rules from the contract entry `opencode`
+// (README.md beside this file lists every rule and ambiguity choice).
+// The database is opened ONLY through openSqliteReadOnly: never written,
+// checkpointed or migrated, and no file is created beside it.
+import type { UsageEvent } from '../../core/types.js';
+import { openSqliteReadOnly } from '../../io/sqlite.js';
+import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
+import { detectLayout } from './tables.js';
+import { extractV1 } from './v1.js';
+import { extractV2 } from './v2.js';
+
+export async function extractOpencode(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+  const file = source.path;
+  const handle = openSqliteReadOnly(file, opts.tmpDir);
+  let events: UsageEvent[];
+  try {
+    if (handle.copyReason === 'locked') {
+      sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
+    }
+    const layout = detectLayout(handle.db);
+    switch (layout.kind) {
+      case 'v2':
+        if (layout.staleV1) sink.count('stale 1.x tables ignored (2.x tables present)');
+        events = extractV2(handle.db, file, layout.sessionTable, sink);
+        break;
+      case 'v1':
+        events = extractV1(handle.db, file, layout, sink);
+        break;
+      case 'none':
+        sink.warn('no OpenCode session tables (session_message or message) found; nothing read', { file });
+        events = [];
+        break;
+      default:
+        layout satisfies never;
+        events = [];
+    }
+  } finally {
+    handle.close();
+  }
+  // Emitted only after every query succeeded: a database that fails midway
+  // (corrupt page) contributes nothing rather than a partial count.
+  for (const e of events) sink.event(e);
+  return null;
+}

@@ -1,0 +1,12 @@
+import type { Harness } from '../types.js';
+import { discoverOpencode, opencodeRoots } from './paths.js';
+import { extractOpencode } from './extract.js';
+
+export const opencode: Harness = {
+  id: 'opencode',
+  displayName: 'OpenCode',
+  howToPoint: 'set XDG_DATA_HOME (data dir $XDG_DATA_HOME/opencode) or OPENCODE_DB, or pass --root opencode=PATH (a data dir or a .db file)',
+  roots: opencodeRoots,
+  discover: discoverOpencode,
+  extract: extractOpencode,
+};

@@ -1,0 +1,88 @@
+// OpenCode data roots (contract `opencode`, layout):
+//   --root opencode=PATH (repeatable; a data dir or one database file), else
+//   the data dir $XDG_DATA_HOME/opencode (~/.local/share/opencode when unset,
+//   also on macOS) PLUS the file named by OPENCODE_DB (absolute, or relative
+//   to the data dir; ':memory:' has no file).
+// In a data dir every `opencode.db` and `opencode-<channel>.db` is a source:
+// OPENCODE_DB and the channel only choose where NEW activity goes, so older
+// databases still hold billed usage.
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { basename, isAbsolute, join } from 'node:path';
+import { isDir, resolveRoots } from '../roots.js';
+import type { PathContext, RootSpec, SourceRef } from '../types.js';
+import type { SourceLocation } from '../../core/types.js';
+
+/** `opencode.db` and channel databases `opencode-<channel>.db` (channel sanitized to [A-Za-z0-9._-]). */
+export const DB_FILE = /^opencode(-[A-Za-z0-9._-]+)?\.db$/;
+
+export function opencodeDataDir(ctx: PathContext): { path: string; origin: string } {
+  const xdg = ctx.env.XDG_DATA_HOME?.trim();
+  // XDG: a relative XDG_DATA_HOME is invalid and ignored.
+  if (xdg && isAbsolute(xdg)) return { path: join(xdg, 'opencode'), origin: 'XDG_DATA_HOME' };
+  return { path: join(ctx.home, '.local', 'share', 'opencode'), origin: 'default' };
+}
+
+export function opencodeRoots(ctx: PathContext): RootSpec[] {
+  if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });
+  const data = opencodeDataDir(ctx);
+  const roots: RootSpec[] = [{ path: data.path, origin: data.origin, exists: existsSync(data.path) }];
+  const override = ctx.env.OPENCODE_DB?.trim();
+  if (override && override !== ':memory:') {
+    const p = isAbsolute(override) ? override : join(data.path, override);
+    roots.push({ path: p, origin: 'OPENCODE_DB', exists: existsSync(p) });
+  }
+  return roots;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function discoverOpencode(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+  const seen = new Set<string>();
+  const out: SourceRef[] = [];
+  const add = (file: string) => {
+    let real = file;
+    try {
+      real = realpathSync(file);
+    } catch {
+      /* dangling link: let extract report it */
+    }
+    if (seen.has(real)) return; // OPENCODE_DB may name a database the data dir already lists
+    seen.add(real);
+    out.push({
+      harness: 'opencode',
+      key: real,
+      path: file,
+      kind: 'sqlite',
+      // Committed rows may live only in the -wal; the -shm changes with it.
+      companions: [file + '-wal', file + '-shm'],
+      meta: { db: basename(file) },
+    });
+  };
+  for (const root of roots) {
+    if (!root.exists) continue;
+    if (isFile(root.path)) {
+      add(root.path);
+      continue;
+    }
+    if (!isDir(root.path)) continue;
+    let names: string[];
+    try {
+      names = (await readdir(root.path)).sort();
+    } catch (e) {
+      warn(`cannot read directory: ${(e as Error).message}`, { file: root.path });
+      continue;
+    }
+    for (const name of names) {
+      const p = join(root.path, name);
+      if (DB_FILE.test(name) && isFile(p)) add(p);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,118 @@
+// OpenCode usage buckets and their normalization (contract `opencode`, usage):
+// tokens {input, output, reasoning, cache:{read, write}} with NO total field;
+// `input` is uncached input and `reasoning` is a SEPARATE bucket, so
+// normalized output = output + reasoning and reasoning is its subset.
+import { checkCost, readTokenFields } from '../../core/numbers.js';
+import type { SourceLocation, UsageEvent } from '../../core/types.js';
+import type { ExtractSink } from '../types.js';
+
+/** OpenCode's own buckets, as recorded (before normalization). */
+export interface OcTokens {
+  input: number;
+  output: number;
+  reasoning: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface OcUsage extends OcTokens {
+  /** Recorded USD, null when the record carries none. */
+  cost: number | null;
+}
+
+export const TOKEN_FIELDS = {
+  input: 'input',
+  output: 'output',
+  reasoning: 'reasoning',
+  cacheRead: 'cache.read',
+  cacheWrite: 'cache.write',
+} as const;
+
+export const zeroUsage = (): OcUsage => ({ input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: null });
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** True when a record carries usage at all: a tokens object or a numeric cost. */
+export function hasUsage(tokens: unknown, cost: unknown): boolean {
+  return isObject(tokens) || typeof cost === 'number';
+}
+
+/**
+ * Validated usage of one record. Invalid token fields count as 0 and a
+ * non-numeric / negative cost as "no cost", each with a warning naming the row.
+ */
+export function readUsage(tokens: unknown, cost: unknown, at: SourceLocation, sink: ExtractSink, what = 'tokens'): OcUsage {
+  const u = zeroUsage();
+  if (isObject(tokens)) {
+    const { values, invalid } = readTokenFields(tokens, TOKEN_FIELDS);
+    if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.map((f) => `${what}.${f}`).join(', ')}`, at);
+    Object.assign(u, values);
+  } else if (tokens !== undefined && tokens !== null) {
+    sink.warn(`${what} is not an object; its tokens count as 0`, at);
+  }
+  if (cost !== undefined && cost !== null) {
+    u.cost = checkCost(cost);
+    if (u.cost === null) sink.warn('invalid cost ignored', at);
+  }
+  return u;
+}
+
+export function addUsage(into: OcUsage, u: OcUsage): void {
+  into.input += u.input;
+  into.output += u.output;
+  into.reasoning += u.reasoning;
+  into.cacheRead += u.cacheRead;
+  into.cacheWrite += u.cacheWrite;
+  if (u.cost !== null) into.cost = (into.cost ?? 0) + u.cost;
+}
+
+export const tokenSum = (u: OcTokens) => u.input + u.output + u.reasoning + u.cacheRead + u.cacheWrite;
+
+export interface EventBase {
+  session_id: string;
+  project: string | null;
+  model: string | null;
+  provider: string | null;
+  ts: number;
+  dedupe_key: string;
+  requests: number;
+  source_file: string;
+}
+
+export function usageEvent(base: EventBase, u: OcUsage): UsageEvent {
+  return {
+    harness: 'opencode',
+    ...base,
+    dedupe_rank: 0,
+    input_tokens: u.input,
+    cache_read_tokens: u.cacheRead,
+    cache_write_tokens: u.cacheWrite,
+    cache_write_5m_tokens: null,
+    cache_write_1h_tokens: null,
+    output_tokens: u.output + u.reasoning,
+    reasoning_tokens: u.reasoning,
+    recorded_cost_usd: u.cost,
+    source_line: null,
+  };
+}
+
+/** `{id, providerID}` model refs (2.x `data.model`, `session_v2.model`). */
+export function modelRef(v: unknown): { model: string | null; provider: string | null } {
+  if (!isObject(v)) return { model: null, provider: null };
+  return {
+    model: typeof v.id === 'string' && v.id ? v.id : null,
+    provider: typeof v.providerID === 'string' && v.providerID ? v.providerID : null,
+  };
+}
+
+/** Parses JSON text from SQLite; null when absent or unparsable. */
+export function parseJson(text: unknown): unknown {
+  if (typeof text !== 'string') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

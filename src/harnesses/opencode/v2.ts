@@ -1,0 +1,265 @@
+// OpenCode 2.x tables → usage events (contract `opencode`; rules in README.md):
+//   session_message rows of type assistant (one model step each) and compaction
+//   (one request each), plus one residual event per session for the part of
+//   its running totals (session_v2.cost / tokens_*) that no row still holds.
+import { checkTokenCount, checkCost, parseTimestamp } from '../../core/numbers.js';
+import type { SourceLocation, UsageEvent } from '../../core/types.js';
+import type { SqliteDb } from '../../io/sqlite.js';
+import type { ExtractSink } from '../types.js';
+import { columnNames, pick } from './tables.js';
+import { addUsage, hasUsage, isObject, modelRef, parseJson, readUsage, usageEvent, zeroUsage, type OcUsage } from './usage.js';
+
+interface SessionInfo {
+  id: string;
+  directory: string | null;
+  model: string | null;
+  provider: string | null;
+  ts: number | null;
+  forkOf: string | null;
+  boundary: { type: string; messageID: string } | null;
+  /** Running totals; null when the table has no usage columns. */
+  totals: OcUsage | null;
+}
+
+/** Cost differences below this are float noise, not lost spend. */
+const COST_EPSILON = 1e-9;
+
+const SESSION_COLUMNS = [
+  'id', 'directory', 'model', 'fork_session_id', 'fork_boundary', 'time_created',
+  'cost', 'tokens_input', 'tokens_output', 'tokens_reasoning', 'tokens_cache_read', 'tokens_cache_write',
+];
+
+function readSessions(db: SqliteDb, table: string, file: string, sink: ExtractSink): Map<string, SessionInfo> {
+  const cols = columnNames(db, table);
+  const hasTotals = cols.has('cost') || cols.has('tokens_input');
+  const out = new Map<string, SessionInfo>();
+  const rows = db.prepare(`SELECT ${pick(cols, SESSION_COLUMNS)} FROM "${table}"`).all() as Record<string, unknown>[];
+  for (const r of rows) {
+    if (typeof r.id !== 'string') continue;
+    const at: SourceLocation = { file, row: `${table} ${r.id}` };
+    const { model, provider } = modelRef(parseJson(r.model));
+    const b = parseJson(r.fork_boundary);
+    let totals: OcUsage | null = null;
+    if (hasTotals) {
+      const field = (name: string) => {
+        const c = checkTokenCount(r[name]);
+        if (!c.ok) sink.warn(`invalid session total ${name} counted as 0 (${c.reason})`, at);
+        return c.value;
+      };
+      const cost = r.cost === null || r.cost === undefined ? 0 : checkCost(r.cost);
+      if (cost === null) sink.warn('invalid session total cost ignored', at);
+      totals = {
+        input: field('tokens_input'),
+        output: field('tokens_output'),
+        reasoning: field('tokens_reasoning'),
+        cacheRead: field('tokens_cache_read'),
+        cacheWrite: field('tokens_cache_write'),
+        cost: cost ?? 0,
+      };
+    }
+    out.set(r.id, {
+      id: r.id,
+      directory: typeof r.directory === 'string' && r.directory ? r.directory : null,
+      model,
+      provider,
+      ts: parseTimestamp(r.time_created),
+      forkOf: typeof r.fork_session_id === 'string' && r.fork_session_id ? r.fork_session_id : null,
+      boundary: isObject(b) && typeof b.messageID === 'string' ? { type: String(b.type), messageID: b.messageID } : null,
+      totals,
+    });
+  }
+  return out;
+}
+
+/**
+ * linking/forks: a fork physically copies the source's settled rows up to the
+ * boundary with new ids `msg_<forkEventSuffix>_<seq>` and the SAME seq; the
+ * fork's own rows get seqs above the last copied one. Returns, per fork, the
+ * last copied seq as far as the source still shows it (null when the boundary
+ * row is gone, e.g. reverted in the source afterwards).
+ */
+function lastCopiedSeqs(db: SqliteDb, sessions: Map<string, SessionInfo>): Map<string, number | null> {
+  const out = new Map<string, number | null>();
+  const boundarySeq = db.prepare('SELECT seq FROM session_message WHERE session_id = ? AND id = ?').pluck();
+  const lastBefore = db.prepare('SELECT max(seq) FROM session_message WHERE session_id = ? AND seq < ?').pluck();
+  const lastThrough = db.prepare('SELECT max(seq) FROM session_message WHERE session_id = ? AND seq <= ?').pluck();
+  for (const s of sessions.values()) {
+    if (!s.forkOf || !s.boundary) continue;
+    const seq = boundarySeq.get(s.forkOf, s.boundary.messageID) as number | undefined;
+    if (typeof seq !== 'number') {
+      out.set(s.id, null);
+      continue;
+    }
+    const last = (s.boundary.type === 'before' ? lastBefore : lastThrough).get(s.forkOf, seq) as number | null;
+    out.set(s.id, typeof last === 'number' ? last : null);
+  }
+  return out;
+}
+
+function isForkCopy(id: string, seq: number, lastCopied: number | null | undefined): boolean {
+  const m = /^msg_[^_]+_(\d+)$/.exec(id);
+  if (m && Number(m[1]) === seq) return true;
+  return typeof lastCopied === 'number' && seq <= lastCopied;
+}
+
+// Only the few usage fields are pulled out of `data` (rows also hold prompt
+// text, tool output and base64 attachments, which are never read into JS).
+// json_valid guards every extraction: one malformed row must not abort the query.
+const ROWS_SQL = `
+  SELECT id, session_id, type, seq, time_created,
+    CASE WHEN json_valid(data) THEN json_object(
+      'time', data -> '$.time',
+      'status', data -> '$.status',
+      'cost', data -> '$.cost',
+      'tokens', data -> '$.tokens',
+      'model', data -> '$.model',
+      'error', json_type(data, '$.error')
+    ) END AS u
+  FROM session_message
+  WHERE type IN ('assistant', 'compaction')
+  ORDER BY session_id, seq`;
+
+interface RowFields {
+  time?: unknown;
+  status?: unknown;
+  cost?: unknown;
+  tokens?: unknown;
+  model?: unknown;
+  error?: unknown;
+}
+
+/** Why a row counts nothing, or null when it is one billed request. */
+function notCountedReason(type: string, d: RowFields): string | null {
+  const tokensOrCost = hasUsage(d.tokens, d.cost);
+  if (type === 'assistant') {
+    const completed = isObject(d.time) && typeof d.time.completed === 'number';
+    const failedWithUsage = d.error !== null && d.error !== undefined && d.error !== 'null' && tokensOrCost;
+    // A row without time.completed is in flight or crashed; any usage it still
+    // shows belongs to an earlier, failed attempt (step.started on a retry does
+    // not reset tokens) and is covered by the session totals (residual).
+    if (!completed && !failedWithUsage) return 'assistant step in flight or interrupted (no time.completed)';
+    if (!tokensOrCost) return 'assistant step ended without usage';
+    return null;
+  }
+  if (d.status === 'completed') return null;
+  if (d.status === 'failed') return tokensOrCost ? null : 'failed compaction without usage';
+  return 'compaction still running';
+}
+
+export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink: ExtractSink): UsageEvent[] {
+  const sessions = readSessions(db, sessionTable, file, sink);
+  const copied = lastCopiedSeqs(db, sessions);
+  const rowSums = new Map<string, OcUsage>();
+  const events: UsageEvent[] = [];
+  let unparsable = 0;
+  let firstUnparsable = '';
+
+  for (const r of db.prepare(ROWS_SQL).iterate() as Iterable<Record<string, unknown>>) {
+    const id = String(r.id);
+    const at: SourceLocation = { file, row: `session_message ${id}` };
+    const d = parseJson(r.u) as RowFields | null;
+    if (!d) {
+      if (unparsable++ === 0) firstUnparsable = id;
+      continue;
+    }
+    const sessionId = String(r.session_id);
+    const s = sessions.get(sessionId);
+    const seq = Number(r.seq);
+    if (s?.forkOf && isForkCopy(id, seq, copied.get(s.id))) {
+      sink.skip('fork copy of an earlier row (counted in the source session)', at);
+      continue;
+    }
+    const type = String(r.type);
+    const reason = notCountedReason(type, d);
+    if (reason) {
+      sink.skip(reason, at);
+      continue;
+    }
+    const time = isObject(d.time) ? d.time : {};
+    // Request start (data.time.created), else the row's column, else its end.
+    const ts = parseTimestamp(time.created) ?? parseTimestamp(r.time_created) ?? parseTimestamp(time.completed) ?? s?.ts ?? null;
+    if (ts === null) {
+      sink.warn(`${type} row without a usable timestamp skipped`, at);
+      continue;
+    }
+    const u = readUsage(d.tokens, d.cost, at, sink, 'data.tokens');
+    const own = modelRef(d.model);
+    events.push(
+      usageEvent(
+        {
+          session_id: sessionId,
+          project: s?.directory ?? null,
+          model: own.model ?? s?.model ?? null,
+          provider: own.model ? own.provider : (s?.provider ?? null),
+          ts,
+          // Row ids are globally unique and survive imports (opencode-next.db):
+          // the same row seen in two databases is one response.
+          dedupe_key: `msg:${id}`,
+          requests: 1,
+          source_file: file,
+        },
+        u,
+      ),
+    );
+    let sum = rowSums.get(sessionId);
+    if (!sum) rowSums.set(sessionId, (sum = zeroUsage()));
+    addUsage(sum, u);
+  }
+  if (unparsable) {
+    sink.warn(`${unparsable} session_message row(s) with unparsable data skipped (first: ${firstUnparsable})`, { file, row: `session_message ${firstUnparsable}` });
+  }
+
+  for (const s of sessions.values()) {
+    const ev = residualEvent(s, rowSums.get(s.id) ?? zeroUsage(), file, sink);
+    if (ev) events.push(ev);
+  }
+  return events;
+}
+
+/**
+ * usage: session totals = all step + title + compaction usage, and keep what
+ * rows lost (reverts delete rows, retries overwrite them, titles have none).
+ * The positive difference per bucket is one zero-request event.
+ */
+function residualEvent(s: SessionInfo, rows: OcUsage, file: string, sink: ExtractSink): UsageEvent | null {
+  const t = s.totals;
+  if (!t) return null;
+  const at: SourceLocation = { file, row: `session ${s.id}` };
+  const diff = (a: number, b: number) => Math.max(0, a - b);
+  const r: OcUsage = {
+    input: diff(t.input, rows.input),
+    output: diff(t.output, rows.output),
+    reasoning: diff(t.reasoning, rows.reasoning),
+    cacheRead: diff(t.cacheRead, rows.cacheRead),
+    cacheWrite: diff(t.cacheWrite, rows.cacheWrite),
+    cost: null,
+  };
+  const costDiff = (t.cost ?? 0) - (rows.cost ?? 0);
+  r.cost = costDiff > COST_EPSILON ? costDiff : 0;
+  if (
+    rows.input > t.input || rows.output > t.output || rows.reasoning > t.reasoning ||
+    rows.cacheRead > t.cacheRead || rows.cacheWrite > t.cacheWrite || costDiff < -COST_EPSILON
+  ) {
+    sink.count('sessions whose rows exceed their running totals');
+  }
+  if (r.input + r.output + r.reasoning + r.cacheRead + r.cacheWrite === 0 && r.cost === 0) return null;
+  if (s.ts === null) {
+    sink.warn('session totals not covered by its rows skipped: session has no usable time_created', at);
+    return null;
+  }
+  return usageEvent(
+    {
+      session_id: s.id,
+      project: s.directory,
+      model: s.model,
+      provider: s.provider,
+      ts: s.ts,
+      // Keyed by session alone: an imported or frozen copy of the same session
+      // in a second database is the same spend (the store keeps one).
+      dedupe_key: `residual:${s.id}`,
+      requests: 0,
+      source_file: file,
+    },
+    r,
+  );
+}
