@@ -241,7 +241,7 @@ describe('pi: incremental reads', () => {
     const [src] = await discover(join(dir, '../..'), {}, [join(dir, '..')]);
     const a = await collect(src!);
     expect(a.events.length).toBe(ledger.rows.length - 1);
-    expect(a.warnings.some((w) => w.includes('incomplete final line'))).toBe(true);
+    expect(a.tailWarnings.some((w) => w.includes('incomplete final line'))).toBe(true);
     writeFileSync(path, whole);
     const b = await collect(src!, JSON.parse(JSON.stringify(a.resume)));
     expect(b.events.map(fromEvent)).toEqual([fromLedger(ledger.rows[ledger.rows.length - 1]!)]);
