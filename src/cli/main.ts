@@ -58,6 +58,7 @@ async function main(argv: string[]): Promise<void> {
     .option('quiet', { type: 'boolean', describe: 'no notices, warnings or progress on stderr', global: true })
     .option('color', { type: 'boolean', describe: 'colour in tables (--no-color to disable; NO_COLOR is honoured)', global: true })
     .option('rebuild', { type: 'boolean', describe: 'discard the store and re-read every source', global: true })
+    .option('prices', { type: 'string', describe: 'price overrides FILE in LiteLLM format; wins over the bundled prices for the models it names', global: true })
     .command(
       'report [name]',
       'report usage and cost (refreshes the store first)',

@@ -1,15 +1,134 @@
-// The cost function the ingest uses to fill computed costs. Pricing
-// (src/pricing) plugs in here; until a price source is wired, computed cost
-// is unknown (null) — never an invented price.
+// The cost function the ingest uses to fill computed costs, and the two store
+// chores that come with it: re-pricing stored rows when prices change, and
+// naming the models that could not be priced. The prices themselves live in
+// src/pricing (bundled @pydantic/genai-prices data, `prices update` file,
+// `--prices` overrides); a model that matches nothing gets a null cost —
+// never an invented price, never 0.
+import { LIST, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { usdToE10 } from '../core/money.js';
+import { loadPricer, type Pricer } from '../pricing/index.js';
+import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
-import type { Runtime } from './runtime.js';
+import { cacheDir, type Runtime } from './runtime.js';
 
 export interface CostSetup {
   fn: CostFn;
-  /** Warnings to show in reports (e.g. unknown models). */
+  /** Warnings to show in reports (unusable price data file, bad override fields). */
   warnings: string[];
+  /** Changes whenever prices or overrides change. */
+  fingerprint: string;
+  pricer: Pricer;
 }
 
-export async function costFunction(_rt: Runtime): Promise<CostSetup> {
-  return { fn: () => null, warnings: [] };
+/** The setup behind each cost function, so the store chores below can be given just the function. */
+const setups = new WeakMap<CostFn, CostSetup>();
+
+export async function costFunction(rt: Runtime): Promise<CostSetup> {
+  const pricer = await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile: rt.pricesFile });
+  const fn: CostFn = (e) => pricer.cost(e);
+  const setup: CostSetup = { fn, warnings: [...pricer.warnings], fingerprint: pricer.fingerprint, pricer };
+  setups.set(fn, setup);
+  return setup;
+}
+
+const FINGERPRINT_KEY = 'pricing_fingerprint';
+
+/**
+ * Brings every stored row's computed cost up to date with the current prices,
+ * once per price change: a no-op while the store's recorded fingerprint equals
+ * the pricer's. Run before the ingest, so rows it writes are priced once.
+ * One transaction: an interrupted re-price leaves the old costs and the old
+ * fingerprint, and the next run does it again.
+ */
+export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<number> {
+  const setup = setups.get(fn);
+  if (!setup) return 0;
+  const cur = await conn.runAndReadAll(`SELECT value FROM meta WHERE key = '${FINGERPRINT_KEY}'`);
+  const stored = (cur.getRowObjectsJson()[0] as { value?: string } | undefined)?.value ?? null;
+  if (stored === setup.fingerprint) return 0;
+  let changed = 0;
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    const res = await conn.stream(`
+      SELECT rowid AS rid, harness, model, provider, ts_ms::DOUBLE AS ts,
+             input_tokens::DOUBLE, cache_read_tokens::DOUBLE, cache_write_tokens::DOUBLE,
+             cache_write_5m_tokens::DOUBLE, cache_write_1h_tokens::DOUBLE,
+             output_tokens::DOUBLE, reasoning_tokens::DOUBLE, computed_cost_e10
+      FROM usage_events`);
+    const rids: bigint[] = [];
+    const costs: (bigint | null)[] = [];
+    for await (const rows of res.yieldRows()) {
+      for (const r of rows) {
+        const c = setup.pricer.cost({
+          harness: r[1] as any,
+          model: r[2] as string | null,
+          provider: r[3] as string | null,
+          ts: r[4] as number,
+          input_tokens: r[5] as number,
+          cache_read_tokens: r[6] as number,
+          cache_write_tokens: r[7] as number,
+          cache_write_5m_tokens: r[8] as number | null,
+          cache_write_1h_tokens: r[9] as number | null,
+          output_tokens: r[10] as number,
+          reasoning_tokens: r[11] as number,
+        });
+        const e10 = c === null ? null : usdToE10(c);
+        const old = r[12] as bigint | null;
+        if (e10 === old) continue;
+        rids.push(r[0] as bigint);
+        costs.push(e10);
+      }
+    }
+    if (rids.length) {
+      await conn.run('CREATE OR REPLACE TEMP TABLE txu_reprice (rid BIGINT, c BIGINT)');
+      const a = await conn.createAppender('txu_reprice', 'main', 'temp');
+      for (let i = 0; i < rids.length; i++) {
+        a.appendBigInt(rids[i]!);
+        const c = costs[i];
+        if (c === null || c === undefined) a.appendNull();
+        else a.appendBigInt(c);
+        a.endRow();
+      }
+      a.closeSync();
+      await conn.run('UPDATE usage_events SET computed_cost_e10 = t.c FROM txu_reprice t WHERE usage_events.rowid = t.rid');
+      await conn.run('DROP TABLE txu_reprice');
+      changed = rids.length;
+    }
+    await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${FINGERPRINT_KEY}', $fp)`, { fp: setup.fingerprint }, { fp: VARCHAR });
+    await conn.run('COMMIT');
+  } catch (e) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+  return changed;
+}
+
+/**
+ * One warning per model (and harness) whose responses in the report's range
+ * have no price: named, with its response and token counts, so an unknown
+ * model is visible instead of silently free. Under `--cost recorded` pricing
+ * is not used, and under `auto` a response with a recorded cost is not
+ * missing one.
+ */
+export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportParams): Promise<string[]> {
+  if (p.costMode === 'recorded') return [];
+  const r = await conn.runAndReadAll(
+    `SELECT harness, model, count(*)::BIGINT AS responses,
+            sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens)::BIGINT AS tokens
+     FROM billed_events
+     WHERE requests > 0 AND computed_cost_e10 IS NULL
+       AND ($mode = 'computed' OR recorded_cost_e10 IS NULL)
+       AND list_contains($h, harness)
+       AND ($project = '' OR contains(coalesce(project, ''), $project))
+       AND CAST(timezone($tz, make_timestamptz(ts_ms * 1000)) AS DATE) BETWEEN CAST($since AS DATE) AND CAST($until AS DATE)
+     GROUP BY ALL
+     ORDER BY tokens DESC, harness, model NULLS LAST`,
+    { mode: p.costMode, h: listValue(p.harnesses), project: p.project, tz: p.tz, since: p.since, until: p.until },
+    { mode: VARCHAR, h: LIST(VARCHAR), project: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR },
+  );
+  return (r.getRowObjectsJson() as { harness: string; model: string | null; responses: string; tokens: string }[]).map((x) =>
+    x.model === null
+      ? `${x.responses} ${x.harness} responses (${x.tokens} tokens) name no model, so they have no computed cost (unknown, not $0)`
+      : `no price for model "${x.model}" (${x.harness}): ${x.responses} responses, ${x.tokens} tokens have no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)`,
+  );
 }

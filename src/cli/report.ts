@@ -9,7 +9,7 @@ import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import { storedWarnings } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
-import { costFunction } from './pricing.js';
+import { costFunction, unpricedModelWarnings } from './pricing.js';
 
 export interface ReportArgs {
   name?: string;
@@ -66,7 +66,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const { store, ingest } = await openAndRefresh(rt, cost.fn);
   try {
     const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
-    const warnings = [...ingest.discoveryWarnings, ...(await storedWarnings(store.conn, p.harnesses)), ...cost.warnings];
+    const warnings = [...ingest.discoveryWarnings, ...(await storedWarnings(store.conn, p.harnesses)), ...cost.warnings, ...(await unpricedModelWarnings(store.conn, p))];
     if (totalSources === 0) {
       const msg = [
         'No harness data found. Searched:',

@@ -8,6 +8,7 @@ import { ingest, type IngestResult } from '../ingest/ingest.js';
 import { openStore, type Store } from '../store/store.js';
 import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
+import { repriceStore } from './pricing.js';
 
 export interface GlobalArgs {
   db?: string;
@@ -15,6 +16,7 @@ export interface GlobalArgs {
   quiet?: boolean;
   color?: boolean;
   rebuild?: boolean;
+  prices?: string;
 }
 
 export interface Runtime {
@@ -25,6 +27,8 @@ export interface Runtime {
   quiet: boolean;
   color: boolean;
   rebuild: boolean;
+  /** `--prices FILE`: LiteLLM-format price overrides. */
+  pricesFile?: string;
 }
 
 export function cacheDir(env: NodeJS.ProcessEnv, home: string): string {
@@ -55,6 +59,7 @@ export function runtimeFrom(args: GlobalArgs, env = process.env): Runtime {
     quiet: args.quiet === true,
     color: colorAllowed,
     rebuild: args.rebuild === true,
+    pricesFile: args.prices,
   };
 }
 
@@ -89,6 +94,8 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refresh
   const tmp = join(tmpdir(), `tx-usage-${process.pid}`);
   mkdirSync(tmp, { recursive: true });
   try {
+    // Rows priced under older prices or overrides get today's prices first.
+    await repriceStore(store.conn, cost);
     const result = await ingest(store.conn, {
       home: rt.home,
       env: rt.env,

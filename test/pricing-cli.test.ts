@@ -1,0 +1,85 @@
+// Pricing through the real CLI: computed costs in the report, an unknown model
+// named in warnings (cost null, totals "mixed"), and stored rows re-priced when
+// `--prices` changes — without re-reading the transcripts.
+// Expected costs are hand-computed from the bundled data (see
+// test/pricing-cost.test.ts for the price numbers, pinned there).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ClaudeHome } from '../fixtures/claude-code/build.js';
+import { cleanEnv, reportJson, tempDir } from './helpers/cli.js';
+
+let home = '';
+let env: NodeJS.ProcessEnv;
+const RANGE = ['--since', '2026-03-01', '--until', '2026-10-31', '--by', 'model', '--tz', 'UTC'];
+let overrides = '';
+
+beforeAll(() => {
+  home = tempDir('txu-pricing-cli-');
+  const claude = new ClaudeHome(join(home, '.claude'));
+  const s = claude.session({ cwd: '/home/u/p' });
+  // claude-opus-5-5: 1200×4 + 50000×0.2 + 1000×5 + 2000×8 + 800×20 = 51800 → 0.0518
+  s.response({ ts: '2026-10-20T10:00:00.000Z', model: 'claude-opus-5-5', usage: { input: 1200, output: 800, cacheRead: 50000, cacheWrite5m: 1000, cacheWrite1h: 2000, thinking: 100 } });
+  // claude-sonnet-4-6 with 251000 total input, the day before its long-context surcharge ended:
+  // 1000×6 + 250000×0.6 + 1000×22.5 = 178500 → 0.1785
+  s.response({ ts: '2026-03-12T12:00:00.000Z', model: 'claude-sonnet-4-6', usage: { input: 1000, output: 1000, cacheRead: 250000 } });
+  // … and the day after: 1000×3 + 250000×0.3 + 1000×15 = 93000 → 0.093
+  s.response({ ts: '2026-03-14T12:00:00.000Z', model: 'claude-sonnet-4-6', usage: { input: 1000, output: 1000, cacheRead: 250000 } });
+  // Not in the price data.
+  s.response({ ts: '2026-10-21T10:00:00.000Z', model: 'claude-mystery-9', usage: { input: 100, output: 50 } });
+  env = cleanEnv(home);
+  overrides = join(home, 'prices.json');
+  // mystery: 100×1 + 50×2 = 200 → 0.0002; opus-5-5 at double input price: 1200×8 + 10000+5000+16000+16000 = 56600 → 0.0566
+  writeFileSync(
+    overrides,
+    JSON.stringify({
+      'claude-mystery-9': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 },
+      'claude-opus-5-5': { input_cost_per_token: 8e-6, output_cost_per_token: 2e-5, cache_read_input_token_cost: 2e-7, cache_creation_input_token_cost: 5e-6, cache_creation_input_token_cost_above_1hr: 8e-6 },
+    }),
+  );
+});
+
+const byModel = (r: any) => Object.fromEntries(r.rows.map((x: any) => [x.model, x]));
+
+describe('report with computed costs', () => {
+  it('prices each response at its own date, nulls and names the unknown model, and says "mixed"', () => {
+    const r = reportJson(RANGE, env);
+    const m = byModel(r);
+    expect(m['claude-opus-5-5']).toMatchObject({ computed_cost_usd: 0.0518, cost_usd: 0.0518, recorded_cost_usd: null, cost_source: 'computed' });
+    expect(m['claude-sonnet-4-6']).toMatchObject({ computed_cost_usd: 0.2715, cost_usd: 0.2715, cost_source: 'computed' });
+    expect(m['claude-mystery-9']).toMatchObject({ computed_cost_usd: null, cost_usd: null, cost_source: 'none' });
+    // 0.0518 + 0.2715 = 0.3233, summed exactly in the store
+    expect(r.totals).toMatchObject({ cost_usd: 0.3233, computed_cost_usd: 0.3233, cost_source: 'mixed' });
+    expect(r.warnings).toContain(
+      'no price for model "claude-mystery-9" (claude-code): 1 responses, 150 tokens have no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)',
+    );
+  });
+
+  it('re-prices stored rows when --prices changes, and back when it is dropped', () => {
+    const withOverrides = reportJson([...RANGE, '--prices', overrides], env);
+    const m = byModel(withOverrides);
+    expect(m['claude-mystery-9']).toMatchObject({ computed_cost_usd: 0.0002, cost_source: 'computed' });
+    expect(m['claude-opus-5-5']).toMatchObject({ computed_cost_usd: 0.0566 });
+    expect(m['claude-sonnet-4-6']).toMatchObject({ computed_cost_usd: 0.2715 });
+    // 0.0566 + 0.2715 + 0.0002
+    expect(withOverrides.totals).toMatchObject({ cost_usd: 0.3283, cost_source: 'computed' });
+    expect(withOverrides.warnings.filter((w: string) => w.includes('no price'))).toEqual([]);
+
+    const back = reportJson(RANGE, env);
+    expect(back.totals).toMatchObject({ cost_usd: 0.3233, cost_source: 'mixed' });
+    expect(byModel(back)['claude-mystery-9'].computed_cost_usd).toBeNull();
+  });
+
+  it('--cost recorded uses no computed prices and warns about none', () => {
+    const r = reportJson([...RANGE, '--cost', 'recorded'], env);
+    expect(r.totals).toMatchObject({ cost_usd: null, cost_source: 'none', computed_cost_usd: 0.3233 });
+    expect(r.warnings.filter((w: string) => w.includes('no price'))).toEqual([]);
+  });
+
+  it('refuses an unreadable --prices file with a clear message', async () => {
+    const { runCli } = await import('./helpers/cli.js');
+    const res = runCli(['report', ...RANGE, '--format', 'json', '--prices', join(home, 'nope.json')], env);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toMatch(/cannot read prices file .*nope\.json/);
+  });
+});
