@@ -191,7 +191,7 @@ describe('pi: roots and layouts', () => {
     const [src] = await discover(home);
     const c = await collect(src!);
     expect(c.events.map((e) => [e.session_id, e.project, e.recorded_cost_usd])).toEqual([['0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000', '/srv/app', null]]);
-    expect(c.warnings).toEqual([`${file}:1: no session header on line 1; session id taken from the file name`]);
+    expect(c.warnings).toEqual([`${file}:1: no session header before the first entry; session id taken from the file name`]);
   });
 });
 

@@ -183,13 +183,14 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
   const checkHeader = (line: number, rec: Record<string, any> | null) => {
     if (headerChecked) return;
     headerChecked = true;
-    if (line === 1 && rec && rec.type === 'session') {
+    // The first line is the header (blank or unparsable lines before it are tolerated).
+    if (rec && rec.type === 'session') {
       if (str(rec.id)) info.sessionId = rec.id;
       if (str(rec.cwd)) info.project = rec.cwd; // very old files may lack it: keep the dir-name fallback
       info.copy = typeof rec.parentSession === 'string' && rec.parentSession.length > 0;
       info.version = typeof rec.version === 'number' ? rec.version : 1;
     } else {
-      sink.warn('no session header on line 1; session id taken from the file name', { file, line });
+      sink.warn('no session header before the first entry; session id taken from the file name', { file, line });
     }
   };
 
