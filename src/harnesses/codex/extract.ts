@@ -15,7 +15,7 @@ import { parseTimestamp } from '../../core/numbers.js';
 import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { parseRolloutName } from './paths.js';
-import { minus, normalize, plus, readTokens, type Tokens } from './usage.js';
+import { minus, normalize, plus, readTokens, sameTokens, type Tokens } from './usage.js';
 import { basename } from 'node:path';
 
 /** Only lines containing one of these can matter; the rest (messages, tool output, images) are never parsed. */
@@ -232,6 +232,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       st.model = model;
       // Responses before the first turn_context take the next one's model.
       for (const e of noModel.splice(0)) e.model = model;
+      if (pending && pending.model === null) pending.model = model;
     }
     if (cwd) {
       st.cwd = cwd;
@@ -309,6 +310,17 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       }
       sink.count('cumulative total restarts');
       pending = { total, delta: lu.tokens, key: keyAt(total.total), line, ts, model: st.model, cwd: st.cwd };
+      return;
+    }
+    const lu = typeof info === 'object' ? readTokens(info.last_token_usage) : null;
+    if (st.last.total > 0 && lu && !lu.invalid.length && sameTokens(lu.tokens, total)) {
+      // The thread total equals this one response: a counter that started
+      // again from 0 (above the old total, so it did not show as a drop).
+      st.epoch++;
+      sink.count('cumulative total restarts');
+      pending = { total, delta: total, key: keyAt(total.total), line, ts, model: st.model, cwd: st.cwd };
+      st.last = total;
+      remember(total.total);
       return;
     }
     const { tokens: delta, clamped } = minus(total, st.last);

@@ -61,6 +61,11 @@ export function minus(a: Tokens, b: Tokens): { tokens: Tokens; clamped: boolean 
   return { tokens, clamped };
 }
 
+/** Same counts in every field (the position included). */
+export function sameTokens(a: Tokens, b: Tokens): boolean {
+  return a.input === b.input && a.cached === b.cached && a.cacheWrite === b.cacheWrite && a.output === b.output && a.reasoning === b.reasoning && a.total === b.total;
+}
+
 export function plus(a: Tokens, b: Tokens): Tokens {
   return {
     input: a.input + b.input,
