@@ -274,16 +274,32 @@ describe('opencode forks', () => {
     expectTotals(totals(c.events), db.expected());
   });
 
-  it('still recognizes copies when the source row at the boundary was reverted away later', async () => {
+  it('recognizes copies by their id (msg_<forkEvent>_<seq>) when the boundary row was reverted away in the source later', async () => {
     const db = newDb();
     const src = db.session({ directory: '/work/fork2', model: SONNET });
     const first = src.user();
     src.step({ input: 600, output: 60, cost: 0.006 });
-    const fork = src.fork({ type: 'through', messageID: first });
-    fork.step({ input: 50, output: 5, cost: 0.0005 });
-    src.revert(first);
+    const boundary = src.user();
+    const fork = src.fork({ type: 'through', messageID: boundary });
+    const own = fork.step({ input: 50, output: 5, cost: 0.0005 });
+    src.revert(first); // every source row is gone; its spend stays in its totals
     const c = await collectDb(db.path);
-    expect(steps(c).map((e) => e.session_id)).toEqual([fork.id]);
+    expect(steps(c).map((e) => e.dedupe_key)).toEqual([`msg:${own}`]);
+    expect(residuals(c).map((e) => [e.session_id, e.input_tokens])).toEqual([[src.id, 600]]);
+    expectTotals(totals(c.events), db.expected());
+  });
+
+  it('recognizes copies by the boundary (seq up to the last copied row) when their ids carry no seq suffix', async () => {
+    const db = newDb();
+    const src = db.session({ directory: '/work/fork3', model: SONNET });
+    src.user();
+    src.step({ input: 600, output: 60, cost: 0.006 });
+    const boundary = src.user();
+    src.step({ input: 700, output: 70, cost: 0.007 });
+    const fork = src.fork({ type: 'before', messageID: boundary }, { plainIds: true });
+    const own = fork.step({ input: 50, output: 5, cost: 0.0005 });
+    const c = await collectDb(db.path);
+    expect(steps(c).filter((e) => e.session_id === fork.id).map((e) => e.dedupe_key)).toEqual([`msg:${own}`]);
     expectTotals(totals(c.events), db.expected());
   });
 });
