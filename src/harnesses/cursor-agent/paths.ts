@@ -53,8 +53,10 @@ function storeRef(dbPath: string, meta: Record<string, string>): SourceRef {
     key,
     path: dbPath,
     kind: 'sqlite',
-    // A change to any of these means the chat changed (the -shm is the wal-index).
-    companions: [dbPath + '-wal', dbPath + '-shm', join(dir, 'meta.json')],
+    // A change to any of these means the chat changed. Not the -shm: it is a
+    // wal-index derived from the -wal, and every reader (this one included)
+    // bumps its mtime, so listing it would re-read live chats on every run.
+    companions: [dbPath + '-wal', join(dir, 'meta.json')],
     meta,
   };
 }
