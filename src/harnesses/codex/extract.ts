@@ -22,7 +22,7 @@ import { basename } from 'node:path';
 const MARKERS = ['"session_meta"', '"turn_context"', '"token_count"', '"token_usage_record"', '"task_started"', '"turn_started"', '"thread_rolled_back"'];
 
 /** How many recent response ids / cumulative positions are remembered (kept small: they ride in ResumePoint.state). */
-const RECENT_RESPONSES = 512;
+const RECENT_RESPONSES = 256;
 const RECENT_TOTALS = 256;
 
 /** Everything carried across appends of a plain .jsonl (ResumePoint.state). JSON-serializable. */
@@ -348,7 +348,10 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       return;
     }
     const rid = str(p.response_id);
-    if (rid && st.recentResponses.includes(rid)) {
+    const replayed = thread !== null && st.last !== null && thread.total < st.last.total && st.recentTotals.includes(thread.total);
+    if ((rid && st.recentResponses.includes(rid)) || replayed) {
+      // The same response written again (adjacent, or later: its thread total
+      // is one this file already passed).
       sink.skip('duplicate token_usage_record (same response_id)', at);
       return;
     }
