@@ -6,6 +6,7 @@
 // never an invented price, never 0.
 import { LIST, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { usdToE10 } from '../core/money.js';
+import type { HarnessId } from '../core/types.js';
 import { loadPricer, type Pricer } from '../pricing/index.js';
 import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
@@ -49,33 +50,38 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
   let changed = 0;
   await conn.run('BEGIN TRANSACTION');
   try {
+    // Column vectors read item by item: several times faster than row arrays for millions of rows.
     const res = await conn.stream(`
-      SELECT rowid AS rid, harness, model, provider, ts_ms::DOUBLE AS ts,
+      SELECT rowid::DOUBLE AS rid, harness, model, provider, ts_ms::DOUBLE AS ts,
              input_tokens::DOUBLE, cache_read_tokens::DOUBLE, cache_write_tokens::DOUBLE,
              cache_write_5m_tokens::DOUBLE, cache_write_1h_tokens::DOUBLE,
              output_tokens::DOUBLE, reasoning_tokens::DOUBLE, computed_cost_e10
       FROM usage_events`);
-    const rids: bigint[] = [];
+    const rids: number[] = [];
     const costs: (bigint | null)[] = [];
-    for await (const rows of res.yieldRows()) {
-      for (const r of rows) {
+    for (;;) {
+      const chunk = await res.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      const col = Array.from({ length: 13 }, (_, i) => chunk.getColumnVector(i));
+      const num = (c: number, i: number) => col[c]!.getItem(i) as number;
+      const numOrNull = (c: number, i: number) => col[c]!.getItem(i) as number | null;
+      for (let i = 0; i < chunk.rowCount; i++) {
         const c = setup.pricer.cost({
-          harness: r[1] as any,
-          model: r[2] as string | null,
-          provider: r[3] as string | null,
-          ts: r[4] as number,
-          input_tokens: r[5] as number,
-          cache_read_tokens: r[6] as number,
-          cache_write_tokens: r[7] as number,
-          cache_write_5m_tokens: r[8] as number | null,
-          cache_write_1h_tokens: r[9] as number | null,
-          output_tokens: r[10] as number,
-          reasoning_tokens: r[11] as number,
+          harness: col[1]!.getItem(i) as HarnessId,
+          model: col[2]!.getItem(i) as string | null,
+          provider: col[3]!.getItem(i) as string | null,
+          ts: num(4, i),
+          input_tokens: num(5, i),
+          cache_read_tokens: num(6, i),
+          cache_write_tokens: num(7, i),
+          cache_write_5m_tokens: numOrNull(8, i),
+          cache_write_1h_tokens: numOrNull(9, i),
+          output_tokens: num(10, i),
+          reasoning_tokens: num(11, i),
         });
         const e10 = c === null ? null : usdToE10(c);
-        const old = r[12] as bigint | null;
-        if (e10 === old) continue;
-        rids.push(r[0] as bigint);
+        if (e10 === (col[12]!.getItem(i) as bigint | null)) continue;
+        rids.push(num(0, i));
         costs.push(e10);
       }
     }
@@ -83,7 +89,7 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
       await conn.run('CREATE OR REPLACE TEMP TABLE txu_reprice (rid BIGINT, c BIGINT)');
       const a = await conn.createAppender('txu_reprice', 'main', 'temp');
       for (let i = 0; i < rids.length; i++) {
-        a.appendBigInt(rids[i]!);
+        a.appendBigInt(BigInt(rids[i]!));
         const c = costs[i];
         if (c === null || c === undefined) a.appendNull();
         else a.appendBigInt(c);
