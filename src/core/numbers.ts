@@ -23,12 +23,17 @@ export function checkCost(v: unknown): number | null {
   return v;
 }
 
-/** ISO-8601 string or epoch milliseconds to epoch ms; null when unusable. */
+/** Timestamps outside 2000-01-01 .. 2100-01-01 are corrupt, not history. */
+const MIN_TS = Date.UTC(2000, 0, 1);
+const MAX_TS = Date.UTC(2100, 0, 1);
+
+/** ISO-8601 string or epoch milliseconds to epoch ms; null when unusable or implausible. */
 export function parseTimestamp(v: unknown): number | null {
-  if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? v : null;
-  if (typeof v !== 'string' || v.length < 10) return null;
-  const ms = Date.parse(v);
-  return Number.isNaN(ms) ? null : ms;
+  let ms: number;
+  if (typeof v === 'number') ms = v;
+  else if (typeof v === 'string' && v.length >= 10) ms = Date.parse(v);
+  else return null;
+  return Number.isFinite(ms) && ms >= MIN_TS && ms < MAX_TS ? Math.floor(ms) : null;
 }
 
 /**

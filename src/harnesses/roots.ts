@@ -68,7 +68,9 @@ export async function walkFiles(
     for (const ent of entries) {
       const p = join(d, ent.name);
       if (ent.isDirectory()) {
-        if (depth < maxDepth) await walk(p, depth + 1);
+        // A directory named like a transcript is reported, not searched.
+        if (accept(ent.name, p)) onError?.(p, new Error('is a directory, not a file'));
+        else if (depth < maxDepth) await walk(p, depth + 1);
       } else if ((ent.isFile() || ent.isSymbolicLink()) && accept(ent.name, p)) {
         out.push(p);
       }

@@ -10,6 +10,8 @@ export interface Column {
   kind: ColumnKind;
   /** Shown in the narrow (80-column) terminal table. */
   narrow?: boolean;
+  /** Which end survives when the cell is shortened: paths keep their end (default), ids their start. */
+  keep?: 'end' | 'start';
 }
 
 export type Cell = string | number | null | undefined;

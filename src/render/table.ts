@@ -29,11 +29,11 @@ function fmt(c: Column, v: Cell, wide: boolean): string {
   }
 }
 
-/** Shortens from the left, keeping the informative end of a path. */
-function fit(s: string, w: number): string {
+/** Shortens a cell, keeping the informative end of a path (or the start of an id). */
+function fit(s: string, w: number, keep: 'end' | 'start' = 'end'): string {
   if (s.length <= w) return s;
   if (w <= 1) return s.slice(0, w);
-  return '…' + s.slice(s.length - (w - 1));
+  return keep === 'start' ? s.slice(0, w - 1) + '…' : '…' + s.slice(s.length - (w - 1));
 }
 
 export function renderTable(d: Dataset, o: TableOptions): string {
@@ -60,7 +60,7 @@ export function renderTable(d: Dataset, o: TableOptions): string {
     cells
       .map((s, i) => {
         const c = cols[i]!;
-        const v = fit(s, widths[i]!);
+        const v = fit(s, widths[i]!, c.keep);
         return c.kind === 'key' || c.kind === 'text' ? v.padEnd(widths[i]!) : v.padStart(widths[i]!);
       })
       .join(' '.repeat(sep))

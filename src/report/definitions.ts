@@ -7,19 +7,26 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../render/columns.js';
 import { keyColumns, USAGE_METRIC_COLUMNS } from '../render/columns.js';
+import { baseChartData, type ChartData, type ChartDef } from './charts.js';
+import { compareReport } from './compare.js';
 import { isGroupKey, type GroupKey } from './groups.js';
+import { monthlyReport } from './monthly.js';
 import { summaryReport, type ReportParams } from './summary.js';
 import { packageRoot } from './template.js';
 
 export interface ReportDefinition {
   name: string;
-  kind: 'summary';
+  kind: 'summary' | 'monthly' | 'compare';
   title: string;
   description: string;
   query: string;
+  /** Further templates a kind runs, by role (e.g. monthly: top_sessions → monthly_sessions). */
+  queries?: Record<string, string>;
+  /** Kind-specific numbers (e.g. monthly: top_sessions, top_days). */
+  options?: Record<string, number>;
   default_by: GroupKey[];
   /** vega-lite specs (data is filled in by the HTML renderer). */
-  charts: unknown[];
+  charts: ChartDef[];
 }
 
 /** What a report produces, for every renderer. */
@@ -30,6 +37,8 @@ export interface ReportOutput {
   /** Tables for terminal, CSV (the first one) and HTML. */
   datasets: Dataset[];
   warnings: string[];
+  /** Named data sets the definition's charts draw (HTML only). */
+  charts?: ChartData;
 }
 
 export function loadDefinitions(): ReportDefinition[] {
@@ -62,7 +71,7 @@ export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p
         datasets.push({
           title: 'Cursor context',
           columns: [
-            { field: 'session', label: 'Chat', kind: 'key', narrow: true },
+            { field: 'session', label: 'Chat', kind: 'key', narrow: true, keep: 'start' },
             { field: 'project', label: 'Project', kind: 'key', narrow: true },
             { field: 'model', label: 'Model', kind: 'text' },
             { field: 'turns', label: 'Turns', kind: 'int', narrow: true },
@@ -75,8 +84,12 @@ export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p
           notes: [CONTEXT_NOTE],
         });
       }
-      return { definition: def, json: r as unknown as Record<string, unknown>, datasets, warnings: r.warnings };
+      return { definition: def, json: r as unknown as Record<string, unknown>, datasets, warnings: r.warnings, charts: await baseChartData(conn, p) };
     }
+    case 'monthly':
+      return monthlyReport(conn, def, p, warnings);
+    case 'compare':
+      return compareReport(conn, def, p, warnings);
     default:
       return def.kind satisfies never;
   }

@@ -29,7 +29,7 @@ export async function discoverClaude(roots: RootSpec[], warn: (m: string, at: So
     const files = await walkFiles(
       root.path,
       (name) => name.endsWith('.jsonl'),
-      (p, e) => warn(`cannot read directory: ${e.message}`, { file: p }),
+      (p, e) => warn(e.message, { file: p }),
       8,
     );
     for (const file of files) {
