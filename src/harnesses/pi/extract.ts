@@ -253,6 +253,9 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
       if (isObj(c.usage.cost) && c.usage.cost.total !== undefined && c.usage.cost.total !== null) {
         cost = checkCost(c.usage.cost.total);
         if (cost === null) sink.warn('usage.cost.total is not a valid USD amount; cost not recorded', at);
+        // pi writes cost 0 for models missing from its catalogue: a zero for
+        // billed tokens means "unknown", not "free", so computed prices apply.
+        else if (cost === 0 && u.input + u.output + u.cacheRead + u.cacheWrite > 0) cost = null;
       } else if (c.usage.cost !== undefined && !isObj(c.usage.cost)) {
         sink.warn('usage.cost is not an object; cost not recorded', at);
       }
