@@ -3,11 +3,15 @@
 // `--prices` changes — without re-reading the transcripts.
 // Expected costs are hand-computed from the bundled data (see
 // test/pricing-cost.test.ts for the price numbers, pinned there).
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { waitForUpdate } from '@pydantic/genai-prices';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
-import { cleanEnv, reportJson, tempDir } from './helpers/cli.js';
+import { CLI, cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 
 let home = '';
 let env: NodeJS.ProcessEnv;
@@ -76,10 +80,62 @@ describe('report with computed costs', () => {
     expect(r.warnings.filter((w: string) => w.includes('no price'))).toEqual([]);
   });
 
-  it('refuses an unreadable --prices file with a clear message', async () => {
-    const { runCli } = await import('./helpers/cli.js');
+  it('refuses an unreadable --prices file with a clear message', () => {
     const res = runCli(['report', ...RANGE, '--format', 'json', '--prices', join(home, 'nope.json')], env);
     expect(res.status).not.toBe(0);
     expect(res.stderr).toMatch(/cannot read prices file .*nope\.json/);
+  });
+});
+
+describe('prices commands', () => {
+  it('prices show: matched entry and prices in force at --at, text and JSON', () => {
+    const text = runCli(['prices', 'show', 'claude-sonnet-4-6', '--at', '2026-03-01'], env);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toContain('matched: anthropic / claude-sonnet-4-6');
+    expect(text.stdout).toMatch(/input_mtok +3; over 200000 input tokens: 6/);
+    expect(text.stdout).toContain('from 2026-03-13:');
+    const json = JSON.parse(runCli(['prices', 'show', 'qwen/qwen3-coder', '--provider', 'openrouter', '--prices', overrides, '--format', 'json'], env).stdout || 'null');
+    // not named by the overrides file → the bundled OpenRouter entry
+    expect(json).toMatchObject({ source: 'genai-prices', overrides_file: overrides, matched: { provider_id: 'openrouter', model_id: 'qwen/qwen3-coder' } });
+    const ovr = JSON.parse(runCli(['prices', 'show', 'claude-mystery-9', '--prices', overrides, '--format', 'json'], env).stdout);
+    expect(ovr).toMatchObject({ source: 'override', matched: { file: overrides, entry: 'claude-mystery-9' }, prices_usd_per_mtok: { input_mtok: '1', output_mtok: '2' } });
+  });
+
+  it('prices show: an unknown model says so and exits 1', () => {
+    const r = runCli(['prices', 'show', 'claude-mystery-9'], env);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('claude-mystery-9: no price found');
+  });
+
+  it('prices update: offline keeps the bundled data; a stored update re-prices the store', async () => {
+    const offline = runCli(['prices', 'update'], { ...env, TX_USAGE_PRICES_URL: 'http://127.0.0.1:9/data.json' });
+    expect(offline.status).toBe(1);
+    expect(offline.stderr).toMatch(/could not download price data .*keeping the bundled price data/);
+
+    // Newer data: claude-opus-5-5 input 4 → 40 per M. opus response: 1200×40 + 10000+5000+16000+16000 = 95000 → 0.095
+    const data = JSON.parse(JSON.stringify(await waitForUpdate()));
+    data.find((p: any) => p.id === 'anthropic').models.find((m: any) => m.id === 'claude-opus-5-5').prices.input_mtok = 40;
+    const body = JSON.stringify(data);
+    const server = createServer((_req, res) => res.end(body));
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/data.json`;
+      // spawnSync would block the server in this process: run the CLI asynchronously.
+      const out = await new Promise<{ status: number | null; stdout: string }>((ok) => {
+        const c = spawn(process.execPath, [CLI, 'prices', 'update'], { env: { ...env, TX_USAGE_PRICES_URL: url } });
+        let stdout = '';
+        c.stdout.on('data', (b) => (stdout += b));
+        c.on('close', (status) => ok({ status, stdout }));
+      });
+      expect(out.status).toBe(0);
+      expect(out.stdout).toMatch(/price data updated from/);
+    } finally {
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+    const r = reportJson(RANGE, env);
+    expect(byModel(r)['claude-opus-5-5']).toMatchObject({ computed_cost_usd: 0.095 });
+    // 0.095 + 0.2715
+    expect(r.totals).toMatchObject({ cost_usd: 0.3665, cost_source: 'mixed' });
+    expect(runCli(['prices', 'show', 'claude-opus-5-5'], env).stdout).toMatch(/data: .*genai-prices-data\.json \(downloaded /);
   });
 });

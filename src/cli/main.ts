@@ -9,10 +9,12 @@ import { hideBin } from 'yargs/helpers';
 import { UsageError } from '../report/period.js';
 import { GROUP_KEYS } from '../report/groups.js';
 import { StoreError } from '../store/store.js';
+import { exportCommand } from './export.js';
 import { ingestCommand } from './ingest.js';
 import { reportCommand, type ReportArgs } from './report.js';
 import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 import { sourcesCommand } from './sources.js';
+import { pricesShowCommand, pricesUpdateCommand } from './pricing.js';
 import { sqlCommand } from './sql.js';
 
 function reportOptions<T>(y: Argv<T>) {
@@ -27,7 +29,9 @@ function reportOptions<T>(y: Argv<T>) {
     .option('format', { type: 'string', describe: 'table | json | csv | html', default: 'table' })
     .option('out', { type: 'string', describe: 'write the report to FILE instead of stdout' })
     .option('cost', { type: 'string', describe: 'auto | computed | recorded (default auto)' })
-    .option('demo', { type: 'boolean', describe: 'report on generated sample data instead of your files' });
+    .option('demo', { type: 'boolean', describe: 'report on generated sample data instead of your files' })
+    .option('from', { type: 'string', array: true, describe: 'report on exported Parquet (file, folder or glob; repeatable) instead of the local store' })
+    .option('machine', { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' });
 }
 
 /** Runs a report on generated sample data in a private temporary home and store. */
@@ -68,6 +72,21 @@ async function main(argv: string[]): Promise<void> {
     .command('demo [name]', 'the report on generated sample data', (y) => reportOptions(y), run(demo))
     .command('ingest', 'refresh the store from the harness files', (y) => y, run(ingestCommand))
     .command(
+      'export',
+      'write usage as Hive-partitioned Parquet for team roll-ups and warehouses (see docs/team.md)',
+      (y) =>
+        y
+          .option('out', { type: 'string', demandOption: true, describe: 'export folder (shared by any number of machines)' })
+          .option('since', { type: 'string', describe: 'first day: Nd, Nw, Nm back from today, or YYYY-MM-DD (default: everything)' })
+          .option('until', { type: 'string', describe: 'last day, inclusive (default today)' })
+          .option('tz', { type: 'string', describe: 'IANA time zone --since/--until are read in (default: the system zone)' })
+          .option('machine', { type: 'string', describe: 'name of this machine in the files (default: config, else host name)' })
+          .option('anonymize', { type: 'boolean', describe: 'replace project paths and session ids with salted hashes' })
+          .option('salt', { type: 'string', describe: 'salt for --anonymize (default: "export.salt" in the config file)' })
+          .option('format', { type: 'string', default: 'table', describe: 'table | json (what was written)' }),
+      run((rt, a) => exportCommand(rt, a)),
+    )
+    .command(
       'sources',
       'list roots searched, files found, events extracted and lines skipped',
       (y) => y.option('format', { type: 'string', default: 'table', describe: 'table | json' }),
@@ -82,7 +101,23 @@ async function main(argv: string[]): Promise<void> {
           .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' }),
       run((rt, a) => sqlCommand(rt, a.query, a.format)),
     )
-    .demandCommand(1, 'name a command: report, ingest, sources, sql or demo')
+    .command('prices', 'show the price that applies to a model, or update the price data', (y) =>
+      y
+        .command(
+          'show <model>',
+          'resolved prices for MODEL and which override or price-data entry matched',
+          (c) =>
+            c
+              .positional('model', { type: 'string', demandOption: true })
+              .option('provider', { type: 'string', describe: 'provider id, as Pi and OpenCode record it (e.g. openrouter)' })
+              .option('at', { type: 'string', describe: 'prices in force at this date or time (default now)' })
+              .option('format', { type: 'string', default: 'text', describe: 'text | json' }),
+          run(async (rt, a) => void (process.exitCode = await pricesShowCommand(rt, a))),
+        )
+        .command('update', 'download the newest price data into the cache dir (the only network access)', (c) => c, run(async (rt) => void (process.exitCode = await pricesUpdateCommand(rt))))
+        .demandCommand(1, 'name a prices command: show or update'),
+    )
+    .demandCommand(1, 'name a command: report, ingest, export, sources, sql or demo')
     .strict()
     .fail((msg, err) => {
       if (err) throw err;

@@ -7,7 +7,8 @@
 import { LIST, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { usdToE10 } from '../core/money.js';
 import type { HarnessId } from '../core/types.js';
-import { loadPricer, type Pricer } from '../pricing/index.js';
+import { loadPricer, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
+import { UsageError } from '../report/period.js';
 import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
 import { cacheDir, type Runtime } from './runtime.js';
@@ -137,4 +138,31 @@ export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportPar
       ? `${x.responses} ${x.harness} responses (${x.tokens} tokens) name no model, so they have no computed cost (unknown, not $0)`
       : `no price for model "${x.model}" (${x.harness}): ${x.responses} responses, ${x.tokens} tokens have no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)`,
   );
+}
+
+/**
+ * `tx-usage prices show MODEL [--provider ID] [--at DATE] [--format text|json]`:
+ * the prices that apply to MODEL at a time, and which override or data entry matched.
+ * Exit status 1 when nothing matches.
+ */
+export async function pricesShowCommand(rt: Runtime, a: { model: string; provider?: string; at?: string; format?: string }): Promise<number> {
+  const format = a.format ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError(`--format ${JSON.stringify(a.format)}: expected text or json`);
+  let ts = Date.now();
+  if (a.at !== undefined) {
+    ts = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(a.at) ? `${a.at}T00:00:00Z` : a.at);
+    if (Number.isNaN(ts)) throw new UsageError(`--at ${JSON.stringify(a.at)}: expected YYYY-MM-DD or an ISO 8601 time`);
+  }
+  const { pricer, warnings } = await costFunction(rt);
+  const d = pricer.describe(a.model, a.provider ?? null, ts);
+  process.stdout.write(format === 'json' ? JSON.stringify(d, null, 2) + '\n' : renderDescription(a.model, d));
+  if (!rt.quiet) for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  return d ? 0 : 1;
+}
+
+/** `tx-usage prices update`: the only command that touches the network. Exit status 1 when nothing was stored. */
+export async function pricesUpdateCommand(rt: Runtime): Promise<number> {
+  const r = await updatePrices({ cacheDir: cacheDir(rt.env, rt.home) });
+  (r.ok ? process.stdout : process.stderr).write(`${r.ok ? '' : 'tx-usage: '}${r.message}\n`);
+  return r.ok ? 0 : 1;
 }

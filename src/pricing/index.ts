@@ -2,3 +2,4 @@
 export type { PriceableUsage, Pricer } from './pricer.js';
 export { loadPricer } from './pricer.js';
 export { updatePrices, dataPaths } from './datafile.js';
+export { renderDescription } from './show.js';
