@@ -29,11 +29,11 @@
 WITH raw AS (
   SELECT harness, session_id, project, model, ts_ms, requests, input_tokens, cache_read_tokens,
          cache_write_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
-         computed_cost_e10, recorded_cost_e10, TRUE AS billable
+         computed_cost_e10, recorded_cost_e10, TRUE AS billable, machine
   FROM billed_events
   UNION ALL
   SELECT harness, session, project, model, coalesce(last_ts_ms, first_ts_ms), 0, 0, 0, 0, NULL, 0, 0,
-         NULL, NULL, FALSE
+         NULL, NULL, FALSE, machine
   FROM context_rows
   WHERE coalesce(last_ts_ms, first_ts_ms) IS NOT NULL
 ),

@@ -1,7 +1,10 @@
 // `tx-usage report [NAME]`: refresh the store, run a report definition, render it.
 import { writeFileSync } from 'node:fs';
 import { HARNESS_IDS, isHarnessId, type HarnessId } from '../core/types.js';
-import { findDefinition, loadDefinitions, runReport } from '../report/definitions.js';
+import { findDefinition, loadDefinitions, runReport, type ReportDefinition, type ReportOutput } from '../report/definitions.js';
+import { machineName, readTeamConfig } from '../export/config.js';
+import { labelLocalRows } from '../export/local.js';
+import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
@@ -22,6 +25,10 @@ export interface ReportArgs {
   format?: string;
   out?: string;
   cost?: string;
+  /** Exported Parquet (files, folders or globs) to report on instead of the local store. */
+  from?: string[];
+  /** This machine's name for --by machine on the local store. */
+  machine?: string;
 }
 
 function list(v: string | undefined): string[] {
@@ -62,9 +69,12 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const def = findDefinition(name);
   if (!def) throw new UsageError(`unknown report ${JSON.stringify(name)}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
   const p = reportParams(a, def.default_by);
+  if (a.from?.length) return rollupReport(rt, a, def, p);
+  const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
   const cost = await costFunction(rt);
   const { store, ingest } = await openAndRefresh(rt, cost.fn);
   try {
+    await labelLocalRows(store.conn, machine);
     const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
     const warnings = [...ingest.discoveryWarnings, ...(await storedWarnings(store.conn, p.harnesses)), ...cost.warnings, ...(await unpricedModelWarnings(store.conn, p))];
     if (totalSources === 0) {
@@ -80,12 +90,27 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
       }
       warnings.push(msg.join('\n'));
     }
-    const out = await runReport(store.conn, def, p, warnings);
-    const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color });
-    if (a.out) writeFileSync(a.out, text);
-    else process.stdout.write(text);
-    if (p.format === 'table' && !rt.quiet) for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+    await emit(rt, a, p, await runReport(store.conn, def, p, warnings), warnings);
   } finally {
     store.close();
+  }
+}
+
+async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[]): Promise<void> {
+  const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color });
+  if (a.out) writeFileSync(a.out, text);
+  else process.stdout.write(text);
+  if (p.format === 'table' && !rt.quiet) for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+}
+
+/** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */
+async function rollupReport(rt: Runtime, a: ReportArgs, def: ReportDefinition, p: ReturnType<typeof reportParams>): Promise<void> {
+  if (a.machine !== undefined) throw new UsageError('--machine names the local store\'s rows; with --from each row keeps the machine it was exported from');
+  const rollup = await openRollup(a.from!);
+  try {
+    const warnings = [...rollup.warnings, ...(await unpricedModelWarnings(rollup.conn, p))];
+    await emit(rt, a, p, await runReport(rollup.conn, def, p, warnings), warnings);
+  } finally {
+    rollup.close();
   }
 }

@@ -1,7 +1,7 @@
 // The --by keys a user may group by, mapped to SQL in code (never from input).
 // Expressions read the columns every report template's `f` CTE provides.
 
-export const GROUP_KEYS = ['day', 'week', 'month', 'model', 'project', 'harness', 'session'] as const;
+export const GROUP_KEYS = ['day', 'week', 'month', 'model', 'project', 'harness', 'session', 'machine'] as const;
 export type GroupKey = (typeof GROUP_KEYS)[number];
 
 export function isGroupKey(s: string): s is GroupKey {
@@ -24,6 +24,9 @@ export function groupExpr(key: GroupKey): string {
       return `harness`;
     case 'session':
       return `session_id`;
+    case 'machine':
+      // The exporting machine in a roll-up (--from); this machine's name on the local store.
+      return `machine`;
     default:
       return key satisfies never;
   }

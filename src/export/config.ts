@@ -1,0 +1,71 @@
+// The team settings: this machine's name in exports and roll-ups, and the
+// salt that --anonymize hashes with. Flags win; else the config file
+// $XDG_CONFIG_HOME/tx-usage/config.json (default ~/.config/...):
+//   { "machine": "alice-laptop", "export": { "salt": "team secret" } }
+// else the host name.
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../report/period.js';
+import { MACHINE_RE } from './schema.js';
+
+export interface TeamConfig {
+  machine?: string;
+  salt?: string;
+  /** The file read, for messages. */
+  path: string;
+}
+
+export function configPath(env: NodeJS.ProcessEnv, home: string): string {
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.trim() ? env.XDG_CONFIG_HOME : join(home, '.config');
+  return join(base, 'tx-usage', 'config.json');
+}
+
+export function readTeamConfig(env: NodeJS.ProcessEnv, home: string): TeamConfig {
+  const path = configPath(env, home);
+  if (!existsSync(path)) return { path };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`${path}: not valid JSON (${(e as Error).message})`);
+  }
+  const obj = (raw ?? {}) as { machine?: unknown; export?: { salt?: unknown } };
+  const out: TeamConfig = { path };
+  if (obj.machine !== undefined) {
+    if (typeof obj.machine !== 'string') throw new UsageError(`${path}: "machine" must be a string`);
+    out.machine = obj.machine;
+  }
+  const salt = obj.export?.salt;
+  if (salt !== undefined) {
+    if (typeof salt !== 'string' || !salt) throw new UsageError(`${path}: "export.salt" must be a non-empty string`);
+    out.salt = salt;
+  }
+  return out;
+}
+
+/** A host name made safe for file names: other characters become '-'. */
+export function sanitizeMachine(name: string): string {
+  const s = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 63);
+  return MACHINE_RE.test(s) ? s : 'localhost';
+}
+
+/** This machine's name: --machine, else config "machine", else the host name. */
+export function machineName(flag: string | undefined, cfg: TeamConfig): string {
+  const given = flag ?? cfg.machine;
+  if (given === undefined) return sanitizeMachine(hostname());
+  if (!MACHINE_RE.test(given)) {
+    const from = flag !== undefined ? '--machine' : `"machine" in ${cfg.path}`;
+    throw new UsageError(`${from} ${JSON.stringify(given)}: use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+  }
+  return given;
+}
+
+/** The salt for --anonymize: --salt, else config "export.salt"; required. */
+export function anonymizeSalt(anonymize: boolean, flag: string | undefined, cfg: TeamConfig): string | null {
+  if (flag !== undefined && !anonymize) throw new UsageError('--salt is only used with --anonymize');
+  if (!anonymize) return null;
+  const salt = flag ?? cfg.salt;
+  if (!salt) throw new UsageError(`--anonymize needs a salt: pass --salt TEXT or set "export": { "salt": ... } in ${cfg.path}`);
+  return salt;
+}

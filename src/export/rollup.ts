@@ -1,0 +1,158 @@
+// `tx-usage report --from GLOB_OR_DIR`: an in-memory DuckDB whose
+// billed_events, context_rows and session_estimate_latest are views over
+// exported Parquet from any number of machines, shaped like the store's, so
+// every report template runs over them unchanged.
+//
+// A row exported twice by the same machine (re-exports, overlapping periods,
+// the same folder given twice) is counted once: rows are deduplicated by
+// machine + the dataset's identity (IDENTITY in schema.ts).
+import { existsSync, statSync } from 'node:fs';
+import { basename, resolve, sep } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../report/period.js';
+import { COLUMNS, DATASETS, EXPORT_SCHEMA_VERSION, sqlString, type Dataset } from './schema.js';
+
+export interface Rollup {
+  conn: DuckDBConnection;
+  files: Record<Dataset, string[]>;
+  /** Things the reader of the report must know (e.g. rows that may be counted twice). */
+  warnings: string[];
+  close(): void;
+}
+
+const GLOB_CHARS = /[*?[\]{}]/;
+
+async function glob(conn: DuckDBConnection, pattern: string): Promise<string[]> {
+  const r = await conn.runAndReadAll(`SELECT file FROM glob(${sqlString(pattern)})`);
+  return (r.getRowObjectsJson() as { file: string }[]).map((x) => x.file);
+}
+
+/** A file's dataset: the nearest enclosing folder named events, context or estimates. */
+export function datasetOf(path: string): Dataset | null {
+  const parts = resolve(path).split(sep);
+  for (let i = parts.length - 2; i >= 0; i--) if ((DATASETS as readonly string[]).includes(parts[i]!)) return parts[i] as Dataset;
+  return null;
+}
+
+/** Parquet files named by --from values: a file, a folder (searched recursively) or a glob of either. */
+export async function resolveFrom(conn: DuckDBConnection, values: string[]): Promise<Record<Dataset, string[]>> {
+  const found = new Set<string>();
+  for (const v of values) {
+    const before = found.size;
+    const add = (files: string[]) => {
+      for (const f of files) {
+        const name = basename(f);
+        // Dot- and underscore-files are in-progress writes or engine metadata (Spark's _SUCCESS).
+        if (name.endsWith('.parquet') && !name.startsWith('.') && !name.startsWith('_')) found.add(resolve(f));
+      }
+    };
+    if (existsSync(v) && statSync(v).isFile()) add([v]);
+    else if (existsSync(v)) add(await glob(conn, `${v.replace(/\/+$/, '')}/**/*.parquet`));
+    else if (GLOB_CHARS.test(v)) {
+      add(await glob(conn, v));
+      add(await glob(conn, `${v.replace(/\/+$/, '')}/**/*.parquet`));
+    } else throw new UsageError(`--from ${JSON.stringify(v)}: no such file or folder`);
+    if (found.size === before) throw new UsageError(`--from ${JSON.stringify(v)}: no Parquet files found there`);
+  }
+  const out: Record<Dataset, string[]> = { events: [], context: [], estimates: [] };
+  for (const f of [...found].sort()) {
+    const ds = datasetOf(f);
+    if (!ds) throw new UsageError(`${f}: not in an events/, context/ or estimates/ folder of a tx-usage export`);
+    out[ds].push(f);
+  }
+  return out;
+}
+
+/** The raw rows of one dataset: its files, or an empty relation of the same columns. */
+function source(ds: Dataset, files: string[]): string {
+  const cols = COLUMNS[ds];
+  if (!files.length) return `(SELECT ${cols.map((c) => `CAST(NULL AS ${c.type}) AS ${c.name}`).join(', ')}, CAST(NULL AS VARCHAR) AS filename WHERE false)`;
+  // union_by_name: files of a later compatible version may add columns; hive
+  // partition columns are not read (month is derived from ts_ms where needed).
+  return `read_parquet([${files.map(sqlString).join(', ')}], union_by_name = true, hive_partitioning = false, filename = true)`;
+}
+
+const E10 = (usd: string) => `CAST(${usd} * 10000000000 AS BIGINT)`;
+
+async function createViews(conn: DuckDBConnection, files: Record<Dataset, string[]>): Promise<void> {
+  await conn.run(`CREATE VIEW export_events AS SELECT * FROM ${source('events', files.events)}`);
+  await conn.run(`CREATE VIEW export_context AS SELECT * FROM ${source('context', files.context)}`);
+  await conn.run(`CREATE VIEW export_estimates AS SELECT * FROM ${source('estimates', files.estimates)}`);
+  // The store's columns (source_* name the Parquet file), plus machine. The
+  // same response exported twice by one machine is one row: equal copies
+  // are interchangeable; were they to differ, the store's own rule applies
+  // (largest usage), then the first file in path order.
+  await conn.run(`
+    CREATE VIEW billed_events AS
+    SELECT filename AS source_key, harness, session_id, project, model, provider, ts_ms, dedupe_key,
+           0 AS dedupe_rank, requests, input_tokens, cache_read_tokens, cache_write_tokens,
+           cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
+           ${E10('recorded_cost_usd')} AS recorded_cost_e10, ${E10('computed_cost_usd')} AS computed_cost_e10,
+           filename AS source_file, CAST(NULL AS INTEGER) AS source_line, machine
+    FROM export_events
+    QUALIFY row_number() OVER (
+      PARTITION BY machine, harness, dedupe_key
+      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC, filename
+    ) = 1`);
+  // A chat exported twice (e.g. once per month it was active in): the latest state.
+  await conn.run(`
+    CREATE VIEW context_rows AS
+    SELECT filename AS source_key, harness, session, project, model, turns, latest_used_tokens, max_tokens,
+           peak_used_tokens, first_ts_ms, last_ts_ms, machine
+    FROM export_context
+    QUALIFY row_number() OVER (
+      PARTITION BY machine, harness, session
+      ORDER BY coalesce(last_ts_ms, first_ts_ms) DESC NULLS LAST, turns DESC, filename
+    ) = 1`);
+  await conn.run(`
+    CREATE VIEW session_estimate_latest AS
+    SELECT harness, session_id, ${E10('recorded_cost_usd')} AS recorded_cost_e10, ts_ms, machine
+    FROM export_estimates
+    QUALIFY row_number() OVER (PARTITION BY machine, harness, session_id ORDER BY ts_ms DESC NULLS LAST, filename) = 1`);
+}
+
+async function checks(conn: DuckDBConnection): Promise<string[]> {
+  const r = await conn.runAndReadAll(`
+    SELECT max(v) AS newest FROM (
+      SELECT schema_version AS v FROM export_events UNION ALL SELECT schema_version FROM export_context
+      UNION ALL SELECT schema_version FROM export_estimates)`);
+  const newest = (r.getRowObjectsJson()[0] as { newest: number | null }).newest;
+  if (newest !== null && Number(newest) > EXPORT_SCHEMA_VERSION) {
+    throw new UsageError(`--from: files of export schema ${newest}; this tx-usage reads schema ${EXPORT_SCHEMA_VERSION} and older: upgrade tx-usage`);
+  }
+  // Keys of different schemes (plain vs anonymized, or two salts) cannot be
+  // matched, so a response exported under both would be counted twice.
+  const m = await conn.runAndReadAll(`
+    SELECT machine, list(DISTINCT key_scheme ORDER BY key_scheme) AS schemes FROM export_events
+    GROUP BY machine HAVING count(DISTINCT key_scheme) > 1 ORDER BY machine`);
+  return (m.getRowObjectsJson() as { machine: string; schemes: string[] }[]).map(
+    (x) =>
+      `machine ${x.machine}: events exported with different key schemes (${x.schemes.join(', ')}: plain and --anonymize, or two salts); ` +
+      `a response exported under two schemes is counted twice`,
+  );
+}
+
+/** Opens the roll-up over the Parquet files that `from` names. */
+export async function openRollup(from: string[]): Promise<Rollup> {
+  const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+  const conn = await instance.connect();
+  const close = () => {
+    conn.closeSync();
+    instance.closeSync();
+  };
+  try {
+    const files = await resolveFrom(conn, from);
+    await createViews(conn, files);
+    let warnings: string[];
+    try {
+      warnings = await checks(conn);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      throw new UsageError(`--from: cannot read the Parquet files as a tx-usage export: ${(e as Error).message.split('\n')[0]}`);
+    }
+    return { conn, files, warnings, close };
+  } catch (e) {
+    close();
+    throw e;
+  }
+}

@@ -1,0 +1,91 @@
+// The exported Parquet datasets: names, columns and version. This is a public
+// contract (docs/team.md documents it column by column): warehouses read these
+// files with their own engines, so a change of meaning or type is a new
+// EXPORT_SCHEMA_VERSION, and readers refuse files newer than they know.
+// Independent of the store's own SCHEMA_VERSION (the store is a private cache).
+
+export const EXPORT_SCHEMA_VERSION = 1;
+
+/** One folder per dataset under the export root; each holds month=YYYY-MM/ Hive partitions. */
+export const DATASETS = ['events', 'context', 'estimates'] as const;
+export type Dataset = (typeof DATASETS)[number];
+
+/** Partition value for rows without any timestamp (context rows and estimates can lack one). */
+export const UNDATED = 'undated';
+
+export interface ExportColumn {
+  name: string;
+  /** DuckDB type as written to Parquet. */
+  type: string;
+}
+
+const c = (name: string, type: string): ExportColumn => ({ name, type });
+
+/** Columns common to every dataset, first in every file. */
+const HEAD = [c('schema_version', 'INTEGER'), c('machine', 'VARCHAR'), c('key_scheme', 'VARCHAR'), c('harness', 'VARCHAR')];
+
+/** Column order of each dataset's files (also the order rows are sorted by, for byte-identical re-exports). */
+export const COLUMNS: Record<Dataset, ExportColumn[]> = {
+  events: [
+    ...HEAD,
+    c('session_id', 'VARCHAR'),
+    c('project', 'VARCHAR'),
+    c('model', 'VARCHAR'),
+    c('provider', 'VARCHAR'),
+    c('ts', 'TIMESTAMPTZ'),
+    c('ts_ms', 'BIGINT'),
+    c('dedupe_key', 'VARCHAR'),
+    c('requests', 'INTEGER'),
+    c('input_tokens', 'BIGINT'),
+    c('cache_read_tokens', 'BIGINT'),
+    c('cache_write_tokens', 'BIGINT'),
+    c('cache_write_5m_tokens', 'BIGINT'),
+    c('cache_write_1h_tokens', 'BIGINT'),
+    c('output_tokens', 'BIGINT'),
+    c('reasoning_tokens', 'BIGINT'),
+    c('recorded_cost_usd', 'DECIMAL(38,10)'),
+    c('computed_cost_usd', 'DECIMAL(38,10)'),
+  ],
+  context: [
+    ...HEAD,
+    c('session', 'VARCHAR'),
+    c('project', 'VARCHAR'),
+    c('model', 'VARCHAR'),
+    c('turns', 'BIGINT'),
+    c('latest_used_tokens', 'BIGINT'),
+    c('max_tokens', 'BIGINT'),
+    c('peak_used_tokens', 'BIGINT'),
+    c('first_ts_ms', 'BIGINT'),
+    c('last_ts_ms', 'BIGINT'),
+  ],
+  estimates: [...HEAD, c('session_id', 'VARCHAR'), c('recorded_cost_usd', 'DECIMAL(38,10)'), c('ts_ms', 'BIGINT')],
+};
+
+/**
+ * The identity of a row within one machine's exports: two files of the same
+ * machine holding rows with equal identity hold the same thing exported twice.
+ */
+export const IDENTITY: Record<Dataset, string[]> = {
+  events: ['harness', 'dedupe_key'],
+  context: ['harness', 'session'],
+  estimates: ['harness', 'session_id'],
+};
+
+/** Machine names go into file names and SQL literals: a conservative charset. */
+export const MACHINE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/** part-<machine>-<16 hex of the file's sha256>.parquet */
+export function partFileName(machine: string, hash16: string): string {
+  return `part-${machine}-${hash16}.parquet`;
+}
+
+/** The machine a part file name belongs to, or null when it is not one of ours. */
+export function partFileMachine(name: string): string | null {
+  const m = /^part-(.+)-([0-9a-f]{16})\.parquet$/.exec(name);
+  return m && MACHINE_RE.test(m[1]!) ? m[1]! : null;
+}
+
+/** SQL string literal (the only way values reach COPY and view definitions, which take no parameters). */
+export function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}

@@ -1,0 +1,178 @@
+// `tx-usage export`: the store's billed events, Cursor context rows and
+// session estimates as Hive-partitioned Parquet, one file per dataset, month
+// and machine:  OUT/<dataset>/month=YYYY-MM/part-<machine>-<hash>.parquet
+//
+// Only normalized figures leave the store (token counts, costs, models,
+// projects, session ids, timestamps): source paths and lines are not
+// exported, and dedupe keys (which can embed paths or ids) are hashed.
+// Files are named by a hash of their bytes and rows are written in a total
+// order, so re-exporting unchanged data rewrites nothing; a file of the same
+// machine and month whose rows are all in the new file is superseded and
+// removed (the roll-up would count them once anyway; this keeps folders small).
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import { COLUMNS, EXPORT_SCHEMA_VERSION, IDENTITY, UNDATED, partFileMachine, partFileName, sqlString, type Dataset } from './schema.js';
+
+export interface ExportOptions {
+  outDir: string;
+  machine: string;
+  /** Inclusive local calendar days in `tz`; null = unbounded. */
+  since: string | null;
+  until: string | null;
+  tz: string;
+  /** Salt for --anonymize, or null to export projects and session ids as they are. */
+  salt: string | null;
+}
+
+export interface ExportedFile {
+  dataset: Dataset;
+  month: string;
+  path: string;
+  rows: number;
+  status: 'written' | 'unchanged';
+  /** Older files of this machine and month whose rows are all in this one (removed). */
+  superseded: string[];
+}
+
+const MONTH_OF = (msExpr: string) => `coalesce(strftime(timezone('UTC', make_timestamptz((${msExpr}) * 1000)), '%Y-%m'), '${UNDATED}')`;
+const USD = (e10: string) => `CAST(CAST(${e10} AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10))`;
+
+/**
+ * Hash expressions. Anonymized: salted sha256 with the field's kind mixed in
+ * (so a project hash never equals a session hash); `$salt` is bound. Plain:
+ * projects and sessions as they are, dedupe keys unsalted sha256.
+ */
+function hashers(anonymize: boolean) {
+  const salted = (kind: string, expr: string, len: number) =>
+    `substr(sha256($salt || chr(31) || '${kind}' || chr(31) || ${expr}), 1, ${len})`;
+  return anonymize
+    ? {
+        project: (e: string) => `CASE WHEN ${e} IS NULL THEN NULL ELSE 'p_' || ${salted('project', e, 16)} END`,
+        session: (e: string) => `'s_' || ${salted('session', e, 16)}`,
+        key: (e: string) => salted('event', e, 32),
+        scheme: `'salted:' || substr(sha256($salt), 1, 8)`,
+      }
+    : { project: (e: string) => e, session: (e: string) => e, key: (e: string) => `substr(sha256(${e}), 1, 32)`, scheme: `'sha256'` };
+}
+
+/** Stages each dataset's rows (already in their exported form, plus `month`) in temp tables. */
+async function stage(conn: DuckDBConnection, o: ExportOptions): Promise<void> {
+  const h = hashers(o.salt !== null);
+  // An open end is a date no timestamp reaches.
+  const params: Record<string, string> = { machine: o.machine, tz: o.tz, since: o.since ?? '0001-01-01', until: o.until ?? '9999-12-31' };
+  const types: Record<string, typeof VARCHAR> = { machine: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR };
+  if (o.salt !== null) {
+    params.salt = o.salt;
+    types.salt = VARCHAR;
+  }
+  // Local calendar days in tz, as every report cuts them.
+  const day = (ms: string) => `CAST(timezone($tz, make_timestamptz((${ms}) * 1000)) AS DATE)`;
+  const inRange = (first: string, last: string) =>
+    `(${day(last)} >= CAST($since AS DATE) AND ${day(first)} <= CAST($until AS DATE))`;
+  const head = `${EXPORT_SCHEMA_VERSION}::INTEGER AS schema_version, $machine AS machine, ${h.scheme} AS key_scheme, harness`;
+  const usesOf = (sql: string) => (n: string) => sql.includes(`$${n}`);
+
+  const events = `
+    CREATE OR REPLACE TEMP TABLE export_events AS
+    SELECT ${head}, ${h.session('session_id')} AS session_id, ${h.project('project')} AS project, model, provider,
+           make_timestamptz(ts_ms * 1000) AS ts, ts_ms, ${h.key('dedupe_key')} AS dedupe_key,
+           requests, input_tokens, cache_read_tokens, cache_write_tokens, cache_write_5m_tokens, cache_write_1h_tokens,
+           output_tokens, reasoning_tokens, ${USD('recorded_cost_e10')} AS recorded_cost_usd, ${USD('computed_cost_e10')} AS computed_cost_usd,
+           ${MONTH_OF('ts_ms')} AS month,
+           harness || chr(31) || session_id AS local_session
+    FROM billed_events
+    WHERE ${inRange('ts_ms', 'ts_ms')}`;
+  // Context rows whose activity overlaps the range; undated ones always (the report lists them always).
+  const context = `
+    CREATE OR REPLACE TEMP TABLE export_context AS
+    SELECT ${head}, ${h.session('session')} AS session, ${h.project('project')} AS project, model, turns,
+           latest_used_tokens, max_tokens, peak_used_tokens, first_ts_ms, last_ts_ms,
+           ${MONTH_OF('coalesce(last_ts_ms, first_ts_ms)')} AS month
+    FROM context_rows
+    WHERE coalesce(last_ts_ms, first_ts_ms) IS NULL
+       OR ${inRange('coalesce(first_ts_ms, last_ts_ms)', 'coalesce(last_ts_ms, first_ts_ms)')}`;
+  // The estimate of every exported session, whatever its own date, so a
+  // roll-up by session shows what the local report shows.
+  const estimates = `
+    CREATE OR REPLACE TEMP TABLE export_estimates AS
+    SELECT ${head}, ${h.session('session_id')} AS session_id, ${USD('recorded_cost_e10')} AS recorded_cost_usd, ts_ms,
+           ${MONTH_OF('ts_ms')} AS month
+    FROM session_estimate_latest
+    WHERE harness || chr(31) || session_id IN (SELECT local_session FROM export_events)`;
+  for (const sql of [events, context, estimates]) {
+    const used = usesOf(sql);
+    const p = Object.fromEntries(Object.entries(params).filter(([k]) => used(k)));
+    const t = Object.fromEntries(Object.entries(types).filter(([k]) => used(k)));
+    await conn.run(sql, p, t);
+  }
+}
+
+async function rowsOf(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+  return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+}
+
+const sha256 = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
+
+/** Removes older files of this machine in `dir` whose every row's identity is in `newPath`. */
+async function removeSuperseded(conn: DuckDBConnection, ds: Dataset, dir: string, machine: string, newPath: string): Promise<string[]> {
+  const removed: string[] = [];
+  const id = IDENTITY[ds].join(', ');
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (path === newPath || partFileMachine(name) !== machine) continue;
+    let left: number;
+    try {
+      const [r] = await rowsOf(
+        conn,
+        `SELECT count(*) FILTER (WHERE machine IS DISTINCT FROM ${sqlString(machine)}
+                                  OR (${id}) NOT IN (SELECT (${id}) FROM read_parquet(${sqlString(newPath)}))) AS left_over
+         FROM read_parquet(${sqlString(path)})`,
+      );
+      left = Number(r!.left_over);
+    } catch {
+      continue; // unreadable or another schema: not ours to judge, leave it
+    }
+    if (left === 0) {
+      rmSync(path);
+      removed.push(path);
+    }
+  }
+  return removed;
+}
+
+/** Writes every dataset's month files; returns what was written, left unchanged or superseded. */
+export async function exportParquet(conn: DuckDBConnection, o: ExportOptions): Promise<ExportedFile[]> {
+  await stage(conn, o);
+  const out: ExportedFile[] = [];
+  try {
+    for (const ds of ['events', 'context', 'estimates'] as const) {
+      const table = `export_${ds}`;
+      const months = await rowsOf(conn, `SELECT month, count(*) AS n FROM ${table} GROUP BY month ORDER BY month`);
+      const cols = COLUMNS[ds].map((c) => c.name).join(', ');
+      for (const { month, n } of months as { month: string; n: number }[]) {
+        const dir = join(o.outDir, ds, `month=${month}`);
+        mkdirSync(dir, { recursive: true });
+        // A dot-file while being written: every reader (and our --from) skips it.
+        const tmp = join(dir, `.tmp-${o.machine}-${process.pid}.parquet`);
+        await conn.run(
+          `COPY (SELECT ${cols} FROM ${table} WHERE month = ${sqlString(month)} ORDER BY ALL)
+           TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION snappy)`,
+        );
+        const bytes = readFileSync(tmp);
+        const path = join(dir, partFileName(o.machine, sha256(bytes).slice(0, 16)));
+        let status: ExportedFile['status'] = 'written';
+        if (existsSync(path) && readFileSync(path).equals(bytes)) {
+          rmSync(tmp);
+          status = 'unchanged';
+        } else renameSync(tmp, path);
+        const superseded = await removeSuperseded(conn, ds, dir, o.machine, path);
+        out.push({ dataset: ds, month, path, rows: Number(n), status, superseded });
+      }
+    }
+  } finally {
+    for (const ds of ['events', 'context', 'estimates']) await conn.run(`DROP TABLE IF EXISTS export_${ds}`);
+  }
+  return out;
+}
