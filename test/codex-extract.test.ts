@@ -335,3 +335,76 @@ describe('codex: normalization and bad numbers', () => {
     expect(c!.warnings.some((w) => w.startsWith(`${path}:3: `) && w.includes('cached_input_tokens'))).toBe(true);
   });
 });
+
+describe('codex: bad input never stops the file', () => {
+  function writeLines(codexHome: string, tid: string, lines: (object | string)[]): string {
+    const path = sessionsPath(codexHome, T0, rolloutName(T0, tid));
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l)) + '\n').join(''));
+    return path;
+  }
+  const tc = (ts: string | undefined, input: number, cached: number, output: number) => ({
+    ...(ts ? { timestamp: ts } : {}),
+    type: 'event_msg',
+    payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output }, model_context_window: 272000 } },
+  });
+
+  it('a torn first line: thread id from the file name, a warning, and the usage still counted', async () => {
+    const codexHome = freshHome();
+    const tid = id(0x41);
+    const path = writeLines(codexHome, tid, [
+      '{"timestamp":"2026-01-10T09:00:00.000Z","type":"session_meta","payload":{"id":"',
+      { timestamp: '2026-01-10T09:00:01.000Z', type: 'turn_context', payload: { cwd: '/q', model: 'gpt-5' } },
+      tc('2026-01-10T09:00:02.000Z', 1000, 400, 50),
+    ]);
+    const [c] = await collectAll(codexHome);
+    expect(c!.events.map((e) => [e.session_id, e.project, e.input_tokens, e.cache_read_tokens, e.output_tokens])).toEqual([[tid, '/q', 600, 400, 50]]);
+    expect(c!.warnings).toContain(`${path}:1: first line is not a readable session_meta; thread id taken from the file name`);
+  });
+
+  it('a usage line without a timestamp is dated by the previous line; a cumulative total with a bad field is ignored, not a baseline', async () => {
+    const codexHome = freshHome();
+    const tid = id(0x42);
+    const meta = { timestamp: '2026-01-10T09:00:00.000Z', type: 'session_meta', payload: { id: tid, timestamp: '2026-01-10T09:00:00.000Z', cwd: '/q' } };
+    const bad = tc('2026-01-10T09:00:03.000Z', 5000, 0, 10) as any;
+    bad.payload.info.total_token_usage.output_tokens = '10';
+    const path = writeLines(codexHome, tid, [
+      meta,
+      { timestamp: '2026-01-10T09:00:01.000Z', type: 'turn_context', payload: { cwd: '/q', model: 'gpt-5' } },
+      tc(undefined, 1000, 400, 50),
+      bad,
+      tc('2026-01-10T09:00:04.000Z', 3000, 900, 80),
+    ]);
+    const [c] = await collectAll(codexHome);
+    expect(c!.events.map((e) => [e.ts, e.input_tokens + e.cache_read_tokens, e.output_tokens])).toEqual([
+      [Date.parse('2026-01-10T09:00:01.000Z'), 1000, 50],
+      [Date.parse('2026-01-10T09:00:04.000Z'), 2000, 30],
+    ]);
+    expect(c!.warnings).toContain(`${path}:3: response without a usable timestamp dated by the previous line`);
+    expect(c!.warnings.some((w) => w.startsWith(`${path}:4: cumulative total with invalid field(s) ignored`))).toBe(true);
+  });
+
+  it('input below cached + cache-write: uncached input 0, with a warning', async () => {
+    const codexHome = freshHome();
+    const tid = id(0x43);
+    const path = writeLines(codexHome, tid, [
+      { timestamp: '2026-01-10T09:00:00.000Z', type: 'session_meta', payload: { id: tid, cwd: '/q' } },
+      tc('2026-01-10T09:00:02.000Z', 100, 400, 50),
+    ]);
+    const [c] = await collectAll(codexHome);
+    expect(c!.events.map((e) => [e.input_tokens, e.cache_read_tokens])).toEqual([[0, 400]]);
+    expect(c!.warnings).toContain(`${path}:2: input_tokens smaller than cached + cache-write tokens; uncached input counted as 0`);
+  });
+
+  it('a truncated and a garbage .jsonl.zst: one warning naming each file, nothing counted, the source not failed', async () => {
+    const codexHome = freshHome();
+    const files = writeCorruptRollouts(codexHome);
+    const collected = await collectAll(codexHome);
+    expect(collected.map((c) => c.source.path).sort()).toEqual([...files].sort());
+    for (const c of collected) {
+      expect(c.failed).toBe(false);
+      expect(c.events).toEqual([]);
+      expect(c.warnings.filter((w) => w.startsWith(`${c.source.path}: corrupt zstd data`))).toHaveLength(1);
+    }
+  });
+});

@@ -135,17 +135,20 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
 
   const projectNow = (cwd: string | null): string | null => (st.subagent ? st.parentCwd ?? st.metaCwd : cwd ?? st.metaCwd);
 
-  const emit = (t: Tokens, ts: number | null, line: number, key: string, model: string | null, cwd: string | null, via: string) => {
-    const at = { file, line };
-    let when = ts;
-    if (when === null) {
-      if (st.lastTs === null) {
-        sink.warn('response without a usable timestamp skipped', at);
-        return;
-      }
-      sink.warn('response without a usable timestamp dated by the previous line', at);
-      when = st.lastTs;
+  /** A usage line's time: its own timestamp, else the previous line's (warned); null = unusable. */
+  const usageTime = (ts: number | null, at: SourceLocation): number | null => {
+    if (ts !== null) return ts;
+    if (st.lastTs === null) {
+      sink.warn('response without a usable timestamp skipped', at);
+      return null;
     }
+    sink.warn('response without a usable timestamp dated by the previous line', at);
+    return st.lastTs;
+  };
+
+  const emit = (t: Tokens, when: number | null, line: number, key: string, model: string | null, cwd: string | null, via: string) => {
+    const at = { file, line };
+    if (when === null) return; // already warned by usageTime
     const n = normalize(t);
     if (n.inconsistent) sink.warn('input_tokens smaller than cached + cache-write tokens; uncached input counted as 0', at);
     const ev: UsageEvent = {
@@ -240,7 +243,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     }
   };
 
-  const onTokenCount = (p: any, line: number, ts: number | null, isInherited: boolean, at: SourceLocation) => {
+  const onTokenCount = (p: any, line: number, rawTs: number | null, isInherited: boolean, at: SourceLocation) => {
     const info = p.info;
     if (info === null || info === undefined) {
       sink.skip('token_count without info (rate-limit update only)', at);
@@ -280,7 +283,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     }
     if (st.last === null) {
       flushPending();
-      pending = { total, delta: null, key: keyAt(total.total), line, ts, model: st.model, cwd: st.cwd };
+      pending = { total, delta: null, key: keyAt(total.total), line, ts: usageTime(rawTs, at), model: st.model, cwd: st.cwd };
       st.last = total;
       remember(total.total);
       return;
@@ -309,7 +312,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
         return;
       }
       sink.count('cumulative total restarts');
-      pending = { total, delta: lu.tokens, key: keyAt(total.total), line, ts, model: st.model, cwd: st.cwd };
+      pending = { total, delta: lu.tokens, key: keyAt(total.total), line, ts: usageTime(rawTs, at), model: st.model, cwd: st.cwd };
       return;
     }
     const lu = typeof info === 'object' ? readTokens(info.last_token_usage) : null;
@@ -318,19 +321,19 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       // again from 0 (above the old total, so it did not show as a drop).
       st.epoch++;
       sink.count('cumulative total restarts');
-      pending = { total, delta: total, key: keyAt(total.total), line, ts, model: st.model, cwd: st.cwd };
+      pending = { total, delta: total, key: keyAt(total.total), line, ts: usageTime(rawTs, at), model: st.model, cwd: st.cwd };
       st.last = total;
       remember(total.total);
       return;
     }
     const { tokens: delta, clamped } = minus(total, st.last);
     if (clamped) sink.warn('cumulative total went down in some field(s); those count as 0 for this response', at);
-    pending = { total, delta, key: keyAt(total.total), line, ts, model: st.model, cwd: st.cwd };
+    pending = { total, delta, key: keyAt(total.total), line, ts: usageTime(rawTs, at), model: st.model, cwd: st.cwd };
     st.last = total;
     remember(total.total);
   };
 
-  const onUsageRecord = (p: any, line: number, ts: number | null, isInherited: boolean, at: SourceLocation) => {
+  const onUsageRecord = (p: any, line: number, rawTs: number | null, isInherited: boolean, at: SourceLocation) => {
     const u = readTokens(p.usage);
     if (!u) {
       sink.warn('token_usage_record without usage ignored', at);
@@ -357,6 +360,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     }
     if (rid) pushBounded(st.recentResponses, rid, RECENT_RESPONSES);
     const usage = u.tokens;
+    const ts = usageTime(rawTs, at);
     const pend = pending as Pending | null;
     if (pend && ((thread && thread.total === pend.total.total) || (pend.delta && pend.delta.total === usage.total))) {
       // Its token_count came first: the record replaces that delta.
