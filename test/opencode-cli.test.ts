@@ -3,7 +3,7 @@
 // stale 1.x), a channel database and a 1.x-only database, writers left open
 // so committed rows sit in the -wal. Totals must equal the builder's ledger.
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Expected } from '../fixtures/opencode/builder.js';
@@ -114,6 +114,28 @@ describe('opencode end to end: changes between runs', () => {
       expect(after.expected.requests).toBe(fx.expected.requests); // +1 step, -1 reverted
     } finally {
       fx.close();
+    }
+  });
+});
+
+describe('opencode end to end: the same sessions in two databases', () => {
+  it('an imported/frozen copy (opencode-next.db) adds nothing: rows dedupe by id, residuals by session', () => {
+    const home = tempDir('txu-opencode-dup-');
+    const data = join(home, '.local/share/opencode');
+    mkdirSync(data, { recursive: true });
+    const live = buildChannelDb(join(data, 'opencode.db'));
+    try {
+      live.checkpoint(); // everything in the main file: a plain copy is a consistent database
+      copyFileSync(live.path, join(data, 'opencode-next.db'));
+      // The live database goes on after the copy was taken.
+      const s = live.sessions[0]!;
+      s.step({ input: 600, output: 60, cost: 0.006 });
+      s.title({ input: 40, output: 4, cost: 0.00004 });
+      const j = reportJson([...RANGE, '--harness', 'opencode', '--by', 'session'], cleanEnv(home));
+      expectRows(j, 'session', live.expectedBySession());
+      expectMetrics(j.totals, live.expected(), 'totals');
+    } finally {
+      live.close();
     }
   });
 });
