@@ -59,6 +59,8 @@ describe('codex: the whole fixture home', () => {
     // No two events of different files share a dedupe key (nothing is a copy here).
     expect(storeLike(all).length).toBe(all.length);
     expect(home.ledger.responses.length).toBeGreaterThan(40);
+    // session_meta.model_provider is passed on; Codex never records a cost.
+    expect(new Set(all.map((e) => `${e.provider}/${e.recorded_cost_usd}`))).toEqual(new Set(['openai/null']));
   });
 });
 

@@ -32,6 +32,8 @@ export interface CodexState {
   /** Line 1 (the file's own session_meta) has been read. */
   metaSeen: boolean;
   metaCwd: string | null;
+  /** session_meta.model_provider (e.g. "openai"), passed on to pricing. */
+  provider?: string | null;
   /** Sub-agent thread: its spend goes to the parent's project. */
   subagent: boolean;
   /** Records with ordinal below this are inherited parent context. */
@@ -156,7 +158,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       session_id: st.threadId,
       project: projectNow(cwd),
       model,
-      provider: null,
+      provider: st.provider ?? null,
       ts: when,
       dedupe_key: key,
       dedupe_rank: via === 'record' ? 0 : 1,
@@ -214,6 +216,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     if (!p || typeof p !== 'object') return;
     st.threadId = str(p.id) ?? st.threadId;
     st.metaCwd = str(p.cwd);
+    st.provider = str(p.model_provider);
     st.subagent = isSubagentSource(p.source) || str(p.parent_thread_id) !== null || p.thread_source === 'subagent';
     st.subagentStart = nonNegInt(p.subagent_history_start_ordinal);
     if (p.history_base && typeof p.history_base === 'object') {
