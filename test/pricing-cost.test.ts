@@ -59,6 +59,7 @@ describe('bundled price data (the numbers the hand computations use)', () => {
     expect(o3[1]).toMatchObject({ constraint: { start_date: '2025-06-10' }, prices: { input_mtok: 2, cache_read_mtok: 0.5, output_mtok: 8 } });
     expect(prices('openrouter', 'anthropic/claude-sonnet-4.5')).toMatchObject({ input_mtok: { base: 3 }, cache_write_mtok: { base: 3.75 }, cache_read_mtok: { base: 0.3 }, output_mtok: { base: 15 } });
     expect(prices('openrouter', 'anthropic/claude-sonnet-4.5')).not.toHaveProperty('cache_write_1h_mtok');
+    expect(prices('perplexity', 'sonar')).toMatchObject({ input_mtok: 1, output_mtok: 1, requests_kcount: 12 });
     expect(prices('cursor', 'composer-2.5')).toMatchObject({ input_mtok: 0.5, cache_read_mtok: 0.2, output_mtok: 2.5 });
     const ds = prices('deepseek', 'deepseek-chat') as { constraint?: unknown; prices: unknown }[];
     expect(ds[0]!.prices).toMatchObject({ input_mtok: 0.135, output_mtok: 0.55 });
@@ -156,6 +157,24 @@ describe('opencode', () => {
     expect(
       pricer.cost(usage({ harness: 'opencode', provider: null, model: 'openrouter/anthropic/claude-sonnet-4.5', input_tokens: 2000, cache_read_tokens: 10000, cache_write_tokens: 4000, output_tokens: 500 })),
     ).toBe('0.0315');
+  });
+
+  it('prices a residual aggregate (requests 0) at base rates: tiers are per request', () => {
+    // claude-sonnet-4-5, 150000 + 100000 = 250000 total input across unknown requests:
+    // 150000×3 + 100000×0.3 + 1000×15 = 450000+30000+15000 = 495000 → 0.495
+    const u = usage({ harness: 'opencode', provider: 'anthropic', model: 'claude-sonnet-4-5', input_tokens: 150000, cache_read_tokens: 100000, output_tokens: 1000, requests: 0 });
+    expect(pricer.cost(u)).toBe('0.495');
+    // the same tokens as ONE request cross 200k: 150000×6 + 100000×0.6 + 1000×22.5 = 900000+60000+22500 = 982500
+    expect(pricer.cost({ ...u, requests: 1 })).toBe('0.9825');
+  });
+});
+
+describe('per-request prices', () => {
+  it('charge one request per response, none for a residual', () => {
+    // perplexity sonar: 1000×1 + 100×1 + 12 per 1000 requests (12000 per M) = 1000+100+12000 = 13100
+    const u = usage({ harness: 'pi', provider: 'perplexity', model: 'sonar', input_tokens: 1000, output_tokens: 100 });
+    expect(pricer.cost(u)).toBe('0.0131');
+    expect(pricer.cost({ ...u, requests: 0 })).toBe('0.0011');
   });
 });
 

@@ -56,14 +56,14 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
       SELECT rowid::DOUBLE AS rid, harness, model, provider, ts_ms::DOUBLE AS ts,
              input_tokens::DOUBLE, cache_read_tokens::DOUBLE, cache_write_tokens::DOUBLE,
              cache_write_5m_tokens::DOUBLE, cache_write_1h_tokens::DOUBLE,
-             output_tokens::DOUBLE, reasoning_tokens::DOUBLE, computed_cost_e10
+             output_tokens::DOUBLE, reasoning_tokens::DOUBLE, computed_cost_e10, requests::DOUBLE
       FROM usage_events`);
     const rids: number[] = [];
     const costs: (bigint | null)[] = [];
     for (;;) {
       const chunk = await res.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;
-      const col = Array.from({ length: 13 }, (_, i) => chunk.getColumnVector(i));
+      const col = Array.from({ length: 14 }, (_, i) => chunk.getColumnVector(i));
       const num = (c: number, i: number) => col[c]!.getItem(i) as number;
       const numOrNull = (c: number, i: number) => col[c]!.getItem(i) as number | null;
       for (let i = 0; i < chunk.rowCount; i++) {
@@ -79,6 +79,7 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
           cache_write_1h_tokens: numOrNull(9, i),
           output_tokens: num(10, i),
           reasoning_tokens: num(11, i),
+          requests: num(13, i),
         });
         const e10 = c === null ? null : usdToE10(c);
         if (e10 === (col[12]!.getItem(i) as bigint | null)) continue;

@@ -123,6 +123,13 @@ export interface EngineUsage {
   cache_write_1h_tokens: number | null;
   output_tokens: number;
   reasoning_tokens: number;
+  /**
+   * Responses this row stands for (default 1). 0 marks a residual aggregate of
+   * unknown responses (OpenCode's session-total remainder): it is priced at base
+   * rates — no long-context tier, no per-request fee — since a tier applies per
+   * request and the requests it sums are not known to cross one.
+   */
+  requests?: number;
 }
 
 const nn = (v: number | null | undefined): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
@@ -147,7 +154,7 @@ export function leaves(c: CompiledPrice, u: EngineUsage): { totalInput: number; 
   // The library's input_tokens is TOTAL input: uncached + cache reads + cache writes.
   const totalInput = input + cr + cw;
   const leaf: Partial<Record<UnitKey, number>> = {};
-  if (r.requests) leaf.requests = 1;
+  if (r.requests) leaf.requests = u.requests === 0 ? 0 : 1;
   if (r.output_reasoning) leaf.output_reasoning = reasoning;
   if (r.output) leaf.output = output - (r.output_reasoning ? reasoning : 0);
   if (r.cache_write_1h) leaf.cache_write_1h = w1h;
@@ -173,7 +180,8 @@ function rateOf(rate: UnitRate, totalInput: number, big: boolean): number | bigi
 
 /** Cost of one response in units of 1e-10 USD (exact, rounded half-up at the 10th decimal). */
 export function costUnits(c: CompiledPrice, u: EngineUsage): bigint {
-  const { totalInput, leaf } = leaves(c, u);
+  const { totalInput: total, leaf } = leaves(c, u);
+  const totalInput = u.requests === 0 ? 0 : total; // residual aggregate: base rates
   // Fast path: every product and the sum fit in a double's exact integer range.
   let sum = 0;
   let safe = c.smallCoefs;

@@ -37,6 +37,8 @@ export interface PriceableUsage {
   cache_write_1h_tokens: number | null;
   output_tokens: number;
   reasoning_tokens: number;
+  /** Responses the row stands for (default 1); 0 = a residual aggregate, priced at base rates without tiers. */
+  requests?: number;
 }
 
 export interface Pricer {
