@@ -23,7 +23,7 @@ import type { OverrideEntry, Overrides } from './overrides.js';
 import { parseOverrides } from './overrides.js';
 
 /** Bump when the costing logic changes, so stores re-price their rows. */
-const ENGINE_VERSION = 'pricing-1';
+const ENGINE_VERSION = 'pricing-2';
 
 export interface PriceableUsage {
   harness: HarnessId;
