@@ -27,6 +27,8 @@ beforeAll(async () => {
   const opus = bundled.find((p: any) => p.id === 'anthropic').models.find((m: any) => m.id === 'claude-opus-5-5');
   expect(opus.prices.input_mtok).toBe(4);
   opus.prices.input_mtok = 40;
+  // A price key newer than the installed library: it warns (through our warnings, not the console) and prices the rest.
+  opus.prices.teleport_mtok = 1;
   newerData = JSON.stringify(bundled);
   routes = {
     '/data.json': { status: 200, body: newerData },
@@ -86,6 +88,7 @@ describe('updatePrices', () => {
     expect(after.dataSource).toContain(dataPaths(cacheDir).data);
     expect(after.fingerprint).not.toBe(before.fingerprint);
     expect(after.cost(resp)).toBe(UPDATED_COST);
+    expect(after.warnings).toEqual(['genai-prices: Unsupported price key for standard pricing: teleport_mtok']);
     // The older pricer resolves this model only now, after the newer one made its data active in the library.
     expect(before.cost(resp)).toBe(BUNDLED_COST);
     expect(after.cost({ ...resp, ts: resp.ts + 86_400_000 * 3 })).toBe(UPDATED_COST);

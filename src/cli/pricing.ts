@@ -28,7 +28,8 @@ const setups = new WeakMap<CostFn, CostSetup>();
 export async function costFunction(rt: Runtime): Promise<CostSetup> {
   const pricer = await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile: rt.pricesFile });
   const fn: CostFn = (e) => pricer.cost(e);
-  const setup: CostSetup = { fn, warnings: [...pricer.warnings], fingerprint: pricer.fingerprint, pricer };
+  // The pricer's own array: warnings met while pricing during the ingest show up too.
+  const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer };
   setups.set(fn, setup);
   return setup;
 }

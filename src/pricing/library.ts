@@ -71,9 +71,17 @@ export interface LibraryMatch {
  * matching (incl. its dated-suffix normalization and provider fallbacks).
  * Passes an empty usage so only resolution runs. Null when nothing matches.
  */
-export function libraryResolve(data: Provider[], model: string, providerId: string | undefined, ts: Date): LibraryMatch | null {
+export function libraryResolve(data: Provider[], model: string, providerId: string | undefined, ts: Date, warn?: (msg: string) => void): LibraryMatch | null {
   activate(data);
-  const r = calcPrice({}, model, { providerId, timestamp: ts });
-  if (!r) return null;
-  return { provider: r.provider, model: r.model, prices: r.model_price };
+  // The library reports data it cannot use (e.g. a price key newer than it) on console.warn;
+  // route that to our warnings instead of interleaving it with report output.
+  const orig = console.warn;
+  if (warn) console.warn = (...args: unknown[]) => warn(`genai-prices: ${args.map(String).join(' ')}`);
+  try {
+    const r = calcPrice({}, model, { providerId, timestamp: ts });
+    if (!r) return null;
+    return { provider: r.provider, model: r.model, prices: r.model_price };
+  } finally {
+    console.warn = orig;
+  }
 }

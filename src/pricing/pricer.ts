@@ -50,7 +50,7 @@ export interface Pricer {
   describe(model: string, provider?: string | null, ts?: number): object | null;
   /** Where the library data came from, e.g. "bundled @pydantic/genai-prices 0.1.8". */
   dataSource: string;
-  /** Problems met while loading (unusable stored data file, bad override fields): show them, keep going. */
+  /** Problems met while loading or pricing (unusable stored data file, bad override fields, data the library cannot use): show them, keep going. Grows as models are resolved. */
   warnings: string[];
 }
 
@@ -126,6 +126,13 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
   }
   const fingerprint = sha256([ENGINE_VERSION, dataHash, overridesHash].join('\n')).slice(0, 32);
 
+  const seenWarnings = new Set(warnings);
+  const warn = (m: string) => {
+    if (!seenWarnings.has(m)) {
+      seenWarnings.add(m);
+      warnings.push(m);
+    }
+  };
   const resolutions = new Map<string, Resolution | null>();
   const resolveErrors = new Map<string, string>();
 
@@ -151,7 +158,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
       for (const c of candidates(model, provider, harness)) {
         let m;
         try {
-          m = libraryResolve(data, c.model, c.provider, now);
+          m = libraryResolve(data, c.model, c.provider, now, warn);
         } catch (e) {
           resolveErrors.set(memoKey, `genai-prices: ${(e as Error).message}`);
           break;
@@ -172,7 +179,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     if (hit !== undefined) return hit;
     let compiled: CompiledPrice | null = null;
     try {
-      const m = libraryResolve(data, res.candidate.model, res.candidate.provider, new Date(ts));
+      const m = libraryResolve(data, res.candidate.model, res.candidate.provider, new Date(ts), warn);
       compiled = m ? compilePrice(m.prices as Record<string, unknown>) : null;
     } catch {
       compiled = null; // malformed data for this model/time: unpriced rather than a crash
