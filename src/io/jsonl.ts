@@ -42,11 +42,11 @@ function parsingHandler(file: string, sink: ExtractSink, onRecord: RecordHandler
     }
     onRecord(rec, line);
   };
-  const finish = (res: SplitResult) => {
+  const finish = (res: SplitResult, opts: { tailWarning?: boolean } = {}) => {
     if (bad > 0) {
       sink.warn(`${bad} unparsable line${bad > 1 ? 's' : ''} skipped (first at line ${firstBad})`, { file, line: firstBad });
     }
-    if (res.tornTail) {
+    if (res.tornTail && opts.tailWarning !== false) {
       sink.warn(`incomplete final line (${res.tornTail.bytes} bytes) left for the next run`, { file, line: res.tornTail.line }, { untilResumed: true });
     }
     for (const o of res.oversized) {
@@ -139,5 +139,6 @@ export async function scanJsonlZstFile(
   } else if (!ended) {
     sink.warn('truncated zstd frame; rest of the file skipped', { file });
   }
-  finish(splitter.end());
+  // After a fault the decoded text simply stops: the fault warning says it all.
+  finish(splitter.end(), { tailWarning: !(bomb || fault || !ended) });
 }
