@@ -158,7 +158,7 @@ describe('opencode end to end: damaged and locked databases', () => {
     locked.sessions[0]!.step({ input: 77, output: 7, cost: 0.0077 });
     try {
       const r = runCli(['report', ...RANGE, '--harness', 'opencode', '--by', 'harness', '--format', 'json'], cleanEnv(home));
-      expect(r.status).toBe(0);
+      expect(r.status, r.stderr).toBe(0);
       const j = JSON.parse(r.stdout);
       const w: string[] = j.warnings;
       expect(w.some((m) => m.includes(join(data, 'opencode-broken.db')) && m.includes('not a database'))).toBe(true);

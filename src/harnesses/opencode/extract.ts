@@ -3,11 +3,27 @@
 // The database is opened ONLY through openSqliteReadOnly: never written,
 // checkpointed or migrated, and no file is created beside it.
 import type { UsageEvent } from '../../core/types.js';
-import { openSqliteReadOnly } from '../../io/sqlite.js';
+import { openSqliteReadOnly, type SqliteDb } from '../../io/sqlite.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { detectLayout } from './tables.js';
 import { extractV1 } from './v1.js';
 import { extractV2 } from './v2.js';
+
+function readAll(db: SqliteDb, file: string, sink: ExtractSink): UsageEvent[] {
+  const layout = detectLayout(db);
+  switch (layout.kind) {
+    case 'v2':
+      if (layout.staleV1) sink.count('stale 1.x tables ignored (2.x tables present)');
+      return extractV2(db, file, layout.sessionTable, sink);
+    case 'v1':
+      return extractV1(db, file, layout, sink);
+    case 'none':
+      sink.warn('no OpenCode session tables (session_message or message) found; nothing read', { file });
+      return [];
+    default:
+      return layout satisfies never;
+  }
+}
 
 export async function extractOpencode(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
   const file = source.path;
@@ -17,23 +33,9 @@ export async function extractOpencode(source: SourceRef, sink: ExtractSink, opts
     if (handle.copyReason === 'locked') {
       sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
     }
-    const layout = detectLayout(handle.db);
-    switch (layout.kind) {
-      case 'v2':
-        if (layout.staleV1) sink.count('stale 1.x tables ignored (2.x tables present)');
-        events = extractV2(handle.db, file, layout.sessionTable, sink);
-        break;
-      case 'v1':
-        events = extractV1(handle.db, file, layout, sink);
-        break;
-      case 'none':
-        sink.warn('no OpenCode session tables (session_message or message) found; nothing read', { file });
-        events = [];
-        break;
-      default:
-        layout satisfies never;
-        events = [];
-    }
+    // One read transaction for every query: session totals and rows come from
+    // the same snapshot even while OpenCode commits between our statements.
+    events = handle.db.transaction(() => readAll(handle.db, file, sink))();
   } finally {
     handle.close();
   }
