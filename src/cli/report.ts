@@ -9,6 +9,7 @@ import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
+import '../render/html.js'; // registers the HTML renderer (--format html)
 import { storedWarnings } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { openAndRefresh, type Runtime } from './runtime.js';

@@ -1,0 +1,75 @@
+-- report: monthly_days
+-- Monthly spend review: the days with the highest spend in each month (by
+-- cost, then by tokens while costs are unknown). Whole months from the one
+-- containing $since to the one containing $until.
+-- param: since DATE              any day of the first month
+-- param: until DATE              any day of the last month
+-- param: tz VARCHAR              IANA zone that days are cut in
+-- param: harnesses VARCHAR[]     harness ids to include
+-- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: cost_mode VARCHAR       auto | computed | recorded
+-- param: top INTEGER             days listed per month
+-- column: month                  VARCHAR  YYYY-MM
+-- column: rank                   BIGINT   1 = highest spend
+-- column: day                    VARCHAR  YYYY-MM-DD, local
+-- column: requests               HUGEINT
+-- column: input_tokens           HUGEINT
+-- column: cache_read_tokens      HUGEINT
+-- column: cache_write_tokens     HUGEINT
+-- column: output_tokens          HUGEINT
+-- column: reasoning_tokens       HUGEINT
+-- column: total_tokens           HUGEINT
+-- column: cost_e10               HUGEINT  NULL when nothing priced
+-- column: computed_cost_e10      HUGEINT
+-- column: recorded_cost_e10      HUGEINT
+-- column: usage_events           BIGINT
+-- column: priced_events          BIGINT
+-- column: recorded_events        BIGINT
+-- column: sessions               BIGINT
+WITH ev AS (
+  SELECT *,
+         timezone($tz, make_timestamptz(ts_ms * 1000)) AS local_ts,
+         CASE $cost_mode
+           WHEN 'computed' THEN computed_cost_e10
+           WHEN 'recorded' THEN recorded_cost_e10
+           ELSE coalesce(recorded_cost_e10, computed_cost_e10)
+         END AS cost_e10,
+         ($cost_mode = 'recorded' OR ($cost_mode = 'auto' AND recorded_cost_e10 IS NOT NULL)) AS uses_recorded
+  FROM billed_events
+  WHERE list_contains($harnesses, harness)
+    AND ($project = '' OR contains(coalesce(project, ''), $project))
+),
+f AS (
+  SELECT * FROM ev
+  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND last_day($until)
+),
+d AS (
+  SELECT strftime(local_ts, '%Y-%m') AS month,
+         strftime(local_ts, '%Y-%m-%d') AS day,
+         sum(requests)::HUGEINT AS requests,
+         sum(input_tokens)::HUGEINT AS input_tokens,
+         sum(cache_read_tokens)::HUGEINT AS cache_read_tokens,
+         sum(cache_write_tokens)::HUGEINT AS cache_write_tokens,
+         sum(output_tokens)::HUGEINT AS output_tokens,
+         sum(reasoning_tokens)::HUGEINT AS reasoning_tokens,
+         sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens)::HUGEINT AS total_tokens,
+         sum(cost_e10)::HUGEINT AS cost_e10,
+         sum(computed_cost_e10)::HUGEINT AS computed_cost_e10,
+         sum(recorded_cost_e10)::HUGEINT AS recorded_cost_e10,
+         count(*) AS usage_events,
+         count(cost_e10) AS priced_events,
+         count(*) FILTER (WHERE uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events,
+         count(DISTINCT harness || ':' || session_id) AS sessions
+  FROM f
+  GROUP BY ALL
+),
+ranked AS (
+  SELECT *, row_number() OVER (PARTITION BY month ORDER BY cost_e10 DESC NULLS LAST, total_tokens DESC, day) AS rank
+  FROM d
+)
+SELECT month, rank, day, requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens,
+       reasoning_tokens, total_tokens, cost_e10, computed_cost_e10, recorded_cost_e10, usage_events,
+       priced_events, recorded_events, sessions
+FROM ranked
+WHERE rank <= $top
+ORDER BY month, rank

@@ -1,0 +1,353 @@
+// `--format html`: ONE self-contained file. vega, vega-lite and vega-embed are
+// read from node_modules at run time and inlined, the data rides along as an
+// inert JSON block, and a Content-Security-Policy forbids every fetch and
+// allows only the page's own scripts (by hash), so the file opens from
+// file:// without any network access. Every string from the data is escaped:
+// HTML entities in markup, \u003c etc. inside the JSON block, and vega draws
+// labels as SVG text.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { ReportOutput } from '../report/definitions.js';
+import { resolveChart } from '../report/charts.js';
+import type { Cell, Column, Dataset } from './columns.js';
+import { grouped, pct, usd } from './format.js';
+import { setHtmlRenderer } from './index.js';
+
+/** Text for HTML content and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** JSON that is safe inside <script>: nothing in it can close the element or start markup. */
+export function jsonForScript(v: unknown): string {
+  return JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+const LIBRARIES = [
+  ['vega', 'vega.min.js'],
+  ['vega-lite', 'vega-lite.min.js'],
+  ['vega-embed', 'vega-embed.min.js'],
+] as const;
+
+let libraries: string[] | null = null;
+
+/** The three UMD bundles, as inline-safe script text. */
+function libraryScripts(): string[] {
+  if (!libraries) {
+    const req = createRequire(import.meta.url);
+    libraries = LIBRARIES.map(([pkg, file]) => {
+      // Each package's entry point lives in its build/ folder, beside the UMD bundle.
+      const text = readFileSync(join(dirname(req.resolve(pkg)), file), 'utf8');
+      return text
+        .replace(/\n\/\/# sourceMappingURL=\S*\s*$/, '\n') // no map to look for
+        .replace(/<\/(script)/gi, '<\\/$1'); // cannot end the element early
+    });
+  }
+  return libraries;
+}
+
+const COST_SOURCE_TEXT: Record<string, string> = {
+  computed: 'computed from the token counts and published prices',
+  recorded: 'as recorded by the harness',
+  mixed: 'some costs recorded by the harness and some computed, or some responses without a price',
+  none: 'no costs known: no response could be priced',
+};
+
+function formatCell(c: Column, v: Cell): string {
+  if (v === null || v === undefined) return c.kind === 'key' ? '(none)' : '—';
+  const n = Number(v);
+  switch (c.kind) {
+    case 'int':
+      return grouped(n);
+    case 'usd': {
+      // Per-request costs are cents or less: keep four decimals there.
+      const a = Math.abs(n);
+      return `${n < 0 ? '-' : ''}${a !== 0 && a < 1 ? `$${a.toFixed(4)}` : usd(a, true)}`;
+    }
+    case 'pct':
+      return pct(n);
+    case 'ratio':
+      return n.toLocaleString('en-US', { maximumFractionDigits: 1 });
+    case 'key':
+    case 'text':
+      return String(v);
+    default:
+      return c.kind satisfies never;
+  }
+}
+
+function breakAfterSlashes(text: string): string {
+  return text
+    .split(/(?<=\/)/)
+    .map((seg) => `<span class="nw">${escapeHtml(seg)}</span>`)
+    .join('<wbr>');
+}
+
+const isNumeric = (c: Column) => c.kind === 'int' || c.kind === 'usd' || c.kind === 'pct' || c.kind === 'ratio';
+
+function renderDataset(d: Dataset, i: number): string {
+  const head = d.columns
+    .map((c) => `<th scope="col" class="${isNumeric(c) ? 'num' : 'txt'}" data-type="${isNumeric(c) ? 'num' : 'txt'}"><button type="button" title="Sort by ${escapeHtml(c.field)}">${escapeHtml(c.label)}</button></th>`)
+    .join('');
+  const cell = (c: Column, r: Record<string, Cell>, total = false) => {
+    const v = r[c.field];
+    const text = total && c === d.columns.find((x) => x.kind === 'key') ? 'Total' : formatCell(c, v);
+    const raw = v === null || v === undefined ? '' : String(v);
+    const cls = isNumeric(c) ? 'num' : c.kind === 'key' ? 'key' : 'txt';
+    // Keys break only after a slash (never at the hyphens of a date, model
+    // or session id), so a long project path wraps without squeezing the rest.
+    const shown = c.kind === 'key' ? breakAfterSlashes(text) : escapeHtml(text);
+    return `<td class="${cls}" data-v="${escapeHtml(raw)}"${c.kind === 'key' ? ` title="${escapeHtml(raw)}"` : ''}>${shown}</td>`;
+  };
+  const body = d.rows.map((r) => `<tr>${d.columns.map((c) => cell(c, r)).join('')}</tr>`).join('\n');
+  const foot = d.totals ? `<tfoot><tr>${d.columns.map((c) => cell(c, d.totals!, true)).join('')}</tr></tfoot>` : '';
+  const empty = d.rows.length ? '' : `<p class="empty">No usage in this period.</p>`;
+  const notes = (d.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
+  return `<section class="dataset" id="table-${i}">
+<h2>${escapeHtml(d.title ?? 'Table')}</h2>
+<div class="scroll"><table class="sortable">
+<thead><tr>${head}</tr></thead>
+<tbody>
+${body}
+</tbody>${foot}
+</table></div>${empty}${notes}
+</section>`;
+}
+
+interface Totals {
+  requests?: number;
+  total_tokens?: number;
+  input_tokens?: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number | null;
+  cost_source?: string;
+}
+
+function renderHeader(out: ReportOutput): string {
+  const j = out.json as { since?: string; until?: string; timezone?: string; totals?: Totals };
+  const t = j.totals ?? {};
+  const card = (label: string, value: string, detail = '') =>
+    `<div class="card"><div class="label">${escapeHtml(label)}</div><div class="value">${escapeHtml(value)}</div>${detail ? `<div class="detail">${escapeHtml(detail)}</div>` : ''}</div>`;
+  const src = t.cost_source ?? 'none';
+  const cards = [
+    card('Cost', t.cost_usd === null || t.cost_usd === undefined ? 'unknown' : usd(t.cost_usd, true), `cost source: ${src} — ${COST_SOURCE_TEXT[src] ?? src}`),
+    card('Requests', grouped(t.requests ?? 0)),
+    card(
+      'Tokens',
+      grouped(t.total_tokens ?? 0),
+      `input ${grouped(t.input_tokens ?? 0)} · cache read ${grouped(t.cache_read_tokens ?? 0)} · cache write ${grouped(t.cache_write_tokens ?? 0)} · output ${grouped(t.output_tokens ?? 0)}`,
+    ),
+  ];
+  return `<header>
+<p class="brand">tx-usage</p>
+<h1>${escapeHtml(out.definition.title)}</h1>
+<p class="period">${escapeHtml(`${j.since ?? ''} – ${j.until ?? ''}`)} <span class="tz">(${escapeHtml(j.timezone ?? '')})</span></p>
+<div class="cards">${cards.join('')}</div>
+</header>`;
+}
+
+const STYLE = `
+:root { --fg:#1d2330; --muted:#5b6475; --line:#dde1e8; --bg:#f6f7f9; --card:#fff; --accent:#3b5bdb; }
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+main { max-width: 1280px; margin: 0 auto; padding: 16px; }
+header { margin-bottom: 16px; }
+.brand { margin: 0; color: var(--muted); font-size: 13px; letter-spacing: .04em; text-transform: uppercase; }
+h1 { margin: 2px 0 4px; font-size: 26px; line-height: 1.2; }
+h2 { font-size: 18px; margin: 0 0 8px; }
+.period { margin: 0 0 12px; font-size: 16px; }
+.tz { color: var(--muted); }
+.cards { display: grid; gap: 12px; grid-template-columns: repeat(auto-fit, minmax(min(100%, 240px), 1fr)); }
+.card, figure.chart, section.dataset, .notice { background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+.card { padding: 10px 14px; }
+.card .label { color: var(--muted); font-size: 13px; }
+.card .value { font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.card .detail { color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
+.notice { padding: 10px 14px; margin: 0 0 16px; }
+.notice.warn { border-color: #f0c36d; background: #fffaf0; }
+.notice ul { margin: 4px 0 0; padding-left: 20px; }
+.notice li { overflow-wrap: anywhere; white-space: pre-wrap; }
+.charts { display: grid; gap: 16px; grid-template-columns: repeat(auto-fit, minmax(min(100%, 520px), 1fr)); margin-bottom: 16px; }
+figure.chart { margin: 0; padding: 12px 14px; min-width: 0; }
+figure.chart figcaption { font-weight: 600; margin-bottom: 6px; }
+.vis { width: 100%; min-height: 60px; }
+.vis svg { max-width: 100%; }
+section.dataset { padding: 12px 14px; margin-bottom: 16px; }
+.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
+th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { position: sticky; top: 0; background: var(--card); white-space: nowrap; }
+th button { font: inherit; font-weight: 600; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; }
+th[aria-sort="ascending"] button::after { content: " ▲"; font-size: 10px; }
+th[aria-sort="descending"] button::after { content: " ▼"; font-size: 10px; }
+.num { text-align: right; white-space: nowrap; }
+.txt, .key { text-align: left; }
+td.key { max-width: 28em; }
+.nw { white-space: nowrap; }
+tfoot td { font-weight: 600; border-top: 2px solid var(--line); }
+tbody tr:hover { background: #f0f3fa; }
+.note, .empty { color: var(--muted); font-size: 13px; margin: 8px 0 0; }
+footer { color: var(--muted); font-size: 12px; padding: 8px 0 24px; }
+@media (max-width: 600px) {
+  main { padding: 10px; }
+  h1 { font-size: 22px; }
+  .card .value { font-size: 20px; }
+  table { font-size: 12px; }
+  th, td { padding: 4px 6px; }
+}
+@media print {
+  @page { margin: 12mm; }
+  body { background: #fff; font-size: 10pt; }
+  main { max-width: none; padding: 0; }
+  .card, figure.chart, section.dataset, .notice { border-color: #bbb; }
+  .charts { display: block; }
+  figure.chart { break-inside: avoid; page-break-inside: avoid; margin-bottom: 10px; }
+  .vis svg { max-width: 100% !important; height: auto !important; }
+  .scroll { overflow: visible; }
+  table { font-size: 8pt; }
+  thead { display: table-header-group; }
+  tr { break-inside: avoid; page-break-inside: avoid; }
+  th { position: static; }
+  th button::after { content: none !important; }
+  tbody tr:hover { background: none; }
+}
+`;
+
+/** Draws the charts and makes the tables sortable. Static: no data in it, so its hash never changes. */
+const BOOT = `(function () {
+  'use strict';
+  var payload = JSON.parse(document.getElementById('tx-usage-data').textContent);
+  var config = {
+    background: null,
+    font: 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif',
+    axis: { labelFontSize: 11, titleFontSize: 12, labelColor: '#1d2330', titleColor: '#1d2330' },
+    legend: { labelFontSize: 11, titleFontSize: 12 },
+    view: { stroke: null }
+  };
+  payload.charts.forEach(function (c) {
+    var el = document.getElementById(c.el);
+    var spec = Object.assign({ width: 'container', height: 240 }, c.spec, {
+      data: { values: payload.data[c.data] || [] },
+      config: config
+    });
+    // ast: vega-embed's bundled expression interpreter instead of generated
+    // code, so the page's Content-Security-Policy can forbid eval.
+    vegaEmbed(el, spec, { actions: false, renderer: 'svg', ast: true })
+      .then(function () { el.setAttribute('data-rendered', 'true'); })
+      .catch(function (e) {
+        el.setAttribute('data-rendered', 'error');
+        el.textContent = 'This chart could not be drawn: ' + (e && e.message);
+        console.error(e);
+      });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), function (table) {
+    var ths = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(ths, function (th, i) {
+      th.querySelector('button').addEventListener('click', function () {
+        var dir = th.getAttribute('aria-sort') === 'descending' ? 'ascending' : 'descending';
+        Array.prototype.forEach.call(ths, function (h) { h.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', dir);
+        var numeric = th.getAttribute('data-type') === 'num';
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = a.cells[i].getAttribute('data-v'), y = b.cells[i].getAttribute('data-v');
+          if (x === '' || y === '') return x === y ? 0 : x === '' ? 1 : -1; // unknown last, either way
+          var c = numeric ? Number(x) - Number(y) : x.localeCompare(y);
+          return dir === 'ascending' ? c : -c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+})();`;
+
+const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
+
+/**
+ * A `height: {step}` becomes step × the number of bars: vega-lite warns about
+ * a step height beside a container width ("Dropping fit-y") though it draws it.
+ */
+function fixedHeight(spec: Record<string, unknown>, rows: Record<string, unknown>[]): Record<string, unknown> {
+  const h = spec.height as { step?: number } | undefined;
+  const y = (spec.encoding as { y?: { field?: string } } | undefined)?.y?.field;
+  if (!h || typeof h !== 'object' || typeof h.step !== 'number' || !y) return spec;
+  const bars = new Set(rows.map((r) => r[y])).size;
+  return { ...spec, height: Math.max(1, bars) * h.step };
+}
+
+export function renderHtml(out: ReportOutput): string {
+  const charts: { el: string; data: string; spec: Record<string, unknown> }[] = [];
+  const figures: string[] = [];
+  const skipped: string[] = [];
+  for (const def of out.definition.charts ?? []) {
+    const chart = resolveChart(def, out.charts?.[def.data]);
+    if (!chart) {
+      skipped.push(def.title);
+      continue;
+    }
+    const el = `chart-${charts.length}`;
+    charts.push({ el, data: def.data, spec: fixedHeight(chart.spec, out.charts![def.data]!) });
+    figures.push(`<figure class="chart" data-chart="${escapeHtml(def.id)}"><figcaption>${escapeHtml(chart.title)}</figcaption><div class="vis" id="${el}"></div></figure>`);
+  }
+  const used = new Set(charts.map((c) => c.data));
+  const data: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(out.charts ?? {})) if (used.has(k)) data[k] = v;
+  const payload = jsonForScript({ charts, data });
+
+  const warnings = out.warnings.length
+    ? `<section class="notice warn"><strong>Warnings</strong><ul>${out.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></section>`
+    : '';
+  const skippedNote = skipped.length
+    ? `<p class="note">Not drawn, nothing to show yet: ${escapeHtml(skipped.join(', '))}.</p>`
+    : '';
+  const scripts = [...libraryScripts(), BOOT];
+  const csp = [
+    "default-src 'none'",
+    `script-src ${scripts.map(sha256).join(' ')}`,
+    "style-src 'unsafe-inline'",
+    'img-src data: blob:',
+    "font-src 'none'",
+    "connect-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  const j = out.json as { since?: string; until?: string };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(`${out.definition.title} ${j.since ?? ''} – ${j.until ?? ''} · tx-usage`)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${renderHeader(out)}
+${warnings}
+${figures.length ? `<section class="charts">\n${figures.join('\n')}\n</section>` : ''}
+${skippedNote}
+${out.datasets.map(renderDataset).join('\n')}
+<footer>Generated by tx-usage from local transcript files: token counts, models, projects and session ids only. Click a column heading to sort.</footer>
+</main>
+<script type="application/json" id="tx-usage-data">${payload}</script>
+${scripts.map((s) => `<script>${s}</script>`).join('\n')}
+</body>
+</html>
+`;
+}
+
+setHtmlRenderer(renderHtml);

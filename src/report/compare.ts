@@ -1,0 +1,219 @@
+// `tx-usage report compare`: harness efficiency over one period, per harness
+// and per harness × a detail key (default model). A harness that records
+// only context-window occupancy (Cursor) is listed with those figures and
+// `billed_usage: false`; its usage fields are null, never zero, because its
+// usage is unknown rather than nothing. Shape documented in docs/reports.md.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { HARNESS_IDS } from '../core/types.js';
+import type { Column, Dataset } from '../render/columns.js';
+import { baseChartData } from './charts.js';
+import type { ReportDefinition, ReportOutput } from './definitions.js';
+import { groupExpr, type GroupKey } from './groups.js';
+import { UsageError } from './period.js';
+import { metricsOf, templateValues, type Metrics, type ReportParams } from './summary.js';
+import { loadTemplate, runTemplate } from './template.js';
+
+export interface Efficiency {
+  sessions: number | null;
+  active_days: number | null;
+  cost_per_request_usd: number | null;
+  cost_per_session_usd: number | null;
+  tokens_per_request: number | null;
+  output_tokens_per_request: number | null;
+  cache_hit_rate: number | null;
+  cache_write_share: number | null;
+  reasoning_share: number | null;
+}
+
+export interface ContextFigures {
+  chats: number;
+  turns: number;
+  avg_latest_used_tokens: number | null;
+  avg_peak_used_tokens: number | null;
+  max_peak_used_tokens: number | null;
+  max_window_tokens: number | null;
+  avg_latest_occupancy: number | null;
+  avg_peak_occupancy: number | null;
+}
+
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+export type HarnessRow = { harness: string; billed_usage: boolean } & (Metrics | Nullable<Metrics>) &
+  Efficiency & { context: ContextFigures | null };
+
+export interface CompareReport {
+  since: string;
+  until: string;
+  timezone: string;
+  /** Keys of the `breakdown` rows: always harness, then the detail key. */
+  breakdown_by: GroupKey[];
+  totals: Metrics;
+  harnesses: HarnessRow[];
+  breakdown: (Metrics & Efficiency & Record<string, unknown>)[];
+  warnings: string[];
+}
+
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function efficiencyOf(r: Record<string, unknown>): Efficiency {
+  return {
+    sessions: num(r.sessions),
+    active_days: num(r.active_days),
+    cost_per_request_usd: numOrNull(r.cost_per_request_usd),
+    cost_per_session_usd: numOrNull(r.cost_per_session_usd),
+    tokens_per_request: numOrNull(r.tokens_per_request),
+    output_tokens_per_request: numOrNull(r.output_tokens_per_request),
+    cache_hit_rate: numOrNull(r.cache_hit_rate),
+    cache_write_share: numOrNull(r.cache_write_share),
+    reasoning_share: numOrNull(r.reasoning_share),
+  };
+}
+
+function contextOf(r: Record<string, unknown>): ContextFigures {
+  return {
+    chats: num(r.chats),
+    turns: num(r.turns),
+    avg_latest_used_tokens: numOrNull(r.avg_latest_used_tokens),
+    avg_peak_used_tokens: numOrNull(r.avg_peak_used_tokens),
+    max_peak_used_tokens: numOrNull(r.max_peak_used_tokens),
+    max_window_tokens: numOrNull(r.max_window_tokens),
+    avg_latest_occupancy: numOrNull(r.avg_latest_occupancy),
+    avg_peak_occupancy: numOrNull(r.avg_peak_occupancy),
+  };
+}
+
+const UNKNOWN_USAGE: Nullable<Metrics> & Efficiency = {
+  requests: null,
+  input_tokens: null,
+  cache_read_tokens: null,
+  cache_write_tokens: null,
+  output_tokens: null,
+  reasoning_tokens: null,
+  total_tokens: null,
+  cost_usd: null,
+  cost_source: 'none',
+  computed_cost_usd: null,
+  recorded_cost_usd: null,
+  sessions: null,
+  active_days: null,
+  cost_per_request_usd: null,
+  cost_per_session_usd: null,
+  tokens_per_request: null,
+  output_tokens_per_request: null,
+  cache_hit_rate: null,
+  cache_write_share: null,
+  reasoning_share: null,
+};
+
+function detailKey(by: GroupKey[]): GroupKey | null {
+  const rest = by.filter((k) => k !== 'harness');
+  if (rest.length > 1) throw new UsageError(`--by ${by.join(',')}: the comparison breaks each harness down by at most one key (e.g. --by model)`);
+  return rest[0] ?? null;
+}
+
+export const NO_BILLED_USAGE_NOTE =
+  'No billed usage recorded locally: the figures are context-window occupancy at checkpoints (tokens held in the window), not billed tokens, and are in no usage or cost figure.';
+
+export async function compareReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[]): Promise<ReportOutput> {
+  const detail = detailKey(p.by);
+  const q = { harness: def.query, context: 'compare_context', ...def.queries };
+  const values = { ...templateValues(p), cost_mode: p.costMode };
+  const t = loadTemplate(q.harness);
+  const perHarness = await runTemplate(conn, t, values, { detail: `''` });
+  const perDetail = detail ? await runTemplate(conn, t, values, { detail: groupExpr(detail) }) : [];
+  const context = new Map((await runTemplate(conn, loadTemplate(q.context), templateValues(p))).map((r) => [r.harness as string, contextOf(r)]));
+  const billed = new Map(perHarness.map((r) => [r.harness as string, r]));
+
+  const harnesses: HarnessRow[] = [];
+  for (const h of HARNESS_IDS) {
+    const r = billed.get(h);
+    const ctx = context.get(h) ?? null;
+    if (r) harnesses.push({ harness: h, billed_usage: true, ...metricsOf(r), ...efficiencyOf(r), context: ctx });
+    else if (ctx) harnesses.push({ harness: h, billed_usage: false, ...UNKNOWN_USAGE, context: ctx });
+  }
+  const breakdown = perDetail.map((r) => ({ harness: r.harness as string, [detail!]: r.detail as string, ...metricsOf(r), ...efficiencyOf(r) }));
+  const [tot] = await runTemplate(conn, loadTemplate('summary'), values, { keys: '' });
+  const report: CompareReport = {
+    since: p.since,
+    until: p.until,
+    timezone: p.tz,
+    breakdown_by: detail ? ['harness', detail] : ['harness'],
+    totals: metricsOf(tot ?? {}),
+    harnesses,
+    breakdown,
+    warnings,
+  };
+
+  const charts = await baseChartData(conn, p);
+  charts.efficiency = harnesses
+    .filter((h) => h.billed_usage)
+    .map((h) => ({
+      harness: h.harness,
+      cost_per_request_usd: h.cost_per_request_usd,
+      tokens_per_request: h.tokens_per_request,
+      output_tokens_per_request: h.output_tokens_per_request,
+      cache_hit_rate: h.cache_hit_rate,
+      cache_write_share: h.cache_write_share,
+      reasoning_share: h.reasoning_share,
+    }));
+  return { definition: def, json: report as unknown as Record<string, unknown>, datasets: compareDatasets(def, report, detail), warnings, charts };
+}
+
+const col = (field: string, label: string, kind: Column['kind'], narrow = false): Column => ({ field, label, kind, narrow });
+
+const EFFICIENCY_COLUMNS: Column[] = [
+  col('requests', 'Reqs', 'int', true),
+  col('sessions', 'Sessions', 'int', true),
+  col('active_days', 'Days', 'int'),
+  col('total_tokens', 'Tokens', 'int'),
+  col('cost_usd', 'Cost', 'usd', true),
+  col('cost_per_request_usd', 'Cost/req', 'usd', true),
+  col('cost_per_session_usd', 'Cost/sess', 'usd'),
+  col('tokens_per_request', 'Tok/req', 'ratio', true),
+  col('output_tokens_per_request', 'Out/req', 'ratio', true),
+  col('cache_hit_rate', 'Cache hit', 'pct', true),
+  col('cache_write_share', 'Cache wr', 'pct'),
+  col('reasoning_share', 'Reasoning', 'pct'),
+  col('cost_source', 'Cost src', 'text'),
+];
+
+function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupKey | null): Dataset[] {
+  const out: Dataset[] = [
+    {
+      title: `${def.title}: per harness`,
+      columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, col('billed', 'Billed', 'text', true), ...EFFICIENCY_COLUMNS],
+      rows: r.harnesses.map(({ context: _c, billed_usage, ...h }) => ({ ...h, billed: billed_usage ? 'yes' : 'no' })),
+      notes: r.harnesses.some((h) => !h.billed_usage)
+        ? [`Billed "no": ${r.harnesses.filter((h) => !h.billed_usage).map((h) => h.harness).join(', ')} ${NO_BILLED_USAGE_NOTE.charAt(0).toLowerCase()}${NO_BILLED_USAGE_NOTE.slice(1)}`]
+        : [],
+    },
+  ];
+  if (detail) {
+    out.push({
+      title: `Per harness and ${detail}`,
+      columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, { field: detail, label: detail[0]!.toUpperCase() + detail.slice(1), kind: 'key', narrow: true }, ...EFFICIENCY_COLUMNS],
+      rows: r.breakdown.map((b) => ({ ...b }) as Record<string, string | number | null>),
+    });
+  }
+  const ctx = r.harnesses.filter((h) => h.context);
+  if (ctx.length) {
+    out.push({
+      title: 'Context occupancy (not billed usage)',
+      columns: [
+        { field: 'harness', label: 'Harness', kind: 'key', narrow: true },
+        col('chats', 'Chats', 'int', true),
+        col('turns', 'Turns', 'int', true),
+        col('avg_latest_used_tokens', 'Avg latest', 'int', true),
+        col('avg_peak_used_tokens', 'Avg peak', 'int', true),
+        col('max_peak_used_tokens', 'Max peak', 'int'),
+        col('max_window_tokens', 'Window', 'int'),
+        col('avg_latest_occupancy', 'Latest occ', 'pct', true),
+        col('avg_peak_occupancy', 'Peak occ', 'pct', true),
+      ],
+      rows: ctx.map((h) => ({ harness: h.harness, ...h.context! })),
+      notes: [NO_BILLED_USAGE_NOTE],
+    });
+  }
+  return out;
+}
