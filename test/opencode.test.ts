@@ -158,6 +158,32 @@ describe('opencode session totals (residual events)', () => {
     expect(c.events).toHaveLength(3);
   });
 
+  it('rows above their session totals count as they are (no negative residual), and the session is tallied', async () => {
+    const db = newDb();
+    const s = db.session({ directory: '/work/over', model: SONNET });
+    s.step({ input: 100, output: 10, cost: 0.01 });
+    const t = Date.UTC(2026, 0, 6);
+    // A row its session's totals never saw (billed nowhere by the builder).
+    s.rawRow('assistant', JSON.stringify({ model: SONNET, cost: 0.5, tokens: { input: 900, output: 1, reasoning: 0, cache: { read: 0, write: 0 } }, time: { created: t, completed: t } }));
+    s.title({ output: 4 });
+    const c = await collectDb(db.path);
+    expect(steps(c).map((e) => e.input_tokens)).toEqual([100, 900]);
+    // Per bucket: input and cost are over-covered by the rows (0), output is not (10 + 4 - 11).
+    expect(residuals(c).map((e) => [e.input_tokens, e.output_tokens, e.recorded_cost_usd])).toEqual([[0, 3, 0]]);
+    expect(c.counts['sessions whose rows exceed their running totals']).toBe(1);
+  });
+
+  it('rows of a session missing from session_v2 still count, without project and without residual', async () => {
+    const db = newDb();
+    const s = db.session({ directory: '/work/gone', model: SONNET });
+    s.step({ input: 5, output: 1, cost: 0.001 });
+    db.writer.pragma('foreign_keys = OFF'); // else the cascade deletes its rows too
+    db.writer.prepare('DELETE FROM session_v2 WHERE id = ?').run(s.id);
+    const c = await collectDb(db.path);
+    expect(c.events).toHaveLength(1);
+    expect(c.events[0]).toMatchObject({ session_id: s.id, project: null, model: SONNET.id, requests: 1 });
+  });
+
   it('a retried step is one row rewritten: its final content counts once, the overwritten attempt only through the totals', async () => {
     const db = newDb();
     const s = db.session({ directory: '/work/retry', model: SONNET });
