@@ -1,14 +1,19 @@
 // Brings the store up to date with the harness files: discovers sources,
 // decides per source what changed (unchanged / appended / rewritten / gone),
-// extracts only that, and writes it with its bookkeeping atomically per batch.
+// extracts only that — in worker threads when there is enough of it — and
+// writes it with its bookkeeping atomically per batch.
 import { createHash } from 'node:crypto';
-import { open, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
-import { HARNESSES } from '../harnesses/registry.js';
-import type { Harness, PathContext, RootSpec, SourceRef } from '../harnesses/types.js';
-import { collectSource } from './collect.js';
+import type { Harness, SourceRef } from '../harnesses/types.js';
 import { forgetSources, loadSourceBook, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
+import { discoverAll, scanDigest, stampOf, tailHash, type HarnessScan, type Stamp } from './discover.js';
+import { runJob, type Job, type JobResult } from './job.js';
+import { ExtractPool, workersAvailable } from './pool.js';
+
+export { discoverAll, type HarnessScan } from './discover.js';
 
 export interface IngestOptions {
   home: string;
@@ -18,14 +23,21 @@ export interface IngestOptions {
   cost: CostFn;
   /** Called as sources are processed (for a progress bar). */
   progress?: (done: number, total: number) => void;
-  /** How many sources are extracted concurrently. */
+  /** Worker threads for extraction (default: one per core, at most 4; 1 = extract in this thread). Env TX_USAGE_WORKERS overrides. */
   concurrency?: number;
+  /** Sources already discovered (the warm fast path found them before deciding to ingest). */
+  discovered?: { scans: HarnessScan[]; warnings: string[] };
 }
 
-export interface HarnessScan {
-  harness: Harness;
-  roots: RootSpec[];
-  sources: SourceRef[];
+export interface IngestStats {
+  /** Transcript bytes read (plain and compressed) by the scanners. */
+  bytesRead: number;
+  /** Bytes re-read before resume points to check they are unchanged (TAIL_BYTES per appended file). */
+  tailCheckBytes: number;
+  /** Worker threads used (0 = all extraction in this thread). */
+  workers: number;
+  events: number;
+  ms: { discover: number; plan: number; extract: number; total: number };
 }
 
 export interface IngestResult {
@@ -36,55 +48,20 @@ export interface IngestResult {
   removed: number;
   /** Warnings raised while discovering (unreadable directories...). */
   discoveryWarnings: string[];
+  /** Digest of roots, discovery warnings and every source's stamp taken BEFORE reading it (what the store now reflects). */
+  digest: string;
+  stats: IngestStats;
 }
 
-const TAIL_BYTES = 256;
 const BATCH_EVENTS = 50_000;
 const BATCH_SOURCES = 500;
+/** Below this much to read, starting worker threads costs more than it saves. */
+const PARALLEL_MIN_BYTES = 8 << 20;
+const MAX_WORKERS = 4;
 
-interface Stamp {
-  size: number;
-  ino: string;
-  fingerprint: string;
-}
+type Plan = { src: SourceRef; harness: Harness; stamp: Stamp; mode: 'full' | 'append'; prev: SourceBookRow | null; bytes: number };
 
-async function stampOf(src: SourceRef, extra: string): Promise<Stamp | null> {
-  let st;
-  try {
-    st = await stat(src.path);
-  } catch {
-    return null;
-  }
-  const parts = [`${st.size}:${st.mtimeMs}:${st.ino}`];
-  for (const c of src.companions ?? []) {
-    try {
-      const cs = await stat(c);
-      parts.push(`${cs.size}:${cs.mtimeMs}`);
-    } catch {
-      parts.push('-');
-    }
-  }
-  if (extra) parts.push(extra);
-  return { size: st.size, ino: `${st.dev}:${st.ino}`, fingerprint: parts.join('|') };
-}
-
-async function tailHash(path: string, offset: number): Promise<string | null> {
-  if (offset <= 0) return null;
-  const start = Math.max(0, offset - TAIL_BYTES);
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(offset - start);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, start);
-    if (bytesRead !== buf.length) return null;
-    return createHash('sha1').update(buf).digest('hex');
-  } finally {
-    await fh.close();
-  }
-}
-
-type Plan = { src: SourceRef; harness: Harness; stamp: Stamp; mode: 'full' | 'append'; prev: SourceBookRow | null };
-
-async function planSource(src: SourceRef, harness: Harness, stamp: Stamp, prev: SourceBookRow | undefined): Promise<Plan | null> {
+function planSource(src: SourceRef, harness: Harness, stamp: Stamp, prev: SourceBookRow | undefined, stats: IngestStats): Plan | null {
   if (prev && prev.fingerprint === stamp.fingerprint) return null;
   // Append-only JSONL that only grew, same inode, same bytes before the
   // resume point: read just the new bytes.
@@ -98,36 +75,40 @@ async function planSource(src: SourceRef, harness: Harness, stamp: Stamp, prev: 
     prev.resume_offset <= stamp.size &&
     prev.tail_hash !== null
   ) {
-    const h = await tailHash(src.path, prev.resume_offset).catch(() => null);
-    if (h === prev.tail_hash) return { src, harness, stamp, mode: 'append', prev };
+    stats.tailCheckBytes += Math.min(prev.resume_offset, 256);
+    if (tailHash(src.path, prev.resume_offset) === prev.tail_hash) {
+      return { src, harness, stamp, mode: 'append', prev, bytes: stamp.size - prev.resume_offset };
+    }
   }
-  return { src, harness, stamp, mode: 'full', prev: prev ?? null };
+  return { src, harness, stamp, mode: 'full', prev: prev ?? null, bytes: stamp.size };
 }
 
-async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let i = 0;
-  const workers = Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (i < items.length) await fn(items[i++]!);
-  });
-  await Promise.all(workers);
-}
-
-export async function discoverAll(opts: Pick<IngestOptions, 'home' | 'env' | 'rootOverrides'>, warnings: string[]): Promise<HarnessScan[]> {
-  return Promise.all(
-    HARNESSES.map(async (harness) => {
-      const ctx: PathContext = { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides[harness.id] ?? [] };
-      const roots = harness.roots(ctx);
-      const sources = await harness.discover(roots, (m, at) => warnings.push(`${at.file}: ${m}`));
-      return { harness, roots, sources };
-    }),
-  );
+function workerCount(opts: IngestOptions): number {
+  const env = Number(opts.env.TX_USAGE_WORKERS ?? process.env.TX_USAGE_WORKERS);
+  const n = Number.isInteger(env) && env >= 1 ? env : opts.concurrency ?? Math.min(MAX_WORKERS, availableParallelism());
+  return Math.max(1, n);
 }
 
 export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
-  const discoveryWarnings: string[] = [];
-  const scans = await discoverAll(opts, discoveryWarnings);
+  const t0 = performance.now();
+  const discoveryWarnings: string[] = opts.discovered ? [...opts.discovered.warnings] : [];
+  const scans = opts.discovered ? opts.discovered.scans : await discoverAll(opts, discoveryWarnings);
+  const tDiscovered = performance.now();
+  // Stamps are taken before anything is read: a file that changes while it
+  // is read looks changed next run, never the other way round.
+  const stamps = new Map<string, Stamp | null>();
+  const raw = new Map<string, string>();
+  for (const s of scans)
+    for (const src of s.sources) {
+      const st = stampOf(src);
+      stamps.set(src.key, st);
+      raw.set(src.key, st?.fingerprint ?? 'missing');
+    }
+  const digest = scanDigest(scans, raw, discoveryWarnings);
+  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 } };
+
   const book = await loadSourceBook(conn);
-  const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, discoveryWarnings };
+  const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, discoveryWarnings, digest, stats };
 
   const seen = new Set<string>();
   for (const s of scans) for (const src of s.sources) seen.add(src.key);
@@ -140,67 +121,119 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const phases = [scans.filter((s) => !s.harness.usesKnownProjects), scans.filter((s) => s.harness.usesKnownProjects)];
   const total = scans.reduce((n, s) => n + s.sources.length, 0);
   let done = 0;
-  for (const phase of phases) {
-    if (!phase.length) continue;
-    const known = phase === phases[1] ? await knownProjects(conn) : new Set<string>();
-    const extra = phase === phases[1] ? createHash('sha1').update([...known].sort().join('\n')).digest('hex') : '';
-    const plans: Plan[] = [];
-    for (const s of phase) {
-      for (const src of s.sources) {
-        const stamp = await stampOf(src, extra);
-        const prev = book.get(src.key);
-        // A source that cannot even be stat'ed still gets extracted, so its
-        // failure is reported as a warning naming it.
-        const plan = stamp
-          ? await planSource(src, s.harness, stamp, prev)
-          : { src, harness: s.harness, stamp: { size: 0, ino: '', fingerprint: `missing:${Date.now()}` }, mode: 'full' as const, prev: prev ?? null };
-        if (plan) plans.push(plan);
-        else {
-          result.unchanged++;
-          opts.progress?.(++done, total);
+  let pool: ExtractPool | null = null;
+  let jobId = 0;
+  try {
+    for (const phase of phases) {
+      if (!phase.length) continue;
+      const tPlan = performance.now();
+      const known = phase === phases[1] ? await knownProjects(conn) : new Set<string>();
+      const extra = phase === phases[1] ? createHash('sha1').update([...known].sort().join('\n')).digest('hex') : '';
+      const plans: Plan[] = [];
+      for (const s of phase) {
+        for (const src of s.sources) {
+          const st = stamps.get(src.key) ?? null;
+          const stamp = st && extra ? { ...st, fingerprint: `${st.fingerprint}|${extra}` } : st;
+          const prev = book.get(src.key);
+          // A source that cannot even be stat'ed still gets extracted, so its
+          // failure is reported as a warning naming it.
+          const plan = stamp
+            ? planSource(src, s.harness, stamp, prev, stats)
+            : { src, harness: s.harness, stamp: { size: 0, ino: '', fingerprint: `missing:${Date.now()}` }, mode: 'full' as const, prev: prev ?? null, bytes: 0 };
+          if (plan) plans.push(plan);
+          else {
+            result.unchanged++;
+            opts.progress?.(++done, total);
+          }
         }
       }
-    }
-    let pending: SourceWrite[] = [];
-    let pendingEvents = 0;
-    let writing: Promise<void> = Promise.resolve();
-    const flush = () => {
-      const b = pending;
-      pending = [];
-      pendingEvents = 0;
-      writing = writing.then(() => writeBatch(conn, b, opts.cost));
-      return writing;
-    };
-    await pool(plans, opts.concurrency ?? 4, async (p) => {
-      const resume =
-        p.mode === 'append' && p.prev
-          ? { offset: p.prev.resume_offset!, lines: p.prev.resume_lines ?? 0, state: p.prev.resume_state ? JSON.parse(p.prev.resume_state) : undefined }
-          : null;
-      const collected = await collectSource(p.harness, p.src, { resume, tmpDir: opts.tmpDir, knownProjects: known });
-      const rp = collected.resume;
-      const bookRow: SourceBookRow = {
-        source_key: p.src.key,
-        harness: p.src.harness,
-        path: p.src.path,
-        kind: p.src.kind,
-        fingerprint: p.stamp.fingerprint,
-        size: p.stamp.size,
-        ino: p.stamp.ino,
-        resume_offset: rp ? rp.offset : null,
-        resume_lines: rp ? rp.lines : null,
-        resume_state: rp && rp.state !== undefined ? JSON.stringify(rp.state) : null,
-        tail_hash: rp && p.src.kind === 'jsonl' ? await tailHash(p.src.path, rp.offset).catch(() => null) : null,
+      stats.ms.plan += performance.now() - tPlan;
+      const tExtract = performance.now();
+      const bytes = plans.reduce((n, p) => n + p.bytes, 0);
+      const want = workerCount(opts);
+      if (!pool && want > 1 && plans.length > 1 && bytes >= PARALLEL_MIN_BYTES && workersAvailable()) {
+        pool = new ExtractPool(Math.min(want, plans.length));
+        stats.workers = pool.size;
+      }
+      // Largest first, so one big file does not start last and run alone.
+      plans.sort((a, b) => b.bytes - a.bytes);
+
+      let pending: SourceWrite[] = [];
+      let pendingEvents = 0;
+      let writing: Promise<void> = Promise.resolve();
+      const flush = () => {
+        const b = pending;
+        pending = [];
+        pendingEvents = 0;
+        if (b.length) writing = writing.then(() => writeBatch(conn, b, opts.cost));
+        return writing;
       };
-      if (p.mode === 'append') result.appended++;
-      else result.rewritten++;
-      pending.push({ collected, book: bookRow, mode: p.mode });
-      pendingEvents += collected.events.length;
-      if (pendingEvents >= BATCH_EVENTS || pending.length >= BATCH_SOURCES) await flush();
-      opts.progress?.(++done, total);
-    });
-    await flush();
+      const accept = async (p: Plan, r: JobResult) => {
+        stats.bytesRead += r.bytesRead;
+        const rp = r.collected.resume;
+        const bookRow: SourceBookRow = {
+          source_key: p.src.key,
+          harness: p.src.harness,
+          path: p.src.path,
+          kind: p.src.kind,
+          fingerprint: p.stamp.fingerprint,
+          size: p.stamp.size,
+          ino: p.stamp.ino,
+          resume_offset: rp ? rp.offset : null,
+          resume_lines: rp ? rp.lines : null,
+          resume_state: rp && rp.state !== undefined ? JSON.stringify(rp.state) : null,
+          tail_hash: r.tailHash,
+        };
+        if (p.mode === 'append') result.appended++;
+        else result.rewritten++;
+        stats.events += r.collected.events.length;
+        pending.push({ collected: r.collected, book: bookRow, mode: p.mode });
+        pendingEvents += r.collected.events.length;
+        opts.progress?.(++done, total);
+        if (pendingEvents >= BATCH_EVENTS || pending.length >= BATCH_SOURCES) await flush();
+      };
+      const jobOf = (p: Plan): Job => ({
+        id: ++jobId,
+        harness: p.harness.id,
+        source: p.src,
+        resume:
+          p.mode === 'append' && p.prev
+            ? { offset: p.prev.resume_offset!, lines: p.prev.resume_lines ?? 0, state: p.prev.resume_state ? JSON.parse(p.prev.resume_state) : undefined }
+            : null,
+        tmpDir: opts.tmpDir,
+        knownProjects: known,
+      });
+      // One more runner than workers, so the workers stay busy while a
+      // runner waits for a batch to be written (which bounds memory).
+      const activePool = pool;
+      let next = 0;
+      const runner = async () => {
+        while (next < plans.length) {
+          const p = plans[next++]!;
+          await accept(p, activePool ? await activePool.run(jobOf(p)) : await runJob(jobOf(p)));
+        }
+      };
+      await Promise.all(Array.from({ length: activePool ? activePool.size + 1 : 1 }, runner));
+      await flush();
+      stats.ms.extract += performance.now() - tExtract;
+    }
+  } finally {
+    await pool?.close();
   }
+  stats.ms.total = performance.now() - t0;
+  writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed });
   return result;
+}
+
+/** TX_USAGE_STATS=FILE: what the last run did (bytes read, workers, timings), for the benchmark and tests. */
+export function writeStats(env: NodeJS.ProcessEnv, stats: object): void {
+  const file = env.TX_USAGE_STATS ?? process.env.TX_USAGE_STATS;
+  if (!file) return;
+  try {
+    writeFileSync(file, JSON.stringify({ ...stats, maxRssKb: process.resourceUsage().maxRSS }) + '\n');
+  } catch {
+    /* statistics are best effort */
+  }
 }
 
 async function knownProjects(conn: DuckDBConnection): Promise<Set<string>> {

@@ -12,6 +12,9 @@ export const MAX_ZSTD_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;
 
 export type RecordHandler = (rec: any, line: number) => void;
 
+/** Bytes read from transcript files by this thread (plain and compressed): how the ingest proves an append re-reads only new bytes. */
+export const readCounter = { bytes: 0 };
+
 export interface ScanOptions {
   /** A line is parsed only if it contains one of these (byte search). Empty: every line. */
   markers: readonly string[];
@@ -74,6 +77,7 @@ export async function scanJsonlFile(
       const { bytesRead } = await fh.read(buf, 0, CHUNK, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
+      readCounter.bytes += bytesRead;
       splitter.push(buf.subarray(0, bytesRead));
     }
   } finally {
@@ -119,6 +123,7 @@ export async function scanJsonlZstFile(
     for (;;) {
       const { bytesRead } = await fh.read(buf, 0, CHUNK, pos);
       pos += bytesRead;
+      readCounter.bytes += bytesRead;
       const last = bytesRead < CHUNK;
       try {
         // fzstd keeps references to pushed data: hand it a copy.

@@ -1,0 +1,107 @@
+// Finding the sources and stamping them (size, mtime, inode, companions):
+// everything the ingest and the warm fast path need to decide whether
+// anything changed. Deliberately free of the store, so a run that finds
+// nothing changed never loads DuckDB.
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import type { HarnessId } from '../core/types.js';
+import { HARNESSES } from '../harnesses/registry.js';
+import type { Harness, PathContext, RootSpec, SourceRef } from '../harnesses/types.js';
+
+export interface HarnessScan {
+  harness: Harness;
+  roots: RootSpec[];
+  sources: SourceRef[];
+}
+
+export interface DiscoverOptions {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  rootOverrides: Partial<Record<HarnessId, string[]>>;
+}
+
+export async function discoverAll(opts: DiscoverOptions, warnings: string[]): Promise<HarnessScan[]> {
+  return Promise.all(
+    HARNESSES.map(async (harness) => {
+      const ctx: PathContext = { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides[harness.id] ?? [] };
+      const roots = harness.roots(ctx);
+      const sources = await harness.discover(roots, (m, at) => warnings.push(`${at.file}: ${m}`));
+      return { harness, roots, sources };
+    }),
+  );
+}
+
+export interface Stamp {
+  size: number;
+  /** device:inode of the source itself. */
+  ino: string;
+  /** size:mtime:inode of the source, size:mtime of each companion: changes when any of them does. */
+  fingerprint: string;
+}
+
+/** Stamps one source; null when the source itself cannot be stat'ed. */
+export function stampOf(src: SourceRef): Stamp | null {
+  let st;
+  try {
+    st = statSync(src.path);
+  } catch {
+    return null;
+  }
+  const parts = [`${st.size}:${st.mtimeMs}:${st.ino}`];
+  for (const c of src.companions ?? []) {
+    try {
+      const cs = statSync(c);
+      parts.push(`${cs.size}:${cs.mtimeMs}`);
+    } catch {
+      parts.push('-');
+    }
+  }
+  return { size: st.size, ino: `${st.dev}:${st.ino}`, fingerprint: parts.join('|') };
+}
+
+/** Raw fingerprints (no ingest-phase extras) of every discovered source, by source key; 'missing' when it cannot be stat'ed. */
+export function stampAll(scans: HarnessScan[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const s of scans) for (const src of s.sources) out.set(src.key, stampOf(src)?.fingerprint ?? 'missing');
+  return out;
+}
+
+/** One digest of what was found: roots, discovery warnings and every source's fingerprint. */
+export function scanDigest(scans: HarnessScan[], fingerprints: Map<string, string>, discoveryWarnings: string[]): string {
+  const h = createHash('sha256');
+  for (const s of scans) {
+    h.update(`H${s.harness.id}\n`);
+    for (const r of s.roots) h.update(`R${r.path}\t${r.origin}\t${r.exists}\n`);
+    const keys = s.sources.map((x) => x.key).sort();
+    for (const k of keys) h.update(`S${k}\t${fingerprints.get(k) ?? 'missing'}\n`);
+  }
+  for (const w of discoveryWarnings) h.update(`W${w}\n`);
+  return h.digest('hex');
+}
+
+export const TAIL_BYTES = 256;
+
+/**
+ * Hash of the last TAIL_BYTES bytes before `offset`: if they are still the
+ * same next run, the file was only appended to and can be resumed there.
+ */
+export function tailHash(path: string, offset: number): string | null {
+  if (offset <= 0) return null;
+  const start = Math.max(0, offset - TAIL_BYTES);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.alloc(offset - start);
+    const n = readSync(fd, buf, 0, buf.length, start);
+    if (n !== buf.length) return null;
+    return createHash('sha1').update(buf).digest('hex');
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
