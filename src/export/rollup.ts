@@ -38,12 +38,15 @@ export function datasetOf(path: string): Dataset | null {
 export async function resolveFrom(conn: DuckDBConnection, values: string[]): Promise<Record<Dataset, string[]>> {
   const found = new Set<string>();
   for (const v of values) {
-    const before = found.size;
+    let matched = 0;
     const add = (files: string[]) => {
       for (const f of files) {
         const name = basename(f);
         // Dot- and underscore-files are in-progress writes or engine metadata (Spark's _SUCCESS).
-        if (name.endsWith('.parquet') && !name.startsWith('.') && !name.startsWith('_')) found.add(resolve(f));
+        if (name.endsWith('.parquet') && !name.startsWith('.') && !name.startsWith('_')) {
+          found.add(resolve(f));
+          matched++;
+        }
       }
     };
     if (existsSync(v) && statSync(v).isFile()) add([v]);
@@ -52,7 +55,7 @@ export async function resolveFrom(conn: DuckDBConnection, values: string[]): Pro
       add(await glob(conn, v));
       add(await glob(conn, `${v.replace(/\/+$/, '')}/**/*.parquet`));
     } else throw new UsageError(`--from ${JSON.stringify(v)}: no such file or folder`);
-    if (found.size === before) throw new UsageError(`--from ${JSON.stringify(v)}: no Parquet files found there`);
+    if (matched === 0) throw new UsageError(`--from ${JSON.stringify(v)}: no Parquet files found there`);
   }
   const out: Record<Dataset, string[]> = { events: [], context: [], estimates: [] };
   for (const f of [...found].sort()) {

@@ -1,0 +1,180 @@
+// Team roll-ups: three machines export to one folder (alice twice, and once
+// more for part of the period), `report --from` must equal the sum of the
+// three local reports exactly, every copy counted once.
+import { cpSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { additive, buildTeamFixture, envOf, exportJson, localReport, RANGE, rollupReport, sumRows, tree, type Team } from './export-helpers.js';
+
+let team: Team;
+let out: string;
+let again: string;
+
+beforeAll(() => {
+  team = buildTeamFixture();
+  out = join(team.base, 'exports');
+  again = join(team.base, 'exports-again');
+  for (const m of team.machines) exportJson(m, out);
+  const [alice] = team.machines;
+  // alice again, into another folder: every one of her rows now exists twice.
+  exportJson(alice!, again);
+  // ... and a partial period into the shared folder: a second, overlapping
+  // October file beside the first (it supersedes nothing: it holds fewer rows).
+  const partial = exportJson(alice!, out, ['--since', '2026-10-15', '--until', '2026-10-31', '--tz', 'UTC']);
+  expect(partial.files.map((f: any) => [f.dataset, f.month, f.status, f.superseded])).toEqual([['events', '2026-10', 'written', []]]);
+});
+
+const FROM = () => [out, again];
+
+describe('export layout', () => {
+  it('writes Hive month partitions of part-<machine>-<hash>.parquet per dataset', () => {
+    const files = [...tree(out).keys()];
+    for (const f of files) expect(f).toMatch(/^(events|context|estimates)\/month=(\d{4}-\d{2}|undated)\/part-(alice|bob|carol)-[0-9a-f]{16}\.parquet$/);
+    // Claude Code in Sept-Nov 2026 and Codex in Jan 2026 for alice: month folders as the data falls.
+    const aliceEvents = files.filter((f) => f.startsWith('events/') && f.includes('part-alice-')).map((f) => f.split('/')[1]);
+    expect(new Set(aliceEvents)).toEqual(new Set(['month=2026-01', 'month=2026-09', 'month=2026-10', 'month=2026-11']));
+    // October has alice's full export and her partial one.
+    expect(aliceEvents.filter((m) => m === 'month=2026-10')).toHaveLength(2);
+    // Cursor chats (bob) are their own dataset; Claude estimates theirs.
+    expect(files.some((f) => f.startsWith('context/') && f.includes('part-bob-'))).toBe(true);
+    expect(files.some((f) => f.startsWith('estimates/') && f.includes('part-alice-'))).toBe(true);
+  });
+});
+
+describe('roll-up equals the sum of the local reports', () => {
+  for (const by of ['machine', 'machine,harness,day', 'machine,session', 'machine,model,project', 'machine,month']) {
+    it(`--by ${by}: the three local reports' rows, exactly`, () => {
+      const locals = team.machines.map((m) => localReport(m, [...RANGE, '--by', by]));
+      const roll = rollupReport(team, FROM(), [...RANGE, '--by', by]);
+      // Rows keyed by machine first: the roll-up is the local rows side by side
+      // (every field: tokens, costs, cost_source, session estimates).
+      expect(roll.rows).toEqual(locals.flatMap((l) => l.rows));
+      expect(roll.rows.length).toBeGreaterThan(2);
+      expect(roll.group_by).toEqual(by.split(','));
+      expect(Object.keys(roll).sort()).toEqual(['context', 'group_by', 'rows', 'since', 'timezone', 'totals', 'until', 'warnings']);
+      // Cursor chats (bob's): the same entries, in the report's order (harness, project, session).
+      const ctx = locals.flatMap((l) => l.context ?? []);
+      expect(ctx.length).toBeGreaterThan(0);
+      const order = (c: any) => JSON.stringify([c.harness, c.project, c.session]);
+      expect(roll.context).toEqual(ctx.sort((x: any, y: any) => (order(x) < order(y) ? -1 : 1)));
+      const keys: string[] = [];
+      expect(additive(roll.totals, keys)).toEqual(sumRows(locals.map((l) => [l.totals]), keys)[0]);
+    });
+  }
+
+  for (const by of ['model', 'project,harness', 'day']) {
+    it(`--by ${by}: per key, the sum over machines`, () => {
+      const keys = by.split(',');
+      const locals = team.machines.map((m) => localReport(m, [...RANGE, '--by', by]));
+      const roll = rollupReport(team, FROM(), [...RANGE, '--by', by]);
+      expect(roll.rows.map((r: any) => additive(r, keys))).toEqual(sumRows(locals.map((l) => l.rows), keys));
+    });
+  }
+
+  it('the shared project and the copied session file count once per machine, not once per team', () => {
+    const roll = rollupReport(team, FROM(), [...RANGE, '--by', 'project,machine']);
+    const shared = roll.rows.filter((r: any) => r.project === '/home/dev/shared-repo').map((r: any) => r.machine);
+    expect(shared).toEqual(['alice', 'bob']);
+    // alice's private-tool session was copied to bob: the same response ids on two machines are two responses.
+    const tool = roll.rows.filter((r: any) => r.project === '/home/alice/private-tool');
+    expect(tool.map((r: any) => r.machine)).toEqual(['alice', 'bob']);
+    expect(tool[0].requests).toBe(2);
+    expect(tool[1]).toEqual({ ...tool[0], machine: 'bob' });
+  });
+
+  it('alice was exported three times over: without deduplication her figures would be inflated', () => {
+    const byMachine = (from: string[]) => rollupReport(team, from, [...RANGE, '--by', 'machine']).rows.find((r: any) => r.machine === 'alice');
+    const once = byMachine([out]);
+    expect(byMachine([out, again])).toEqual(once);
+    expect(byMachine([out, out, again, join(again, 'events')])).toEqual(once);
+    // The duplicates are really in the files: alice's October events are in three files.
+    const octFiles = [out, again].flatMap((d) => readdirSync(join(d, 'events', 'month=2026-10')).filter((f) => f.startsWith('part-alice-')));
+    expect(octFiles).toHaveLength(3);
+    expect(once).toEqual(localReport(team.machines[0]!, [...RANGE, '--by', 'machine']).rows[0]);
+  });
+
+  it('--from takes globs of files or folders', () => {
+    const all = rollupReport(team, FROM(), [...RANGE, '--by', 'machine']);
+    expect(rollupReport(team, [join(team.base, 'exports*')], [...RANGE, '--by', 'machine'])).toEqual(all);
+    expect(rollupReport(team, [join(out, '*', 'month=*', '*.parquet')], [...RANGE, '--by', 'machine'])).toEqual(rollupReport(team, [out], [...RANGE, '--by', 'machine']));
+    // Only bob's files.
+    const bob = rollupReport(team, [join(out, '*', '*', 'part-bob-*.parquet')], [...RANGE, '--by', 'machine']);
+    expect(bob.rows.map((r: any) => r.machine)).toEqual(['bob']);
+    expect(bob.totals).toEqual(localReport(team.machines[1]!, [...RANGE, '--by', 'machine']).totals);
+  });
+
+  it('a range, a harness filter and a time zone apply to the roll-up as to the local store', () => {
+    const args = ['--since', '2026-10-01', '--until', '2026-10-31', '--tz', 'America/New_York', '--harness', 'claude-code,opencode', '--by', 'machine,day'];
+    const locals = team.machines.map((m) => localReport(m, args));
+    expect(rollupReport(team, FROM(), args).rows).toEqual(locals.flatMap((l) => l.rows));
+  });
+});
+
+/**
+ * Averages of ratios (e.g. Cursor occupancy) are float sums whose last bit
+ * depends on row order, which differs between the store and the files.
+ */
+function roundFloats(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : Number(v.toPrecision(12));
+  if (Array.isArray(v)) return v.map(roundFloats);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, roundFloats(x)]));
+  return v;
+}
+
+describe('every report, in every format, over one machine exported equals its local report', () => {
+  const reports = () => {
+    const r = runCli(['report', 'no-such-report'], team.nobody);
+    return /available: (.*)$/m.exec(r.stderr)![1]!.split(', ');
+  };
+  it('lists its reports', () => {
+    expect(reports()).toContain('summary');
+  });
+  for (const format of ['json', 'csv', 'table', 'html']) {
+    it(`--format ${format}`, () => {
+      for (const m of team.machines) {
+        const single = join(team.base, `single-${m.name}`);
+        cpSync(out, single, { recursive: true, filter: (src) => !/part-/.test(src) || src.includes(`part-${m.name}-`) });
+        for (const name of reports()) {
+          const args = ['report', name, ...RANGE, '--format', format];
+          const local = runCli([...args, '--machine', m.name], envOf(m));
+          const roll = runCli([...args, '--from', single], team.nobody);
+          expect(local.status, local.stderr).toBe(0);
+          expect(roll.status, roll.stderr).toBe(0);
+          if (format === 'json') {
+            // Warnings differ by design: the local one names files with unreadable lines.
+            const strip = (s: string) => roundFloats({ ...JSON.parse(s), warnings: undefined });
+            expect(strip(roll.stdout)).toEqual(strip(local.stdout));
+          } else if (format === 'html') {
+            const strip = (s: string) =>
+              s
+                .replace(/<section class="notice warn">.*?<\/section>/s, '')
+                .replace(/(data-v="|"[a-z_]+":)(-?\d+\.\d+(?:e-?\d+)?)/g, (_, pre, n) => pre + Number(Number(n).toPrecision(12)));
+            expect(strip(roll.stdout)).toBe(strip(local.stdout));
+          } else expect(roll.stdout).toBe(local.stdout);
+        }
+      }
+    });
+  }
+});
+
+describe('--by machine on the local store and errors', () => {
+  it('local rows carry --machine, else config "machine", else the host name', () => {
+    const [alice] = team.machines;
+    expect(localReport(alice!, [...RANGE, '--by', 'machine']).rows.map((r: any) => r.machine)).toEqual(['alice']);
+  });
+
+  it('clear usage errors', () => {
+    const bad = (args: string[], re: RegExp) => {
+      const r = runCli(args, team.nobody);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(re);
+    };
+    bad(['report', '--from', join(team.base, 'nowhere')], /--from .*nowhere.*: no such file or folder/);
+    bad(['report', '--from', join(team.base, 'nowhere-*')], /no Parquet files found/);
+    bad(['report', '--from', out, '--machine', 'x'], /--machine names the local store/);
+    bad(['report', '--by', 'machine', '--machine', 'bad name!'], /--machine "bad name!"/);
+    bad(['export', '--out', join(team.base, 'x'), '--salt', 's'], /--salt is only used with --anonymize/);
+    bad(['export', '--out', join(team.base, 'x'), '--anonymize'], /--anonymize needs a salt/);
+  });
+});
