@@ -4,7 +4,7 @@
 // Expected costs are hand-computed from the bundled data (see
 // test/pricing-cost.test.ts for the price numbers, pinned there).
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -78,6 +78,17 @@ describe('report with computed costs', () => {
     const r = reportJson([...RANGE, '--cost', 'recorded'], env);
     expect(r.totals).toMatchObject({ cost_usd: null, cost_source: 'none', computed_cost_usd: 0.3233 });
     expect(r.warnings.filter((w: string) => w.includes('no price'))).toEqual([]);
+  });
+
+  it('takes the prices file from the config file when --prices is not given (relative to the config)', () => {
+    const cfgHome = join(home, 'cfg');
+    mkdirSync(join(cfgHome, 'tx-usage'), { recursive: true });
+    writeFileSync(join(cfgHome, 'tx-usage', 'config.json'), JSON.stringify({ prices: '../../prices.json' }));
+    const r = reportJson(RANGE, { ...env, XDG_CONFIG_HOME: cfgHome });
+    expect(byModel(r)['claude-mystery-9']).toMatchObject({ computed_cost_usd: 0.0002 });
+    expect(r.totals).toMatchObject({ cost_usd: 0.3283, cost_source: 'computed' });
+    // and without the config again: bundled prices
+    expect(reportJson(RANGE, env).totals).toMatchObject({ cost_usd: 0.3233, cost_source: 'mixed' });
   });
 
   it('refuses an unreadable --prices file with a clear message', () => {

@@ -6,6 +6,7 @@
 // never an invented price, never 0.
 import { LIST, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { usdToE10 } from '../core/money.js';
+import { readTeamConfig } from '../export/config.js';
 import type { HarnessId } from '../core/types.js';
 import { loadPricer, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
 import { UsageError } from '../report/period.js';
@@ -26,7 +27,9 @@ export interface CostSetup {
 const setups = new WeakMap<CostFn, CostSetup>();
 
 export async function costFunction(rt: Runtime): Promise<CostSetup> {
-  const pricer = await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile: rt.pricesFile });
+  // --prices FILE, else "prices" in the config file.
+  const pricesFile = rt.pricesFile ?? readTeamConfig(rt.env, rt.home).prices;
+  const pricer = await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile });
   const fn: CostFn = (e) => pricer.cost(e);
   // The pricer's own array: warnings met while pricing during the ingest show up too.
   const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer };

@@ -1,17 +1,19 @@
 // The team settings: this machine's name in exports and roll-ups, and the
 // salt that --anonymize hashes with. Flags win; else the config file
 // $XDG_CONFIG_HOME/tx-usage/config.json (default ~/.config/...):
-//   { "machine": "alice-laptop", "export": { "salt": "team secret" } }
+//   { "machine": "alice-laptop", "export": { "salt": "team secret" }, "prices": "my-prices.json" }
 // else the host name.
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../report/period.js';
 import { MACHINE_RE } from './schema.js';
 
 export interface TeamConfig {
   machine?: string;
   salt?: string;
+  /** LiteLLM-format price overrides used when --prices is not given (absolute; a relative path is read from the config's folder). */
+  prices?: string;
   /** The file read, for messages. */
   path: string;
 }
@@ -30,7 +32,7 @@ export function readTeamConfig(env: NodeJS.ProcessEnv, home: string): TeamConfig
   } catch (e) {
     throw new UsageError(`${path}: not valid JSON (${(e as Error).message})`);
   }
-  const obj = (raw ?? {}) as { machine?: unknown; export?: { salt?: unknown } };
+  const obj = (raw ?? {}) as { machine?: unknown; export?: { salt?: unknown }; prices?: unknown };
   const out: TeamConfig = { path };
   if (obj.machine !== undefined) {
     if (typeof obj.machine !== 'string') throw new UsageError(`${path}: "machine" must be a string`);
@@ -40,6 +42,10 @@ export function readTeamConfig(env: NodeJS.ProcessEnv, home: string): TeamConfig
   if (salt !== undefined) {
     if (typeof salt !== 'string' || !salt) throw new UsageError(`${path}: "export.salt" must be a non-empty string`);
     out.salt = salt;
+  }
+  if (obj.prices !== undefined) {
+    if (typeof obj.prices !== 'string' || !obj.prices) throw new UsageError(`${path}: "prices" must be the path of a prices file`);
+    out.prices = resolve(dirname(path), obj.prices);
   }
   return out;
 }
