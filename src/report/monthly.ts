@@ -15,7 +15,7 @@ import { contextEntries, metricsOf, templateValues, type Metrics, type ReportPar
 import { loadTemplate, runTemplate } from './template.js';
 
 /** Keys a month can be broken down by (time keys would repeat the month). */
-export const MONTHLY_BREAKDOWNS = ['harness', 'model', 'project', 'session'] as const;
+export const MONTHLY_BREAKDOWNS = ['harness', 'model', 'project', 'session', 'machine'] as const;
 type Breakdown = (typeof MONTHLY_BREAKDOWNS)[number];
 
 export interface MonthRow extends Metrics {
