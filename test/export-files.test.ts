@@ -1,0 +1,179 @@
+// The exported files themselves: byte-identical re-exports, periods that add
+// files, superseded files, and --anonymize leaving no path or session id.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { buildTeamFixture, cli, envOf, exportJson, localReport, RANGE, rollupReport, tree, type Team } from './export-helpers.js';
+
+let team: Team;
+beforeAll(() => {
+  team = buildTeamFixture();
+});
+
+const statuses = (r: any) => r.files.map((f: any) => `${f.dataset}/${f.month}:${f.status}`);
+
+describe('re-exporting', () => {
+  it('is byte-identical: same names, same bytes, nothing rewritten; also from a rebuilt store', () => {
+    for (const m of team.machines) {
+      const dir = join(team.base, `idem-${m.name}`);
+      const first = exportJson(m, dir);
+      const before = tree(dir);
+      expect(before.size).toBeGreaterThan(1);
+      expect(first.files.every((f: any) => f.status === 'written')).toBe(true);
+      const second = exportJson(m, dir);
+      expect(second.files.every((f: any) => f.status === 'unchanged' && f.superseded.length === 0)).toBe(true);
+      expect(tree(dir)).toEqual(before);
+      // A store rebuilt from the sources exports the same bytes.
+      const rebuilt = join(team.base, `idem-${m.name}-rebuilt`);
+      exportJson(m, rebuilt, ['--rebuild']);
+      expect(tree(rebuilt)).toEqual(before);
+    }
+  });
+
+  it('a new period adds files and leaves the others alone', () => {
+    const alice = team.machines[0]!;
+    const dir = join(team.base, 'periods');
+    const sept = exportJson(alice, dir, ['--since', '2026-09-01', '--until', '2026-09-30', '--tz', 'UTC']);
+    expect(statuses(sept)).toEqual(['events/2026-09:written', 'estimates/undated:written']);
+    const septFiles = tree(dir);
+    const oct = exportJson(alice, dir, ['--since', '2026-10-01', '--until', '2026-10-31', '--tz', 'UTC']);
+    // The shared-project session's estimate goes with October too (that session has October usage): same row, same bytes.
+    expect(statuses(oct)).toEqual(['events/2026-10:written', 'estimates/undated:unchanged']);
+    const after = tree(dir);
+    for (const [k, v] of septFiles) expect(after.get(k)).toEqual(v);
+    expect(after.size).toBe(septFiles.size + 1);
+  });
+
+  it('a later export holding all of an earlier one\'s rows supersedes it; one holding fewer does not', () => {
+    const alice = team.machines[0]!;
+    const dir = join(team.base, 'supersede');
+    const half = exportJson(alice, dir, ['--since', '2026-10-01', '--until', '2026-10-15', '--tz', 'UTC']);
+    const halfFile = half.files.find((f: any) => f.dataset === 'events').path;
+    const full = exportJson(alice, dir, ['--since', '2026-10-01', '--until', '2026-10-31', '--tz', 'UTC']);
+    const fullEvents = full.files.find((f: any) => f.dataset === 'events');
+    expect(fullEvents.superseded).toEqual([halfFile]);
+    expect([...tree(join(dir, 'events')).keys()]).toEqual([fullEvents.path.slice(join(dir, 'events').length + 1)]);
+    // The narrower export again: written beside the full one, which it does not replace.
+    const again = exportJson(alice, dir, ['--since', '2026-10-01', '--until', '2026-10-15', '--tz', 'UTC']);
+    expect(again.files.find((f: any) => f.dataset === 'events').superseded).toEqual([]);
+    expect(tree(join(dir, 'events')).size).toBe(2);
+    // Other machines' files in the same folder are never touched.
+    exportJson(team.machines[2]!, dir);
+    exportJson(alice, dir);
+    expect([...tree(join(dir, 'events')).keys()].filter((f) => f.includes('part-carol-')).length).toBeGreaterThan(0);
+  });
+});
+
+/** Every project path, session id and dedupe key a machine's store holds, read back with `tx-usage sql`. */
+function storedSecrets(m: Team['machines'][number]): string[] {
+  const q = `SELECT DISTINCT v FROM (
+      SELECT project AS v FROM usage_events UNION ALL SELECT session_id FROM usage_events UNION ALL SELECT dedupe_key FROM usage_events
+      UNION ALL SELECT session FROM context_rows UNION ALL SELECT project FROM context_rows UNION ALL SELECT session_id FROM session_estimates
+      UNION ALL SELECT path FROM sources) WHERE v IS NOT NULL`;
+  return (JSON.parse(cli(['sql', q, '--format', 'json'], envOf(m))) as { v: string }[]).map((r) => r.v);
+}
+
+async function allValues(files: string[]): Promise<string> {
+  const inst = await DuckDBInstance.create(':memory:');
+  const conn = await inst.connect();
+  try {
+    const parts: string[] = [];
+    for (const f of files) parts.push(JSON.stringify((await conn.runAndReadAll(`SELECT * FROM read_parquet('${f}', hive_partitioning = false)`)).getRowObjectsJson()));
+    return parts.join('\n');
+  } finally {
+    conn.closeSync();
+    inst.closeSync();
+  }
+}
+
+describe('--anonymize', () => {
+  const SALT = 'team-salt-42';
+  let anon: string;
+  let plain: string;
+  beforeAll(() => {
+    anon = join(team.base, 'anon');
+    plain = join(team.base, 'plain');
+    for (const m of team.machines) {
+      exportJson(m, anon, ['--anonymize', '--salt', SALT]);
+      exportJson(m, plain);
+    }
+  });
+
+  it('leaves no project path, session id or source path in the files (values or bytes)', async () => {
+    const files = [...tree(anon).keys()].map((k) => join(anon, k));
+    const text = await allValues(files);
+    const bytes = files.map((f) => readFileSync(f));
+    let checked = 0;
+    for (const m of team.machines) {
+      const secrets = [...new Set([...storedSecrets(m), ...m.secrets])].filter((s) => s.length >= 8);
+      expect(secrets.length).toBeGreaterThan(10);
+      for (const s of secrets) {
+        expect(text.includes(s), `${m.name}: ${s} in the values`).toBe(false);
+        for (const b of bytes) expect(b.includes(s), `${m.name}: ${s} in the bytes`).toBe(false);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    // The same check finds them in a plain export (so it can fail).
+    const plainText = await allValues([...tree(plain).keys()].map((k) => join(plain, k)));
+    expect(plainText).toContain('/home/dev/shared-repo');
+    expect(plainText).toContain('a11ce000-0000-4000-8000-000000000001');
+  });
+
+  it('keeps every figure: the roll-up matches the plain one by machine, model, day and harness', () => {
+    for (const by of ['machine,model,day', 'machine,harness,month']) {
+      const a = rollupReport(team, [anon], [...RANGE, '--by', by]);
+      const p = rollupReport(team, [plain], [...RANGE, '--by', by]);
+      expect({ ...a, context: undefined }).toEqual({ ...p, context: undefined });
+      expect(a.context.map((c: any) => c.turns).sort()).toEqual(p.context.map((c: any) => c.turns).sort());
+    }
+    // Projects and sessions become hashes, one per original value (none merged).
+    const ap = rollupReport(team, [anon], [...RANGE, '--by', 'machine,project']).rows;
+    const pp = rollupReport(team, [plain], [...RANGE, '--by', 'machine,project']).rows;
+    expect(ap.length).toBe(pp.length);
+    expect(ap.every((r: any) => /^(p_[0-9a-f]{16}|unknown)$/.test(r.project))).toBe(true);
+    const as = rollupReport(team, [anon], [...RANGE, '--by', 'machine,session']).rows;
+    expect(as.every((r: any) => /^s_[0-9a-f]{16}$/.test(r.session))).toBe(true);
+    expect(as.length).toBe(rollupReport(team, [plain], [...RANGE, '--by', 'machine,session']).rows.length);
+    // The same project on two machines is the same hash (a team still sees a shared repo), as docs/team.md defines it.
+    const hash = 'p_' + createHash('sha256').update(`${SALT}\x1fproject\x1f/home/dev/shared-repo`).digest('hex').slice(0, 16);
+    expect(pp.filter((r: any) => r.project === '/home/dev/shared-repo').map((r: any) => r.machine)).toEqual(['alice', 'bob']);
+    expect(ap.filter((r: any) => r.project === hash).map((r: any) => ({ ...r, project: '/home/dev/shared-repo' }))).toEqual(
+      pp.filter((r: any) => r.project === '/home/dev/shared-repo'),
+    );
+  });
+
+  it('takes the salt from the config file, and a different salt gives different hashes', () => {
+    const carol = team.machines[2]!;
+    const cfgDir = join(carol.home, '.config', 'tx-usage');
+    mkdirSync(cfgDir, { recursive: true });
+    writeFileSync(join(cfgDir, 'config.json'), JSON.stringify({ machine: 'carol', export: { salt: SALT } }));
+    const viaConfig = join(team.base, 'anon-config');
+    // No --machine, no --salt: both from the config.
+    cli(['export', '--out', viaConfig, '--anonymize'], envOf(carol));
+    const carolAnon = new Map([...tree(anon)].filter(([k]) => k.includes('part-carol-')));
+    expect(tree(viaConfig)).toEqual(carolAnon);
+    // The local store's rows are labelled with the config's machine name too.
+    expect(JSON.parse(runCli(['report', ...RANGE, '--by', 'machine', '--format', 'json'], envOf(carol)).stdout).rows.map((r: any) => r.machine)).toEqual(['carol']);
+    const other = join(team.base, 'anon-other-salt');
+    exportJson(carol, other, ['--anonymize', '--salt', 'another']);
+    const names = (d: string) => [...tree(d).keys()].sort();
+    expect(names(other)).not.toEqual(names(viaConfig));
+    writeFileSync(join(cfgDir, 'config.json'), '{ not json');
+    const r = runCli(['export', '--out', other], envOf(carol));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/config\.json: not valid JSON/);
+    rmSync(cfgDir, { recursive: true });
+  });
+
+  it('a roll-up mixing plain and anonymized exports of one machine warns that it counts them twice', () => {
+    const r = rollupReport(team, [anon, join(plain, 'events', '*', 'part-alice-*')], [...RANGE, '--by', 'machine']);
+    expect(r.warnings.filter((w: string) => /machine alice: events exported with different key schemes/.test(w))).toHaveLength(1);
+    expect(r.warnings.some((w: string) => /machine bob/.test(w))).toBe(false);
+    const alice = localReport(team.machines[0]!, [...RANGE, '--by', 'machine']).rows[0];
+    expect(r.rows.find((x: any) => x.machine === 'alice').requests).toBe(2 * alice.requests);
+  });
+});
