@@ -1,0 +1,292 @@
+// The three reports (summary, monthly, compare) through the real CLI, in all
+// four formats, on fixture homes and on --demo. Expected figures come from
+// the fixture builders' ledgers, never from tx-usage.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaudeHome } from '../fixtures/claude-code/build.js';
+import { ALL_RANGE, buildAllHome, type AllHome } from '../fixtures/all-harnesses.js';
+import type { LedgerRow } from '../fixtures/ledger.js';
+import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
+
+export const XSS = '<script>alert(1)</script>';
+export const XSS_PROJECT = `/home/dev/${XSS}`;
+export const FORMULA_MODEL = '=2+5';
+
+/**
+ * A Claude Code home over two months: October and November 2026, a project
+ * named like an HTML injection and a model named like a spreadsheet formula.
+ */
+export function buildTwoMonthHome(home: string): ClaudeHome {
+  const claude = new ClaudeHome(join(home, '.claude'));
+  const projects = ['/home/dev/webshop', XSS_PROJECT, '/home/dev/infra'];
+  const plan: [string, number, string, string][] = [
+    // day, responses, project, model
+    ['2026-10-03', 4, projects[0]!, 'claude-opus-5-5'],
+    ['2026-10-03', 2, projects[1]!, 'claude-sonnet-5-5'],
+    ['2026-10-17', 6, projects[0]!, 'claude-sonnet-5-5'],
+    ['2026-10-28', 3, projects[2]!, 'claude-opus-5-5'],
+    ['2026-11-02', 5, projects[1]!, 'claude-opus-5-5'],
+    ['2026-11-09', 2, projects[0]!, FORMULA_MODEL],
+    ['2026-11-20', 7, projects[2]!, 'claude-sonnet-5-5'],
+  ];
+  let k = 0;
+  for (const [day, responses, cwd, model] of plan) {
+    const s = claude.session({ cwd });
+    s.user(`${day}T09:00:00.000Z`);
+    for (let i = 0; i < responses; i++) {
+      k++;
+      s.response({
+        model,
+        ts: `${day}T09:${String(1 + i).padStart(2, '0')}:00.000Z`,
+        usage: { input: 10 + k, cacheRead: 1000 * k, cacheWrite5m: 200 + 10 * k, output: 50 * k, thinking: 5 * k },
+      });
+    }
+  }
+  return claude;
+}
+
+const TOKEN_FIELDS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'] as const;
+const tokens = (r: Record<string, unknown>) => Object.fromEntries(TOKEN_FIELDS.map((k) => [k, r[k]]));
+
+function run(args: string[], env: NodeJS.ProcessEnv) {
+  const r = runCli(args, env);
+  expect(r.status, `${args.join(' ')}\n${r.stderr}`).toBe(0);
+  return r;
+}
+
+/** Parses RFC 4180 CSV (quoted cells with "" escapes). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let q = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (q) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') q = false;
+      else cell += c;
+    } else if (c === '"') q = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += c;
+  }
+  return rows;
+}
+
+describe('monthly and compare on a two-month Claude Code home', () => {
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  let claude: ClaudeHome;
+  const range = ['--since', '2026-10-10', '--until', '2026-11-05']; // widened to Oct 1 – Nov 30
+
+  beforeAll(() => {
+    home = tempDir('txu-rep-');
+    claude = buildTwoMonthHome(home);
+    env = cleanEnv(home);
+  });
+
+  it('monthly JSON: whole months, totals and breakdowns as the ledger says, changes against the month before', () => {
+    const j = reportJson(['monthly', ...range], env);
+    expect(Object.keys(j)).toEqual(['since', 'until', 'timezone', 'breakdowns', 'totals', 'months', 'harnesses_without_billed_usage', 'warnings']);
+    expect([j.since, j.until, j.timezone]).toEqual(['2026-10-01', '2026-11-30', 'UTC']);
+    expect(j.breakdowns).toEqual(['harness', 'model', 'project']);
+    expect(j.months.map((m: any) => [m.month, m.first_day, m.last_day])).toEqual([
+      ['2026-10', '2026-10-01', '2026-10-31'],
+      ['2026-11', '2026-11-01', '2026-11-30'],
+    ]);
+    const byMonth = new Map(claude.ledger.rows(['month']).map((r) => [r.month, r]));
+    for (const m of j.months) expect(tokens(m.totals), m.month).toEqual(tokens(byMonth.get(m.month)!));
+    expect(tokens(j.totals)).toEqual(tokens(claude.ledger.totals()));
+
+    // November against October, from the ledger.
+    const oct = byMonth.get('2026-10')!;
+    const nov = j.months[1];
+    expect(nov.totals.previous_total_tokens).toBe(oct.total_tokens);
+    expect(nov.totals.total_tokens_change).toBe(byMonth.get('2026-11')!.total_tokens - oct.total_tokens);
+    expect(nov.totals.total_tokens_change_ratio).toBeCloseTo((byMonth.get('2026-11')!.total_tokens - oct.total_tokens) / oct.total_tokens, 12);
+    // October's previous month (September) had nothing.
+    expect(j.months[0].totals.previous_total_tokens).toBe(0);
+    expect(j.months[0].totals.total_tokens_change_ratio).toBeNull();
+
+    // Per model and project, including keys only in the previous month (as zero rows).
+    for (const key of ['model', 'project'] as const) {
+      const ledger = claude.ledger.rows(['month', key]);
+      for (const m of j.months) {
+        const prev = m.month === '2026-11' ? '2026-10' : '2026-09';
+        const cur = new Map(ledger.filter((r) => r.month === m.month).map((r) => [String(r[key]), r]));
+        const keys = new Set([...cur.keys(), ...ledger.filter((r) => r.month === prev).map((r) => String(r[key]))]);
+        const zero = Object.fromEntries(TOKEN_FIELDS.map((f) => [f, 0])) as unknown as LedgerRow;
+        const want = new Map([...keys].map((k) => [k, cur.get(k) ?? zero]));
+        const got = m[`by_${key}`];
+        expect(got.map((r: any) => r[key]).sort(), `${m.month} ${key}`).toEqual([...keys].sort());
+        for (const r of got) expect(tokens(r), `${m.month} ${r[key]}`).toEqual(tokens(want.get(r[key])!));
+      }
+    }
+    // Cost changes add up: this month's cost minus the previous month's (where both are known).
+    for (const r of nov.by_model) {
+      if (r.cost_usd !== null && r.previous_cost_usd !== null) expect(r.cost_change_usd).toBeCloseTo(r.cost_usd - r.previous_cost_usd, 9);
+    }
+  });
+
+  it('monthly JSON: top sessions and days ranked by cost, each with the ledger tokens', () => {
+    const j = reportJson(['monthly', ...range], env);
+    const sessions = new Map(claude.ledger.rows(['month', 'session']).map((r) => [`${r.month}|${r.session}`, r]));
+    const days = new Map(claude.ledger.rows(['day']).map((r) => [r.day, r]));
+    for (const m of j.months) {
+      expect(m.top_sessions.length).toBe([...sessions.keys()].filter((k) => k.startsWith(m.month)).length); // fewer than 10
+      expect(m.top_sessions.map((s: any) => s.rank)).toEqual(m.top_sessions.map((_: unknown, i: number) => i + 1));
+      const costs = m.top_sessions.map((s: any) => s.cost_usd ?? -1);
+      expect(costs).toEqual([...costs].sort((a: number, b: number) => b - a));
+      for (const s of m.top_sessions) expect(tokens(s)).toEqual(tokens(sessions.get(`${m.month}|${s.session}`)!));
+      expect(m.top_days.length).toBeLessThanOrEqual(5);
+      for (const d of m.top_days) expect(tokens(d)).toEqual(tokens(days.get(d.day)!));
+      const dayCosts = m.top_days.map((d: any) => d.cost_usd ?? -1);
+      expect(dayCosts).toEqual([...dayCosts].sort((a: number, b: number) => b - a));
+    }
+  });
+
+  it('monthly JSON: cost shares add up to the month priced cost', () => {
+    const j = reportJson(['monthly', ...range], env);
+    for (const m of j.months) {
+      const s = m.cost_shares;
+      if (m.totals.cost_usd === null) {
+        expect(s).toBeNull();
+        continue;
+      }
+      expect(s.priced_cost_usd).toBeCloseTo(m.totals.cost_usd, 9);
+      expect(s.input_share + s.cache_read_share + s.cache_write_share + s.output_share + s.unattributed_share).toBeCloseTo(1, 4);
+      expect(s.input_usd + s.cache_read_usd + s.cache_write_usd + s.output_usd + s.unattributed_usd).toBeCloseTo(s.priced_cost_usd, 4);
+    }
+  });
+
+  it('compare JSON: per harness and per harness × model, ratios from the ledger', () => {
+    const j = reportJson(['compare', '--since', '2026-10-01', '--until', '2026-11-30'], env);
+    expect(Object.keys(j)).toEqual(['since', 'until', 'timezone', 'breakdown_by', 'totals', 'harnesses', 'breakdown', 'warnings']);
+    expect(j.breakdown_by).toEqual(['harness', 'model']);
+    const t = claude.ledger.totals();
+    expect(j.harnesses).toHaveLength(1);
+    const h = j.harnesses[0];
+    expect([h.harness, h.billed_usage, h.context]).toEqual(['claude-code', true, null]);
+    expect(tokens(h)).toEqual(tokens(t));
+    const input = t.input_tokens + t.cache_read_tokens + t.cache_write_tokens;
+    expect(h.cache_hit_rate).toBeCloseTo(t.cache_read_tokens / input, 12);
+    expect(h.cache_write_share).toBeCloseTo(t.cache_write_tokens / input, 12);
+    expect(h.reasoning_share).toBeCloseTo(t.reasoning_tokens / t.output_tokens, 12);
+    expect(h.tokens_per_request).toBeCloseTo(t.total_tokens / t.requests, 9);
+    expect(h.output_tokens_per_request).toBeCloseTo(t.output_tokens / t.requests, 9);
+    expect(h.sessions).toBe(new Set(claude.ledger.responses.map((r) => r.session)).size);
+    expect(h.active_days).toBe(claude.ledger.rows(['day']).length);
+    const models = claude.ledger.rows(['harness', 'model']);
+    expect(j.breakdown.map((r: any) => r.model).sort()).toEqual(models.map((r) => r.model).sort());
+    for (const r of j.breakdown) expect(tokens(r)).toEqual(tokens(models.find((m) => m.model === r.model)!));
+    if (h.cost_source === 'computed') expect(h.cost_per_request_usd).toBeCloseTo(h.cost_usd / h.requests, 12);
+  });
+
+  it('every report in table, csv and html; CSV cells that look like formulas are neutralized', () => {
+    for (const name of ['summary', 'monthly', 'compare']) {
+      const table = run(['report', name, ...range], env);
+      expect(table.stdout.length, name).toBeGreaterThan(100);
+      const csv = run(['report', name, ...range, '--format', 'csv'], env);
+      const rows = parseCsv(csv.stdout);
+      expect(rows.length, name).toBeGreaterThan(1);
+      expect(rows.every((r) => r.length === rows[0]!.length), name).toBe(true);
+      const out = join(home, `${name}.html`);
+      const html = run(['report', name, ...range, '--format', 'html', '--out', out], env);
+      expect(html.stdout).toBe('');
+      const text = readFileSync(out, 'utf8');
+      expect(text.startsWith('<!doctype html>')).toBe(true);
+      expect(text).not.toMatch(/<script[^>]*\ssrc=|<link\b|<iframe\b/i); // nothing loaded from elsewhere
+      expect(text).not.toContain(XSS); // only ever escaped
+    }
+    const monthlyCsv = parseCsv(run(['report', 'monthly', ...range, '--format', 'csv'], env).stdout);
+    expect(monthlyCsv[0]!.slice(0, 3)).toEqual(['month', 'breakdown', 'key']);
+    const keys = monthlyCsv.map((r) => r[2]);
+    expect(keys).toContain(`'${FORMULA_MODEL}`);
+    expect(keys).not.toContain(FORMULA_MODEL);
+    expect(keys).toContain(XSS_PROJECT);
+    const compareCsv = parseCsv(run(['report', 'compare', ...range, '--format', 'csv'], env).stdout);
+    expect(compareCsv[0]!.slice(0, 2)).toEqual(['harness', 'billed']);
+  });
+
+  it('rejects breakdowns a report cannot show', () => {
+    const r = runCli(['report', 'monthly', '--by', 'day'], env);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/monthly review breaks each month down by/);
+    const c = runCli(['report', 'compare', '--by', 'model,project'], env);
+    expect(c.status).toBe(2);
+    expect(c.stderr).toMatch(/at most one key/);
+  });
+});
+
+describe('compare and monthly on a home with all five harnesses', () => {
+  let fx: AllHome;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(() => {
+    fx = buildAllHome(tempDir('txu-rep-all-'));
+    env = cleanEnv(fx.home);
+  });
+  afterAll(() => fx?.close());
+
+  it('compare: each billed harness with its ledger totals, Cursor with context occupancy and no billed usage', () => {
+    const j = reportJson(['compare', ...ALL_RANGE], env);
+    const byId = new Map(j.harnesses.map((h: any) => [h.harness, h]));
+    expect([...byId.keys()]).toEqual(['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi']);
+    for (const [id, want] of Object.entries(fx.expected)) {
+      const h: any = byId.get(id);
+      expect(h.billed_usage, id).toBe(true);
+      expect(tokens(h), id).toEqual(tokens(want as unknown as Record<string, unknown>));
+    }
+    const cursor: any = byId.get('cursor-agent');
+    expect(cursor.billed_usage).toBe(false);
+    for (const f of [...TOKEN_FIELDS, 'cost_usd', 'cost_per_request_usd', 'cache_hit_rate', 'sessions']) expect(cursor[f], f).toBeNull();
+    expect(cursor.context.chats).toBeGreaterThan(0);
+    expect(cursor.context.max_peak_used_tokens).toBeGreaterThan(0);
+    expect(cursor.context.avg_peak_occupancy).toBeGreaterThan(0);
+    expect(cursor.context.avg_peak_occupancy).toBeLessThanOrEqual(1);
+    const table = run(['report', 'compare', ...ALL_RANGE], env);
+    expect(table.stdout).toMatch(/Context occupancy \(not billed usage\)/);
+    expect(table.stdout).toMatch(/No billed usage recorded locally/);
+  });
+
+  it('monthly: per-harness spend adds up over the months to each ledger; Cursor named as without billed usage', () => {
+    const j = reportJson(['monthly', ...ALL_RANGE], env);
+    expect(j.months.length).toBe(13); // Dec 2025 – Dec 2026
+    for (const [id, want] of Object.entries(fx.expected)) {
+      const sum: Record<string, number> = Object.fromEntries(TOKEN_FIELDS.map((f) => [f, 0]));
+      for (const m of j.months) for (const r of m.by_harness) if (r.harness === id) for (const f of TOKEN_FIELDS) sum[f]! += r[f];
+      expect(sum, id).toEqual(tokens(want as unknown as Record<string, unknown>));
+    }
+    expect(j.harnesses_without_billed_usage).toEqual(['cursor-agent']);
+  });
+});
+
+describe('--demo', () => {
+  it('all three reports in all four formats', () => {
+    const dir = tempDir('txu-demo-');
+    const env = cleanEnv(dir);
+    for (const name of ['summary', 'monthly', 'compare']) {
+      const j = reportJson([name, '--demo'], env);
+      expect(j.since, name).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(Array.isArray(j.warnings), name).toBe(true);
+      expect(run(['report', name, '--demo'], env).stdout, name).toMatch(/\S/);
+      expect(parseCsv(run(['report', name, '--demo', '--format', 'csv'], env).stdout).length, name).toBeGreaterThan(1);
+      const out = join(dir, `${name}.html`);
+      run(['report', name, '--demo', '--format', 'html', '--out', out], env);
+      expect(existsSync(out) && readFileSync(out, 'utf8').includes('id="tx-usage-data"'), name).toBe(true);
+    }
+    const monthly = reportJson(['monthly', '--demo'], env);
+    expect(monthly.months.length).toBeGreaterThanOrEqual(2);
+    expect(monthly.totals.requests).toBeGreaterThan(0);
+  });
+});
