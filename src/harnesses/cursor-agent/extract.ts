@@ -126,6 +126,8 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
 
   const handle = openSqliteReadOnly(file, opts.tmpDir);
   try {
+    // A store another process holds locked was read from a snapshot copy (src/io/sqlite.ts): say so.
+    if (handle.copyReason === 'locked') sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
     const db = handle.db;
     const meta = readMeta(db, file, sink);
     const graph = new BlobGraph(db, file, sink);
