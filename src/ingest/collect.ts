@@ -45,7 +45,17 @@ export async function collectSource(harness: Harness, source: SourceRef, opts: E
     out.resume = await harness.extract(source, sink, opts);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'EACCES' ? 'permission denied' : err.code === 'EISDIR' ? 'is a directory' : err.code === 'ENOENT' ? 'not found (dangling link?)' : err.message;
+    const why =
+      err.code === 'EACCES'
+        ? 'permission denied'
+        : err.code === 'EISDIR'
+          ? 'is a directory'
+          : err.code === 'ENOENT'
+            ? 'not found (dangling link?)'
+            : // SQLite naming a table/column the extractor relies on: a schema this build does not know.
+              source.kind === 'sqlite' && /^no such (table|column)\b/.test(err.message ?? '')
+              ? `unrecognised database schema (${err.message}); written by a newer ${harness.displayName}? nothing read from it`
+              : err.message;
     out.warnings.push(`${source.path}: cannot read: ${why}`);
     out.failed = true;
   }
