@@ -4,47 +4,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaudeHome } from '../fixtures/claude-code/build.js';
+import type { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { ALL_RANGE, buildAllHome, type AllHome } from '../fixtures/all-harnesses.js';
 import type { LedgerRow } from '../fixtures/ledger.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
-
-export const XSS = '<script>alert(1)</script>';
-export const XSS_PROJECT = `/home/dev/${XSS}`;
-export const FORMULA_MODEL = '=2+5';
-
-/**
- * A Claude Code home over two months: October and November 2026, a project
- * named like an HTML injection and a model named like a spreadsheet formula.
- */
-export function buildTwoMonthHome(home: string): ClaudeHome {
-  const claude = new ClaudeHome(join(home, '.claude'));
-  const projects = ['/home/dev/webshop', XSS_PROJECT, '/home/dev/infra'];
-  const plan: [string, number, string, string][] = [
-    // day, responses, project, model
-    ['2026-10-03', 4, projects[0]!, 'claude-opus-5-5'],
-    ['2026-10-03', 2, projects[1]!, 'claude-sonnet-5-5'],
-    ['2026-10-17', 6, projects[0]!, 'claude-sonnet-5-5'],
-    ['2026-10-28', 3, projects[2]!, 'claude-opus-5-5'],
-    ['2026-11-02', 5, projects[1]!, 'claude-opus-5-5'],
-    ['2026-11-09', 2, projects[0]!, FORMULA_MODEL],
-    ['2026-11-20', 7, projects[2]!, 'claude-sonnet-5-5'],
-  ];
-  let k = 0;
-  for (const [day, responses, cwd, model] of plan) {
-    const s = claude.session({ cwd });
-    s.user(`${day}T09:00:00.000Z`);
-    for (let i = 0; i < responses; i++) {
-      k++;
-      s.response({
-        model,
-        ts: `${day}T09:${String(1 + i).padStart(2, '0')}:00.000Z`,
-        usage: { input: 10 + k, cacheRead: 1000 * k, cacheWrite5m: 200 + 10 * k, output: 50 * k, thinking: 5 * k },
-      });
-    }
-  }
-  return claude;
-}
+import { buildTwoMonthHome, FORMULA_MODEL, XSS, XSS_PROJECT } from './report-fixture.js';
 
 const TOKEN_FIELDS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'] as const;
 const tokens = (r: Record<string, unknown>) => Object.fromEntries(TOKEN_FIELDS.map((k) => [k, r[k]]));
@@ -156,8 +120,16 @@ describe('monthly and compare on a two-month Claude Code home', () => {
     }
   });
 
-  it('monthly JSON: cost shares add up to the month priced cost', () => {
+  it('monthly JSON: cost shares add up to the month priced cost and match the published prices', () => {
     const j = reportJson(['monthly', ...range], env);
+    const cache = new Map<string, Record<string, number>>();
+    const prices = (model: string) => {
+      if (!cache.has(model)) {
+        const r = run(['prices', 'show', model, '--format', 'json'], env);
+        cache.set(model, Object.fromEntries(Object.entries(JSON.parse(r.stdout).prices_usd_per_mtok).map(([k, v]) => [k, Number(v)])));
+      }
+      return cache.get(model)!;
+    };
     for (const m of j.months) {
       const s = m.cost_shares;
       if (m.totals.cost_usd === null) {
@@ -165,6 +137,24 @@ describe('monthly and compare on a two-month Claude Code home', () => {
         continue;
       }
       expect(s.priced_cost_usd).toBeCloseTo(m.totals.cost_usd, 9);
+      // Claude models priced linearly, with responses that pin every rate down.
+      expect(s.exact, m.month).toBe(true);
+      expect(s.unattributed_share).toBe(0);
+      for (const k of ['input_share', 'cache_read_share', 'cache_write_share', 'output_share']) expect(s[k], k).toBeGreaterThan(0);
+      // The split is the one the published prices give (only 5-minute cache writes here).
+      const want = { input: 0, cache_read: 0, cache_write: 0, output: 0 };
+      for (const r of claude.ledger.rows(['month', 'model'])) {
+        if (r.month !== m.month || r.model === FORMULA_MODEL) continue;
+        const p = prices(String(r.model));
+        want.input += (r.input_tokens * p.input_mtok) / 1e6;
+        want.cache_read += (r.cache_read_tokens * p.cache_read_mtok) / 1e6;
+        want.cache_write += (r.cache_write_tokens * p.cache_write_mtok) / 1e6;
+        want.output += (r.output_tokens * p.output_mtok) / 1e6;
+      }
+      expect(s.input_usd, 'input').toBeCloseTo(want.input, 5);
+      expect(s.cache_read_usd, 'cache read').toBeCloseTo(want.cache_read, 5);
+      expect(s.cache_write_usd, 'cache write').toBeCloseTo(want.cache_write, 5);
+      expect(s.output_usd, 'output').toBeCloseTo(want.output, 5);
       expect(s.input_share + s.cache_read_share + s.cache_write_share + s.output_share + s.unattributed_share).toBeCloseTo(1, 4);
       expect(s.input_usd + s.cache_read_usd + s.cache_write_usd + s.output_usd + s.unattributed_usd).toBeCloseTo(s.priced_cost_usd, 4);
     }

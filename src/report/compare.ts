@@ -171,7 +171,7 @@ const EFFICIENCY_COLUMNS: Column[] = [
   col('cost_per_request_usd', 'Cost/req', 'usd', true),
   col('cost_per_session_usd', 'Cost/sess', 'usd'),
   col('tokens_per_request', 'Tok/req', 'ratio', true),
-  col('output_tokens_per_request', 'Out/req', 'ratio', true),
+  col('output_tokens_per_request', 'Out/req', 'ratio'),
   col('cache_hit_rate', 'Cache hit', 'pct', true),
   col('cache_write_share', 'Cache wr', 'pct'),
   col('reasoning_share', 'Reasoning', 'pct'),
@@ -185,7 +185,7 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
       columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, col('billed', 'Billed', 'text', true), ...EFFICIENCY_COLUMNS],
       rows: r.harnesses.map(({ context: _c, billed_usage, ...h }) => ({ ...h, billed: billed_usage ? 'yes' : 'no' })),
       notes: r.harnesses.some((h) => !h.billed_usage)
-        ? [`Billed "no": ${r.harnesses.filter((h) => !h.billed_usage).map((h) => h.harness).join(', ')} ${NO_BILLED_USAGE_NOTE.charAt(0).toLowerCase()}${NO_BILLED_USAGE_NOTE.slice(1)}`]
+        ? [`${r.harnesses.filter((h) => !h.billed_usage).map((h) => h.harness).join(', ')}: no billed usage recorded locally (its context occupancy is listed separately; those figures are not billed tokens).`]
         : [],
     },
   ];
