@@ -5,6 +5,7 @@ import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
+import { migratedLaptop } from '../fixtures/team.js';
 import { additive, buildTeamFixture, envOf, exportJson, localReport, RANGE, rollupReport, sumRows, tree, type Team } from './export-helpers.js';
 
 let team: Team;
@@ -72,15 +73,31 @@ describe('roll-up equals the sum of the local reports', () => {
     });
   }
 
-  it('the shared project and the copied session file count once per machine, not once per team', () => {
+  it('the same project path on two machines is two machines\' usage, both in the project row', () => {
     const roll = rollupReport(team, FROM(), [...RANGE, '--by', 'project,machine']);
-    const shared = roll.rows.filter((r: any) => r.project === '/home/dev/shared-repo').map((r: any) => r.machine);
-    expect(shared).toEqual(['alice', 'bob']);
-    // alice's private-tool session was copied to bob: the same response ids on two machines are two responses.
-    const tool = roll.rows.filter((r: any) => r.project === '/home/alice/private-tool');
-    expect(tool.map((r: any) => r.machine)).toEqual(['alice', 'bob']);
-    expect(tool[0].requests).toBe(2);
-    expect(tool[1]).toEqual({ ...tool[0], machine: 'bob' });
+    const shared = roll.rows.filter((r: any) => r.project === '/home/dev/shared-repo');
+    expect(shared.map((r: any) => r.machine)).toEqual(['alice', 'bob']);
+    const byProject = rollupReport(team, FROM(), [...RANGE, '--by', 'project']).rows.find((r: any) => r.project === '/home/dev/shared-repo');
+    expect(byProject.requests).toBe(shared[0].requests + shared[1].requests);
+    expect(roll.warnings.filter((w: string) => /exported by each of the machines/.test(w))).toEqual([]);
+  });
+
+  it('the same transcripts on two machines (a migrated laptop) are billed once, under the first machine by name', () => {
+    const [alice] = team.machines;
+    const laptop = migratedLaptop(alice!, team.base);
+    const dir = join(team.base, 'laptop-exports');
+    exportJson(laptop, dir);
+    const local = (m: typeof laptop) => localReport(m, [...RANGE, '--by', 'machine,model']);
+    const a = local(alice!);
+    const l = local(laptop);
+    // Locally the laptop holds every one of alice's responses plus its own.
+    expect(l.totals.requests).toBe(a.totals.requests + 1);
+    const roll = rollupReport(team, [out, dir], [...RANGE, '--by', 'machine,model', '--harness', 'claude-code,codex']);
+    const mine = roll.rows.filter((r: any) => r.machine.startsWith('alice'));
+    expect(mine.filter((r: any) => r.machine === 'alice')).toEqual(a.rows);
+    expect(mine.filter((r: any) => r.machine === 'alice-new').map((r: any) => r.requests)).toEqual([1]);
+    const copies = a.totals.requests;
+    expect(roll.warnings).toContain(`${copies} responses were exported by each of the machines alice, alice-new (the same transcripts on several machines: synced, copied or migrated); each is counted once, under alice`);
   });
 
   it('alice was exported three times over: without deduplication her figures would be inflated', () => {

@@ -3,9 +3,13 @@
 // exported Parquet from any number of machines, shaped like the store's, so
 // every report template runs over them unchanged.
 //
-// A row exported twice by the same machine (re-exports, overlapping periods,
-// the same folder given twice) is counted once: rows are deduplicated by
-// machine + the dataset's identity (IDENTITY in schema.ts).
+// A row exported more than once is counted once: rows are deduplicated by the
+// dataset's identity (IDENTITY in schema.ts: harness + dedupe key for
+// events), as the store deduplicates them. That covers a machine's re-exports
+// and overlapping periods, and also the same transcripts on two machines (a
+// synced or copied ~/.claude, a migrated laptop): a response id is the
+// response's identity wherever it was read, so it was billed once. Such a
+// row is attributed to the first machine by name, and the report says so.
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -82,9 +86,9 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
   await conn.run(`CREATE VIEW export_context AS SELECT * FROM ${source('context', files.context)}`);
   await conn.run(`CREATE VIEW export_estimates AS SELECT * FROM ${source('estimates', files.estimates)}`);
   // The store's columns (source_* name the Parquet file), plus machine. The
-  // same response exported twice by one machine is one row: equal copies
-  // are interchangeable; were they to differ, the store's own rule applies
-  // (largest usage), then the first file in path order.
+  // same response exported twice is one row: were the copies to differ, the
+  // store's own rule applies (largest usage), then the first machine by name,
+  // then the first file in path order.
   await conn.run(`
     CREATE VIEW billed_events AS
     SELECT filename AS source_key, harness, session_id, project, model, provider, ts_ms, dedupe_key,
@@ -94,8 +98,8 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
            filename AS source_file, CAST(NULL AS INTEGER) AS source_line, machine
     FROM export_events
     QUALIFY row_number() OVER (
-      PARTITION BY machine, harness, dedupe_key
-      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC, filename
+      PARTITION BY harness, dedupe_key
+      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC, machine, filename
     ) = 1`);
   // A chat exported twice (e.g. once per month it was active in): the latest state.
   await conn.run(`
@@ -104,14 +108,14 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
            peak_used_tokens, first_ts_ms, last_ts_ms, machine
     FROM export_context
     QUALIFY row_number() OVER (
-      PARTITION BY machine, harness, session
-      ORDER BY coalesce(last_ts_ms, first_ts_ms) DESC NULLS LAST, turns DESC, filename
+      PARTITION BY harness, session
+      ORDER BY coalesce(last_ts_ms, first_ts_ms) DESC NULLS LAST, turns DESC, machine, filename
     ) = 1`);
   await conn.run(`
     CREATE VIEW session_estimate_latest AS
     SELECT harness, session_id, ${E10('recorded_cost_usd')} AS recorded_cost_e10, ts_ms, machine
     FROM export_estimates
-    QUALIFY row_number() OVER (PARTITION BY machine, harness, session_id ORDER BY ts_ms DESC NULLS LAST, filename) = 1`);
+    QUALIFY row_number() OVER (PARTITION BY harness, session_id ORDER BY ts_ms DESC NULLS LAST, machine, filename) = 1`);
 }
 
 async function checks(conn: DuckDBConnection): Promise<string[]> {
@@ -128,11 +132,24 @@ async function checks(conn: DuckDBConnection): Promise<string[]> {
   const m = await conn.runAndReadAll(`
     SELECT machine, list(DISTINCT key_scheme ORDER BY key_scheme) AS schemes FROM export_events
     GROUP BY machine HAVING count(DISTINCT key_scheme) > 1 ORDER BY machine`);
-  return (m.getRowObjectsJson() as { machine: string; schemes: string[] }[]).map(
+  const warnings = (m.getRowObjectsJson() as { machine: string; schemes: string[] }[]).map(
     (x) =>
       `machine ${x.machine}: events exported with different key schemes (${x.schemes.join(', ')}: plain and --anonymize, or two salts); ` +
       `a response exported under two schemes is counted twice`,
   );
+  // The same responses exported by several machines: counted once (see the top of this file).
+  const shared = await conn.runAndReadAll(`
+    SELECT machines, count(*) AS responses FROM (
+      SELECT list(DISTINCT machine ORDER BY machine) AS machines FROM export_events
+      GROUP BY harness, dedupe_key HAVING count(DISTINCT machine) > 1)
+    GROUP BY machines ORDER BY machines`);
+  for (const x of shared.getRowObjectsJson() as { machines: string[]; responses: number }[]) {
+    warnings.push(
+      `${x.responses} responses were exported by each of the machines ${x.machines.join(', ')} (the same transcripts on several machines: ` +
+        `synced, copied or migrated); each is counted once, under ${x.machines[0]}`,
+    );
+  }
+  return warnings;
 }
 
 /** Opens the roll-up over the Parquet files that `from` names. */

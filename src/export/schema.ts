@@ -62,8 +62,9 @@ export const COLUMNS: Record<Dataset, ExportColumn[]> = {
 };
 
 /**
- * The identity of a row within one machine's exports: two files of the same
- * machine holding rows with equal identity hold the same thing exported twice.
+ * The identity of a row: rows with equal identity are the same thing exported
+ * twice (re-exports, overlapping periods, or the same transcripts on two
+ * machines), and a roll-up counts one of them.
  */
 export const IDENTITY: Record<Dataset, string[]> = {
   events: ['harness', 'dedupe_key'],
