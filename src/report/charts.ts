@@ -59,12 +59,36 @@ export function topWithOther(rows: ChartRow[], key: string, n: number): ChartRow
   const rest = sorted.slice(n);
   const costs = rest.map((r) => r.cost_usd as number | null).filter((c): c is number => c !== null);
   const other: ChartRow = {
-    [key]: `(${rest.length} other ${key}s)`,
+    [key]: `(${rest.length} other ${key}${rest.length === 1 ? '' : 's'})`,
     requests: rest.reduce((s, r) => s + (r.requests as number), 0),
     total_tokens: rest.reduce((s, r) => s + (r.total_tokens as number), 0),
     cost_usd: costs.length ? Math.round(costs.reduce((s, c) => s + c, 0) * 1e10) / 1e10 : null,
   };
   return [...sorted.slice(0, n), other];
+}
+
+/**
+ * Adds `<key>_label`: the shortest tail of the path that tells it apart
+ * from the others ("…/src/app"), so that bar labels stay short on a phone;
+ * the full path stays in the row (for tooltips).
+ */
+export function withShortLabels(rows: ChartRow[], key: string): ChartRow[] {
+  const paths = rows.map((r) => String(r[key] ?? ''));
+  const parts = paths.map((p) => p.split('/').filter(Boolean));
+  return rows.map((r, i) => {
+    const p = paths[i]!;
+    let label = p;
+    if (p.startsWith('/')) {
+      for (let n = 1; n < parts[i]!.length; n++) {
+        const tail = parts[i]!.slice(-n).join('/');
+        if (parts.every((q, j) => j === i || q.slice(-n).join('/') !== tail)) {
+          label = `…/${tail}`;
+          break;
+        }
+      }
+    }
+    return { ...r, [`${key}_label`]: label };
+  });
 }
 
 /**
@@ -89,7 +113,7 @@ export async function baseChartData(conn: DuckDBConnection, p: ReportParams): Pr
   }
   return {
     daily_by_model: daily.map((r) => pick(r, ['day', 'model'])),
-    by_project: topWithOther(projects.map((r) => pick(r, ['project'])), 'project', PROJECTS_DRAWN),
+    by_project: withShortLabels(topWithOther(projects.map((r) => pick(r, ['project'])), 'project', PROJECTS_DRAWN), 'project'),
     by_harness: harnesses.map((r) => pick(r, ['harness'])),
     token_mix: mix,
   };
