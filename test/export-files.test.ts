@@ -173,6 +173,13 @@ describe('--anonymize', () => {
     const r = rollupReport(team, [anon, join(plain, 'events', '*', 'part-alice-*')], [...RANGE, '--by', 'machine']);
     expect(r.warnings.filter((w: string) => /machine alice: events exported with different key schemes/.test(w))).toHaveLength(1);
     expect(r.warnings.some((w: string) => /machine bob/.test(w))).toBe(false);
+    expect(r.warnings.filter((w: string) => /^the files use 2 key schemes \(salted:[0-9a-f]{8}: alice, bob, carol; sha256: alice\)/.test(w))).toHaveLength(1);
+    // Machines exported under different schemes: no machine has two, but nothing matches across them.
+    const mixed = rollupReport(team, [join(anon, '*', '*', 'part-bob-*'), join(plain, '*', '*', 'part-alice-*')], [...RANGE, '--by', 'machine']);
+    expect(mixed.warnings.filter((w: string) => /key schemes/.test(w))).toEqual([
+      expect.stringMatching(/^the files use 2 key schemes \(salted:[0-9a-f]{8}: bob; sha256: alice\)/),
+    ]);
+    expect(rollupReport(team, [plain], [...RANGE, '--by', 'machine']).warnings.filter((w: string) => /key schemes/.test(w))).toEqual([]);
     const alice = localReport(team.machines[0]!, [...RANGE, '--by', 'machine']).rows[0];
     expect(r.rows.find((x: any) => x.machine === 'alice').requests).toBe(2 * alice.requests);
   });

@@ -137,6 +137,18 @@ async function checks(conn: DuckDBConnection): Promise<string[]> {
       `machine ${x.machine}: events exported with different key schemes (${x.schemes.join(', ')}: plain and --anonymize, or two salts); ` +
       `a response exported under two schemes is counted twice`,
   );
+  // Across machines, mixed schemes do not match either: a shared project is
+  // two projects, and transcripts present on two machines count twice.
+  const schemes = await conn.runAndReadAll(`
+    SELECT key_scheme, list(DISTINCT machine ORDER BY machine) AS machines FROM export_events
+    GROUP BY key_scheme ORDER BY key_scheme`);
+  const bySchemes = schemes.getRowObjectsJson() as { key_scheme: string; machines: string[] }[];
+  if (bySchemes.length > 1) {
+    warnings.push(
+      `the files use ${bySchemes.length} key schemes (${bySchemes.map((x) => `${x.key_scheme}: ${x.machines.join(', ')}`).join('; ')}): ` +
+        `projects, sessions and responses do not match across them; export every machine with the same --anonymize salt, or all without`,
+    );
+  }
   // The same responses exported by several machines: counted once (see the top of this file).
   const shared = await conn.runAndReadAll(`
     SELECT machines, count(*) AS responses FROM (
