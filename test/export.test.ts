@@ -149,7 +149,8 @@ describe('every report, in every format, over one machine exported equals its lo
   });
   for (const format of ['json', 'csv', 'table', 'html']) {
     it(`--format ${format}`, () => {
-      for (const m of team.machines) {
+      // JSON on every machine; the text formats on bob's (Claude Code, OpenCode and Cursor chats), to keep the run short.
+      for (const m of team.machines.filter((x) => format === 'json' || x.name === 'bob')) {
         const single = join(team.base, `single-${m.name}`);
         cpSync(out, single, { recursive: true, filter: (src) => !/part-/.test(src) || src.includes(`part-${m.name}-`) });
         for (const name of reports()) {
