@@ -95,6 +95,7 @@ describe('concurrent use of one store', () => {
     const seen = pickMetrics(JSON.parse(b.stdout).totals);
     expect([JSON.stringify(before), JSON.stringify(after)]).toContain(JSON.stringify(seen));
     expect(totalsOn(db).totals).toEqual(after);
+    console.log(`faults: ingest of ${added.requests} new responses and a report started together: report saw ${seen.requests === after.requests ? 'the new' : 'the old'} total, never a mix`);
     fx.total = after; // later tests see the grown home
   });
 });

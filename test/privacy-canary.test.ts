@@ -66,6 +66,7 @@ describe('privacy: planted text never leaves the user files', () => {
       const bytes = Buffer.concat([f, f + '-wal'].filter(existsSync).map((p) => readFileSync(p))).toString('latin1');
       expect(leaks(bytes).length, f).toBeGreaterThan(0);
     }
+    console.log(`privacy: canaries present in ${fx.canaryFiles.length + Object.keys(bad).length} fixture files of all five harnesses`);
   });
 
   it('the DuckDB store (file bytes and every value of every table) holds no canary', async () => {
@@ -127,5 +128,6 @@ describe('privacy: planted text never leaves the user files', () => {
   it('no temporary file (private SQLite copies, work dirs) is left behind', () => {
     expect(filesUnder(tmp)).toEqual([]);
     expect(readdirSync(tmp)).toEqual([]);
+    console.log(`privacy: private TMPDIR empty after ${logs.length} commands`);
   });
 });

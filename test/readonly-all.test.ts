@@ -69,6 +69,7 @@ describe('read-only on every harness', () => {
     expect(names.filter((n) => n.endsWith('-wal')).length).toBeGreaterThan(2);
     expect(names.filter(isShm).length).toBeGreaterThan(2);
     for (const f of fx.canaryFiles) expect(existsSync(f), f).toBe(true);
+    console.log(`read-only fixture: ${names.length} entries, ${names.filter((n) => n.endsWith('-wal')).length} -wal and ${names.filter(isShm).length} -shm files`);
   });
 
   it('ingest + every report format + sources + sql leave every file identical (OpenCode still running)', async () => {

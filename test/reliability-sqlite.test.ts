@@ -173,6 +173,7 @@ describe('damaged, locked and future-version SQLite databases', () => {
     expect(probe(join(dataDir, 'opencode-locked-wal.db'))).toBe('readable');
     expect(existsSync(join(dataDir, 'opencode-locked-rollback.db-journal'))).toBe(true);
     expect(locks.every((l) => l.child.exitCode === null)).toBe(true);
+    console.log(`sqlite locks: ${locks.length} lock-holding processes alive; rollback db blocks readers, WAL db does not`);
   });
 
   it('report: each bad database is a warning naming it; OpenCode, Claude Code and healthy Cursor chats are exact; exit 0', () => {
@@ -236,6 +237,7 @@ describe('damaged, locked and future-version SQLite databases', () => {
       }
     }
     expect(checked).toBeGreaterThan(5);
+    console.log(`sqlite sources: ${cursorBad.size} damaged Cursor stores listed with warnings, ${checked} context rows exact`);
   });
 
   it('after the lock holders finish, what they committed is counted and nothing else', async () => {
@@ -252,5 +254,6 @@ describe('damaged, locked and future-version SQLite databases', () => {
     expect(tokens(oc)).toEqual(tokens(sumExpected([...counted, STEP])));
     expect(j.warnings.filter((w: string) => w.startsWith(join(dataDir, 'opencode-locked-rollback.db')))).toEqual([]);
     expect(existsSync(join(dataDir, 'opencode-locked-rollback.db-journal'))).toBe(false);
+    console.log('sqlite after release: 1 committed step counted, 2 rolled-back/closed holders changed nothing');
   });
 });
