@@ -4,18 +4,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import yargs, { type Argv } from 'yargs';
-import { hideBin } from 'yargs/helpers';
+import type { Argv } from 'yargs';
 import { UsageError } from '../report/period.js';
 import { GROUP_KEYS } from '../report/groups.js';
-import { StoreError } from '../store/store.js';
-import { exportCommand } from './export.js';
-import { ingestCommand } from './ingest.js';
-import { reportCommand, type ReportArgs } from './report.js';
+import { StoreError } from '../store/errors.js';
+import { replayByArgv, replayReport, saveReportMemo } from './memo.js';
+import type { ReportArgs } from './report.js';
 import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
-import { sourcesCommand } from './sources.js';
-import { pricesShowCommand, pricesUpdateCommand } from './pricing.js';
-import { sqlCommand } from './sql.js';
+// Command modules are imported when their command runs: most of them load
+// DuckDB, which a report answered from its memo never needs.
 
 function reportOptions<T>(y: Argv<T>) {
   return y
@@ -44,13 +41,26 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
     const env = { PATH: process.env.PATH, HOME: home, TZ: process.env.TZ };
     const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), rootOverrides: {} };
     if (!rt.quiet && a.format !== 'json' && a.format !== 'csv') process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
+    const { reportCommand } = await import('./report.js');
     await reportCommand(demoRt, a);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** `report`: replayed from the memo when no source changed, else run in full and memoized. */
+async function report(rt: Runtime, a: ReportArgs, argv: string[]): Promise<void> {
+  const probe = await replayReport(rt, a as Record<string, unknown>);
+  if (probe.hit) return;
+  const { reportCommand } = await import('./report.js');
+  await reportCommand(rt, a);
+  saveReportMemo(rt, probe, argv, a as Record<string, unknown>);
+}
+
 async function main(argv: string[]): Promise<void> {
+  // A report seen before, with nothing changed since, is answered before yargs (~100 ms) loads.
+  if (argv[0] === 'report' && (await replayByArgv(argv))) return;
+  const { default: yargs } = await import('yargs');
   const run = (fn: (rt: Runtime, args: any) => Promise<void>) => async (args: any) => {
     await fn(runtimeFrom(args as GlobalArgs), args);
   };
@@ -67,10 +77,10 @@ async function main(argv: string[]): Promise<void> {
       'report [name]',
       'report usage and cost (refreshes the store first)',
       (y) => reportOptions(y),
-      run(async (rt, a) => (a.demo ? demo(rt, a) : reportCommand(rt, a))),
+      run(async (rt, a) => (a.demo ? demo(rt, a) : report(rt, a, argv))),
     )
     .command('demo [name]', 'the report on generated sample data', (y) => reportOptions(y), run(demo))
-    .command('ingest', 'refresh the store from the harness files', (y) => y, run(ingestCommand))
+    .command('ingest', 'refresh the store from the harness files', (y) => y, run(async (rt) => (await import('./ingest.js')).ingestCommand(rt)))
     .command(
       'export',
       'write usage as Hive-partitioned Parquet for team roll-ups and warehouses (see docs/team.md)',
@@ -84,13 +94,13 @@ async function main(argv: string[]): Promise<void> {
           .option('anonymize', { type: 'boolean', describe: 'replace project paths and session ids with salted hashes' })
           .option('salt', { type: 'string', describe: 'salt for --anonymize (default: "export.salt" in the config file)' })
           .option('format', { type: 'string', default: 'table', describe: 'table | json (what was written)' }),
-      run((rt, a) => exportCommand(rt, a)),
+      run(async (rt, a) => (await import('./export.js')).exportCommand(rt, a)),
     )
     .command(
       'sources',
       'list roots searched, files found, events extracted and lines skipped',
       (y) => y.option('format', { type: 'string', default: 'table', describe: 'table | json' }),
-      run((rt, a) => sourcesCommand(rt, a.format)),
+      run(async (rt, a) => (await import('./sources.js')).sourcesCommand(rt, a.format)),
     )
     .command(
       'sql <query>',
@@ -99,7 +109,7 @@ async function main(argv: string[]): Promise<void> {
         y
           .positional('query', { type: 'string', demandOption: true })
           .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' }),
-      run((rt, a) => sqlCommand(rt, a.query, a.format)),
+      run(async (rt, a) => (await import('./sql.js')).sqlCommand(rt, a.query, a.format)),
     )
     .command('prices', 'show the price that applies to a model, or update the price data', (y) =>
       y
@@ -112,9 +122,9 @@ async function main(argv: string[]): Promise<void> {
               .option('provider', { type: 'string', describe: 'provider id, as Pi and OpenCode record it (e.g. openrouter)' })
               .option('at', { type: 'string', describe: 'prices in force at this date or time (default now)' })
               .option('format', { type: 'string', default: 'text', describe: 'text | json' }),
-          run(async (rt, a) => void (process.exitCode = await pricesShowCommand(rt, a))),
+          run(async (rt, a) => void (process.exitCode = await (await import('./pricing.js')).pricesShowCommand(rt, a))),
         )
-        .command('update', 'download the newest price data into the cache dir (the only network access)', (c) => c, run(async (rt) => void (process.exitCode = await pricesUpdateCommand(rt))))
+        .command('update', 'download the newest price data into the cache dir (the only network access)', (c) => c, run(async (rt) => void (process.exitCode = await (await import('./pricing.js')).pricesUpdateCommand(rt))))
         .demandCommand(1, 'name a prices command: show or update'),
     )
     .demandCommand(1, 'name a command: report, ingest, export, sources, sql or demo')
@@ -129,7 +139,8 @@ async function main(argv: string[]): Promise<void> {
     .parseAsync();
 }
 
-main(hideBin(process.argv)).catch((e: unknown) => {
+// What yargs' hideBin returns under Node, without loading yargs for it.
+main(process.argv.slice(2)).catch((e: unknown) => {
   if (e instanceof UsageError) {
     process.stderr.write(`tx-usage: ${e.message}\n`);
     process.exit(2);

@@ -14,6 +14,7 @@ import { storedWarnings } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction, unpricedModelWarnings } from './pricing.js';
+import { noteReportOutput } from './memo.js';
 
 export interface ReportArgs {
   name?: string;
@@ -101,7 +102,9 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color });
   if (a.out) writeFileSync(a.out, text);
   else process.stdout.write(text);
-  if (p.format === 'table' && !rt.quiet) for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';
+  process.stderr.write(stderr);
+  noteReportOutput(text, a.out, stderr);
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */

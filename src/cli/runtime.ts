@@ -4,11 +4,10 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isHarnessId, type HarnessId } from '../core/types.js';
-import { ingest, type IngestResult } from '../ingest/ingest.js';
-import { openStore, type Store } from '../store/store.js';
+import type { IngestResult } from '../ingest/ingest.js';
+import type { Store } from '../store/store.js';
 import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
-import { repriceStore } from './pricing.js';
 
 export interface GlobalArgs {
   db?: string;
@@ -89,6 +88,8 @@ export interface Refreshed {
 
 /** Opens the store and brings it up to date with the harness files. */
 export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refreshed> {
+  // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
+  const [{ openStore }, { ingest }, { repriceStore }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
   const store = await openStore(rt.dbPath, { rebuild: rt.rebuild });
   if (store.notice) notice(rt, store.notice);
   const tmp = join(tmpdir(), `tx-usage-${process.pid}`);

@@ -1,6 +1,5 @@
 // Root resolution shared by all harnesses: flag, then environment override, then default.
-import { existsSync, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { PathContext, RootSpec } from './types.js';
 
@@ -60,7 +59,9 @@ export async function walkFiles(
   async function walk(d: string, depth: number) {
     let entries;
     try {
-      entries = await readdir(d, { withFileTypes: true });
+      // Synchronous: a walk of hundreds of small directories is dominated by
+      // thread-pool round trips when each readdir is awaited.
+      entries = readdirSync(d, { withFileTypes: true });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') onError?.(d, e as Error);
       return;

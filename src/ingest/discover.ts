@@ -105,3 +105,29 @@ export function tailHash(path: string, offset: number): string | null {
     closeSync(fd);
   }
 }
+
+// Hand-offs within one process, so the warm fast path and the ingest that
+// may follow it do not search twice and the memo learns what was ingested.
+let offered: { opts: DiscoverOptions; scans: HarnessScan[]; warnings: string[] } | null = null;
+let lastDigest: string | null = null;
+
+/** Offers sources just discovered with `opts` to the next ingest with the same options (taken once). */
+export function offerDiscovery(opts: DiscoverOptions, scans: HarnessScan[], warnings: string[]): void {
+  offered = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, scans, warnings: [...warnings] };
+}
+
+export function takeOfferedDiscovery(opts: DiscoverOptions): { scans: HarnessScan[]; warnings: string[] } | null {
+  const o = offered;
+  offered = null;
+  if (!o || o.opts.home !== opts.home || o.opts.env !== opts.env || JSON.stringify(o.opts.rootOverrides) !== JSON.stringify(opts.rootOverrides)) return null;
+  return { scans: o.scans, warnings: o.warnings };
+}
+
+/** Digest (see scanDigest) of the sources the last ingest in this process brought the store up to date with. */
+export function lastIngestDigest(): string | null {
+  return lastDigest;
+}
+
+export function setLastIngestDigest(d: string | null): void {
+  lastDigest = d;
+}

@@ -9,7 +9,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { forgetSources, loadSourceBook, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
-import { discoverAll, scanDigest, stampOf, tailHash, type HarnessScan, type Stamp } from './discover.js';
+import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 
@@ -91,8 +91,9 @@ function workerCount(opts: IngestOptions): number {
 
 export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
   const t0 = performance.now();
-  const discoveryWarnings: string[] = opts.discovered ? [...opts.discovered.warnings] : [];
-  const scans = opts.discovered ? opts.discovered.scans : await discoverAll(opts, discoveryWarnings);
+  const given = opts.discovered ?? takeOfferedDiscovery(opts);
+  const discoveryWarnings: string[] = given ? [...given.warnings] : [];
+  const scans = given ? given.scans : await discoverAll(opts, discoveryWarnings);
   const tDiscovered = performance.now();
   // Stamps are taken before anything is read: a file that changes while it
   // is read looks changed next run, never the other way round.
@@ -107,6 +108,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const digest = scanDigest(scans, raw, discoveryWarnings);
   const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 } };
 
+  setLastIngestDigest(null);
   const book = await loadSourceBook(conn);
   const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, discoveryWarnings, digest, stats };
 
@@ -221,6 +223,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
     await pool?.close();
   }
   stats.ms.total = performance.now() - t0;
+  setLastIngestDigest(digest);
   writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed });
   return result;
 }

@@ -1,6 +1,7 @@
 // The shared JSONL readers: plain files resumed at a byte offset, and
 // single-frame `.jsonl.zst` files decoded as a stream. Harnesses never open
 // transcript files themselves.
+import { closeSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Decompress } from 'fzstd';
 import { LineSplitter, type SplitResult, type UnmarkedPeek } from './lines.js';
@@ -14,6 +15,11 @@ export type RecordHandler = (rec: any, line: number) => void;
 
 /** Bytes read from transcript files by this thread (plain and compressed): how the ingest proves an append re-reads only new bytes. */
 export const readCounter = { bytes: 0 };
+
+/** Of the last plain JSONL scan in this thread: the most bytes held at once for one unfinished line. */
+export const lastSplitStats = { peakHeldBytes: 0 };
+
+let sharedChunk: Buffer | null = null;
 
 export interface ScanOptions {
   /** A line is parsed only if it contains one of these (byte search). Empty: every line. */
@@ -68,22 +74,33 @@ export async function scanJsonlFile(
 ): Promise<ResumePoint> {
   const { handle, finish } = parsingHandler(file, sink, onRecord);
   const base = opts.resume ? { offset: opts.resume.offset, lines: opts.resume.lines } : { offset: 0, lines: 0 };
-  const splitter = new LineSplitter(opts.markers, handle, base, opts.maxLineBytes, opts.unmarkedPeek);
-  const fh = await open(file, 'r');
+  // Synchronous reads into one buffer per thread: extraction runs in worker
+  // threads (or on small inputs), where awaiting each read only adds
+  // thread-pool round trips, and nothing can interleave with this loop.
+  const fd = openSync(file, 'r');
+  let res: SplitResult;
   try {
-    const buf = Buffer.allocUnsafe(CHUNK);
+    const reread = (offset: number, length: number) => {
+      const b = Buffer.allocUnsafe(length);
+      const n = readSync(fd, b, 0, length, offset);
+      readCounter.bytes += n;
+      return b.subarray(0, n);
+    };
+    const splitter = new LineSplitter(opts.markers, handle, base, opts.maxLineBytes, opts.unmarkedPeek, reread);
+    const buf = (sharedChunk ??= Buffer.allocUnsafe(CHUNK));
     let pos = base.offset;
     for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, CHUNK, pos);
+      const bytesRead = readSync(fd, buf, 0, CHUNK, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
       readCounter.bytes += bytesRead;
       splitter.push(buf.subarray(0, bytesRead));
     }
+    res = splitter.end();
+    lastSplitStats.peakHeldBytes = splitter.peakHeldBytes;
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
-  const res = splitter.end();
   finish(res);
   return { offset: res.offset, lines: res.lines };
 }

@@ -32,15 +32,36 @@ export interface UnmarkedPeek {
   onPeek: (head: string, tail: string, line: number) => void;
 }
 
+/**
+ * Re-reads `length` bytes at absolute `offset` of the input. Given by readers
+ * of seekable files: a long line is then not held in memory while it has no
+ * marker, and read again only if a marker turns up at its end.
+ */
+export type Reread = (offset: number, length: number) => Buffer;
+
+/** A pending line without a marker is held up to this many bytes; past it (with a Reread) only its edges are kept. */
+const HOLD_UNMARKED_BYTES = 1 << 20;
+
 export class LineSplitter {
   private readonly markers: Buffer[];
+  /** Bytes of context kept across chunk edges, so a marker cut in two is still found. */
+  private readonly overlap: number;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private pendingHasMarker = false;
   private discarding = false;
+  /** The pending line's bytes were let go (see Reread); its edges are in head/edge. */
+  private dropped = false;
+  /** First bytes of a dropped line (for unmarkedPeek). */
+  private head: Buffer | null = null;
+  /** Last bytes of the pending line seen so far (marker overlap, unmarkedPeek tail). */
+  private edge: Buffer = Buffer.alloc(0);
+  private readonly edgeBytes: number;
   private offset: number;
   private lines: number;
   private readonly oversized: { line: number; bytes: number }[] = [];
+  /** Most bytes held at once for an unfinished line (the memory a long line costs). */
+  peakHeldBytes = 0;
 
   constructor(
     markers: readonly string[],
@@ -48,8 +69,11 @@ export class LineSplitter {
     base: { offset: number; lines: number } = { offset: 0, lines: 0 },
     private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
     private readonly unmarked: UnmarkedPeek | null = null,
+    private readonly reread: Reread | null = null,
   ) {
     this.markers = markers.map((m) => Buffer.from(m, 'utf8'));
+    this.overlap = Math.max(64, ...this.markers.map((m) => m.length));
+    this.edgeBytes = Math.max(this.overlap, unmarked?.bytes ?? 0);
     this.offset = base.offset;
     this.lines = base.lines;
   }
@@ -60,15 +84,48 @@ export class LineSplitter {
     return false;
   }
 
+  /** Marker in `part`, or cut between the end of the held line and the start of `part`. */
+  private markerAcross(part: Buffer): boolean {
+    if (this.markers.length === 0) return true;
+    if (this.hasMarker(part)) return true;
+    if (!this.edge.length) return false;
+    const prevTail = this.edge.subarray(-this.overlap);
+    return this.hasMarker(Buffer.concat([prevTail, part.subarray(0, this.overlap)]));
+  }
+
+  private keepEdge(part: Buffer): void {
+    if (part.length >= this.edgeBytes) this.edge = Buffer.from(part.subarray(part.length - this.edgeBytes));
+    else this.edge = Buffer.concat([this.edge, part]).subarray(-this.edgeBytes);
+  }
+
   push(chunk: Buffer): void {
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(10, start);
       if (nl === -1) break;
-      this.finishLine(chunk.subarray(start, nl), nl - start + 1);
+      if (this.pendingBytes > 0 || this.discarding || this.pending.length) this.finishLine(chunk.subarray(start, nl), nl - start + 1);
+      else this.finishWhole(chunk, start, nl);
       start = nl + 1;
     }
     if (start < chunk.length) this.addPending(chunk.subarray(start));
+  }
+
+  /** A line entirely inside `chunk`: [start, nl). */
+  private finishWhole(chunk: Buffer, start: number, nl: number): void {
+    // Searched line by line: measured faster than one search per marker
+    // across the whole chunk.
+    const line = chunk.subarray(start, nl);
+    const marked = this.hasMarker(line);
+    const lineNo = this.lines + 1;
+    this.offset += nl - start + 1;
+    this.lines = lineNo;
+    if (marked) {
+      let text = chunk.toString('utf8', start, nl);
+      if (text.endsWith('\r')) text = text.slice(0, -1);
+      if (text.length) this.onLine(text, lineNo);
+    } else if (this.unmarked) {
+      this.peek([line], lineNo);
+    }
   }
 
   private addPending(part: Buffer): void {
@@ -76,17 +133,36 @@ export class LineSplitter {
       this.pendingBytes += part.length;
       return;
     }
-    // A marker may straddle two chunks; check the joint region too.
-    if (!this.pendingHasMarker && this.markers.length > 0) {
-      const prevTail = this.pending.length ? this.pending[this.pending.length - 1]!.subarray(-64) : Buffer.alloc(0);
-      this.pendingHasMarker = this.hasMarker(prevTail.length ? Buffer.concat([prevTail, part]) : part);
-    }
-    this.pending.push(Buffer.from(part)); // copy: the chunk buffer may be reused by the reader
+    if (!this.pendingHasMarker) this.pendingHasMarker = this.markerAcross(part);
+    this.keepEdge(part);
     this.pendingBytes += part.length;
     if (this.pendingBytes > this.maxLineBytes) {
       this.discarding = true;
       this.pending = [];
+      this.dropped = false;
+      this.head = null;
+      return;
     }
+    if (this.dropped) return;
+    if (this.reread && !this.pendingHasMarker && this.pendingBytes > HOLD_UNMARKED_BYTES && this.edgeBytes * 2 < HOLD_UNMARKED_BYTES) {
+      // A long line without a marker so far (a base64 image): keep only its
+      // edges; should a marker follow, the line is read again whole.
+      if (this.unmarked) this.head = Buffer.from(Buffer.concat(this.pending).subarray(0, this.unmarked.bytes));
+      this.pending = [];
+      this.dropped = true;
+      return;
+    }
+    this.pending.push(Buffer.from(part)); // copy: the chunk buffer may be reused by the reader
+    const held = this.pendingBytes;
+    if (held > this.peakHeldBytes) this.peakHeldBytes = held;
+  }
+
+  /** The held line's bytes before the current part: from memory, or read again. */
+  private heldBytes(): Buffer[] {
+    if (!this.dropped) return this.pending;
+    const whole = this.reread!(this.offset, this.pendingBytes);
+    if (whole.length > this.peakHeldBytes) this.peakHeldBytes = whole.length;
+    return [whole];
   }
 
   /** Hands the first and last `unmarked.bytes` bytes of a line held as parts to the peek callback. */
@@ -114,31 +190,31 @@ export class LineSplitter {
     if (t.length) this.unmarked!.onPeek(h, t, line);
   }
 
+  private resetPending(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.pendingHasMarker = false;
+    this.discarding = false;
+    this.dropped = false;
+    this.head = null;
+    this.edge = Buffer.alloc(0);
+  }
+
+  /** The end of a line that began in an earlier chunk. */
   private finishLine(tail: Buffer, consumed: number): void {
     const lineNo = this.lines + 1;
     let text: string | null = null;
     let peekParts: Buffer[] | null = null;
-    let bytes = tail.length;
-    if (this.pending.length || this.discarding) {
-      bytes += this.pendingBytes;
-      if (this.discarding || bytes > this.maxLineBytes) {
-        this.oversized.push({ line: lineNo, bytes });
-      } else {
-        const prevTail = this.pending[this.pending.length - 1]!.subarray(-64);
-        const marked = this.pendingHasMarker || this.hasMarker(Buffer.concat([prevTail, tail]));
-        if (marked) text = Buffer.concat([...this.pending, tail]).toString('utf8');
-        else if (this.unmarked) peekParts = [...this.pending, tail];
-      }
-      this.offset += this.pendingBytes;
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.pendingHasMarker = false;
-      this.discarding = false;
-    } else if (this.hasMarker(tail)) {
-      text = tail.toString('utf8');
-    } else if (this.unmarked) {
-      peekParts = [tail];
+    const bytes = tail.length + this.pendingBytes;
+    if (this.discarding || bytes > this.maxLineBytes) {
+      this.oversized.push({ line: lineNo, bytes });
+    } else {
+      const marked = this.pendingHasMarker || this.markerAcross(tail);
+      if (marked) text = Buffer.concat([...this.heldBytes(), tail]).toString('utf8');
+      else if (this.unmarked) peekParts = this.dropped ? [this.head!, this.edge, tail] : [...this.pending, tail];
     }
+    this.offset += this.pendingBytes;
+    this.resetPending();
     this.offset += consumed;
     this.lines = lineNo;
     if (text !== null) {
@@ -161,7 +237,8 @@ export class LineSplitter {
       if (this.discarding) {
         tornTail = { line: lineNo, bytes: this.pendingBytes };
       } else {
-        const text = Buffer.concat(this.pending).toString('utf8');
+        const parts = this.heldBytes();
+        const text = Buffer.concat(parts).toString('utf8');
         let complete = false;
         try {
           JSON.parse(text);
@@ -173,13 +250,12 @@ export class LineSplitter {
           this.offset += this.pendingBytes;
           this.lines = lineNo;
           if (this.pendingHasMarker) this.onLine(text, lineNo);
-          else if (this.unmarked) this.peek(this.pending, lineNo);
+          else if (this.unmarked) this.peek(parts, lineNo);
         } else {
           tornTail = { line: lineNo, bytes: this.pendingBytes };
         }
       }
-      this.pending = [];
-      this.pendingBytes = 0;
+      this.resetPending();
     }
     return { offset: this.offset, lines: this.lines, tornTail, oversized: this.oversized };
   }

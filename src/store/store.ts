@@ -13,7 +13,9 @@ export interface Store {
   close(): void;
 }
 
-export class StoreError extends Error {}
+import { StoreError } from './errors.js';
+
+export { StoreError };
 
 const LOCK_WAIT_MS = 60_000;
 

@@ -1,6 +1,5 @@
 import type { Harness } from '../types.js';
 import { claudeRoots, discoverClaude } from './paths.js';
-import { extractClaude } from './extract.js';
 
 export const claudeCode: Harness = {
   id: 'claude-code',
@@ -8,5 +7,6 @@ export const claudeCode: Harness = {
   howToPoint: 'set CLAUDE_CONFIG_DIR (comma-separated list allowed) or pass --root claude-code=PATH',
   roots: claudeRoots,
   discover: discoverClaude,
-  extract: extractClaude,
+  // Loaded on first use (discovery alone never needs it; worker threads import it there).
+  extract: async (source, sink, opts) => (await import('./extract.js')).extractClaude(source, sink, opts),
 };

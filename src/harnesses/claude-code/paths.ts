@@ -43,7 +43,7 @@ export async function discoverClaude(roots: RootSpec[], warn: (m: string, at: So
       if (!meta) continue;
       let real = file;
       try {
-        real = realpathSync(file);
+        real = realpathSync.native(file);
       } catch {
         /* dangling link: let extract report it */
       }

@@ -1,6 +1,5 @@
 import type { Harness } from '../types.js';
 import { codexRoots, discoverCodex } from './paths.js';
-import { extractCodex } from './extract.js';
 
 export const codex: Harness = {
   id: 'codex',
@@ -8,5 +7,6 @@ export const codex: Harness = {
   howToPoint: 'set CODEX_HOME or pass --root codex=PATH',
   roots: codexRoots,
   discover: discoverCodex,
-  extract: extractCodex,
+  // Loaded on first use (discovery alone never needs it; worker threads import it there).
+  extract: async (source, sink, opts) => (await import('./extract.js')).extractCodex(source, sink, opts),
 };

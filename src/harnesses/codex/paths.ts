@@ -62,7 +62,7 @@ export async function discoverCodex(roots: RootSpec[], warn: (m: string, at: Sou
       for (const file of files) {
         let real = file;
         try {
-          real = realpathSync(file);
+          real = realpathSync.native(file);
         } catch {
           /* dangling link: let extract report it */
         }

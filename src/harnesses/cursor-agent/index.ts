@@ -1,6 +1,5 @@
 import type { Harness } from '../types.js';
 import { cursorRoots, discoverCursor } from './paths.js';
-import { extractCursor } from './extract.js';
 
 export const cursorAgent: Harness = {
   id: 'cursor-agent',
@@ -10,5 +9,6 @@ export const cursorAgent: Harness = {
   // Projects come from md5(cwd) matched against cwds the other harnesses found.
   usesKnownProjects: true,
   discover: discoverCursor,
-  extract: extractCursor,
+  // Loaded on first use (discovery alone never needs it; worker threads import it there).
+  extract: async (source, sink, opts) => (await import('./extract.js')).extractCursor(source, sink, opts),
 };

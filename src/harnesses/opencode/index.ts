@@ -1,6 +1,5 @@
 import type { Harness } from '../types.js';
 import { discoverOpencode, opencodeRoots } from './paths.js';
-import { extractOpencode } from './extract.js';
 
 export const opencode: Harness = {
   id: 'opencode',
@@ -8,5 +7,6 @@ export const opencode: Harness = {
   howToPoint: 'set XDG_DATA_HOME (data dir $XDG_DATA_HOME/opencode) or OPENCODE_DB, or pass --root opencode=PATH (a data dir or a .db file)',
   roots: opencodeRoots,
   discover: discoverOpencode,
-  extract: extractOpencode,
+  // Loaded on first use (discovery alone never needs it; worker threads import it there).
+  extract: async (source, sink, opts) => (await import('./extract.js')).extractOpencode(source, sink, opts),
 };

@@ -1,6 +1,5 @@
 import type { Harness } from '../types.js';
 import { discoverPi, piRoots } from './paths.js';
-import { extractPi } from './extract.js';
 
 export const pi: Harness = {
   id: 'pi',
@@ -8,5 +7,6 @@ export const pi: Harness = {
   howToPoint: 'set PI_CODING_AGENT_DIR (agent dir) and/or PI_CODING_AGENT_SESSION_DIR (flat session dir), or pass --root pi=PATH',
   roots: piRoots,
   discover: discoverPi,
-  extract: extractPi,
+  // Loaded on first use (discovery alone never needs it; worker threads import it there).
+  extract: async (source, sink, opts) => (await import('./extract.js')).extractPi(source, sink, opts),
 };

@@ -67,7 +67,7 @@ export async function discoverPi(roots: RootSpec[], warn: (m: string, at: Source
       if (rel.length === 2) meta.dirKey = basename(dirname(file));
       let real = file;
       try {
-        real = realpathSync(file);
+        real = realpathSync.native(file);
       } catch {
         /* dangling link: let extract report it */
       }

@@ -1,0 +1,243 @@
+// The warm fast path of `tx-usage report`: when no source changed since a
+// report with the same arguments was rendered, print that rendering again
+// without loading DuckDB (whose native library alone costs more than the
+// whole answer). Validity is proven, not assumed:
+// - the key holds everything else the output depends on: the arguments,
+//   today's date in the report's zone, the terminal, the runtime options,
+//   the build, and the stats of every other file read (report definitions,
+//   query templates, price data, price overrides, team config);
+// - the digest holds what was found: roots, discovery warnings and the stamp
+//   (size, mtime, inode, companions) of every source, taken by the ingest
+//   BEFORE it read them, compared with a fresh stat pass.
+// Anything unknown (--from, --demo, --rebuild, an in-memory store) skips it.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readTeamConfig } from '../export/config.js';
+import { discoverAll, lastIngestDigest, offerDiscovery, scanDigest, stampAll, type HarnessScan } from '../ingest/discover.js';
+import { isValidTimeZone, systemTimeZone, todayIn } from '../report/period.js';
+import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
+
+const MEMO_VERSION = 1;
+const MAX_ENTRIES = 16;
+/** Renderings larger than this are not kept (an HTML report with charts can be big). */
+const MAX_TEXT = 8 << 20;
+/** Environment variables that can change a rendering without changing any file. */
+const ENV_KEYS = ['TZ', 'LANG', 'LC_ALL', 'LC_NUMERIC', 'LC_TIME', 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS'];
+const ENV_IGNORED = new Set(['TX_USAGE_STATS', 'TX_USAGE_WORKERS']);
+
+interface Entry {
+  /** The command line (as yargs was given it) and what yargs made of it: lets a repeat be answered before yargs loads. */
+  argv: string;
+  args: Record<string, unknown>;
+  key: string;
+  digest: string;
+  stdout: string;
+  outPath: string | null;
+  stderr: string;
+  savedAt: number;
+}
+
+export interface MemoProbe {
+  /** The rendering was replayed: nothing else to do. */
+  hit: boolean;
+  /** Null when this run must not be memoized. */
+  key: string | null;
+}
+
+/** A miss found by replayByArgv, so the check after yargs does not search again. */
+let probed: { key: string; scans: HarnessScan[]; warnings: string[] } | null = null;
+
+let noted: { text: string; outPath: string | null; stderr: string } | null = null;
+
+/** Called by the report command with exactly what it printed. */
+export function noteReportOutput(text: string, outPath: string | null | undefined, stderr: string): void {
+  noted = { text, outPath: outPath ?? null, stderr };
+}
+
+/** One memo file per cache dir (wherever --db points), so it can be found before the arguments are parsed. */
+function memoPath(env: NodeJS.ProcessEnv, home: string): string {
+  return join(cacheDir(env, home), 'report-memo.json');
+}
+
+function packageRoot(): string {
+  let d = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(d, 'package.json'))) {
+    const up = dirname(d);
+    if (up === d) return d;
+    d = up;
+  }
+  return d;
+}
+
+function statLine(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${path}\t${s.size}:${s.mtimeMs}:${s.ino}`;
+  } catch {
+    return `${path}\t-`;
+  }
+}
+
+function dirLines(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return [`${dir}\t-`];
+  }
+  return names.map((n) => statLine(join(dir, n)));
+}
+
+function argsOf(a: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(a).filter(([k]) => k !== '_' && k !== '$0' && !k.includes('-')).sort(([x], [y]) => (x < y ? -1 : 1)));
+}
+
+/** Everything besides the sources that the rendering depends on; null when this run must not be memoized. */
+function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
+  if (rt.rebuild || rt.dbPath === ':memory:' || a.demo || (Array.isArray(a.from) && a.from.length)) return null;
+  const tz = typeof a.tz === 'string' ? a.tz : systemTimeZone();
+  if (!isValidTimeZone(tz)) return null;
+  let config;
+  try {
+    config = readTeamConfig(rt.env, rt.home);
+  } catch {
+    return null; // the full path reports the bad config
+  }
+  const root = packageRoot();
+  const files = [
+    fileURLToPath(import.meta.url),
+    join(root, 'package.json'),
+    config.path,
+    ...(config.prices ? [config.prices] : []),
+    ...(rt.pricesFile ? [rt.pricesFile] : []),
+    ...dirLines(join(root, 'reports')),
+    ...dirLines(join(root, 'queries')),
+    join(root, 'node_modules', 'yargs', 'package.json'),
+    ...dirLines(join(cacheDir(rt.env, rt.home), 'prices')),
+  ];
+  const args = argsOf(a);
+  const env = Object.entries(rt.env)
+    .filter(([k]) => ENV_KEYS.includes(k) || (k.startsWith('TX_USAGE_') && !ENV_IGNORED.has(k)))
+    .sort(([x], [y]) => (x < y ? -1 : 1));
+  const basis = {
+    v: MEMO_VERSION,
+    node: process.version,
+    args,
+    today: todayIn(tz),
+    tz,
+    cwd: process.cwd(),
+    host: hostname(),
+    rt: { home: rt.home, db: rt.dbPath, roots: rt.rootOverrides, quiet: rt.quiet, color: rt.color, prices: rt.pricesFile ?? null },
+    tty: { out: process.stdout.isTTY === true, err: process.stderr.isTTY === true, columns: process.stdout.columns ?? null },
+    env,
+    files: files.map((f) => (f.includes('\t') ? f : statLine(f))),
+  };
+  return createHash('sha256').update(JSON.stringify(basis)).digest('hex');
+}
+
+function readEntries(path: string): Entry[] {
+  try {
+    const m = JSON.parse(readFileSync(path, 'utf8')) as { version: number; entries: Entry[] };
+    return m.version === MEMO_VERSION && Array.isArray(m.entries) ? m.entries : [];
+  } catch {
+    return [];
+  }
+}
+
+function writeStatsFile(env: NodeJS.ProcessEnv, stats: object): void {
+  const file = env.TX_USAGE_STATS ?? process.env.TX_USAGE_STATS;
+  if (!file) return;
+  try {
+    writeFileSync(file, JSON.stringify({ ...stats, maxRssKb: process.resourceUsage().maxRSS }) + '\n');
+  } catch {
+    /* best effort */
+  }
+}
+
+/** Replays `entry` if every source still has the stamp it had when the entry was rendered. */
+async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<boolean | { scans: HarnessScan[]; warnings: string[] }> {
+  const warnings: string[] = [];
+  const scans = await discoverAll(rt, warnings);
+  if (scanDigest(scans, stampAll(scans), warnings) !== entry.digest) return { scans, warnings };
+  if (entry.outPath) writeFileSync(entry.outPath, entry.stdout);
+  else process.stdout.write(entry.stdout);
+  if (entry.stderr) process.stderr.write(entry.stderr);
+  writeStatsFile(rt.env, { kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: performance.now() - t0 } });
+  return true;
+}
+
+/**
+ * Before yargs is even loaded: a command line seen before is answered from
+ * the memo when its key (recomputed from what yargs made of it then) and
+ * the sources are unchanged. False means: run the command normally.
+ */
+export async function replayByArgv(argv: string[]): Promise<boolean> {
+  const t0 = performance.now();
+  const env = process.env;
+  const home = env.HOME && env.HOME.trim() ? env.HOME : homedir();
+  const line = JSON.stringify(argv);
+  const entry = readEntries(memoPath(env, home)).find((e) => e.argv === line);
+  if (!entry) return false;
+  let rt: Runtime;
+  try {
+    rt = runtimeFrom(entry.args as GlobalArgs, env);
+  } catch {
+    return false;
+  }
+  if (memoKey(rt, entry.args) !== entry.key) return false;
+  const r = await replayIfCurrent(rt, entry, t0);
+  if (r === true) return true;
+  if (r) probed = { key: entry.key, ...r };
+  return false;
+}
+
+/**
+ * After yargs: replays the memoized rendering for these arguments when
+ * nothing changed. On a miss, hands the discovered sources to the ingest
+ * that follows, so they are not searched twice.
+ */
+export async function replayReport(rt: Runtime, a: Record<string, unknown>): Promise<MemoProbe> {
+  const t0 = performance.now();
+  const key = memoKey(rt, a);
+  if (!key) return { hit: false, key: null };
+  const before = probed;
+  probed = null;
+  if (before && before.key === key) {
+    // replayByArgv already compared this very entry with the sources.
+    offerDiscovery(rt, before.scans, before.warnings);
+    return { hit: false, key };
+  }
+  const entry = readEntries(memoPath(rt.env, rt.home)).find((e) => e.key === key);
+  if (entry) {
+    const r = await replayIfCurrent(rt, entry, t0);
+    if (r === true) return { hit: true, key };
+    if (r) offerDiscovery(rt, r.scans, r.warnings);
+  } else {
+    const warnings: string[] = [];
+    offerDiscovery(rt, await discoverAll(rt, warnings), warnings);
+  }
+  return { hit: false, key };
+}
+
+/** After a full report run: remembers its rendering under the digest of what the ingest read. */
+export function saveReportMemo(rt: Runtime, probe: MemoProbe, argv: string[], a: Record<string, unknown>): void {
+  const digest = lastIngestDigest();
+  const out = noted;
+  noted = null;
+  if (!probe.key || !digest || !out || out.text.length > MAX_TEXT) return;
+  const path = memoPath(rt.env, rt.home);
+  const line = JSON.stringify(argv);
+  const entries = readEntries(path).filter((e) => e.key !== probe.key && e.argv !== line);
+  entries.unshift({ argv: line, args: argsOf(a), key: probe.key, digest, stdout: out.text, outPath: out.outPath, stderr: out.stderr, savedAt: Date.now() });
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(tmp, JSON.stringify({ version: MEMO_VERSION, entries: entries.slice(0, MAX_ENTRIES) }));
+    renameSync(tmp, path);
+  } catch {
+    /* a memo that cannot be written only costs speed next time */
+  }
+}
