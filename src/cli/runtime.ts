@@ -1,8 +1,9 @@
 // What every command needs: resolved global options, the store opened and
 // refreshed, progress on stderr, and clean error reporting.
-import { mkdirSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { makeWorkDir } from './workdir.js';
 import { isHarnessId, type HarnessId } from '../core/types.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import type { Store } from '../store/store.js';
@@ -92,8 +93,7 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refresh
   const [{ openStore }, { ingest }, { repriceStore }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
   const store = await openStore(rt.dbPath, { rebuild: rt.rebuild });
   if (store.notice) notice(rt, store.notice);
-  const tmp = join(tmpdir(), `tx-usage-${process.pid}`);
-  mkdirSync(tmp, { recursive: true });
+  const tmp = makeWorkDir();
   try {
     // Rows priced under older prices or overrides get today's prices first.
     await repriceStore(store.conn, cost);
