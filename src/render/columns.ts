@@ -10,7 +10,7 @@ export interface Column {
   kind: ColumnKind;
   /** Shown in the narrow (80-column) terminal table. */
   narrow?: boolean;
-  /** Which end survives when the cell is shortened: paths keep their end (default), ids their start. */
+  /** Which end survives when the cell is shortened (default: a path keeps its end, anything else its start). */
   keep?: 'end' | 'start';
 }
 

@@ -24,9 +24,11 @@ export function grouped(n: number): string {
 
 export function usd(n: number | null | undefined, wide: boolean): string {
   if (n === null || n === undefined) return '—';
-  if (!wide && Math.abs(n) >= 10000) return '$' + abbreviate(n);
-  if (Math.abs(n) > 0 && Math.abs(n) < 0.01) return '<$0.01';
-  return '$' + n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const sign = n < 0 ? '-' : '';
+  const a = Math.abs(n);
+  if (!wide && a >= 10000) return `${sign}$${abbreviate(a)}`;
+  if (a > 0 && a < 0.01) return `${sign ? '>-' : '<'}$0.01`;
+  return `${sign}$${a.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
 export function pct(n: number | null | undefined): string {

@@ -29,9 +29,10 @@ function fmt(c: Column, v: Cell, wide: boolean): string {
   }
 }
 
-/** Shortens a cell, keeping the informative end of a path (or the start of an id). */
-function fit(s: string, w: number, keep: 'end' | 'start' = 'end'): string {
+/** Shortens a cell, keeping the informative end of a path and the start of anything else (ids, model names). */
+function fit(s: string, w: number, keep?: 'end' | 'start'): string {
   if (s.length <= w) return s;
+  keep ??= /[\\/]/.test(s) ? 'end' : 'start';
   if (w <= 1) return s.slice(0, w);
   return keep === 'start' ? s.slice(0, w - 1) + '…' : '…' + s.slice(s.length - (w - 1));
 }
