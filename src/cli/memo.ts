@@ -11,13 +11,13 @@
 //   BEFORE it read them, compared with a fresh stat pass.
 // Anything unknown (--from, --demo, --rebuild, an in-memory store) skips it.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, hostname } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readTeamConfig } from '../export/config.js';
-import { discoverAll, lastIngestDigest, offerDiscovery, scanDigest, stampAll, type HarnessScan } from '../ingest/discover.js';
-import { isValidTimeZone, systemTimeZone, todayIn } from '../report/period.js';
+import { discoverAll, lastIngestDigest, offerDiscovery, scanDigest, sidecarPath, stampAll, type HarnessScan } from '../ingest/discover.js';
+import { isValidTimeZone, todayIn } from '../report/period.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 
 const MEMO_VERSION = 1;
@@ -98,8 +98,22 @@ function argsOf(a: Record<string, unknown>): Record<string, unknown> {
 /** Everything besides the sources that the rendering depends on; null when this run must not be memoized. */
 function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
   if (rt.rebuild || rt.dbPath === ':memory:' || a.demo || (Array.isArray(a.from) && a.from.length)) return null;
-  const tz = typeof a.tz === 'string' ? a.tz : systemTimeZone();
-  if (!isValidTimeZone(tz)) return null;
+  let day: object;
+  if (typeof a.tz === 'string') {
+    if (!isValidTimeZone(a.tz)) return null;
+    day = { tz: a.tz, today: todayIn(a.tz) };
+  } else {
+    // The system zone without Intl (whose first use costs ~15 ms): TZ (in
+    // `env` below), else /etc/localtime; today from Date's local fields.
+    const d = new Date();
+    let localtime = '-';
+    try {
+      localtime = `${realpathSync('/etc/localtime')}\t${statLine('/etc/localtime')}`;
+    } catch {
+      /* no /etc/localtime: TZ or UTC */
+    }
+    day = { localtime, today: `${d.getFullYear()}-${d.getMonth() + 1}-${d.getDate()}`, offset: d.getTimezoneOffset() };
+  }
   let config;
   try {
     config = readTeamConfig(rt.env, rt.home);
@@ -126,8 +140,7 @@ function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
     v: MEMO_VERSION,
     node: process.version,
     args,
-    today: todayIn(tz),
-    tz,
+    day,
     cwd: process.cwd(),
     host: hostname(),
     rt: { home: rt.home, db: rt.dbPath, roots: rt.rootOverrides, quiet: rt.quiet, color: rt.color, prices: rt.pricesFile ?? null },
@@ -165,7 +178,7 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
   if (entry.outPath) writeFileSync(entry.outPath, entry.stdout);
   else process.stdout.write(entry.stdout);
   if (entry.stderr) process.stderr.write(entry.stderr);
-  writeStatsFile(rt.env, { kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: performance.now() - t0 } });
+  writeStatsFile(rt.env, { kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: performance.now() - t0 }, at: { start: t0, end: performance.now() } });
   return true;
 }
 
@@ -205,21 +218,31 @@ export async function replayReport(rt: Runtime, a: Record<string, unknown>): Pro
   if (!key) return { hit: false, key: null };
   const before = probed;
   probed = null;
+  let found: { scans: HarnessScan[]; warnings: string[] };
   if (before && before.key === key) {
     // replayByArgv already compared this very entry with the sources.
-    offerDiscovery(rt, before.scans, before.warnings);
-    return { hit: false, key };
-  }
-  const entry = readEntries(memoPath(rt.env, rt.home)).find((e) => e.key === key);
-  if (entry) {
-    const r = await replayIfCurrent(rt, entry, t0);
-    if (r === true) return { hit: true, key };
-    if (r) offerDiscovery(rt, r.scans, r.warnings);
+    found = before;
   } else {
-    const warnings: string[] = [];
-    offerDiscovery(rt, await discoverAll(rt, warnings), warnings);
+    const entry = readEntries(memoPath(rt.env, rt.home)).find((e) => e.key === key);
+    const r = entry ? await replayIfCurrent(rt, entry, t0) : null;
+    if (r === true) return { hit: true, key };
+    if (r) found = r;
+    else {
+      const warnings: string[] = [];
+      found = { scans: await discoverAll(rt, warnings), warnings };
+    }
   }
+  await handOff(rt, found);
   return { hit: false, key };
+}
+
+/** A miss: the ingest that follows gets the sources found, and new ones start being read now, while DuckDB loads. */
+async function handOff(rt: Runtime, found: { scans: HarnessScan[]; warnings: string[] }): Promise<void> {
+  offerDiscovery(rt, found.scans, found.warnings);
+  const side = sidecarPath(rt.dbPath);
+  if (!side || rt.rebuild) return;
+  const { startEarlyExtraction } = await import('../ingest/early.js');
+  startEarlyExtraction(rt, found.scans, side, Math.min(4, availableParallelism()));
 }
 
 /** After a full report run: remembers its rendering under the digest of what the ingest read. */

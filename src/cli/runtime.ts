@@ -90,7 +90,7 @@ export interface Refreshed {
 /** Opens the store and brings it up to date with the harness files. */
 export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refreshed> {
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
-  const [{ openStore }, { ingest }, { repriceStore }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
+  const [{ openStore }, { ingest, sidecarPath }, { repriceStore }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
   const store = await openStore(rt.dbPath, { rebuild: rt.rebuild });
   if (store.notice) notice(rt, store.notice);
   const tmp = makeWorkDir();
@@ -104,6 +104,7 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refresh
       tmpDir: tmp,
       cost,
       progress: progressBar(rt),
+      sidecar: sidecarPath(rt.dbPath),
     });
     return { store, ingest: result };
   } catch (e) {

@@ -106,6 +106,11 @@ export function tailHash(path: string, offset: number): string | null {
   }
 }
 
+/** Where the ingest leaves, next to the store, the index of the sources the store knows (see early.ts). */
+export function sidecarPath(dbPath: string): string | null {
+  return dbPath === ':memory:' ? null : `${dbPath}.sources.json`;
+}
+
 // Hand-offs within one process, so the warm fast path and the ingest that
 // may follow it do not search twice and the memo learns what was ingested.
 let offered: { opts: DiscoverOptions; scans: HarnessScan[]; warnings: string[] } | null = null;

@@ -12,8 +12,9 @@ import { forgetSources, loadSourceBook, writeBatch, type CostFn, type SourceBook
 import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
+import { takeEarlyExtraction, writeSidecar } from './early.js';
 
-export { discoverAll, type HarnessScan } from './discover.js';
+export { discoverAll, sidecarPath, type HarnessScan } from './discover.js';
 
 export interface IngestOptions {
   home: string;
@@ -27,6 +28,8 @@ export interface IngestOptions {
   concurrency?: number;
   /** Sources already discovered (the warm fast path found them before deciding to ingest). */
   discovered?: { scans: HarnessScan[]; warnings: string[] };
+  /** Where to leave the index of known sources for the next run's early start (see early.ts). */
+  sidecar?: string | null;
 }
 
 export interface IngestStats {
@@ -38,6 +41,8 @@ export interface IngestStats {
   workers: number;
   events: number;
   ms: { discover: number; plan: number; extract: number; total: number };
+  /** Milliseconds since the process started, when the ingest began and ended. */
+  at: { start: number; end: number };
 }
 
 export interface IngestResult {
@@ -92,6 +97,7 @@ function workerCount(opts: IngestOptions): number {
 export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
   const t0 = performance.now();
   const given = opts.discovered ?? takeOfferedDiscovery(opts);
+  const early = takeEarlyExtraction(opts);
   const discoveryWarnings: string[] = given ? [...given.warnings] : [];
   const scans = given ? given.scans : await discoverAll(opts, discoveryWarnings);
   const tDiscovered = performance.now();
@@ -101,12 +107,13 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const raw = new Map<string, string>();
   for (const s of scans)
     for (const src of s.sources) {
-      const st = stampOf(src);
+      // A source read early was stamped before that read.
+      const st = early?.jobs.get(src.key)?.stamp ?? stampOf(src);
       stamps.set(src.key, st);
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
   const digest = scanDigest(scans, raw, discoveryWarnings);
-  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 } };
+  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
 
   setLastIngestDigest(null);
   const book = await loadSourceBook(conn);
@@ -123,7 +130,8 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const phases = [scans.filter((s) => !s.harness.usesKnownProjects), scans.filter((s) => s.harness.usesKnownProjects)];
   const total = scans.reduce((n, s) => n + s.sources.length, 0);
   let done = 0;
-  let pool: ExtractPool | null = null;
+  let pool: ExtractPool | null = early?.pool ?? null;
+  if (pool) stats.workers = pool.size;
   let jobId = 0;
   try {
     for (const phase of phases) {
@@ -151,6 +159,18 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       }
       stats.ms.plan += performance.now() - tPlan;
       const tExtract = performance.now();
+      // Sources already being read early: their (whole-file) results are
+      // written as full re-reads; the rest is read here.
+      const fromEarly: { p: Plan; result: Promise<JobResult> }[] = [];
+      if (early) {
+        for (let i = plans.length - 1; i >= 0; i--) {
+          const e = early.jobs.get(plans[i]!.src.key);
+          if (!e) continue;
+          fromEarly.push({ p: { ...plans[i]!, mode: 'full' }, result: e.result });
+          early.jobs.delete(plans[i]!.src.key);
+          plans.splice(i, 1);
+        }
+      }
       const bytes = plans.reduce((n, p) => n + p.bytes, 0);
       const want = workerCount(opts);
       if (!pool && want > 1 && plans.length > 1 && bytes >= PARALLEL_MIN_BYTES && workersAvailable()) {
@@ -189,7 +209,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         if (p.mode === 'append') result.appended++;
         else result.rewritten++;
         stats.events += r.collected.events.length;
-        pending.push({ collected: r.collected, book: bookRow, mode: p.mode });
+        pending.push({ collected: r.collected, book: bookRow, mode: p.mode, fresh: p.prev === null });
         pendingEvents += r.collected.events.length;
         opts.progress?.(++done, total);
         if (pendingEvents >= BATCH_EVENTS || pending.length >= BATCH_SOURCES) await flush();
@@ -205,24 +225,34 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         tmpDir: opts.tmpDir,
         knownProjects: known,
       });
-      // One more runner than workers, so the workers stay busy while a
-      // runner waits for a batch to be written (which bounds memory).
-      const activePool = pool;
-      let next = 0;
-      const runner = async () => {
-        while (next < plans.length) {
-          const p = plans[next++]!;
-          await accept(p, activePool ? await activePool.run(jobOf(p)) : await runJob(jobOf(p)));
-        }
-      };
-      await Promise.all(Array.from({ length: activePool ? activePool.size + 1 : 1 }, runner));
+      // One result is taken at a time, early ones and the others alike.
+      let taking: Promise<void> = Promise.resolve();
+      const take = (p: Plan, r: JobResult) => (taking = taking.then(() => accept(p, r)));
+      // An early read that failed (its worker died...) is simply done again here.
+      const earlyTaken = Promise.all(fromEarly.map(({ p, result }) => result.catch(() => runJob(jobOf(p))).then((r) => take(p, r))));
+      if (pool && plans.length > 1) {
+        const jobs = plans.map(jobOf);
+        const byId = new Map(jobs.map((j, i) => [j.id, plans[i]!]));
+        await pool.runAll(jobs, (r) => take(byId.get(r.id)!, r));
+      } else {
+        for (const p of plans) await take(p, await runJob(jobOf(p)));
+      }
+      await earlyTaken;
+      await taking;
       await flush();
       stats.ms.extract += performance.now() - tExtract;
     }
   } finally {
+    if (early) {
+      // Early reads of sources the store had unchanged: dropped, but they were read.
+      await early.done;
+      for (const e of early.jobs.values()) stats.bytesRead += await e.result.then((r) => r.bytesRead, () => 0);
+    }
     await pool?.close();
   }
+  if (opts.sidecar) writeSidecar(opts.sidecar, raw);
   stats.ms.total = performance.now() - t0;
+  stats.at.end = performance.now();
   setLastIngestDigest(digest);
   writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed });
   return result;

@@ -1,82 +1,108 @@
-// A small pool of worker threads that run extraction jobs in parallel. Each
-// worker takes one job at a time. A worker that dies hands its job back to
-// the caller's fallback, so a crash costs speed, never a source.
+// A small pool of worker threads that run an ingest phase's extraction jobs
+// in parallel. Workers claim jobs from a shared counter (see worker.ts), so
+// they never wait for the main thread between jobs. A worker that dies costs
+// speed, never a source: the jobs it took are run again in this thread.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { runJob, type Job, type JobResult } from './job.js';
+import type { BatchMessage } from './worker.js';
 
-type Reply = { ok: true; result: JobResult } | { ok: false; id: number; error: string };
-
-interface Slot {
-  worker: Worker;
-  job: Job | null;
-  resolve: ((r: JobResult) => void) | null;
-  reject: ((e: Error) => void) | null;
-  dead: boolean;
-}
+type Reply = { kind: 'result'; index: number; json: string } | { kind: 'failed'; index: number; error: string } | { kind: 'done' };
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
+/** Results posted and not yet taken by the main thread, across workers (bounds memory while a batch is written). */
+const AHEAD = 64;
 
 /** True when the compiled worker module exists (not when running from TypeScript sources). */
 export function workersAvailable(): boolean {
   return WORKER_URL.protocol === 'file:' && existsSync(fileURLToPath(WORKER_URL));
 }
 
+interface Slot {
+  worker: Worker;
+  dead: boolean;
+  /** Called with each message of the batch in progress. */
+  onMessage: ((m: Reply) => void) | null;
+  onDeath: (() => void) | null;
+}
+
 export class ExtractPool {
   private readonly slots: Slot[] = [];
-  private readonly queue: { job: Job; resolve: (r: JobResult) => void; reject: (e: Error) => void }[] = [];
 
   constructor(size: number) {
-    for (let i = 0; i < size; i++) this.spawn();
+    for (let i = 0; i < size; i++) {
+      const slot: Slot = { worker: new Worker(WORKER_URL), dead: false, onMessage: null, onDeath: null };
+      slot.worker.on('message', (m: Reply) => slot.onMessage?.(m));
+      const die = () => {
+        if (slot.dead) return;
+        slot.dead = true;
+        slot.onDeath?.();
+      };
+      slot.worker.on('error', die);
+      slot.worker.on('exit', die);
+      this.slots.push(slot);
+    }
   }
 
   get size(): number {
     return this.slots.filter((s) => !s.dead).length;
   }
 
-  private spawn(): void {
-    const worker = new Worker(WORKER_URL);
-    const slot: Slot = { worker, job: null, resolve: null, reject: null, dead: false };
-    worker.on('message', (m: Reply) => {
-      const { resolve, reject } = slot;
-      slot.job = slot.resolve = slot.reject = null;
-      if (m.ok) resolve?.(m.result);
-      else reject?.(new Error(m.error));
-      this.pump();
-    });
-    const die = (e: Error) => {
-      if (slot.dead) return;
-      slot.dead = true;
-      const { job, resolve, reject } = slot;
-      slot.job = slot.resolve = slot.reject = null;
-      // The job goes back to the calling thread rather than being lost.
-      if (job && resolve && reject) runJob(job).then(resolve, reject);
-      else void e;
-      if (this.size === 0) for (const q of this.queue.splice(0)) runJob(q.job).then(q.resolve, q.reject);
-      this.pump();
+  /**
+   * Runs every job; `onResult` is called once per job, one call at a time
+   * (the next waits for the previous to settle), in completion order.
+   */
+  runAll(jobs: Job[], onResult: (r: JobResult) => Promise<void>): Promise<void> {
+    const live = this.slots.filter((s) => !s.dead);
+    const shared = new SharedArrayBuffer(12);
+    const counters = new Int32Array(shared);
+    const done = new Array<boolean>(jobs.length).fill(false);
+    let chain: Promise<void> = Promise.resolve();
+    let failure: Error | null = null;
+    let open = live.length;
+    const take = (r: JobResult, index: number) => {
+      done[index] = true;
+      chain = chain
+        .then(() => (failure ? undefined : onResult(r)))
+        .catch((e: unknown) => void (failure ??= e as Error))
+        .finally(() => {
+          Atomics.add(counters, 1, 1);
+          Atomics.notify(counters, 1);
+        });
     };
-    worker.on('error', die);
-    worker.on('exit', (code) => die(new Error(`extraction worker exited with code ${code}`)));
-    this.slots.push(slot);
-  }
-
-  private pump(): void {
-    for (const s of this.slots) {
-      if (s.dead || s.job || !this.queue.length) continue;
-      const q = this.queue.shift()!;
-      s.job = q.job;
-      s.resolve = q.resolve;
-      s.reject = q.reject;
-      s.worker.postMessage(q.job);
-    }
-  }
-
-  run(job: Job): Promise<JobResult> {
-    if (this.size === 0) return runJob(job);
-    return new Promise((resolve, reject) => {
-      this.queue.push({ job, resolve, reject });
-      this.pump();
+    return new Promise<void>((resolve, reject) => {
+      const finish = () => {
+        if (--open > 0) return;
+        for (const s of live) s.onMessage = s.onDeath = null;
+        // Jobs taken by a worker that died (or never run): again, here.
+        const missing = jobs.filter((_, i) => !done[i]);
+        const rest = missing.reduce<Promise<void>>((p, job) => p.then(async () => onResult(await runJob(job))), chain);
+        rest.then(
+          () => (failure ? reject(failure) : resolve()),
+          (e: unknown) => reject(failure ?? (e as Error)),
+        );
+      };
+      if (!live.length) return finish();
+      for (const s of live) {
+        let finished = false;
+        const end = () => {
+          if (finished) return;
+          finished = true;
+          finish();
+        };
+        s.onDeath = end;
+        s.onMessage = (m) => {
+          if (m.kind === 'result') take(JSON.parse(m.json) as JobResult, m.index);
+          else if (m.kind === 'failed') {
+            done[m.index] = true;
+            failure ??= new Error(m.error);
+            Atomics.add(counters, 1, 1);
+          } else end();
+        };
+        const msg: BatchMessage = { jobs, shared, ahead: AHEAD };
+        s.worker.postMessage(msg);
+      }
     });
   }
 

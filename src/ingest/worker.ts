@@ -1,13 +1,47 @@
-// Worker-thread entry: runs extraction jobs one at a time and posts results
-// back (structured clone). Harness modules are loaded from the registry here.
+// Worker-thread entry. A batch message carries every job of an ingest phase
+// and a shared counter: each worker claims the next job itself (no round
+// trip through the main thread, which may be busy writing), runs jobs one at
+// a time (so each job's bytes-read figure is its own) and posts each result
+// back as JSON text, which crosses threads faster than a structured clone of
+// thousands of small event objects. It waits while too many results are
+// still unread, which bounds memory.
 import { parentPort } from 'node:worker_threads';
 import { runJob, type Job } from './job.js';
 
+export interface BatchMessage {
+  jobs: Job[];
+  /** Int32Array over a SharedArrayBuffer: [next job to claim, results taken by the main thread, results posted]. */
+  shared: SharedArrayBuffer;
+  /** Results all workers together may have posted and not yet had taken. */
+  ahead: number;
+}
+
 const port = parentPort;
 if (!port) throw new Error('src/ingest/worker.js must run as a worker thread');
-port.on('message', (job: Job) => {
-  runJob(job).then(
-    (result) => port.postMessage({ ok: true, result }),
-    (e: unknown) => port.postMessage({ ok: false, id: job.id, error: (e as Error)?.message ?? String(e) }),
-  );
+
+// Batches run one after another: a batch sent while another runs waits.
+let batches: Promise<void> = Promise.resolve();
+port.on('message', (m: BatchMessage) => {
+  batches = batches.then(() => runBatch(m));
 });
+
+async function runBatch(m: BatchMessage): Promise<void> {
+  const counters = new Int32Array(m.shared);
+  for (;;) {
+    const i = Atomics.add(counters, 0, 1);
+    if (i >= m.jobs.length) break;
+    const job = m.jobs[i]!;
+    try {
+      port!.postMessage({ kind: 'result', index: i, json: JSON.stringify(await runJob(job)) });
+    } catch (e) {
+      port!.postMessage({ kind: 'failed', index: i, error: (e as Error)?.message ?? String(e) });
+    }
+    Atomics.add(counters, 2, 1);
+    for (;;) {
+      const taken = Atomics.load(counters, 1);
+      if (Atomics.load(counters, 2) - taken <= m.ahead) break;
+      Atomics.wait(counters, 1, taken, 50);
+    }
+  }
+  port!.postMessage({ kind: 'done' });
+}

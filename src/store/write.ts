@@ -25,6 +25,8 @@ export interface SourceWrite {
   book: SourceBookRow;
   /** 'full': old rows of the source are replaced; 'append': new rows are added to them. */
   mode: 'full' | 'append';
+  /** The store has no bookkeeping row for the source, hence no rows at all: nothing to delete first. */
+  fresh?: boolean;
 }
 
 /** Computed cost of one event as a decimal USD string, or null when unpriced. */
@@ -68,7 +70,7 @@ let estimateSeq = Date.now() * 1000;
 export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn): Promise<void> {
   await conn.run('BEGIN TRANSACTION');
   try {
-    await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full').map((w) => w.book.source_key));
+    await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
     // A resumed read re-reads the bytes a torn-tail warning was about.
     const resumed = batch.filter((w) => w.mode === 'append').map((w) => w.book.source_key);
     if (resumed.length) {
@@ -146,7 +148,8 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
     for (const a of [ev, es, cx, is]) a.closeSync();
     // Bookkeeping rows replaced in bulk (one DELETE, one appender): a
     // statement per source costs milliseconds each.
-    await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(batch.map((w) => w.book.source_key)) }, { keys: LIST_VARCHAR() });
+    const known = batch.filter((w) => !w.fresh).map((w) => w.book.source_key);
+    if (known.length) await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(known) }, { keys: LIST_VARCHAR() });
     const so = await conn.createAppender('sources');
     const now = Date.now();
     for (const { book: b } of batch) {

@@ -1,0 +1,108 @@
+// Extraction that starts before the store is open. Loading DuckDB, the
+// prices and the report code takes a few hundred milliseconds; sources the
+// store has certainly never seen (absent from the sidecar index the last
+// ingest left next to the store) can be read meanwhile, in worker threads.
+// The index is only a hint: the ingest still plans every source from the
+// store's own bookkeeping, writes an early result as a full re-read, drops
+// one the store turns out to have unchanged, and reads anything else itself.
+import { readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { HarnessScan, Stamp } from './discover.js';
+import { stampOf, type DiscoverOptions } from './discover.js';
+import type { Job, JobResult } from './job.js';
+import { ExtractPool, workersAvailable } from './pool.js';
+
+/** Below this much new data, starting workers early costs more than it saves. */
+const EARLY_MIN_BYTES = 8 << 20;
+
+export interface EarlyRun {
+  opts: DiscoverOptions;
+  pool: ExtractPool;
+  /** By source key: the stamp taken before the read, and the result when it is in. */
+  jobs: Map<string, { stamp: Stamp; job: Job; result: Promise<JobResult> }>;
+  /** Settles when every early job has run. */
+  done: Promise<void>;
+}
+
+let early: EarlyRun | null = null;
+
+/** The sidecar index: source key → fingerprint, as of the last ingest into that store. */
+export function readSidecar(path: string): Map<string, string> | null {
+  try {
+    const j = JSON.parse(readFileSync(path, 'utf8')) as { v: number; fingerprints: Record<string, string> };
+    return j.v === 1 ? new Map(Object.entries(j.fingerprints)) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeSidecar(path: string, fingerprints: Map<string, string>): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, JSON.stringify({ v: 1, fingerprints: Object.fromEntries(fingerprints) }));
+    renameSync(tmp, path);
+  } catch {
+    /* only a hint for the next run */
+  }
+}
+
+function workerCount(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.TX_USAGE_WORKERS ?? process.env.TX_USAGE_WORKERS);
+  return Number.isInteger(n) && n >= 1 ? n : 0;
+}
+
+/**
+ * Starts reading, in worker threads, the plain and compressed JSONL sources
+ * of harnesses that need nothing from the store, when the sidecar does not
+ * know them and there is enough of them. Does nothing otherwise.
+ */
+export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, maxWorkers: number): void {
+  if (early || !workersAvailable()) return;
+  const known = readSidecar(sidecarPath) ?? new Map<string, string>();
+  const picked: { stamp: Stamp; job: Job }[] = [];
+  let bytes = 0;
+  let id = 0;
+  for (const s of scans) {
+    if (s.harness.usesKnownProjects) continue;
+    for (const src of s.sources) {
+      if (src.kind === 'sqlite' || known.has(src.key)) continue;
+      const stamp = stampOf(src);
+      if (!stamp) continue;
+      bytes += stamp.size;
+      // Ids from the top of the range, apart from the ingest's own.
+      picked.push({ stamp, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: src, resume: null, tmpDir: tmpdir(), knownProjects: new Set() } });
+    }
+  }
+  const n = workerCount(opts.env) || maxWorkers;
+  if (bytes < EARLY_MIN_BYTES || picked.length < 2 || n < 2) return;
+  picked.sort((a, b) => b.stamp.size - a.stamp.size);
+  const pool = new ExtractPool(Math.min(n, picked.length));
+  const waiting = new Map<number, { resolve: (r: JobResult) => void; reject: (e: Error) => void }>();
+  const jobs = new Map<string, { stamp: Stamp; job: Job; result: Promise<JobResult> }>();
+  for (const p of picked) {
+    const result = new Promise<JobResult>((resolve, reject) => waiting.set(p.job.id, { resolve, reject }));
+    result.catch(() => undefined); // observed by the ingest
+    jobs.set(p.job.source.key, { ...p, result });
+  }
+  const done = pool
+    .runAll(
+      picked.map((p) => p.job),
+      async (r) => waiting.get(r.id)?.resolve(r),
+    )
+    .catch((e: unknown) => {
+      for (const w of waiting.values()) w.reject(e as Error);
+    });
+  early = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, pool, jobs, done };
+}
+
+/** The early run for these options, if one was started (taken once). */
+export function takeEarlyExtraction(opts: DiscoverOptions): EarlyRun | null {
+  const e = early;
+  if (!e) return null;
+  early = null;
+  if (e.opts.home !== opts.home || e.opts.env !== opts.env || JSON.stringify(e.opts.rootOverrides) !== JSON.stringify(opts.rootOverrides)) {
+    void e.done.then(() => e.pool.close());
+    return null;
+  }
+  return e;
+}
