@@ -143,16 +143,19 @@ export interface ClaudeFilePlan {
  * usage) with tool output, progress chatter and sometimes a screenshot.
  * About 13% of the lines carry usage, as in real transcripts.
  */
-export function writeExchange(s: CorpusSession, rand: () => number, fill: Filler, o: { imageBytes: number; imageChance: number; budget: number }): void {
-  s.user(s.tick(rand, 120), fill.text(200 + Math.floor(rand() * 1500)));
+export function writeExchange(s: CorpusSession, rand: () => number, fill: Filler, o: { imageBytes: number; imageChance: number; budget: number; small?: boolean }): void {
+  s.user(s.tick(rand, 120), fill.text(o.small ? 300 : 200 + Math.floor(rand() * 1500)));
   s.snapshot(rand);
   const model = MODELS[Math.floor(rand() * rand() * MODELS.length)]!;
   const responses = 1 + Math.floor(rand() * 4);
   for (let r = 0; r < responses; r++) {
-    s.response({ model, ts: s.tick(rand), usage: claudeUsage(rand), splits: 1 + Math.floor(rand() * 3) });
-    const progress = 6 + Math.floor(rand() * 10);
+    // Ids from the corpus's own generator: unique across runs of the benchmark
+    // (the builder's counter restarts in every process).
+    const hex = uuid(rand).replace(/-/g, '');
+    s.response({ model, ts: s.tick(rand), usage: claudeUsage(rand), splits: 1 + Math.floor(rand() * 3), msgId: `msg_01${hex.slice(0, 24)}`, requestId: `req_011${hex.slice(8)}` });
+    const progress = o.small ? 2 : 6 + Math.floor(rand() * 10);
     for (let i = 0; i < progress; i++) s.progress(rand, fill);
-    const big = rand() < 0.1;
+    const big = !o.small && rand() < 0.1;
     s.toolResult(rand, fill, big ? 20_000 + Math.floor(rand() * 60_000) : 300 + Math.floor(rand() * 5000));
     if (o.imageBytes > 0 && o.budget - s.out.bytes > o.imageBytes * 2 && rand() < o.imageChance) s.screenshot(rand, fill, o.imageBytes);
     if (s.out.bytes >= o.budget) return;

@@ -76,7 +76,7 @@ export function writeCodexFile(p: CodexFilePlan, ledger: Ledger, rand: () => num
 }
 
 /** Appends one more turn to a rollout, continuing its cumulative total. Returns the new tail. */
-export function appendCodexTurn(path: string, t: CodexTail, ledger: Ledger, rand: () => number, fill: Filler): { tail: CodexTail; bytes: number } {
+export function appendCodexTurn(path: string, t: CodexTail, ledger: Ledger, rand: () => number, fill: Filler, round: number): { tail: CodexTail; bytes: number } {
   const out = new LineFile(path, 'a');
   const w = new RolloutWriter({
     threadId: t.threadId,
@@ -85,7 +85,8 @@ export function appendCodexTurn(path: string, t: CodexTail, ledger: Ledger, rand
     paginated: t.paginated,
     firstOrdinal: t.ordinal,
     ledger,
-    label: path,
+    // A label of its own: response ids (resp_<label>_<n>) must not repeat the file's.
+    label: `${path}#append${round}`,
     project: t.cwd,
     startTotal: t.total,
     cacheWriteField: t.paginated,

@@ -15,7 +15,7 @@ import { writeCodexFile, type CodexTail } from './codex.js';
 import { Filler } from './text.js';
 
 /** Bump when the generator's output changes, so stale corpora are regenerated. */
-export const CORPUS_VERSION = 1;
+export const CORPUS_VERSION = 3;
 const DAY = 86_400_000;
 const SPAN_DAYS = 60;
 const MB = 1 << 20;
@@ -120,8 +120,9 @@ export function generateCorpus(o: CorpusOptions): Manifest {
   const plan: { harness: Harness; bytes: number }[] = [];
   [88, 75, 64, 52, 41].forEach((mb, i) => plan.push({ harness: i % 2 ? 'codex' : 'claude-code', bytes: Math.round(mb * MB * scale) }));
   let planned = plan.reduce((n, p) => n + p.bytes, 0);
-  while (planned < o.bytes) {
-    const bytes = Math.round(Math.min(30 * MB, Math.max(2048, lognormal(rand, 100 * 1024, 1.68))));
+  // Writers overshoot their target by up to one exchange: plan a little under.
+  while (planned < o.bytes * 0.97) {
+    const bytes = Math.round(Math.min(30 * MB, Math.max(2048, lognormal(rand, 80 * 1024, 1.55))));
     plan.push({ harness: rand() < 0.62 ? 'claude-code' : 'codex', bytes });
     planned += bytes;
   }
