@@ -273,7 +273,7 @@ function main(): void {
   lines.push('');
   lines.push(`peak RSS of any tx-usage run: ${mb(haveGnuTime ? peak : null)} (target < 400 MB: ${haveGnuTime ? (peak < 400 ? 'met' : 'NOT met') : 'not measured, no /usr/bin/time'})`);
   const rr = reread.map((x) => `${x.read}/${x.appended}`).join(', ');
-  lines.push(`bytes re-read per append run (read/appended): ${rr}; plus ${reread[0]?.tail ?? 0} bytes of tail checks per run (${m.appendTargets.length} × 256 before the resume points)`);
+  lines.push(`bytes re-read per append run (read/appended): ${rr}; plus ${reread[0]?.tail ?? 0} bytes of checks per run (first and last 256 bytes before each of the ${m.appendTargets.length} resume points)`);
   const ccTot = ccTotal === null ? '' : `; ccusage reported total_tokens ${ccTotal} for all days (expected ${allTime['claude-code']!.total_tokens + allTime.codex!.total_tokens}, for information only)`;
   lines.push(`totals check (Claude Code and Codex, 30-day window and by harness, before and after the appends): ${problems.length ? `FAILED\n  ${problems.join('\n  ')}` : 'passed'}${ccTot}`);
   for (const s of [cold, warm, append]) for (const n of s.notes) lines.push(`note (${s.name}): ${n}`);

@@ -185,26 +185,28 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
 /**
  * Before yargs is even loaded: a command line seen before is answered from
  * the memo when its key (recomputed from what yargs made of it then) and
- * the sources are unchanged. False means: run the command normally.
+ * the sources are unchanged. On a miss for a command line seen before, its
+ * parsed arguments are handed back, so the report can run without yargs.
  */
-export async function replayByArgv(argv: string[]): Promise<boolean> {
+export async function replayByArgv(argv: string[]): Promise<{ hit: boolean; seen?: { rt: Runtime; args: Record<string, unknown> } }> {
   const t0 = performance.now();
   const env = process.env;
   const home = env.HOME && env.HOME.trim() ? env.HOME : homedir();
   const line = JSON.stringify(argv);
   const entry = readEntries(memoPath(env, home)).find((e) => e.argv === line);
-  if (!entry) return false;
+  if (!entry) return { hit: false };
   let rt: Runtime;
   try {
     rt = runtimeFrom(entry.args as GlobalArgs, env);
   } catch {
-    return false;
+    return { hit: false };
   }
-  if (memoKey(rt, entry.args) !== entry.key) return false;
+  if (memoKey(rt, entry.args) !== entry.key) return { hit: false };
   const r = await replayIfCurrent(rt, entry, t0);
-  if (r === true) return true;
+  if (r === true) return { hit: true };
   if (r) probed = { key: entry.key, ...r };
-  return false;
+  // Same command line, same build: yargs would make the same arguments of it.
+  return { hit: false, seen: { rt, args: entry.args } };
 }
 
 /**

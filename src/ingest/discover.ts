@@ -81,13 +81,19 @@ export function scanDigest(scans: HarnessScan[], fingerprints: Map<string, strin
 
 export const TAIL_BYTES = 256;
 
+/** Bytes tailHash reads for a resume point at `offset`. */
+export function tailCheckBytes(offset: number): number {
+  return Math.min(offset, TAIL_BYTES) + Math.min(Math.max(0, offset - TAIL_BYTES), TAIL_BYTES);
+}
+
 /**
- * Hash of the last TAIL_BYTES bytes before `offset`: if they are still the
- * same next run, the file was only appended to and can be resumed there.
+ * Hash of the first and the last TAIL_BYTES bytes before `offset`: if they
+ * are still the same next run, the file was only appended to and can be
+ * resumed there. The head catches a file rewritten with a regular layout
+ * whose bytes just before the old resume point happen to repeat.
  */
 export function tailHash(path: string, offset: number): string | null {
   if (offset <= 0) return null;
-  const start = Math.max(0, offset - TAIL_BYTES);
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -95,10 +101,19 @@ export function tailHash(path: string, offset: number): string | null {
     return null;
   }
   try {
-    const buf = Buffer.alloc(offset - start);
-    const n = readSync(fd, buf, 0, buf.length, start);
-    if (n !== buf.length) return null;
-    return createHash('sha1').update(buf).digest('hex');
+    const h = createHash('sha1');
+    const headLen = Math.min(offset, TAIL_BYTES);
+    const tailStart = Math.max(headLen, offset - TAIL_BYTES);
+    for (const [start, len] of [
+      [0, headLen],
+      [tailStart, offset - tailStart],
+    ] as const) {
+      if (len <= 0) continue;
+      const buf = Buffer.alloc(len);
+      if (readSync(fd, buf, 0, len, start) !== len) return null;
+      h.update(buf);
+    }
+    return h.digest('hex');
   } catch {
     return null;
   } finally {

@@ -9,7 +9,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { forgetSources, loadSourceBook, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
-import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
+import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
@@ -35,10 +35,14 @@ export interface IngestOptions {
 export interface IngestStats {
   /** Transcript bytes read (plain and compressed) by the scanners. */
   bytesRead: number;
-  /** Bytes re-read before resume points to check they are unchanged (TAIL_BYTES per appended file). */
+  /** Bytes re-read to check appended files are unchanged before their resume points (see tailHash). */
   tailCheckBytes: number;
   /** Worker threads used (0 = all extraction in this thread). */
   workers: number;
+  /** Sources whose early read (started before the store was open) was used. */
+  earlyUsed: number;
+  /** Most bytes held at once for one unfinished line, over all sources read (the memory a long line costs). */
+  peakHeldBytes: number;
   events: number;
   ms: { discover: number; plan: number; extract: number; total: number };
   /** Milliseconds since the process started, when the ingest began and ended. */
@@ -80,7 +84,7 @@ function planSource(src: SourceRef, harness: Harness, stamp: Stamp, prev: Source
     prev.resume_offset <= stamp.size &&
     prev.tail_hash !== null
   ) {
-    stats.tailCheckBytes += Math.min(prev.resume_offset, 256);
+    stats.tailCheckBytes += tailCheckBytes(prev.resume_offset);
     if (tailHash(src.path, prev.resume_offset) === prev.tail_hash) {
       return { src, harness, stamp, mode: 'append', prev, bytes: stamp.size - prev.resume_offset };
     }
@@ -113,7 +117,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
   const digest = scanDigest(scans, raw, discoveryWarnings);
-  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
+  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
 
   setLastIngestDigest(null);
   const book = await loadSourceBook(conn);
@@ -167,6 +171,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
           const e = early.jobs.get(plans[i]!.src.key);
           if (!e) continue;
           fromEarly.push({ p: { ...plans[i]!, mode: 'full' }, result: e.result });
+          stats.earlyUsed++;
           early.jobs.delete(plans[i]!.src.key);
           plans.splice(i, 1);
         }
@@ -192,6 +197,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       };
       const accept = async (p: Plan, r: JobResult) => {
         stats.bytesRead += r.bytesRead;
+        stats.peakHeldBytes = Math.max(stats.peakHeldBytes, r.peakHeldBytes ?? 0);
         const rp = r.collected.resume;
         const bookRow: SourceBookRow = {
           source_key: p.src.key,

@@ -5,7 +5,7 @@
 import type { HarnessId } from '../core/types.js';
 import { harnessById } from '../harnesses/registry.js';
 import type { ResumePoint, SourceRef } from '../harnesses/types.js';
-import { readCounter } from '../io/jsonl.js';
+import { lastSplitStats, readCounter } from '../io/jsonl.js';
 import { collectSource, type Collected } from './collect.js';
 import { tailHash } from './discover.js';
 
@@ -25,14 +25,17 @@ export interface JobResult {
   tailHash: string | null;
   /** Transcript bytes this job read (exact when jobs of one thread run one at a time). */
   bytesRead: number;
+  /** Most bytes the line splitter held at once for one unfinished line (plain JSONL). */
+  peakHeldBytes: number;
 }
 
 export async function runJob(job: Job): Promise<JobResult> {
   const harness = harnessById(job.harness);
   if (!harness) throw new Error(`no harness ${job.harness} in the registry`);
   const before = readCounter.bytes;
+  lastSplitStats.peakHeldBytes = 0;
   const collected = await collectSource(harness, job.source, { resume: job.resume, tmpDir: job.tmpDir, knownProjects: job.knownProjects });
   const rp = collected.resume;
   const th = rp && job.source.kind === 'jsonl' ? tailHash(job.source.path, rp.offset) : null;
-  return { id: job.id, collected, tailHash: th, bytesRead: readCounter.bytes - before };
+  return { id: job.id, collected, tailHash: th, bytesRead: readCounter.bytes - before, peakHeldBytes: lastSplitStats.peakHeldBytes };
 }

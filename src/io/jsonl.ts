@@ -16,7 +16,7 @@ export type RecordHandler = (rec: any, line: number) => void;
 /** Bytes read from transcript files by this thread (plain and compressed): how the ingest proves an append re-reads only new bytes. */
 export const readCounter = { bytes: 0 };
 
-/** Of the last plain JSONL scan in this thread: the most bytes held at once for one unfinished line. */
+/** Most bytes held at once for one unfinished line by plain JSONL scans in this thread since it was last set to 0. */
 export const lastSplitStats = { peakHeldBytes: 0 };
 
 let sharedChunk: Buffer | null = null;
@@ -97,7 +97,7 @@ export async function scanJsonlFile(
       splitter.push(buf.subarray(0, bytesRead));
     }
     res = splitter.end();
-    lastSplitStats.peakHeldBytes = splitter.peakHeldBytes;
+    lastSplitStats.peakHeldBytes = Math.max(lastSplitStats.peakHeldBytes, splitter.peakHeldBytes);
   } finally {
     closeSync(fd);
   }
