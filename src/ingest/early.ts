@@ -20,6 +20,14 @@ export interface EarlyRun {
   pool: ExtractPool;
   /** By source key: the stamp taken before the read, and the result when it is in. */
   jobs: Map<string, { stamp: Stamp; job: Job; result: Promise<JobResult> }>;
+  /**
+   * Says a result has been taken (written or dropped) by the ingest. Until
+   * then it counts against the workers' allowance of unread results, which
+   * bounds the memory early results can hold while the store is not open.
+   */
+  release(jobId: number): void;
+  /** Releases every result (the ingest is done with the early run). */
+  releaseAll(): void;
   /** Settles when every early job has run. */
   done: Promise<void>;
 }
@@ -79,6 +87,9 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
   const pool = new ExtractPool(Math.min(n, picked.length));
   const waiting = new Map<number, { resolve: (r: JobResult) => void; reject: (e: Error) => void }>();
   const jobs = new Map<string, { stamp: Stamp; job: Job; result: Promise<JobResult> }>();
+  const taken = new Map<number, () => void>();
+  const takenPromise = new Map<number, Promise<void>>();
+  for (const p of picked) takenPromise.set(p.job.id, new Promise<void>((r) => taken.set(p.job.id, r)));
   for (const p of picked) {
     const result = new Promise<JobResult>((resolve, reject) => waiting.set(p.job.id, { resolve, reject }));
     result.catch(() => undefined); // observed by the ingest
@@ -87,12 +98,19 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
   const done = pool
     .runAll(
       picked.map((p) => p.job),
-      async (r) => waiting.get(r.id)?.resolve(r),
+      async (r) => {
+        waiting.get(r.id)?.resolve(r);
+        await takenPromise.get(r.id);
+      },
     )
     .catch((e: unknown) => {
       for (const w of waiting.values()) w.reject(e as Error);
     });
-  early = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, pool, jobs, done };
+  const release = (id: number) => taken.get(id)?.();
+  const releaseAll = () => {
+    for (const r of taken.values()) r();
+  };
+  early = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, pool, jobs, release, releaseAll, done };
 }
 
 /** The early run for these options, if one was started (taken once). */
@@ -101,6 +119,7 @@ export function takeEarlyExtraction(opts: DiscoverOptions): EarlyRun | null {
   if (!e) return null;
   early = null;
   if (e.opts.home !== opts.home || e.opts.env !== opts.env || JSON.stringify(e.opts.rootOverrides) !== JSON.stringify(opts.rootOverrides)) {
+    e.releaseAll();
     void e.done.then(() => e.pool.close());
     return null;
   }

@@ -165,16 +165,18 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       const tExtract = performance.now();
       // Sources already being read early: their (whole-file) results are
       // written as full re-reads; the rest is read here.
-      const fromEarly: { p: Plan; result: Promise<JobResult> }[] = [];
+      const fromEarly: { p: Plan; result: Promise<JobResult>; id: number }[] = [];
       if (early) {
         for (let i = plans.length - 1; i >= 0; i--) {
           const e = early.jobs.get(plans[i]!.src.key);
           if (!e) continue;
-          fromEarly.push({ p: { ...plans[i]!, mode: 'full' }, result: e.result });
+          fromEarly.push({ p: { ...plans[i]!, mode: 'full' }, result: e.result, id: e.job.id });
           stats.earlyUsed++;
           early.jobs.delete(plans[i]!.src.key);
           plans.splice(i, 1);
         }
+        // The rest were read for nothing (the store has them unchanged): let them go.
+        for (const e of early.jobs.values()) early.release(e.job.id);
       }
       const bytes = plans.reduce((n, p) => n + p.bytes, 0);
       const want = workerCount(opts);
@@ -235,7 +237,14 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       let taking: Promise<void> = Promise.resolve();
       const take = (p: Plan, r: JobResult) => (taking = taking.then(() => accept(p, r)));
       // An early read that failed (its worker died...) is simply done again here.
-      const earlyTaken = Promise.all(fromEarly.map(({ p, result }) => result.catch(() => runJob(jobOf(p))).then((r) => take(p, r))));
+      const earlyTaken = Promise.all(
+        fromEarly.map(({ p, result, id }) =>
+          result
+            .catch(() => runJob(jobOf(p)))
+            .then((r) => take(p, r))
+            .finally(() => early?.release(id)),
+        ),
+      );
       if (pool && plans.length > 1) {
         const jobs = plans.map(jobOf);
         const byId = new Map(jobs.map((j, i) => [j.id, plans[i]!]));
@@ -251,6 +260,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   } finally {
     if (early) {
       // Early reads of sources the store had unchanged: dropped, but they were read.
+      early.releaseAll();
       await early.done;
       for (const e of early.jobs.values()) stats.bytesRead += await e.result.then((r) => r.bytesRead, () => 0);
     }
