@@ -14,6 +14,8 @@ import { ExtractPool, workersAvailable } from './pool.js';
 
 /** Below this much new data, starting workers early costs more than it saves. */
 const EARLY_MIN_BYTES = 8 << 20;
+/** Results that may wait for the store to open (most of them small: jobs run largest first). */
+const EARLY_AHEAD = 512;
 
 export interface EarlyRun {
   opts: DiscoverOptions;
@@ -102,6 +104,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
         waiting.get(r.id)?.resolve(r);
         await takenPromise.get(r.id);
       },
+      EARLY_AHEAD,
     )
     .catch((e: unknown) => {
       for (const w of waiting.values()) w.reject(e as Error);

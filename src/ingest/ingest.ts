@@ -190,10 +190,15 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       let pending: SourceWrite[] = [];
       let pendingEvents = 0;
       let writing: Promise<void> = Promise.resolve();
+      // Batches are written one after another while extraction goes on; a
+      // full batch waits only for the write before the previous one, so at
+      // most two batches are held in memory besides the one being filled.
+      let previous: Promise<void> = Promise.resolve();
       const flush = () => {
         const b = pending;
         pending = [];
         pendingEvents = 0;
+        previous = writing;
         if (b.length) writing = writing.then(() => writeBatch(conn, b, opts.cost));
         return writing;
       };
@@ -220,7 +225,10 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         pending.push({ collected: r.collected, book: bookRow, mode: p.mode, fresh: p.prev === null });
         pendingEvents += r.collected.events.length;
         opts.progress?.(++done, total);
-        if (pendingEvents >= BATCH_EVENTS || pending.length >= BATCH_SOURCES) await flush();
+        if (pendingEvents >= BATCH_EVENTS || pending.length >= BATCH_SOURCES) {
+          void flush().catch(() => undefined); // a failure surfaces at the final flush
+          await previous;
+        }
       };
       const jobOf = (p: Plan): Job => ({
         id: ++jobId,

@@ -12,7 +12,7 @@ type Reply = { kind: 'result'; index: number; json: string } | { kind: 'failed';
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 /** Results posted and not yet taken by the main thread, across workers (bounds memory while a batch is written). */
-const AHEAD = 64;
+const AHEAD = 128;
 
 /** True when the compiled worker module exists (not when running from TypeScript sources). */
 export function workersAvailable(): boolean {
@@ -53,7 +53,7 @@ export class ExtractPool {
    * Runs every job; `onResult` is called once per job, one call at a time
    * (the next waits for the previous to settle), in completion order.
    */
-  runAll(jobs: Job[], onResult: (r: JobResult) => Promise<void>): Promise<void> {
+  runAll(jobs: Job[], onResult: (r: JobResult) => Promise<void>, ahead = AHEAD): Promise<void> {
     const live = this.slots.filter((s) => !s.dead);
     const shared = new SharedArrayBuffer(12);
     const counters = new Int32Array(shared);
@@ -100,7 +100,7 @@ export class ExtractPool {
             Atomics.add(counters, 1, 1);
           } else end();
         };
-        const msg: BatchMessage = { jobs, shared, ahead: AHEAD };
+        const msg: BatchMessage = { jobs, shared, ahead };
         s.worker.postMessage(msg);
       }
     });
