@@ -1,18 +1,19 @@
 // `npm run bench [-- --size 1G --runs 5 --no-ccusage]`: tx-usage against
-// ccusage on a generated Claude Code + Codex history (see corpus/). Cold
+// ccusage (installed by the benchmark itself, see CCUSAGE_VERSION) on a
+// generated Claude Code + Codex history (see corpus/). Cold
 // (empty store), warm (nothing changed) and append (a few KB added to 10
 // files) runs of `tx-usage report --since 30d`, ccusage's `daily --offline
 // --json` on the same files in the same run, medians of wall time, peak RSS,
 // bytes re-read after the appends, and a check that tx-usage's Claude Code
 // and Codex totals equal what the generator wrote.
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emptyTotals, METRICS, type Totals } from '../fixtures/codex/ledger.js';
 import { Appender, restoreAppendTargets } from './corpus/append.js';
 import { addDays, ensureCorpus, GIB, windowTotals, type DayTotals, type Harness, type Manifest } from './corpus/generate.js';
+import { findCcusage } from './ccusage.js';
 import { haveGnuTime, measure, median, type Measured } from './measure.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -59,26 +60,6 @@ function parseArgs(argv: string[]): Options {
     } else throw new Error(`unknown option ${a}`);
   }
   return o;
-}
-
-/** The ccusage native binary for this platform (what its npm shim would spawn), else the shim. */
-function findCcusage(): { cmd: string; version: string } | null {
-  const require = createRequire(import.meta.url);
-  try {
-    const pkg = require.resolve(`@ccusage/ccusage-${process.platform}-${process.arch}/package.json`);
-    const bin = join(dirname(pkg), 'bin', process.platform === 'win32' ? 'ccusage.exe' : 'ccusage');
-    const version = (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
-    if (existsSync(bin)) return { cmd: bin, version };
-  } catch {
-    /* fall through */
-  }
-  try {
-    const pkg = require.resolve('ccusage/package.json');
-    const j = JSON.parse(readFileSync(pkg, 'utf8')) as { version: string; bin: Record<string, string> };
-    return { cmd: join(dirname(pkg), j.bin.ccusage!), version: `${j.version} (npm shim)` };
-  } catch {
-    return null;
-  }
 }
 
 /** Reads every corpus file once, so both tools find it in the page cache. */
@@ -167,8 +148,8 @@ function main(): void {
     const stats = existsSync(statsFile) ? JSON.parse(readFileSync(statsFile, 'utf8')) : null;
     return { r, stats };
   };
-  const cc = o.ccusage ? findCcusage() : null;
-  if (o.ccusage && !cc) log('ccusage is not installed (devDependency): its runs are skipped');
+  const cc = o.ccusage ? findCcusage(o.dir, [join(ROOT, 'node_modules')], log) : null;
+  if (o.ccusage && !cc) log('ccusage is not available: its runs are skipped');
   const load0 = loadavg();
 
   const problems: string[] = [];
