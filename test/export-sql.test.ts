@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratedLaptop } from '../fixtures/team.js';
+import { COLUMNS } from '../src/export/schema.js';
 import { buildTeamFixture, e10, exportJson, rollupReport, type Team } from './export-helpers.js';
 
 const DOC = readFileSync(resolve(__dirname, '../docs/team.md'), 'utf8');
@@ -63,10 +64,21 @@ describe('docs/team.md DuckDB queries over the exported Parquet', () => {
     const r = (await conn.runAndReadAll(`
       SELECT count(*) AS n, count(DISTINCT (harness, dedupe_key)) AS distinct_n,
              count(DISTINCT (machine, harness, dedupe_key)) AS per_machine
-      FROM read_parquet('${out}/events/*/part-*.parquet')`)).getRowObjectsJson()[0] as any;
+      FROM read_parquet('${out}/month=*/part-*.parquet')`)).getRowObjectsJson()[0] as any;
     // Copies within one machine (alice's two October files) and across machines (the laptop).
     expect(Number(r.n)).toBeGreaterThan(Number(r.per_machine));
     expect(Number(r.per_machine)).toBeGreaterThan(Number(r.distinct_n));
+  });
+
+  it('DIR/month=* is the events dataset alone: one schema, the side datasets only in _context/ and _estimates/', async () => {
+    const schemas = async (glob: string) =>
+      (await conn.runAndReadAll(`
+        SELECT DISTINCT list(name ORDER BY name) AS cols
+        FROM parquet_schema('${out}/${glob}') WHERE name <> 'duckdb_schema' GROUP BY file_name`)).getRowObjectsJson().map((x: any) => x.cols.join(','));
+    const events = await schemas('month=*/part-*.parquet');
+    expect(events).toEqual([COLUMNS.events.map((c) => c.name).sort().join(',')]);
+    expect(await schemas('_context/month=*/part-*.parquet')).toEqual([COLUMNS.context.map((c) => c.name).sort().join(',')]);
+    expect(await schemas('_estimates/month=*/part-*.parquet')).toEqual([COLUMNS.estimates.map((c) => c.name).sort().join(',')]);
   });
 
   it('summary: per machine and model, and the totals, as tx-usage reports them', async () => {

@@ -1,7 +1,7 @@
 // Team roll-ups: three machines export to one folder (alice twice, and once
 // more for part of the period), `report --from` must equal the sum of the
 // three local reports exactly, every copy counted once.
-import { cpSync, readdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
@@ -29,17 +29,20 @@ beforeAll(() => {
 const FROM = () => [out, again];
 
 describe('export layout', () => {
-  it('writes Hive month partitions of part-<machine>-<hash>.parquet per dataset', () => {
+  it('writes Hive month partitions of part-<machine>-<hash>.parquet: events at the top, the side datasets in _context/ and _estimates/', () => {
     const files = [...tree(out).keys()];
-    for (const f of files) expect(f).toMatch(/^(events|context|estimates)\/month=(\d{4}-\d{2}|undated)\/part-(alice|bob|carol)-[0-9a-f]{16}\.parquet$/);
+    for (const f of files) expect(f).toMatch(/^((_context|_estimates)\/)?month=(\d{4}-\d{2}|undated)\/part-(alice|bob|carol)-[0-9a-f]{16}\.parquet$/);
+    // Only these folders at the top: DIR/month=* is the events dataset, nothing else beside it.
+    const top = new Set(files.map((f) => f.split('/')[0]!));
+    expect([...top].filter((d) => !d.startsWith('month=')).sort()).toEqual(['_context', '_estimates']);
     // Claude Code in Sept-Nov 2026 and Codex in Jan 2026 for alice: month folders as the data falls.
-    const aliceEvents = files.filter((f) => f.startsWith('events/') && f.includes('part-alice-')).map((f) => f.split('/')[1]);
+    const aliceEvents = files.filter((f) => f.startsWith('month=') && f.includes('part-alice-')).map((f) => f.split('/')[0]);
     expect(new Set(aliceEvents)).toEqual(new Set(['month=2026-01', 'month=2026-09', 'month=2026-10', 'month=2026-11']));
     // October has alice's full export and her partial one.
     expect(aliceEvents.filter((m) => m === 'month=2026-10')).toHaveLength(2);
     // Cursor chats (bob) are their own dataset; Claude estimates theirs.
-    expect(files.some((f) => f.startsWith('context/') && f.includes('part-bob-'))).toBe(true);
-    expect(files.some((f) => f.startsWith('estimates/') && f.includes('part-alice-'))).toBe(true);
+    expect(files.some((f) => f.startsWith('_context/') && f.includes('part-bob-'))).toBe(true);
+    expect(files.some((f) => f.startsWith('_estimates/') && f.includes('part-alice-'))).toBe(true);
   });
 });
 
@@ -104,9 +107,10 @@ describe('roll-up equals the sum of the local reports', () => {
     const byMachine = (from: string[]) => rollupReport(team, from, [...RANGE, '--by', 'machine']).rows.find((r: any) => r.machine === 'alice');
     const once = byMachine([out]);
     expect(byMachine([out, again])).toEqual(once);
-    expect(byMachine([out, out, again, join(again, 'events')])).toEqual(once);
+    // Also its events alone again: a glob of month folders, and one month folder as a DIR.
+    expect(byMachine([out, out, again, join(again, 'month=*'), join(again, 'month=2026-10')])).toEqual(once);
     // The duplicates are really in the files: alice's October events are in three files.
-    const octFiles = [out, again].flatMap((d) => readdirSync(join(d, 'events', 'month=2026-10')).filter((f) => f.startsWith('part-alice-')));
+    const octFiles = [out, again].flatMap((d) => readdirSync(join(d, 'month=2026-10')).filter((f) => f.startsWith('part-alice-')));
     expect(octFiles).toHaveLength(3);
     expect(once).toEqual(localReport(team.machines[0]!, [...RANGE, '--by', 'machine']).rows[0]);
   });
@@ -114,9 +118,12 @@ describe('roll-up equals the sum of the local reports', () => {
   it('--from takes globs of files or folders', () => {
     const all = rollupReport(team, FROM(), [...RANGE, '--by', 'machine']);
     expect(rollupReport(team, [join(team.base, 'exports*')], [...RANGE, '--by', 'machine'])).toEqual(all);
-    expect(rollupReport(team, [join(out, '*', 'month=*', '*.parquet')], [...RANGE, '--by', 'machine'])).toEqual(rollupReport(team, [out], [...RANGE, '--by', 'machine']));
+    // Globs of files: the events' month folders plus the underscore datasets' ones, or one recursive glob.
+    const whole = rollupReport(team, [out], [...RANGE, '--by', 'machine']);
+    expect(rollupReport(team, [join(out, 'month=*', '*.parquet'), join(out, '_*', 'month=*', '*.parquet')], [...RANGE, '--by', 'machine'])).toEqual(whole);
+    expect(rollupReport(team, [join(out, '**', '*.parquet')], [...RANGE, '--by', 'machine'])).toEqual(whole);
     // Only bob's files.
-    const bob = rollupReport(team, [join(out, '*', '*', 'part-bob-*.parquet')], [...RANGE, '--by', 'machine']);
+    const bob = rollupReport(team, [join(out, '**', 'part-bob-*.parquet')], [...RANGE, '--by', 'machine']);
     expect(bob.rows.map((r: any) => r.machine)).toEqual(['bob']);
     expect(bob.totals).toEqual(localReport(team.machines[1]!, [...RANGE, '--by', 'machine']).totals);
   });
@@ -191,6 +198,17 @@ describe('--by machine on the local store and errors', () => {
     bad(['report', '--from', join(team.base, 'nowhere')], /--from .*nowhere.*: no such file or folder/);
     bad(['report', '--from', join(team.base, 'nowhere-*')], /no Parquet files found/);
     bad(['report', '--from', out, '--machine', 'x'], /--machine names the local store/);
+    // The dataset is told by the folder: a context file moved among the events is refused, as is a file outside any month= folder.
+    const ctxFile = [...tree(out).keys()].find((k) => k.startsWith('_context/'))!;
+    const misplaced = join(team.base, 'misplaced', 'month=2026-10');
+    mkdirSync(misplaced, { recursive: true });
+    cpSync(join(out, ctxFile), join(misplaced, 'part-bob-0000000000000000.parquet'));
+    cpSync(join(out, [...tree(out).keys()].find((k) => k.startsWith('month=2026-10/'))!), join(misplaced, 'part-alice-0000000000000000.parquet'));
+    bad(['report', '--from', join(team.base, 'misplaced')], /part-bob-0{16}\.parquet: in a month=… folder of the export root, so read as events, but its rows lack the identity of events rows \(harness, dedupe_key\)/);
+    const loose = join(team.base, 'loose');
+    mkdirSync(loose, { recursive: true });
+    cpSync(join(out, ctxFile), join(loose, 'context.parquet'));
+    bad(['report', '--from', join(loose, 'context.parquet')], /context\.parquet: not in a month=YYYY-MM folder of a tx-usage export/);
     bad(['report', '--by', 'machine', '--machine', 'bad name!'], /--machine "bad name!"/);
     bad(['export', '--out', join(team.base, 'x'), '--salt', 's'], /--salt is only used with --anonymize/);
     bad(['export', '--out', join(team.base, 'x'), '--anonymize'], /--anonymize needs a salt/);

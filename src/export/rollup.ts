@@ -14,7 +14,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../report/period.js';
-import { COLUMNS, DATASETS, EXPORT_SCHEMA_VERSION, sqlString, type Dataset } from './schema.js';
+import { COLUMNS, DATASET_DIR, DATASETS, EXPORT_SCHEMA_VERSION, IDENTITY, sqlString, type Dataset } from './schema.js';
 
 export interface Rollup {
   conn: DuckDBConnection;
@@ -31,14 +31,25 @@ async function glob(conn: DuckDBConnection, pattern: string): Promise<string[]> 
   return (r.getRowObjectsJson() as { file: string }[]).map((x) => x.file);
 }
 
-/** A file's dataset: the nearest enclosing folder named events, context or estimates. */
+/**
+ * A file's dataset, from the export layout (DATASET_DIR): a part file in a
+ * month=… folder is context or estimates when that folder is in `_context/`
+ * or `_estimates/`, events otherwise (events are the export root's own month
+ * folders). Null when the file is not in a month=… folder at all.
+ */
 export function datasetOf(path: string): Dataset | null {
   const parts = resolve(path).split(sep);
-  for (let i = parts.length - 2; i >= 0; i--) if ((DATASETS as readonly string[]).includes(parts[i]!)) return parts[i] as Dataset;
-  return null;
+  if (!parts[parts.length - 2]?.startsWith('month=')) return null;
+  const above = parts[parts.length - 3];
+  for (const ds of DATASETS) if (DATASET_DIR[ds] && DATASET_DIR[ds] === above) return ds;
+  return 'events';
 }
 
-/** Parquet files named by --from values: a file, a folder (searched recursively) or a glob of either. */
+/**
+ * Parquet files named by --from values: a file, a folder (searched
+ * recursively, so an export root yields all three datasets, its `_context/`
+ * and `_estimates/` included) or a glob of either.
+ */
 export async function resolveFrom(conn: DuckDBConnection, values: string[]): Promise<Record<Dataset, string[]>> {
   const found = new Set<string>();
   for (const v of values) {
@@ -57,14 +68,16 @@ export async function resolveFrom(conn: DuckDBConnection, values: string[]): Pro
     else if (existsSync(v)) add(await glob(conn, `${v.replace(/\/+$/, '')}/**/*.parquet`));
     else if (GLOB_CHARS.test(v)) {
       add(await glob(conn, v));
-      add(await glob(conn, `${v.replace(/\/+$/, '')}/**/*.parquet`));
+      // Folders it matches, searched too; a recursive glob (DIR/**/part-*) already reaches every
+      // folder below, and DuckDB takes one ** per pattern.
+      if (!v.includes('**')) add(await glob(conn, `${v.replace(/\/+$/, '')}/**/*.parquet`));
     } else throw new UsageError(`--from ${JSON.stringify(v)}: no such file or folder`);
     if (matched === 0) throw new UsageError(`--from ${JSON.stringify(v)}: no Parquet files found there`);
   }
   const out: Record<Dataset, string[]> = { events: [], context: [], estimates: [] };
   for (const f of [...found].sort()) {
     const ds = datasetOf(f);
-    if (!ds) throw new UsageError(`${f}: not in an events/, context/ or estimates/ folder of a tx-usage export`);
+    if (!ds) throw new UsageError(`${f}: not in a month=YYYY-MM folder of a tx-usage export (DIR/month=…, DIR/_context/month=… or DIR/_estimates/month=…)`);
     out[ds].push(f);
   }
   return out;
@@ -126,6 +139,19 @@ async function checks(conn: DuckDBConnection): Promise<string[]> {
   const newest = (r.getRowObjectsJson()[0] as { newest: number | null }).newest;
   if (newest !== null && Number(newest) > EXPORT_SCHEMA_VERSION) {
     throw new UsageError(`--from: files of export schema ${newest}; this tx-usage reads schema ${EXPORT_SCHEMA_VERSION} and older: upgrade tx-usage`);
+  }
+  // The dataset is told by the folder (datasetOf): a file of another dataset
+  // moved into DIR/month=… (or the reverse) would be read with the wrong
+  // columns, its identity null. The writer never leaves an identity null.
+  for (const ds of DATASETS) {
+    const bad = await conn.runAndReadAll(
+      `SELECT filename FROM export_${ds} WHERE ${IDENTITY[ds].map((c) => `${c} IS NULL`).join(' OR ')} ORDER BY filename LIMIT 1`,
+    );
+    const f = (bad.getRowObjectsJson()[0] as { filename: string } | undefined)?.filename;
+    if (f !== undefined) {
+      const where = DATASET_DIR[ds] ? `a ${DATASET_DIR[ds]}/month=… folder` : 'a month=… folder of the export root';
+      throw new UsageError(`${f}: in ${where}, so read as ${ds}, but its rows lack the identity of ${ds} rows (${IDENTITY[ds].join(', ')}): a file of another dataset moved out of its folder?`);
+    }
   }
   // Keys of different schemes (plain vs anonymized, or two salts) cannot be
   // matched, so a response exported under both would be counted twice.

@@ -6,9 +6,19 @@
 
 export const EXPORT_SCHEMA_VERSION = 1;
 
-/** One folder per dataset under the export root; each holds month=YYYY-MM/ Hive partitions. */
+/** The exported datasets; each is a set of month=YYYY-MM/ Hive partitions. */
 export const DATASETS = ['events', 'context', 'estimates'] as const;
 export type Dataset = (typeof DATASETS)[number];
+
+/**
+ * Where each dataset's month=YYYY-MM/ folders live, relative to the export
+ * root. Events are the root itself (DIR/month=YYYY-MM/part-*.parquet, the
+ * layout issue 11 specifies); the side datasets sit in underscore folders,
+ * which Spark, Hive and Trino treat as hidden when they list DIR, so DIR read
+ * as a table is the events dataset alone and a DIR/month=* glob never mixes
+ * schemas.
+ */
+export const DATASET_DIR: Record<Dataset, string> = { events: '', context: '_context', estimates: '_estimates' };
 
 /** Partition value for rows without any timestamp (context rows and estimates can lack one). */
 export const UNDATED = 'undated';

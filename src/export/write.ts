@@ -1,6 +1,11 @@
 // `tx-usage export`: the store's billed events, Cursor context rows and
 // session estimates as Hive-partitioned Parquet, one file per dataset, month
-// and machine:  OUT/<dataset>/month=YYYY-MM/part-<machine>-<hash>.parquet
+// and machine:
+//   OUT/month=YYYY-MM/part-<machine>-<hash>.parquet             events
+//   OUT/_context/month=YYYY-MM/part-<machine>-<hash>.parquet    Cursor context rows
+//   OUT/_estimates/month=YYYY-MM/part-<machine>-<hash>.parquet  session estimates
+// (DATASET_DIR in schema.ts: engines treat the underscore folders as hidden,
+// so OUT read as a table is the events alone.)
 //
 // Only normalized figures leave the store (token counts, costs, models,
 // projects, session ids, timestamps): source paths and lines are not
@@ -13,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
-import { COLUMNS, EXPORT_SCHEMA_VERSION, IDENTITY, UNDATED, partFileMachine, partFileName, sqlString, type Dataset } from './schema.js';
+import { COLUMNS, DATASET_DIR, EXPORT_SCHEMA_VERSION, IDENTITY, UNDATED, partFileMachine, partFileName, sqlString, type Dataset } from './schema.js';
 
 export interface ExportOptions {
   outDir: string;
@@ -115,7 +120,12 @@ async function rowsOf(conn: DuckDBConnection, sql: string): Promise<Record<strin
 
 const sha256 = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 
-/** Removes older files of this machine in `dir` whose every row's identity is in `newPath`. */
+/**
+ * Removes older files of this machine in `dir` whose every row's identity is
+ * in `newPath`. `dir` is one dataset's month folder (each dataset has its own,
+ * see DATASET_DIR), so only files of the same dataset are compared; the
+ * events' month folder never lists the side datasets' folders as files.
+ */
 async function removeSuperseded(conn: DuckDBConnection, ds: Dataset, dir: string, machine: string, newPath: string): Promise<string[]> {
   const removed: string[] = [];
   const id = IDENTITY[ds].join(', ');
@@ -152,7 +162,7 @@ export async function exportParquet(conn: DuckDBConnection, o: ExportOptions): P
       const months = await rowsOf(conn, `SELECT month, count(*) AS n FROM ${table} GROUP BY month ORDER BY month`);
       const cols = COLUMNS[ds].map((c) => c.name).join(', ');
       for (const { month, n } of months as { month: string; n: number }[]) {
-        const dir = join(o.outDir, ds, `month=${month}`);
+        const dir = join(o.outDir, DATASET_DIR[ds], `month=${month}`);
         mkdirSync(dir, { recursive: true });
         // A dot-file while being written: every reader (and our --from) skips it.
         const tmp = join(dir, `.tmp-${o.machine}-${process.pid}.parquet`);
