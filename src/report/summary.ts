@@ -109,7 +109,10 @@ export async function summaryReport(conn: DuckDBConnection, p: ReportParams, war
   const t = loadTemplate('summary');
   const values = { ...templateValues(p), cost_mode: p.costMode };
   const raw = await runTemplate(conn, t, values, { keys: keysSlot(p.by) });
-  const [tot] = await runTemplate(conn, t, values, { keys: '' });
+  // Every metric the totals need is additive over the rows, so they are summed
+  // here (exactly: integers, costs as BigInt 1e-10 USD) instead of evaluating
+  // the dedupe window over every event a second time.
+  const tot = sumTemplateRows(raw);
   const estimates = p.by.includes('session') ? await sessionEstimates(conn) : null;
   const rows = raw.map((r) => {
     const row: Row = {};
@@ -128,7 +131,7 @@ export async function summaryReport(conn: DuckDBConnection, p: ReportParams, war
     timezone: p.tz,
     group_by: p.by,
     rows,
-    totals: metricsOf(tot ?? {}),
+    totals: metricsOf(tot),
     warnings,
   };
   const ctx = await contextEntries(conn, p);
@@ -163,4 +166,18 @@ export async function contextEntries(conn: DuckDBConnection, p: ReportParams): P
     first_ts: iso(r.first_ts_ms),
     last_ts: iso(r.last_ts_ms),
   }));
+}
+
+const ADDITIVE_COUNTS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'usage_events', 'priced_events', 'recorded_events'];
+const ADDITIVE_COSTS = ['cost_e10', 'computed_cost_e10', 'recorded_cost_e10'];
+
+/** The summary template's row for no grouping keys, from its grouped rows (null costs stay null when no row has one). */
+export function sumTemplateRows(rows: Record<string, unknown>[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ADDITIVE_COUNTS) out[k] = rows.reduce((n, r) => n + BigInt((r[k] as string | number | null) ?? 0), 0n).toString();
+  for (const k of ADDITIVE_COSTS) {
+    const present = rows.filter((r) => r[k] !== null && r[k] !== undefined);
+    out[k] = present.length ? present.reduce((n, r) => n + BigInt(r[k] as string | number), 0n).toString() : null;
+  }
+  return out;
 }
