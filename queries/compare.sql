@@ -38,18 +38,9 @@
 -- column: cache_hit_rate         DOUBLE   cache_read / (input + cache_read + cache_write)
 -- column: cache_write_share      DOUBLE   cache_write / (input + cache_read + cache_write)
 -- column: reasoning_share        DOUBLE   reasoning / output
+-- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts)
 WITH ev AS (
-  SELECT *,
-         timezone($tz, make_timestamptz(ts_ms * 1000)) AS local_ts,
-         CASE $cost_mode
-           WHEN 'computed' THEN computed_cost_e10
-           WHEN 'recorded' THEN recorded_cost_e10
-           ELSE coalesce(recorded_cost_e10, computed_cost_e10)
-         END AS cost_e10,
-         ($cost_mode = 'recorded' OR ($cost_mode = 'auto' AND recorded_cost_e10 IS NOT NULL)) AS uses_recorded
-  FROM billed_events
-  WHERE list_contains($harnesses, harness)
-    AND ($project = '' OR contains(coalesce(project, ''), $project))
+  SELECT * FROM report_events($tz, $harnesses, $project, $cost_mode)
 ),
 f AS (
   SELECT * FROM ev WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until

@@ -38,18 +38,9 @@
 -- column: total_tokens_change_ratio DOUBLE change / previous (NULL when previous is 0)
 -- column: cost_change_e10        HUGEINT  NULL when either month's cost is unknown
 -- column: cost_change_ratio      DOUBLE   change / previous cost (NULL when previous is 0 or unknown)
+-- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts)
 WITH ev AS (
-  SELECT *,
-         timezone($tz, make_timestamptz(ts_ms * 1000)) AS local_ts,
-         CASE $cost_mode
-           WHEN 'computed' THEN computed_cost_e10
-           WHEN 'recorded' THEN recorded_cost_e10
-           ELSE coalesce(recorded_cost_e10, computed_cost_e10)
-         END AS cost_e10,
-         ($cost_mode = 'recorded' OR ($cost_mode = 'auto' AND recorded_cost_e10 IS NOT NULL)) AS uses_recorded
-  FROM billed_events
-  WHERE list_contains($harnesses, harness)
-    AND ($project = '' OR contains(coalesce(project, ''), $project))
+  SELECT * FROM report_events($tz, $harnesses, $project, $cost_mode)
 ),
 f AS (
   SELECT * FROM ev

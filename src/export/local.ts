@@ -6,6 +6,7 @@
 // store's own views.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { MACHINE_RE, sqlString } from './schema.js';
+import { defineReportMacros } from '../report/macros.js';
 
 export async function labelLocalRows(conn: DuckDBConnection, machine: string): Promise<void> {
   if (!MACHINE_RE.test(machine)) throw new Error(`bad machine name ${machine}`);
@@ -14,4 +15,5 @@ export async function labelLocalRows(conn: DuckDBConnection, machine: string): P
   for (const view of ['billed_events', 'context_rows']) {
     await conn.run(`CREATE OR REPLACE TEMP VIEW ${view} AS SELECT *, ${sqlString(machine)} AS machine FROM ${db}.main.${view}`);
   }
+  await defineReportMacros(conn);
 }

@@ -15,6 +15,7 @@ import { basename, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../report/period.js';
 import { COLUMNS, DATASET_DIR, DATASETS, EXPORT_SCHEMA_VERSION, IDENTITY, sqlString, type Dataset } from './schema.js';
+import { defineReportMacros } from '../report/macros.js';
 
 export interface Rollup {
   conn: DuckDBConnection;
@@ -129,6 +130,7 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
     SELECT harness, session_id, ${E10('recorded_cost_usd')} AS recorded_cost_e10, ts_ms, machine
     FROM export_estimates
     QUALIFY row_number() OVER (PARTITION BY harness, session_id ORDER BY ts_ms DESC NULLS LAST, machine, filename) = 1`);
+  await defineReportMacros(conn);
 }
 
 async function checks(conn: DuckDBConnection): Promise<string[]> {
