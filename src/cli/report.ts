@@ -53,7 +53,8 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${JSON.stringify(a.format)}: expected one of ${FORMATS.join(', ')}`);
   const cost = (a.cost ?? 'auto') as CostMode;
   if (!['auto', 'computed', 'recorded'].includes(cost)) throw new UsageError(`--cost ${JSON.stringify(a.cost)}: expected auto, computed or recorded`);
-  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, format };
+  // Chart data only for the renderer that draws it.
+  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, charts: format === 'html', format };
 }
 
 /** What was searched, for the "no data found" message and `sources`. */

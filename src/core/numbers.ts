@@ -46,15 +46,30 @@ export function readTokenFields<K extends string>(
 ): { values: Record<K, number>; invalid: string[] } {
   const values = {} as Record<K, number>;
   const invalid: string[] = [];
-  for (const key of Object.keys(fields) as K[]) {
-    const path = fields[key];
+  for (const [key, path, parts] of compiledFields(fields)) {
     let cur: unknown = obj;
-    for (const part of path.split('.')) {
+    for (const part of parts) {
       cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
+    }
+    // The common case (a plain count) without building a TokenCheck.
+    if (typeof cur === 'number' && Number.isInteger(cur) && cur >= 0 && cur <= MAX_TOKENS_PER_FIELD) {
+      values[key] = cur;
+      continue;
     }
     const c = checkTokenCount(cur);
     if (!c.ok) invalid.push(`${path} ${c.reason}`);
     values[key] = c.value;
   }
   return { values, invalid };
+}
+
+/** Field tables are module constants: their paths are split once, not once per record. */
+const compiled = new WeakMap<object, [string, string, string[]][]>();
+function compiledFields<K extends string>(fields: Record<K, string>): [K, string, string[]][] {
+  let c = compiled.get(fields);
+  if (!c) {
+    c = Object.entries<string>(fields).map(([k, path]) => [k, path, path.split('.')]);
+    compiled.set(fields, c);
+  }
+  return c as [K, string, string[]][];
 }

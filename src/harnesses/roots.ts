@@ -1,6 +1,6 @@
 // Root resolution shared by all harnesses: flag, then environment override, then default.
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { PathContext, RootSpec } from './types.js';
 
 function expandHome(p: string, home: string): string {
@@ -54,6 +54,8 @@ export async function walkFiles(
   accept: (name: string, path: string) => boolean,
   onError?: (path: string, err: Error) => void,
   maxDepth = 12,
+  /** Filled with the files found that are symbolic links (see RealPaths). */
+  links?: Set<string>,
 ): Promise<string[]> {
   const out: string[] = [];
   async function walk(d: string, depth: number) {
@@ -74,10 +76,39 @@ export async function walkFiles(
         else if (depth < maxDepth) await walk(p, depth + 1);
       } else if ((ent.isFile() || ent.isSymbolicLink()) && accept(ent.name, p)) {
         out.push(p);
+        if (links && ent.isSymbolicLink()) links.add(p);
       }
     }
   }
   await walk(dir, 0);
   out.sort();
   return out;
+}
+
+/**
+ * Real paths (source keys) of files found by walkFiles: a plain file's is
+ * its folder's real path, resolved once per folder, and its name; only links
+ * are resolved one by one. Same answers as realpath per file, without a
+ * system call per file (it was a fifth of the warm run's time).
+ */
+export class RealPaths {
+  private readonly dirs = new Map<string, string>();
+  /** Pass to walkFiles. */
+  readonly links = new Set<string>();
+
+  /** The real path of `file`, or `file` itself when it cannot be resolved (a dangling link: extraction reports it). */
+  of(file: string): string {
+    try {
+      if (this.links.has(file)) return realpathSync.native(file);
+      const dir = dirname(file);
+      let real = this.dirs.get(dir);
+      if (real === undefined) {
+        real = realpathSync.native(dir);
+        this.dirs.set(dir, real);
+      }
+      return join(real, basename(file));
+    } catch {
+      return file;
+    }
+  }
 }

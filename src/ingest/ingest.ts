@@ -62,7 +62,7 @@ export interface IngestResult {
   stats: IngestStats;
 }
 
-const BATCH_EVENTS = 50_000;
+const BATCH_EVENTS = 5_000;
 const BATCH_SOURCES = 500;
 /** Below this much to read, starting worker threads costs more than it saves. */
 const PARALLEL_MIN_BYTES = 8 << 20;

@@ -87,10 +87,11 @@ export async function scanJsonlFile(
       return b.subarray(0, n);
     };
     const splitter = new LineSplitter(opts.markers, handle, base, opts.maxLineBytes, opts.unmarkedPeek, reread);
-    const buf = (sharedChunk ??= Buffer.allocUnsafe(CHUNK));
+    // Read straight into the scanner's memory when it has some (no copy).
+    const buf = splitter.readBuffer() ?? (sharedChunk ??= Buffer.allocUnsafe(CHUNK));
     let pos = base.offset;
     for (;;) {
-      const bytesRead = readSync(fd, buf, 0, CHUNK, pos);
+      const bytesRead = readSync(fd, buf, 0, buf.length, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
       readCounter.bytes += bytesRead;

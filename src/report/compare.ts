@@ -145,6 +145,7 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
     warnings,
   };
 
+  if (p.charts === false) return { definition: def, json: report as unknown as Record<string, unknown>, datasets: compareDatasets(def, report, detail), warnings };
   const charts = await baseChartData(conn, p);
   charts.efficiency = harnesses
     .filter((h) => h.billed_usage)

@@ -84,7 +84,7 @@ export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p
           notes: [CONTEXT_NOTE],
         });
       }
-      return { definition: def, json: r as unknown as Record<string, unknown>, datasets, warnings: r.warnings, charts: await baseChartData(conn, p) };
+      return { definition: def, json: r as unknown as Record<string, unknown>, datasets, warnings: r.warnings, charts: p.charts === false ? undefined : await baseChartData(conn, p) };
     }
     case 'monthly':
       return monthlyReport(conn, def, p, warnings);

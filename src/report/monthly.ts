@@ -199,6 +199,13 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
     warnings,
   };
 
+  const notes: string[] = [];
+  const open = sections.filter((s) => !s.complete).map((s) => s.month);
+  if (open.length) notes.push(`${open.join(', ')}: not over yet, so month-to-date figures (compared with the whole previous month).`);
+  if (contextOnly.length) {
+    notes.push(`${contextOnly.join(', ')}: activity in this range but no billed usage recorded locally, so not in these figures (see \`tx-usage report compare\`).`);
+  }
+  if (p.charts === false) return { definition: def, json: report as unknown as Record<string, unknown>, datasets: monthlyDatasets(def, report, notes), warnings };
   const charts = await baseChartData(conn, range);
   const mom: ChartRow[] = [];
   for (const month of months) {
@@ -224,12 +231,6 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
       : [],
   );
 
-  const notes: string[] = [];
-  const open = sections.filter((s) => !s.complete).map((s) => s.month);
-  if (open.length) notes.push(`${open.join(', ')}: not over yet, so month-to-date figures (compared with the whole previous month).`);
-  if (contextOnly.length) {
-    notes.push(`${contextOnly.join(', ')}: activity in this range but no billed usage recorded locally, so not in these figures (see \`tx-usage report compare\`).`);
-  }
   return { definition: def, json: report as unknown as Record<string, unknown>, datasets: monthlyDatasets(def, report, notes), warnings, charts };
 }
 

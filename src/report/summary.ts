@@ -17,6 +17,8 @@ export interface ReportParams {
   harnesses: HarnessId[];
   project: string;
   costMode: CostMode;
+  /** Build the chart data sets too (only the HTML renderer draws them; default true). */
+  charts?: boolean;
 }
 
 export interface Metrics {

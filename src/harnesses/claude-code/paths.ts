@@ -1,9 +1,9 @@
 // Claude Code data roots: --root claude-code=PATH, else CLAUDE_CONFIG_DIR (a
 // comma-separated list), else both ~/.claude and ~/.config/claude.
 // A root is a config dir; transcripts live in its projects/ folder.
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
-import { resolveRoots, walkFiles } from '../roots.js';
+import { RealPaths, resolveRoots, walkFiles } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
@@ -23,6 +23,7 @@ export function claudeRoots(ctx: PathContext): RootSpec[] {
  */
 export async function discoverClaude(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
   const seen = new Set<string>();
+  const realPaths = new RealPaths();
   const out: SourceRef[] = [];
   for (const root of roots) {
     if (!root.exists) continue;
@@ -31,6 +32,7 @@ export async function discoverClaude(roots: RootSpec[], warn: (m: string, at: So
       (name) => name.endsWith('.jsonl'),
       (p, e) => warn(e.message, { file: p }),
       8,
+      realPaths.links,
     );
     for (const file of files) {
       const rel = relative(root.path, file).split(sep);
@@ -41,12 +43,7 @@ export async function discoverClaude(roots: RootSpec[], warn: (m: string, at: So
         meta = { projectKey: rel[0]!, sessionId: rel[1]!, role: 'subagent', agentId: basename(file, '.jsonl').slice(6) };
       }
       if (!meta) continue;
-      let real = file;
-      try {
-        real = realpathSync.native(file);
-      } catch {
-        /* dangling link: let extract report it */
-      }
+      const real = realPaths.of(file);
       if (seen.has(real)) continue; // ~/.config/claude may be a link to ~/.claude
       seen.add(real);
       out.push({ harness: 'claude-code', key: real, path: file, kind: 'jsonl', meta });

@@ -3,9 +3,8 @@
 // sessions/YYYY/MM/DD/ and, once archived, flat in archived_sessions/; both as
 // .jsonl or (after 7 idle days) .jsonl.zst. A root may also be a sessions or
 // archived_sessions folder itself.
-import { realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { isDir, resolveRoots, walkFiles } from '../roots.js';
+import { isDir, RealPaths, resolveRoots, walkFiles } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
@@ -49,6 +48,7 @@ function searchDirs(root: string): { dir: string; archived: boolean }[] {
 
 export async function discoverCodex(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
   const seen = new Set<string>();
+  const realPaths = new RealPaths();
   const out: SourceRef[] = [];
   for (const root of roots) {
     if (!root.exists) continue;
@@ -58,14 +58,10 @@ export async function discoverCodex(roots: RootSpec[], warn: (m: string, at: Sou
         (name) => isRolloutName(name),
         (p, e) => warn(`cannot read directory: ${e.message}`, { file: p }),
         4,
+        realPaths.links,
       );
       for (const file of files) {
-        let real = file;
-        try {
-          real = realpathSync.native(file);
-        } catch {
-          /* dangling link: let extract report it */
-        }
+        const real = realPaths.of(file);
         if (seen.has(real)) continue;
         seen.add(real);
         const { threadId, rolloutId } = parseRolloutName(basename(file));

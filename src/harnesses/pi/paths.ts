@@ -4,9 +4,9 @@
 //   dir's sessions/ — the agent dir being PI_CODING_AGENT_DIR or ~/.pi/agent.
 // The custom session dir only redirects NEW sessions, so sessions already
 // written under the agent dir are still searched (they were billed too).
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { resolveRoots, walkFiles } from '../roots.js';
+import { RealPaths, resolveRoots, walkFiles } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
@@ -52,6 +52,7 @@ export function projectFromDirKey(key: string): string | null {
  */
 export async function discoverPi(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
   const seen = new Set<string>();
+  const realPaths = new RealPaths();
   const out: SourceRef[] = [];
   for (const root of roots) {
     if (!root.exists) continue;
@@ -60,17 +61,13 @@ export async function discoverPi(roots: RootSpec[], warn: (m: string, at: Source
       (name) => name.endsWith('.jsonl'),
       (p, e) => warn(`cannot read directory: ${e.message}`, { file: p }),
       1,
+      realPaths.links,
     );
     for (const file of files) {
       const rel = relative(root.path, file).split(sep);
       const meta: Record<string, string> = { sessionId: sessionIdFromFileName(basename(file)) };
       if (rel.length === 2) meta.dirKey = basename(dirname(file));
-      let real = file;
-      try {
-        real = realpathSync.native(file);
-      } catch {
-        /* dangling link: let extract report it */
-      }
+      const real = realPaths.of(file);
       if (seen.has(real)) continue; // the custom dir may be (a link to) the default one
       seen.add(real);
       out.push({ harness: 'pi', key: real, path: file, kind: 'jsonl', meta });

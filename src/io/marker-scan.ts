@@ -1,0 +1,160 @@
+// Finds the newlines of a chunk and which line segments hold a usage marker,
+// with the WebAssembly SIMD scanner of marker-scan.wat (several times faster
+// than one Buffer.indexOf per line and marker: Node's search starts each call
+// with memchr on the marker's first byte, '"', which is every few bytes in
+// JSON). A plain JavaScript scan gives the same answers where WebAssembly
+// SIMD is missing or the markers do not fit the module's tables; the tests
+// hold the two to each other.
+import { setFlagsFromString } from 'node:v8';
+import { MARKER_SCAN_WASM } from './marker-scan.wasm.js';
+
+/** Most input bytes one scan call takes (callers cut longer chunks). */
+export const SCAN_CAPACITY = 1 << 20;
+
+export interface ChunkScan {
+  /** Newlines found. */
+  count: number;
+  /** Offset in the chunk of each newline (first `count` entries). */
+  ends: Uint32Array;
+  /** 1 when a marker lies entirely in the segment the newline ends (from the previous newline, or the chunk start). */
+  flags: Uint8Array;
+  /** A marker lies entirely in the segment after the last newline. */
+  tail: boolean;
+}
+
+const MAX_PROBES = 8;
+const MAX_MARKERS = 16;
+const MAX_MARKER_BYTES = 60;
+// Layout (see marker-scan.wat): tables below 4096, then the input (with slack
+// for the loads that run ahead), the newline offsets and the flags.
+const INPUT = 4096;
+const ENDS = INPUT + SCAN_CAPACITY + 4096;
+const FLAGS = ENDS + 4 * (SCAN_CAPACITY + 1);
+const MEMORY_BYTES = 112 * 65536;
+
+interface Instance {
+  memory: WebAssembly.Memory;
+  scan: (ptr: number, len: number, ends: number, flags: number) => number;
+  /** The marker set the tables hold now. */
+  configured: string | null;
+  input: Buffer;
+  view: DataView;
+  bytes: Uint8Array;
+}
+
+/** One instance per thread: its 7 MiB are taken once, not per file. */
+let instance: Instance | null | undefined;
+
+function wasmInstance(): Instance | null {
+  if (instance !== undefined) return instance;
+  instance = null;
+  if (process.env.TX_USAGE_NO_WASM) return null;
+  try {
+    // Compile with the optimizing compiler straight away: Node 20's V8 runs
+    // this module in its baseline compiler (Liftoff) and, measured on the
+    // benchmark corpus, never tiers the scan loop up, which makes it 3x
+    // slower than the optimized code. The flag only concerns WebAssembly,
+    // which nothing else in tx-usage compiles.
+    setFlagsFromString('--no-liftoff');
+    const mod = new WebAssembly.Module(Buffer.from(MARKER_SCAN_WASM, 'base64'));
+    const inst = new WebAssembly.Instance(mod, {});
+    const memory = inst.exports.memory as WebAssembly.Memory;
+    if (memory.buffer.byteLength < FLAGS + SCAN_CAPACITY + 1) return null;
+    instance = {
+      memory,
+      scan: inst.exports.scan as Instance['scan'],
+      configured: null,
+      input: Buffer.from(memory.buffer, INPUT, SCAN_CAPACITY),
+      view: new DataView(memory.buffer),
+      bytes: new Uint8Array(memory.buffer),
+    };
+  } catch {
+    instance = null; // no WebAssembly SIMD here: the JavaScript scan answers
+  }
+  return instance;
+}
+
+/** Whether the module can hold these markers (the JavaScript scan takes any). */
+function fitsModule(markers: readonly Buffer[]): boolean {
+  if (markers.length === 0 || markers.length > MAX_MARKERS) return false;
+  const probes = new Set(markers.map((m) => `${m[0]}:${m[m.length - 1]}:${m.length}`));
+  return probes.size <= MAX_PROBES && markers.every((m) => m.length >= 1 && m.length <= MAX_MARKER_BYTES && !m.includes(10));
+}
+
+function configure(inst: Instance, markers: readonly Buffer[], id: string): void {
+  if (inst.configured === id) return;
+  const probes = new Map<string, { first: number; last: number; dist: number }>();
+  for (const m of markers) probes.set(`${m[0]}:${m[m.length - 1]}:${m.length}`, { first: m[0]!, last: m[m.length - 1]!, dist: m.length - 1 });
+  const { view, bytes } = inst;
+  view.setInt32(0, probes.size, true);
+  view.setInt32(4, markers.length, true);
+  let at = 64;
+  for (const p of probes.values()) {
+    bytes.fill(p.first, at, at + 16);
+    bytes.fill(p.last, at + 16, at + 32);
+    view.setInt32(at + 32, p.dist, true);
+    at += 48;
+  }
+  markers.forEach((m, i) => {
+    view.setInt32(1024 + 64 * i, m.length, true);
+    bytes.set(m, 1024 + 64 * i + 4);
+  });
+  inst.configured = id;
+}
+
+/** Scans chunks for one marker set. */
+export class MarkerScan {
+  private readonly wasm: Instance | null;
+  private readonly id: string;
+
+  constructor(private readonly markers: readonly Buffer[], opts: { wasm?: boolean } = {}) {
+    this.id = markers.map((m) => m.toString('hex')).join(',');
+    this.wasm = opts.wasm !== false && fitsModule(markers) ? wasmInstance() : null;
+  }
+
+  /** True when scans run in WebAssembly. */
+  get accelerated(): boolean {
+    return this.wasm !== null;
+  }
+
+  /**
+   * A buffer that a reader may fill and then pass to scan() without a copy,
+   * or null (JavaScript scan). Valid until the next call to scan() or
+   * readBuffer() of any MarkerScan of this thread.
+   */
+  readBuffer(): Buffer | null {
+    return this.wasm ? this.wasm.input : null;
+  }
+
+  /** Scans `chunk` (at most SCAN_CAPACITY bytes). The result is the caller's: later scans do not change it. */
+  scan(chunk: Buffer): ChunkScan {
+    if (chunk.length > SCAN_CAPACITY) throw new RangeError(`scan: chunk of ${chunk.length} bytes is over ${SCAN_CAPACITY}`);
+    const w = this.wasm;
+    if (!w) return scanInJs(chunk, this.markers);
+    configure(w, this.markers, this.id);
+    if (chunk.buffer !== w.memory.buffer || chunk.byteOffset !== INPUT) w.input.set(chunk);
+    const count = w.scan(INPUT, chunk.length, ENDS, FLAGS);
+    return {
+      count,
+      ends: new Uint32Array(w.memory.buffer.slice(ENDS, ENDS + 4 * count)),
+      flags: w.bytes.slice(FLAGS, FLAGS + count),
+      tail: w.view.getInt32(8, true) !== 0,
+    };
+  }
+}
+
+/** The same scan, one Buffer.indexOf per segment and marker. */
+export function scanInJs(chunk: Buffer, markers: readonly Buffer[]): ChunkScan {
+  const ends: number[] = [];
+  const flags: number[] = [];
+  const has = (seg: Buffer) => markers.length === 0 || markers.some((m) => seg.indexOf(m) !== -1);
+  let start = 0;
+  for (;;) {
+    const nl = chunk.indexOf(10, start);
+    if (nl === -1) break;
+    ends.push(nl);
+    flags.push(has(chunk.subarray(start, nl)) ? 1 : 0);
+    start = nl + 1;
+  }
+  return { count: ends.length, ends: Uint32Array.from(ends), flags: Uint8Array.from(flags), tail: start < chunk.length && has(chunk.subarray(start)) };
+}

@@ -1,0 +1,118 @@
+;; Line and usage-marker scanner, 16 bytes at a time (WebAssembly SIMD).
+;;
+;; Finds every newline of a chunk and, for each line segment between them,
+;; whether one of the harness's markers lies entirely inside it. This is the
+;; hot loop of every JSONL extractor: about 90% of transcript bytes are in
+;; lines without usage (prompts, tool output, base64 images), and each of
+;; those bytes must be looked at once to prove it.
+;;
+;; Candidate filter: a marker m can start at byte p only if
+;; chunk[p] = m[0] and chunk[p + len(m) - 1] = m[len(m) - 1]. One "probe" per
+;; distinct (first byte, last byte, distance) triple tests 16 positions at a
+;; time; the rare positions that pass are compared byte by byte (verify).
+;; The markers are JSON keys or type names, so both end bytes are usually
+;; '"', and a pair of quotes at exactly the marker's distance is rare in
+;; prose and absent from base64.
+;;
+;; Memory layout (fixed size: never grows, so JavaScript views stay valid):
+;;   0      i32  number of probes (at most 8)
+;;   4      i32  number of markers (at most 16)
+;;   8      i32  out: 1 when a marker lies in the segment after the last newline
+;;   64     probes, 48 bytes each: v128 first byte x16, v128 last byte x16, i32 distance
+;;   1024   markers, 64 bytes each: i32 length (1..60), then the bytes
+;;   the caller's input, segment ends (u32 each) and flags (u8 each) anywhere
+;;   after 4096, with 128 bytes readable past the input (loads run ahead).
+(module
+  (memory (export "memory") 112)
+
+  ;; 1 when one of the markers starts at $p and ends before $end.
+  (func $verify (param $p i32) (param $end i32) (result i32)
+    (local $m i32) (local $nm i32) (local $mb i32) (local $len i32) (local $q i32)
+    (local.set $nm (i32.load (i32.const 4)))
+    (local.set $mb (i32.const 1024))
+    (block $none
+      (loop $markers
+        (br_if $none (i32.ge_u (local.get $m) (local.get $nm)))
+        (local.set $len (i32.load (local.get $mb)))
+        (if (i32.le_u (i32.add (local.get $p) (local.get $len)) (local.get $end))
+          (then
+            (local.set $q (i32.const 0))
+            (block $differs
+              (loop $bytes
+                (if (i32.ge_u (local.get $q) (local.get $len)) (then (return (i32.const 1))))
+                (br_if $differs
+                  (i32.ne
+                    (i32.load8_u (i32.add (local.get $p) (local.get $q)))
+                    (i32.load8_u offset=4 (i32.add (local.get $mb) (local.get $q)))))
+                (local.set $q (i32.add (local.get $q) (i32.const 1)))
+                (br $bytes)))))
+        (local.set $m (i32.add (local.get $m) (i32.const 1)))
+        (local.set $mb (i32.add (local.get $mb) (i32.const 64)))
+        (br $markers)))
+    (i32.const 0))
+
+  ;; Scans [$ptr, $ptr + $len). For the k-th newline found, writes its offset
+  ;; (from $ptr) to $ends[k] and to $flags[k] whether a marker lies in the
+  ;; segment that it ends (from the previous newline, or from $ptr). Returns
+  ;; the number of newlines; the flag of the segment after the last one is
+  ;; left at address 8.
+  (func (export "scan") (param $ptr i32) (param $len i32) (param $ends i32) (param $flags i32) (result i32)
+    (local $i i32) (local $end i32) (local $n i32) (local $flag i32) (local $np i32)
+    (local $v v128) (local $c v128) (local $nl i32) (local $cm i32) (local $bits i32)
+    (local $j i32) (local $k i32) (local $pb i32) (local $keep i32)
+    (local.set $end (i32.add (local.get $ptr) (local.get $len)))
+    (local.set $np (i32.load (i32.const 0)))
+    (local.set $i (local.get $ptr))
+    (block $done
+      (loop $blocks
+        (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
+        (local.set $v (v128.load (local.get $i)))
+        (local.set $nl
+          (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))))
+        (local.set $c (v128.const i64x2 0 0))
+        (local.set $k (i32.const 0))
+        (local.set $pb (i32.const 64))
+        (block $probed
+          (loop $probes
+            (br_if $probed (i32.ge_u (local.get $k) (local.get $np)))
+            (local.set $c
+              (v128.or (local.get $c)
+                (v128.and
+                  (i8x16.eq (local.get $v) (v128.load (local.get $pb)))
+                  (i8x16.eq
+                    (v128.load (i32.add (local.get $i) (i32.load offset=32 (local.get $pb))))
+                    (v128.load offset=16 (local.get $pb))))))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (local.set $pb (i32.add (local.get $pb) (i32.const 48)))
+            (br $probes)))
+        (local.set $cm (i8x16.bitmask (local.get $c)))
+        (local.set $bits (i32.or (local.get $nl) (local.get $cm)))
+        (if (local.get $bits)
+          (then
+            ;; The last block may run past the input: drop those positions.
+            (if (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end))
+              (then
+                (local.set $keep (i32.sub (i32.shl (i32.const 1) (i32.sub (local.get $end) (local.get $i))) (i32.const 1)))
+                (local.set $nl (i32.and (local.get $nl) (local.get $keep)))
+                (local.set $bits (i32.and (local.get $bits) (local.get $keep)))))
+            ;; Newlines and candidates in the order they occur.
+            (block $handled
+              (loop $each
+                (br_if $handled (i32.eqz (local.get $bits)))
+                (local.set $j (i32.ctz (local.get $bits)))
+                (if (i32.and (local.get $nl) (i32.shl (i32.const 1) (local.get $j)))
+                  (then
+                    (i32.store (i32.add (local.get $ends) (i32.shl (local.get $n) (i32.const 2)))
+                      (i32.sub (i32.add (local.get $i) (local.get $j)) (local.get $ptr)))
+                    (i32.store8 (i32.add (local.get $flags) (local.get $n)) (local.get $flag))
+                    (local.set $n (i32.add (local.get $n) (i32.const 1)))
+                    (local.set $flag (i32.const 0)))
+                  (else
+                    (if (i32.eqz (local.get $flag))
+                      (then (local.set $flag (call $verify (i32.add (local.get $i) (local.get $j)) (local.get $end)))))))
+                (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
+                (br $each)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $blocks)))
+    (i32.store (i32.const 8) (local.get $flag))
+    (local.get $n)))

@@ -1,0 +1,147 @@
+// The WebAssembly SIMD scanner (src/io/marker-scan.wat) must find exactly the
+// newlines and marked segments that the plain JavaScript scan finds, on every
+// kind of input: markers at chunk edges, at block edges (16 bytes), split by a
+// newline, overlapping each other, near misses that share both end bytes,
+// chunks that end mid-block. And the line splitter on top of it must hand on
+// the same lines as the splitter without it.
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { LineSplitter } from '../src/io/lines.js';
+import { MarkerScan, SCAN_CAPACITY, scanInJs } from '../src/io/marker-scan.js';
+
+const CLAUDE = ['"usage"', '"cost-state"'].map((m) => Buffer.from(m));
+const CODEX = ['"session_meta"', '"turn_context"', '"token_count"', '"token_usage_record"', '"task_started"', '"turn_started"', '"thread_rolled_back"'].map((m) => Buffer.from(m));
+const ODD = ['a', 'xyz', 'q"q', '\u00e9t\u00e9'].map((m) => Buffer.from(m));
+
+/** Deterministic pseudo-random generator (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** JSON-ish text dense in quotes and newlines, with markers, near misses and cut markers mixed in. */
+function noise(markers: Buffer[], bytes: number, seed: number): Buffer {
+  const r = rng(seed);
+  const parts: Buffer[] = [];
+  let n = 0;
+  const alphabet = Buffer.from('"""::,,{}[]\\abcdefghijklmnopqrstuvwxyz_0123456789 \n\n\r');
+  while (n < bytes) {
+    const pick = r();
+    let p: Buffer;
+    if (pick < 0.08) p = markers[Math.floor(r() * markers.length)]!;
+    else if (pick < 0.14) {
+      // a near miss: first and last byte right, one inner byte wrong
+      const m = Buffer.from(markers[Math.floor(r() * markers.length)]!);
+      if (m.length > 2) m[1 + Math.floor(r() * (m.length - 2))] = 0x21;
+      p = m;
+    } else if (pick < 0.18) {
+      // a marker cut by a newline
+      const m = markers[Math.floor(r() * markers.length)]!;
+      const cut = Math.max(1, Math.floor(r() * m.length));
+      p = Buffer.concat([m.subarray(0, cut), Buffer.from('\n'), m.subarray(cut)]);
+    } else {
+      const len = 1 + Math.floor(r() * 40);
+      p = Buffer.alloc(len);
+      for (let i = 0; i < len; i++) p[i] = alphabet[Math.floor(r() * alphabet.length)]!;
+    }
+    parts.push(p);
+    n += p.length;
+  }
+  return Buffer.concat(parts).subarray(0, bytes);
+}
+
+function plain(s: { count: number; ends: Uint32Array; flags: Uint8Array; tail: boolean }) {
+  return { count: s.count, ends: [...s.ends.subarray(0, s.count)], flags: [...s.flags.subarray(0, s.count)], tail: s.tail };
+}
+
+describe('marker scan', () => {
+  it('runs in WebAssembly here', () => {
+    expect(new MarkerScan(CLAUDE).accelerated).toBe(true);
+    expect(new MarkerScan(CODEX).accelerated).toBe(true);
+  });
+
+  for (const [name, markers] of [
+    ['Claude Code', CLAUDE],
+    ['Codex', CODEX],
+    ['odd markers (1 byte, non-ASCII, inner quote)', ODD],
+  ] as const) {
+    it(`finds the same newlines and marked segments as the JavaScript scan (${name})`, () => {
+      const wasm = new MarkerScan(markers);
+      let marked = 0;
+      for (let seed = 1; seed <= 40; seed++) {
+        // sizes around block and chunk edges, and one full chunk
+        const size = seed === 40 ? SCAN_CAPACITY : [0, 1, 15, 16, 17, 31, 33, 100, 1000, 4097, 65536 + 7][seed % 11]! + seed * 13;
+        const input = noise([...markers], size, seed);
+        const got = plain(wasm.scan(input));
+        const want = plain(scanInJs(input, markers));
+        expect(got).toEqual(want);
+        marked += want.flags.filter((f) => f === 1).length;
+      }
+      expect(marked).toBeGreaterThan(100); // the inputs did exercise the markers
+    });
+  }
+
+  it('reads its input from its own memory without a copy, with the same result', () => {
+    const scan = new MarkerScan(CODEX);
+    const input = noise([...CODEX], 300_000, 7);
+    const buf = scan.readBuffer()!;
+    input.copy(buf);
+    // stale bytes past the input must not matter
+    buf.fill(0x22, input.length, input.length + 200);
+    expect(plain(scan.scan(buf.subarray(0, input.length)))).toEqual(plain(scanInJs(input, CODEX)));
+  });
+
+  it('keeps each result when the next scan runs (and when another marker set is scanned)', () => {
+    const a = new MarkerScan(CLAUDE);
+    const b = new MarkerScan(CODEX);
+    const x = noise([...CLAUDE], 5000, 3);
+    const y = noise([...CODEX], 5000, 4);
+    const rx = a.scan(x);
+    const ry = b.scan(y);
+    const rx2 = a.scan(x);
+    expect(plain(rx)).toEqual(plain(scanInJs(x, CLAUDE)));
+    expect(plain(ry)).toEqual(plain(scanInJs(y, CODEX)));
+    expect(plain(rx2)).toEqual(plain(rx));
+  });
+
+  it('refuses a chunk over its capacity', () => {
+    expect(() => new MarkerScan(CLAUDE).scan(Buffer.alloc(SCAN_CAPACITY + 1))).toThrow(RangeError);
+  });
+
+  it('gives the line splitter the same lines, line numbers and resume point as the JavaScript scan would', () => {
+    const input = noise([...CODEX], 3 * SCAN_CAPACITY + 12345, 11);
+    const run = (chunk: number) => {
+      const lines: [number, string][] = [];
+      const sp = new LineSplitter(CODEX.map((m) => m.toString()), (t, l) => void lines.push([l, t]));
+      for (let i = 0; i < input.length; i += chunk) sp.push(input.subarray(i, i + chunk));
+      return { lines, res: sp.end() };
+    };
+    // The reference: every line split by hand, kept when it contains a marker.
+    const want: [number, string][] = [];
+    const text = input.toString('latin1').split('\n');
+    text.slice(0, -1).forEach((l, i) => {
+      const raw = Buffer.from(l, 'latin1');
+      if (CODEX.some((m) => raw.includes(m))) {
+        let s = raw.toString('utf8');
+        if (s.endsWith('\r')) s = s.slice(0, -1);
+        if (s.length) want.push([i + 1, s]);
+      }
+    });
+    for (const chunk of [4096 + 3, 1 << 20, 5 * SCAN_CAPACITY]) {
+      const got = run(chunk);
+      expect(got.lines.length).toBe(want.length);
+      expect(got.lines).toEqual(want);
+      expect(got.res.lines).toBe(text.length - 1);
+    }
+  });
+
+  it('is assembled from the checked-in .wat (src/io/marker-scan.wasm.ts is not stale)', () => {
+    expect(() => execFileSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { stdio: 'pipe' })).not.toThrow();
+  });
+});
