@@ -1,6 +1,6 @@
 // Root resolution shared by all harnesses: flag, then environment override, then default.
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import type { PathContext, RootSpec } from './types.js';
 
 function expandHome(p: string, home: string): string {
@@ -54,9 +54,10 @@ export async function walkFiles(
   accept: (name: string, path: string) => boolean,
   onError?: (path: string, err: Error) => void,
   maxDepth = 12,
-  /** Filled with the files found that are symbolic links (see RealPaths). */
-  links?: Set<string>,
+  /** Told the root walked and the files found that are symbolic links, to resolve real paths cheaply. */
+  realPaths?: RealPaths,
 ): Promise<string[]> {
+  realPaths?.addRoot(dir);
   const out: string[] = [];
   async function walk(d: string, depth: number) {
     let entries;
@@ -76,7 +77,7 @@ export async function walkFiles(
         else if (depth < maxDepth) await walk(p, depth + 1);
       } else if ((ent.isFile() || ent.isSymbolicLink()) && accept(ent.name, p)) {
         out.push(p);
-        if (links && ent.isSymbolicLink()) links.add(p);
+        if (realPaths && ent.isSymbolicLink()) realPaths.links.add(p);
       }
     }
   }
@@ -86,27 +87,41 @@ export async function walkFiles(
 }
 
 /**
- * Real paths (source keys) of files found by walkFiles: a plain file's is
- * its folder's real path, resolved once per folder, and its name; only links
- * are resolved one by one. Same answers as realpath per file, without a
- * system call per file (it was a fifth of the warm run's time).
+ * Real paths (source keys) of files found by walkFiles: walkFiles never
+ * follows a linked folder (a Dirent of a link is not a directory), so below
+ * a walked root only the root itself and files that are links can hide a
+ * link. A plain file's real path is then its root's real path (resolved once)
+ * and the rest of its path; only links are resolved one by one. Same answers
+ * as realpath per file, without a system call per file (that was a fifth of
+ * the warm run's time).
  */
 export class RealPaths {
-  private readonly dirs = new Map<string, string>();
-  /** Pass to walkFiles. */
+  private readonly roots: { path: string; prefix: string; real: string | null }[] = [];
+  /** Files found that are symbolic links (filled by walkFiles). */
   readonly links = new Set<string>();
+
+  /** Called by walkFiles for each folder it walks from. */
+  addRoot(dir: string): void {
+    let real: string | null = null;
+    try {
+      real = realpathSync.native(dir);
+    } catch {
+      /* unreadable root: walkFiles finds nothing there */
+    }
+    this.roots.push({ path: dir, prefix: dir.endsWith(sep) ? dir : dir + sep, real });
+  }
 
   /** The real path of `file`, or `file` itself when it cannot be resolved (a dangling link: extraction reports it). */
   of(file: string): string {
-    try {
-      if (this.links.has(file)) return realpathSync.native(file);
-      const dir = dirname(file);
-      let real = this.dirs.get(dir);
-      if (real === undefined) {
-        real = realpathSync.native(dir);
-        this.dirs.set(dir, real);
+    if (!this.links.has(file)) {
+      for (let i = this.roots.length - 1; i >= 0; i--) {
+        const r = this.roots[i]!;
+        // Both parts are normalized: concatenation is what join would give.
+        if (r.real !== null && file.startsWith(r.prefix)) return (r.real.endsWith(sep) ? r.real : r.real + sep) + file.slice(r.prefix.length);
       }
-      return join(real, basename(file));
+    }
+    try {
+      return realpathSync.native(file);
     } catch {
       return file;
     }

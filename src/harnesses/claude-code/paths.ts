@@ -32,15 +32,19 @@ export async function discoverClaude(roots: RootSpec[], warn: (m: string, at: So
       (name) => name.endsWith('.jsonl'),
       (p, e) => warn(e.message, { file: p }),
       8,
-      realPaths.links,
+      realPaths,
     );
+    // walkFiles joins names onto root.path: the relative part is a suffix
+    // (path.relative per file was most of the warm run's discovery time).
+    const prefix = root.path.endsWith(sep) ? root.path : root.path + sep;
     for (const file of files) {
-      const rel = relative(root.path, file).split(sep);
+      const rel = (file.startsWith(prefix) ? file.slice(prefix.length) : relative(root.path, file)).split(sep);
       let meta: Record<string, string> | null = null;
+      const name = rel[rel.length - 1]!;
       if (rel.length === 2) {
-        meta = { projectKey: rel[0]!, sessionId: basename(file, '.jsonl'), role: 'main' };
-      } else if (rel.length >= 4 && rel[2] === 'subagents' && /^agent-.+\.jsonl$/.test(basename(file))) {
-        meta = { projectKey: rel[0]!, sessionId: rel[1]!, role: 'subagent', agentId: basename(file, '.jsonl').slice(6) };
+        meta = { projectKey: rel[0]!, sessionId: name.slice(0, -'.jsonl'.length), role: 'main' };
+      } else if (rel.length >= 4 && rel[2] === 'subagents' && /^agent-.+\.jsonl$/.test(name)) {
+        meta = { projectKey: rel[0]!, sessionId: rel[1]!, role: 'subagent', agentId: name.slice(6, -'.jsonl'.length) };
       }
       if (!meta) continue;
       const real = realPaths.of(file);

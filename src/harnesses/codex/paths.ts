@@ -58,7 +58,7 @@ export async function discoverCodex(roots: RootSpec[], warn: (m: string, at: Sou
         (name) => isRolloutName(name),
         (p, e) => warn(`cannot read directory: ${e.message}`, { file: p }),
         4,
-        realPaths.links,
+        realPaths,
       );
       for (const file of files) {
         const real = realPaths.of(file);

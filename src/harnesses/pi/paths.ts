@@ -61,7 +61,7 @@ export async function discoverPi(roots: RootSpec[], warn: (m: string, at: Source
       (name) => name.endsWith('.jsonl'),
       (p, e) => warn(`cannot read directory: ${e.message}`, { file: p }),
       1,
-      realPaths.links,
+      realPaths,
     );
     for (const file of files) {
       const rel = relative(root.path, file).split(sep);
