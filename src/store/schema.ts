@@ -89,6 +89,27 @@ export const MIGRATIONS: readonly string[] = [
     SELECT harness, session_id, recorded_cost_e10, ts_ms FROM session_estimates
     QUALIFY row_number() OVER (PARTITION BY harness, session_id ORDER BY ts_ms DESC NULLS LAST, seq DESC) = 1;
   `,
+  // v2: the same rows as v1's billed_events, cheaper. Almost every dedupe key
+  // has one row; the window (a sort by partition) now runs only over the keys
+  // that have several, the rest pass through an anti join. Measured on the
+  // benchmark store: the first report query after opening went from about 45
+  // to about 22 ms, and every report query reads this view.
+  `
+  CREATE OR REPLACE VIEW billed_events AS
+    WITH repeated AS (
+      SELECT harness, dedupe_key FROM usage_events GROUP BY ALL HAVING count(*) > 1
+    )
+    SELECT e.* FROM usage_events e ANTI JOIN repeated r ON e.harness = r.harness AND e.dedupe_key = r.dedupe_key
+    UNION ALL
+    SELECT * FROM (
+      SELECT e.* FROM usage_events e SEMI JOIN repeated r ON e.harness = r.harness AND e.dedupe_key = r.dedupe_key
+    )
+    QUALIFY row_number() OVER (
+      PARTITION BY harness, dedupe_key
+      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC,
+               dedupe_rank, source_file, source_line
+    ) = 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
