@@ -106,6 +106,7 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refresh
       progress: progressBar(rt),
       sidecar: sidecarPath(rt.dbPath),
     });
+    await store.settle();
     return { store, ingest: result };
   } catch (e) {
     store.close();

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
-import { forgetSources, loadSourceBook, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
+import { forgetSources, loadSourceBook, loadSourceFingerprints, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
 import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
@@ -120,12 +120,12 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
 
   setLastIngestDigest(null);
-  const book = await loadSourceBook(conn);
+  const fingerprints = await loadSourceFingerprints(conn);
   const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, discoveryWarnings, digest, stats };
 
   const seen = new Set<string>();
   for (const s of scans) for (const src of s.sources) seen.add(src.key);
-  const gone = [...book.keys()].filter((k) => !seen.has(k));
+  const gone = [...fingerprints.keys()].filter((k) => !seen.has(k));
   await forgetSources(conn, gone);
   result.removed = gone.length;
 
@@ -144,21 +144,33 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       const known = phase === phases[1] ? await knownProjects(conn) : new Set<string>();
       const extra = phase === phases[1] ? createHash('sha1').update([...known].sort().join('\n')).digest('hex') : '';
       const plans: Plan[] = [];
-      for (const s of phase) {
-        for (const src of s.sources) {
+      const stamped = phase.flatMap((s) =>
+        s.sources.map((src) => {
           const st = stamps.get(src.key) ?? null;
-          const stamp = st && extra ? { ...st, fingerprint: `${st.fingerprint}|${extra}` } : st;
-          const prev = book.get(src.key);
-          // A source that cannot even be stat'ed still gets extracted, so its
-          // failure is reported as a warning naming it.
-          const plan = stamp
-            ? planSource(src, s.harness, stamp, prev, stats)
-            : { src, harness: s.harness, stamp: { size: 0, ino: '', fingerprint: `missing:${Date.now()}` }, mode: 'full' as const, prev: prev ?? null, bytes: 0 };
-          if (plan) plans.push(plan);
-          else {
-            result.unchanged++;
-            opts.progress?.(++done, total);
-          }
+          return { src, harness: s.harness, stamp: st && extra ? { ...st, fingerprint: `${st.fingerprint}|${extra}` } : st };
+        }),
+      );
+      // Whole bookkeeping rows only for the known sources that changed.
+      const book = await loadSourceBook(
+        conn,
+        stamped.filter((x) => fingerprints.has(x.src.key) && fingerprints.get(x.src.key) !== x.stamp?.fingerprint).map((x) => x.src.key),
+      );
+      for (const { src, harness, stamp } of stamped) {
+        if (stamp && fingerprints.get(src.key) === stamp.fingerprint) {
+          result.unchanged++;
+          opts.progress?.(++done, total);
+          continue;
+        }
+        const prev = book.get(src.key);
+        // A source that cannot even be stat'ed still gets extracted, so its
+        // failure is reported as a warning naming it.
+        const plan = stamp
+          ? planSource(src, harness, stamp, prev, stats)
+          : { src, harness, stamp: { size: 0, ino: '', fingerprint: `missing:${Date.now()}` }, mode: 'full' as const, prev: prev ?? null, bytes: 0 };
+        if (plan) plans.push(plan);
+        else {
+          result.unchanged++;
+          opts.progress?.(++done, total);
         }
       }
       stats.ms.plan += performance.now() - tPlan;

@@ -32,11 +32,29 @@ export interface SourceWrite {
 /** Computed cost of one event as a decimal USD string, or null when unpriced. */
 export type CostFn = (e: UsageEvent) => string | null;
 
-export async function loadSourceBook(conn: DuckDBConnection): Promise<Map<string, SourceBookRow>> {
-  const r = await conn.runAndReadAll(
-    `SELECT source_key, harness, path, kind, fingerprint, size, ino, resume_offset, resume_lines, resume_state, tail_hash FROM sources`,
-  );
+/**
+ * Every known source's fingerprint: all a run needs for the sources that did
+ * not change (nearly all of them on a repeat run). Read as two columns, not
+ * as row objects: several times faster for thousands of sources.
+ */
+export async function loadSourceFingerprints(conn: DuckDBConnection): Promise<Map<string, string>> {
+  const r = await conn.runAndReadAll(`SELECT source_key, fingerprint FROM sources`);
+  // No columns at all come back when there are no rows.
+  const [keys = [], fps = []] = r.getColumns() as [string[]?, string[]?];
+  const out = new Map<string, string>();
+  for (let i = 0; i < keys.length; i++) out.set(keys[i]!, fps[i]!);
+  return out;
+}
+
+/** The whole bookkeeping row of each of `keys` that the store knows (for sources that changed). */
+export async function loadSourceBook(conn: DuckDBConnection, keys: string[]): Promise<Map<string, SourceBookRow>> {
   const out = new Map<string, SourceBookRow>();
+  if (!keys.length) return out;
+  const r = await conn.runAndReadAll(
+    `SELECT source_key, harness, path, kind, fingerprint, size, ino, resume_offset, resume_lines, resume_state, tail_hash FROM sources WHERE list_contains($keys, source_key)`,
+    { keys: listValue(keys) },
+    { keys: LIST_VARCHAR() },
+  );
   for (const row of r.getRowObjectsJson() as any[]) {
     out.set(row.source_key, {
       ...row,
