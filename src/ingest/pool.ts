@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { runJob, type Job, type JobResult } from './job.js';
 import type { BatchMessage } from './worker.js';
+import { decodeResult } from './transport.js';
 
 type Reply = { kind: 'result'; index: number; json: string } | { kind: 'failed'; index: number; error: string } | { kind: 'done' };
 
@@ -93,7 +94,7 @@ export class ExtractPool {
         };
         s.onDeath = end;
         s.onMessage = (m) => {
-          if (m.kind === 'result') take(JSON.parse(m.json) as JobResult, m.index);
+          if (m.kind === 'result') take(decodeResult(m.json), m.index);
           else if (m.kind === 'failed') {
             done[m.index] = true;
             failure ??= new Error(m.error);

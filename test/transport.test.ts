@@ -1,0 +1,46 @@
+// A job result must arrive on the main thread exactly as the worker made it.
+import { describe, expect, it } from 'vitest';
+import type { UsageEvent } from '../src/core/types.js';
+import type { JobResult } from '../src/ingest/job.js';
+import { decodeResult, encodeResult } from '../src/ingest/transport.js';
+
+function event(i: number): UsageEvent {
+  return {
+    harness: i % 2 ? 'codex' : 'claude-code',
+    session_id: `s-${i % 3}`,
+    project: i % 4 === 0 ? null : `/home/dev/projekt-ü-${i % 2}`,
+    model: i % 5 === 0 ? null : 'gpt-5.1-codex',
+    provider: i % 3 === 0 ? 'openai' : null,
+    ts: 1764000000000 + i,
+    dedupe_key: `resp-${i}-"quoted"\n`,
+    dedupe_rank: i % 2,
+    requests: 1,
+    input_tokens: i * 11,
+    cache_read_tokens: 0,
+    cache_write_tokens: 7,
+    cache_write_5m_tokens: i % 2 ? null : 3,
+    cache_write_1h_tokens: i % 2 ? 4 : null,
+    output_tokens: 999_999_999_999,
+    reasoning_tokens: 5,
+    recorded_cost_usd: i % 2 ? null : 0.0123 * i,
+    source_file: '/home/dev/.codex/sessions/2026/12/02/rollout.jsonl',
+    source_line: i % 7 === 0 ? null : i,
+  };
+}
+
+describe('worker → main transport', () => {
+  it('round-trips events (nulls, unicode, quotes) and the rest of the result unchanged', () => {
+    const events = Array.from({ length: 50 }, (_, i) => event(i));
+    const r = {
+      id: 7,
+      collected: { source: { harness: 'codex', key: 'k', path: 'p', kind: 'jsonl' }, events, estimates: [], contexts: [], warnings: ['w'], tailWarnings: [], skips: [{ reason: 'x', count: 2, first: 'f:1' }], counts: { a: 1 }, resume: { offset: 10, lines: 2, state: { v: 1 } }, failed: false },
+      tailHash: 'abc',
+      bytesRead: 123,
+      peakHeldBytes: 0,
+    } as unknown as JobResult;
+    const copy = structuredClone(r);
+    const text = encodeResult(r);
+    expect(decodeResult(text)).toEqual(copy);
+    expect(text.length).toBeLessThan(JSON.stringify(r).length * 0.7);
+  });
+});
