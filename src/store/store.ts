@@ -120,7 +120,12 @@ export async function openStore(path: string, opts: { rebuild?: boolean; readOnl
   // 50 ms after appending ten rows. Small changes stay in the WAL instead,
   // replayed by the next open in a few milliseconds; settle() checkpoints
   // once the WAL has grown (and DuckDB itself does past its 16 MB threshold).
-  if (path !== ':memory:') await conn.run('PRAGMA disable_checkpoint_on_shutdown');
+  if (path !== ':memory:') {
+    await conn.run('PRAGMA disable_checkpoint_on_shutdown');
+    // No automatic checkpoint in the middle of an ingest (one cost half a
+    // second of a cold run, competing with extraction): settle() does one.
+    await conn.run(`SET checkpoint_threshold = '1GB'`);
+  }
   const inst = instance;
   const c = conn;
   return {
