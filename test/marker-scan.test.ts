@@ -70,17 +70,19 @@ describe('marker scan', () => {
     ['Claude Code', CLAUDE],
     ['Codex', CODEX],
     ['odd markers (1 byte, non-ASCII, inner quote)', ODD],
+    ['five lengths of quoted markers (too many for the quoted loop)', ['"ab"', '"abc"', '"abcd"', '"abcde"', '"abcdef"'].map((m) => Buffer.from(m))],
   ] as const) {
-    it(`finds the same newlines and marked segments as the JavaScript scan (${name})`, () => {
+    it(`finds the same newlines and marked segments as the JavaScript scan (${name}), in both WebAssembly loops`, () => {
       const wasm = new MarkerScan(markers);
+      const general = new MarkerScan(markers, { general: true });
       let marked = 0;
       for (let seed = 1; seed <= 40; seed++) {
         // sizes around block and chunk edges, and one full chunk
         const size = seed === 40 ? SCAN_CAPACITY : [0, 1, 15, 16, 17, 31, 33, 100, 1000, 4097, 65536 + 7][seed % 11]! + seed * 13;
         const input = noise([...markers], size, seed);
-        const got = plain(wasm.scan(input));
         const want = plain(scanInJs(input, markers));
-        expect(got).toEqual(want);
+        expect(plain(wasm.scan(input))).toEqual(want);
+        expect(plain(general.scan(input))).toEqual(want);
         marked += want.flags.filter((f) => f === 1).length;
       }
       expect(marked).toBeGreaterThan(100); // the inputs did exercise the markers

@@ -35,6 +35,7 @@ const MEMORY_BYTES = 112 * 65536;
 interface Instance {
   memory: WebAssembly.Memory;
   scan: (ptr: number, len: number, ends: number, flags: number) => number;
+  scanQuoted: (ptr: number, len: number, ends: number, flags: number, q: number, d1: number, d2: number, d3: number, d4: number) => number;
   /** The marker set the tables hold now. */
   configured: string | null;
   input: Buffer;
@@ -63,6 +64,7 @@ function wasmInstance(): Instance | null {
     instance = {
       memory,
       scan: inst.exports.scan as Instance['scan'],
+      scanQuoted: inst.exports.scan_quoted as Instance['scanQuoted'],
       configured: null,
       input: Buffer.from(memory.buffer, INPUT, SCAN_CAPACITY),
       view: new DataView(memory.buffer),
@@ -102,14 +104,31 @@ function configure(inst: Instance, markers: readonly Buffer[], id: string): void
   inst.configured = id;
 }
 
+/**
+ * For scan_quoted: the byte every marker begins and ends with and the
+ * distinct distances between the two (at most 4, padded by repeating one),
+ * or null when the markers are not like that.
+ */
+function quotedShape(markers: readonly Buffer[]): { q: number; d: [number, number, number, number] } | null {
+  const q = markers[0]?.[0];
+  if (q === undefined || !markers.every((m) => m.length >= 2 && m[0] === q && m[m.length - 1] === q)) return null;
+  const d = [...new Set(markers.map((m) => m.length - 1))];
+  if (d.length > 4) return null;
+  while (d.length < 4) d.push(d[0]!);
+  return { q, d: d as [number, number, number, number] };
+}
+
 /** Scans chunks for one marker set. */
 export class MarkerScan {
   private readonly wasm: Instance | null;
   private readonly id: string;
+  private readonly quoted: ReturnType<typeof quotedShape>;
 
-  constructor(private readonly markers: readonly Buffer[], opts: { wasm?: boolean } = {}) {
+  constructor(private readonly markers: readonly Buffer[], opts: { wasm?: boolean; general?: boolean } = {}) {
     this.id = markers.map((m) => m.toString('hex')).join(',');
     this.wasm = opts.wasm !== false && fitsModule(markers) ? wasmInstance() : null;
+    // opts.general: the general loop even for quoted markers (tests hold the two to each other).
+    this.quoted = opts.general ? null : quotedShape(markers);
   }
 
   /** True when scans run in WebAssembly. */
@@ -133,7 +152,8 @@ export class MarkerScan {
     if (!w) return scanInJs(chunk, this.markers);
     configure(w, this.markers, this.id);
     if (chunk.buffer !== w.memory.buffer || chunk.byteOffset !== INPUT) w.input.set(chunk);
-    const count = w.scan(INPUT, chunk.length, ENDS, FLAGS);
+    const qs = this.quoted;
+    const count = qs ? w.scanQuoted(INPUT, chunk.length, ENDS, FLAGS, qs.q, ...qs.d) : w.scan(INPUT, chunk.length, ENDS, FLAGS);
     return {
       count,
       ends: new Uint32Array(w.memory.buffer.slice(ENDS, ENDS + 4 * count)),

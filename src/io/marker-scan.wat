@@ -115,4 +115,64 @@
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $blocks)))
     (i32.store (i32.const 8) (local.get $flag))
+    (local.get $n))
+
+  ;; The same scan, specialized for marker sets whose markers all begin and
+  ;; end with one byte $q (JSON keys and type names: '"'), with up to four
+  ;; distinct lengths ($d1..$d4 = length - 1; repeat one to fill). A position
+  ;; is a candidate when it and one of the four positions after it hold $q:
+  ;; about a third of the general loop's work per 16 bytes, since the probe
+  ;; table is not read and the first-byte test is shared.
+  (func (export "scan_quoted") (param $ptr i32) (param $len i32) (param $ends i32) (param $flags i32)
+                                (param $q i32) (param $d1 i32) (param $d2 i32) (param $d3 i32) (param $d4 i32) (result i32)
+    (local $i i32) (local $end i32) (local $n i32) (local $flag i32)
+    (local $v v128) (local $vq v128) (local $vnl v128) (local $nl i32) (local $bits i32)
+    (local $j i32) (local $keep i32)
+    (local.set $end (i32.add (local.get $ptr) (local.get $len)))
+    (local.set $vq (i8x16.splat (local.get $q)))
+    (local.set $vnl (i8x16.splat (i32.const 10)))
+    (local.set $i (local.get $ptr))
+    (block $done
+      (loop $blocks
+        (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
+        (local.set $v (v128.load (local.get $i)))
+        (local.set $nl (i8x16.bitmask (i8x16.eq (local.get $v) (local.get $vnl))))
+        (local.set $bits
+          (i32.or (local.get $nl)
+            (i8x16.bitmask
+              (v128.and
+                (i8x16.eq (local.get $v) (local.get $vq))
+                (v128.or
+                  (v128.or
+                    (i8x16.eq (v128.load (i32.add (local.get $i) (local.get $d1))) (local.get $vq))
+                    (i8x16.eq (v128.load (i32.add (local.get $i) (local.get $d2))) (local.get $vq)))
+                  (v128.or
+                    (i8x16.eq (v128.load (i32.add (local.get $i) (local.get $d3))) (local.get $vq))
+                    (i8x16.eq (v128.load (i32.add (local.get $i) (local.get $d4))) (local.get $vq))))))))
+        (if (local.get $bits)
+          (then
+            (if (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end))
+              (then
+                (local.set $keep (i32.sub (i32.shl (i32.const 1) (i32.sub (local.get $end) (local.get $i))) (i32.const 1)))
+                (local.set $nl (i32.and (local.get $nl) (local.get $keep)))
+                (local.set $bits (i32.and (local.get $bits) (local.get $keep)))))
+            (block $handled
+              (loop $each
+                (br_if $handled (i32.eqz (local.get $bits)))
+                (local.set $j (i32.ctz (local.get $bits)))
+                (if (i32.and (local.get $nl) (i32.shl (i32.const 1) (local.get $j)))
+                  (then
+                    (i32.store (i32.add (local.get $ends) (i32.shl (local.get $n) (i32.const 2)))
+                      (i32.sub (i32.add (local.get $i) (local.get $j)) (local.get $ptr)))
+                    (i32.store8 (i32.add (local.get $flags) (local.get $n)) (local.get $flag))
+                    (local.set $n (i32.add (local.get $n) (i32.const 1)))
+                    (local.set $flag (i32.const 0)))
+                  (else
+                    (if (i32.eqz (local.get $flag))
+                      (then (local.set $flag (call $verify (i32.add (local.get $i) (local.get $j)) (local.get $end)))))))
+                (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
+                (br $each)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $blocks)))
+    (i32.store (i32.const 8) (local.get $flag))
     (local.get $n)))
