@@ -94,13 +94,18 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
     if (resumed.length) {
       await conn.run(`DELETE FROM source_issues WHERE kind = 'warning-tail' AND list_contains($keys, source_key)`, { keys: listValue(resumed) }, { keys: LIST_VARCHAR() });
     }
-    const ev = await conn.createAppender('usage_events');
-    const es = await conn.createAppender('session_estimates');
-    const cx = await conn.createAppender('context_rows');
-    const is = await conn.createAppender('source_issues');
+    // An appender only for tables that get rows: each costs a round trip to
+    // create and one to flush, a sizeable part of a small append's ingest.
+    const has = (rows: (c: Collected) => number) => batch.some((w) => rows(w.collected) > 0);
+    const issueCount = (c: Collected) => c.warnings.length + c.tailWarnings.length + c.skips.length + Object.keys(c.counts).length;
+    const evA = has((c) => c.events.length) ? await conn.createAppender('usage_events') : null;
+    const esA = has((c) => c.estimates.length) ? await conn.createAppender('session_estimates') : null;
+    const cxA = has((c) => c.contexts.length) ? await conn.createAppender('context_rows') : null;
+    const isA = has(issueCount) ? await conn.createAppender('source_issues') : null;
     for (const { collected: c, book } of batch) {
       const key = book.source_key;
       for (const e of c.events) {
+        const ev = evA!;
         str(ev, key);
         str(ev, e.harness);
         str(ev, e.session_id);
@@ -126,6 +131,7 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
         ev.endRow();
       }
       for (const s of c.estimates) {
+        const es = esA!;
         str(es, key);
         str(es, s.harness);
         str(es, s.session_id);
@@ -135,6 +141,7 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
         es.endRow();
       }
       for (const x of c.contexts) {
+        const cx = cxA!;
         str(cx, key);
         str(cx, x.harness);
         str(cx, x.session);
@@ -155,6 +162,7 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
         ...Object.entries(c.counts).map(([k, n]): [string, string, number, string | null] => ['count', k, n, null]),
       ];
       for (const [kind, reason, count, first] of issues) {
+        const is = isA!;
         str(is, key);
         str(is, kind);
         str(is, reason);
@@ -163,7 +171,7 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
         is.endRow();
       }
     }
-    for (const a of [ev, es, cx, is]) a.closeSync();
+    for (const a of [evA, esA, cxA, isA]) a?.closeSync();
     // Bookkeeping rows replaced in bulk (one DELETE, one appender): a
     // statement per source costs milliseconds each.
     const known = batch.filter((w) => !w.fresh).map((w) => w.book.source_key);
