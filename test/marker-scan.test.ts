@@ -8,22 +8,11 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { LineSplitter } from '../src/io/lines.js';
 import { MarkerScan, SCAN_CAPACITY, scanInJs } from '../src/io/marker-scan.js';
+import { rng } from '../fixtures/codex/rollout.js';
 
 const CLAUDE = ['"usage"', '"cost-state"'].map((m) => Buffer.from(m));
 const CODEX = ['"session_meta"', '"turn_context"', '"token_count"', '"token_usage_record"', '"task_started"', '"turn_started"', '"thread_rolled_back"'].map((m) => Buffer.from(m));
 const ODD = ['a', 'xyz', 'q"q', '\u00e9t\u00e9'].map((m) => Buffer.from(m));
-
-/** Deterministic pseudo-random generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** JSON-ish text dense in quotes and newlines, with markers, near misses and cut markers mixed in. */
 function noise(markers: Buffer[], bytes: number, seed: number): Buffer {
