@@ -30,7 +30,6 @@ const MAX_MARKER_BYTES = 60;
 const INPUT = 4096;
 const ENDS = INPUT + SCAN_CAPACITY + 4096;
 const FLAGS = ENDS + 4 * (SCAN_CAPACITY + 1);
-const MEMORY_BYTES = 112 * 65536;
 
 interface Instance {
   memory: WebAssembly.Memory;
