@@ -4,7 +4,7 @@
 // src/pricing (bundled @pydantic/genai-prices data, `prices update` file,
 // `--prices` overrides); a model that matches nothing gets a null cost —
 // never an invented price, never 0.
-import { LIST, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { LIST, VARCHAR, listValue, type DuckDBConnection } from '../store/duckdb.js';
 import { usdToE10 } from '../core/money.js';
 import { readTeamConfig } from '../export/config.js';
 import type { HarnessId } from '../core/types.js';

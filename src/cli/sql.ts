@@ -1,5 +1,5 @@
 // `tx-usage sql "SELECT ..."`: read-only SQL against the store.
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance } from '../store/duckdb.js';
 import { renderCsv } from '../render/csv.js';
 import { renderJson } from '../render/json.js';
 import { renderTable } from '../render/table.js';

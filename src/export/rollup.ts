@@ -12,7 +12,7 @@
 // row is attributed to the first machine by name, and the report says so.
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '../store/duckdb.js';
 import { UsageError } from '../report/period.js';
 import { COLUMNS, DATASET_DIR, DATASETS, EXPORT_SCHEMA_VERSION, IDENTITY, sqlString, type Dataset } from './schema.js';
 import { defineReportMacros } from '../report/macros.js';

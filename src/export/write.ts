@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import { VARCHAR, type DuckDBConnection } from '../store/duckdb.js';
 import { COLUMNS, DATASET_DIR, EXPORT_SCHEMA_VERSION, IDENTITY, UNDATED, partFileMachine, partFileName, sqlString, type Dataset } from './schema.js';
 
 export interface ExportOptions {

@@ -19,7 +19,7 @@ import {
   type DuckDBConnection,
   type DuckDBType,
   type DuckDBValue,
-} from '@duckdb/node-api';
+} from '../store/duckdb.js';
 
 export interface TemplateParam {
   name: string;

@@ -1,6 +1,6 @@
 // Reading bookkeeping back out of the store: warnings for reports and the
 // per-source figures behind `tx-usage sources`.
-import { LIST, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { LIST, VARCHAR, listValue, type DuckDBConnection } from './duckdb.js';
 
 /** Warnings recorded when sources of these harnesses were last read (each names its file and line). */
 export async function storedWarnings(conn: DuckDBConnection, harnesses: string[]): Promise<string[]> {

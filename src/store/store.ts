@@ -1,6 +1,6 @@
 // Opening the DuckDB store: create or migrate it, rebuild it when it is
 // unreadable or older than this build, wait while another tx-usage holds it.
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from './duckdb.js';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';

@@ -1,6 +1,6 @@
 // Writing extraction results and their bookkeeping into the store: one
 // transaction per batch, rows through the DuckDB appender.
-import { LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { usdToE10 } from '../core/money.js';
 import type { UsageEvent } from '../core/types.js';
 import type { Collected } from '../ingest/collect.js';
