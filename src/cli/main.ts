@@ -6,13 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../report/period.js';
-import { GROUP_KEYS } from '../report/groups.js';
-import { StoreError } from '../store/errors.js';
 import { replayByArgv, replayReport, saveReportMemo } from './memo.js';
 import type { ReportArgs } from './report.js';
 import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
+import { mark } from '../core/trace.js';
 // Command modules are imported when their command runs: most of them load
 // DuckDB, which a report answered from its memo never needs.
+
+/** The group keys, for the help text: loaded with yargs, not on the memo's path. */
+let GROUP_KEYS: readonly string[] = [];
 
 function reportOptions<T>(y: Argv<T>) {
   return y
@@ -62,10 +64,12 @@ async function main(argv: string[]): Promise<void> {
   // (~70 ms) loads; one seen before with changes runs on the arguments yargs made of it then.
   if (argv[0] === 'report') {
     const fast = await replayByArgv(argv);
+    mark(fast.hit ? 'memo hit' : 'memo miss');
     if (fast.hit) return;
     if (fast.seen) return report(fast.seen.rt, fast.seen.args as ReportArgs, argv);
   }
-  const { default: yargs } = await import('yargs');
+  const [{ default: yargs }, groups] = await Promise.all([import('yargs'), import('../report/groups.js')]);
+  GROUP_KEYS = groups.GROUP_KEYS;
   const run = (fn: (rt: Runtime, args: any) => Promise<void>) => async (args: any) => {
     await fn(runtimeFrom(args as GlobalArgs), args);
   };
@@ -145,11 +149,12 @@ async function main(argv: string[]): Promise<void> {
 }
 
 // What yargs' hideBin returns under Node, without loading yargs for it.
-main(process.argv.slice(2)).catch((e: unknown) => {
+main(process.argv.slice(2)).catch(async (e: unknown) => {
   if (e instanceof UsageError) {
     process.stderr.write(`tx-usage: ${e.message}\n`);
     process.exit(2);
   }
+  const { StoreError } = await import('../store/errors.js');
   const msg = e instanceof StoreError ? e.message : (e as Error)?.message ?? String(e);
   process.stderr.write(`tx-usage: ${msg}\n`);
   if (process.env.TX_USAGE_DEBUG) process.stderr.write(`${(e as Error)?.stack}\n`);

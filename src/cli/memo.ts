@@ -16,7 +16,9 @@ import { availableParallelism, homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readTeamConfig } from '../export/config.js';
-import { discoverAll, lastIngestDigest, offerDiscovery, scanDigest, sidecarPath, stampAll, type HarnessScan } from '../ingest/discover.js';
+import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record.js';
+import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
+import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
 import { isValidTimeZone, todayIn } from '../report/period.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 
@@ -47,8 +49,15 @@ export interface MemoProbe {
   key: string | null;
 }
 
+/** What a memo check found: the sources, the discovery's warnings, and the stamps it took. */
+interface Found {
+  scans: ScanFacts[];
+  warnings: string[];
+  stamps: Map<string, Stamp | null>;
+}
+
 /** A miss found by replayByArgv, so the check after yargs does not search again. */
-let probed: { key: string; scans: HarnessScan[]; warnings: string[] } | null = null;
+let probed: ({ key: string } & Found) | null = null;
 
 let noted: { text: string; outPath: string | null; stderr: string } | null = null;
 
@@ -170,11 +179,36 @@ function writeStatsFile(env: NodeJS.ProcessEnv, stats: object): void {
   }
 }
 
+/** The build's identity for the discovery record: a new build may discover differently. */
+function buildLine(): string {
+  return [join(packageRoot(), 'package.json'), fileURLToPath(import.meta.url)].map(statLine).join('\n');
+}
+
+/**
+ * The sources, from the discovery record in the cache dir when all its
+ * answers still hold, else from a discovery run now (and recorded). Then
+ * stamped: before the ingest reads anything, so the ingest uses these stamps.
+ */
+async function findSources(rt: Runtime): Promise<Found> {
+  const path = join(cacheDir(rt.env, rt.home), 'discovery.json');
+  const build = buildLine();
+  const rec = loadRecord(path);
+  let found = rec && rec.build === build ? replayRecord(rec, rt) : null;
+  if (!found) {
+    const { discoverRecorded } = await import('../ingest/discover.js');
+    const warnings: string[] = [];
+    const { scans, record } = await discoverRecorded(rt, warnings);
+    saveRecord(path, { ...record, build });
+    found = { scans, warnings };
+  }
+  return { ...found, stamps: stampAll(found.scans) };
+}
+
 /** Replays `entry` if every source still has the stamp it had when the entry was rendered. */
-async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<boolean | { scans: HarnessScan[]; warnings: string[] }> {
-  const warnings: string[] = [];
-  const scans = await discoverAll(rt, warnings);
-  if (scanDigest(scans, stampAll(scans), warnings) !== entry.digest) return { scans, warnings };
+async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<boolean | Found> {
+  const found = await findSources(rt);
+  const { scans, warnings } = found;
+  if (scanDigest(scans, fingerprintsOf(found.stamps), warnings) !== entry.digest) return found;
   if (entry.outPath) writeFileSync(entry.outPath, entry.stdout);
   else process.stdout.write(entry.stdout);
   if (entry.stderr) process.stderr.write(entry.stderr);
@@ -220,7 +254,7 @@ export async function replayReport(rt: Runtime, a: Record<string, unknown>): Pro
   if (!key) return { hit: false, key: null };
   const before = probed;
   probed = null;
-  let found: { scans: HarnessScan[]; warnings: string[] };
+  let found: Found;
   if (before && before.key === key) {
     // replayByArgv already compared this very entry with the sources.
     found = before;
@@ -229,22 +263,21 @@ export async function replayReport(rt: Runtime, a: Record<string, unknown>): Pro
     const r = entry ? await replayIfCurrent(rt, entry, t0) : null;
     if (r === true) return { hit: true, key };
     if (r) found = r;
-    else {
-      const warnings: string[] = [];
-      found = { scans: await discoverAll(rt, warnings), warnings };
-    }
+    else found = await findSources(rt);
   }
   await handOff(rt, found);
   return { hit: false, key };
 }
 
 /** A miss: the ingest that follows gets the sources found, and new ones start being read now, while DuckDB loads. */
-async function handOff(rt: Runtime, found: { scans: HarnessScan[]; warnings: string[] }): Promise<void> {
-  offerDiscovery(rt, found.scans, found.warnings);
+async function handOff(rt: Runtime, found: Found): Promise<void> {
+  const { withHarnesses } = await import('../ingest/discover.js');
+  const scans = withHarnesses(found.scans);
+  offerDiscovery(rt, scans, found.warnings, found.stamps);
   const side = sidecarPath(rt.dbPath);
   if (!side || rt.rebuild) return;
   const { startEarlyExtraction } = await import('../ingest/early.js');
-  startEarlyExtraction(rt, found.scans, side, Math.min(4, availableParallelism()));
+  startEarlyExtraction(rt, scans, side, Math.min(4, availableParallelism()), found.stamps);
 }
 
 /** After a full report run: remembers its rendering under the digest of what the ingest read. */

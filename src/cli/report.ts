@@ -15,6 +15,7 @@ import type { IngestResult } from '../ingest/ingest.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction, unpricedModelWarnings } from './pricing.js';
 import { noteReportOutput } from './memo.js';
+import { mark } from '../core/trace.js';
 
 export interface ReportArgs {
   name?: string;
@@ -74,7 +75,9 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const p = reportParams(a, def.default_by);
   if (a.from?.length) return rollupReport(rt, a, def, p);
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
+  mark('report modules loaded');
   const cost = await costFunction(rt);
+  mark('prices loaded');
   const { store, ingest } = await openAndRefresh(rt, cost.fn);
   try {
     await labelLocalRows(store.conn, machine);
@@ -93,9 +96,14 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
       }
       warnings.push(msg.join('\n'));
     }
-    await emit(rt, a, p, await runReport(store.conn, def, p, warnings), warnings);
+    mark('warnings read');
+    const out = await runReport(store.conn, def, p, warnings);
+    mark('report query');
+    await emit(rt, a, p, out, warnings);
+    mark('rendered');
   } finally {
     store.close();
+    mark('store closed');
   }
 }
 

@@ -9,6 +9,7 @@ import type { IngestResult } from '../ingest/ingest.js';
 import type { Store } from '../store/store.js';
 import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
+import { mark } from '../core/trace.js';
 
 export interface GlobalArgs {
   db?: string;
@@ -91,12 +92,15 @@ export interface Refreshed {
 export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refreshed> {
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
   const [{ openStore }, { ingest, sidecarPath }, { repriceStore }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
+  mark('store modules loaded');
   const store = await openStore(rt.dbPath, { rebuild: rt.rebuild });
+  mark('store open');
   if (store.notice) notice(rt, store.notice);
   const tmp = makeWorkDir();
   try {
     // Rows priced under older prices or overrides get today's prices first.
     await repriceStore(store.conn, cost);
+    mark('repriced');
     const result = await ingest(store.conn, {
       home: rt.home,
       env: rt.env,
@@ -106,6 +110,7 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refresh
       progress: progressBar(rt),
       sidecar: sidecarPath(rt.dbPath),
     });
+    mark('ingested');
     await store.settle();
     return { store, ingest: result };
   } catch (e) {

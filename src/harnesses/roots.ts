@@ -1,6 +1,8 @@
 // Root resolution shared by all harnesses: flag, then environment override, then default.
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
+// Discovery asks the file system through observed-fs, so that what it found
+// can be shown to be still valid without running it again.
+import { exists, kindOf, listDir, realpath } from '../io/observed-fs.js';
 import type { PathContext, RootSpec } from './types.js';
 
 function expandHome(p: string, home: string): string {
@@ -10,11 +12,11 @@ function expandHome(p: string, home: string): string {
 }
 
 export function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
+  return kindOf(p) === 'dir';
+}
+
+export function isFile(p: string): boolean {
+  return kindOf(p) === 'file';
 }
 
 /**
@@ -35,7 +37,7 @@ export function resolveRoots(
   const map = opts.mapRoot ?? ((d: string) => d);
   const mk = (p: string, origin: string): RootSpec => {
     const path = map(resolve(expandHome(p, ctx.home)));
-    return { path, origin, exists: existsSync(path) };
+    return { path, origin, exists: exists(path) };
   };
   if (ctx.rootOverrides.length) return ctx.rootOverrides.map((p) => mk(p, '--root'));
   for (const name of opts.envVars) {
@@ -64,20 +66,23 @@ export async function walkFiles(
     try {
       // Synchronous: a walk of hundreds of small directories is dominated by
       // thread-pool round trips when each readdir is awaited.
-      entries = readdirSync(d, { withFileTypes: true });
+      entries = listDir(d);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') onError?.(d, e as Error);
       return;
     }
+    // `d` is normalized and a name has no separator: concatenation is what
+    // join would give (join was a tenth of discovery's time).
+    const prefix = d.endsWith(sep) ? d : d + sep;
     for (const ent of entries) {
-      const p = join(d, ent.name);
-      if (ent.isDirectory()) {
+      const p = prefix + ent.name;
+      if (ent.kind === 'dir') {
         // A directory named like a transcript is reported, not searched.
         if (accept(ent.name, p)) onError?.(p, new Error('is a directory, not a file'));
         else if (depth < maxDepth) await walk(p, depth + 1);
-      } else if ((ent.isFile() || ent.isSymbolicLink()) && accept(ent.name, p)) {
+      } else if ((ent.kind === 'file' || ent.kind === 'link') && accept(ent.name, p)) {
         out.push(p);
-        if (realPaths && ent.isSymbolicLink()) realPaths.links.add(p);
+        if (realPaths && ent.kind === 'link') realPaths.links.add(p);
       }
     }
   }
@@ -102,12 +107,8 @@ export class RealPaths {
 
   /** Called by walkFiles for each folder it walks from. */
   addRoot(dir: string): void {
-    let real: string | null = null;
-    try {
-      real = realpathSync.native(dir);
-    } catch {
-      /* unreadable root: walkFiles finds nothing there */
-    }
+    // null for an unreadable root: walkFiles finds nothing there.
+    const real = realpath(dir);
     this.roots.push({ path: dir, prefix: dir.endsWith(sep) ? dir : dir + sep, real });
   }
 
@@ -120,10 +121,6 @@ export class RealPaths {
         if (r.real !== null && file.startsWith(r.prefix)) return (r.real.endsWith(sep) ? r.real : r.real + sep) + file.slice(r.prefix.length);
       }
     }
-    try {
-      return realpathSync.native(file);
-    } catch {
-      return file;
-    }
+    return realpath(file) ?? file;
   }
 }

@@ -3,10 +3,15 @@
 // anything changed. Deliberately free of the store, so a run that finds
 // nothing changed never loads DuckDB.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { HarnessId } from '../core/types.js';
-import { HARNESSES } from '../harnesses/registry.js';
+import { HARNESSES, harnessById } from '../harnesses/registry.js';
+import { startRecording, stopRecording } from '../io/observed-fs.js';
+import { makeRecord, watchedEnv, type DiscoveryRecord } from './discovery-record.js';
+import type { ScanFacts } from './stamp.js';
 import type { Harness, PathContext, RootSpec, SourceRef } from '../harnesses/types.js';
+export { scanDigest, stampAll, stampOf, type Stamp } from './stamp.js';
+export { lastIngestDigest, offerDiscovery, setLastIngestDigest, sidecarPath, takeOfferedDiscovery } from './handoff.js';
 
 export interface HarnessScan {
   harness: Harness;
@@ -20,6 +25,26 @@ export interface DiscoverOptions {
   rootOverrides: Partial<Record<HarnessId, string[]>>;
 }
 
+/** discoverAll, with every answer it was given recorded (see discovery-record.ts). */
+export async function discoverRecorded(opts: DiscoverOptions, warnings: string[], settle: { settleMs?: number } = {}): Promise<{ scans: HarnessScan[]; record: DiscoveryRecord }> {
+  const watched = watchedEnv(opts.env);
+  const obs = startRecording(settle);
+  const mine: string[] = [];
+  let scans: HarnessScan[];
+  try {
+    scans = await discoverAll({ ...opts, env: watched.env }, mine);
+  } finally {
+    stopRecording();
+  }
+  warnings.push(...mine);
+  return { scans, record: makeRecord(opts, watched, obs, scans, mine) };
+}
+
+/** Full scans (with their harness objects) of scans replayed from a record. */
+export function withHarnesses(scans: ScanFacts[]): HarnessScan[] {
+  return scans.map((s) => ({ harness: harnessById(s.harness.id)!, roots: s.roots, sources: s.sources }));
+}
+
 export async function discoverAll(opts: DiscoverOptions, warnings: string[]): Promise<HarnessScan[]> {
   return Promise.all(
     HARNESSES.map(async (harness) => {
@@ -29,54 +54,6 @@ export async function discoverAll(opts: DiscoverOptions, warnings: string[]): Pr
       return { harness, roots, sources };
     }),
   );
-}
-
-export interface Stamp {
-  size: number;
-  /** device:inode of the source itself. */
-  ino: string;
-  /** size:mtime:inode of the source, size:mtime of each companion: changes when any of them does. */
-  fingerprint: string;
-}
-
-/** Stamps one source; null when the source itself cannot be stat'ed. */
-export function stampOf(src: SourceRef): Stamp | null {
-  let st;
-  try {
-    st = statSync(src.path);
-  } catch {
-    return null;
-  }
-  const parts = [`${st.size}:${st.mtimeMs}:${st.ino}`];
-  for (const c of src.companions ?? []) {
-    try {
-      const cs = statSync(c);
-      parts.push(`${cs.size}:${cs.mtimeMs}`);
-    } catch {
-      parts.push('-');
-    }
-  }
-  return { size: st.size, ino: `${st.dev}:${st.ino}`, fingerprint: parts.join('|') };
-}
-
-/** Raw fingerprints (no ingest-phase extras) of every discovered source, by source key; 'missing' when it cannot be stat'ed. */
-export function stampAll(scans: HarnessScan[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const s of scans) for (const src of s.sources) out.set(src.key, stampOf(src)?.fingerprint ?? 'missing');
-  return out;
-}
-
-/** One digest of what was found: roots, discovery warnings and every source's fingerprint. */
-export function scanDigest(scans: HarnessScan[], fingerprints: Map<string, string>, discoveryWarnings: string[]): string {
-  const h = createHash('sha256');
-  for (const s of scans) {
-    h.update(`H${s.harness.id}\n`);
-    for (const r of s.roots) h.update(`R${r.path}\t${r.origin}\t${r.exists}\n`);
-    const keys = s.sources.map((x) => x.key).sort();
-    for (const k of keys) h.update(`S${k}\t${fingerprints.get(k) ?? 'missing'}\n`);
-  }
-  for (const w of discoveryWarnings) h.update(`W${w}\n`);
-  return h.digest('hex');
 }
 
 export const TAIL_BYTES = 256;
@@ -119,35 +96,4 @@ export function tailHash(path: string, offset: number): string | null {
   } finally {
     closeSync(fd);
   }
-}
-
-/** Where the ingest leaves, next to the store, the index of the sources the store knows (see early.ts). */
-export function sidecarPath(dbPath: string): string | null {
-  return dbPath === ':memory:' ? null : `${dbPath}.sources.json`;
-}
-
-// Hand-offs within one process, so the warm fast path and the ingest that
-// may follow it do not search twice and the memo learns what was ingested.
-let offered: { opts: DiscoverOptions; scans: HarnessScan[]; warnings: string[] } | null = null;
-let lastDigest: string | null = null;
-
-/** Offers sources just discovered with `opts` to the next ingest with the same options (taken once). */
-export function offerDiscovery(opts: DiscoverOptions, scans: HarnessScan[], warnings: string[]): void {
-  offered = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, scans, warnings: [...warnings] };
-}
-
-export function takeOfferedDiscovery(opts: DiscoverOptions): { scans: HarnessScan[]; warnings: string[] } | null {
-  const o = offered;
-  offered = null;
-  if (!o || o.opts.home !== opts.home || o.opts.env !== opts.env || JSON.stringify(o.opts.rootOverrides) !== JSON.stringify(opts.rootOverrides)) return null;
-  return { scans: o.scans, warnings: o.warnings };
-}
-
-/** Digest (see scanDigest) of the sources the last ingest in this process brought the store up to date with. */
-export function lastIngestDigest(): string | null {
-  return lastDigest;
-}
-
-export function setLastIngestDigest(d: string | null): void {
-  lastDigest = d;
 }

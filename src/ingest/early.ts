@@ -36,20 +36,25 @@ export interface EarlyRun {
 
 let early: EarlyRun | null = null;
 
-/** The sidecar index: source key → fingerprint, as of the last ingest into that store. */
-export function readSidecar(path: string): Map<string, string> | null {
+/**
+ * The sidecar index: the keys of the sources the store knew after the last
+ * ingest into it. Version 1 also held their fingerprints, which nothing
+ * needs: it is still read, for its keys.
+ */
+export function readSidecar(path: string): Set<string> | null {
   try {
-    const j = JSON.parse(readFileSync(path, 'utf8')) as { v: number; fingerprints: Record<string, string> };
-    return j.v === 1 ? new Map(Object.entries(j.fingerprints)) : null;
+    const j = JSON.parse(readFileSync(path, 'utf8')) as { v: number; keys?: string[]; fingerprints?: Record<string, string> };
+    if (j.v === 2 && Array.isArray(j.keys)) return new Set(j.keys);
+    return j.v === 1 && j.fingerprints ? new Set(Object.keys(j.fingerprints)) : null;
   } catch {
     return null;
   }
 }
 
-export function writeSidecar(path: string, fingerprints: Map<string, string>): void {
+export function writeSidecar(path: string, keys: Iterable<string>): void {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, JSON.stringify({ v: 1, fingerprints: Object.fromEntries(fingerprints) }));
+    writeFileSync(tmp, JSON.stringify({ v: 2, keys: [...keys] }));
     renameSync(tmp, path);
   } catch {
     /* only a hint for the next run */
@@ -66,9 +71,9 @@ function workerCount(env: NodeJS.ProcessEnv): number {
  * of harnesses that need nothing from the store, when the sidecar does not
  * know them and there is enough of them. Does nothing otherwise.
  */
-export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, maxWorkers: number): void {
+export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, maxWorkers: number, stamps?: Map<string, Stamp | null>): void {
   if (early || !workersAvailable()) return;
-  const known = readSidecar(sidecarPath) ?? new Map<string, string>();
+  const known = readSidecar(sidecarPath) ?? new Set<string>();
   const picked: { stamp: Stamp; job: Job }[] = [];
   let bytes = 0;
   let id = 0;
@@ -76,7 +81,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
     if (s.harness.usesKnownProjects) continue;
     for (const src of s.sources) {
       if (src.kind === 'sqlite' || known.has(src.key)) continue;
-      const stamp = stampOf(src);
+      const stamp = stamps && stamps.has(src.key) ? stamps.get(src.key)! : stampOf(src);
       if (!stamp) continue;
       bytes += stamp.size;
       // Ids from the top of the range, apart from the ingest's own.

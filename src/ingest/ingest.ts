@@ -4,7 +4,7 @@
 // writes it with its bookkeeping atomically per batch.
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
@@ -27,7 +27,7 @@ export interface IngestOptions {
   /** Worker threads for extraction (default: one per core, at most 4; 1 = extract in this thread). Env TX_USAGE_WORKERS overrides. */
   concurrency?: number;
   /** Sources already discovered (the warm fast path found them before deciding to ingest). */
-  discovered?: { scans: HarnessScan[]; warnings: string[] };
+  discovered?: { scans: HarnessScan[]; warnings: string[]; stamps?: Map<string, Stamp | null> | null };
   /** Where to leave the index of known sources for the next run's early start (see early.ts). */
   sidecar?: string | null;
 }
@@ -111,8 +111,9 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const raw = new Map<string, string>();
   for (const s of scans)
     for (const src of s.sources) {
-      // A source read early was stamped before that read.
-      const st = early?.jobs.get(src.key)?.stamp ?? stampOf(src);
+      // A source read early was stamped before that read; one offered with
+      // its discovery was stamped then, before anything was read.
+      const st = early?.jobs.get(src.key)?.stamp ?? (given?.stamps?.has(src.key) ? given.stamps.get(src.key)! : stampOf(src));
       stamps.set(src.key, st);
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
@@ -286,7 +287,9 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
     }
     await pool?.close();
   }
-  if (opts.sidecar) writeSidecar(opts.sidecar, raw);
+  // The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run).
+  const sameKeys = result.removed === 0 && [...seen].every((k) => fingerprints.has(k));
+  if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, raw.keys());
   stats.ms.total = performance.now() - t0;
   stats.at.end = performance.now();
   setLastIngestDigest(digest);

@@ -1,8 +1,8 @@
 // Claude Code data roots: --root claude-code=PATH, else CLAUDE_CONFIG_DIR (a
 // comma-separated list), else both ~/.claude and ~/.config/claude.
 // A root is a config dir; transcripts live in its projects/ folder.
-import { existsSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
+import { exists } from '../../io/observed-fs.js';
 import { RealPaths, resolveRoots, walkFiles } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
@@ -13,7 +13,7 @@ export function claudeRoots(ctx: PathContext): RootSpec[] {
     listEnv: true,
     defaults: ['.claude', '.config/claude'],
     // Accept either the config dir or its projects/ folder itself.
-    mapRoot: (d) => (basename(d) !== 'projects' && existsSync(join(d, 'projects')) ? join(d, 'projects') : d),
+    mapRoot: (d) => (basename(d) !== 'projects' && exists(join(d, 'projects')) ? join(d, 'projects') : d),
   });
 }
 

@@ -4,10 +4,10 @@
 // config dir "moves with CURSOR_CONFIG_DIR, else $XDG_CONFIG_HOME/cursor";
 // both defaults are searched so data is found whichever one a build used.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { SourceLocation } from '../../core/types.js';
-import { resolveRoots } from '../roots.js';
+import { exists, listDir, realpath } from '../../io/observed-fs.js';
+import { isDir, resolveRoots } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
 export function cursorRoots(ctx: PathContext): RootSpec[] {
@@ -16,13 +16,13 @@ export function cursorRoots(ctx: PathContext): RootSpec[] {
   if (ctx.rootOverrides.length || ctx.env.CURSOR_CONFIG_DIR?.trim() || !xdg) return roots;
   const path = join(resolve(xdg), 'cursor');
   if (roots.some((r) => r.path === path)) return roots;
-  return [...roots, { path, origin: 'XDG_CONFIG_HOME', exists: existsSync(path) }];
+  return [...roots, { path, origin: 'XDG_CONFIG_HOME', exists: exists(path) }];
 }
 
 function listDirs(dir: string, warn: (m: string, at: SourceLocation) => void): string[] {
   try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isDirectory() || (e.isSymbolicLink() && isDirectory(join(dir, e.name))))
+    return listDir(dir)
+      .filter((e) => e.kind === 'dir' || (e.kind === 'link' && isDir(join(dir, e.name))))
       .map((e) => e.name)
       .sort();
   } catch (e) {
@@ -32,21 +32,8 @@ function listDirs(dir: string, warn: (m: string, at: SourceLocation) => void): s
   }
 }
 
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 function storeRef(dbPath: string, meta: Record<string, string>): SourceRef {
-  let key = dbPath;
-  try {
-    key = realpathSync(dbPath);
-  } catch {
-    /* dangling: extract reports it */
-  }
+  const key = realpath(dbPath) ?? dbPath; // dangling: extract reports it
   const dir = resolve(dbPath, '..');
   return {
     harness: 'cursor-agent',
@@ -76,17 +63,17 @@ export async function discoverCursor(roots: RootSpec[], warn: (m: string, at: So
   };
   for (const root of roots) {
     if (!root.exists) continue;
-    const chatsDir = basename(root.path) === 'chats' && !existsSync(join(root.path, 'chats')) ? root.path : join(root.path, 'chats');
+    const chatsDir = basename(root.path) === 'chats' && !exists(join(root.path, 'chats')) ? root.path : join(root.path, 'chats');
     for (const workspace of listDirs(chatsDir, warn)) {
       for (const chatId of listDirs(join(chatsDir, workspace), warn)) {
         const db = join(chatsDir, workspace, chatId, 'store.db');
-        if (existsSync(db)) add(storeRef(db, { chatId, workspace, store: 'chat' }));
+        if (exists(db)) add(storeRef(db, { chatId, workspace, store: 'chat' }));
       }
     }
     const acpDir = join(root.path, 'acp-sessions');
     for (const sessionId of listDirs(acpDir, warn)) {
       const db = join(acpDir, sessionId, 'store.db');
-      if (existsSync(db)) add(storeRef(db, { chatId: sessionId, workspace: '', store: 'acp' }));
+      if (exists(db)) add(storeRef(db, { chatId: sessionId, workspace: '', store: 'acp' }));
     }
   }
   return out;

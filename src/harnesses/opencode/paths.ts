@@ -6,10 +6,9 @@
 // In a data dir every `opencode.db` and `opencode-<channel>.db` is a source:
 // OPENCODE_DB and the channel only choose where NEW activity goes, so older
 // databases still hold billed usage.
-import { existsSync, realpathSync, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
-import { isDir, resolveRoots } from '../roots.js';
+import { exists, listDir, realpath } from '../../io/observed-fs.js';
+import { isDir, isFile, resolveRoots } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
@@ -26,33 +25,20 @@ export function opencodeDataDir(ctx: PathContext): { path: string; origin: strin
 export function opencodeRoots(ctx: PathContext): RootSpec[] {
   if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });
   const data = opencodeDataDir(ctx);
-  const roots: RootSpec[] = [{ path: data.path, origin: data.origin, exists: existsSync(data.path) }];
+  const roots: RootSpec[] = [{ path: data.path, origin: data.origin, exists: exists(data.path) }];
   const override = ctx.env.OPENCODE_DB?.trim();
   if (override && override !== ':memory:') {
     const p = isAbsolute(override) ? override : join(data.path, override);
-    roots.push({ path: p, origin: 'OPENCODE_DB', exists: existsSync(p) });
+    roots.push({ path: p, origin: 'OPENCODE_DB', exists: exists(p) });
   }
   return roots;
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
 }
 
 export async function discoverOpencode(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const out: SourceRef[] = [];
   const add = (file: string) => {
-    let real = file;
-    try {
-      real = realpathSync(file);
-    } catch {
-      /* dangling link: let extract report it */
-    }
+    const real = realpath(file) ?? file; // dangling link: let extract report it
     if (seen.has(real)) return; // OPENCODE_DB may name a database the data dir already lists
     seen.add(real);
     out.push({
@@ -74,7 +60,7 @@ export async function discoverOpencode(roots: RootSpec[], warn: (m: string, at: 
     if (!isDir(root.path)) continue;
     let names: string[];
     try {
-      names = (await readdir(root.path)).sort();
+      names = listDir(root.path).map((e) => e.name).sort();
     } catch (e) {
       warn(`cannot read directory: ${(e as Error).message}`, { file: root.path });
       continue;

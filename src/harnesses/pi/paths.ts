@@ -4,15 +4,15 @@
 //   dir's sessions/ — the agent dir being PI_CODING_AGENT_DIR or ~/.pi/agent.
 // The custom session dir only redirects NEW sessions, so sessions already
 // written under the agent dir are still searched (they were billed too).
-import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import { exists } from '../../io/observed-fs.js';
 import { RealPaths, resolveRoots, walkFiles } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
 /** An agent dir holds sessions/; a sessions dir (or a flat custom dir) is searched as is. */
 function agentOrSessions(d: string): string {
-  return basename(d) !== 'sessions' && existsSync(join(d, 'sessions')) ? join(d, 'sessions') : d;
+  return basename(d) !== 'sessions' && exists(join(d, 'sessions')) ? join(d, 'sessions') : d;
 }
 
 export function piRoots(ctx: PathContext): RootSpec[] {

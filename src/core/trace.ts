@@ -1,0 +1,7 @@
+// Phase marks for performance work: with TX_USAGE_TRACE set, each mark is
+// printed to stderr with the milliseconds since the process started.
+const on = !!process.env.TX_USAGE_TRACE;
+
+export function mark(label: string): void {
+  if (on) process.stderr.write(`trace ${performance.now().toFixed(1).padStart(7)} ms  ${label}\n`);
+}
