@@ -17,7 +17,8 @@ import { findCcusage } from './ccusage.js';
 import { haveGnuTime, measure, median, type Measured } from './measure.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+// The bin entry, as installed: dist/src/cli/fast.cjs (see src/cli/fast.ts).
+const CLI = join(ROOT, 'dist/src/cli/fast.cjs');
 const DAY = 86_400_000;
 
 interface Options {

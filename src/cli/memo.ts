@@ -81,6 +81,15 @@ function packageRoot(): string {
   return d;
 }
 
+/**
+ * The compiled memo module, standing for the build: named relative to this
+ * module rather than as this module, because the bin entry (fast.cjs, next
+ * to it) bundles this code, and both must compute the same keys.
+ */
+function buildFile(): string {
+  return fileURLToPath(new URL('./memo.js', import.meta.url));
+}
+
 function statLine(path: string): string {
   try {
     const s = statSync(path);
@@ -131,7 +140,7 @@ function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
   }
   const root = packageRoot();
   const files = [
-    fileURLToPath(import.meta.url),
+    buildFile(),
     join(root, 'package.json'),
     config.path,
     ...(config.prices ? [config.prices] : []),
@@ -181,7 +190,7 @@ function writeStatsFile(env: NodeJS.ProcessEnv, stats: object): void {
 
 /** The build's identity for the discovery record: a new build may discover differently. */
 function buildLine(): string {
-  return [join(packageRoot(), 'package.json'), fileURLToPath(import.meta.url)].map(statLine).join('\n');
+  return [join(packageRoot(), 'package.json'), buildFile()].map(statLine).join('\n');
 }
 
 /**
@@ -216,13 +225,31 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
   return true;
 }
 
+const HANDED = Symbol.for('tx-usage.memo-probe');
+type ArgvProbe = { hit: boolean; seen?: { rt: Runtime; args: Record<string, unknown> } };
+
+/** Called by the bin entry (fast.cjs) on a miss: the ESM main takes over what it found. */
+export function handProbeOver(result: ArgvProbe): void {
+  (globalThis as Record<symbol, unknown>)[HANDED] = { result, probed };
+}
+
+/** What the bin entry found before it handed over to main (null when main was started directly). */
+export function takeHandedProbe(): ArgvProbe | null {
+  const g = globalThis as Record<symbol, unknown>;
+  const h = g[HANDED] as { result: ArgvProbe; probed: typeof probed } | undefined;
+  delete g[HANDED];
+  if (!h) return null;
+  probed = h.probed;
+  return h.result;
+}
+
 /**
  * Before yargs is even loaded: a command line seen before is answered from
  * the memo when its key (recomputed from what yargs made of it then) and
  * the sources are unchanged. On a miss for a command line seen before, its
  * parsed arguments are handed back, so the report can run without yargs.
  */
-export async function replayByArgv(argv: string[]): Promise<{ hit: boolean; seen?: { rt: Runtime; args: Record<string, unknown> } }> {
+export async function replayByArgv(argv: string[]): Promise<ArgvProbe> {
   const t0 = performance.now();
   const env = process.env;
   const home = env.HOME && env.HOME.trim() ? env.HOME : homedir();

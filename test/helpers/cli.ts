@@ -5,7 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export const CLI = resolve(__dirname, '../../dist/src/cli/main.js');
+// The bin entry (package.json), which hands everything but a memo hit to main.js.
+export const CLI = resolve(__dirname, '../../dist/src/cli/fast.cjs');
 
 export interface CliResult {
   status: number;

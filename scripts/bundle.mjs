@@ -1,0 +1,32 @@
+// Bundles the bin entry (dist/src/cli/fast.js, compiled by tsc) and the
+// modules it imports statically into dist/src/cli/fast.cjs. Dynamic imports
+// stay as they are: they load the compiled ES modules next to it (main.js and
+// what it needs), so nothing but the warm path is duplicated in the bundle.
+import { build } from 'esbuild';
+import { chmodSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist', 'src', 'cli', 'fast.cjs');
+await build({
+  entryPoints: [join(root, 'dist', 'src', 'cli', 'fast.js')],
+  outfile: out,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  // import.meta.url of the bundled modules: the bundle's own URL (it sits next to them).
+  define: { 'import.meta.url': '__txUsageUrl' },
+  banner: { js: "const __txUsageUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [
+    {
+      name: 'dynamic-imports-stay',
+      setup(b) {
+        b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined));
+      },
+    },
+  ],
+});
+chmodSync(out, 0o755);

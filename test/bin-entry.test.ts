@@ -1,0 +1,61 @@
+// The bin entry (dist/src/cli/fast.cjs, bundled from src/cli/fast.ts) and the
+// ES module main (dist/src/cli/main.js) share one memo: either answers a
+// report the other rendered, and a miss in the bin entry hands over to main
+// with the same result as main alone.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ClaudeHome } from '../fixtures/claude-code/build.js';
+import { tokenFields } from '../fixtures/ledger.js';
+import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
+
+const MAIN = resolve(__dirname, '../dist/src/cli/main.js');
+const ts = (day: number, min: number) => new Date(Date.UTC(2026, 5, day, 10, min)).toISOString();
+
+describe('bin entry', () => {
+  it('is the package bin, and agrees with main.js hit for hit and miss for miss', () => {
+    const pkg = JSON.parse(readFileSync(resolve(__dirname, '../package.json'), 'utf8'));
+    expect(resolve(__dirname, '..', pkg.bin['tx-usage'])).toBe(CLI);
+    const home = tempDir('txu-bin-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const s = claude.session({ cwd: '/w/a' });
+    const add = (day: number, n: number) => {
+      for (let i = 0; i < n; i++) {
+        s.user(ts(day, 2 * i));
+        s.response({ ts: ts(day, 2 * i + 1), usage: { input: 7 + i, output: 50 + i, cacheRead: 300 } });
+      }
+    };
+    add(3, 2);
+    const statsFile = join(home, 'stats.json');
+    const env = cleanEnv(home, { TX_USAGE_STATS: statsFile });
+    const run = (entry: string) => {
+      rmSync(statsFile, { force: true });
+      const r = spawnSync(process.execPath, [entry, 'report', '--since', '2026-06-01', '--until', '2026-06-30', '--format', 'json'], { env, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`exit ${r.status}: ${r.stderr}`);
+      return { out: JSON.parse(r.stdout), kind: JSON.parse(readFileSync(statsFile, 'utf8')).kind as string };
+    };
+    const first = run(MAIN);
+    expect(first.kind).toBe('ingest');
+    const hit = run(CLI);
+    expect(hit.kind).toBe('memo-hit');
+    expect(hit.out).toEqual(first.out);
+    add(4, 3);
+    const miss = run(CLI);
+    expect(miss.kind).toBe('ingest');
+    expect(tokenFields(miss.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
+    const again = run(MAIN);
+    expect(again.kind).toBe('memo-hit');
+    expect(again.out).toEqual(miss.out);
+  });
+
+  it('passes every other command to main.js unchanged', () => {
+    const home = tempDir('txu-bin-');
+    const env = cleanEnv(home);
+    for (const args of [['sources', '--format', 'json'], ['report', '--by', 'nope'], ['--version']]) {
+      const a = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8' });
+      const b = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8' });
+      expect({ status: a.status, stdout: a.stdout, stderr: a.stderr }).toEqual({ status: b.status, stdout: b.stdout, stderr: b.stderr });
+    }
+  });
+});
