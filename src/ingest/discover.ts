@@ -1,7 +1,8 @@
-// Finding the sources and stamping them (size, mtime, inode, companions):
-// everything the ingest and the warm fast path need to decide whether
-// anything changed. Deliberately free of the store, so a run that finds
-// nothing changed never loads DuckDB.
+// Finding the sources (every harness's discovery, optionally recorded; see
+// discovery-record.ts) and the tail hash that proves a file was only
+// appended to. Stamps and the digest live in stamp.ts, free of the harness
+// registry. Deliberately free of the store, so a run that finds nothing
+// changed never loads DuckDB.
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { HarnessId } from '../core/types.js';
