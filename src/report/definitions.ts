@@ -6,12 +6,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../render/columns.js';
-import { keyColumns, USAGE_METRIC_COLUMNS } from '../render/columns.js';
 import { baseChartData, type ChartData, type ChartDef } from './charts.js';
 import { compareReport } from './compare.js';
 import { isGroupKey, type GroupKey } from './groups.js';
 import { monthlyReport } from './monthly.js';
-import { summaryReport, type ReportParams } from './summary.js';
+import { summaryReport } from './summary.js';
+import { summaryDatasets, type ReportParams, type TemplateRow } from './summary-rows.js';
 import { packageRoot } from './template.js';
 
 export interface ReportDefinition {
@@ -39,6 +39,8 @@ export interface ReportOutput {
   warnings: string[];
   /** Named data sets the definition's charts draw (HTML only). */
   charts?: ChartData;
+  /** Summary reports: the template's grouped rows, which the delta path adds new events to (see cli/delta.ts). */
+  summaryRows?: TemplateRow[];
 }
 
 export function loadDefinitions(): ReportDefinition[] {
@@ -57,34 +59,12 @@ export function findDefinition(name: string): ReportDefinition | undefined {
   return loadDefinitions().find((d) => d.name === name);
 }
 
-const CONTEXT_NOTE =
-  'Cursor does not record billed usage locally: these are context-window occupancy figures at checkpoints, not billed tokens, and are not in any total above.';
-
 export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[]): Promise<ReportOutput> {
   switch (def.kind) {
     case 'summary': {
-      const r = await summaryReport(conn, p, warnings);
-      const datasets: Dataset[] = [
-        { title: def.title, columns: [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS], rows: r.rows, totals: { ...r.totals } },
-      ];
-      if (r.context?.length) {
-        datasets.push({
-          title: 'Cursor context',
-          columns: [
-            { field: 'session', label: 'Chat', kind: 'key', narrow: true, keep: 'start' },
-            { field: 'project', label: 'Project', kind: 'key', narrow: true },
-            { field: 'model', label: 'Model', kind: 'text' },
-            { field: 'turns', label: 'Turns', kind: 'int', narrow: true },
-            { field: 'latest_used_tokens', label: 'Latest', kind: 'int', narrow: true },
-            { field: 'max_tokens', label: 'Max', kind: 'int', narrow: true },
-            { field: 'peak_used_tokens', label: 'Peak', kind: 'int', narrow: true },
-            { field: 'last_ts', label: 'Last activity', kind: 'text' },
-          ],
-          rows: r.context.map((c) => ({ ...c })),
-          notes: [CONTEXT_NOTE],
-        });
-      }
-      return { definition: def, json: r as unknown as Record<string, unknown>, datasets, warnings: r.warnings, charts: p.charts === false ? undefined : await baseChartData(conn, p) };
+      const { report: r, raw } = await summaryReport(conn, p, warnings);
+      const charts = p.charts === false ? undefined : await baseChartData(conn, p);
+      return { definition: def, json: r as unknown as Record<string, unknown>, datasets: summaryDatasets(def.title, p, r), warnings: r.warnings, charts, summaryRows: raw };
     }
     case 'monthly':
       return monthlyReport(conn, def, p, warnings);

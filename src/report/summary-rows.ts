@@ -1,0 +1,172 @@
+// The summary report from its grouped template rows, without the store: the
+// shapes of the binding JSON contract, and the pure steps from raw rows to
+// the report and its tables. Both the full report path (rows from DuckDB) and
+// the delta path (rows of a remembered report with new events added, see
+// summary-delta.ts) go through here, so both render the same text.
+import { e10ToUsd } from '../core/money.js';
+import type { HarnessId } from '../core/types.js';
+import { keyColumns, USAGE_METRIC_COLUMNS, type Dataset } from '../render/columns.js';
+import type { GroupKey } from './groups.js';
+
+export type CostMode = 'auto' | 'computed' | 'recorded';
+export type CostSource = 'computed' | 'recorded' | 'mixed' | 'none';
+
+export interface ReportParams {
+  since: string;
+  until: string;
+  tz: string;
+  by: GroupKey[];
+  harnesses: HarnessId[];
+  project: string;
+  costMode: CostMode;
+  /** Build the chart data sets too (only the HTML renderer draws them; default true). */
+  charts?: boolean;
+}
+
+export interface Metrics {
+  requests: number;
+  input_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  total_tokens: number;
+  cost_usd: number | null;
+  cost_source: CostSource;
+  computed_cost_usd: number | null;
+  recorded_cost_usd: number | null;
+}
+
+export const METRIC_FIELDS = [
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+  'cost_usd',
+  'cost_source',
+  'computed_cost_usd',
+  'recorded_cost_usd',
+] as const satisfies readonly (keyof Metrics)[];
+
+export type Row = Record<string, string | number | null>;
+
+export interface ContextEntry {
+  harness: string;
+  session: string;
+  project: string | null;
+  model: string | null;
+  turns: number;
+  latest_used_tokens: number | null;
+  max_tokens: number | null;
+  peak_used_tokens: number | null;
+  first_ts: string | null;
+  last_ts: string | null;
+}
+
+export interface SummaryReport {
+  since: string;
+  until: string;
+  timezone: string;
+  group_by: GroupKey[];
+  rows: Row[];
+  totals: Metrics;
+  context?: ContextEntry[];
+  warnings: string[];
+}
+
+/** One row of queries/summary.sql: the group's key values, then its sums (integers as strings or numbers, e10 costs). */
+export type TemplateRow = Record<string, unknown>;
+
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+
+export function costSource(usageEvents: number, priced: number, recorded: number): CostSource {
+  if (priced === 0) return 'none';
+  if (priced < usageEvents) return 'mixed';
+  if (recorded === priced) return 'recorded';
+  if (recorded === 0) return 'computed';
+  return 'mixed';
+}
+
+/** Metric fields of one template row, in contract order and types. */
+export function metricsOf(r: TemplateRow): Metrics {
+  return {
+    requests: num(r.requests),
+    input_tokens: num(r.input_tokens),
+    cache_read_tokens: num(r.cache_read_tokens),
+    cache_write_tokens: num(r.cache_write_tokens),
+    output_tokens: num(r.output_tokens),
+    reasoning_tokens: num(r.reasoning_tokens),
+    total_tokens: num(r.total_tokens),
+    cost_usd: e10ToUsd(r.cost_e10 as string | null),
+    cost_source: costSource(num(r.usage_events), num(r.priced_events), num(r.recorded_events)),
+    computed_cost_usd: e10ToUsd(r.computed_cost_e10 as string | null),
+    recorded_cost_usd: e10ToUsd(r.recorded_cost_e10 as string | null),
+  };
+}
+
+/** The summary template's integer sums: added exactly (BigInt) when rows are combined. */
+export const ADDITIVE_COUNTS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'usage_events', 'priced_events', 'recorded_events'] as const;
+/** Its cost sums: NULL while nothing in the group has a cost. */
+export const ADDITIVE_COSTS = ['cost_e10', 'computed_cost_e10', 'recorded_cost_e10'] as const;
+
+/** The summary template's row for no grouping keys, from its grouped rows (null costs stay null when no row has one). */
+export function sumTemplateRows(rows: TemplateRow[]): TemplateRow {
+  const out: TemplateRow = {};
+  for (const k of ADDITIVE_COUNTS) out[k] = rows.reduce((n, r) => n + BigInt((r[k] as string | number | null) ?? 0), 0n).toString();
+  for (const k of ADDITIVE_COSTS) {
+    const present = rows.filter((r) => r[k] !== null && r[k] !== undefined);
+    out[k] = present.length ? present.reduce((n, r) => n + BigInt(r[k] as string | number), 0n).toString() : null;
+  }
+  return out;
+}
+
+/**
+ * The report from the template's rows. `estimates` (with --by session):
+ * Claude Code's own running estimate per session (cost-state), shown beside,
+ * never added to, the per-response costs.
+ */
+export function summaryFromRows(p: ReportParams, raw: TemplateRow[], estimates: Map<string, number> | null, context: ContextEntry[], warnings: string[]): SummaryReport {
+  // Every metric the totals need is additive over the rows, so they are summed
+  // here (exactly: integers, costs as BigInt 1e-10 USD) instead of evaluating
+  // the dedupe window over every event a second time.
+  const tot = sumTemplateRows(raw);
+  const rows = raw.map((r) => {
+    const row: Row = {};
+    for (const k of p.by) row[k] = (r[k] as string | null) ?? null;
+    Object.assign(row, metricsOf(r));
+    if (estimates) row.session_estimate_usd = estimates.get(`${r.harness ?? ''}\u0000${r.session}`) ?? estimates.get(`*\u0000${r.session}`) ?? null;
+    return row;
+  });
+  const report: SummaryReport = { since: p.since, until: p.until, timezone: p.tz, group_by: p.by, rows, totals: metricsOf(tot), warnings };
+  if (context.length) report.context = context;
+  return report;
+}
+
+const CONTEXT_NOTE =
+  'Cursor does not record billed usage locally: these are context-window occupancy figures at checkpoints, not billed tokens, and are not in any total above.';
+
+/** The tables of a summary report: usage per group, then Cursor's context figures when there are any. */
+export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport): Dataset[] {
+  const datasets: Dataset[] = [{ title, columns: [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS], rows: r.rows, totals: { ...r.totals } }];
+  if (r.context?.length) {
+    datasets.push({
+      title: 'Cursor context',
+      columns: [
+        { field: 'session', label: 'Chat', kind: 'key', narrow: true, keep: 'start' },
+        { field: 'project', label: 'Project', kind: 'key', narrow: true },
+        { field: 'model', label: 'Model', kind: 'text' },
+        { field: 'turns', label: 'Turns', kind: 'int', narrow: true },
+        { field: 'latest_used_tokens', label: 'Latest', kind: 'int', narrow: true },
+        { field: 'max_tokens', label: 'Max', kind: 'int', narrow: true },
+        { field: 'peak_used_tokens', label: 'Peak', kind: 'int', narrow: true },
+        { field: 'last_ts', label: 'Last activity', kind: 'text' },
+      ],
+      rows: r.context.map((c) => ({ ...c })),
+      notes: [CONTEXT_NOTE],
+    });
+  }
+  return datasets;
+}
