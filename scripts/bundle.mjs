@@ -8,9 +8,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist', 'src', 'cli', 'fast.cjs');
+// fast.cjs: the memo check. delta.cjs: the delta path (src/cli/delta.ts),
+// which the memo check loads only on a miss, so a hit never parses it.
+for (const name of ['fast', 'delta']) {
+const out = join(root, 'dist', 'src', 'cli', `${name}.cjs`);
 await build({
-  entryPoints: [join(root, 'dist', 'src', 'cli', 'fast.js')],
+  entryPoints: [join(root, 'dist', 'src', 'cli', `${name}.js`)],
   outfile: out,
   bundle: true,
   platform: 'node',
@@ -30,3 +33,4 @@ await build({
   ],
 });
 chmodSync(out, 0o755);
+}

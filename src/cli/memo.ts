@@ -21,8 +21,11 @@ import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from
 import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
 import { isValidTimeZone, todayIn } from '../report/period.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
+import type { SummarySnapshot } from '../report/summary-delta.js';
+import { createRequire } from 'node:module';
+import { mark } from '../core/trace.js';
 
-const MEMO_VERSION = 1;
+const MEMO_VERSION = 2;
 const MAX_ENTRIES = 16;
 /** Renderings larger than this are not kept (an HTML report with charts can be big). */
 const MAX_TEXT = 8 << 20;
@@ -40,6 +43,8 @@ interface Entry {
   outPath: string | null;
   stderr: string;
   savedAt: number;
+  /** Summary reports: what the delta path adds new responses to (report/summary-delta.ts). */
+  delta?: SummarySnapshot | null;
 }
 
 export interface MemoProbe {
@@ -59,11 +64,11 @@ interface Found {
 /** A miss found by replayByArgv, so the check after yargs does not search again. */
 let probed: ({ key: string } & Found) | null = null;
 
-let noted: { text: string; outPath: string | null; stderr: string } | null = null;
+let noted: { text: string; outPath: string | null; stderr: string; delta: SummarySnapshot | null } | null = null;
 
-/** Called by the report command with exactly what it printed. */
-export function noteReportOutput(text: string, outPath: string | null | undefined, stderr: string): void {
-  noted = { text, outPath: outPath ?? null, stderr };
+/** Called by the report command with exactly what it printed (and, for a summary, what the delta path needs to add to it). */
+export function noteReportOutput(text: string, outPath: string | null | undefined, stderr: string, delta: SummarySnapshot | null = null): void {
+  noted = { text, outPath: outPath ?? null, stderr, delta };
 }
 
 /** One memo file per cache dir (wherever --db points), so it can be found before the arguments are parsed. */
@@ -213,15 +218,46 @@ async function findSources(rt: Runtime): Promise<Found> {
   return { ...found, stamps: stampAll(found.scans) };
 }
 
-/** Replays `entry` if every source still has the stamp it had when the entry was rendered. */
+/** Replays `entry` if every source still has the stamp it had when the entry was rendered, or brings it up to date with what was appended. */
 async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<boolean | Found> {
   const found = await findSources(rt);
+  mark('memo: sources found and stamped');
   const { scans, warnings } = found;
-  if (scanDigest(scans, fingerprintsOf(found.stamps), warnings) !== entry.digest) return found;
+  if (scanDigest(scans, fingerprintsOf(found.stamps), warnings) !== entry.digest) {
+    return (await answerDelta(rt, entry, found, t0)) || found;
+  }
   if (entry.outPath) writeFileSync(entry.outPath, entry.stdout);
   else process.stdout.write(entry.stdout);
   if (entry.stderr) process.stderr.write(entry.stderr);
   writeStatsFile(rt.env, { kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: performance.now() - t0 }, at: { start: t0, end: performance.now() } });
+  return true;
+}
+
+/**
+ * The delta path (cli/delta.ts, its own bundle, loaded only here): prints
+ * the entry brought up to date with the appended lines and remembers the new
+ * rendering. False when it cannot prove its answer; the full path follows.
+ */
+async function answerDelta(rt: Runtime, entry: Entry, found: Found, t0: number): Promise<boolean> {
+  if (!entry.delta || rt.env.TX_USAGE_NO_DELTA) return false;
+  let delta: typeof import('./delta.js');
+  try {
+    delta = createRequire(import.meta.url)('./delta.cjs') as typeof import('./delta.js');
+  } catch {
+    return false; // not built (running from the TypeScript sources)
+  }
+  const r = await delta.tryDelta({ dbPath: rt.dbPath, digest: entry.digest, snapshot: entry.delta, ...found });
+  if ('fallback' in r) {
+    if (rt.env.TX_USAGE_TRACE) process.stderr.write(`trace delta path not taken: ${r.fallback}\n`);
+    return false;
+  }
+  mark('delta: rendered');
+  if (entry.outPath) writeFileSync(entry.outPath, r.text);
+  else process.stdout.write(r.text);
+  if (entry.stderr) process.stderr.write(entry.stderr);
+  saveEntry(rt, { ...entry, digest: r.digest, stdout: r.text, delta: { ...entry.delta, rows: r.rows }, savedAt: Date.now() });
+  mark('delta: memo saved');
+  writeStatsFile(rt.env, { kind: 'delta', rewritten: 0, ...r.stats, ms: { total: performance.now() - t0 }, at: { start: t0, end: performance.now() } });
   return true;
 }
 
@@ -313,10 +349,14 @@ export function saveReportMemo(rt: Runtime, probe: MemoProbe, argv: string[], a:
   const out = noted;
   noted = null;
   if (!probe.key || !digest || !out || out.text.length > MAX_TEXT) return;
+  saveEntry(rt, { argv: JSON.stringify(argv), args: argsOf(a), key: probe.key, digest, stdout: out.text, outPath: out.outPath, stderr: out.stderr, savedAt: Date.now(), delta: out.delta });
+}
+
+/** Puts `entry` first, in place of any entry with its key or command line. */
+function saveEntry(rt: Runtime, entry: Entry): void {
   const path = memoPath(rt.env, rt.home);
-  const line = JSON.stringify(argv);
-  const entries = readEntries(path).filter((e) => e.key !== probe.key && e.argv !== line);
-  entries.unshift({ argv: line, args: argsOf(a), key: probe.key, digest, stdout: out.text, outPath: out.outPath, stderr: out.stderr, savedAt: Date.now() });
+  const entries = readEntries(path).filter((e) => e.key !== entry.key && e.argv !== entry.argv);
+  entries.unshift(entry);
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(path), { recursive: true });

@@ -9,6 +9,7 @@ import { usdToE10 } from '../core/money.js';
 import { readTeamConfig } from '../export/config.js';
 import type { HarnessId } from '../core/types.js';
 import { loadPricer, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
+import type { PriceCache } from '../pricing/cache.js';
 import { UsageError } from '../report/period.js';
 import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
@@ -35,6 +36,11 @@ export async function costFunction(rt: Runtime): Promise<CostSetup> {
   const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer };
   setups.set(fn, setup);
   return setup;
+}
+
+/** What the pricer behind `fn` resolved so far, plus today's prices of those models (for the delta path, see pricing/cache.ts). */
+export function priceCacheOf(fn: CostFn): PriceCache | null {
+  return setups.get(fn)?.pricer.exportCache([Date.now()]) ?? null;
 }
 
 const FINGERPRINT_KEY = 'pricing_fingerprint';

@@ -15,6 +15,8 @@ import type { IngestResult } from '../ingest/ingest.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction, unpricedModelWarnings } from './pricing.js';
 import { noteReportOutput } from './memo.js';
+import { summarySnapshot } from '../report/summary-snapshot.js';
+import type { SummarySnapshot } from '../report/summary-delta.js';
 import { mark } from '../core/trace.js';
 
 export interface ReportArgs {
@@ -99,7 +101,10 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     mark('warnings read');
     const out = await runReport(store.conn, def, p, warnings);
     mark('report query');
-    await emit(rt, a, p, out, warnings);
+    const table = { width: process.stdout.columns ?? 80, color: rt.color };
+    // What the delta path needs to add appended responses to this rendering next time.
+    const snapshot = await summarySnapshot(store.conn, out, p, p.format, cost.fingerprint, table);
+    await emit(rt, a, p, out, warnings, snapshot);
     mark('rendered');
   } finally {
     store.close();
@@ -107,13 +112,13 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   }
 }
 
-async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[]): Promise<void> {
+async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], snapshot: SummarySnapshot | null = null): Promise<void> {
   const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color });
   if (a.out) writeFileSync(a.out, text);
   else process.stdout.write(text);
   const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';
   process.stderr.write(stderr);
-  noteReportOutput(text, a.out, stderr);
+  noteReportOutput(text, a.out, stderr, snapshot);
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */

@@ -91,7 +91,7 @@ export interface Refreshed {
 /** Opens the store and brings it up to date with the harness files. */
 export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refreshed> {
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
-  const [{ openStore }, { ingest, sidecarPath }, { repriceStore }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
+  const [{ openStore }, { ingest, sidecarPath }, { repriceStore, priceCacheOf }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
   mark('store modules loaded');
   const store = await openStore(rt.dbPath, { rebuild: rt.rebuild });
   mark('store open');
@@ -109,6 +109,7 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refresh
       cost,
       progress: progressBar(rt),
       sidecar: sidecarPath(rt.dbPath),
+      delta: rt.dbPath === ':memory:' ? undefined : { dbPath: rt.dbPath, prices: () => priceCacheOf(cost) },
     });
     mark('ingested');
     await store.settle();

@@ -26,7 +26,7 @@ export interface Collected {
   failed: boolean;
 }
 
-export async function collectSource(harness: Harness, source: SourceRef, opts: ExtractOptions): Promise<Collected> {
+export async function collectSource(harness: Pick<Harness, 'extract' | 'displayName'>, source: SourceRef, opts: ExtractOptions): Promise<Collected> {
   const out: Collected = { source, events: [], estimates: [], contexts: [], warnings: [], tailWarnings: [], skips: [], counts: {}, resume: null, failed: false };
   const skips = new Map<string, SkipTally>();
   const sink = {

@@ -13,6 +13,7 @@ import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, 
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
+import { DeltaBaseKeeper, type DeltaBaseOptions } from './delta-base.js';
 
 export { discoverAll, sidecarPath, type HarnessScan } from './discover.js';
 
@@ -30,6 +31,8 @@ export interface IngestOptions {
   discovered?: { scans: HarnessScan[]; warnings: string[]; stamps?: Map<string, Stamp | null> | null };
   /** Where to leave the index of known sources for the next run's early start (see early.ts). */
   sidecar?: string | null;
+  /** Keep the delta path's base and apply its journal (see delta-base.ts); absent for in-memory stores. */
+  delta?: DeltaBaseOptions;
 }
 
 export interface IngestStats {
@@ -41,6 +44,8 @@ export interface IngestStats {
   workers: number;
   /** Sources whose early read (started before the store was open) was used. */
   earlyUsed: number;
+  /** Sources whose appended bytes a delta run had read, written from its journal (not read again). */
+  fromJournal: number;
   /** Most bytes held at once for one unfinished line, over all sources read (the memory a long line costs). */
   peakHeldBytes: number;
   events: number;
@@ -118,17 +123,35 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
   const digest = scanDigest(scans, raw, discoveryWarnings);
-  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
+  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, fromJournal: 0, peakHeldBytes: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
 
   setLastIngestDigest(null);
   const fingerprints = await loadSourceFingerprints(conn);
   const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, discoveryWarnings, digest, stats };
 
+  const keeper = opts.delta ? new DeltaBaseKeeper(conn, opts.delta) : null;
+  await keeper?.start(fingerprints);
+
   const seen = new Set<string>();
-  for (const s of scans) for (const src of s.sources) seen.add(src.key);
+  const byKey = new Map<string, SourceRef>();
+  for (const s of scans)
+    for (const src of s.sources) {
+      seen.add(src.key);
+      byKey.set(src.key, src);
+    }
   const gone = [...fingerprints.keys()].filter((k) => !seen.has(k));
   await forgetSources(conn, gone);
+  keeper?.noteRemoved(gone);
   result.removed = gone.length;
+
+  // Appended bytes a delta run already read: written from its journal, so
+  // the planning below finds those sources unchanged (or resumes after them).
+  const journaled = keeper ? keeper.journalWrites(fingerprints, seen, byKey) : [];
+  if (journaled.length) {
+    await writeBatch(conn, journaled, opts.cost);
+    for (const w of journaled) keeper!.noted(w);
+    stats.fromJournal = journaled.length;
+  }
 
   // Harnesses that resolve projects from other harnesses' cwds (Cursor) run
   // after the rest, with the projects known by then.
@@ -235,7 +258,9 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         if (p.mode === 'append') result.appended++;
         else result.rewritten++;
         stats.events += r.collected.events.length;
-        pending.push({ collected: r.collected, book: bookRow, mode: p.mode, fresh: p.prev === null });
+        const write: SourceWrite = { collected: r.collected, book: bookRow, mode: p.mode, fresh: p.prev === null };
+        keeper?.noted(write);
+        pending.push(write);
         pendingEvents += r.collected.events.length;
         opts.progress?.(++done, total);
         if (pendingEvents >= BATCH_EVENTS || pending.length >= BATCH_SOURCES) {
@@ -290,6 +315,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   // The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run).
   const sameKeys = result.removed === 0 && [...seen].every((k) => fingerprints.has(k));
   if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, raw.keys());
+  await keeper?.finish(digest, raw);
   stats.ms.total = performance.now() - t0;
   stats.at.end = performance.now();
   setLastIngestDigest(digest);

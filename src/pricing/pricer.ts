@@ -16,6 +16,7 @@ import { formatCostUnits } from './decimal.js';
 import type { CompiledPrice } from './engine.js';
 import { compilePrice, costUnits } from './engine.js';
 import { readStoredData, sha256 } from './datafile.js';
+import { bucketOf, resolutionKey, type PriceCache } from './cache.js';
 import { initLibrary, libraryResolve } from './library.js';
 import type { Candidate } from './names.js';
 import { candidates, overrideKeys } from './names.js';
@@ -50,6 +51,11 @@ export interface Pricer {
   describe(model: string, provider?: string | null, ts?: number): object | null;
   /** Where the library data came from, e.g. "bundled @pydantic/genai-prices 0.1.8". */
   dataSource: string;
+  /**
+   * What this pricer resolved so far (plus the buckets of `alsoAt`, for every
+   * model it resolved), for pricing outside the process (see cache.ts).
+   */
+  exportCache(alsoAt?: number[]): PriceCache;
   /** Problems met while loading or pricing (unusable stored data file, bad override fields, data the library cannot use): show them, keep going. Grows as models are resolved. */
   warnings: string[];
 }
@@ -59,7 +65,7 @@ type LibraryResolution = {
   candidate: Candidate;
   provider: Provider;
   model: ModelInfo;
-  bucket: (ts: number) => number;
+  width: number;
   byBucket: Map<number, CompiledPrice | null>;
 };
 type OverrideResolution = { kind: 'override'; matchedKey: string; entry: OverrideEntry; compiled: CompiledPrice };
@@ -68,9 +74,9 @@ type Resolution = LibraryResolution | OverrideResolution;
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
-/** Picks the memo bucket width from the model's price constraints. */
-function bucketFor(model: ModelInfo): (ts: number) => number {
-  if (!Array.isArray(model.prices)) return () => 0;
+/** The memo bucket width (ms; 0 = one bucket) from the model's price constraints. */
+function bucketWidth(model: ModelInfo): number {
+  if (!Array.isArray(model.prices)) return 0;
   let width = DAY_MS;
   for (const p of model.prices) {
     const c = p.constraint as { type?: string; start_date?: string; start_time?: string; end_time?: string } | undefined;
@@ -82,7 +88,7 @@ function bucketFor(model: ModelInfo): (ts: number) => number {
       width = 1; // a start with a time of day: no safe bucket wider than a millisecond
     }
   }
-  return width === 1 ? (ts) => ts : (ts) => Math.floor(ts / width);
+  return width;
 }
 
 function packageVersion(): string {
@@ -137,7 +143,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
   const resolveErrors = new Map<string, string>();
 
   function resolve(model: string, provider: string | null, harness: HarnessId | null): Resolution | null {
-    const memoKey = `${harness ?? ''}\u0000${provider ?? ''}\u0000${model}`;
+    const memoKey = resolutionKey(harness, provider, model);
     const hit = resolutions.get(memoKey);
     if (hit !== undefined) return hit;
     let res: Resolution | null = null;
@@ -164,7 +170,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
           break;
         }
         if (!m) continue;
-        res = { kind: 'library', candidate: c, provider: m.provider, model: m.model, bucket: bucketFor(m.model), byBucket: new Map() };
+        res = { kind: 'library', candidate: c, provider: m.provider, model: m.model, width: bucketWidth(m.model), byBucket: new Map() };
         break;
       }
     }
@@ -174,7 +180,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
 
   function priceAt(res: Resolution, ts: number): CompiledPrice | null {
     if (res.kind === 'override') return res.compiled;
-    const b = res.bucket(ts);
+    const b = bucketOf(res.width, ts);
     const hit = res.byBucket.get(b);
     if (hit !== undefined) return hit;
     let compiled: CompiledPrice | null = null;
@@ -201,6 +207,18 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
       const compiled = priceAt(res, validTs(u.ts));
       if (!compiled) return null;
       return formatCostUnits(costUnits(compiled, u));
+    },
+    exportCache(alsoAt: number[] = []): PriceCache {
+      const entries: PriceCache['entries'] = {};
+      for (const [key, res] of resolutions) {
+        if (!res) entries[key] = null;
+        else if (res.kind === 'override') entries[key] = { width: 0, buckets: { '0': res.compiled } };
+        else {
+          for (const ts of alsoAt) priceAt(res, ts);
+          entries[key] = { width: res.width, buckets: Object.fromEntries([...res.byBucket].map(([b, c]) => [String(b), c])) };
+        }
+      }
+      return { fingerprint, entries };
     },
     describe(model: string, provider?: string | null, ts?: number): object | null {
       const at = validTs(ts);

@@ -64,7 +64,8 @@ async function migrate(conn: DuckDBConnection, from: number): Promise<void> {
 }
 
 function removeStoreFiles(path: string): void {
-  for (const p of [path, path + '.wal']) rmSync(p, { force: true });
+  // With the store go the delta path's base and journal (ingest/delta-state.ts), which describe it.
+  for (const p of [path, path + '.wal', path + '.delta', path + '.journal']) rmSync(p, { force: true });
 }
 
 /**

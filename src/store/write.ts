@@ -82,12 +82,40 @@ async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<voi
 
 const LIST_VARCHAR = () => LIST(VARCHAR);
 
+/**
+ * Every write transaction bumps the store's write generation, in the same
+ * transaction: a delta base (ingest/delta-state.ts) that recorded the store's
+ * id and generation knows, when both are unchanged, that it still describes
+ * the store — nothing was written since, not even by a run that crashed.
+ */
+async function bumpGeneration(conn: DuckDBConnection): Promise<void> {
+  await conn.run(
+    `INSERT OR REPLACE INTO meta SELECT 'write_generation', CAST(coalesce(max(TRY_CAST(value AS BIGINT)), 0) + 1 AS VARCHAR) FROM meta WHERE key = 'write_generation'`,
+  );
+}
+
+/** The store's id (made on first use) and write generation. */
+export async function storeIdentity(conn: DuckDBConnection): Promise<{ storeId: string; generation: number }> {
+  const read = async () => {
+    const r = await conn.runAndReadAll(`SELECT key, value FROM meta WHERE key IN ('store_id', 'write_generation')`);
+    const m = new Map((r.getRowObjectsJson() as { key: string; value: string }[]).map((x) => [x.key, x.value]));
+    return { storeId: m.get('store_id') ?? null, generation: Number(m.get('write_generation') ?? 0) };
+  };
+  let id = await read();
+  if (id.storeId === null) {
+    await conn.run(`INSERT OR IGNORE INTO meta VALUES ('store_id', CAST(gen_random_uuid() AS VARCHAR))`);
+    id = await read();
+  }
+  return { storeId: id.storeId!, generation: id.generation };
+}
+
 let estimateSeq = Date.now() * 1000;
 
 /** Writes a batch of sources in ONE transaction, bookkeeping included, so an interrupted ingest leaves no half batch. */
 export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn): Promise<void> {
   await conn.run('BEGIN TRANSACTION');
   try {
+    await bumpGeneration(conn);
     await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
     // A resumed read re-reads the bytes a torn-tail warning was about.
     const resumed = batch.filter((w) => w.mode === 'append').map((w) => w.book.source_key);
@@ -206,6 +234,7 @@ export async function forgetSources(conn: DuckDBConnection, keys: string[]): Pro
   if (!keys.length) return;
   await conn.run('BEGIN TRANSACTION');
   try {
+    await bumpGeneration(conn);
     await deleteRowsOf(conn, keys);
     await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
     await conn.run('COMMIT');

@@ -1,0 +1,135 @@
+// The delta path of `tx-usage report`: a report remembered in the memo whose
+// sources have since only grown by a few lines is brought up to date without
+// loading DuckDB or the price data. It reads exactly the appended bytes of
+// each grown transcript, adds the responses found there to the remembered
+// rows (report/summary-delta.ts), prints the result, and leaves what it read
+// in the journal for the next ingest to write (ingest/delta-state.ts).
+//
+// It answers only when it can prove the answer equals the full path's:
+// the memo entry is the latest state the base and journal describe, every
+// changed source is a resumable JSONL transcript that only grew (same inode,
+// same bytes before its resume point), the appended bytes raise no warning,
+// every response in them is new (its dedupe key is in neither the store nor
+// the journal), and every one is priced from the cache. Otherwise it names
+// the reason and the caller takes the full path.
+//
+// Bundled on its own by scripts/bundle.mjs into dist/src/cli/delta.cjs and
+// loaded by the memo check only on a miss.
+import type { ScanFacts, Stamp } from '../ingest/stamp.js';
+import { fingerprintsOf, scanDigest } from '../ingest/stamp.js';
+import { tailCheckBytes, tailHash } from '../ingest/tail.js';
+import { appendJournal, hasKey, keyHash, readBase, readJournal, virtualState, type JournalWrite } from '../ingest/delta-state.js';
+import { collectSource } from '../ingest/collect.js';
+import { APPEND_EXTRACTORS } from '../harnesses/append.js';
+import { readCounter } from '../io/jsonl.js';
+import { cachedCost, PRICE_MISS } from '../pricing/cache.js';
+import { addEvents, pricedEvent, renderSnapshot, type PricedEvent, type SummarySnapshot } from '../report/summary-delta.js';
+import type { TemplateRow } from '../report/summary-rows.js';
+import { tmpdir } from 'node:os';
+import { mark } from '../core/trace.js';
+
+export interface DeltaRequest {
+  dbPath: string;
+  /** The memo entry: the digest it was rendered at, and its snapshot. */
+  digest: string;
+  snapshot: SummarySnapshot;
+  /** What the memo check found now. */
+  scans: ScanFacts[];
+  warnings: string[];
+  stamps: Map<string, Stamp | null>;
+}
+
+export interface DeltaAnswer {
+  text: string;
+  rows: TemplateRow[];
+  /** The digest of the sources as read now. */
+  digest: string;
+  stats: { appended: number; events: number; bytesRead: number; tailCheckBytes: number };
+}
+
+export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallback: string }> {
+  const no = (fallback: string) => ({ fallback });
+  mark('delta: loaded');
+  const base = readBase(q.dbPath);
+  if (!base) return no('no delta base beside the store');
+  mark('delta: base read');
+  if (!base.prices || base.prices.fingerprint !== q.snapshot.pricer) return no('prices differ from the remembered report\'s');
+  const state = virtualState(base, readJournal(q.dbPath));
+  if (!state) return no('journal does not follow the base');
+  if (state.digest !== q.digest) return no('the remembered report is not the latest state');
+
+  const now = fingerprintsOf(q.stamps);
+  const then = new Map<string, string>();
+  for (const k of now.keys()) then.set(k, state.fps.get(k) ?? 'missing');
+  // Same roots, sources and discovery warnings as then: only fingerprints moved.
+  if (scanDigest(q.scans, then, q.warnings) !== state.digest) return no('sources were added, removed or moved');
+
+  mark('delta: state checked');
+  const sources = q.scans.flatMap((s) => s.sources);
+  const changed = sources.filter((s) => now.get(s.key) !== then.get(s.key));
+  if (!changed.length) return no('nothing changed');
+
+  let checkBytes = 0;
+  const bytesBefore = readCounter.bytes;
+  const writes: JournalWrite[] = [];
+  const priced: PricedEvent[] = [];
+  const seen = new Set<number>();
+  for (const src of changed) {
+    const extract = APPEND_EXTRACTORS[src.harness];
+    const book = state.book(src.key);
+    const stamp = q.stamps.get(src.key);
+    if (!extract || src.kind !== 'jsonl' || !book || !stamp) return no(`${src.path} is not a resumable transcript`);
+    if (stamp.ino !== book.ino || stamp.size <= book.size || book.resume_offset > stamp.size) return no(`${src.path} did not only grow`);
+    if (book.tailWarned) return no(`${src.path} had a torn last line`);
+    checkBytes += tailCheckBytes(book.resume_offset);
+    if (tailHash(src.path, book.resume_offset) !== book.tail_hash) return no(`${src.path} changed before its resume point`);
+    const resume = { offset: book.resume_offset, lines: book.resume_lines, state: book.resume_state === null ? undefined : JSON.parse(book.resume_state) };
+    const c = await collectSource({ extract, displayName: src.harness }, src, { resume, tmpDir: tmpdir(), knownProjects: new Set() });
+    const why = c.failed ? 'unreadable' : c.warnings[0] ?? c.tailWarnings[0] ?? (c.estimates.length ? 'a session estimate' : c.contexts.length ? 'context rows' : !c.resume ? 'no resume point' : null);
+    if (why) return no(`${src.path}: appended lines need the full path (${why})`);
+    for (const e of c.events) {
+      const h = keyHash(e.harness, e.dedupe_key);
+      if (hasKey(base.keys, h) || state.journalKeys.has(h) || seen.has(h)) return no(`${src.path}: a response seen before (${e.dedupe_key})`);
+      seen.add(h);
+      const cost = cachedCost(base.prices, e);
+      if (cost === PRICE_MISS) return no(`no cached price for ${e.harness} model ${e.model}`);
+      priced.push(pricedEvent(e, cost));
+    }
+    const rp = c.resume!;
+    writes.push({
+      key: src.key,
+      baseFingerprint: book.fingerprint,
+      book: {
+        harness: src.harness,
+        path: src.path,
+        kind: src.kind,
+        fingerprint: stamp.fingerprint,
+        size: stamp.size,
+        ino: stamp.ino,
+        resume_offset: rp.offset,
+        resume_lines: rp.lines,
+        resume_state: rp.state === undefined ? null : JSON.stringify(rp.state),
+        tail_hash: tailHash(src.path, rp.offset),
+        tailWarned: false,
+      },
+      events: c.events,
+      skips: c.skips,
+      counts: c.counts,
+    });
+  }
+  mark('delta: appended lines read');
+  const added = addEvents(q.snapshot, priced);
+  if ('fallback' in added) return added;
+  const digest = scanDigest(q.scans, now, q.warnings);
+  // Recorded before the answer is given: the next ingest writes these
+  // events instead of reading the bytes again. Unrecorded, the memo entry is
+  // not advanced either (see the caller), and the bytes are simply read again.
+  if (!appendJournal(q.dbPath, { from: state.digest, to: digest, writes })) return no('cannot write the journal');
+  mark('delta: journal written');
+  return {
+    text: renderSnapshot(q.snapshot, added.rows),
+    rows: added.rows,
+    digest,
+    stats: { appended: writes.length, events: priced.length, bytesRead: readCounter.bytes - bytesBefore, tailCheckBytes: checkBytes },
+  };
+}

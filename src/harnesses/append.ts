@@ -1,0 +1,19 @@
+// The extractors that can continue an append-only JSONL transcript from a
+// resume point on their own (the harness's carried state is all they need),
+// imported statically for the delta path (cli/delta.ts), which reads a few
+// appended lines without the store or the lazy harness modules. A harness
+// whose sources are databases, or that needs what other harnesses found
+// (Cursor's known projects), is null here: its changes take the full path.
+import type { HarnessId } from '../core/types.js';
+import { extractClaude } from './claude-code/extract.js';
+import { extractCodex } from './codex/extract.js';
+import { extractPi } from './pi/extract.js';
+import type { Harness } from './types.js';
+
+export const APPEND_EXTRACTORS: Record<HarnessId, Harness['extract'] | null> = {
+  'claude-code': extractClaude,
+  codex: extractCodex,
+  'cursor-agent': null,
+  opencode: null,
+  pi: extractPi,
+};

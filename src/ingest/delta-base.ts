@@ -1,0 +1,187 @@
+// The ingest's side of the delta path (see delta-state.ts): before planning,
+// the journal's writes go into the store (each only onto the bookkeeping it
+// was read from); after the ingest, the base is brought up to date with what
+// was written — from the previous base when the store's write generation
+// shows nothing else touched the store since, else from the store itself.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { PriceCache } from '../pricing/cache.js';
+import { mergePriceCaches } from '../pricing/cache.js';
+import { storeIdentity, type SourceBookRow, type SourceWrite } from '../store/write.js';
+import type { SourceRef } from '../harnesses/types.js';
+import { BookTable, keyHash, mergeKeys, readBase, readJournal, removeJournal, sortedKeys, writeBase, type BookEntry, type DeltaBase, type JournalWrite } from './delta-state.js';
+
+export interface DeltaBaseOptions {
+  dbPath: string;
+  /** The pricer's answers so far (see pricing/cache.ts), or null when no pricer is at hand. */
+  prices: () => PriceCache | null;
+}
+
+function bookEntry(b: SourceBookRow, tailWarned: boolean): BookEntry | null {
+  if (b.kind !== 'jsonl' || b.resume_offset === null) return null;
+  return {
+    fingerprint: b.fingerprint,
+    size: b.size,
+    ino: b.ino,
+    resume_offset: b.resume_offset,
+    resume_lines: b.resume_lines ?? 0,
+    resume_state: b.resume_state,
+    tail_hash: b.tail_hash,
+    tailWarned,
+  };
+}
+
+export class DeltaBaseKeeper {
+  private identity: { storeId: string; generation: number } | null = null;
+  private prev: DeltaBase | null = null;
+  private emptyAtStart = false;
+  private readonly books = new Map<string, BookEntry | null>();
+  private readonly keys: number[] = [];
+  private removed: string[] = [];
+  private wrote = false;
+  private hadJournal = false;
+
+  constructor(private readonly conn: DuckDBConnection, private readonly opts: DeltaBaseOptions) {}
+
+  /** Call before anything is written, with the store's fingerprints. */
+  async start(fingerprints: Map<string, string>): Promise<void> {
+    this.identity = await storeIdentity(this.conn);
+    this.prev = readBase(this.opts.dbPath);
+    this.emptyAtStart = fingerprints.size === 0;
+  }
+
+  /**
+   * The journal's writes that apply to the store as it is (its bookkeeping of
+   * the source is the one the delta read from), one per source, in order.
+   * `fingerprints` is updated to what they leave. The journal is then spent.
+   */
+  journalWrites(fingerprints: Map<string, string>, present: Set<string>, sources: Map<string, SourceRef>): SourceWrite[] {
+    const journal = readJournal(this.opts.dbPath);
+    this.hadJournal = journal.length > 0;
+    const byKey = new Map<string, { first: JournalWrite; last: JournalWrite; events: JournalWrite['events']; skips: JournalWrite['skips']; counts: Record<string, number> }>();
+    for (const rec of journal) {
+      for (const w of rec.writes) {
+        if (!present.has(w.key) || fingerprints.get(w.key) !== w.baseFingerprint) continue;
+        fingerprints.set(w.key, w.book.fingerprint);
+        const m = byKey.get(w.key);
+        if (!m) {
+          byKey.set(w.key, { first: w, last: w, events: [...w.events], skips: [...w.skips], counts: { ...w.counts } });
+          continue;
+        }
+        m.last = w;
+        m.events.push(...w.events);
+        m.skips.push(...w.skips);
+        for (const [k, n] of Object.entries(w.counts)) m.counts[k] = (m.counts[k] ?? 0) + n;
+      }
+    }
+    const out: SourceWrite[] = [];
+    for (const [key, m] of byKey) {
+      const b = m.last.book;
+      const src = sources.get(key)!;
+      out.push({
+        collected: {
+          source: src,
+          events: m.events,
+          estimates: [],
+          contexts: [],
+          warnings: [],
+          tailWarnings: [],
+          skips: m.skips,
+          counts: m.counts,
+          resume: { offset: b.resume_offset, lines: b.resume_lines, state: b.resume_state === null ? undefined : JSON.parse(b.resume_state) },
+          failed: false,
+        },
+        book: {
+          source_key: key,
+          harness: b.harness,
+          path: b.path,
+          kind: b.kind,
+          fingerprint: b.fingerprint,
+          size: b.size,
+          ino: b.ino,
+          resume_offset: b.resume_offset,
+          resume_lines: b.resume_lines,
+          resume_state: b.resume_state,
+          tail_hash: b.tail_hash,
+        },
+        mode: 'append',
+      });
+    }
+    return out;
+  }
+
+  /** A source's rows were written (full or append). */
+  noted(w: SourceWrite): void {
+    this.wrote = true;
+    this.books.set(w.book.source_key, bookEntry(w.book, w.collected.tailWarnings.length > 0));
+    for (const e of w.collected.events) this.keys.push(keyHash(e.harness, e.dedupe_key));
+  }
+
+  noteRemoved(keys: string[]): void {
+    if (keys.length) this.wrote = true;
+    this.removed.push(...keys);
+  }
+
+  /** After the ingest: writes the base for `digest` (raw fingerprints `fps`) when it changed. */
+  async finish(digest: string, fps: Map<string, string>): Promise<void> {
+    const prices = this.opts.prices();
+    const prev = this.prev;
+    const unchanged =
+      prev !== null &&
+      !this.wrote &&
+      prev.digest === digest &&
+      prev.storeId === this.identity!.storeId &&
+      prev.generation === this.identity!.generation &&
+      (prices === null || prev.prices?.fingerprint === prices.fingerprint);
+    if (unchanged) {
+      if (this.hadJournal) removeJournal(this.opts.dbPath);
+      return;
+    }
+    const identity = await storeIdentity(this.conn);
+    const fromPrev = prev !== null && prev.storeId === this.identity!.storeId && prev.generation === this.identity!.generation;
+    let books: BookTable;
+    let keys: Float64Array;
+    if (fromPrev || this.emptyAtStart) {
+      const raw: Map<string, BookEntry | string> = fromPrev ? prev!.books.raw() : new Map();
+      for (const k of this.removed) raw.delete(k);
+      for (const [k, b] of this.books) {
+        if (b) raw.set(k, b);
+        else raw.delete(k);
+      }
+      books = BookTable.from(raw);
+      keys = fromPrev ? mergeKeys(prev!.keys, this.keys) : sortedKeys(this.keys);
+    } else {
+      ({ books, keys } = await this.fromStore());
+    }
+    writeBase(this.opts.dbPath, {
+      v: 1,
+      storeId: identity.storeId,
+      generation: identity.generation,
+      digest,
+      fps: Object.fromEntries(fps),
+      books,
+      prices: prices ? mergePriceCaches(prev?.prices ?? null, prices) : prev?.prices ?? null,
+      keys,
+    });
+    // Written after the base: a journal left behind holds writes the store
+    // now has, which the next ingest would skip anyway (their bookkeeping moved on).
+    if (this.hadJournal) removeJournal(this.opts.dbPath);
+  }
+
+  private async fromStore(): Promise<{ books: BookTable; keys: Float64Array }> {
+    const r = await this.conn.runAndReadAll(`
+      SELECT s.source_key, s.harness, s.path, s.kind, s.fingerprint, s.size, s.ino, s.resume_offset, s.resume_lines, s.resume_state, s.tail_hash,
+             EXISTS (SELECT 1 FROM source_issues i WHERE i.source_key = s.source_key AND i.kind = 'warning-tail') AS tail_warned
+      FROM sources s WHERE s.kind = 'jsonl' AND s.resume_offset IS NOT NULL`);
+    const entries: [string, BookEntry][] = [];
+    for (const row of r.getRowObjectsJson() as any[]) {
+      const b = bookEntry({ ...row, size: Number(row.size), resume_offset: Number(row.resume_offset), resume_lines: row.resume_lines === null ? null : Number(row.resume_lines) }, row.tail_warned === true);
+      if (b) entries.push([row.source_key, b]);
+    }
+    const books = BookTable.from(entries);
+    const k = await this.conn.runAndReadAll(`SELECT harness, dedupe_key FROM usage_events`);
+    const [hs = [], ks = []] = k.getColumns() as [string[]?, string[]?];
+    const hashes: number[] = new Array(hs.length);
+    for (let i = 0; i < hs.length; i++) hashes[i] = keyHash(hs[i]!, ks[i]!);
+    return { books, keys: sortedKeys(hashes) };
+  }
+}

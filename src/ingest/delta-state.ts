@@ -1,0 +1,290 @@
+// What the delta path (cli/delta.ts) needs to answer a report after a few
+// appends WITHOUT opening the store, kept in two files beside it:
+//
+// - the base (`<db>.delta`), written after an ingest: the digest of the
+//   sources the store then reflected, every source's fingerprint, the resume
+//   bookkeeping of the append-only JSONL sources, the hashes of every dedupe
+//   key in the store, and the pricer's answers (pricing/cache.ts);
+// - the journal (`<db>.journal`): one line per delta run, with the events it
+//   read from the appended bytes and the bookkeeping it advanced, chained by
+//   digest (from → to). The next ingest writes these into the store (each only
+//   if the store's row for the source is still the one the delta started
+//   from), so appended bytes are read once.
+//
+// Nothing here is trusted beyond what it can prove: a journal whose chain
+// does not start at the base's digest, a base of another store, a torn line,
+// all mean "take the full path".
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import type { UsageEvent } from '../core/types.js';
+import { parseWithBigInt, stringifyWithBigInt, type PriceCache } from '../pricing/cache.js';
+import type { SkipTally } from './collect.js';
+
+/** The resume bookkeeping of one append-only JSONL source (the store's `sources` row, trimmed). */
+export interface BookEntry {
+  fingerprint: string;
+  size: number;
+  ino: string | null;
+  resume_offset: number;
+  resume_lines: number;
+  resume_state: string | null;
+  tail_hash: string | null;
+  /** The store holds a torn-tail warning for the source (a resume would drop it: the report changes). */
+  tailWarned: boolean;
+}
+
+export interface DeltaBase {
+  v: 1;
+  /** The store this base describes (meta store_id) and its write generation then. */
+  storeId: string;
+  generation: number;
+  /** Digest (stamp.ts scanDigest) of the sources the store reflected. */
+  digest: string;
+  /** Every source's raw fingerprint, by source key. */
+  fps: Record<string, string>;
+  /** Resumable sources (plain JSONL with a resume point), looked up one by one (see BookTable). */
+  books: BookTable;
+  prices: PriceCache | null;
+  /** Sorted hashes (keyHash) of every (harness, dedupe key) in the store: a superset is safe, a missing key is not. */
+  keys: Float64Array;
+}
+
+/** One source's appended bytes as a delta run read them. */
+export interface JournalWrite {
+  key: string;
+  /** The fingerprint of the bookkeeping the read started from: applied only onto that. */
+  baseFingerprint: string;
+  book: BookEntry & { harness: string; path: string; kind: string };
+  events: UsageEvent[];
+  skips: SkipTally[];
+  counts: Record<string, number>;
+}
+
+export interface JournalRecord {
+  from: string;
+  to: string;
+  writes: JournalWrite[];
+}
+
+export const basePath = (dbPath: string) => `${dbPath}.delta`;
+export const journalPath = (dbPath: string) => `${dbPath}.journal`;
+
+const MAGIC = 0x31445854; // "TXD1"
+
+/**
+ * 53-bit hash of a (harness, dedupe key) pair (cyrb53). Collisions only ever
+ * make the delta path give way to the full one, never miscount.
+ */
+export function keyHash(harness: string, key: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  const mix = (ch: number) => {
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  };
+  for (let i = 0; i < harness.length; i++) mix(harness.charCodeAt(i));
+  mix(0);
+  for (let i = 0; i < key.length; i++) mix(key.charCodeAt(i));
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** Sorted, without repeats. */
+export function sortedKeys(hashes: Iterable<number>): Float64Array {
+  const a = Float64Array.from(new Set(hashes)).sort();
+  return a;
+}
+
+export function mergeKeys(a: Float64Array, more: Iterable<number>): Float64Array {
+  const extra = [...more];
+  if (!extra.length) return a;
+  return sortedKeys([...a, ...extra]);
+}
+
+export function hasKey(keys: Float64Array, h: number): boolean {
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = keys[mid]!;
+    if (v === h) return true;
+    if (v < h) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * The bookkeeping of every resumable source, as lines of `"key"<TAB>{json}`:
+ * a delta run needs a handful of them, so it finds those lines by a byte
+ * search instead of parsing megabytes of Codex resume states.
+ */
+export class BookTable {
+  /** '\n' + the lines: every entry starts after a newline. */
+  private readonly text: string;
+
+  constructor(lines: string) {
+    this.text = '\n' + lines;
+  }
+
+  static from(entries: Iterable<[string, BookEntry | string]>): BookTable {
+    let out = '';
+    for (const [k, b] of entries) out += `${JSON.stringify(k)}\t${typeof b === 'string' ? b : JSON.stringify(b)}\n`;
+    return new BookTable(out);
+  }
+
+  get(key: string): BookEntry | undefined {
+    const at = this.text.indexOf(`\n${JSON.stringify(key)}\t`);
+    if (at < 0) return undefined;
+    const start = this.text.indexOf('\t', at + 1) + 1;
+    const end = this.text.indexOf('\n', start);
+    return JSON.parse(this.text.slice(start, end < 0 ? undefined : end)) as BookEntry;
+  }
+
+  /** Every entry, its value still as JSON text. */
+  raw(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const line of this.text.split('\n')) {
+      if (!line) continue;
+      const tab = line.indexOf('\t');
+      out.set(JSON.parse(line.slice(0, tab)) as string, line.slice(tab + 1));
+    }
+    return out;
+  }
+
+  lines(): string {
+    return this.text.slice(1);
+  }
+}
+
+/**
+ * Layout: magic, then the byte lengths of the header JSON and of the book
+ * lines and the number of key hashes (u32 each); the header (UTF-8), zero
+ * padding to 8 bytes, the key hashes (float64), the book lines (UTF-8).
+ */
+export function writeBase(dbPath: string, base: DeltaBase): void {
+  const { keys, books, ...rest } = base;
+  const json = Buffer.from(stringifyWithBigInt(rest), 'utf8');
+  const lines = Buffer.from(books.lines(), 'utf8');
+  const head = 16 + json.length;
+  const pad = (8 - (head % 8)) % 8;
+  const out = Buffer.alloc(head + pad + keys.length * 8 + lines.length);
+  out.writeUInt32LE(MAGIC, 0);
+  out.writeUInt32LE(json.length, 4);
+  out.writeUInt32LE(lines.length, 8);
+  out.writeUInt32LE(keys.length, 12);
+  json.copy(out, 16);
+  Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength).copy(out, head + pad);
+  lines.copy(out, head + pad + keys.length * 8);
+  const path = basePath(dbPath);
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, out);
+    renameSync(tmp, path);
+  } catch {
+    rmSync(tmp, { force: true });
+    /* only costs the delta path */
+  }
+}
+
+export function readBase(dbPath: string): DeltaBase | null {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(basePath(dbPath));
+  } catch {
+    return null;
+  }
+  try {
+    if (buf.length < 16 || buf.readUInt32LE(0) !== MAGIC) return null;
+    const jsonLen = buf.readUInt32LE(4);
+    const linesLen = buf.readUInt32LE(8);
+    const count = buf.readUInt32LE(12);
+    const head = 16 + jsonLen;
+    const keysAt = head + ((8 - (head % 8)) % 8);
+    const linesAt = keysAt + count * 8;
+    if (linesAt + linesLen !== buf.length) return null;
+    const rest = parseWithBigInt(buf.toString('utf8', 16, head)) as Omit<DeltaBase, 'keys' | 'books'>;
+    if (rest.v !== 1) return null;
+    // A copy into an aligned buffer of its own (the file's buffer may sit at any offset of a pool).
+    const keys = new Float64Array(count);
+    Buffer.from(keys.buffer).set(buf.subarray(keysAt, linesAt));
+    return { ...rest, keys, books: new BookTable(buf.toString('utf8', linesAt)) };
+  } catch {
+    return null;
+  }
+}
+
+export function removeDeltaFiles(dbPath: string): void {
+  for (const p of [basePath(dbPath), journalPath(dbPath)]) rmSync(p, { force: true });
+}
+
+/** The journal's records up to the first one that cannot be read (a torn last line ends it). */
+export function readJournal(dbPath: string): JournalRecord[] {
+  const path = journalPath(dbPath);
+  if (!existsSync(path)) return [];
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: JournalRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      const r = JSON.parse(line) as JournalRecord;
+      if (typeof r.from !== 'string' || typeof r.to !== 'string' || !Array.isArray(r.writes)) break;
+      out.push(r);
+    } catch {
+      break;
+    }
+  }
+  return out;
+}
+
+/** Appends one record as one line (a single write in append mode). */
+export function appendJournal(dbPath: string, rec: JournalRecord): boolean {
+  try {
+    const fd = openSync(journalPath(dbPath), 'a', 0o600);
+    try {
+      writeSync(fd, JSON.stringify(rec) + '\n');
+    } finally {
+      closeSync(fd);
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function removeJournal(dbPath: string): void {
+  rmSync(journalPath(dbPath), { force: true });
+}
+
+/** The state a delta starts from: the base with the journal's records applied in order. */
+export interface VirtualState {
+  digest: string;
+  fps: Map<string, string>;
+  /** The bookkeeping of a resumable source: the journal's latest, else the base's. */
+  book(key: string): BookEntry | undefined;
+  /** Key hashes added by the journal (the base's are in base.keys). */
+  journalKeys: Set<number>;
+}
+
+/** Null when the journal's chain does not start at the base or breaks. */
+export function virtualState(base: DeltaBase, journal: JournalRecord[]): VirtualState | null {
+  const fps = new Map(Object.entries(base.fps));
+  const books = new Map<string, BookEntry>();
+  const journalKeys = new Set<number>();
+  let digest = base.digest;
+  for (const r of journal) {
+    if (r.from !== digest) return null;
+    for (const w of r.writes) {
+      fps.set(w.key, w.book.fingerprint);
+      books.set(w.key, w.book);
+      for (const e of w.events) journalKeys.add(keyHash(e.harness, e.dedupe_key));
+    }
+    digest = r.to;
+  }
+  return { digest, fps, book: (k) => books.get(k) ?? base.books.get(k), journalKeys };
+}
