@@ -15,8 +15,8 @@
 //
 // Bundled on its own by scripts/bundle.mjs into dist/src/cli/delta.cjs and
 // loaded by the memo check only on a miss.
-import type { ScanFacts, Stamp } from '../ingest/stamp.js';
-import { fingerprintsOf, scanDigest } from '../ingest/stamp.js';
+import type { ScanDigests, ScanFacts, Stamp } from '../ingest/stamp.js';
+import type { SourceRef } from '../harnesses/types.js';
 import { tailCheckBytes, tailHash } from '../ingest/tail.js';
 import { appendJournal, hasKey, keyHash, readBase, readJournal, virtualState, type JournalWrite } from '../ingest/delta-state.js';
 import { collectSource } from '../ingest/collect.js';
@@ -33,10 +33,10 @@ export interface DeltaRequest {
   /** The memo entry: the digest it was rendered at, and its snapshot. */
   digest: string;
   snapshot: SummarySnapshot;
-  /** What the memo check found now. */
+  /** What the memo check found now, its stamps, and their digests. */
   scans: ScanFacts[];
-  warnings: string[];
   stamps: Map<string, Stamp | null>;
+  now: ScanDigests;
 }
 
 export interface DeltaAnswer {
@@ -54,19 +54,19 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
   if (!base) return no('no delta base beside the store');
   mark('delta: base read');
   if (!base.prices || base.prices.fingerprint !== q.snapshot.pricer) return no('prices differ from the remembered report\'s');
-  const state = virtualState(base, readJournal(q.dbPath));
+  // Same roots, sources and discovery warnings as then: only fingerprints moved.
+  if (q.now.shape() !== base.shape) return no('sources were added, removed or moved');
+  const state = virtualState(base, readJournal(q.dbPath), q.now.keys);
   if (!state) return no('journal does not follow the base');
   if (state.digest !== q.digest) return no('the remembered report is not the latest state');
-
-  const now = fingerprintsOf(q.stamps);
-  const then = new Map<string, string>();
-  for (const k of now.keys()) then.set(k, state.fps.get(k) ?? 'missing');
-  // Same roots, sources and discovery warnings as then: only fingerprints moved.
-  if (scanDigest(q.scans, then, q.warnings) !== state.digest) return no('sources were added, removed or moved');
-
   mark('delta: state checked');
-  const sources = q.scans.flatMap((s) => s.sources);
-  const changed = sources.filter((s) => now.get(s.key) !== then.get(s.key));
+
+  const byKey = new Map<string, SourceRef>();
+  for (const s of q.scans) for (const src of s.sources) byKey.set(src.key, src);
+  const changed: SourceRef[] = [];
+  q.now.keys.forEach((k, i) => {
+    if ((q.stamps.get(k)?.fingerprint ?? 'missing') !== state.fps[i]) changed.push(byKey.get(k)!);
+  });
   if (!changed.length) return no('nothing changed');
 
   let checkBytes = 0;
@@ -120,7 +120,7 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
   mark('delta: appended lines read');
   const added = addEvents(q.snapshot, priced);
   if ('fallback' in added) return added;
-  const digest = scanDigest(q.scans, now, q.warnings);
+  const digest = q.now.digest;
   // Recorded before the answer is given: the next ingest writes these
   // events instead of reading the bytes again. Unrecorded, the memo entry is
   // not advanced either (see the caller), and the bytes are simply read again.

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readTeamConfig } from '../export/config.js';
 import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record.js';
-import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
+import { fingerprintsOf, scanDigests, stampAll, type ScanDigests, type ScanFacts, type Stamp } from '../ingest/stamp.js';
 import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
 import { isValidTimeZone, todayIn } from '../report/period.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
@@ -59,6 +59,8 @@ interface Found {
   scans: ScanFacts[];
   warnings: string[];
   stamps: Map<string, Stamp | null>;
+  /** The shape digest of scans and warnings, when the discovery record knew it. */
+  shape?: string;
 }
 
 /** A miss found by replayByArgv, so the check after yargs does not search again. */
@@ -213,7 +215,7 @@ async function findSources(rt: Runtime): Promise<Found> {
     const warnings: string[] = [];
     const { scans, record } = await discoverRecorded(rt, warnings);
     saveRecord(path, { ...record, build });
-    found = { scans, warnings };
+    found = { scans, warnings, shape: record.shape };
   }
   return { ...found, stamps: stampAll(found.scans) };
 }
@@ -223,9 +225,8 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
   const found = await findSources(rt);
   mark('memo: sources found and stamped');
   const { scans, warnings } = found;
-  if (scanDigest(scans, fingerprintsOf(found.stamps), warnings) !== entry.digest) {
-    return (await answerDelta(rt, entry, found, t0)) || found;
-  }
+  const now = scanDigests(scans, fingerprintsOf(found.stamps), warnings);
+  if (now.digest !== entry.digest) return (await answerDelta(rt, entry, found, now, t0)) || found;
   if (entry.outPath) writeFileSync(entry.outPath, entry.stdout);
   else process.stdout.write(entry.stdout);
   if (entry.stderr) process.stderr.write(entry.stderr);
@@ -238,7 +239,7 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
  * the entry brought up to date with the appended lines and remembers the new
  * rendering. False when it cannot prove its answer; the full path follows.
  */
-async function answerDelta(rt: Runtime, entry: Entry, found: Found, t0: number): Promise<boolean> {
+async function answerDelta(rt: Runtime, entry: Entry, found: Found, now: ScanDigests, t0: number): Promise<boolean> {
   if (!entry.delta || rt.env.TX_USAGE_NO_DELTA) return false;
   let delta: typeof import('./delta.js');
   try {
@@ -246,7 +247,9 @@ async function answerDelta(rt: Runtime, entry: Entry, found: Found, t0: number):
   } catch {
     return false; // not built (running from the TypeScript sources)
   }
-  const r = await delta.tryDelta({ dbPath: rt.dbPath, digest: entry.digest, snapshot: entry.delta, ...found });
+  const shape = found.shape;
+  const digests = shape === undefined ? now : { ...now, shape: () => shape };
+  const r = await delta.tryDelta({ dbPath: rt.dbPath, digest: entry.digest, snapshot: entry.delta, scans: found.scans, stamps: found.stamps, now: digests });
   if ('fallback' in r) {
     if (rt.env.TX_USAGE_TRACE) process.stderr.write(`trace delta path not taken: ${r.fallback}\n`);
     return false;

@@ -8,6 +8,7 @@ import type { PriceCache } from '../pricing/cache.js';
 import { mergePriceCaches } from '../pricing/cache.js';
 import { storeIdentity, type SourceBookRow, type SourceWrite } from '../store/write.js';
 import type { SourceRef } from '../harnesses/types.js';
+import type { ScanDigests } from './stamp.js';
 import { BookTable, keyHash, mergeKeys, readBase, readJournal, removeJournal, sortedKeys, writeBase, type BookEntry, type DeltaBase, type JournalWrite } from './delta-state.js';
 
 export interface DeltaBaseOptions {
@@ -121,8 +122,9 @@ export class DeltaBaseKeeper {
     this.removed.push(...keys);
   }
 
-  /** After the ingest: writes the base for `digest` (raw fingerprints `fps`) when it changed. */
-  async finish(digest: string, fps: Map<string, string>): Promise<void> {
+  /** After the ingest: writes the base for the sources as digested (raw fingerprints `fps`) when it changed. */
+  async finish(facts: ScanDigests, fps: Map<string, string>): Promise<void> {
+    const digest = facts.digest;
     const prices = this.opts.prices();
     const prev = this.prev;
     const unchanged =
@@ -157,7 +159,8 @@ export class DeltaBaseKeeper {
       storeId: identity.storeId,
       generation: identity.generation,
       digest,
-      fps: Object.fromEntries(fps),
+      shape: facts.shape(),
+      fps: facts.keys.map((k) => fps.get(k) ?? 'missing'),
       books,
       prices: prices ? mergePriceCaches(prev?.prices ?? null, prices) : prev?.prices ?? null,
       keys,

@@ -37,10 +37,11 @@ export interface DeltaBase {
   /** The store this base describes (meta store_id) and its write generation then. */
   storeId: string;
   generation: number;
-  /** Digest (stamp.ts scanDigest) of the sources the store reflected. */
+  /** Digests (stamp.ts scanDigests) of the sources the store reflected: with and without their fingerprints. */
   digest: string;
-  /** Every source's raw fingerprint, by source key. */
-  fps: Record<string, string>;
+  shape: string;
+  /** Every source's raw fingerprint, in the order of the shape's keys (short, unlike the keys). */
+  fps: string[];
   /** Resumable sources (plain JSONL with a resume point), looked up one by one (see BookTable). */
   books: BookTable;
   prices: PriceCache | null;
@@ -68,7 +69,7 @@ export interface JournalRecord {
 export const basePath = (dbPath: string) => `${dbPath}.delta`;
 export const journalPath = (dbPath: string) => `${dbPath}.journal`;
 
-const MAGIC = 0x31445854; // "TXD1"
+const MAGIC = 0x32445854; // "TXD2"
 
 /**
  * 53-bit hash of a (harness, dedupe key) pair (cyrb53). Collisions only ever
@@ -115,36 +116,59 @@ export function hasKey(keys: Float64Array, h: number): boolean {
 }
 
 /**
- * The bookkeeping of every resumable source, as lines of `"key"<TAB>{json}`:
- * a delta run needs a handful of them, so it finds those lines by a byte
- * search instead of parsing megabytes of Codex resume states.
+ * The bookkeeping of every resumable source, as lines of `"key"<TAB>{json}`
+ * with an index of (hash of key, byte offset of line) pairs sorted by hash:
+ * a delta run needs a handful of them, so it reads just those lines instead
+ * of decoding megabytes of Codex resume states.
  */
 export class BookTable {
-  /** '\n' + the lines: every entry starts after a newline. */
-  private readonly text: string;
-
-  constructor(lines: string) {
-    this.text = '\n' + lines;
-  }
+  constructor(
+    private readonly lines: Buffer,
+    private readonly index: Float64Array,
+  ) {}
 
   static from(entries: Iterable<[string, BookEntry | string]>): BookTable {
-    let out = '';
-    for (const [k, b] of entries) out += `${JSON.stringify(k)}\t${typeof b === 'string' ? b : JSON.stringify(b)}\n`;
-    return new BookTable(out);
+    const parts: string[] = [];
+    const pairs: [number, number][] = [];
+    let at = 0;
+    for (const [k, b] of entries) {
+      const line = `${JSON.stringify(k)}\t${typeof b === 'string' ? b : JSON.stringify(b)}\n`;
+      pairs.push([keyHash('', k), at]);
+      parts.push(line);
+      at += Buffer.byteLength(line);
+    }
+    pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    return new BookTable(Buffer.from(parts.join(''), 'utf8'), Float64Array.from(pairs.flat()));
+  }
+
+  private lineAt(offset: number): [string, string] {
+    const end = this.lines.indexOf(10, offset);
+    const line = this.lines.toString('utf8', offset, end < 0 ? this.lines.length : end);
+    const tab = line.indexOf('\t');
+    return [JSON.parse(line.slice(0, tab)) as string, line.slice(tab + 1)];
   }
 
   get(key: string): BookEntry | undefined {
-    const at = this.text.indexOf(`\n${JSON.stringify(key)}\t`);
-    if (at < 0) return undefined;
-    const start = this.text.indexOf('\t', at + 1) + 1;
-    const end = this.text.indexOf('\n', start);
-    return JSON.parse(this.text.slice(start, end < 0 ? undefined : end)) as BookEntry;
+    const h = keyHash('', key);
+    const n = this.index.length / 2;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.index[2 * mid]! < h) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < n && this.index[2 * i] === h; i++) {
+      const [k, json] = this.lineAt(this.index[2 * i + 1]!);
+      if (k === key) return JSON.parse(json) as BookEntry;
+    }
+    return undefined;
   }
 
   /** Every entry, its value still as JSON text. */
   raw(): Map<string, string> {
     const out = new Map<string, string>();
-    for (const line of this.text.split('\n')) {
+    for (const line of this.lines.toString('utf8').split('\n')) {
       if (!line) continue;
       const tab = line.indexOf('\t');
       out.set(JSON.parse(line.slice(0, tab)) as string, line.slice(tab + 1));
@@ -152,30 +176,36 @@ export class BookTable {
     return out;
   }
 
-  lines(): string {
-    return this.text.slice(1);
+  get bytes(): { lines: Buffer; index: Float64Array } {
+    return { lines: this.lines, index: this.index };
   }
 }
 
 /**
- * Layout: magic, then the byte lengths of the header JSON and of the book
- * lines and the number of key hashes (u32 each); the header (UTF-8), zero
- * padding to 8 bytes, the key hashes (float64), the book lines (UTF-8).
+ * Layout: magic, then the byte length of the header JSON, the number of key
+ * hashes, the number of book index entries and the byte length of the book
+ * lines (u32 each); the header (UTF-8), zero padding to 8 bytes, the key
+ * hashes and the book index (float64), the book lines (UTF-8).
  */
 export function writeBase(dbPath: string, base: DeltaBase): void {
   const { keys, books, ...rest } = base;
   const json = Buffer.from(stringifyWithBigInt(rest), 'utf8');
-  const lines = Buffer.from(books.lines(), 'utf8');
-  const head = 16 + json.length;
+  const { lines, index } = books.bytes;
+  const head = 20 + json.length;
   const pad = (8 - (head % 8)) % 8;
-  const out = Buffer.alloc(head + pad + keys.length * 8 + lines.length);
+  const out = Buffer.alloc(head + pad + keys.length * 8 + index.length * 8 + lines.length);
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt32LE(json.length, 4);
-  out.writeUInt32LE(lines.length, 8);
-  out.writeUInt32LE(keys.length, 12);
-  json.copy(out, 16);
-  Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength).copy(out, head + pad);
-  lines.copy(out, head + pad + keys.length * 8);
+  out.writeUInt32LE(keys.length, 8);
+  out.writeUInt32LE(index.length, 12);
+  out.writeUInt32LE(lines.length, 16);
+  json.copy(out, 20);
+  let at = head + pad;
+  for (const a of [keys, index]) {
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength).copy(out, at);
+    at += a.byteLength;
+  }
+  lines.copy(out, at);
   const path = basePath(dbPath);
   const tmp = `${path}.${process.pid}.tmp`;
   try {
@@ -187,6 +217,13 @@ export function writeBase(dbPath: string, base: DeltaBase): void {
   }
 }
 
+/** A copy into an aligned array of its own (a file's buffer may sit at any offset of a pool). */
+function float64s(buf: Buffer, at: number, count: number): Float64Array {
+  const a = new Float64Array(count);
+  Buffer.from(a.buffer).set(buf.subarray(at, at + count * 8));
+  return a;
+}
+
 export function readBase(dbPath: string): DeltaBase | null {
   let buf: Buffer;
   try {
@@ -195,20 +232,19 @@ export function readBase(dbPath: string): DeltaBase | null {
     return null;
   }
   try {
-    if (buf.length < 16 || buf.readUInt32LE(0) !== MAGIC) return null;
+    if (buf.length < 20 || buf.readUInt32LE(0) !== MAGIC) return null;
     const jsonLen = buf.readUInt32LE(4);
-    const linesLen = buf.readUInt32LE(8);
-    const count = buf.readUInt32LE(12);
-    const head = 16 + jsonLen;
+    const keyCount = buf.readUInt32LE(8);
+    const indexCount = buf.readUInt32LE(12);
+    const linesLen = buf.readUInt32LE(16);
+    const head = 20 + jsonLen;
     const keysAt = head + ((8 - (head % 8)) % 8);
-    const linesAt = keysAt + count * 8;
+    const indexAt = keysAt + keyCount * 8;
+    const linesAt = indexAt + indexCount * 8;
     if (linesAt + linesLen !== buf.length) return null;
-    const rest = parseWithBigInt(buf.toString('utf8', 16, head)) as Omit<DeltaBase, 'keys' | 'books'>;
+    const rest = parseWithBigInt(buf.toString('utf8', 20, head)) as Omit<DeltaBase, 'keys' | 'books'>;
     if (rest.v !== 1) return null;
-    // A copy into an aligned buffer of its own (the file's buffer may sit at any offset of a pool).
-    const keys = new Float64Array(count);
-    Buffer.from(keys.buffer).set(buf.subarray(keysAt, linesAt));
-    return { ...rest, keys, books: new BookTable(buf.toString('utf8', linesAt)) };
+    return { ...rest, keys: float64s(buf, keysAt, keyCount), books: new BookTable(buf.subarray(linesAt), float64s(buf, indexAt, indexCount)) };
   } catch {
     return null;
   }
@@ -264,23 +300,31 @@ export function removeJournal(dbPath: string): void {
 /** The state a delta starts from: the base with the journal's records applied in order. */
 export interface VirtualState {
   digest: string;
-  fps: Map<string, string>;
+  /** Fingerprints in the order of `keys` (the shape's). */
+  fps: string[];
   /** The bookkeeping of a resumable source: the journal's latest, else the base's. */
   book(key: string): BookEntry | undefined;
   /** Key hashes added by the journal (the base's are in base.keys). */
   journalKeys: Set<number>;
 }
 
-/** Null when the journal's chain does not start at the base or breaks. */
-export function virtualState(base: DeltaBase, journal: JournalRecord[]): VirtualState | null {
-  const fps = new Map(Object.entries(base.fps));
+/**
+ * `keys`: the source keys in the base's order (the caller checked the shape).
+ * Null when the journal's chain does not start at the base or breaks.
+ */
+export function virtualState(base: DeltaBase, journal: JournalRecord[], keys: string[]): VirtualState | null {
+  if (keys.length !== base.fps.length) return null;
+  const fps = [...base.fps];
+  const index = journal.length ? new Map(keys.map((k, i) => [k, i])) : null;
   const books = new Map<string, BookEntry>();
   const journalKeys = new Set<number>();
   let digest = base.digest;
   for (const r of journal) {
     if (r.from !== digest) return null;
     for (const w of r.writes) {
-      fps.set(w.key, w.book.fingerprint);
+      const i = index!.get(w.key);
+      if (i === undefined) return null;
+      fps[i] = w.book.fingerprint;
       books.set(w.key, w.book);
       for (const e of w.events) journalKeys.add(keyHash(e.harness, e.dedupe_key));
     }

@@ -10,9 +10,9 @@ import { dirname } from 'node:path';
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceKind, SourceRef } from '../harnesses/types.js';
 import { stillHolds, type Observation } from '../io/observed-fs.js';
-import type { ScanFacts } from './stamp.js';
+import { scanDigests, type ScanFacts } from './stamp.js';
 
-const RECORD_VERSION = 1;
+const RECORD_VERSION = 2;
 
 /** A source as stored: path, key ('' when the same as the path), kind, companions, meta. */
 type StoredSource = [string, string, SourceKind, string[] | 0, Record<string, string> | 0];
@@ -30,6 +30,8 @@ export interface DiscoveryRecord {
   obs: Observation[];
   scans: { harness: HarnessId; roots: RootSpec[]; sources: StoredSource[] }[];
   warnings: string[];
+  /** The shape digest of what was found (stamp.ts scanDigests), so a replay need not hash every key again. */
+  shape: string;
 }
 
 export interface RecordOptions {
@@ -87,6 +89,7 @@ export function makeRecord(
       sources: s.sources.map((x): StoredSource => [x.path, x.key === x.path ? '' : x.key, x.kind, x.companions?.length ? x.companions : 0, x.meta ?? 0]),
     })),
     warnings,
+    shape: scanDigests(scans, new Map(), warnings).shape(),
   };
 }
 
@@ -111,7 +114,7 @@ export function saveRecord(path: string, r: DiscoveryRecord): void {
 }
 
 /** What the recorded discovery found, if it still holds for these options; null when discovery must run again. */
-export function replayRecord(r: DiscoveryRecord, o: RecordOptions): { scans: ScanFacts[]; warnings: string[] } | null {
+export function replayRecord(r: DiscoveryRecord, o: RecordOptions): { scans: ScanFacts[]; warnings: string[]; shape: string } | null {
   if (r.basis !== basisOf(o)) return null;
   for (const [k, v] of r.env) if ((o.env[k] ?? null) !== v) return null;
   if (r.envAll !== null && r.envAll !== envHash(o.env)) return null;
@@ -126,5 +129,5 @@ export function replayRecord(r: DiscoveryRecord, o: RecordOptions): { scans: Sca
       return ref;
     }),
   }));
-  return { scans, warnings: [...r.warnings] };
+  return { scans, warnings: [...r.warnings], shape: r.shape };
 }

@@ -9,7 +9,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { forgetSources, loadSourceBook, loadSourceFingerprints, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
-import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
+import { scanDigests } from './stamp.js';
+import { discoverAll, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
@@ -122,7 +123,8 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       stamps.set(src.key, st);
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
-  const digest = scanDigest(scans, raw, discoveryWarnings);
+  const facts = scanDigests(scans, raw, discoveryWarnings);
+  const digest = facts.digest;
   const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, fromJournal: 0, peakHeldBytes: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
 
   setLastIngestDigest(null);
@@ -315,7 +317,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   // The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run).
   const sameKeys = result.removed === 0 && [...seen].every((k) => fingerprints.has(k));
   if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, raw.keys());
-  await keeper?.finish(digest, raw);
+  await keeper?.finish(facts, raw);
   stats.ms.total = performance.now() - t0;
   stats.at.end = performance.now();
   setLastIngestDigest(digest);

@@ -56,16 +56,47 @@ export function fingerprintsOf(stamps: Map<string, Stamp | null>): Map<string, s
   return out;
 }
 
-/** One digest of what was found: roots, discovery warnings and every source's fingerprint. */
-export function scanDigest(scans: ScanFacts[], fingerprints: Map<string, string>, discoveryWarnings: string[]): string {
+/**
+ * What was found, digested: `digest` covers roots, discovery warnings and
+ * every source's fingerprint; `shape()` the same without the fingerprints
+ * (it changes only when sources are added, removed or moved, or roots or
+ * warnings change); `keys` are the source keys in the order both use.
+ */
+export interface ScanDigests {
+  digest: string;
+  shape(): string;
+  keys: string[];
+}
+
+export function scanDigests(scans: ScanFacts[], fingerprints: Map<string, string>, discoveryWarnings: string[]): ScanDigests {
   // One string, hashed once: an update per source was most of the digest's time.
   const parts: string[] = [];
+  const order: string[] = [];
   for (const s of scans) {
     parts.push(`H${s.harness.id}\n`);
     for (const r of s.roots) parts.push(`R${r.path}\t${r.origin}\t${r.exists}\n`);
     const keys = s.sources.map((x) => x.key).sort();
-    for (const k of keys) parts.push(`S${k}\t${fingerprints.get(k) ?? 'missing'}\n`);
+    for (const k of keys) {
+      parts.push(`S${k}\t${fingerprints.get(k) ?? 'missing'}\n`);
+      order.push(k);
+    }
   }
   for (const w of discoveryWarnings) parts.push(`W${w}\n`);
-  return createHash('sha256').update(parts.join('')).digest('hex');
+  const shape = () => {
+    const lines: string[] = [];
+    let i = 0;
+    for (const s of scans) {
+      lines.push(`H${s.harness.id}\n`);
+      for (const r of s.roots) lines.push(`R${r.path}\t${r.origin}\t${r.exists}\n`);
+      for (let n = 0; n < s.sources.length; n++) lines.push(`S${order[i++]}\n`);
+    }
+    for (const w of discoveryWarnings) lines.push(`W${w}\n`);
+    return createHash('sha256').update(lines.join('')).digest('hex');
+  };
+  return { digest: createHash('sha256').update(parts.join('')).digest('hex'), shape, keys: order };
+}
+
+/** One digest of what was found: roots, discovery warnings and every source's fingerprint (see scanDigests). */
+export function scanDigest(scans: ScanFacts[], fingerprints: Map<string, string>, discoveryWarnings: string[]): string {
+  return scanDigests(scans, fingerprints, discoveryWarnings).digest;
 }
