@@ -41,12 +41,23 @@ describe('bin entry', () => {
     expect(hit.kind).toBe('memo-hit');
     expect(hit.out).toEqual(first.out);
     add(4, 3);
+    // Lines appended: the delta path answers (cli/delta.ts), from either entry.
+    const grown = run(CLI);
+    expect(grown.kind).toBe('delta');
+    expect(tokenFields(grown.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
+    const again = run(MAIN);
+    expect(again.kind).toBe('memo-hit');
+    expect(again.out).toEqual(grown.out);
+    // A new transcript: a miss, and the full path.
+    const t = claude.session({ cwd: '/w/b' });
+    t.user(ts(5, 0));
+    t.response({ ts: ts(5, 1), usage: { input: 3, output: 9, cacheRead: 30 } });
     const miss = run(CLI);
     expect(miss.kind).toBe('ingest');
     expect(tokenFields(miss.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
-    const again = run(MAIN);
-    expect(again.kind).toBe('memo-hit');
-    expect(again.out).toEqual(miss.out);
+    const hitAgain = run(MAIN);
+    expect(hitAgain.kind).toBe('memo-hit');
+    expect(hitAgain.out).toEqual(miss.out);
   });
 
   it('passes every other command to main.js unchanged', () => {
