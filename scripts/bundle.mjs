@@ -1,36 +1,36 @@
 // Bundles the bin entry (dist/src/cli/fast.js, compiled by tsc) and the
-// modules it imports statically into dist/src/cli/fast.cjs. Dynamic imports
-// stay as they are: they load the compiled ES modules next to it (main.js and
-// what it needs), so nothing but the warm path is duplicated in the bundle.
+// modules it imports statically into dist/src/cli/fast.cjs, and the delta
+// path (dist/src/cli/delta.js) into dist/src/cli/delta.cjs, which the memo
+// check loads only on a miss, so that a hit never parses it. Dynamic imports
+// stay as they are: they load the compiled ES modules next to them (main.js
+// and what it needs), so nothing but the warm and delta paths is duplicated.
 import { build } from 'esbuild';
 import { chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-// fast.cjs: the memo check. delta.cjs: the delta path (src/cli/delta.ts),
-// which the memo check loads only on a miss, so a hit never parses it.
 for (const name of ['fast', 'delta']) {
-const out = join(root, 'dist', 'src', 'cli', `${name}.cjs`);
-await build({
-  entryPoints: [join(root, 'dist', 'src', 'cli', `${name}.js`)],
-  outfile: out,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  logLevel: 'warning',
-  // import.meta.url of the bundled modules: the bundle's own URL (it sits next to them).
-  define: { 'import.meta.url': '__txUsageUrl' },
-  banner: { js: "const __txUsageUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [
-    {
-      name: 'dynamic-imports-stay',
-      setup(b) {
-        b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined));
+  const out = join(root, 'dist', 'src', 'cli', `${name}.cjs`);
+  await build({
+    entryPoints: [join(root, 'dist', 'src', 'cli', `${name}.js`)],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+    // import.meta.url of the bundled modules: the bundle's own URL (it sits next to them).
+    define: { 'import.meta.url': '__txUsageUrl' },
+    banner: { js: "const __txUsageUrl = require('node:url').pathToFileURL(__filename).href;" },
+    plugins: [
+      {
+        name: 'dynamic-imports-stay',
+        setup(b) {
+          b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined));
+        },
       },
-    },
-  ],
-});
-chmodSync(out, 0o755);
+    ],
+  });
+  chmodSync(out, 0o755);
 }
