@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { PriceCache } from '../pricing/cache.js';
 import { mergePriceCaches } from '../pricing/cache.js';
-import { storeIdentity, type SourceBookRow, type SourceWrite } from '../store/write.js';
+import { committedWrites, storeIdentity, type SourceBookRow, type SourceWrite } from '../store/write.js';
 import type { SourceRef } from '../harnesses/types.js';
 import type { ScanDigests } from './stamp.js';
 import { BookTable, keyHash, mergeKeys, readBase, readJournal, removeJournal, sortedKeys, writeBase, type BookEntry, type DeltaBase, type JournalWrite } from './delta-state.js';
@@ -33,6 +33,7 @@ function bookEntry(b: SourceBookRow, tailWarned: boolean): BookEntry | null {
 
 export class DeltaBaseKeeper {
   private identity: { storeId: string; generation: number } | null = null;
+  private writesAtStart = 0;
   private prev: DeltaBase | null = null;
   private emptyAtStart = false;
   private readonly books = new Map<string, BookEntry | null>();
@@ -46,6 +47,7 @@ export class DeltaBaseKeeper {
   /** Call before anything is written, with the store's fingerprints. */
   async start(fingerprints: Map<string, string>): Promise<void> {
     this.identity = await storeIdentity(this.conn);
+    this.writesAtStart = committedWrites.count;
     this.prev = readBase(this.opts.dbPath);
     this.emptyAtStart = fingerprints.size === 0;
   }
@@ -138,7 +140,7 @@ export class DeltaBaseKeeper {
       if (this.hadJournal) removeJournal(this.opts.dbPath);
       return;
     }
-    const identity = await storeIdentity(this.conn);
+    const identity = { storeId: this.identity!.storeId, generation: this.identity!.generation + committedWrites.count - this.writesAtStart };
     const fromPrev = prev !== null && prev.storeId === this.identity!.storeId && prev.generation === this.identity!.generation;
     let books: BookTable;
     let keys: Float64Array;

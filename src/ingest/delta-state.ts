@@ -115,9 +115,12 @@ export function hasKey(keys: Float64Array, h: number): boolean {
   return false;
 }
 
+/** The index's hash of a source key: of its end, where paths differ (a collision only costs a line read). */
+const bookHash = (key: string) => keyHash('', key.slice(-40));
+
 /**
- * The bookkeeping of every resumable source, as lines of `"key"<TAB>{json}`
- * with an index of (hash of key, byte offset of line) pairs sorted by hash:
+ * The bookkeeping of every resumable source, as lines of
+ * `"key"<TAB>{bookkeeping}<TAB>resume state` (all JSON) with an index of (hash of key, byte offset of line) pairs sorted by hash:
  * a delta run needs a handful of them, so it reads just those lines instead
  * of decoding megabytes of Codex resume states.
  */
@@ -128,17 +131,19 @@ export class BookTable {
   ) {}
 
   static from(entries: Iterable<[string, BookEntry | string]>): BookTable {
-    const parts: string[] = [];
+    let text = '';
     const pairs: [number, number][] = [];
     let at = 0;
     for (const [k, b] of entries) {
-      const line = `${JSON.stringify(k)}\t${typeof b === 'string' ? b : JSON.stringify(b)}\n`;
-      pairs.push([keyHash('', k), at]);
-      parts.push(line);
+      // The resume state is JSON already: kept as it is, not escaped into a string again.
+      const value = typeof b === 'string' ? b : `${JSON.stringify({ ...b, resume_state: undefined })}\t${b.resume_state ?? 'null'}`;
+      const line = `${JSON.stringify(k)}\t${value}\n`;
+      pairs.push([bookHash(k), at]);
+      text += line;
       at += Buffer.byteLength(line);
     }
     pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-    return new BookTable(Buffer.from(parts.join(''), 'utf8'), Float64Array.from(pairs.flat()));
+    return new BookTable(Buffer.from(text, 'utf8'), Float64Array.from(pairs.flat()));
   }
 
   private lineAt(offset: number): [string, string] {
@@ -149,7 +154,7 @@ export class BookTable {
   }
 
   get(key: string): BookEntry | undefined {
-    const h = keyHash('', key);
+    const h = bookHash(key);
     const n = this.index.length / 2;
     let lo = 0;
     let hi = n;
@@ -159,13 +164,16 @@ export class BookTable {
       else hi = mid;
     }
     for (let i = lo; i < n && this.index[2 * i] === h; i++) {
-      const [k, json] = this.lineAt(this.index[2 * i + 1]!);
-      if (k === key) return JSON.parse(json) as BookEntry;
+      const [k, value] = this.lineAt(this.index[2 * i + 1]!);
+      if (k !== key) continue;
+      const tab = value.indexOf('\t');
+      const state = value.slice(tab + 1);
+      return { ...(JSON.parse(value.slice(0, tab)) as BookEntry), resume_state: state === 'null' ? null : state };
     }
     return undefined;
   }
 
-  /** Every entry, its value still as JSON text. */
+  /** Every entry, its value still as text (as from() takes it back). */
   raw(): Map<string, string> {
     const out = new Map<string, string>();
     for (const line of this.lines.toString('utf8').split('\n')) {

@@ -15,6 +15,7 @@ import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { DeltaBaseKeeper, type DeltaBaseOptions } from './delta-base.js';
+import { mark } from '../core/trace.js';
 
 export { discoverAll, sidecarPath, type HarnessScan } from './discover.js';
 
@@ -317,7 +318,9 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   // The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run).
   const sameKeys = result.removed === 0 && [...seen].every((k) => fingerprints.has(k));
   if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, raw.keys());
+  mark('ingest: extracted and written');
   await keeper?.finish(facts, raw);
+  mark('ingest: delta base kept');
   stats.ms.total = performance.now() - t0;
   stats.at.end = performance.now();
   setLastIngestDigest(digest);

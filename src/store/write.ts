@@ -94,6 +94,13 @@ async function bumpGeneration(conn: DuckDBConnection): Promise<void> {
   );
 }
 
+/**
+ * Write transactions this process committed (each bumped the generation by
+ * one). The store is open in one process at a time (DuckDB's file lock), so
+ * the generation after an ingest is the one before plus these.
+ */
+export const committedWrites = { count: 0 };
+
 /** The store's id (made on first use) and write generation. */
 export async function storeIdentity(conn: DuckDBConnection): Promise<{ storeId: string; generation: number }> {
   const read = async () => {
@@ -223,6 +230,7 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
     }
     so.closeSync();
     await conn.run('COMMIT');
+    committedWrites.count++;
   } catch (e) {
     await conn.run('ROLLBACK').catch(() => undefined);
     throw e;
@@ -238,6 +246,7 @@ export async function forgetSources(conn: DuckDBConnection, keys: string[]): Pro
     await deleteRowsOf(conn, keys);
     await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
     await conn.run('COMMIT');
+    committedWrites.count++;
   } catch (e) {
     await conn.run('ROLLBACK').catch(() => undefined);
     throw e;
