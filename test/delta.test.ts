@@ -282,6 +282,32 @@ describe('delta path: the journal', () => {
     expect(tokenFields(JSON.parse(after.stdout).totals)).toEqual(tokenFields(claude.ledger.totals()));
   });
 
+  it('two command lines taking turns: each adds what the journal holds since it was rendered', () => {
+    const home = tempDir('txu-delta-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const a = claude.session({ cwd: '/w/a' });
+    const b = claude.session({ cwd: '/w/b' });
+    const at = (day: number, min: number) => new Date(Date.UTC(2026, 5, day, 9, min)).toISOString();
+    a.response({ ts: at(1, 0), usage: { input: 1, output: 10 } });
+    b.response({ ts: at(1, 1), model: 'claude-opus-4-1-20250805', usage: { input: 2, output: 20 } });
+    const run = runner(home, join(home, '.cache'));
+    const lines = [
+      [...ALL, '--by', 'day', '--format', 'json'],
+      [...ALL, '--by', 'model,project'],
+    ];
+    for (const args of lines) run(args);
+    // A full run of the second line after the first: both remembered at the same state.
+    expect(run(lines[1]!).stats.kind).toBe('memo-hit');
+    for (let i = 0; i < 6; i++) {
+      (i % 2 ? a : b).response({ ts: at(2 + i, 0), model: i % 3 ? undefined : 'claude-opus-4-1-20250805', usage: { input: 3 + i, output: 30 + i, cacheRead: 100 * i } });
+      const args = lines[i % 2]!;
+      const d = run(args);
+      expect(d.stats).toMatchObject({ kind: 'delta', appended: 1, events: 1, fromJournal: i === 0 ? 0 : 1 });
+      const fresh = runner(home, join(home, `.cache-fresh-${i}`))(args);
+      expect(d.stdout).toBe(fresh.stdout);
+    }
+  });
+
   it('without its base the delta path gives way, and the answer is the same', () => {
     const home = tempDir('txu-delta-');
     const claude = new ClaudeHome(join(home, '.claude'));

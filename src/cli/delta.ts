@@ -6,7 +6,8 @@
 // in the journal for the next ingest to write (ingest/delta-state.ts).
 //
 // It answers only when it can prove the answer equals the full path's:
-// the memo entry is the latest state the base and journal describe, every
+// the memo entry was rendered at a state the base and journal describe (the
+// journal's responses since that state are added too), every
 // changed source is a resumable JSONL transcript that only grew (same inode,
 // same bytes before its resume point), the appended bytes raise no warning,
 // every response in them is new (its dedupe key is in neither the store nor
@@ -44,7 +45,8 @@ export interface DeltaAnswer {
   rows: TemplateRow[];
   /** The digest of the sources as read now. */
   digest: string;
-  stats: { appended: number; events: number; bytesRead: number; tailCheckBytes: number };
+  /** Sources appended to, responses read from them, responses added from the journal, bytes read. */
+  stats: { appended: number; events: number; fromJournal: number; bytesRead: number; tailCheckBytes: number };
 }
 
 export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallback: string }> {
@@ -58,7 +60,11 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
   if (q.now.shape() !== base.shape) return no('sources were added, removed or moved');
   const state = virtualState(base, readJournal(q.dbPath), q.now.keys);
   if (!state) return no('journal does not follow the base');
-  if (state.digest !== q.digest) return no('the remembered report is not the latest state');
+  // The remembered report is at some state of the chain: what the journal
+  // added since then is added to it too (another command line may have taken
+  // the delta path meanwhile).
+  const at = state.digests.indexOf(q.digest);
+  if (at < 0) return no('the remembered report is older than the base');
   mark('delta: state checked');
 
   const byKey = new Map<string, SourceRef>();
@@ -67,12 +73,17 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
   q.now.keys.forEach((k, i) => {
     if ((q.stamps.get(k)?.fingerprint ?? 'missing') !== state.fps[i]) changed.push(byKey.get(k)!);
   });
-  if (!changed.length) return no('nothing changed');
 
   let checkBytes = 0;
   const bytesBefore = readCounter.bytes;
   const writes: JournalWrite[] = [];
   const priced: PricedEvent[] = [];
+  const replayed = state.eventsAfter(at);
+  for (const e of replayed) {
+    const cost = cachedCost(base.prices, e);
+    if (cost === PRICE_MISS) return no(`no cached price for ${e.harness} model ${e.model}`);
+    priced.push(pricedEvent(e, cost));
+  }
   const seen = new Set<number>();
   for (const src of changed) {
     const extract = APPEND_EXTRACTORS[src.harness];
@@ -121,15 +132,16 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
   const added = addEvents(q.snapshot, priced);
   if ('fallback' in added) return added;
   const digest = q.now.digest;
+  if (!writes.length && digest !== state.digest) return no('nothing appended');
   // Recorded before the answer is given: the next ingest writes these
   // events instead of reading the bytes again. Unrecorded, the memo entry is
   // not advanced either (see the caller), and the bytes are simply read again.
-  if (!appendJournal(q.dbPath, { from: state.digest, to: digest, writes })) return no('cannot write the journal');
+  if (writes.length && !appendJournal(q.dbPath, { from: state.digest, to: digest, writes })) return no('cannot write the journal');
   mark('delta: journal written');
   return {
     text: renderSnapshot(q.snapshot, added.rows),
     rows: added.rows,
     digest,
-    stats: { appended: writes.length, events: priced.length, bytesRead: readCounter.bytes - bytesBefore, tailCheckBytes: checkBytes },
+    stats: { appended: writes.length, events: priced.length - replayed.length, fromJournal: replayed.length, bytesRead: readCounter.bytes - bytesBefore, tailCheckBytes: checkBytes },
   };
 }

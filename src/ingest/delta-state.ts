@@ -314,6 +314,13 @@ export interface VirtualState {
   book(key: string): BookEntry | undefined;
   /** Key hashes added by the journal (the base's are in base.keys). */
   journalKeys: Set<number>;
+  /**
+   * The events each state after `digests[i]` added, for a report remembered
+   * at an earlier state of the chain: digests[0] is the base's, and the
+   * journal's i-th record took digests[i] to digests[i + 1].
+   */
+  digests: string[];
+  eventsAfter(i: number): UsageEvent[];
 }
 
 /**
@@ -327,6 +334,7 @@ export function virtualState(base: DeltaBase, journal: JournalRecord[], keys: st
   const books = new Map<string, BookEntry>();
   const journalKeys = new Set<number>();
   let digest = base.digest;
+  const digests = [digest];
   for (const r of journal) {
     if (r.from !== digest) return null;
     for (const w of r.writes) {
@@ -337,6 +345,8 @@ export function virtualState(base: DeltaBase, journal: JournalRecord[], keys: st
       for (const e of w.events) journalKeys.add(keyHash(e.harness, e.dedupe_key));
     }
     digest = r.to;
+    digests.push(digest);
   }
-  return { digest, fps, book: (k) => books.get(k) ?? base.books.get(k), journalKeys };
+  const eventsAfter = (i: number) => journal.slice(i).flatMap((r) => r.writes.flatMap((w) => w.events));
+  return { digest, fps, book: (k) => books.get(k) ?? base.books.get(k), journalKeys, digests, eventsAfter };
 }
