@@ -57,17 +57,17 @@ export class DeltaBaseKeeper {
    * the source is the one the delta read from), one per source, in order.
    * `fingerprints` is updated to what they leave. The journal is then spent.
    */
-  journalWrites(fingerprints: Map<string, string>, present: Set<string>, sources: Map<string, SourceRef>): SourceWrite[] {
+  journalWrites(fingerprints: Map<string, string>, sources: Map<string, SourceRef>): SourceWrite[] {
     const journal = readJournal(this.opts.dbPath);
     this.hadJournal = journal.length > 0;
-    const byKey = new Map<string, { first: JournalWrite; last: JournalWrite; events: JournalWrite['events']; skips: JournalWrite['skips']; counts: Record<string, number> }>();
+    const byKey = new Map<string, { last: JournalWrite; events: JournalWrite['events']; skips: JournalWrite['skips']; counts: Record<string, number> }>();
     for (const rec of journal) {
       for (const w of rec.writes) {
-        if (!present.has(w.key) || fingerprints.get(w.key) !== w.baseFingerprint) continue;
+        if (!sources.has(w.key) || fingerprints.get(w.key) !== w.baseFingerprint) continue;
         fingerprints.set(w.key, w.book.fingerprint);
         const m = byKey.get(w.key);
         if (!m) {
-          byKey.set(w.key, { first: w, last: w, events: [...w.events], skips: [...w.skips], counts: { ...w.counts } });
+          byKey.set(w.key, { last: w, events: [...w.events], skips: [...w.skips], counts: { ...w.counts } });
           continue;
         }
         m.last = w;

@@ -149,7 +149,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
 
   // Appended bytes a delta run already read: written from its journal, so
   // the planning below finds those sources unchanged (or resumes after them).
-  const journaled = keeper ? keeper.journalWrites(fingerprints, seen, byKey) : [];
+  const journaled = keeper ? keeper.journalWrites(fingerprints, byKey) : [];
   if (journaled.length) {
     await writeBatch(conn, journaled, opts.cost);
     for (const w of journaled) keeper!.noted(w);
