@@ -308,6 +308,32 @@ describe('delta path: the journal', () => {
     }
   });
 
+  it('a torn journal line (a delta run killed while writing) is ignored by both paths', () => {
+    const home = tempDir('txu-delta-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const a = claude.session({ cwd: '/w/a' });
+    const at = (day: number) => new Date(Date.UTC(2026, 5, day, 9, 0)).toISOString();
+    a.response({ ts: at(1), usage: { input: 1, output: 10 } });
+    const cache = join(home, '.cache');
+    const run = runner(home, cache);
+    const args = [...ALL, '--format', 'json'];
+    run(args);
+    a.response({ ts: at(2), usage: { input: 2, output: 20 } });
+    expect(run(args).stats.kind).toBe('delta');
+    const journal = join(cache, 'tx-usage', 'usage.duckdb.journal');
+    writeFileSync(journal, '{"from":"x","to":"y","writes":[{"key":', { flag: 'a' });
+    for (const day of [3, 4]) {
+      a.response({ ts: at(day), usage: { input: day, output: 10 * day } });
+      const d = run(args);
+      expect(d.stats.kind).toBe('delta');
+      expect(tokenFields(JSON.parse(d.stdout).totals)).toEqual(tokenFields(claude.ledger.totals()));
+    }
+    // The records on either side of the torn line are written into the store, nothing is read again.
+    const full = run([...ALL, '--by', 'harness', '--format', 'json']);
+    expect(full.stats).toMatchObject({ kind: 'ingest', fromJournal: 1, appended: 0, bytesRead: 0 });
+    expect(tokenFields(JSON.parse(full.stdout).totals)).toEqual(tokenFields(claude.ledger.totals()));
+  });
+
   it('without its base the delta path gives way, and the answer is the same', () => {
     const home = tempDir('txu-delta-');
     const claude = new ClaudeHome(join(home, '.claude'));

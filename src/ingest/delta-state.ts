@@ -14,7 +14,7 @@
 // Nothing here is trusted beyond what it can prove: a journal whose chain
 // does not start at the base's digest, a base of another store, a torn line,
 // all mean "take the full path".
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import type { UsageEvent } from '../core/types.js';
 import { parseWithBigInt, stringifyWithBigInt, type PriceCache } from '../pricing/cache.js';
 import type { SkipTally } from './collect.js';
@@ -262,7 +262,11 @@ export function removeDeltaFiles(dbPath: string): void {
   for (const p of [basePath(dbPath), journalPath(dbPath)]) rmSync(p, { force: true });
 }
 
-/** The journal's records up to the first one that cannot be read (a torn last line ends it). */
+/**
+ * The journal's records. A line that cannot be read (a delta run killed
+ * while writing it) is passed over: that run's memo entry was never saved,
+ * and the next run wrote its record from the state before it.
+ */
 export function readJournal(dbPath: string): JournalRecord[] {
   const path = journalPath(dbPath);
   if (!existsSync(path)) return [];
@@ -277,21 +281,23 @@ export function readJournal(dbPath: string): JournalRecord[] {
     if (!line) continue;
     try {
       const r = JSON.parse(line) as JournalRecord;
-      if (typeof r.from !== 'string' || typeof r.to !== 'string' || !Array.isArray(r.writes)) break;
-      out.push(r);
+      if (typeof r.from === 'string' && typeof r.to === 'string' && Array.isArray(r.writes)) out.push(r);
     } catch {
-      break;
+      /* torn: see above */
     }
   }
   return out;
 }
 
-/** Appends one record as one line (a single write in append mode). */
+/** Appends one record as one line (a single write in append mode), on a line of its own after a torn one. */
 export function appendJournal(dbPath: string, rec: JournalRecord): boolean {
   try {
-    const fd = openSync(journalPath(dbPath), 'a', 0o600);
+    const fd = openSync(journalPath(dbPath), 'a+', 0o600);
     try {
-      writeSync(fd, JSON.stringify(rec) + '\n');
+      const size = fstatSync(fd).size;
+      const last = Buffer.alloc(1);
+      const torn = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 10;
+      writeSync(fd, (torn ? '\n' : '') + JSON.stringify(rec) + '\n');
     } finally {
       closeSync(fd);
     }
