@@ -5,6 +5,7 @@
 // Node's ES module loader (about 6 ms to start here) and without loading a
 // dozen modules one by one (about 10 ms). Anything else goes to main.js,
 // which takes over what the check found.
+import '../core/v8-tuning.js'; // first: V8 flags before anything runs
 import { handProbeOver, replayByArgv } from './memo.js';
 
 async function run(argv: string[]): Promise<void> {

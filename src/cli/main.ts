@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // tx-usage command line: yargs commands only; they orchestrate, they do not
 // parse harness files or build SQL.
+import '../core/v8-tuning.js'; // first: V8 flags before anything runs
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

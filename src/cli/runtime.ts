@@ -113,6 +113,7 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refresh
     });
     mark('ingested');
     await store.settle();
+    mark('settled');
     return { store, ingest: result };
   } catch (e) {
     store.close();

@@ -11,6 +11,7 @@ import type { HarnessScan, Stamp } from './discover.js';
 import { stampOf, type DiscoverOptions } from './discover.js';
 import type { Job, JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
+import { mark } from '../core/trace.js';
 
 /** Below this much new data, starting workers early costs more than it saves. */
 const EARLY_MIN_BYTES = 8 << 20;
@@ -118,6 +119,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
   const releaseAll = () => {
     for (const r of taken.values()) r();
   };
+  mark(`early extraction started (${pool.size} workers, ${picked.length} sources)`);
   early = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, pool, jobs, release, releaseAll, done };
 }
 
