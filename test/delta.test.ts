@@ -4,7 +4,7 @@
 // store; whenever it cannot prove that, the full path must answer instead.
 // Transcripts grow the way harnesses write them: the fixture builders' files
 // are cut back and then extended line by line, in steps.
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CANARY, ClaudeHome, type ClaudeSession } from '../fixtures/claude-code/build.js';
@@ -120,6 +120,25 @@ function claudeHome(home: string): { claude: ClaudeHome; sessions: ClaudeSession
   return { claude, sessions };
 }
 
+/** June 2026, day and minute. */
+const at = (day: number, min = 0) => new Date(Date.UTC(2026, 5, day, 9, min)).toISOString();
+
+/**
+ * A Claude Code home with one session (`a`) holding one response, reported
+ * once with `args` (the full path); `cache` is its cache dir.
+ */
+function oneSession(args = [...ALL, '--format', 'json'], extra: Record<string, string> = {}) {
+  const home = tempDir('txu-delta-');
+  const claude = new ClaudeHome(join(home, '.claude'));
+  const a = claude.session({ cwd: '/w/a' });
+  a.user(at(1, 0));
+  a.response({ ts: at(1, 1), usage: { input: 5, output: 50, cacheRead: 100 } });
+  const cache = join(home, '.cache');
+  const run = runner(home, cache, extra);
+  expect(run(args).stats.kind).toBe('ingest');
+  return { home, claude, a, cache, run, args, journal: join(cache, 'tx-usage', 'usage.duckdb.journal') };
+}
+
 describe('delta path: the same answer as a full run on an empty store', () => {
   it('Claude Code transcripts growing in steps (split responses, a subagent), by day in JSON', () => {
     const home = tempDir('txu-delta-');
@@ -164,22 +183,14 @@ describe('delta path: the same answer as a full run on an empty store', () => {
 });
 
 describe('delta path: what it leaves to the full path', () => {
-  function setup() {
-    const home = tempDir('txu-delta-');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const s = claude.session({ cwd: '/w/a' });
-    const at = (day: number, min: number) => new Date(Date.UTC(2026, 5, day, 9, min)).toISOString();
-    s.user(at(2, 0));
-    s.response({ ts: at(2, 1), usage: { input: 5, output: 50, cacheRead: 100 } });
-    const run = runner(home, join(home, '.cache'), { TX_USAGE_TRACE: '1' });
-    const args = [...ALL, '--format', 'json'];
-    expect(run(args).stats.kind).toBe('ingest');
-    return { home, claude, s, at, run, args };
-  }
+  const setup = () => {
+    const o = oneSession(undefined, { TX_USAGE_TRACE: '1' });
+    return { ...o, s: o.a };
+  };
   const reason = (r: Run) => /delta path not taken: (.*)/.exec(r.stderr)?.[1] ?? '';
 
   it('a response whose earlier split lines were read before (its id is in the store)', () => {
-    const { claude, s, at, run, args } = setup();
+    const { claude, s, run, args } = setup();
     const id = s.response({ ts: at(3, 1), usage: { input: 6, output: 60 }, splits: 2 });
     const file = s.file;
     const text = readFileSync(file, 'utf8');
@@ -196,7 +207,7 @@ describe('delta path: what it leaves to the full path', () => {
   });
 
   it('a torn last line, a new transcript, a rewritten one, an unpriced model', () => {
-    const { home, claude, s, at, run, args } = setup();
+    const { claude, s, run, args } = setup();
     s.response({ ts: at(3, 1), usage: { input: 6, output: 60 } });
     s.tornTail();
     const torn = run(args);
@@ -224,11 +235,10 @@ describe('delta path: what it leaves to the full path', () => {
     const rewritten = run(args);
     expect(rewritten.stats.kind).toBe('ingest');
     expect(reason(rewritten)).toMatch(/changed before its resume point|did not only grow/);
-    void home;
   });
 
   it('--by session (the session estimate of a new row is in the store) and HTML take the full path', () => {
-    const { s, at, run } = setup();
+    const { s, run } = setup();
     for (const extra of [['--by', 'session', '--format', 'json'], ['--format', 'html']]) {
       const args = [...ALL, ...extra];
       run(args);
@@ -240,24 +250,16 @@ describe('delta path: what it leaves to the full path', () => {
 
 describe('delta path: the journal', () => {
   it('the next full run writes what delta runs read, without reading those bytes again; a stale journal adds nothing', () => {
-    const home = tempDir('txu-delta-');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const a = claude.session({ cwd: '/w/a' });
+    const { claude, a, cache, run, journal } = oneSession([...ALL, '--by', 'day', '--format', 'json']);
     const b = claude.session({ cwd: '/w/b' });
-    const at = (day: number, min: number) => new Date(Date.UTC(2026, 5, day, 9, min)).toISOString();
-    a.response({ ts: at(1, 0), usage: { input: 1, output: 10 } });
-    b.response({ ts: at(1, 1), usage: { input: 2, output: 20 } });
-    const cache = join(home, '.cache');
-    const run = runner(home, cache);
+    b.response({ ts: at(1, 2), usage: { input: 2, output: 20 } });
     const args = [...ALL, '--by', 'day', '--format', 'json'];
-    run(args);
+    expect(run(args).stats.kind).toBe('ingest'); // a new transcript
     for (let i = 0; i < 3; i++) {
       a.response({ ts: at(2 + i, 0), usage: { input: 3 + i, output: 30 } });
       b.response({ ts: at(2 + i, 1), usage: { input: 4 + i, output: 40 } });
-      const d = run(args);
-      expect(d.stats).toMatchObject({ kind: 'delta', appended: 2, events: 2 });
+      expect(run(args).stats).toMatchObject({ kind: 'delta', appended: 2, events: 2 });
     }
-    const journal = join(cache, 'tx-usage', 'usage.duckdb.journal');
     expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(3);
     // Nothing the store may not hold: no prompt text in the base or the journal.
     for (const f of ['usage.duckdb.journal', 'usage.duckdb.delta']) expect(readFileSync(join(cache, 'tx-usage', f), 'latin1')).not.toContain(CANARY);
@@ -283,21 +285,16 @@ describe('delta path: the journal', () => {
   });
 
   it('two command lines taking turns: each adds what the journal holds since it was rendered', () => {
-    const home = tempDir('txu-delta-');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const a = claude.session({ cwd: '/w/a' });
-    const b = claude.session({ cwd: '/w/b' });
-    const at = (day: number, min: number) => new Date(Date.UTC(2026, 5, day, 9, min)).toISOString();
-    a.response({ ts: at(1, 0), usage: { input: 1, output: 10 } });
-    b.response({ ts: at(1, 1), model: 'claude-opus-4-1-20250805', usage: { input: 2, output: 20 } });
-    const run = runner(home, join(home, '.cache'));
     const lines = [
       [...ALL, '--by', 'day', '--format', 'json'],
       [...ALL, '--by', 'model,project'],
     ];
-    for (const args of lines) run(args);
-    // A full run of the second line after the first: both remembered at the same state.
-    expect(run(lines[1]!).stats.kind).toBe('memo-hit');
+    const { home, claude, a, run } = oneSession(lines[0]);
+    const b = claude.session({ cwd: '/w/b' });
+    b.response({ ts: at(1, 2), model: 'claude-opus-4-1-20250805', usage: { input: 2, output: 20 } });
+    for (const args of lines) expect(run(args).stats.kind).toBe('ingest');
+    // Both remembered at the same state.
+    expect(run(lines[0]!).stats.kind).toBe('memo-hit');
     for (let i = 0; i < 6; i++) {
       (i % 2 ? a : b).response({ ts: at(2 + i, 0), model: i % 3 ? undefined : 'claude-opus-4-1-20250805', usage: { input: 3 + i, output: 30 + i, cacheRead: 100 * i } });
       const args = lines[i % 2]!;
@@ -309,18 +306,9 @@ describe('delta path: the journal', () => {
   });
 
   it('a torn journal line (a delta run killed while writing) is ignored by both paths', () => {
-    const home = tempDir('txu-delta-');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const a = claude.session({ cwd: '/w/a' });
-    const at = (day: number) => new Date(Date.UTC(2026, 5, day, 9, 0)).toISOString();
-    a.response({ ts: at(1), usage: { input: 1, output: 10 } });
-    const cache = join(home, '.cache');
-    const run = runner(home, cache);
-    const args = [...ALL, '--format', 'json'];
-    run(args);
+    const { claude, a, run, args, journal } = oneSession();
     a.response({ ts: at(2), usage: { input: 2, output: 20 } });
     expect(run(args).stats.kind).toBe('delta');
-    const journal = join(cache, 'tx-usage', 'usage.duckdb.journal');
     writeFileSync(journal, '{"from":"x","to":"y","writes":[{"key":', { flag: 'a' });
     for (const day of [3, 4]) {
       a.response({ ts: at(day), usage: { input: day, output: 10 * day } });
@@ -335,15 +323,7 @@ describe('delta path: the journal', () => {
   });
 
   it('without its base the delta path gives way, and the answer is the same', () => {
-    const home = tempDir('txu-delta-');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const a = claude.session({ cwd: '/w/a' });
-    const at = (day: number) => new Date(Date.UTC(2026, 5, day, 9, 0)).toISOString();
-    a.response({ ts: at(1), usage: { input: 1, output: 10 } });
-    const cache = join(home, '.cache');
-    const run = runner(home, cache);
-    const args = [...ALL, '--format', 'json'];
-    run(args);
+    const { claude, a, cache, run, args } = oneSession();
     a.response({ ts: at(2), usage: { input: 2, output: 20 } });
     rmSync(join(cache, 'tx-usage', 'usage.duckdb.delta'));
     const r = run(args);
@@ -357,14 +337,7 @@ describe('delta path: the journal', () => {
   });
 
   it('never writes the transcripts it reads', () => {
-    const home = tempDir('txu-delta-');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const a = claude.session({ cwd: '/w/a' });
-    const at = (day: number) => new Date(Date.UTC(2026, 5, day, 9, 0)).toISOString();
-    a.response({ ts: at(1), usage: { input: 1, output: 10 } });
-    const run = runner(home, join(home, '.cache'));
-    const args = [...ALL, '--format', 'json'];
-    run(args);
+    const { home, a, run, args } = oneSession();
     a.response({ ts: at(2), usage: { input: 2, output: 20 } });
     const copy = join(home, 'copy.jsonl');
     copyFileSync(a.file, copy);
@@ -373,6 +346,5 @@ describe('delta path: the journal', () => {
     const after = statSync(a.file);
     expect([after.size, after.mtimeMs, after.ino]).toEqual([before.size, before.mtimeMs, before.ino]);
     expect(readFileSync(a.file)).toEqual(readFileSync(copy));
-    truncateSync(copy, 0);
   });
 });
