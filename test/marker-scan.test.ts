@@ -61,9 +61,10 @@ describe('marker scan', () => {
     ['odd markers (1 byte, non-ASCII, inner quote)', ODD],
     ['five lengths of quoted markers (too many for the quoted loop)', ['"ab"', '"abc"', '"abcd"', '"abcde"', '"abcdef"'].map((m) => Buffer.from(m))],
   ] as const) {
-    it(`finds the same newlines and marked segments as the JavaScript scan (${name}), in both WebAssembly loops`, () => {
+    it(`finds the same newlines and marked segments as the JavaScript scan (${name}), in every WebAssembly loop`, () => {
       const wasm = new MarkerScan(markers);
       const general = new MarkerScan(markers, { general: true });
+      const quoted = new MarkerScan(markers, { pairs: false });
       let marked = 0;
       for (let seed = 1; seed <= 40; seed++) {
         // sizes around block and chunk edges, and one full chunk
@@ -72,11 +73,44 @@ describe('marker scan', () => {
         const want = plain(scanInJs(input, markers));
         expect(plain(wasm.scan(input))).toEqual(want);
         expect(plain(general.scan(input))).toEqual(want);
+        expect(plain(quoted.scan(input))).toEqual(want);
         marked += want.flags.filter((f) => f === 1).length;
       }
       expect(marked).toBeGreaterThan(100); // the inputs did exercise the markers
     });
   }
+
+  it('finds the same across long runs without quotes or newlines (skipped 64 bytes at a time), at every offset', () => {
+    for (const markers of [CLAUDE, CODEX]) {
+      const r = rng(99);
+      const parts: Buffer[] = [];
+      let n = 0;
+      while (n < 200_000) {
+        const pick = r();
+        // runs of 1..300 bytes of base64-like text, markers, near misses and newlines between them
+        const p =
+          pick < 0.5
+            ? Buffer.alloc(1 + Math.floor(r() * 300), 'QUJD')
+            : pick < 0.7
+              ? markers[Math.floor(r() * markers.length)]!
+              : pick < 0.8
+                ? Buffer.from('"' + markers[Math.floor(r() * markers.length)]!.subarray(1, -1).toString() + '!"')
+                : pick < 0.9
+                  ? Buffer.from('\n')
+                  : Buffer.from('"x":"y",');
+        parts.push(p);
+        n += p.length;
+      }
+      const all = Buffer.concat(parts);
+      const scan = new MarkerScan(markers);
+      for (const start of [0, 1, 7, 15, 16, 31, 63, 64, 65]) {
+        for (const len of [0, 1, 63, 64, 65, 127, 128, 1000, 4096 + 3, 150_000]) {
+          const input = all.subarray(start, start + len);
+          expect(plain(scan.scan(input))).toEqual(plain(scanInJs(input, markers)));
+        }
+      }
+    }
+  });
 
   it('reads its input from its own memory without a copy, with the same result', () => {
     const scan = new MarkerScan(CODEX);

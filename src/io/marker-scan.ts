@@ -35,6 +35,7 @@ interface Instance {
   memory: WebAssembly.Memory;
   scan: (ptr: number, len: number, ends: number, flags: number) => number;
   scanQuoted: (ptr: number, len: number, ends: number, flags: number, q: number, d1: number, d2: number, d3: number, d4: number) => number;
+  scanPairs: (ptr: number, len: number, ends: number, flags: number, q: number, d1: number, d2: number, d3: number, d4: number, s1: number, s2: number, s3: number, s4: number) => number;
   /** The marker set the tables hold now. */
   configured: string | null;
   input: Buffer;
@@ -64,6 +65,7 @@ function wasmInstance(): Instance | null {
       memory,
       scan: inst.exports.scan as Instance['scan'],
       scanQuoted: inst.exports.scan_quoted as Instance['scanQuoted'],
+      scanPairs: inst.exports.scan_pairs as Instance['scanPairs'],
       configured: null,
       input: Buffer.from(memory.buffer, INPUT, SCAN_CAPACITY),
       view: new DataView(memory.buffer),
@@ -117,17 +119,34 @@ function quotedShape(markers: readonly Buffer[]): { q: number; d: [number, numbe
   return { q, d: d as [number, number, number, number] };
 }
 
+/**
+ * For scan_pairs: the quoted shape's byte and the distinct (length - 1,
+ * second byte) pairs (at most 4, padded by repeating one), or null.
+ */
+function pairShape(markers: readonly Buffer[], q: number): { d: number[]; s: number[] } | null {
+  const pairs = [...new Map(markers.map((m) => [`${m.length - 1}:${m[1]}`, [m.length - 1, m[1]!] as const])).values()];
+  if (pairs.length > 4) return null;
+  while (pairs.length < 4) pairs.push(pairs[0]!);
+  return { d: pairs.map((p) => p[0]), s: pairs.map((p) => p[1]) };
+}
+
 /** Scans chunks for one marker set. */
 export class MarkerScan {
   private readonly wasm: Instance | null;
   private readonly id: string;
   private readonly quoted: ReturnType<typeof quotedShape>;
+  private readonly pairs: ReturnType<typeof pairShape>;
 
-  constructor(private readonly markers: readonly Buffer[], opts: { wasm?: boolean; general?: boolean } = {}) {
+  /**
+   * opts.general: the general loop even for quoted markers; opts.pairs false:
+   * the quoted loop without the second-byte test (the tests hold every loop
+   * to the JavaScript scan).
+   */
+  constructor(private readonly markers: readonly Buffer[], opts: { wasm?: boolean; general?: boolean; pairs?: boolean } = {}) {
     this.id = markers.map((m) => m.toString('hex')).join(',');
     this.wasm = opts.wasm !== false && fitsModule(markers) ? wasmInstance() : null;
-    // opts.general: the general loop even for quoted markers (tests hold the two to each other).
     this.quoted = opts.general ? null : quotedShape(markers);
+    this.pairs = this.quoted && opts.pairs !== false ? pairShape(markers, this.quoted.q) : null;
   }
 
   /** True when scans run in WebAssembly. */
@@ -152,7 +171,12 @@ export class MarkerScan {
     configure(w, this.markers, this.id);
     if (chunk.buffer !== w.memory.buffer || chunk.byteOffset !== INPUT) w.input.set(chunk);
     const qs = this.quoted;
-    const count = qs ? w.scanQuoted(INPUT, chunk.length, ENDS, FLAGS, qs.q, ...qs.d) : w.scan(INPUT, chunk.length, ENDS, FLAGS);
+    const ps = this.pairs;
+    const count = ps
+      ? w.scanPairs(INPUT, chunk.length, ENDS, FLAGS, qs!.q, ps.d[0]!, ps.d[1]!, ps.d[2]!, ps.d[3]!, ps.s[0]!, ps.s[1]!, ps.s[2]!, ps.s[3]!)
+      : qs
+        ? w.scanQuoted(INPUT, chunk.length, ENDS, FLAGS, qs.q, ...qs.d)
+        : w.scan(INPUT, chunk.length, ENDS, FLAGS);
     return {
       count,
       ends: new Uint32Array(w.memory.buffer.slice(ENDS, ENDS + 4 * count)),

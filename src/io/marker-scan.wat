@@ -175,4 +175,111 @@
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $blocks)))
     (i32.store (i32.const 8) (local.get $flag))
+    (local.get $n))
+
+  ;; The quoted scan with a tighter candidate test and a fast skip, for
+  ;; marker sets with at most four distinct (length, second byte) pairs
+  ;; ($d1..$d4 = length - 1, $s1..$s4 = the byte after the opening quote;
+  ;; repeat a pair to fill). A position is a candidate when it holds $q and,
+  ;; for one pair, the next byte is its second byte and the byte at its
+  ;; distance is $q. In JSON a quote at the right distance alone passed about
+  ;; every hundredth byte (keys like "model" and "speed" for "usage"), each
+  ;; candidate a call to $verify; with the second byte, Claude Code's
+  ;; candidates are its markers, Codex's one in five. And 64 bytes without a
+  ;; quote or a newline (half of the transcript bytes: base64, long text) are
+  ;; passed over with one test.
+  (func (export "scan_pairs") (param $ptr i32) (param $len i32) (param $ends i32) (param $flags i32)
+                              (param $q i32) (param $d1 i32) (param $d2 i32) (param $d3 i32) (param $d4 i32)
+                              (param $s1 i32) (param $s2 i32) (param $s3 i32) (param $s4 i32) (result i32)
+    (local $i i32) (local $end i32) (local $n i32) (local $flag i32)
+    (local $v v128) (local $v1 v128) (local $vq v128) (local $vnl v128) (local $nl i32) (local $bits i32)
+    (local $j i32) (local $keep i32) (local $stop i32)
+    (local $vs1 v128) (local $vs2 v128) (local $vs3 v128) (local $vs4 v128)
+    (local.set $end (i32.add (local.get $ptr) (local.get $len)))
+    (local.set $vq (i8x16.splat (local.get $q)))
+    (local.set $vnl (i8x16.splat (i32.const 10)))
+    (local.set $vs1 (i8x16.splat (local.get $s1)))
+    (local.set $vs2 (i8x16.splat (local.get $s2)))
+    (local.set $vs3 (i8x16.splat (local.get $s3)))
+    (local.set $vs4 (i8x16.splat (local.get $s4)))
+    (local.set $i (local.get $ptr))
+    (block $done
+      (loop $super
+        (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
+        ;; 64 whole bytes of input without $q or a newline: nothing in them.
+        (if (i32.le_u (i32.add (local.get $i) (i32.const 64)) (local.get $end))
+          (then
+            (if (i32.eqz (v128.any_true
+                  (v128.or
+                    (v128.or
+                      (v128.or
+                        (i8x16.eq (local.tee $v (v128.load (local.get $i))) (local.get $vq))
+                        (i8x16.eq (local.get $v) (local.get $vnl)))
+                      (v128.or
+                        (i8x16.eq (local.tee $v (v128.load offset=16 (local.get $i))) (local.get $vq))
+                        (i8x16.eq (local.get $v) (local.get $vnl))))
+                    (v128.or
+                      (v128.or
+                        (i8x16.eq (local.tee $v (v128.load offset=32 (local.get $i))) (local.get $vq))
+                        (i8x16.eq (local.get $v) (local.get $vnl)))
+                      (v128.or
+                        (i8x16.eq (local.tee $v (v128.load offset=48 (local.get $i))) (local.get $vq))
+                        (i8x16.eq (local.get $v) (local.get $vnl)))))))
+              (then
+                (local.set $i (i32.add (local.get $i) (i32.const 64)))
+                (br $super)))))
+        ;; Else these 64 bytes (or what is left) 16 at a time.
+        (local.set $stop (i32.add (local.get $i) (i32.const 64)))
+        (if (i32.gt_u (local.get $stop) (local.get $end)) (then (local.set $stop (local.get $end))))
+        (loop $blocks
+          (local.set $v (v128.load (local.get $i)))
+          (local.set $v1 (v128.load offset=1 (local.get $i)))
+          (local.set $nl (i8x16.bitmask (i8x16.eq (local.get $v) (local.get $vnl))))
+          (local.set $bits
+            (i32.or (local.get $nl)
+              (i8x16.bitmask
+                (v128.and
+                  (i8x16.eq (local.get $v) (local.get $vq))
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (i8x16.eq (v128.load (i32.add (local.get $i) (local.get $d1))) (local.get $vq))
+                        (i8x16.eq (local.get $v1) (local.get $vs1)))
+                      (v128.and
+                        (i8x16.eq (v128.load (i32.add (local.get $i) (local.get $d2))) (local.get $vq))
+                        (i8x16.eq (local.get $v1) (local.get $vs2))))
+                    (v128.or
+                      (v128.and
+                        (i8x16.eq (v128.load (i32.add (local.get $i) (local.get $d3))) (local.get $vq))
+                        (i8x16.eq (local.get $v1) (local.get $vs3)))
+                      (v128.and
+                        (i8x16.eq (v128.load (i32.add (local.get $i) (local.get $d4))) (local.get $vq))
+                        (i8x16.eq (local.get $v1) (local.get $vs4)))))))))
+          (if (local.get $bits)
+            (then
+              (if (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end))
+                (then
+                  (local.set $keep (i32.sub (i32.shl (i32.const 1) (i32.sub (local.get $end) (local.get $i))) (i32.const 1)))
+                  (local.set $nl (i32.and (local.get $nl) (local.get $keep)))
+                  (local.set $bits (i32.and (local.get $bits) (local.get $keep)))))
+              (block $handled
+                (loop $each
+                  (br_if $handled (i32.eqz (local.get $bits)))
+                  (local.set $j (i32.ctz (local.get $bits)))
+                  (if (i32.and (local.get $nl) (i32.shl (i32.const 1) (local.get $j)))
+                    (then
+                      (i32.store (i32.add (local.get $ends) (i32.shl (local.get $n) (i32.const 2)))
+                        (i32.sub (i32.add (local.get $i) (local.get $j)) (local.get $ptr)))
+                      (i32.store8 (i32.add (local.get $flags) (local.get $n)) (local.get $flag))
+                      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+                      (local.set $flag (i32.const 0)))
+                    (else
+                      (if (i32.eqz (local.get $flag))
+                        (then (local.set $flag (call $verify (i32.add (local.get $i) (local.get $j)) (local.get $end)))))))
+                  (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
+                  (br $each)))))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br_if $blocks (i32.lt_u (local.get $i) (local.get $stop))))
+        (br $super)))
+    (i32.store (i32.const 8) (local.get $flag))
     (local.get $n)))
