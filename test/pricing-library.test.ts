@@ -11,6 +11,7 @@ import { calcPrice, waitForUpdate } from '@pydantic/genai-prices';
 import type { ModelInfo, Provider } from '@pydantic/genai-prices';
 import type { Pricer } from '../src/pricing/index.js';
 import { loadPricer } from '../src/pricing/index.js';
+import { usdToE10 } from '../src/core/money.js';
 
 let providers: Provider[];
 let pricer: Pricer;
@@ -93,6 +94,8 @@ describe('exact engine vs library engine', () => {
             }
             if (!lib) continue;
             const exact = pricer.cost(ours);
+            // The store's unit (1e-10 USD) straight from the engine is the same amount to the digit.
+            if (exact !== null && pricer.costE10(ours) !== usdToE10(exact)) failures.push(`${p.id}/${m.id}: costE10 ${pricer.costE10(ours)} differs from cost ${exact}`);
             compared++;
             const diff = Math.abs(Number(exact) - lib.total_price);
             if (exact === null || diff > 1e-9 + 1e-12 * lib.total_price) failures.push(`${p.id}/${m.id} (${name}) @${ts.toISOString()} total=${total}: ours ${exact}, library ${lib.total_price}`);

@@ -5,7 +5,6 @@
 // `--prices` overrides); a model that matches nothing gets a null cost —
 // never an invented price, never 0.
 import { LIST, VARCHAR, listValue, type DuckDBConnection } from '../store/duckdb.js';
-import { usdToE10 } from '../core/money.js';
 import { readTeamConfig } from '../export/config.js';
 import type { HarnessId } from '../core/types.js';
 import { loadPricer, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
@@ -31,7 +30,7 @@ export async function costFunction(rt: Runtime): Promise<CostSetup> {
   // --prices FILE, else "prices" in the config file.
   const pricesFile = rt.pricesFile ?? readTeamConfig(rt.env, rt.home).prices;
   const pricer = await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile });
-  const fn: CostFn = (e) => pricer.cost(e);
+  const fn: CostFn = (e) => pricer.costE10(e);
   // The pricer's own array: warnings met while pricing during the ingest show up too.
   const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer };
   setups.set(fn, setup);
@@ -77,7 +76,7 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
       const num = (c: number, i: number) => col[c]!.getItem(i) as number;
       const numOrNull = (c: number, i: number) => col[c]!.getItem(i) as number | null;
       for (let i = 0; i < chunk.rowCount; i++) {
-        const c = setup.pricer.cost({
+        const e10 = setup.pricer.costE10({
           harness: col[1]!.getItem(i) as HarnessId,
           model: col[2]!.getItem(i) as string | null,
           provider: col[3]!.getItem(i) as string | null,
@@ -91,7 +90,6 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
           reasoning_tokens: num(11, i),
           requests: num(13, i),
         });
-        const e10 = c === null ? null : usdToE10(c);
         if (e10 === (col[12]!.getItem(i) as bigint | null)) continue;
         rids.push(num(0, i));
         costs.push(e10);

@@ -5,7 +5,6 @@
 // (engine.ts), so a cost from the cache equals the pricer's to the digit.
 // Anything not in the cache is a miss, never a guess: the caller then takes
 // the full path.
-import { formatCostUnits } from './decimal.js';
 import { costUnits, type CompiledPrice } from './engine.js';
 import type { PriceableUsage } from './pricer.js';
 
@@ -35,8 +34,8 @@ export function bucketOf(width: number, ts: number): number {
   return width === 0 ? 0 : Math.floor(ts / width);
 }
 
-/** Exactly what Pricer.cost(u) returns, or PRICE_MISS when the cache cannot tell. */
-export function cachedCost(cache: PriceCache, u: PriceableUsage): string | null | typeof PRICE_MISS {
+/** Exactly what Pricer.costE10(u) returns, or PRICE_MISS when the cache cannot tell. */
+export function cachedCost(cache: PriceCache, u: PriceableUsage): bigint | null | typeof PRICE_MISS {
   if (!u.model) return null;
   const r = cache.entries[resolutionKey(u.harness, u.provider, u.model)];
   if (r === undefined) return PRICE_MISS;
@@ -45,7 +44,7 @@ export function cachedCost(cache: PriceCache, u: PriceableUsage): string | null 
   const c = r.buckets[String(bucketOf(r.width, u.ts))];
   if (c === undefined) return PRICE_MISS;
   if (c === null) return null;
-  return formatCostUnits(costUnits(c, u));
+  return costUnits(c, u);
 }
 
 /** Entries of `b` added to `a` (same fingerprint; else `b` alone). */

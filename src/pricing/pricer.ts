@@ -47,6 +47,8 @@ export interface Pricer {
   fingerprint: string;
   /** Cost of ONE response in USD as a decimal string with up to 10 fractional digits (no float drift), or null when the model matches nothing. */
   cost(u: PriceableUsage): string | null;
+  /** The same cost in integer units of 1e-10 USD (the store's unit): no decimal text made and parsed again per response. */
+  costE10(u: PriceableUsage): bigint | null;
   /** For `tx-usage prices show MODEL`: resolved prices and which source/entry matched. */
   describe(model: string, provider?: string | null, ts?: number): object | null;
   /** Where the library data came from, e.g. "bundled @pydantic/genai-prices 0.1.8". */
@@ -196,18 +198,24 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
 
   const validTs = (ts: number | undefined): number => (typeof ts === 'number' && Number.isFinite(ts) ? ts : Date.now());
 
+  function costE10(u: PriceableUsage): bigint | null {
+    if (!u.model) return null;
+    const res = resolve(u.model, u.provider, u.harness);
+    if (!res) return null;
+    const compiled = priceAt(res, validTs(u.ts));
+    if (!compiled) return null;
+    return costUnits(compiled, u);
+  }
+
   return {
     fingerprint,
     dataSource,
     warnings,
     cost(u: PriceableUsage): string | null {
-      if (!u.model) return null;
-      const res = resolve(u.model, u.provider, u.harness);
-      if (!res) return null;
-      const compiled = priceAt(res, validTs(u.ts));
-      if (!compiled) return null;
-      return formatCostUnits(costUnits(compiled, u));
+      const units = costE10(u);
+      return units === null ? null : formatCostUnits(units);
     },
+    costE10,
     exportCache(alsoAt: number[] = []): PriceCache {
       const entries: PriceCache['entries'] = {};
       for (const [key, res] of resolutions) {

@@ -48,10 +48,10 @@ export interface PricedEvent {
   recorded: bigint | null;
 }
 
-export function pricedEvent(event: UsageEvent, computedUsd: string | null): PricedEvent {
+export function pricedEvent(event: UsageEvent, computedE10: bigint | null): PricedEvent {
   return {
     event,
-    computed: computedUsd === null ? null : usdToE10(computedUsd),
+    computed: computedE10,
     recorded: event.recorded_cost_usd === null ? null : usdToE10(event.recorded_cost_usd),
   };
 }

@@ -29,8 +29,8 @@ export interface SourceWrite {
   fresh?: boolean;
 }
 
-/** Computed cost of one event as a decimal USD string, or null when unpriced. */
-export type CostFn = (e: UsageEvent) => string | null;
+/** Computed cost of one event in integer units of 1e-10 USD (the store's unit), or null when unpriced. */
+export type CostFn = (e: UsageEvent) => bigint | null;
 
 /**
  * Every known source's fingerprint: all a run needs for the sources that did
@@ -159,8 +159,7 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
         big(ev, e.output_tokens);
         big(ev, e.reasoning_tokens);
         big(ev, e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd));
-        const computed = cost(e);
-        big(ev, computed === null ? null : usdToE10(computed));
+        big(ev, cost(e));
         str(ev, e.source_file);
         int(ev, e.source_line);
         ev.endRow();
