@@ -32,7 +32,8 @@ function bookEntry(b: SourceBookRow, tailWarned: boolean): BookEntry | null {
 }
 
 export class DeltaBaseKeeper {
-  private identity: { storeId: string; generation: number } | null = null;
+  /** The store's identity at the start, read only when there is a base to check it against. */
+  private identity: { storeId: string | null; generation: number } | null = null;
   private writesAtStart = 0;
   private prev: DeltaBase | null = null;
   private emptyAtStart = false;
@@ -46,10 +47,16 @@ export class DeltaBaseKeeper {
 
   /** Call before anything is written, with the store's fingerprints. */
   async start(fingerprints: Map<string, string>): Promise<void> {
-    this.identity = await storeIdentity(this.conn);
     this.writesAtStart = committedWrites.count;
     this.prev = readBase(this.opts.dbPath);
+    if (this.prev) this.identity = await storeIdentity(this.conn);
     this.emptyAtStart = fingerprints.size === 0;
+  }
+
+  /** The previous base still describes the store: same store, nothing written since it was made. */
+  private prevHolds(): boolean {
+    const p = this.prev;
+    return p !== null && this.identity !== null && p.storeId === this.identity.storeId && p.generation === this.identity.generation;
   }
 
   /**
@@ -129,19 +136,18 @@ export class DeltaBaseKeeper {
     const digest = facts.digest;
     const prices = this.opts.prices();
     const prev = this.prev;
-    const unchanged =
-      prev !== null &&
-      !this.wrote &&
-      prev.digest === digest &&
-      prev.storeId === this.identity!.storeId &&
-      prev.generation === this.identity!.generation &&
-      (prices === null || prev.prices?.fingerprint === prices.fingerprint);
-    if (unchanged) {
+    const fromPrev = this.prevHolds();
+    if (fromPrev && !this.wrote && prev!.digest === digest && (prices === null || prev!.prices?.fingerprint === prices.fingerprint)) {
       if (this.hadJournal) removeJournal(this.opts.dbPath);
       return;
     }
-    const identity = { storeId: this.identity!.storeId, generation: this.identity!.generation + committedWrites.count - this.writesAtStart };
-    const fromPrev = prev !== null && prev.storeId === this.identity!.storeId && prev.generation === this.identity!.generation;
+    // The store is open in this process alone: its generation now is the one
+    // at the start plus this process's commits (no query, when it was read).
+    const identity = this.identity?.storeId
+      ? { storeId: this.identity.storeId, generation: this.identity.generation + committedWrites.count - this.writesAtStart }
+      : await storeIdentity(this.conn);
+    if (identity.storeId === null) return; // never written: nothing to describe
+    const storeId = identity.storeId;
     let books: BookTable;
     let keys: Float64Array;
     if (fromPrev || this.emptyAtStart) {
@@ -158,7 +164,7 @@ export class DeltaBaseKeeper {
     }
     writeBase(this.opts.dbPath, {
       v: 1,
-      storeId: identity.storeId,
+      storeId,
       generation: identity.generation,
       digest,
       shape: facts.shape(),

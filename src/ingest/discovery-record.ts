@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceKind, SourceRef } from '../harnesses/types.js';
 import { stillHolds, type Observation } from '../io/observed-fs.js';
-import { scanDigests, type ScanFacts } from './stamp.js';
+import { scanShape, type ScanFacts } from './stamp.js';
 
 const RECORD_VERSION = 2;
 
@@ -89,7 +89,7 @@ export function makeRecord(
       sources: s.sources.map((x): StoredSource => [x.path, x.key === x.path ? '' : x.key, x.kind, x.companions?.length ? x.companions : 0, x.meta ?? 0]),
     })),
     warnings,
-    shape: scanDigests(scans, new Map(), warnings).shape(),
+    shape: scanShape(scans, warnings),
   };
 }
 

@@ -82,18 +82,25 @@ export function scanDigests(scans: ScanFacts[], fingerprints: Map<string, string
     }
   }
   for (const w of discoveryWarnings) parts.push(`W${w}\n`);
-  const shape = () => {
-    const lines: string[] = [];
-    let i = 0;
-    for (const s of scans) {
-      lines.push(`H${s.harness.id}\n`);
-      for (const r of s.roots) lines.push(`R${r.path}\t${r.origin}\t${r.exists}\n`);
-      for (let n = 0; n < s.sources.length; n++) lines.push(`S${order[i++]}\n`);
-    }
-    for (const w of discoveryWarnings) lines.push(`W${w}\n`);
-    return createHash('sha256').update(lines.join('')).digest('hex');
-  };
-  return { digest: createHash('sha256').update(parts.join('')).digest('hex'), shape, keys: order };
+  return { digest: createHash('sha256').update(parts.join('')).digest('hex'), shape: () => shapeOf(scans, order, discoveryWarnings), keys: order };
+}
+
+/** The shape digest of what was found (see ScanDigests), without the fingerprints. */
+export function scanShape(scans: ScanFacts[], discoveryWarnings: string[]): string {
+  return shapeOf(scans, scans.flatMap((s) => s.sources.map((x) => x.key).sort()), discoveryWarnings);
+}
+
+/** `keys`: every scan's source keys, sorted within each scan, in scan order. */
+function shapeOf(scans: ScanFacts[], keys: string[], discoveryWarnings: string[]): string {
+  const lines: string[] = [];
+  let i = 0;
+  for (const s of scans) {
+    lines.push(`H${s.harness.id}\n`);
+    for (const r of s.roots) lines.push(`R${r.path}\t${r.origin}\t${r.exists}\n`);
+    for (let n = 0; n < s.sources.length; n++) lines.push(`S${keys[i++]}\n`);
+  }
+  for (const w of discoveryWarnings) lines.push(`W${w}\n`);
+  return createHash('sha256').update(lines.join('')).digest('hex');
 }
 
 /** One digest of what was found: roots, discovery warnings and every source's fingerprint (see scanDigests). */

@@ -89,6 +89,9 @@ const LIST_VARCHAR = () => LIST(VARCHAR);
  * the store — nothing was written since, not even by a run that crashed.
  */
 async function bumpGeneration(conn: DuckDBConnection): Promise<void> {
+  // The store's id is made by its first write transaction (a write of its
+  // own would cost a commit, and a commit an fsync).
+  await conn.run(`INSERT OR IGNORE INTO meta VALUES ('store_id', CAST(gen_random_uuid() AS VARCHAR))`);
   await conn.run(
     `INSERT OR REPLACE INTO meta SELECT 'write_generation', CAST(coalesce(max(TRY_CAST(value AS BIGINT)), 0) + 1 AS VARCHAR) FROM meta WHERE key = 'write_generation'`,
   );
@@ -101,19 +104,11 @@ async function bumpGeneration(conn: DuckDBConnection): Promise<void> {
  */
 export const committedWrites = { count: 0 };
 
-/** The store's id (made on first use) and write generation. */
-export async function storeIdentity(conn: DuckDBConnection): Promise<{ storeId: string; generation: number }> {
-  const read = async () => {
-    const r = await conn.runAndReadAll(`SELECT key, value FROM meta WHERE key IN ('store_id', 'write_generation')`);
-    const m = new Map((r.getRowObjectsJson() as { key: string; value: string }[]).map((x) => [x.key, x.value]));
-    return { storeId: m.get('store_id') ?? null, generation: Number(m.get('write_generation') ?? 0) };
-  };
-  let id = await read();
-  if (id.storeId === null) {
-    await conn.run(`INSERT OR IGNORE INTO meta VALUES ('store_id', CAST(gen_random_uuid() AS VARCHAR))`);
-    id = await read();
-  }
-  return { storeId: id.storeId!, generation: id.generation };
+/** The store's id (null until its first write transaction) and write generation. */
+export async function storeIdentity(conn: DuckDBConnection): Promise<{ storeId: string | null; generation: number }> {
+  const r = await conn.runAndReadAll(`SELECT key, value FROM meta WHERE key IN ('store_id', 'write_generation')`);
+  const m = new Map((r.getRowObjectsJson() as { key: string; value: string }[]).map((x) => [x.key, x.value]));
+  return { storeId: m.get('store_id') ?? null, generation: Number(m.get('write_generation') ?? 0) };
 }
 
 let estimateSeq = Date.now() * 1000;
