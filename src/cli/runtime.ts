@@ -112,7 +112,11 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refresh
       delta: rt.dbPath === ':memory:' ? undefined : { dbPath: rt.dbPath, prices: () => priceCacheOf(cost) },
     });
     mark('ingested');
-    await store.settle();
+    // The checkpoint runs on DuckDB's threads; the delta base is written meanwhile.
+    const settling = store.settle();
+    result.keepDeltaBase?.();
+    mark('delta base kept');
+    await settling;
     mark('settled');
     return { store, ingest: result };
   } catch (e) {

@@ -131,51 +131,57 @@ export class DeltaBaseKeeper {
     this.removed.push(...keys);
   }
 
-  /** After the ingest: writes the base for the sources as digested (raw fingerprints `fps`) when it changed. */
-  async finish(facts: ScanDigests, fps: Map<string, string>): Promise<void> {
+  /**
+   * After the ingest: what the base needs from the store (queries) now, and
+   * a function that writes it (JavaScript work only) — for the caller to run
+   * while the store checkpoints. Null when the base is still current.
+   */
+  async finish(facts: ScanDigests, fps: Map<string, string>): Promise<(() => void) | null> {
     const digest = facts.digest;
     const prices = this.opts.prices();
     const prev = this.prev;
     const fromPrev = this.prevHolds();
     if (fromPrev && !this.wrote && prev!.digest === digest && (prices === null || prev!.prices?.fingerprint === prices.fingerprint)) {
       if (this.hadJournal) removeJournal(this.opts.dbPath);
-      return;
+      return null;
     }
     // The store is open in this process alone: its generation now is the one
     // at the start plus this process's commits (no query, when it was read).
     const identity = this.identity?.storeId
       ? { storeId: this.identity.storeId, generation: this.identity.generation + committedWrites.count - this.writesAtStart }
       : await storeIdentity(this.conn);
-    if (identity.storeId === null) return; // never written: nothing to describe
+    if (identity.storeId === null) return null; // never written: nothing to describe
     const storeId = identity.storeId;
-    let books: BookTable;
-    let keys: Float64Array;
-    if (fromPrev || this.emptyAtStart) {
-      const raw: Map<string, BookEntry | string> = fromPrev ? prev!.books.raw() : new Map();
-      for (const k of this.removed) raw.delete(k);
-      for (const [k, b] of this.books) {
-        if (b) raw.set(k, b);
-        else raw.delete(k);
+    const stored = fromPrev || this.emptyAtStart ? null : await this.fromStore();
+    return () => {
+      let books: BookTable;
+      let keys: Float64Array;
+      if (stored) ({ books, keys } = stored);
+      else {
+        const raw: Map<string, BookEntry | string> = fromPrev ? prev!.books.raw() : new Map();
+        for (const k of this.removed) raw.delete(k);
+        for (const [k, b] of this.books) {
+          if (b) raw.set(k, b);
+          else raw.delete(k);
+        }
+        books = BookTable.from(raw);
+        keys = fromPrev ? mergeKeys(prev!.keys, this.keys) : sortedKeys(this.keys);
       }
-      books = BookTable.from(raw);
-      keys = fromPrev ? mergeKeys(prev!.keys, this.keys) : sortedKeys(this.keys);
-    } else {
-      ({ books, keys } = await this.fromStore());
-    }
-    writeBase(this.opts.dbPath, {
-      v: 1,
-      storeId,
-      generation: identity.generation,
-      digest,
-      shape: facts.shape(),
-      fps: facts.keys.map((k) => fps.get(k) ?? 'missing'),
-      books,
-      prices: prices ? mergePriceCaches(prev?.prices ?? null, prices) : prev?.prices ?? null,
-      keys,
-    });
-    // Written after the base: a journal left behind holds writes the store
-    // now has, which the next ingest would skip anyway (their bookkeeping moved on).
-    if (this.hadJournal) removeJournal(this.opts.dbPath);
+      writeBase(this.opts.dbPath, {
+        v: 1,
+        storeId,
+        generation: identity.generation,
+        digest,
+        shape: facts.shape(),
+        fps: facts.keys.map((k) => fps.get(k) ?? 'missing'),
+        books,
+        prices: prices ? mergePriceCaches(prev?.prices ?? null, prices) : prev?.prices ?? null,
+        keys,
+      });
+      // Written after the base: a journal left behind holds writes the store
+      // now has, which the next ingest would skip anyway (their bookkeeping moved on).
+      if (this.hadJournal) removeJournal(this.opts.dbPath);
+    };
   }
 
   private async fromStore(): Promise<{ books: BookTable; keys: Float64Array }> {

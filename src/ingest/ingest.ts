@@ -67,6 +67,12 @@ export interface IngestResult {
   /** Digest of roots, discovery warnings and every source's stamp taken BEFORE reading it (what the store now reflects). */
   digest: string;
   stats: IngestStats;
+  /**
+   * Writes the delta path's base for what the store now holds (JavaScript
+   * work only: run it while the store checkpoints). Absent when the base is
+   * current or not kept; never run, it only costs the next delta its answer.
+   */
+  keepDeltaBase?: () => void;
 }
 
 const BATCH_EVENTS = 5_000;
@@ -319,11 +325,11 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const sameKeys = result.removed === 0 && [...seen].every((k) => fingerprints.has(k));
   if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, raw.keys());
   mark('ingest: extracted and written');
-  await keeper?.finish(facts, raw);
-  mark('ingest: delta base kept');
+  const keepDeltaBase = (await keeper?.finish(facts, raw)) ?? undefined;
   stats.ms.total = performance.now() - t0;
   stats.at.end = performance.now();
   setLastIngestDigest(digest);
+  result.keepDeltaBase = keepDeltaBase;
   writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed });
   return result;
 }
