@@ -10,19 +10,23 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** What every bundle here shares: one CommonJS file for Node 20 next to the compiled modules. */
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  // import.meta.url of the bundled modules: the bundle's own URL (it sits next to them).
+  define: { 'import.meta.url': '__txUsageUrl' },
+  banner: { js: "const __txUsageUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
 for (const name of ['fast', 'delta']) {
   const out = join(root, 'dist', 'src', 'cli', `${name}.cjs`);
   await build({
+    ...common,
     entryPoints: [join(root, 'dist', 'src', 'cli', `${name}.js`)],
     outfile: out,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    logLevel: 'warning',
-    // import.meta.url of the bundled modules: the bundle's own URL (it sits next to them).
-    define: { 'import.meta.url': '__txUsageUrl' },
-    banner: { js: "const __txUsageUrl = require('node:url').pathToFileURL(__filename).href;" },
     plugins: [
       {
         name: 'dynamic-imports-stay',
@@ -42,14 +46,8 @@ for (const name of ['fast', 'delta']) {
 // outside (required from node_modules as usual). pool.ts starts this file
 // when it exists, else worker.js.
 await build({
+  ...common,
   entryPoints: [join(root, 'dist', 'src', 'ingest', 'worker.js')],
   outfile: join(root, 'dist', 'src', 'ingest', 'worker.cjs'),
-  bundle: true,
   packages: 'external',
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  logLevel: 'warning',
-  define: { 'import.meta.url': '__txUsageUrl' },
-  banner: { js: "const __txUsageUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
