@@ -141,14 +141,9 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const keeper = opts.delta ? new DeltaBaseKeeper(conn, opts.delta) : null;
   await keeper?.start(fingerprints);
 
-  const seen = new Set<string>();
   const byKey = new Map<string, SourceRef>();
-  for (const s of scans)
-    for (const src of s.sources) {
-      seen.add(src.key);
-      byKey.set(src.key, src);
-    }
-  const gone = [...fingerprints.keys()].filter((k) => !seen.has(k));
+  for (const s of scans) for (const src of s.sources) byKey.set(src.key, src);
+  const gone = [...fingerprints.keys()].filter((k) => !byKey.has(k));
   await forgetSources(conn, gone);
   keeper?.noteRemoved(gone);
   result.removed = gone.length;
@@ -322,7 +317,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
     await pool?.close();
   }
   // The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run).
-  const sameKeys = result.removed === 0 && [...seen].every((k) => fingerprints.has(k));
+  const sameKeys = result.removed === 0 && [...byKey.keys()].every((k) => fingerprints.has(k));
   if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, raw.keys());
   mark('ingest: extracted and written');
   const keepDeltaBase = (await keeper?.finish(facts, raw)) ?? undefined;
