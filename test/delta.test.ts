@@ -189,21 +189,42 @@ describe('delta path: what it leaves to the full path', () => {
   };
   const reason = (r: Run) => /delta path not taken: (.*)/.exec(r.stderr)?.[1] ?? '';
 
-  it('a response whose earlier split lines were read before (its id is in the store)', () => {
-    const { claude, s, run, args } = setup();
-    const id = s.response({ ts: at(3, 1), usage: { input: 6, output: 60 }, splits: 2 });
-    const file = s.file;
+  /** Cuts `file` just after the first split line of response `id`; returns the rest. */
+  const cutAfterFirstSplit = (file: string, id: string): string => {
     const text = readFileSync(file, 'utf8');
-    // Cut after the first split line of the response: it is read now, the second later.
     const firstSplit = text.indexOf('\n', text.indexOf(id)) + 1;
     writeFileSync(file, text.slice(0, firstSplit));
-    const partial = run(args);
-    writeFileSync(file, text.slice(firstSplit), { flag: 'a' });
+    return text.slice(firstSplit);
+  };
+
+  it('a response whose earlier split lines the store holds (its rows there are not known here)', () => {
+    const home = tempDir('txu-delta-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const s = claude.session({ cwd: '/w/a' });
+    const id = s.response({ ts: at(3, 1), usage: { input: 6, output: 60 }, splits: 3 });
+    const rest = cutAfterFirstSplit(s.file, id);
+    const run = runner(home, join(home, '.cache'), { TX_USAGE_TRACE: '1' });
+    const args = [...ALL, '--format', 'json'];
+    expect(run(args).stats.kind).toBe('ingest');
+    writeFileSync(s.file, rest, { flag: 'a' });
     const r = run(args);
-    expect(partial.stats.kind).toBe('delta');
     expect(r.stats.kind).toBe('ingest');
     expect(reason(r)).toMatch(/a response seen before/);
     expect(tokenFields(JSON.parse(r.stdout).totals)).toEqual(tokenFields(claude.ledger.totals()));
+  });
+
+  it('a response whose earlier split lines a delta run read: counted once, with its largest usage', () => {
+    const { home, claude, s, run, args } = setup();
+    // Pre-2.1.307 subagent files: the early split lines carry placeholder usage, the last the real one.
+    const id = s.response({ ts: at(3, 1), usage: { input: 6, output: 60, cacheRead: 500 }, splits: 3, placeholder: { input: 1, output: 1 } });
+    const rest = cutAfterFirstSplit(s.file, id);
+    const partial = run(args);
+    expect(partial.stats.kind).toBe('delta');
+    writeFileSync(s.file, rest, { flag: 'a' });
+    const r = run(args);
+    expect(r.stats).toMatchObject({ kind: 'delta', events: 1 });
+    expect(tokenFields(JSON.parse(r.stdout).totals)).toEqual(tokenFields(claude.ledger.totals()));
+    expect(r.stdout).toBe(runner(home, join(home, '.cache-fresh'))(args).stdout);
   });
 
   it('a torn last line, a new transcript, a rewritten one, an unpriced model', () => {

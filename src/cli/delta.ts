@@ -10,9 +10,10 @@
 // journal's responses since that state are added too), every
 // changed source is a resumable JSONL transcript that only grew (same inode,
 // same bytes before its resume point), the appended bytes raise no warning,
-// every response in them is new (its dedupe key is in neither the store nor
-// the journal), and every one is priced from the cache. Otherwise it names
-// the reason and the caller takes the full path.
+// no response in them has a dedupe key the store already holds (one the
+// journal holds counts once, by the store's own rule), and every one is
+// priced from the cache. Otherwise it names the reason and the caller takes
+// the full path.
 //
 // Bundled on its own by scripts/bundle.mjs into dist/src/cli/delta.cjs and
 // loaded by the memo check only on a miss.
@@ -24,7 +25,8 @@ import { collectSource } from '../ingest/collect.js';
 import { APPEND_EXTRACTORS } from '../harnesses/append.js';
 import { readCounter } from '../io/jsonl.js';
 import { cachedCost, PRICE_MISS } from '../pricing/cache.js';
-import { addEvents, pricedEvent, renderSnapshot, type PricedEvent, type SummarySnapshot } from '../report/summary-delta.js';
+import { addEvents, changesFor, pricedEvent, renderSnapshot, type PricedEvent, type SummarySnapshot } from '../report/summary-delta.js';
+import type { UsageEvent } from '../core/types.js';
 import type { TemplateRow } from '../report/summary-rows.js';
 import { tmpdir } from 'node:os';
 import { mark } from '../core/trace.js';
@@ -77,14 +79,7 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
   let checkBytes = 0;
   const bytesBefore = readCounter.bytes;
   const writes: JournalWrite[] = [];
-  const priced: PricedEvent[] = [];
-  const replayed = state.eventsAfter(at);
-  for (const e of replayed) {
-    const cost = cachedCost(base.prices, e);
-    if (cost === PRICE_MISS) return no(`no cached price for ${e.harness} model ${e.model}`);
-    priced.push(pricedEvent(e, cost));
-  }
-  const seen = new Set<number>();
+  const fresh: UsageEvent[] = [];
   for (const src of changed) {
     const extract = APPEND_EXTRACTORS[src.harness];
     const book = state.book(src.key);
@@ -99,12 +94,9 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
     const why = c.failed ? 'unreadable' : c.warnings[0] ?? c.tailWarnings[0] ?? (c.estimates.length ? 'a session estimate' : c.contexts.length ? 'context rows' : !c.resume ? 'no resume point' : null);
     if (why) return no(`${src.path}: appended lines need the full path (${why})`);
     for (const e of c.events) {
-      const h = keyHash(e.harness, e.dedupe_key);
-      if (hasKey(base.keys, h) || state.journalKeys.has(h) || seen.has(h)) return no(`${src.path}: a response seen before (${e.dedupe_key})`);
-      seen.add(h);
-      const cost = cachedCost(base.prices, e);
-      if (cost === PRICE_MISS) return no(`no cached price for ${e.harness} model ${e.model}`);
-      priced.push(pricedEvent(e, cost));
+      // A key the store has: the store's rows for it are not known here.
+      if (hasKey(base.keys, keyHash(e.harness, e.dedupe_key))) return no(`${src.path}: a response seen before (${e.dedupe_key})`);
+      fresh.push(e);
     }
     const rp = c.resume!;
     writes.push({
@@ -129,7 +121,29 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
     });
   }
   mark('delta: appended lines read');
-  const added = addEvents(q.snapshot, priced);
+  // The journal's responses since the report's state, and the new ones; a key
+  // the journal holds more than once (a response's split lines read by two
+  // runs) counts its billed line alone, as the store will.
+  const counted = state.journalEvents.filter((j) => j.record < at);
+  const replayed = state.journalEvents.filter((j) => j.record >= at);
+  const { adds, swaps } = changesFor(counted, [...replayed, ...fresh.map((event) => ({ event, record: -1 }))]);
+  const price = (e: UsageEvent): PricedEvent | null => {
+    const cost = cachedCost(base.prices!, e);
+    return cost === PRICE_MISS ? null : pricedEvent(e, cost);
+  };
+  const pricedAdds: PricedEvent[] = [];
+  const pricedSwaps: { from: PricedEvent; to: PricedEvent }[] = [];
+  for (const a of adds) {
+    const pe = price(a.event);
+    if (!pe) return no(`no cached price for ${a.event.harness} model ${a.event.model}`);
+    pricedAdds.push(pe);
+  }
+  for (const { from, to } of swaps) {
+    const [f, t] = [price(from.event), price(to.event)];
+    if (!f || !t) return no(`no cached price for ${to.event.harness} model ${to.event.model}`);
+    pricedSwaps.push({ from: f, to: t });
+  }
+  const added = addEvents(q.snapshot, pricedAdds, pricedSwaps);
   if ('fallback' in added) return added;
   const digest = q.now.digest;
   if (!writes.length && digest !== state.digest) return no('nothing appended');
@@ -142,6 +156,6 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
     text: renderSnapshot(q.snapshot, added.rows),
     rows: added.rows,
     digest,
-    stats: { appended: writes.length, events: priced.length - replayed.length, fromJournal: replayed.length, bytesRead: readCounter.bytes - bytesBefore, tailCheckBytes: checkBytes },
+    stats: { appended: writes.length, events: fresh.length, fromJournal: replayed.length, bytesRead: readCounter.bytes - bytesBefore, tailCheckBytes: checkBytes },
   };
 }

@@ -339,15 +339,13 @@ export interface VirtualState {
   fps: string[];
   /** The bookkeeping of a resumable source: the journal's latest, else the base's. */
   book(key: string): BookEntry | undefined;
-  /** Key hashes added by the journal (the base's are in base.keys). */
-  journalKeys: Set<number>;
   /**
-   * The events each state after `digests[i]` added, for a report remembered
-   * at an earlier state of the chain: digests[0] is the base's, and the
-   * journal's i-th record took digests[i] to digests[i + 1].
+   * The states of the chain: digests[0] is the base's, and the journal's
+   * i-th record took digests[i] to digests[i + 1] with `journalEvents` whose
+   * `record` is i.
    */
   digests: string[];
-  eventsAfter(i: number): UsageEvent[];
+  journalEvents: { event: UsageEvent; record: number }[];
 }
 
 /**
@@ -359,7 +357,6 @@ export function virtualState(base: DeltaBase, journal: JournalRecord[], keys: st
   const fps = [...base.fps];
   const index = journal.length ? new Map(keys.map((k, i) => [k, i])) : null;
   const books = new Map<string, BookEntry>();
-  const journalKeys = new Set<number>();
   let digest = base.digest;
   const digests = [digest];
   for (const r of journal) {
@@ -369,11 +366,10 @@ export function virtualState(base: DeltaBase, journal: JournalRecord[], keys: st
       if (i === undefined) return null;
       fps[i] = w.book.fingerprint;
       books.set(w.key, w.book);
-      for (const e of w.events) journalKeys.add(keyHash(e.harness, e.dedupe_key));
     }
     digest = r.to;
     digests.push(digest);
   }
-  const eventsAfter = (i: number) => journal.slice(i).flatMap((r) => r.writes.flatMap((w) => w.events));
-  return { digest, fps, book: (k) => books.get(k) ?? base.books.get(k), journalKeys, digests, eventsAfter };
+  const journalEvents = journal.flatMap((r, record) => r.writes.flatMap((w) => w.events.map((event) => ({ event, record }))));
+  return { digest, fps, book: (k) => books.get(k) ?? base.books.get(k), digests, journalEvents };
 }

@@ -87,31 +87,70 @@ function compareKeys(a: (string | null)[], b: (string | null)[]): number {
 const big = (v: unknown): bigint => (v === null || v === undefined ? 0n : BigInt(v as string | number));
 
 /**
- * The snapshot's rows with `events` added (as summary.sql's filters, groups
- * and sums would have them), or the reason it cannot be done exactly.
+ * Whether `a` is the row billed_events keeps over `b` for the same dedupe key
+ * (src/store/schema.ts): the largest usage, then the lower dedupe rank, then
+ * the first source file and line.
  */
-export function addEvents(s: SummarySnapshot, events: PricedEvent[]): { rows: TemplateRow[] } | { fallback: string } {
+export function billedOver(a: UsageEvent, b: UsageEvent): boolean {
+  const ta = a.input_tokens + a.cache_read_tokens + a.cache_write_tokens + a.output_tokens;
+  const tb = b.input_tokens + b.cache_read_tokens + b.cache_write_tokens + b.output_tokens;
+  if (ta !== tb) return ta > tb;
+  if (a.dedupe_rank !== b.dedupe_rank) return a.dedupe_rank < b.dedupe_rank;
+  if (a.source_file !== b.source_file) return Buffer.compare(Buffer.from(a.source_file), Buffer.from(b.source_file)) < 0;
+  if (a.source_line === b.source_line) return false;
+  return b.source_line === null || (a.source_line !== null && a.source_line < b.source_line);
+}
+
+/**
+ * What new events change in a remembered report, given every event the
+ * journal holds for the same keys: `counted` ones are already in its rows
+ * (the journal's records up to the state it was rendered at), the rest and
+ * `fresh` ones are not. Per dedupe key, the billed event among all of them
+ * is added when none was counted, or swapped in for the one that was.
+ */
+export function changesFor<E extends { event: UsageEvent }>(counted: E[], uncounted: E[]): { adds: E[]; swaps: { from: E; to: E }[] } {
+  const byKey = new Map<string, { item: E; counted: boolean }[]>();
+  const push = (item: E, isCounted: boolean) => {
+    const k = `${item.event.harness}\u0000${item.event.dedupe_key}`;
+    const list = byKey.get(k);
+    if (list) list.push({ item, counted: isCounted });
+    else byKey.set(k, [{ item, counted: isCounted }]);
+  };
+  for (const c of counted) push(c, true);
+  for (const u of uncounted) push(u, false);
+  const best = (xs: { item: E; counted: boolean }[]) => xs.reduce<{ item: E; counted: boolean } | null>((w, x) => (w === null || billedOver(x.item.event, w.item.event) ? x : w), null);
+  const adds: E[] = [];
+  const swaps: { from: E; to: E }[] = [];
+  for (const list of byKey.values()) {
+    const all = best(list)!;
+    if (all.counted) continue;
+    const before = best(list.filter((x) => x.counted));
+    if (before) swaps.push({ from: before.item, to: all.item });
+    else adds.push(all.item);
+  }
+  return { adds, swaps };
+}
+
+/**
+ * The snapshot's rows with `adds` added and each swap's `from` replaced by its
+ * `to` (as summary.sql's filters, groups and sums would have them), or the
+ * reason it cannot be done exactly.
+ */
+export function addEvents(s: SummarySnapshot, adds: PricedEvent[], swaps: { from: PricedEvent; to: PricedEvent }[] = []): { rows: TemplateRow[] } | { fallback: string } {
   const p = s.params;
   if (p.by.some((k) => !DELTA_KEYS.includes(k))) return { fallback: `--by ${p.by.join(',')}` };
   const rows = s.rows.map((r) => ({ ...r }));
   const tuple = (r: TemplateRow) => p.by.map((k) => (r[k] as string | null) ?? null);
   const known = rows.length;
   const index = new Map(rows.map((r, i) => [JSON.stringify(tuple(r)), i]));
-  for (const { event: e, computed, recorded } of events) {
-    if (!p.harnesses.includes(e.harness)) continue;
-    if (p.project !== '' && !(e.project ?? '').includes(p.project)) continue;
+
+  /** Where a response goes in this report: its group's id, or null when the filters leave it out. */
+  const place = (e: UsageEvent): { id: string; keys: (string | null)[] } | null => {
+    if (!p.harnesses.includes(e.harness)) return null;
+    if (p.project !== '' && !(e.project ?? '').includes(p.project)) return null;
     const d = dayOf(s.days, e.ts);
-    if (d === 'before' || d === 'after') {
-      // The table covers a day either side of the range: outside it, outside the range.
-      continue;
-    }
-    if (d.day < p.since || d.day > p.until) continue;
-    const cost = p.costMode === 'computed' ? computed : p.costMode === 'recorded' ? recorded : recorded ?? computed;
-    const usesRecorded = p.costMode === 'recorded' || (p.costMode === 'auto' && recorded !== null);
-    // An unpriced response in range adds a warning naming its model (cli/pricing.ts unpricedModelWarnings).
-    if (p.costMode !== 'recorded' && e.requests > 0 && computed === null && (p.costMode === 'computed' || recorded === null)) {
-      return { fallback: `no price for ${e.harness} model ${e.model ?? '(none)'}` };
-    }
+    // The table covers a day either side of the range: outside it, outside the range.
+    if (d === 'before' || d === 'after' || d.day < p.since || d.day > p.until) return null;
     const keys: Record<GroupKey, string | null> = {
       day: d.day,
       week: d.week,
@@ -123,20 +162,29 @@ export function addEvents(s: SummarySnapshot, events: PricedEvent[]): { rows: Te
       machine: null,
     };
     const t = p.by.map((k) => keys[k]);
-    const id = JSON.stringify(t);
-    let i = index.get(id);
+    return { id: JSON.stringify(t), keys: t };
+  };
+  const costOf = ({ computed, recorded }: PricedEvent) => (p.costMode === 'computed' ? computed : p.costMode === 'recorded' ? recorded : recorded ?? computed);
+  // An unpriced response in range adds a warning naming its model, with counts (cli/pricing.ts unpricedModelWarnings).
+  const unpriced = ({ event: e, computed, recorded }: PricedEvent) =>
+    p.costMode !== 'recorded' && e.requests > 0 && computed === null && (p.costMode === 'computed' || recorded === null);
+  const rowAt = (where: { id: string; keys: (string | null)[] }): TemplateRow => {
+    let i = index.get(where.id);
     if (i === undefined) {
       const row: TemplateRow = {};
-      p.by.forEach((k, j) => (row[k] = t[j]!));
+      p.by.forEach((k, j) => (row[k] = where.keys[j]!));
       for (const k of ADDITIVE_COUNTS) row[k] = '0';
       for (const k of ADDITIVE_COSTS) row[k] = null;
       i = rows.length;
       rows.push(row);
-      index.set(id, i);
+      index.set(where.id, i);
     }
-    const r = rows[i]!;
-    const add = (k: string, n: number | bigint) => (r[k] = (big(r[k]) + BigInt(n)).toString());
-    add('requests', e.requests);
+    return rows[i]!;
+  };
+  /** Adds one response's sums to its row (sign -1: takes them out again; counts then stay, see swaps). */
+  const addSums = (r: TemplateRow, pe: PricedEvent, sign: 1 | -1) => {
+    const e = pe.event;
+    const add = (k: string, n: number | bigint) => (r[k] = (big(r[k]) + BigInt(sign) * BigInt(n)).toString());
     add('input_tokens', e.input_tokens);
     add('cache_read_tokens', e.cache_read_tokens);
     add('cache_write_tokens', e.cache_write_tokens);
@@ -144,15 +192,44 @@ export function addEvents(s: SummarySnapshot, events: PricedEvent[]): { rows: Te
     add('output_tokens', e.output_tokens);
     add('reasoning_tokens', e.reasoning_tokens);
     add('total_tokens', e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens);
+    const addCost = (k: string, v: bigint | null) => {
+      if (v !== null) r[k] = (r[k] === null || r[k] === undefined ? BigInt(sign) * v : big(r[k]) + BigInt(sign) * v).toString();
+    };
+    addCost('cost_e10', costOf(pe));
+    addCost('computed_cost_e10', pe.computed);
+    addCost('recorded_cost_e10', pe.recorded);
+  };
+
+  for (const pe of adds) {
+    const where = place(pe.event);
+    if (!where) continue;
+    if (unpriced(pe)) return { fallback: `no price for ${pe.event.harness} model ${pe.event.model ?? '(none)'}` };
+    const r = rowAt(where);
+    const add = (k: string, n: number) => (r[k] = (big(r[k]) + BigInt(n)).toString());
+    add('requests', pe.event.requests);
     add('usage_events', 1);
+    const cost = costOf(pe);
+    const usesRecorded = p.costMode === 'recorded' || (p.costMode === 'auto' && pe.recorded !== null);
     if (cost !== null) add('priced_events', 1);
     if (cost !== null && usesRecorded) add('recorded_events', 1);
-    const addCost = (k: string, v: bigint | null) => {
-      if (v !== null) r[k] = (r[k] === null || r[k] === undefined ? v : big(r[k]) + v).toString();
-    };
-    addCost('cost_e10', cost);
-    addCost('computed_cost_e10', computed);
-    addCost('recorded_cost_e10', recorded);
+    addSums(r, pe, 1);
+  }
+  // A response seen before with less usage (an earlier split line of it, read
+  // by an earlier delta run): its sums are replaced in place. Only where both
+  // land in the same row with costs of the same kind, so every count and
+  // every NULL of the row stays as it is.
+  for (const { from, to } of swaps) {
+    const a = place(from.event);
+    const b = place(to.event);
+    if (!a && !b) continue;
+    if (!a || !b || a.id !== b.id) return { fallback: `a response seen before now falls in another group (${to.event.dedupe_key})` };
+    if (unpriced(from) || unpriced(to)) return { fallback: `no price for ${to.event.harness} model ${to.event.model ?? '(none)'}` };
+    if ((from.computed === null) !== (to.computed === null) || (from.recorded === null) !== (to.recorded === null) || from.event.requests !== to.event.requests) {
+      return { fallback: `a response seen before changes how it is priced (${to.event.dedupe_key})` };
+    }
+    const r = rowAt(b);
+    addSums(r, from, -1);
+    addSums(r, to, 1);
   }
   if (rows.length > known) {
     // New groups go where ORDER BY ALL puts them, provided the remembered rows
