@@ -149,6 +149,13 @@ describe('delta path: the same answer as a full run on an empty store', () => {
     expect(tokenFields(JSON.parse(last.stdout).totals)).toEqual(tokenFields(claude.ledger.totals()));
   });
 
+  it('Claude Code, by session and model in JSON', () => {
+    const home = tempDir('txu-delta-');
+    claudeHome(home);
+    const { kinds } = replayGrowth(home, [...ALL, '--by', 'session,model', '--format', 'json'], { seed: 5, steps: 6 });
+    expect(kinds).toContain('delta');
+  });
+
   it('Claude Code, by model and project in a table, in a zone half an hour off UTC', () => {
     const home = tempDir('txu-delta-');
     claudeHome(home);
@@ -258,14 +265,38 @@ describe('delta path: what it leaves to the full path', () => {
     expect(reason(rewritten)).toMatch(/changed before its resume point|did not only grow/);
   });
 
-  it('--by session (the session estimate of a new row is in the store) and HTML take the full path', () => {
+  it('--by session: rows keep their session estimates; a row of a session the report did not show takes the full path', () => {
+    const home = tempDir('txu-delta-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const a = claude.session({ cwd: '/w/a' });
+    const b = claude.session({ cwd: '/w/b' });
+    a.response({ ts: at(2, 0), usage: { input: 5, output: 50 } });
+    a.costState(1.25);
+    b.response({ ts: at(1, 0), usage: { input: 7, output: 70 } });
+    const run = runner(home, join(home, '.cache'), { TX_USAGE_TRACE: '1' });
+    // From June 2nd: a's response is in range, b's is not (b has no row).
+    const args = ['--since', '2026-06-02', '--until', '2026-12-31', '--by', 'session,day', '--format', 'json'];
+    expect(run(args).stats.kind).toBe('ingest');
+    a.response({ ts: at(3, 0), usage: { input: 6, output: 60 } });
+    const d = run(args);
+    expect(d.stats.kind).toBe('delta');
+    const rows = JSON.parse(d.stdout).rows as { session: string; session_estimate_usd: number | null }[];
+    expect(rows).toHaveLength(2); // a new day of a known session: its estimate is known
+    expect(rows.every((r) => r.session_estimate_usd === 1.25)).toBe(true);
+    expect(d.stdout).toBe(runner(home, join(home, '.cache-fresh-1'))(args).stdout);
+    b.response({ ts: at(4, 0), usage: { input: 8, output: 80 } });
+    const other = run(args);
+    expect(other.stats.kind).toBe('ingest');
+    expect(reason(other)).toMatch(/a new session/);
+    expect(other.stdout).toBe(runner(home, join(home, '.cache-fresh-2'))(args).stdout);
+  });
+
+  it('HTML takes the full path', () => {
     const { s, run } = setup();
-    for (const extra of [['--by', 'session', '--format', 'json'], ['--format', 'html']]) {
-      const args = [...ALL, ...extra];
-      run(args);
-      s.response({ ts: at(6, extra.length), usage: { input: 6, output: 60 } });
-      expect(run(args).stats.kind).toBe('ingest');
-    }
+    const args = [...ALL, '--format', 'html'];
+    run(args);
+    s.response({ ts: at(6, 1), usage: { input: 6, output: 60 } });
+    expect(run(args).stats.kind).toBe('ingest');
   });
 });
 

@@ -41,6 +41,8 @@ export interface ReportOutput {
   charts?: ChartData;
   /** Summary reports: the template's grouped rows, which the delta path adds new events to (see cli/delta.ts). */
   summaryRows?: TemplateRow[];
+  /** Summary reports by session: Claude Code's session estimates the rows were shown with. */
+  sessionEstimates?: Map<string, number> | null;
 }
 
 export function loadDefinitions(): ReportDefinition[] {
@@ -62,9 +64,9 @@ export function findDefinition(name: string): ReportDefinition | undefined {
 export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[]): Promise<ReportOutput> {
   switch (def.kind) {
     case 'summary': {
-      const { report: r, raw } = await summaryReport(conn, p, warnings);
+      const { report: r, raw, estimates } = await summaryReport(conn, p, warnings);
       const charts = p.charts === false ? undefined : await baseChartData(conn, p);
-      return { definition: def, json: r as unknown as Record<string, unknown>, datasets: summaryDatasets(def.title, p, r), warnings: r.warnings, charts, summaryRows: raw };
+      return { definition: def, json: r as unknown as Record<string, unknown>, datasets: summaryDatasets(def.title, p, r), warnings: r.warnings, charts, summaryRows: raw, sessionEstimates: estimates };
     }
     case 'monthly':
       return monthlyReport(conn, def, p, warnings);

@@ -35,11 +35,18 @@ export interface SummarySnapshot {
   days: LocalDay[];
   /** Fingerprint of the prices the rows were costed with (pricing/cache.ts). */
   pricer: string;
+  /**
+   * With --by session: the sessions of the rows, and every session estimate
+   * the store held for them (Claude Code cost-state), so rows keep theirs and
+   * a new row of a known session gets its own. A row of another session
+   * takes the full path.
+   */
+  estimates?: { sessions: string[]; entries: [string, number][] };
   table: { width: number; color: boolean };
 }
 
-/** Group keys the delta path can compute for a response (machine and session rows need the store). */
-export const DELTA_KEYS: readonly GroupKey[] = ['day', 'week', 'month', 'model', 'project', 'harness'];
+/** Group keys the delta path can compute for a response (machine rows need the store). */
+export const DELTA_KEYS: readonly GroupKey[] = ['day', 'week', 'month', 'model', 'project', 'harness', 'session'];
 
 /** A response and its costs: computed (null: no price) and recorded by the harness (null: none), in 1e-10 USD. */
 export interface PricedEvent {
@@ -168,9 +175,11 @@ export function addEvents(s: SummarySnapshot, adds: PricedEvent[], swaps: { from
   // An unpriced response in range adds a warning naming its model, with counts (cli/pricing.ts unpricedModelWarnings).
   const unpriced = ({ event: e, computed, recorded }: PricedEvent) =>
     p.costMode !== 'recorded' && e.requests > 0 && computed === null && (p.costMode === 'computed' || recorded === null);
-  const rowAt = (where: { id: string; keys: (string | null)[] }): TemplateRow => {
+  const knownSessions = p.by.includes('session') ? new Set(s.estimates?.sessions ?? []) : null;
+  const rowAt = (where: { id: string; keys: (string | null)[] }): TemplateRow | null => {
     let i = index.get(where.id);
     if (i === undefined) {
+      if (knownSessions && !knownSessions.has(where.keys[p.by.indexOf('session')]!)) return null;
       const row: TemplateRow = {};
       p.by.forEach((k, j) => (row[k] = where.keys[j]!));
       for (const k of ADDITIVE_COUNTS) row[k] = '0';
@@ -205,6 +214,7 @@ export function addEvents(s: SummarySnapshot, adds: PricedEvent[], swaps: { from
     if (!where) continue;
     if (unpriced(pe)) return { fallback: `no price for ${pe.event.harness} model ${pe.event.model ?? '(none)'}` };
     const r = rowAt(where);
+    if (!r) return { fallback: `a new session (${pe.event.session_id}): its estimate is in the store` };
     const add = (k: string, n: number) => (r[k] = (big(r[k]) + BigInt(n)).toString());
     add('requests', pe.event.requests);
     add('usage_events', 1);
@@ -227,7 +237,7 @@ export function addEvents(s: SummarySnapshot, adds: PricedEvent[], swaps: { from
     if ((from.computed === null) !== (to.computed === null) || (from.recorded === null) !== (to.recorded === null) || from.event.requests !== to.event.requests) {
       return { fallback: `a response seen before changes how it is priced (${to.event.dedupe_key})` };
     }
-    const r = rowAt(b);
+    const r = rowAt(b)!; // the row of `from`, which is counted: it exists
     addSums(r, from, -1);
     addSums(r, to, 1);
   }
@@ -242,6 +252,7 @@ export function addEvents(s: SummarySnapshot, adds: PricedEvent[], swaps: { from
 
 /** The text the full path prints for these rows (same builders, same renderers). */
 export function renderSnapshot(s: SummarySnapshot, rows: TemplateRow[]): string {
-  const report = summaryFromRows(s.params, rows, null, s.context, s.warnings);
+  const estimates = s.params.by.includes('session') ? new Map(s.estimates?.entries ?? []) : null;
+  const report = summaryFromRows(s.params, rows, estimates, s.context, s.warnings);
   return renderText(s.format, report, summaryDatasets(s.title, s.params, report), s.table);
 }

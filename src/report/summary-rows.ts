@@ -137,12 +137,21 @@ export function summaryFromRows(p: ReportParams, raw: TemplateRow[], estimates: 
     const row: Row = {};
     for (const k of p.by) row[k] = (r[k] as string | null) ?? null;
     Object.assign(row, metricsOf(r));
-    if (estimates) row.session_estimate_usd = estimates.get(`${r.harness ?? ''}\u0000${r.session}`) ?? estimates.get(`*\u0000${r.session}`) ?? null;
+    if (estimates) row.session_estimate_usd = sessionEstimate(estimates, r);
     return row;
   });
   const report: SummaryReport = { since: p.since, until: p.until, timezone: p.tz, group_by: p.by, rows, totals: metricsOf(tot), warnings };
   if (context.length) report.context = context;
   return report;
+}
+
+/** Keys of the estimates map: a session in its harness, and the session in any harness. */
+export const estimateKeys = (harness: string, session: string) => [`${harness}\u0000${session}`, `*\u0000${session}`];
+
+/** The estimate shown beside a row (its harness when the row has one, else the session's in any harness). */
+export function sessionEstimate(estimates: Map<string, number>, r: TemplateRow): number | null {
+  const [own, any] = estimateKeys((r.harness as string | undefined) ?? '', r.session as string);
+  return estimates.get(own!) ?? estimates.get(any!) ?? null;
 }
 
 const CONTEXT_NOTE =

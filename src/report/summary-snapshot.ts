@@ -33,6 +33,13 @@ export async function summarySnapshot(
   if (raw.some((r) => r.consistent !== true)) return null;
   const days: LocalDay[] = raw.map((r) => ({ day: String(r.day), week: String(r.week), month: String(r.month), start: Number(r.start_ms) }));
   const json = out.json as { context?: ContextEntry[] };
+  let estimates: SummarySnapshot['estimates'];
+  if (p.by.includes('session')) {
+    const sessions = [...new Set(out.summaryRows.map((r) => String(r.session)))];
+    const wanted = new Set(sessions);
+    const all = out.sessionEstimates ?? new Map<string, number>();
+    estimates = { sessions, entries: [...all].filter(([k]) => wanted.has(k.slice(k.indexOf('\u0000') + 1))) };
+  }
   return {
     v: 1,
     title: out.definition.title,
@@ -44,5 +51,6 @@ export async function summarySnapshot(
     days,
     pricer,
     table,
+    ...(estimates ? { estimates } : {}),
   };
 }

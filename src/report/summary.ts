@@ -2,7 +2,7 @@
 // binding JSON contract's shape.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { e10ToUsd } from '../core/money.js';
-import { summaryFromRows, type ContextEntry, type ReportParams, type SummaryReport, type TemplateRow } from './summary-rows.js';
+import { estimateKeys, summaryFromRows, type ContextEntry, type ReportParams, type SummaryReport, type TemplateRow } from './summary-rows.js';
 import { keysSlot } from './groups.js';
 import { loadTemplate, runTemplate } from './template.js';
 
@@ -16,13 +16,17 @@ export function templateValues(p: ReportParams) {
   return { since: p.since, until: p.until, tz: p.tz, harnesses: p.harnesses, project: p.project };
 }
 
-/** The summary report, and the template's own rows (what the delta path adds new events to). */
-export async function summaryReport(conn: DuckDBConnection, p: ReportParams, warnings: string[]): Promise<{ report: SummaryReport; raw: TemplateRow[] }> {
+/** The summary report, the template's own rows and (with --by session) the session estimates: what the delta path adds new events to. */
+export async function summaryReport(
+  conn: DuckDBConnection,
+  p: ReportParams,
+  warnings: string[],
+): Promise<{ report: SummaryReport; raw: TemplateRow[]; estimates: Map<string, number> | null }> {
   const t = loadTemplate('summary');
   const values = { ...templateValues(p), cost_mode: p.costMode };
   const raw = await runTemplate(conn, t, values, { keys: keysSlot(p.by) });
   const estimates = p.by.includes('session') ? await sessionEstimates(conn) : null;
-  return { report: summaryFromRows(p, raw, estimates, await contextEntries(conn, p), warnings), raw };
+  return { report: summaryFromRows(p, raw, estimates, await contextEntries(conn, p), warnings), raw, estimates };
 }
 
 async function sessionEstimates(conn: DuckDBConnection): Promise<Map<string, number>> {
@@ -30,8 +34,7 @@ async function sessionEstimates(conn: DuckDBConnection): Promise<Map<string, num
   const m = new Map<string, number>();
   for (const x of r.getRowObjectsJson() as any[]) {
     const usd = e10ToUsd(x.recorded_cost_e10)!;
-    m.set(`${x.harness}\u0000${x.session_id}`, usd);
-    m.set(`*\u0000${x.session_id}`, usd);
+    for (const k of estimateKeys(x.harness, x.session_id)) m.set(k, usd);
   }
   return m;
 }
