@@ -23,6 +23,8 @@ import { isValidTimeZone, todayIn } from '../report/period.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 import type { SummarySnapshot } from '../report/summary-delta.js';
 import { createRequire } from 'node:module';
+import { Script } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
 import { mark } from '../core/trace.js';
 
 const MEMO_VERSION = 2;
@@ -234,6 +236,49 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
   return true;
 }
 
+interface LoadedDelta {
+  module: typeof import('./delta.js');
+  /** Leaves V8's compiled code of the bundle in the cache dir for the next delta run (when there was none that fit). */
+  keepCode(): void;
+}
+
+/**
+ * The delta bundle, compiled with the code V8 left from the last delta run
+ * (vm.Script cachedData, checked by V8 against the source and flags): most
+ * of its functions are then not parsed and compiled again on every run.
+ */
+function loadDelta(dir: string): LoadedDelta {
+  const file = fileURLToPath(new URL('./delta.cjs', import.meta.url));
+  const source = readFileSync(file, 'utf8');
+  const codePath = join(dir, 'delta.cjs.code');
+  let cached: Buffer | undefined;
+  try {
+    cached = readFileSync(codePath);
+  } catch {
+    cached = undefined;
+  }
+  // V8 refuses code made under other flags: the marker scan sets this one
+  // when it first compiles its WebAssembly (io/marker-scan.ts), so it is set
+  // before, and the code is made and used under the same flags.
+  setFlagsFromString('--no-liftoff');
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData: cached });
+  const mod = { exports: {} as typeof import('./delta.js') };
+  (script.runInThisContext() as (...a: unknown[]) => void)(mod.exports, createRequire(file), mod, file, dirname(file));
+  return {
+    module: mod.exports,
+    keepCode() {
+      if (cached && !script.cachedDataRejected) return;
+      const tmp = `${codePath}.${process.pid}.tmp`;
+      try {
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, codePath);
+      } catch {
+        /* only speed */
+      }
+    },
+  };
+}
+
 /**
  * The delta path (cli/delta.ts, its own bundle, loaded only here): prints
  * the entry brought up to date with the appended lines and remembers the new
@@ -241,12 +286,13 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
  */
 async function answerDelta(rt: Runtime, entry: Entry, found: Found, now: ScanDigests, t0: number): Promise<boolean> {
   if (!entry.delta || rt.env.TX_USAGE_NO_DELTA) return false;
-  let delta: typeof import('./delta.js');
+  let loaded: LoadedDelta;
   try {
-    delta = createRequire(import.meta.url)('./delta.cjs') as typeof import('./delta.js');
+    loaded = loadDelta(cacheDir(rt.env, rt.home));
   } catch {
     return false; // not built (running from the TypeScript sources)
   }
+  const delta = loaded.module;
   const shape = found.shape;
   const digests = shape === undefined ? now : { ...now, shape: () => shape };
   const r = await delta.tryDelta({ dbPath: rt.dbPath, digest: entry.digest, snapshot: entry.delta, scans: found.scans, stamps: found.stamps, now: digests });
@@ -260,6 +306,7 @@ async function answerDelta(rt: Runtime, entry: Entry, found: Found, now: ScanDig
   if (entry.stderr) process.stderr.write(entry.stderr);
   saveEntry(rt, { ...entry, digest: r.digest, stdout: r.text, delta: { ...entry.delta, rows: r.rows }, savedAt: Date.now() });
   mark('delta: memo saved');
+  loaded.keepCode();
   writeStatsFile(rt.env, { kind: 'delta', rewritten: 0, ...r.stats, ms: { total: performance.now() - t0 }, at: { start: t0, end: performance.now() } });
   return true;
 }
