@@ -388,6 +388,20 @@ describe('delta path: the journal', () => {
     expect(tokenFields(JSON.parse(d.stdout).totals)).toEqual(tokenFields(claude.ledger.totals()));
   });
 
+  it('keeps V8 code for its bundle in the cache dir; a damaged one is only refused and replaced', () => {
+    const { claude, a, cache, run, args } = oneSession();
+    const code = join(cache, 'tx-usage', 'delta.cjs.code');
+    a.response({ ts: at(2), usage: { input: 2, output: 20 } });
+    expect(run(args).stats.kind).toBe('delta');
+    expect(existsSync(code)).toBe(true);
+    writeFileSync(code, 'not V8 code');
+    a.response({ ts: at(3), usage: { input: 3, output: 30 } });
+    const d = run(args);
+    expect(d.stats.kind).toBe('delta');
+    expect(tokenFields(JSON.parse(d.stdout).totals)).toEqual(tokenFields(claude.ledger.totals()));
+    expect(readFileSync(code, 'utf8')).not.toBe('not V8 code');
+  });
+
   it('never writes the transcripts it reads', () => {
     const { home, a, run, args } = oneSession();
     a.response({ ts: at(2), usage: { input: 2, output: 20 } });
