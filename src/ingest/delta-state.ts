@@ -66,8 +66,9 @@ export interface JournalRecord {
   writes: JournalWrite[];
 }
 
-export const basePath = (dbPath: string) => `${dbPath}.delta`;
-export const journalPath = (dbPath: string) => `${dbPath}.journal`;
+/** Beside the store; src/store/store.ts removes both with it. */
+const basePath = (dbPath: string) => `${dbPath}.delta`;
+const journalPath = (dbPath: string) => `${dbPath}.journal`;
 
 const MAGIC = 0x33445854; // "TXD3"
 
@@ -277,10 +278,6 @@ export function readBase(dbPath: string): DeltaBase | null {
   } catch {
     return null;
   }
-}
-
-export function removeDeltaFiles(dbPath: string): void {
-  for (const p of [basePath(dbPath), journalPath(dbPath)]) rmSync(p, { force: true });
 }
 
 /**
