@@ -123,7 +123,7 @@ function quotedShape(markers: readonly Buffer[]): { q: number; d: [number, numbe
  * For scan_pairs: the quoted shape's byte and the distinct (length - 1,
  * second byte) pairs (at most 4, padded by repeating one), or null.
  */
-function pairShape(markers: readonly Buffer[], q: number): { d: number[]; s: number[] } | null {
+function pairShape(markers: readonly Buffer[]): { d: number[]; s: number[] } | null {
   const pairs = [...new Map(markers.map((m) => [`${m.length - 1}:${m[1]}`, [m.length - 1, m[1]!] as const])).values()];
   if (pairs.length > 4) return null;
   while (pairs.length < 4) pairs.push(pairs[0]!);
@@ -146,7 +146,7 @@ export class MarkerScan {
     this.id = markers.map((m) => m.toString('hex')).join(',');
     this.wasm = opts.wasm !== false && fitsModule(markers) ? wasmInstance() : null;
     this.quoted = opts.general ? null : quotedShape(markers);
-    this.pairs = this.quoted && opts.pairs !== false ? pairShape(markers, this.quoted.q) : null;
+    this.pairs = this.quoted && opts.pairs !== false ? pairShape(markers) : null;
   }
 
   /** True when scans run in WebAssembly. */
