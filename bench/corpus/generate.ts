@@ -3,7 +3,8 @@
 // 40-90 MB files, multi-MB base64 screenshot lines, ~13% of lines carrying
 // usage). Its manifest holds what a correct reader must report, added up by
 // the writers from the responses they wrote (never by reading files back).
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { latestIsoField, readLastLine } from '../../src/io/last-line.js';
 import { join } from 'node:path';
 import { ClaudeHome, projectKey } from '../../fixtures/claude-code/build.js';
 import { Ledger as ClaudeLedger } from '../../fixtures/ledger.js';
@@ -15,7 +16,7 @@ import { writeCodexFile, type CodexTail } from './codex.js';
 import { Filler } from './text.js';
 
 /** Bump when the generator's output changes, so stale corpora are regenerated. */
-export const CORPUS_VERSION = 3;
+export const CORPUS_VERSION = 4;
 const DAY = 86_400_000;
 const SPAN_DAYS = 60;
 const MB = 1 << 20;
@@ -132,13 +133,15 @@ export function generateCorpus(o: CorpusOptions): Manifest {
   let usageLines = 0;
   let largestLine = 0;
   const appendTargets: AppendTarget[] = [];
+  const written: string[] = [];
   let lastMain: { sessionId: string; cwd: string; start: number; path: string } | null = null;
   for (const [i, p] of plan.entries()) {
     const start = first + Math.floor(rand() * (SPAN_DAYS * DAY - 6 * 3_600_000));
     const cwd = projects[Math.floor(rand() * rand() * projects.length)]!;
     // Screenshots (1-5 MB base64 lines) only in files big enough to hold several.
     const imageBytes = p.bytes > 3 * MB ? Math.round((1 + rand() * 4) * MB) : 0;
-    const wantAppend = appendTargets.length < 10 && p.bytes > 40_000 && p.bytes < 2 * MB && i % 7 === 3;
+    // Appends go to sessions of the last three weeks, as they do in real use.
+    const wantAppend = (t: number) => appendTargets.length < 10 && p.bytes > 40_000 && p.bytes < 2 * MB && i % 7 === 3 && t >= end - 21 * DAY;
     let file;
     if (p.harness === 'claude-code') {
       const parent: { sessionId: string; cwd: string; start: number } | null = lastMain !== null && rand() < 0.15 ? lastMain : null;
@@ -152,18 +155,25 @@ export function generateCorpus(o: CorpusOptions): Manifest {
       const w = writeClaudeFile({ home: claudeHome, path, sessionId, cwd: c, agentId, start: s0, targetBytes: p.bytes, imageBytes }, rand, fill);
       file = w.file;
       if (!sub) lastMain = { sessionId, cwd: c, start: s0, path };
-      if (wantAppend) appendTargets.push({ harness: 'claude-code', path, bytes: file.bytes, claude: { sessionId, cwd: c, agentId, clock: w.clock } });
+      if (wantAppend(s0)) appendTargets.push({ harness: 'claude-code', path, bytes: file.bytes, claude: { sessionId, cwd: c, agentId, clock: w.clock } });
     } else {
       const threadId = uuid(rand);
       const path = sessionsPath(codexHome, start, rolloutName(start, threadId));
       const r = writeCodexFile({ path, threadId, start, cwd, paginated: rand() < 0.5, targetBytes: p.bytes, imageBytes }, codexLedger, rand, fill);
       file = r.file;
-      if (wantAppend) appendTargets.push({ harness: 'codex', path, bytes: file.bytes, codex: r.tail });
+      if (wantAppend(start)) appendTargets.push({ harness: 'codex', path, bytes: file.bytes, codex: r.tail });
     }
+    written.push(file.path);
     sizes.push(file.bytes);
     lines += file.lines;
     usageLines += file.usageLines;
     largestLine = Math.max(largestLine, file.largestLine);
+  }
+  // A transcript's modification time is its last write, as on a real disk
+  // (a generator writing everything today would make every file look active).
+  for (const path of new Set(written)) {
+    const t = latestIsoField(readLastLine(path, 16 << 20) ?? '', 'timestamp');
+    if (t !== null) utimesSync(path, t / 1000, t / 1000);
   }
   sizes.sort((a, b) => a - b);
   const manifest: Manifest = {

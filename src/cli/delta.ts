@@ -22,7 +22,7 @@ import type { SourceRef } from '../harnesses/types.js';
 import { tailCheckBytes, tailHash } from '../ingest/tail.js';
 import { appendJournal, hasKey, keyHash, readBase, readJournal, virtualState, type JournalWrite } from '../ingest/delta-state.js';
 import { collectSource } from '../ingest/collect.js';
-import { APPEND_EXTRACTORS } from '../harnesses/append.js';
+import { APPEND_EXTRACTORS, RANK_MARKS_COPIES } from '../harnesses/append.js';
 import { readCounter } from '../io/jsonl.js';
 import { cachedCost, PRICE_MISS } from '../pricing/cache.js';
 import { addEvents, changesFor, pricedEvent, renderSnapshot, type PricedEvent, type SummarySnapshot } from '../report/summary-delta.js';
@@ -96,6 +96,8 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
     for (const e of c.events) {
       // A key the store has: the store's rows for it are not known here.
       if (hasKey(base.keys, keyHash(e.harness, e.dedupe_key))) return no(`${src.path}: a response seen before (${e.dedupe_key})`);
+      // A copy whose original may sit in a source the store has not read (horizon.ts): the full path reads those.
+      if (e.dedupe_rank > 0 && RANK_MARKS_COPIES[e.harness] && (base.deferred ?? 0) > 0) return no(`${src.path}: a copied response while ${base.deferred} sources are unread`);
       fresh.push(e);
     }
     const rp = c.resume!;

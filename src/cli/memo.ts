@@ -19,7 +19,8 @@ import { readTeamConfig } from '../export/config.js';
 import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record.js';
 import { fingerprintsOf, scanDigests, stampAll, type ScanDigests, type ScanFacts, type Stamp } from '../ingest/stamp.js';
 import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
-import { isValidTimeZone, todayIn } from '../report/period.js';
+import { firstDayRead, isValidTimeZone, parseDay, todayIn, type ReadsFrom } from '../report/period.js';
+import { horizonOfDay } from '../ingest/horizon.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 import type { SummarySnapshot } from '../report/summary-delta.js';
 import { createRequire } from 'node:module';
@@ -378,19 +379,38 @@ export async function replayReport(rt: Runtime, a: Record<string, unknown>): Pro
     if (r) found = r;
     else found = await findSources(rt);
   }
-  await handOff(rt, found);
+  await handOff(rt, found, a);
   return { hit: false, key };
 }
 
+/**
+ * The horizon of the report these arguments ask for (see horizon.ts), a day
+ * earlier than the report's own: today here is the system zone's, read
+ * without Intl. Only for the early start, which may read more than the
+ * ingest needs (the ingest then keeps it) or less (the ingest reads the rest).
+ */
+function earlyHorizon(a: Record<string, unknown>): number | null {
+  try {
+    const name = typeof a.name === 'string' ? a.name : 'summary';
+    const def = JSON.parse(readFileSync(join(packageRoot(), 'reports', `${name}.json`), 'utf8')) as { reads_from?: ReadsFrom };
+    const d = new Date();
+    const today = typeof a.tz === 'string' ? todayIn(a.tz) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    const since = parseDay(typeof a.since === 'string' ? a.since : '30d', '--since', today);
+    return horizonOfDay(firstDayRead(def.reads_from, since)) - 86_400_000;
+  } catch {
+    return null; // an unknown report or a bad --since: the full path says so
+  }
+}
+
 /** A miss: the ingest that follows gets the sources found, and new ones start being read now, while DuckDB loads. */
-async function handOff(rt: Runtime, found: Found): Promise<void> {
+async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): Promise<void> {
   const { withHarnesses } = await import('../ingest/discover.js');
   const scans = withHarnesses(found.scans);
   offerDiscovery(rt, scans, found.warnings, found.stamps);
   const side = sidecarPath(rt.dbPath);
   if (!side || rt.rebuild) return;
   const { startEarlyExtraction } = await import('../ingest/early.js');
-  startEarlyExtraction(rt, scans, side, Math.min(4, availableParallelism()), found.stamps);
+  startEarlyExtraction(rt, scans, side, Math.min(4, availableParallelism()), found.stamps, earlyHorizon(a));
 }
 
 /** After a full report run: remembers its rendering under the digest of what the ingest read. */

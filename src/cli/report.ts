@@ -6,7 +6,8 @@ import { machineName, readTeamConfig } from '../export/config.js';
 import { labelLocalRows } from '../export/local.js';
 import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
-import { isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
+import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
+import { horizonOfDay } from '../ingest/horizon.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import '../render/html.js'; // registers the HTML renderer (--format html)
@@ -80,7 +81,8 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   mark('report modules loaded');
   const cost = await costFunction(rt);
   mark('prices loaded');
-  const { store, ingest } = await openAndRefresh(rt, cost.fn);
+  // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
+  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(firstDayRead(def.reads_from, p.since)) });
   try {
     await labelLocalRows(store.conn, machine);
     const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);

@@ -89,7 +89,7 @@ export interface Refreshed {
 }
 
 /** Opens the store and brings it up to date with the harness files. */
-export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refreshed> {
+export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null } = {}): Promise<Refreshed> {
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
   const [{ openStore }, { ingest, sidecarPath }, { repriceStore, priceCacheOf }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
   mark('store modules loaded');
@@ -110,6 +110,7 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn): Promise<Refresh
       progress: progressBar(rt),
       sidecar: sidecarPath(rt.dbPath),
       delta: rt.dbPath === ':memory:' ? undefined : { dbPath: rt.dbPath, prices: () => priceCacheOf(cost) },
+      horizonMs: o.horizonMs ?? null,
     });
     mark('ingested');
     // The checkpoint runs on DuckDB's threads; the delta base is written meanwhile.

@@ -9,6 +9,9 @@ import { extractClaude } from './claude-code/extract.js';
 import { extractCodex } from './codex/extract.js';
 import { extractPi } from './pi/extract.js';
 import type { Harness } from './types.js';
+import { claudeCode } from './claude-code/index.js';
+import { codex } from './codex/index.js';
+import { pi } from './pi/index.js';
 
 export const APPEND_EXTRACTORS: Record<HarnessId, Harness['extract'] | null> = {
   'claude-code': extractClaude,
@@ -16,4 +19,13 @@ export const APPEND_EXTRACTORS: Record<HarnessId, Harness['extract'] | null> = {
   'cursor-agent': null,
   opencode: null,
   pi: extractPi,
+};
+
+/** Harness.rankMarksCopies, for the delta path (which does not load the registry). */
+export const RANK_MARKS_COPIES: Record<HarnessId, boolean> = {
+  'claude-code': claudeCode.rankMarksCopies === true,
+  codex: codex.rankMarksCopies === true,
+  'cursor-agent': false,
+  opencode: false,
+  pi: pi.rankMarksCopies === true,
 };

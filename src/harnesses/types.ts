@@ -90,6 +90,22 @@ export interface Harness {
   usesKnownProjects?: boolean;
   /** The environment variables and --root syntax a user can set, for help text. */
   howToPoint: string;
+  /**
+   * When the last complete line of a plain JSONL source was written (ms since
+   * the epoch), given that line; null when the line does not tell. A harness
+   * that provides it lets a report leave sources last written before its
+   * window unread (src/ingest/horizon.ts). It must only be provided where
+   * lines are appended in time order and a record copied into another file
+   * either keeps its timestamp or is marked as a copy (dedupe_rank > 0).
+   */
+  lastLineTime?(line: string): number | null;
+  /**
+   * Its events with dedupe_rank > 0 are copies of responses that another of
+   * its files may hold (forks). Such a copy makes a report's ingest read the
+   * sources it left unread after all (horizon.ts). Not set where the rank
+   * orders records of one file (Codex: a record before its token_count).
+   */
+  rankMarksCopies?: boolean;
   /** All sources under the given roots. Must not throw for missing roots. */
   discover(roots: RootSpec[], warn: (msg: string, at: SourceLocation) => void): Promise<SourceRef[]>;
   /**

@@ -136,12 +136,12 @@ export class DeltaBaseKeeper {
    * a function that writes it (JavaScript work only) — for the caller to run
    * while the store checkpoints. Null when the base is still current.
    */
-  async finish(facts: ScanDigests, fps: Map<string, string>): Promise<(() => void) | null> {
+  async finish(facts: ScanDigests, fps: Map<string, string>, deferred = 0): Promise<(() => void) | null> {
     const digest = facts.digest;
     const prices = this.opts.prices();
     const prev = this.prev;
     const fromPrev = this.prevHolds();
-    if (fromPrev && !this.wrote && prev!.digest === digest && (prices === null || prev!.prices?.fingerprint === prices.fingerprint)) {
+    if (fromPrev && !this.wrote && prev!.digest === digest && (prev!.deferred ?? 0) === deferred && (prices === null || prev!.prices?.fingerprint === prices.fingerprint)) {
       if (this.hadJournal) removeJournal(this.opts.dbPath);
       return null;
     }
@@ -176,6 +176,7 @@ export class DeltaBaseKeeper {
         fps: facts.keys.map((k) => fps.get(k) ?? 'missing'),
         books,
         prices: prices ? mergePriceCaches(prev?.prices ?? null, prices) : prev?.prices ?? null,
+        deferred,
         keys,
       });
       // Written after the base: a journal left behind holds writes the store

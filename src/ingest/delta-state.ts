@@ -45,6 +45,11 @@ export interface DeltaBase {
   /** Resumable sources (plain JSONL with a resume point), looked up one by one (see BookTable). */
   books: BookTable;
   prices: PriceCache | null;
+  /**
+   * Sources the store has not read (left for later under a report's horizon,
+   * see horizon.ts); absent in bases written before there were any.
+   */
+  deferred?: number;
   /** Sorted hashes (keyHash) of every (harness, dedupe key) in the store: a superset is safe, a missing key is not. */
   keys: Float64Array;
 }

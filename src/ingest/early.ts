@@ -11,6 +11,7 @@ import type { HarnessScan, Stamp } from './discover.js';
 import { stampOf, type DiscoverOptions } from './discover.js';
 import type { Job, JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
+import { deferrable, usableHorizon } from './horizon.js';
 import { mark } from '../core/trace.js';
 
 /** Below this much new data, starting workers early costs more than it saves. */
@@ -70,11 +71,14 @@ function workerCount(env: NodeJS.ProcessEnv): number {
 /**
  * Starts reading, in worker threads, the plain and compressed JSONL sources
  * of harnesses that need nothing from the store, when the sidecar does not
- * know them and there is enough of them. Does nothing otherwise.
+ * know them, the report's horizon does not leave them unread, and there is
+ * enough of them. Does nothing otherwise.
  */
-export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, maxWorkers: number, stamps?: Map<string, Stamp | null>): void {
+export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, maxWorkers: number, stamps?: Map<string, Stamp | null>, horizonMs: number | null = null): void {
   if (early || !workersAvailable()) return;
   const known = readSidecar(sidecarPath) ?? new Set<string>();
+  // Sources the ingest will leave unread (horizon.ts) are not read early either.
+  const horizon = usableHorizon(scans, horizonMs);
   const picked: { stamp: Stamp; job: Job }[] = [];
   let bytes = 0;
   let id = 0;
@@ -83,7 +87,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
     for (const src of s.sources) {
       if (src.kind === 'sqlite' || known.has(src.key)) continue;
       const stamp = stamps && stamps.has(src.key) ? stamps.get(src.key)! : stampOf(src);
-      if (!stamp) continue;
+      if (!stamp || deferrable(src, s.harness, stamp, horizon)) continue;
       bytes += stamp.size;
       // Ids from the top of the range, apart from the ingest's own.
       picked.push({ stamp, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: src, resume: null, tmpDir: tmpdir(), knownProjects: new Set() } });

@@ -15,6 +15,7 @@ import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { DeltaBaseKeeper, type DeltaBaseOptions } from './delta-base.js';
+import { deferrable, usableHorizon } from './horizon.js';
 import { mark } from '../core/trace.js';
 
 export { discoverAll, sidecarPath, type HarnessScan } from './discover.js';
@@ -35,6 +36,12 @@ export interface IngestOptions {
   sidecar?: string | null;
   /** Keep the delta path's base and apply its journal (see delta-base.ts); absent for in-memory stores. */
   delta?: DeltaBaseOptions;
+  /**
+   * Sources the store has never read, last written before this time (ms
+   * since the epoch), may be left unread: a report's first day less a margin
+   * (see horizon.ts). Absent or null: every source is read.
+   */
+  horizonMs?: number | null;
 }
 
 export interface IngestStats {
@@ -62,6 +69,8 @@ export interface IngestResult {
   appended: number;
   rewritten: number;
   removed: number;
+  /** Sources left unread under the horizon (see horizon.ts): unknown to the store until a command needs them. */
+  deferred: number;
   /** Warnings raised while discovering (unreadable directories...). */
   discoveryWarnings: string[];
   /** Digest of roots, discovery warnings and every source's stamp taken BEFORE reading it (what the store now reflects). */
@@ -136,7 +145,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
 
   setLastIngestDigest(null);
   const fingerprints = await loadSourceFingerprints(conn);
-  const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, discoveryWarnings, digest, stats };
+  const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, deferred: 0, discoveryWarnings, digest, stats };
 
   const keeper = opts.delta ? new DeltaBaseKeeper(conn, opts.delta) : null;
   await keeper?.start(fingerprints);
@@ -159,25 +168,45 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
 
   // Harnesses that resolve projects from other harnesses' cwds (Cursor) run
   // after the rest, with the projects known by then.
-  const phases = [scans.filter((s) => !s.harness.usesKnownProjects), scans.filter((s) => s.harness.usesKnownProjects)];
+  type Item = { src: SourceRef; harness: Harness };
+  const itemsOf = (list: HarnessScan[]): Item[] => list.flatMap((s) => s.sources.map((src) => ({ src, harness: s.harness })));
+  const phases: { items: Item[]; known: boolean }[] = [
+    { items: itemsOf(scans.filter((s) => !s.harness.usesKnownProjects)), known: false },
+    { items: itemsOf(scans.filter((s) => s.harness.usesKnownProjects)), known: true },
+  ];
   const total = scans.reduce((n, s) => n + s.sources.length, 0);
+  const horizon = usableHorizon(scans, opts.horizonMs);
+  // Left unread under the horizon, by harness; read after all when a copy of
+  // a response turns up in that harness's other files (see horizon.ts).
+  const deferred = new Map<HarnessId, Item[]>();
+  const copiesSeen = new Set<HarnessId>();
   let done = 0;
   let pool: ExtractPool | null = early?.pool ?? null;
   if (pool) stats.workers = pool.size;
   let jobId = 0;
   try {
-    for (const phase of phases) {
-      if (!phase.length) continue;
+    for (let ph = 0; ph < phases.length; ph++) {
+      const phase = phases[ph]!;
+      if (ph === 1) {
+        const late = [...copiesSeen].flatMap((h) => deferred.get(h) ?? []);
+        for (const h of copiesSeen) deferred.delete(h);
+        if (late.length) {
+          done -= late.length;
+          phases.splice(1, 0, { items: late, known: false });
+          ph--;
+          continue;
+        }
+      }
+      if (!phase.items.length) continue;
+      const late = ph > 0 && !phase.known;
       const tPlan = performance.now();
-      const known = phase === phases[1] ? await knownProjects(conn) : new Set<string>();
-      const extra = phase === phases[1] ? createHash('sha1').update([...known].sort().join('\n')).digest('hex') : '';
+      const known = phase.known ? await knownProjects(conn) : new Set<string>();
+      const extra = phase.known ? createHash('sha1').update([...known].sort().join('\n')).digest('hex') : '';
       const plans: Plan[] = [];
-      const stamped = phase.flatMap((s) =>
-        s.sources.map((src) => {
-          const st = stamps.get(src.key) ?? null;
-          return { src, harness: s.harness, stamp: st && extra ? { ...st, fingerprint: `${st.fingerprint}|${extra}` } : st };
-        }),
-      );
+      const stamped = phase.items.map(({ src, harness }) => {
+        const st = stamps.get(src.key) ?? null;
+        return { src, harness, stamp: st && extra ? { ...st, fingerprint: `${st.fingerprint}|${extra}` } : st };
+      });
       // Whole bookkeeping rows only for the known sources that changed.
       const book = await loadSourceBook(
         conn,
@@ -189,12 +218,19 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
           opts.progress?.(++done, total);
           continue;
         }
+        if (!late && !fingerprints.has(src.key) && !early?.jobs.has(src.key) && deferrable(src, harness, stamp, horizon)) {
+          const list = deferred.get(harness.id) ?? [];
+          if (!list.length) deferred.set(harness.id, list);
+          list.push({ src, harness });
+          opts.progress?.(++done, total);
+          continue;
+        }
         const prev = book.get(src.key);
         // A source that cannot even be stat'ed still gets extracted, so its
         // failure is reported as a warning naming it.
         const plan = stamp
           ? planSource(src, harness, stamp, prev, stats)
-          : { src, harness, stamp: { size: 0, ino: '', fingerprint: `missing:${Date.now()}` }, mode: 'full' as const, prev: prev ?? null, bytes: 0 };
+          : { src, harness, stamp: { size: 0, ino: '', fingerprint: `missing:${Date.now()}`, mtimeMs: 0 }, mode: 'full' as const, prev: prev ?? null, bytes: 0 };
         if (plan) plans.push(plan);
         else {
           result.unchanged++;
@@ -262,6 +298,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         if (p.mode === 'append') result.appended++;
         else result.rewritten++;
         stats.events += r.collected.events.length;
+        if (horizon !== null && p.harness.rankMarksCopies && !copiesSeen.has(p.harness.id) && r.collected.events.some((e) => e.dedupe_rank > 0)) copiesSeen.add(p.harness.id);
         const write: SourceWrite = { collected: r.collected, book: bookRow, mode: p.mode, fresh: p.prev === null };
         keeper?.noted(write);
         pending.push(write);
@@ -316,16 +353,19 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
     }
     await pool?.close();
   }
+  for (const list of deferred.values()) result.deferred += list.length;
   // The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run).
-  const sameKeys = result.removed === 0 && [...byKey.keys()].every((k) => fingerprints.has(k));
-  if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, raw.keys());
+  const unread = new Set([...deferred.values()].flatMap((l) => l.map((x) => x.src.key)));
+  const storeKeys = unread.size ? [...raw.keys()].filter((k) => !unread.has(k)) : [...raw.keys()];
+  const sameKeys = result.removed === 0 && storeKeys.length === fingerprints.size && storeKeys.every((k) => fingerprints.has(k));
+  if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, storeKeys);
   mark('ingest: extracted and written');
-  const keepDeltaBase = (await keeper?.finish(facts, raw)) ?? undefined;
+  const keepDeltaBase = (await keeper?.finish(facts, raw, result.deferred)) ?? undefined;
   stats.ms.total = performance.now() - t0;
   stats.at.end = performance.now();
   setLastIngestDigest(digest);
   result.keepDeltaBase = keepDeltaBase;
-  writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed });
+  writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed, deferred: result.deferred });
   return result;
 }
 

@@ -20,6 +20,8 @@ export interface Stamp {
   ino: string;
   /** size:mtime:inode of the source, size:mtime of each companion: changes when any of them does. */
   fingerprint: string;
+  /** Modification time of the source itself (ms since the epoch). */
+  mtimeMs: number;
 }
 
 /** Stamps one source; null when the source itself cannot be stat'ed. */
@@ -39,7 +41,7 @@ export function stampOf(src: SourceRef): Stamp | null {
       parts.push('-');
     }
   }
-  return { size: st.size, ino: `${st.dev}:${st.ino}`, fingerprint: parts.join('|') };
+  return { size: st.size, ino: `${st.dev}:${st.ino}`, fingerprint: parts.join('|'), mtimeMs: st.mtimeMs };
 }
 
 /** Stamps (raw fingerprints: no ingest-phase extras) of every discovered source, by source key; null when it cannot be stat'ed. */

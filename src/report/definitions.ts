@@ -13,6 +13,7 @@ import { monthlyReport } from './monthly.js';
 import { summaryReport } from './summary.js';
 import { summaryDatasets, type ReportParams, type TemplateRow } from './summary-rows.js';
 import { packageRoot } from './template.js';
+import type { ReadsFrom } from './period.js';
 
 export interface ReportDefinition {
   name: string;
@@ -25,6 +26,8 @@ export interface ReportDefinition {
   /** Kind-specific numbers (e.g. monthly: top_sessions, top_days). */
   options?: Record<string, number>;
   default_by: GroupKey[];
+  /** The first day its queries read (default: the --since day); see firstDayRead. */
+  reads_from?: ReadsFrom;
   /** vega-lite specs (data is filled in by the HTML renderer). */
   charts: ChartDef[];
 }

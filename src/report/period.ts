@@ -55,3 +55,17 @@ export function isValidTimeZone(tz: string): boolean {
 export function systemTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
+
+/** How far back a report reads, from its definition (reports/*.json `reads_from`). */
+export type ReadsFrom = 'since' | 'month-before-since';
+
+/**
+ * The first local day a report's queries read: its first day, or for one
+ * that compares each month with the one before (monthly), the first day of
+ * the month before the first day's month.
+ */
+export function firstDayRead(readsFrom: ReadsFrom | undefined, since: string): string {
+  if (readsFrom !== 'month-before-since') return since;
+  const [y, m] = since.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(y, m - 2, 1)).toISOString().slice(0, 10);
+}

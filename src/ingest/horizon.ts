@@ -1,0 +1,60 @@
+// Sources a report does not need yet. A report over the last 30 days cannot
+// count a response from a transcript last written two months ago: every
+// record in a file was written at or before the file's last write, and a
+// response counts on the day of its own timestamp. So a report's ingest may
+// leave unread the sources the store has never read that were last written
+// well before the report's first day; they stay unknown to the store (not
+// recorded, no warnings yet) and are read by the first command that needs
+// them: a report reaching further back, `ingest`, `sources`, `export`, `sql`.
+//
+// "Last written" is checked twice, so a wrong modification time alone (a
+// copy that kept an old one, a test that set one) never hides data: the
+// file's mtime AND the timestamp of its last complete line (asked of the
+// harness, see Harness.lastLineTime) must both be before the horizon.
+// Harnesses that do not say how to read that timestamp, compressed and
+// SQLite sources, and files whose last line is torn or very long are always
+// read. Deduplication across files is the other way a distant file could
+// matter: a copy of a response (a fork) in a file that is read, whose
+// original sits in a file that is not. Copies that keep their original
+// timestamp are outside the window with it; copies marked as copies
+// (dedupe_rank > 0) make the ingest read the harness's deferred sources
+// after all (ingest.ts). Cursor resolves projects from the other harnesses'
+// cwds, so with Cursor sources present nothing is deferred.
+import type { Harness, SourceRef } from '../harnesses/types.js';
+import type { HarnessScan } from './discover.js';
+import type { Stamp } from './stamp.js';
+import { readLastLine } from '../io/last-line.js';
+
+const DAY = 86_400_000;
+/**
+ * Slack before the report's first day: up to 14 hours of time-zone offset
+ * (the day is cut in the report's zone) and a day of clock disagreement.
+ */
+export const HORIZON_MARGIN_MS = 2 * DAY;
+
+/** The horizon for a report whose first local day is `day` (YYYY-MM-DD). */
+export function horizonOfDay(day: string): number {
+  return Date.parse(`${day}T00:00:00Z`) - HORIZON_MARGIN_MS;
+}
+
+/** The horizon the ingest may use with these scans: null when nothing may be deferred (Cursor sources present). */
+export function usableHorizon(scans: HarnessScan[], horizonMs: number | null | undefined): number | null {
+  if (horizonMs === null || horizonMs === undefined || !Number.isFinite(horizonMs)) return null;
+  return scans.some((s) => s.harness.usesKnownProjects && s.sources.length > 0) ? null : horizonMs;
+}
+
+// The last line is read once per source state, whether early or in the ingest.
+const lastTimes = new Map<string, number | null>();
+
+/** Whether a source the store has never read may be left unread under this horizon. */
+export function deferrable(src: SourceRef, harness: Harness, stamp: Stamp | null, horizonMs: number | null): boolean {
+  if (horizonMs === null || !stamp || src.kind !== 'jsonl' || !harness.lastLineTime || !(stamp.mtimeMs < horizonMs)) return false;
+  const k = `${src.key}\0${stamp.fingerprint}`;
+  let t = lastTimes.get(k);
+  if (t === undefined) {
+    const line = readLastLine(src.path);
+    t = line === null ? null : harness.lastLineTime(line);
+    lastTimes.set(k, t);
+  }
+  return t !== null && t < horizonMs;
+}

@@ -1,0 +1,59 @@
+// The last complete line of a file, read from its end: what a harness needs
+// to tell when a transcript was last written to without reading all of it
+// (see src/ingest/horizon.ts).
+import { closeSync, openSync, readSync, fstatSync } from 'node:fs';
+
+/** How far back the last line is looked for; a longer last line gives null. */
+export const LAST_LINE_MAX = 64 * 1024;
+const FIRST_READ = 8 * 1024;
+
+/**
+ * The file's last line (without its newline), when the file ends with a
+ * newline and that line fits in `max` bytes; null otherwise (a torn final
+ * line, a longer line, an empty or unreadable file).
+ */
+export function readLastLine(path: string, max = LAST_LINE_MAX): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < 2) return null;
+    // Most lines are a few KB: a small read first, the whole allowance only when the line is longer.
+    for (let want = Math.min(FIRST_READ, max); ; want = max) {
+      const len = Math.min(size, want + 1);
+      const buf = Buffer.allocUnsafe(len);
+      const n = readSync(fd, buf, 0, len, size - len);
+      if (n !== len || buf[len - 1] !== 0x0a) return null;
+      const start = buf.lastIndexOf(0x0a, len - 2);
+      if (start >= 0 || len === size) return buf.toString('utf8', start + 1, len - 1);
+      // No newline before it, and the file goes on: the line is longer than this read.
+      if (want === max) return null;
+    }
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The latest ISO-8601 value of `"<field>":"…"` in a JSON line (ms since the
+ * epoch), null when there is none. Nested objects may repeat the field: the
+ * latest wins, which can only make a file look newer than it is.
+ */
+export function latestIsoField(line: string, field: string): number | null {
+  const needle = `"${field}":"`;
+  let best: number | null = null;
+  for (let i = line.indexOf(needle); i >= 0; i = line.indexOf(needle, i + needle.length)) {
+    const from = i + needle.length;
+    const end = line.indexOf('"', from);
+    if (end < 0 || end - from > 40) continue;
+    const t = Date.parse(line.slice(from, end));
+    if (Number.isFinite(t) && (best === null || t > best)) best = t;
+  }
+  return best;
+}

@@ -1,0 +1,289 @@
+// Sources a report leaves unread (src/ingest/horizon.ts): transcripts last
+// written well before the report's first day. Whatever a report answers with
+// some sources unread must equal, row for row, the same report over a store
+// that read everything; the sources it left must be read by the first
+// command that reaches back to them; a wrong modification time, a torn last
+// line or a copy of a response in a file that is read must not hide anything.
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ClaudeHome, type ClaudeSession } from '../fixtures/claude-code/build.js';
+import { buildCodexHome } from '../fixtures/codex/home.js';
+import { buildDefaultHome } from '../fixtures/pi/scenarios.js';
+import { rng } from '../fixtures/codex/rollout.js';
+import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
+import { latestIsoField, readLastLine } from '../src/io/last-line.js';
+import { usableHorizon, horizonOfDay, HORIZON_MARGIN_MS } from '../src/ingest/horizon.js';
+import { HARNESSES } from '../src/harnesses/registry.js';
+import type { HarnessScan } from '../src/ingest/discover.js';
+
+const DAY = 86_400_000;
+const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+function transcripts(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) {
+        if (!e.name.startsWith('.cache')) walk(p);
+      } else if (e.name.endsWith('.jsonl')) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/** Each transcript's last write = the timestamp of its last line, as on a real disk (read here without the code under test). */
+function stampLastWrites(home: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const f of transcripts(home)) {
+    const lines = readFileSync(f, 'utf8').split('\n').filter(Boolean);
+    let t: number | null = null;
+    try {
+      const rec = JSON.parse(lines[lines.length - 1]!) as { timestamp?: unknown };
+      if (typeof rec.timestamp === 'string') t = Date.parse(rec.timestamp);
+    } catch {
+      /* a torn last line: left as it is */
+    }
+    if (t !== null && Number.isFinite(t)) {
+      utimesSync(f, t / 1000, t / 1000);
+      out.set(f, t);
+    }
+  }
+  return out;
+}
+
+interface Run {
+  json: any;
+  stats: any;
+}
+
+function runner(home: string, cache: string) {
+  const statsFile = `${cache}-stats.json`;
+  const env = cleanEnv(home, { XDG_CACHE_HOME: cache, TX_USAGE_STATS: statsFile });
+  return (args: string[]): Run => {
+    const r = runCli(args, env);
+    if (r.status !== 0) throw new Error(`tx-usage exited ${r.status}: ${r.stderr}`);
+    return { json: args[0] === 'report' ? JSON.parse(r.stdout) : null, stats: existsSync(statsFile) ? JSON.parse(readFileSync(statsFile, 'utf8')) : null };
+  };
+}
+
+const BY = ['--by', 'day,harness,model,project,session', '--format', 'json'];
+
+/**
+ * For each first day (latest first), a report on one store that starts empty
+ * and is only ever widened, against the same report after `ingest` read
+ * everything: the same rows and totals, and only warnings the full store has.
+ */
+function compareWindows(home: string, sinces: string[]): { deferred: number[] } {
+  const full = runner(home, join(home, '.cache-full'));
+  const all = full(['ingest']);
+  expect(all.stats.deferred).toBe(0);
+  const growing = runner(home, join(home, '.cache-grow'));
+  const deferred: number[] = [];
+  let before = Infinity;
+  for (const since of sinces) {
+    const args = ['report', '--since', since, '--until', '2026-12-31', ...BY];
+    const got = growing(args);
+    const want = full(args);
+    expect(got.json.rows, `--since ${since}`).toEqual(want.json.rows);
+    expect(got.json.totals, `--since ${since}`).toEqual(want.json.totals);
+    for (const w of got.json.warnings ?? []) expect(want.json.warnings).toContain(w);
+    deferred.push(got.stats.deferred);
+    // Widening only ever reads more: what was left before is now left less or read.
+    expect(got.stats.deferred).toBeLessThanOrEqual(before);
+    before = got.stats.deferred;
+  }
+  return { deferred };
+}
+
+/** First days that cut between the files' last writes (each two days past a distinct last-write day, latest first). */
+function cuttingSinces(lastWrites: Map<string, number>, n: number): string[] {
+  const days = [...new Set([...lastWrites.values()].map((t) => day(t)))].sort().reverse();
+  const out = days.map((d) => day(Date.parse(`${d}T00:00:00Z`) + HORIZON_MARGIN_MS + DAY));
+  const step = Math.max(1, Math.floor(out.length / n));
+  return [...new Set(out.filter((_, i) => i % step === 0).slice(0, n))].concat(['2020-01-01']);
+}
+
+function claudeHistory(home: string): { claude: ClaudeHome; sessions: ClaudeSession[] } {
+  const claude = new ClaudeHome(join(home, '.claude'));
+  const r = rng(11);
+  const sessions: ClaudeSession[] = [];
+  // Sessions over half a year, each a few hours long.
+  for (let i = 0; i < 9; i++) {
+    const start = Date.UTC(2026, 3, 1) + i * 19 * DAY + (i % 3) * 3_600_000;
+    const s = claude.session({ cwd: `/w/p${i % 4}` });
+    sessions.push(s);
+    for (let n = 0; n < 5; n++) {
+      const ts = (min: number) => new Date(start + n * 40 * 60_000 + min * 60_000).toISOString();
+      s.user(ts(0));
+      s.response({ ts: ts(1), splits: 1 + Math.floor(r() * 3), model: n % 2 ? 'claude-opus-4-1-20250805' : 'claude-sonnet-4-5-20250929', usage: { input: 10 + n, output: 100 + 9 * i, cacheRead: 700 * n } });
+    }
+  }
+  return { claude, sessions };
+}
+
+describe('reports leave transcripts last written before their window unread', () => {
+  it('Claude Code: every window equals the full store, from a store that started with only the last weeks', () => {
+    const home = tempDir('txu-horizon-cc-');
+    claudeHistory(home);
+    const lw = stampLastWrites(home);
+    const { deferred } = compareWindows(home, cuttingSinces(lw, 5));
+    expect(deferred[0]).toBeGreaterThan(0);
+    expect(deferred[deferred.length - 1]).toBe(0);
+  });
+
+  it('Codex: every window equals the full store (compressed, archived, forked, reverted rollouts)', () => {
+    const home = tempDir('txu-horizon-codex-');
+    buildCodexHome(home);
+    const lw = stampLastWrites(home);
+    const { deferred } = compareWindows(home, cuttingSinces(lw, 4));
+    expect(Math.max(...deferred)).toBeGreaterThan(0);
+  });
+
+  it('Pi: every window equals the full store (trees, forks, version 1 files)', () => {
+    const home = tempDir('txu-horizon-pi-');
+    buildDefaultHome(home);
+    const lw = stampLastWrites(home);
+    const { deferred } = compareWindows(home, cuttingSinces(lw, 4));
+    expect(Math.max(...deferred)).toBeGreaterThan(0);
+  });
+
+  it('a copy of a response with a new timestamp, in a file that is read, makes the harness\'s unread files read', () => {
+    const home = tempDir('txu-horizon-fork-');
+    const { claude, sessions } = claudeHistory(home);
+    // A /branch in October copying the first session's responses (April) and
+    // stamping them anew: the original keeps the credit, on its own day.
+    const old = sessions[0]!;
+    const fork = claude.session({ cwd: old.cwd, sessionId: 'fork-0000-4000-8000-000000000001' });
+    const at = Date.UTC(2026, 9, 20, 10);
+    for (const line of readFileSync(old.file, 'utf8').split('\n').filter(Boolean)) {
+      const rec = JSON.parse(line);
+      if (rec.type !== 'assistant') continue;
+      fork.record({ ...rec, sessionId: 'fork-0000-4000-8000-000000000001', forkedFrom: { sessionId: old.sessionId, messageUuid: rec.uuid }, timestamp: new Date(at).toISOString() });
+    }
+    fork.user(new Date(at + 60_000).toISOString());
+    fork.response({ ts: new Date(at + 120_000).toISOString(), usage: { input: 5, output: 55 } });
+    stampLastWrites(home);
+    const since = '2026-10-15';
+    const args = ['report', '--since', since, '--until', '2026-12-31', ...BY];
+    const got = runner(home, join(home, '.cache-a'))(args);
+    const full = runner(home, join(home, '.cache-b'));
+    full(['ingest']);
+    const want = full(args);
+    expect(got.json.rows).toEqual(want.json.rows);
+    expect(got.json.totals).toEqual(want.json.totals);
+    // Only the fork's own response is in the window.
+    expect(Number(got.json.totals.requests)).toBe(1);
+    expect(got.stats.deferred).toBe(0);
+    // Without the copy, the same window leaves the old files unread.
+    const plain = tempDir('txu-horizon-nofork-');
+    claudeHistory(plain);
+    stampLastWrites(plain);
+    expect(runner(plain, join(plain, '.cache'))(args).stats.deferred).toBeGreaterThan(0);
+  });
+
+  it('an old modification time alone, a torn last line or a last line too long to read hides nothing', () => {
+    const home = tempDir('txu-horizon-mtime-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const recent = Date.UTC(2026, 10, 20, 9);
+    const a = claude.session({ cwd: '/w/recent' });
+    a.user(new Date(recent).toISOString());
+    a.response({ ts: new Date(recent + 60_000).toISOString(), usage: { input: 7, output: 70 } });
+    const b = claude.session({ cwd: '/w/torn' });
+    b.user('2026-03-01T10:00:00.000Z');
+    b.response({ ts: '2026-03-01T10:01:00.000Z', usage: { input: 8, output: 80 } });
+    b.tornTail();
+    const c = claude.session({ cwd: '/w/long' });
+    c.user('2026-03-02T10:00:00.000Z');
+    c.response({ ts: '2026-03-02T10:01:00.000Z', usage: { input: 9, output: 90 } });
+    c.user('2026-03-02T10:02:00.000Z', 'x'.repeat(100_000));
+    // All three look untouched since 2020.
+    for (const f of [a.file, b.file, c.file]) utimesSync(f, Date.UTC(2020, 0, 1) / 1000, Date.UTC(2020, 0, 1) / 1000);
+    const run = runner(home, join(home, '.cache'));
+    const got = run(['report', '--since', '2026-11-01', '--until', '2026-12-31', ...BY]);
+    expect(got.stats.deferred).toBe(0);
+    expect(Number(got.json.totals.output_tokens)).toBe(70);
+    // The torn line's warning is reported, as for any file that is read.
+    expect(JSON.stringify(got.json.warnings)).toContain(b.file);
+  });
+
+  it('a transcript left unread that is written to again is read (full path, not the delta path)', () => {
+    const home = tempDir('txu-horizon-append-');
+    const { sessions } = claudeHistory(home);
+    stampLastWrites(home);
+    // (--by session would send a new row of a session to the full path: its estimate is in the store.)
+    const args = ['report', '--since', '2026-08-01', '--until', '2026-12-31', '--by', 'day,model,project', '--format', 'json'];
+    const grow = runner(home, join(home, '.cache-grow'));
+    expect(grow(args).stats.deferred).toBeGreaterThan(0);
+    // A recent session grows: the delta path answers.
+    const last = sessions[sessions.length - 1]!;
+    last.response({ ts: '2026-11-02T09:00:00.000Z', model: 'claude-sonnet-4-5-20250929', usage: { input: 3, output: 33 } });
+    const d = grow(args);
+    expect(d.stats.kind).toBe('delta');
+    // The April session is resumed: it was never read, so the full path reads all of it.
+    const first = sessions[0]!;
+    first.response({ ts: '2026-11-03T09:00:00.000Z', usage: { input: 4, output: 44 } });
+    const f = grow(args);
+    expect(f.stats.kind).toBe('ingest');
+    expect(f.stats.rewritten).toBe(1);
+    const fresh = runner(home, join(home, '.cache-fresh'));
+    fresh(['ingest']);
+    const want = fresh(args);
+    expect(f.json.rows).toEqual(want.json.rows);
+    expect(f.json.totals).toEqual(want.json.totals);
+    expect(d.json.totals.output_tokens).not.toEqual(f.json.totals.output_tokens);
+  });
+
+  it('monthly reads from the month before its first month', () => {
+    const home = tempDir('txu-horizon-monthly-');
+    claudeHistory(home);
+    stampLastWrites(home);
+    const args = ['report', 'monthly', '--since', '2026-09-10', '--until', '2026-12-31', '--format', 'json'];
+    const got = runner(home, join(home, '.cache-a'))(args);
+    const full = runner(home, join(home, '.cache-b'));
+    full(['ingest']);
+    const want = full(args);
+    expect(got.json).toEqual(want.json);
+    // August (the month before September) was read; earlier months were not.
+    expect(got.stats.deferred).toBeGreaterThan(0);
+  });
+});
+
+describe('horizon parts', () => {
+  it('readLastLine: the last complete line, or null when torn, too long or missing', () => {
+    const dir = tempDir('txu-lastline-');
+    const f = (name: string, text: string) => {
+      const p = join(dir, name);
+      writeFileSync(p, text);
+      return p;
+    };
+    expect(readLastLine(f('a', '{"a":1}\n{"b":2}\n'))).toBe('{"b":2}');
+    expect(readLastLine(f('b', '{"only":1}\n'))).toBe('{"only":1}');
+    expect(readLastLine(f('c', '{"a":1}\n{"torn":'))).toBeNull();
+    expect(readLastLine(f('d', ''))).toBeNull();
+    const long = 'y'.repeat(20_000);
+    expect(readLastLine(f('e', `{"a":1}\n${long}\n`))).toBe(long);
+    expect(readLastLine(f('g', `{"a":1}\n${'z'.repeat(70_000)}\n`))).toBeNull();
+    expect(readLastLine(f('h', `${'z'.repeat(20_000)}\n`))).toBe('z'.repeat(20_000));
+    expect(readLastLine(join(dir, 'missing'))).toBeNull();
+    expect(statSync(join(dir, 'a')).size).toBe(16);
+  });
+
+  it('latestIsoField: the latest value of the field, escaped text ignored', () => {
+    expect(latestIsoField('{"timestamp":"2026-01-02T03:04:05.000Z","x":{"timestamp":"2026-02-01T00:00:00Z"}}', 'timestamp')).toBe(Date.parse('2026-02-01T00:00:00Z'));
+    expect(latestIsoField('{"text":"say \\"timestamp\\":\\"2030-01-01T00:00:00Z\\"","timestamp":"2026-01-02T00:00:00Z"}', 'timestamp')).toBe(Date.parse('2026-01-02T00:00:00Z'));
+    expect(latestIsoField('{"timestamp":1767225600000}', 'timestamp')).toBeNull();
+    expect(latestIsoField('{"timestamp":"not a date"}', 'timestamp')).toBeNull();
+  });
+
+  it('the horizon is the first day less two days; nothing is left unread while Cursor has sources', () => {
+    expect(horizonOfDay('2026-11-03')).toBe(Date.parse('2026-11-01T00:00:00Z'));
+    const scans = (cursorSources: number): HarnessScan[] =>
+      HARNESSES.map((harness) => ({ harness, roots: [], sources: harness.usesKnownProjects ? Array.from({ length: cursorSources }, (_, i) => ({ harness: harness.id, key: `k${i}`, path: `/p${i}`, kind: 'sqlite' as const })) : [] }));
+    expect(usableHorizon(scans(0), 5)).toBe(5);
+    expect(usableHorizon(scans(1), 5)).toBeNull();
+    expect(usableHorizon(scans(0), null)).toBeNull();
+  });
+});
