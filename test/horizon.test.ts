@@ -11,10 +11,13 @@ import { ClaudeHome, type ClaudeSession } from '../fixtures/claude-code/build.js
 import { buildCodexHome } from '../fixtures/codex/home.js';
 import { buildDefaultHome } from '../fixtures/pi/scenarios.js';
 import { rng } from '../fixtures/codex/rollout.js';
-import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
+import { CLI, cleanEnv, runCli, tempDir } from './helpers/cli.js';
+import { spawnSync } from 'node:child_process';
 import { latestIsoField, readLastLine } from '../src/io/last-line.js';
 import { usableHorizon, horizonOfDay, HORIZON_MARGIN_MS } from '../src/ingest/horizon.js';
 import { HARNESSES } from '../src/harnesses/registry.js';
+import { generateCorpus } from '../bench/corpus/generate.js';
+import { Appender } from '../bench/corpus/append.js';
 import type { HarnessScan } from '../src/ingest/discover.js';
 
 const DAY = 86_400_000;
@@ -234,6 +237,34 @@ describe('reports leave transcripts last written before their window unread', ()
     expect(f.json.rows).toEqual(want.json.rows);
     expect(f.json.totals).toEqual(want.json.totals);
     expect(d.json.totals.output_tokens).not.toEqual(f.json.totals.output_tokens);
+  });
+
+  it('a wider report after appends reads the files left before (early, in the workers) and the appended lines, as a fresh store does', () => {
+    // (Both batches on one pool at once once hung a run like this on the
+    // benchmark corpus; test/pool.test.ts holds the pool to that.)
+    const dir = tempDir('txu-horizon-pool-');
+    const m = generateCorpus({ dir, bytes: 48 << 20, seed: 2 });
+    expect(m.appendTargets.length).toBeGreaterThanOrEqual(2);
+    const env = cleanEnv(m.home, { XDG_CACHE_HOME: join(dir, 'cache'), TX_USAGE_STATS: join(dir, 'stats.json') });
+    const stats = () => JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8'));
+    const run = (args: string[]) => {
+      const r = spawnSync(process.execPath, [CLI, 'report', ...args, '--format', 'json'], { env, encoding: 'utf8', timeout: 60_000 });
+      expect(r.signal, 'the run ended').toBeNull();
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    run(['--since', '30d']);
+    expect(stats().deferred).toBeGreaterThan(0);
+    new Appender(m).appendAll();
+    const wide = ['--since', day(Date.parse(`${m.anchor}T00:00:00Z`) - 70 * DAY), '--by', 'harness,model'];
+    const got = run(wide);
+    const s = stats();
+    expect(s.earlyUsed).toBeGreaterThan(0);
+    expect(s.appended).toBe(m.appendTargets.length);
+    expect(s.deferred).toBe(0);
+    const fresh = spawnSync(process.execPath, [CLI, 'report', ...wide, '--format', 'json'], { env: { ...env, XDG_CACHE_HOME: join(dir, 'cache-fresh') }, encoding: 'utf8', timeout: 60_000 });
+    expect(fresh.status, fresh.stderr).toBe(0);
+    expect(got).toEqual(JSON.parse(fresh.stdout));
   });
 
   it('monthly reads from the month before its first month', () => {

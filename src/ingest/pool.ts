@@ -55,9 +55,20 @@ export class ExtractPool {
 
   /**
    * Runs every job; `onResult` is called once per job, one call at a time
-   * (the next waits for the previous to settle), in completion order.
+   * (the next waits for the previous to settle), in completion order. A
+   * batch given while another runs starts when that one has finished: the
+   * workers' messages go to one batch's handlers at a time (the ingest gives
+   * its own batch to the pool the early extraction is still using).
    */
   runAll(jobs: Job[], onResult: (r: JobResult) => Promise<void>, ahead = AHEAD): Promise<void> {
+    const run = this.batches.then(() => this.runBatch(jobs, onResult, ahead));
+    this.batches = run.catch(() => undefined);
+    return run;
+  }
+
+  private batches: Promise<void> = Promise.resolve();
+
+  private runBatch(jobs: Job[], onResult: (r: JobResult) => Promise<void>, ahead: number): Promise<void> {
     const live = this.slots.filter((s) => !s.dead);
     const shared = new SharedArrayBuffer(12);
     const counters = new Int32Array(shared);

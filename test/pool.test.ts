@@ -1,0 +1,47 @@
+// The extraction pool (src/ingest/pool.ts, compiled: it starts dist's
+// worker bundle): two batches given to one pool at once — the early
+// extraction's and the ingest's own — must each get exactly their own
+// results, the second after the first.
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ClaudeHome } from '../fixtures/claude-code/build.js';
+import { tempDir } from './helpers/cli.js';
+
+type Pool = { runAll(jobs: unknown[], onResult: (r: { id: number; collected: { events: unknown[] } }) => Promise<void>): Promise<void>; close(): Promise<void> };
+
+describe('ExtractPool', () => {
+  it('a batch given while another runs waits for it, and each gets its own results', async () => {
+    const { ExtractPool } = (await import(resolve(__dirname, '../dist/src/ingest/pool.js'))) as { ExtractPool: new (n: number) => Pool };
+    const home = tempDir('txu-pool-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const jobs = Array.from({ length: 10 }, (_, i) => {
+      const s = claude.session({ cwd: `/w/p${i}` });
+      for (let n = 0; n <= i; n++) s.response({ ts: new Date(Date.UTC(2026, 5, 1, 8, n)).toISOString(), usage: { input: 1, output: 10 } });
+      return { id: i + 1, harness: 'claude-code', source: { harness: 'claude-code', key: s.file, path: s.file, kind: 'jsonl' }, resume: null, tmpDir: home, knownProjects: new Set() };
+    });
+    const pool = new ExtractPool(2);
+    try {
+      const got: { batch: number; id: number; events: number }[] = [];
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      // The first batch holds its first result until the second batch has been given.
+      const first = pool.runAll(jobs.slice(0, 6), async (r) => {
+        got.push({ batch: 1, id: r.id, events: r.collected.events.length });
+        await gate;
+      });
+      const second = pool.runAll(jobs.slice(6), async (r) => void got.push({ batch: 2, id: r.id, events: r.collected.events.length }));
+      setTimeout(open, 100);
+      const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the batches never finished')), 20_000));
+      await Promise.race([Promise.all([first, second]), timeout]);
+      expect(got.filter((g) => g.batch === 1).map((g) => g.id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(got.filter((g) => g.batch === 2).map((g) => g.id).sort((a, b) => a - b)).toEqual([7, 8, 9, 10]);
+      // Every result is its own job's: job i has i responses.
+      for (const g of got) expect(g.events).toBe(g.id);
+      // The second batch's results all came after the first batch's.
+      const lastFirst = got.map((g) => g.batch).lastIndexOf(1);
+      expect(got.slice(0, lastFirst + 1).every((g) => g.batch === 1)).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+});
