@@ -18,8 +18,10 @@
 // original sits in a file that is not. Copies that keep their original
 // timestamp are outside the window with it; copies marked as copies
 // (dedupe_rank > 0) make the ingest read the harness's deferred sources
-// after all (ingest.ts). Cursor resolves projects from the other harnesses'
-// cwds, so with Cursor sources present nothing is deferred.
+// after all (ingest.ts); copies the store took in earlier runs do not (a file
+// of originals that reappears later with an old modification time, say from
+// a backup, is left unread like any other). Cursor resolves projects from the
+// other harnesses' cwds, so with Cursor sources present nothing is deferred.
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import type { HarnessScan } from './discover.js';
 import type { Stamp } from './stamp.js';

@@ -188,11 +188,11 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
     for (let ph = 0; ph < phases.length; ph++) {
       const phase = phases[ph]!;
       if (ph === 1) {
-        const late = [...copiesSeen].flatMap((h) => deferred.get(h) ?? []);
+        const afterAll = [...copiesSeen].flatMap((h) => deferred.get(h) ?? []);
         for (const h of copiesSeen) deferred.delete(h);
-        if (late.length) {
-          done -= late.length;
-          phases.splice(1, 0, { items: late, known: false });
+        if (afterAll.length) {
+          done -= afterAll.length;
+          phases.splice(1, 0, { items: afterAll, known: false });
           ph--;
           continue;
         }
