@@ -137,19 +137,13 @@ describe('reports leave transcripts last written before their window unread', ()
     expect(deferred[deferred.length - 1]).toBe(0);
   });
 
-  it('Codex: every window equals the full store (compressed, archived, forked, reverted rollouts)', () => {
-    const home = tempDir('txu-horizon-codex-');
-    buildCodexHome(home);
-    const lw = stampLastWrites(home);
-    const { deferred } = compareWindows(home, cuttingSinces(lw, 4));
-    expect(Math.max(...deferred)).toBeGreaterThan(0);
-  });
-
-  it('Pi: every window equals the full store (trees, forks, version 1 files)', () => {
-    const home = tempDir('txu-horizon-pi-');
-    buildDefaultHome(home);
-    const lw = stampLastWrites(home);
-    const { deferred } = compareWindows(home, cuttingSinces(lw, 4));
+  it.each([
+    ['Codex', 'compressed, archived, forked, reverted rollouts', (home: string) => void buildCodexHome(home)],
+    ['Pi', 'trees, forks, version 1 files', (home: string) => void buildDefaultHome(home)],
+  ])('%s: every window equals the full store (%s)', (name, _what, build) => {
+    const home = tempDir(`txu-horizon-${name.toLowerCase()}-`);
+    build(home);
+    const { deferred } = compareWindows(home, cuttingSinces(stampLastWrites(home), 4));
     expect(Math.max(...deferred)).toBeGreaterThan(0);
   });
 

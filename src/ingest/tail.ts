@@ -2,7 +2,8 @@
 // point. Free of the harness registry: the delta path (cli/delta.ts) uses it
 // without loading discovery.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readSync } from 'node:fs';
+import { withOpenFile } from '../io/open-file.js';
 
 export const TAIL_BYTES = 256;
 
@@ -19,13 +20,7 @@ export function tailCheckBytes(offset: number): number {
  */
 export function tailHash(path: string, offset: number): string | null {
   if (offset <= 0) return null;
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
+  return withOpenFile(path, null, (fd) => {
     const h = createHash('sha1');
     const headLen = Math.min(offset, TAIL_BYTES);
     const tailStart = Math.max(headLen, offset - TAIL_BYTES);
@@ -39,9 +34,5 @@ export function tailHash(path: string, offset: number): string | null {
       h.update(buf);
     }
     return h.digest('hex');
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }

@@ -1,7 +1,8 @@
 // The last complete line of a file, read from its end: what a harness needs
 // to tell when a transcript was last written to without reading all of it
 // (see src/ingest/horizon.ts).
-import { closeSync, openSync, readSync, fstatSync } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
+import { withOpenFile } from './open-file.js';
 
 /** How far back the last line is looked for; a longer last line gives null. */
 export const LAST_LINE_MAX = 64 * 1024;
@@ -13,13 +14,7 @@ const FIRST_READ = 8 * 1024;
  * line, a longer line, an empty or unreadable file).
  */
 export function readLastLine(path: string, max = LAST_LINE_MAX): string | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
+  return withOpenFile(path, null, (fd) => {
     const size = fstatSync(fd).size;
     if (size < 2) return null;
     // Most lines are a few KB: a small read first, the whole allowance only when the line is longer.
@@ -33,11 +28,7 @@ export function readLastLine(path: string, max = LAST_LINE_MAX): string | null {
       // No newline before it, and the file goes on: the line is longer than this read.
       if (want === max) return null;
     }
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /**
