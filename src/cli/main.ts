@@ -10,6 +10,7 @@ import { UsageError } from '../report/period.js';
 import { replayByArgv, replayReport, saveReportMemo, takeHandedProbe } from './memo.js';
 import type { ReportArgs } from './report.js';
 import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
+import { plainReportArgs } from './plain-args.js';
 import { mark } from '../core/trace.js';
 // Command modules are imported when their command runs: most of them load
 // DuckDB, which a report answered from its memo never needs.
@@ -62,13 +63,16 @@ async function report(rt: Runtime, a: ReportArgs, argv: string[]): Promise<void>
 
 async function main(argv: string[]): Promise<void> {
   // A report seen before, with nothing changed since, is answered before yargs
-  // (~70 ms) loads; one seen before with changes runs on the arguments yargs made of it then.
+  // (~50 ms) loads; one seen before with changes runs on the arguments yargs made of it then.
   if (argv[0] === 'report') {
     // The bin entry (fast.cjs) may have asked already.
     const fast = takeHandedProbe() ?? (await replayByArgv(argv));
     mark(fast.hit ? 'memo hit' : 'memo miss');
     if (fast.hit) return;
     if (fast.seen) return report(fast.seen.rt, fast.seen.args as ReportArgs, argv);
+    // A plain command line is read without loading yargs (plain-args.ts).
+    const plain = plainReportArgs(argv);
+    if (plain) return report(runtimeFrom(plain as GlobalArgs), plain as ReportArgs, argv);
   }
   const [{ default: yargs }, groups] = await Promise.all([import('yargs'), import('../report/groups.js')]);
   GROUP_KEYS = groups.GROUP_KEYS;
