@@ -3,10 +3,14 @@
 // imports, into one CommonJS file next to main.js (dist/src/cli/fast.cjs):
 // a repeated report with nothing changed is answered from there without
 // Node's ES module loader (about 6 ms to start here) and without loading a
-// dozen modules one by one (about 10 ms). Anything else goes to main.js,
-// which takes over what the check found.
+// dozen modules one by one (about 10 ms). Anything else goes to main.js
+// (bundled as main.cjs), which takes over what the check found.
 import '../core/v8-tuning.js'; // first: V8 flags before anything runs
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { handProbeOver, replayByArgv } from './memo.js';
+import { mark } from '../core/trace.js';
 
 async function run(argv: string[]): Promise<void> {
   if (argv[0] === 'report') {
@@ -18,7 +22,12 @@ async function run(argv: string[]): Promise<void> {
       /* main.js checks again and reports what went wrong */
     }
   }
-  await import('./main.js');
+  // main.js and its ~70 modules as one CommonJS file when the build made it (scripts/bundle.mjs).
+  const bundled = fileURLToPath(new URL('./main.cjs', import.meta.url));
+  if (existsSync(bundled)) {
+    mark('main: the bundle');
+    createRequire(import.meta.url)(bundled);
+  } else await import('./main.js');
 }
 
 void run(process.argv.slice(2));
