@@ -261,6 +261,27 @@ describe('reports leave transcripts last written before their window unread', ()
     expect(got).toEqual(JSON.parse(fresh.stdout));
   });
 
+  it('the delta path gives way to a copied response while files are unread (its original may be in one)', () => {
+    const home = tempDir('txu-horizon-deltacopy-');
+    const { sessions } = claudeHistory(home);
+    stampLastWrites(home);
+    const args = ['report', '--since', '2026-08-01', '--until', '2026-12-31', '--by', 'day,model,project', '--format', 'json'];
+    const grow = runner(home, join(home, '.cache-grow'));
+    expect(grow(args).stats.deferred).toBeGreaterThan(0);
+    // A recent session gets a /branch copy of an April response, stamped anew:
+    // the April original (left unread) keeps the credit, on its own day.
+    const original = readFileSync(sessions[0]!.file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((r) => r.type === 'assistant');
+    const last = sessions[sessions.length - 1]!;
+    last.record({ ...original, sessionId: last.sessionId, forkedFrom: { sessionId: sessions[0]!.sessionId, messageUuid: original.uuid }, timestamp: '2026-11-02T09:00:00.000Z' });
+    const got = grow(args);
+    expect(got.stats.kind).toBe('ingest');
+    const fresh = runner(home, join(home, '.cache-fresh'));
+    fresh(['ingest']);
+    const want = fresh(args);
+    expect(got.json.rows).toEqual(want.json.rows);
+    expect(got.json.totals).toEqual(want.json.totals);
+  });
+
   it('monthly reads from the month before its first month', () => {
     const home = tempDir('txu-horizon-monthly-');
     claudeHistory(home);
