@@ -37,7 +37,7 @@ export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
   try {
     files = await exportParquet(store.conn, { outDir: a.out, machine, since, until, tz, salt });
   } finally {
-    store.close();
+    await store.close();
   }
   if (format === 'json') {
     process.stdout.write(JSON.stringify({ machine, since, until, timezone: tz, anonymized: salt !== null, files }, null, 2) + '\n');

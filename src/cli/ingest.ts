@@ -5,7 +5,7 @@ import { costFunction } from './pricing.js';
 export async function ingestCommand(rt: Runtime): Promise<void> {
   const cost = await costFunction(rt);
   const { store, ingest } = await openAndRefresh(rt, cost.fn);
-  store.close();
+  await store.close();
   if (rt.quiet) return;
   const total = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
   process.stdout.write(

@@ -109,7 +109,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     await emit(rt, a, p, out, warnings, snapshot);
     mark('rendered');
   } finally {
-    store.close();
+    await store.close();
     mark('store closed');
   }
 }

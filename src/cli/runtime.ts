@@ -113,15 +113,14 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?:
       horizonMs: o.horizonMs ?? null,
     });
     mark('ingested');
-    // The checkpoint runs on DuckDB's threads; the delta base is written meanwhile.
-    const settling = store.settle();
+    // The checkpoint runs on DuckDB's threads; the delta base is written,
+    // and the caller's queries run, meanwhile (store.close() waits for it).
+    store.settle();
     result.keepDeltaBase?.();
     mark('delta base kept');
-    await settling;
-    mark('settled');
     return { store, ingest: result };
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   } finally {
     rmSync(tmp, { recursive: true, force: true });

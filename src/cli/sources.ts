@@ -14,7 +14,7 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
   try {
     figures = await sourceFigures(store.conn);
   } finally {
-    store.close();
+    await store.close();
   }
   const harnesses = ingest.scans.map((s) => {
     const files = figures.filter((f) => f.harness === s.harness.id);

@@ -30,7 +30,7 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
   if (!['table', 'json', 'csv'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table, json or csv`);
   const cost = await costFunction(rt);
   const { store } = await openAndRefresh(rt, cost.fn);
-  store.close();
+  await store.close();
   // A separate READ_ONLY instance: the statement cannot change the store.
   const inst = await openReadOnlyWaiting(rt.dbPath);
   const conn = await inst.connect();

@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
-import { forgetSources, loadSourceBook, loadSourceFingerprints, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
+import { BatchWriter, forgetSources, loadSourceBook, loadSourceFingerprints, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
 import { scanDigests } from './stamp.js';
 import { discoverAll, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
@@ -86,6 +86,8 @@ export interface IngestResult {
 
 const BATCH_EVENTS = 5_000;
 const BATCH_SOURCES = 500;
+/** Batches go into one transaction, committed when it has been open this long and at the end of each phase (see BatchWriter). */
+const COMMIT_EVERY_MS = 2_000;
 /** Below this much to read, starting worker threads costs more than it saves. */
 const PARALLEL_MIN_BYTES = 8 << 20;
 const MAX_WORKERS = 4;
@@ -265,6 +267,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
 
       let pending: SourceWrite[] = [];
       let pendingEvents = 0;
+      const writer = new BatchWriter(conn, opts.cost, COMMIT_EVERY_MS);
       let writing: Promise<void> = Promise.resolve();
       // Batches are written one after another while extraction goes on; a
       // full batch waits only for the write before the previous one, so at
@@ -275,7 +278,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         pending = [];
         pendingEvents = 0;
         previous = writing;
-        if (b.length) writing = writing.then(() => writeBatch(conn, b, opts.cost));
+        if (b.length) writing = writing.then(() => writer.write(b));
         return writing;
       };
       const accept = async (p: Plan, r: JobResult) => {
@@ -342,6 +345,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       await earlyTaken;
       await taking;
       await flush();
+      await writer.commit();
       stats.ms.extract += performance.now() - tExtract;
     }
   } finally {

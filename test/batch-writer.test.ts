@@ -1,0 +1,197 @@
+// How an ingest's batches reach the store (src/store/write.ts BatchWriter)
+// and how the store settles (src/store/store.ts): several batches in one
+// transaction, committed together; a failed batch takes the uncommitted
+// ones with it and nothing committed before; the checkpoint runs while the
+// caller reads, and close() waits for it. Real DuckDB files throughout.
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../src/store/store.js';
+import { BatchWriter, committedWrites, storeIdentity, type SourceWrite } from '../src/store/write.js';
+import type { UsageEvent } from '../src/core/types.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'txu-writer-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** One source with `n` events of `tokens` input tokens each. */
+function sourceWrite(name: string, n: number, tokens = 10, session: string | null = 's1'): SourceWrite {
+  const path = `/h/${name}.jsonl`;
+  const events: UsageEvent[] = Array.from({ length: n }, (_, i) => ({
+    harness: 'claude-code',
+    session_id: session as string,
+    project: '/p',
+    model: 'claude-sonnet-4-5',
+    provider: null,
+    ts: Date.UTC(2026, 10, 1) + i * 1000,
+    dedupe_key: `${name}:${i}`,
+    dedupe_rank: 0,
+    requests: 1,
+    input_tokens: tokens,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    cache_write_5m_tokens: null,
+    cache_write_1h_tokens: null,
+    output_tokens: 1,
+    reasoning_tokens: 0,
+    recorded_cost_usd: null,
+    source_file: path,
+    source_line: i + 1,
+  }));
+  return {
+    collected: {
+      source: { harness: 'claude-code', key: path, path, kind: 'jsonl' },
+      events,
+      estimates: [],
+      contexts: [],
+      warnings: [],
+      tailWarnings: [],
+      skips: [],
+      counts: {},
+      resume: { offset: 100, lines: n },
+      failed: false,
+    },
+    book: {
+      source_key: path,
+      harness: 'claude-code',
+      path,
+      kind: 'jsonl',
+      fingerprint: `fp-${name}`,
+      size: 100,
+      ino: '1',
+      resume_offset: 100,
+      resume_lines: n,
+      resume_state: null,
+      tail_hash: 'h',
+    },
+    mode: 'full',
+    fresh: true,
+  };
+}
+
+const cost = () => 7n;
+
+async function counts(store: Store): Promise<{ events: number; sources: number }> {
+  const r = await store.conn.runAndReadAll(`SELECT (SELECT count(*) FROM usage_events)::INTEGER AS events, (SELECT count(*) FROM sources)::INTEGER AS sources`);
+  return r.getRowObjectsJson()[0] as { events: number; sources: number };
+}
+
+describe('BatchWriter', () => {
+  it('puts batches into one transaction, read by its connection at once, committed together: one generation per commit', async () => {
+    const path = join(dir, 'one.duckdb');
+    const store = await openStore(path);
+    try {
+      const before = await storeIdentity(store.conn);
+      const writes0 = committedWrites.count;
+      const w = new BatchWriter(store.conn, cost);
+      await w.write([sourceWrite('a', 3), sourceWrite('b', 2)]);
+      await w.write([sourceWrite('c', 4)]);
+      // The writer's connection reads its own rows before the commit.
+      expect(await counts(store)).toEqual({ events: 9, sources: 3 });
+      expect(committedWrites.count).toBe(writes0);
+      await w.commit();
+      expect(committedWrites.count).toBe(writes0 + 1);
+      const after = await storeIdentity(store.conn);
+      expect(after.generation).toBe(before.generation + 1);
+      expect(after.storeId).not.toBeNull();
+      // Costs come from the cost function, per event.
+      const c = await store.conn.runAndReadAll(`SELECT sum(computed_cost_e10)::BIGINT AS c FROM usage_events`);
+      expect(Number((c.getRowObjectsJson()[0] as { c: string }).c)).toBe(9 * 7);
+      await w.commit(); // nothing open: nothing happens
+      expect(committedWrites.count).toBe(writes0 + 1);
+    } finally {
+      await store.close();
+    }
+    // Committed means on disk: a fresh open sees everything.
+    const again = await openStore(path);
+    try {
+      expect(await counts(again)).toEqual({ events: 9, sources: 3 });
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('commits on its own once the transaction has been open commitEveryMs, and at commit()', async () => {
+    const store = await openStore(join(dir, 'every.duckdb'));
+    try {
+      const writes0 = committedWrites.count;
+      const w = new BatchWriter(store.conn, cost, 30);
+      await w.write([sourceWrite('a', 2)]);
+      expect(committedWrites.count).toBe(writes0);
+      await new Promise((r) => setTimeout(r, 40));
+      await w.write([sourceWrite('b', 2)]); // the transaction is older than 30 ms now: committed after this batch
+      expect(committedWrites.count).toBe(writes0 + 1);
+      await w.write([sourceWrite('c', 2)]);
+      expect(committedWrites.count).toBe(writes0 + 1);
+      await w.commit();
+      expect(committedWrites.count).toBe(writes0 + 2);
+      expect(await counts(store)).toEqual({ events: 6, sources: 3 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a failed batch rolls back the open transaction, never what was committed before', async () => {
+    const store = await openStore(join(dir, 'fail.duckdb'));
+    try {
+      const w = new BatchWriter(store.conn, cost);
+      await w.write([sourceWrite('a', 2)]);
+      await w.commit();
+      await w.write([sourceWrite('b', 3)]);
+      // session_id is NOT NULL in the store: this batch cannot be written.
+      await expect(w.write([sourceWrite('c', 1, 10, null)])).rejects.toThrow();
+      expect(await counts(store)).toEqual({ events: 2, sources: 1 });
+      // The writer starts a new transaction after the failure.
+      await w.write([sourceWrite('d', 1)]);
+      await w.commit();
+      expect(await counts(store)).toEqual({ events: 3, sources: 2 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('Store.settle', () => {
+  it('checkpoints while the caller reads; close() waits for it and the WAL is folded into the store', async () => {
+    const path = join(dir, 'settle.duckdb');
+    const store = await openStore(path);
+    const w = new BatchWriter(store.conn, cost);
+    // ~40 000 events: a WAL well past the size at which settle() checkpoints (4 MB).
+    for (let i = 0; i < 20; i++) await w.write([sourceWrite(`f${i}`, 2000, i + 1)]);
+    await w.commit();
+    const wal = `${path}.wal`;
+    expect(statSync(wal).size).toBeGreaterThan(4 << 20);
+    store.settle();
+    // Reads go on meanwhile and see everything.
+    const r = await store.conn.runAndReadAll(`SELECT count(*)::INTEGER AS n, sum(input_tokens)::BIGINT AS t FROM usage_events`);
+    expect(r.getRowObjectsJson()[0]).toEqual({ n: 40_000, t: String(2000 * ((20 * 21) / 2)) });
+    await store.close();
+    expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
+    const again = await openStore(path);
+    try {
+      expect(await counts(again)).toEqual({ events: 40_000, sources: 20 });
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('does nothing for a small WAL (left for the next open to replay)', async () => {
+    const path = join(dir, 'small.duckdb');
+    const store = await openStore(path);
+    const w = new BatchWriter(store.conn, cost);
+    await w.write([sourceWrite('a', 5)]);
+    await w.commit();
+    const wal = `${path}.wal`;
+    const size = statSync(wal).size;
+    expect(size).toBeGreaterThan(0);
+    store.settle();
+    await store.close();
+    expect(statSync(wal).size).toBe(size);
+    const again = await openStore(path);
+    try {
+      expect(await counts(again)).toEqual({ events: 5, sources: 1 });
+    } finally {
+      await again.close();
+    }
+  });
+});
