@@ -261,6 +261,37 @@ describe('reports leave transcripts last written before their window unread', ()
     expect(got).toEqual(JSON.parse(fresh.stdout));
   });
 
+  it('recent transcripts with an old modification time are read early too, after the rest (the workers do not wait for the last-line checks)', () => {
+    const dir = tempDir('txu-horizon-late-');
+    const m = generateCorpus({ dir, bytes: 48 << 20, seed: 3 });
+    // Sessions of the last three weeks that look untouched since 2020.
+    const aged = m.appendTargets.map((t) => t.path);
+    expect(aged.length).toBeGreaterThanOrEqual(2);
+    for (const f of aged) utimesSync(f, Date.UTC(2020, 0, 1) / 1000, Date.UTC(2020, 0, 1) / 1000);
+    const statsFile = join(dir, 'stats.json');
+    const env = cleanEnv(m.home, { XDG_CACHE_HOME: join(dir, 'cache'), TX_USAGE_STATS: statsFile, TX_USAGE_TRACE: '1' });
+    const args = ['report', '--since', '30d', '--by', 'harness,model', '--format', 'json'];
+    const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const s = JSON.parse(readFileSync(statsFile, 'utf8'));
+    expect(s.deferred).toBeGreaterThan(0);
+    // Everything read was read by the early start, the aged sessions included (its second batch).
+    expect(s.earlyUsed).toBe(s.rewritten);
+    const added = /early extraction: (\d+) of (\d+) old sources added/.exec(r.stderr);
+    expect(added, r.stderr).not.toBeNull();
+    expect(Number(added![1])).toBeGreaterThanOrEqual(aged.length);
+    // The same answer as a store that read everything.
+    const full = { ...env, XDG_CACHE_HOME: join(dir, 'cache-full'), TX_USAGE_TRACE: '' };
+    expect(spawnSync(process.execPath, [CLI, 'ingest'], { env: full, encoding: 'utf8', timeout: 60_000 }).status).toBe(0);
+    const want = spawnSync(process.execPath, [CLI, ...args], { env: full, encoding: 'utf8', timeout: 60_000 });
+    expect(want.status, want.stderr).toBe(0);
+    const got = JSON.parse(r.stdout);
+    const exp = JSON.parse(want.stdout);
+    expect(got.rows).toEqual(exp.rows);
+    expect(got.totals).toEqual(exp.totals);
+    expect(Number(got.totals.requests)).toBeGreaterThan(0);
+  });
+
   it('the delta path gives way to a copied response while files are unread (its original may be in one)', () => {
     const home = tempDir('txu-horizon-deltacopy-');
     const { sessions } = claudeHistory(home);

@@ -79,51 +79,80 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
   const known = readSidecar(sidecarPath) ?? new Set<string>();
   // Sources the ingest will leave unread (horizon.ts) are not read early either.
   const horizon = usableHorizon(scans, horizonMs);
-  const picked: { stamp: Stamp; job: Job }[] = [];
+  type Pick = { stamp: Stamp; job: Job; harness: HarnessScan['harness'] };
+  const picked: Pick[] = [];
+  // Old enough to be left unread if their last line is old too: that takes
+  // a read of each one's end, done once the workers have the rest (on a cold
+  // page cache those reads go to the disk, one by one).
+  const maybe: Pick[] = [];
   let bytes = 0;
   let id = 0;
+  const tmpDir = tmpdir(); // once: it reads the environment each call
   for (const s of scans) {
     if (s.harness.usesKnownProjects) continue;
     for (const src of s.sources) {
       if (src.kind === 'sqlite' || known.has(src.key)) continue;
       const stamp = stamps && stamps.has(src.key) ? stamps.get(src.key)! : stampOf(src);
-      if (!stamp || deferrable(src, s.harness, stamp, horizon)) continue;
-      bytes += stamp.size;
+      if (!stamp) continue;
       // Ids from the top of the range, apart from the ingest's own.
-      picked.push({ stamp, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: src, resume: null, tmpDir: tmpdir(), knownProjects: new Set() } });
+      const p = { stamp, harness: s.harness, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: src, resume: null, tmpDir, knownProjects: new Set<string>() } };
+      if (horizon !== null && stamp.mtimeMs < horizon && src.kind === 'jsonl' && s.harness.lastLineTime) maybe.push(p);
+      else {
+        bytes += stamp.size;
+        picked.push(p);
+      }
     }
   }
   const n = workerCount(opts.env) || maxWorkers;
-  if (bytes < EARLY_MIN_BYTES || picked.length < 2 || n < 2) return;
-  picked.sort((a, b) => b.stamp.size - a.stamp.size);
+  if (n < 2) return;
+  if (bytes < EARLY_MIN_BYTES || picked.length < 2) {
+    // Too little certain work to start for: the rest decides.
+    const rest = maybe.filter((p) => !deferrable(p.job.source, p.harness, p.stamp, horizon));
+    picked.push(...rest);
+    bytes += rest.reduce((t, p) => t + p.stamp.size, 0);
+    maybe.length = 0;
+    if (bytes < EARLY_MIN_BYTES || picked.length < 2) return;
+  }
   const pool = new ExtractPool(Math.min(n, picked.length));
   const waiting = new Map<number, { resolve: (r: JobResult) => void; reject: (e: Error) => void }>();
   const jobs = new Map<string, { stamp: Stamp; job: Job; result: Promise<JobResult> }>();
   const taken = new Map<number, () => void>();
   const takenPromise = new Map<number, Promise<void>>();
-  for (const p of picked) takenPromise.set(p.job.id, new Promise<void>((r) => taken.set(p.job.id, r)));
-  for (const p of picked) {
-    const result = new Promise<JobResult>((resolve, reject) => waiting.set(p.job.id, { resolve, reject }));
-    result.catch(() => undefined); // observed by the ingest
-    jobs.set(p.job.source.key, { ...p, result });
-  }
-  const done = pool
-    .runAll(
-      picked.map((p) => p.job),
-      async (r) => {
-        waiting.get(r.id)?.resolve(r);
-        await takenPromise.get(r.id);
-      },
-      EARLY_AHEAD,
-    )
-    .catch((e: unknown) => {
-      for (const w of waiting.values()) w.reject(e as Error);
-    });
+  const runs: Promise<void>[] = [];
+  const start = (list: Pick[]) => {
+    list.sort((a, b) => b.stamp.size - a.stamp.size);
+    for (const p of list) {
+      takenPromise.set(p.job.id, new Promise<void>((r) => taken.set(p.job.id, r)));
+      const result = new Promise<JobResult>((resolve, reject) => waiting.set(p.job.id, { resolve, reject }));
+      result.catch(() => undefined); // observed by the ingest
+      jobs.set(p.job.source.key, { stamp: p.stamp, job: p.job, result });
+    }
+    runs.push(
+      pool
+        .runAll(
+          list.map((p) => p.job),
+          async (r) => {
+            waiting.get(r.id)?.resolve(r);
+            await takenPromise.get(r.id);
+          },
+          EARLY_AHEAD,
+        )
+        .catch((e: unknown) => {
+          for (const p of list) waiting.get(p.job.id)?.reject(e as Error);
+        }),
+    );
+  };
+  start(picked);
+  mark(`early extraction started (${pool.size} workers, ${picked.length} sources)`);
+  // The old ones whose last line is recent after all: a second batch, after the first (pool.ts queues them).
+  const late = maybe.filter((p) => !deferrable(p.job.source, p.harness, p.stamp, horizon));
+  if (late.length) start(late);
+  if (maybe.length) mark(`early extraction: ${late.length} of ${maybe.length} old sources added`);
   const release = (id: number) => taken.get(id)?.();
   const releaseAll = () => {
     for (const r of taken.values()) r();
   };
-  mark(`early extraction started (${pool.size} workers, ${picked.length} sources)`);
+  const done = Promise.all(runs).then(() => undefined);
   early = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, pool, jobs, release, releaseAll, done };
 }
 
