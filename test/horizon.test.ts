@@ -13,6 +13,7 @@ import { buildDefaultHome } from '../fixtures/pi/scenarios.js';
 import { rng } from '../fixtures/codex/rollout.js';
 import { CLI, cleanEnv, runCli, tempDir } from './helpers/cli.js';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { latestIsoField, readLastLine } from '../src/io/last-line.js';
 import { usableHorizon, horizonOfDay, HORIZON_MARGIN_MS } from '../src/ingest/horizon.js';
 import { HARNESSES } from '../src/harnesses/registry.js';
@@ -30,18 +31,33 @@ function transcripts(dir: string): string[] {
       const p = join(d, e.name);
       if (e.isDirectory()) {
         if (!e.name.startsWith('.cache')) walk(p);
-      } else if (e.name.endsWith('.jsonl')) out.push(p);
+      } else if (e.name.endsWith('.jsonl') || e.name.endsWith('.jsonl.zst')) out.push(p);
     }
   };
   walk(dir);
   return out.sort();
 }
 
-/** Each transcript's last write = the timestamp of its last line, as on a real disk (read here without the code under test). */
+/** A `.jsonl.zst` file's text (zstd-napi, not the code under test); null when it does not decode (the fixtures' corrupt ones). */
+function unzst(f: string): string | null {
+  try {
+    return (createRequire(import.meta.url)('zstd-napi') as { decompress(b: Uint8Array): Buffer }).decompress(readFileSync(f)).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Each transcript's last write = the timestamp of its last line, as on a real
+ * disk (read here without the code under test); a `.jsonl.zst` keeps the
+ * modification time of the transcript it was compressed from.
+ */
 function stampLastWrites(home: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const f of transcripts(home)) {
-    const lines = readFileSync(f, 'utf8').split('\n').filter(Boolean);
+    const text = f.endsWith('.zst') ? unzst(f) : readFileSync(f, 'utf8');
+    if (text === null) continue;
+    const lines = text.split('\n').filter(Boolean);
     let t: number | null = null;
     try {
       const rec = JSON.parse(lines[lines.length - 1]!) as { timestamp?: unknown };
@@ -145,6 +161,33 @@ describe('reports leave transcripts last written before their window unread', ()
     build(home);
     const { deferred } = compareWindows(home, cuttingSinces(stampLastWrites(home), 4));
     expect(Math.max(...deferred)).toBeGreaterThan(0);
+  });
+
+  it('Codex: an old compressed rollout is left unread on its modification time alone, and read by a window reaching back to it', () => {
+    const home = tempDir('txu-horizon-zst-');
+    buildCodexHome(home);
+    const lw = stampLastWrites(home);
+    const zst = [...lw.keys()].filter((f) => f.endsWith('.zst'));
+    expect(zst.length).toBeGreaterThan(0);
+    // One compressed rollout's last write: a window starting past it (and its margin) leaves it unread.
+    const t = Math.max(...zst.map((f) => lw.get(f)!));
+    const after = day(t + HORIZON_MARGIN_MS + 2 * DAY);
+    const run = runner(home, join(home, '.cache-zst'));
+    const narrow = run(['report', '--since', after, '--until', '2026-12-31', ...BY]);
+    const fullRun = runner(home, join(home, '.cache-zst-full'));
+    fullRun(['ingest']);
+    // Every transcript last written before the horizon is left, the compressed ones included.
+    const horizon = Date.parse(`${after}T00:00:00Z`) - HORIZON_MARGIN_MS;
+    expect(narrow.stats.deferred).toBe([...lw.values()].filter((w) => w < horizon).length);
+    expect(narrow.json.rows).toEqual(fullRun(['report', '--since', after, '--until', '2026-12-31', ...BY]).json.rows);
+    // A window reaching back to it reads it: the same answer as the store that read everything.
+    const wide = ['report', '--since', day(t - 2 * DAY), '--until', '2026-12-31', ...BY];
+    const got = run(wide);
+    const want = fullRun(wide);
+    expect(got.json.rows).toEqual(want.json.rows);
+    expect(got.json.totals).toEqual(want.json.totals);
+    expect(got.stats.deferred).toBeLessThan(narrow.stats.deferred);
+    expect(Number(want.json.totals.requests)).toBeGreaterThan(0);
   });
 
   it('a copy of a response with a new timestamp, in a file that is read, makes the harness\'s unread files read', () => {

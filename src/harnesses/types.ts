@@ -100,6 +100,16 @@ export interface Harness {
    */
   lastLineTime?(line: string): number | null;
   /**
+   * Its `.jsonl.zst` sources are made from a transcript idle for days and are
+   * never written to again (a resume decompresses back to `.jsonl` first):
+   * a compressed file's modification time, kept from the transcript or the
+   * time it was compressed, is at or after its last record. With
+   * lastLineTime, a report may then leave an old `.jsonl.zst` unread on its
+   * modification time alone (its last line would take decoding the whole
+   * frame; see src/ingest/horizon.ts).
+   */
+  sealedWhenCompressed?: boolean;
+  /**
    * Its events with dedupe_rank > 0 are copies of responses that another of
    * its files may hold (forks). Such a copy makes a report's ingest read the
    * sources it left unread after all (horizon.ts). Not set where the rank

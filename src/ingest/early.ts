@@ -96,7 +96,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
       if (!stamp) continue;
       // Ids from the top of the range, apart from the ingest's own.
       const p = { stamp, harness: s.harness, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: src, resume: null, tmpDir, knownProjects: new Set<string>() } };
-      if (horizon !== null && stamp.mtimeMs < horizon && src.kind === 'jsonl' && s.harness.lastLineTime) maybe.push(p);
+      if (horizon !== null && stamp.mtimeMs < horizon && s.harness.lastLineTime) maybe.push(p);
       else {
         bytes += stamp.size;
         picked.push(p);

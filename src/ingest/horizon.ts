@@ -11,9 +11,16 @@
 // copy that kept an old one, a test that set one) never hides data: the
 // file's mtime AND the timestamp of its last complete line (asked of the
 // harness, see Harness.lastLineTime) must both be before the horizon.
-// Harnesses that do not say how to read that timestamp, compressed and
-// SQLite sources, and files whose last line is torn or very long are always
-// read. Deduplication across files is the other way a distant file could
+// Harnesses that do not say how to read that timestamp, SQLite sources, and
+// files whose last line is torn or very long are always read. A compressed
+// transcript (`.jsonl.zst`) is left unread on its modification time alone,
+// and only for a harness that declares its compressed files sealed
+// (Harness.sealedWhenCompressed: Codex compresses a rollout idle for 7 days
+// and decompresses it before any append): reading its last line would mean
+// decoding the whole frame, the very work being saved, and its modification
+// time, kept from the transcript or set when it was compressed, is at or
+// after its last record. Only a modification time set back on purpose could
+// hide one. Deduplication across files is the other way a distant file could
 // matter: a copy of a response (a fork) in a file that is read, whose
 // original sits in a file that is not. Copies that keep their original
 // timestamp are outside the window with it; copies marked as copies
@@ -50,7 +57,9 @@ const lastTimes = new Map<string, number | null>();
 
 /** Whether a source the store has never read may be left unread under this horizon. */
 export function deferrable(src: SourceRef, harness: Harness, stamp: Stamp | null, horizonMs: number | null): boolean {
-  if (horizonMs === null || !stamp || src.kind !== 'jsonl' || !harness.lastLineTime || !(stamp.mtimeMs < horizonMs)) return false;
+  if (horizonMs === null || !stamp || !harness.lastLineTime || !(stamp.mtimeMs < horizonMs)) return false;
+  if (src.kind === 'jsonl.zst') return harness.sealedWhenCompressed === true;
+  if (src.kind !== 'jsonl') return false;
   const k = `${src.key}\0${stamp.fingerprint}`;
   let t = lastTimes.get(k);
   if (t === undefined) {
