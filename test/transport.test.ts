@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageEvent } from '../src/core/types.js';
 import type { JobResult } from '../src/ingest/job.js';
-import { decodeResult, encodeResult } from '../src/ingest/transport.js';
+import { decodeResult, encodeResult, transferList } from '../src/ingest/transport.js';
 
 function event(i: number): UsageEvent {
   return {
@@ -39,8 +39,11 @@ describe('worker → main transport', () => {
       peakHeldBytes: 0,
     } as unknown as JobResult;
     const copy = structuredClone(r);
-    const text = encodeResult(r);
-    expect(decodeResult(text)).toEqual(copy);
-    expect(text.length).toBeLessThan(JSON.stringify(r).length * 0.7);
+    const enc = encodeResult(r);
+    // As postMessage hands it over: cloned, with the arrays' buffers moved.
+    const sent = structuredClone(enc, { transfer: transferList(enc) });
+    expect(enc.refs.byteLength).toBe(0); // moved, not copied
+    expect(decodeResult(sent)).toEqual(copy);
+    expect(sent.json.length + sent.refs.byteLength + sent.nums.byteLength).toBeLessThan(JSON.stringify(r).length * 0.7);
   });
 });

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { runJob, type Job, type JobResult } from './job.js';
 import type { BatchMessage } from './worker.js';
-import { decodeResult } from './transport.js';
+import { decodeResult, type EncodedResult } from './transport.js';
 
-type Reply = { kind: 'result'; index: number; json: string } | { kind: 'failed'; index: number; error: string } | { kind: 'done' };
+type Reply = { kind: 'result'; index: number; result: EncodedResult } | { kind: 'failed'; index: number; error: string } | { kind: 'done' };
 
 // The bundled worker (scripts/bundle.mjs) when the build made one: one file to load instead of ~40 modules.
 const WORKER_URL = ((bundled) => (bundled.protocol === 'file:' && existsSync(fileURLToPath(bundled)) ? bundled : new URL('./worker.js', import.meta.url)))(
@@ -108,7 +108,7 @@ export class ExtractPool {
         };
         s.onDeath = end;
         s.onMessage = (m) => {
-          if (m.kind === 'result') take(decodeResult(m.json), m.index);
+          if (m.kind === 'result') take(decodeResult(m.result), m.index);
           else if (m.kind === 'failed') {
             done[m.index] = true;
             failure ??= new Error(m.error);

@@ -2,12 +2,12 @@
 // and a shared counter: each worker claims the next job itself (no round
 // trip through the main thread, which may be busy writing), runs jobs one at
 // a time (so each job's bytes-read figure is its own) and posts each result
-// back as JSON text (transport.ts), which crosses threads faster than a
-// structured clone of thousands of small event objects. It waits while too many results are
+// back as typed arrays and a short JSON text (transport.ts), which cross
+// threads faster than a structured clone of thousands of small event objects. It waits while too many results are
 // still unread, which bounds memory.
 import { parentPort } from 'node:worker_threads';
 import { runJob, type Job } from './job.js';
-import { encodeResult } from './transport.js';
+import { encodeResult, transferList } from './transport.js';
 
 export interface BatchMessage {
   jobs: Job[];
@@ -33,7 +33,8 @@ async function runBatch(m: BatchMessage): Promise<void> {
     if (i >= m.jobs.length) break;
     const job = m.jobs[i]!;
     try {
-      port!.postMessage({ kind: 'result', index: i, json: encodeResult(await runJob(job)) });
+      const enc = encodeResult(await runJob(job));
+      port!.postMessage({ kind: 'result', index: i, result: enc }, transferList(enc));
     } catch (e) {
       port!.postMessage({ kind: 'failed', index: i, error: (e as Error)?.message ?? String(e) });
     }
