@@ -202,16 +202,8 @@ export class LineSplitter {
   /** Hands the first and last `unmarked.bytes` bytes of a line held as parts to the peek callback. */
   private peek(parts: Buffer[], line: number): void {
     const want = this.unmarked!.bytes;
-    const head: Buffer[] = [];
-    let have = 0;
-    for (const p of parts) {
-      if (have >= want) break;
-      const piece = p.subarray(0, want - have);
-      head.push(piece);
-      have += piece.length;
-    }
     const tail: Buffer[] = [];
-    have = 0;
+    let have = 0;
     for (let i = parts.length - 1; i >= 0 && have < want; i--) {
       const p = parts[i]!;
       const piece = p.subarray(Math.max(0, p.length - (want - have)));
@@ -220,7 +212,7 @@ export class LineSplitter {
     }
     let t = Buffer.concat(tail).toString('utf8');
     if (t.endsWith('\r')) t = t.slice(0, -1);
-    const h = Buffer.concat(head).toString('utf8');
+    const h = firstBytes(parts, want).toString('utf8');
     if (t.length) this.unmarked!.onPeek(h, t, line);
   }
 
