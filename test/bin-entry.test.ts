@@ -2,7 +2,7 @@
 // ES module main (dist/src/cli/main.js) share one memo: either answers a
 // report the other rendered, and a miss in the bin entry hands over to main
 // with the same result as main alone.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,5 +72,30 @@ describe('bin entry', () => {
     }
     const traced = spawnSync(process.execPath, [CLI, 'sources'], { env: { ...env, TX_USAGE_TRACE: '1' }, encoding: 'utf8' });
     expect(traced.stderr).toContain('main: the bundle');
+  });
+
+  it('ends quietly with exit 0 when the reader of its output goes away (`tx-usage report | head`)', async () => {
+    const home = tempDir('txu-epipe-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const s = claude.session({ cwd: '/w/epipe' });
+    for (let m = 0; m < 40; m++) s.response({ ts: ts(3, m), usage: { input: 10 + m, output: 100 } });
+    const args = ['report', '--since', '2026-06-01', '--until', '2026-06-30', '--by', 'day,model,project,session'];
+    const hitEnv = cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-hit') });
+    expect(spawnSync(process.execPath, [CLI, ...args], { env: hitEnv, encoding: 'utf8' }).status).toBe(0);
+    // A miss through the bin entry and through main.js, and a memo hit (answered by the bin entry alone).
+    for (const [entry, env] of [
+      [CLI, cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-bin') })],
+      [MAIN, cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-main') })],
+      [CLI, hitEnv],
+    ] as const) {
+      const child = spawn(process.execPath, [entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      // The read end is gone before anything is written: every write fails with EPIPE.
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+      expect(stderr, entry).not.toMatch(/EPIPE|Unhandled|at .*\(/);
+      expect(code, `${entry}: ${stderr}`).toBe(0);
+    }
   });
 });

@@ -11,8 +11,10 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { handProbeOver, replayByArgv } from './memo.js';
 import { mark } from '../core/trace.js';
+import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 
 async function run(argv: string[]): Promise<void> {
+  exitQuietlyWhenStdoutCloses();
   if (argv[0] === 'report') {
     try {
       const r = await replayByArgv(argv);
