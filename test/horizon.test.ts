@@ -76,16 +76,29 @@ function stampLastWrites(home: string): Map<string, number> {
 interface Run {
   json: any;
   stats: any;
+  stderr: string;
 }
 
-function runner(home: string, cache: string) {
+function runner(home: string, cache: string, extraEnv: Record<string, string> = {}) {
   const statsFile = `${cache}-stats.json`;
-  const env = cleanEnv(home, { XDG_CACHE_HOME: cache, TX_USAGE_STATS: statsFile });
+  const env = cleanEnv(home, { XDG_CACHE_HOME: cache, TX_USAGE_STATS: statsFile, ...extraEnv });
   return (args: string[]): Run => {
     const r = runCli(args, env);
     if (r.status !== 0) throw new Error(`tx-usage exited ${r.status}: ${r.stderr}`);
-    return { json: args[0] === 'report' ? JSON.parse(r.stdout) : null, stats: existsSync(statsFile) ? JSON.parse(readFileSync(statsFile, 'utf8')) : null };
+    return { json: args[0] === 'report' ? JSON.parse(r.stdout) : null, stats: existsSync(statsFile) ? JSON.parse(readFileSync(statsFile, 'utf8')) : null, stderr: r.stderr };
   };
+}
+
+/** The half-year Claude Code history, its files' mtimes at their last writes, after a report that left some unread. */
+function partlyReadHistory(prefix: string) {
+  const home = tempDir(prefix);
+  const { sessions } = claudeHistory(home);
+  stampLastWrites(home);
+  // (--by session would send a new row of a session to the full path: its estimate is in the store.)
+  const args = ['report', '--since', '2026-08-01', '--until', '2026-12-31', '--by', 'day,model,project', '--format', 'json'];
+  const grow = runner(home, join(home, '.cache-grow'));
+  expect(grow(args).stats.deferred).toBeGreaterThan(0);
+  return { home, sessions, args, grow };
 }
 
 const BY = ['--by', 'day,harness,model,project,session', '--format', 'json'];
@@ -250,13 +263,7 @@ describe('reports leave transcripts last written before their window unread', ()
   });
 
   it('a transcript left unread that is written to again is read (full path, not the delta path)', () => {
-    const home = tempDir('txu-horizon-append-');
-    const { sessions } = claudeHistory(home);
-    stampLastWrites(home);
-    // (--by session would send a new row of a session to the full path: its estimate is in the store.)
-    const args = ['report', '--since', '2026-08-01', '--until', '2026-12-31', '--by', 'day,model,project', '--format', 'json'];
-    const grow = runner(home, join(home, '.cache-grow'));
-    expect(grow(args).stats.deferred).toBeGreaterThan(0);
+    const { home, sessions, args, grow } = partlyReadHistory('txu-horizon-append-');
     // A recent session grows: the delta path answers.
     const last = sessions[sessions.length - 1]!;
     last.response({ ts: '2026-11-02T09:00:00.000Z', model: 'claude-sonnet-4-5-20250929', usage: { input: 3, output: 33 } });
@@ -311,37 +318,25 @@ describe('reports leave transcripts last written before their window unread', ()
     const aged = m.appendTargets.map((t) => t.path);
     expect(aged.length).toBeGreaterThanOrEqual(2);
     for (const f of aged) utimesSync(f, Date.UTC(2020, 0, 1) / 1000, Date.UTC(2020, 0, 1) / 1000);
-    const statsFile = join(dir, 'stats.json');
-    const env = cleanEnv(m.home, { XDG_CACHE_HOME: join(dir, 'cache'), TX_USAGE_STATS: statsFile, TX_USAGE_TRACE: '1' });
     const args = ['report', '--since', '30d', '--by', 'harness,model', '--format', 'json'];
-    const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 60_000 });
-    expect(r.status, r.stderr).toBe(0);
-    const s = JSON.parse(readFileSync(statsFile, 'utf8'));
-    expect(s.deferred).toBeGreaterThan(0);
+    const got = runner(m.home, join(dir, 'cache'), { TX_USAGE_TRACE: '1' })(args);
+    expect(got.stats.deferred).toBeGreaterThan(0);
     // Everything read was read by the early start, the aged sessions included (its second batch).
-    expect(s.earlyUsed).toBe(s.rewritten);
-    const added = /early extraction: (\d+) of (\d+) old sources added/.exec(r.stderr);
-    expect(added, r.stderr).not.toBeNull();
+    expect(got.stats.earlyUsed).toBe(got.stats.rewritten);
+    const added = /early extraction: (\d+) of (\d+) old sources added/.exec(got.stderr);
+    expect(added, got.stderr).not.toBeNull();
     expect(Number(added![1])).toBeGreaterThanOrEqual(aged.length);
     // The same answer as a store that read everything.
-    const full = { ...env, XDG_CACHE_HOME: join(dir, 'cache-full'), TX_USAGE_TRACE: '' };
-    expect(spawnSync(process.execPath, [CLI, 'ingest'], { env: full, encoding: 'utf8', timeout: 60_000 }).status).toBe(0);
-    const want = spawnSync(process.execPath, [CLI, ...args], { env: full, encoding: 'utf8', timeout: 60_000 });
-    expect(want.status, want.stderr).toBe(0);
-    const got = JSON.parse(r.stdout);
-    const exp = JSON.parse(want.stdout);
-    expect(got.rows).toEqual(exp.rows);
-    expect(got.totals).toEqual(exp.totals);
-    expect(Number(got.totals.requests)).toBeGreaterThan(0);
+    const full = runner(m.home, join(dir, 'cache-full'));
+    full(['ingest']);
+    const want = full(args);
+    expect(got.json.rows).toEqual(want.json.rows);
+    expect(got.json.totals).toEqual(want.json.totals);
+    expect(Number(got.json.totals.requests)).toBeGreaterThan(0);
   });
 
   it('the delta path gives way to a copied response while files are unread (its original may be in one)', () => {
-    const home = tempDir('txu-horizon-deltacopy-');
-    const { sessions } = claudeHistory(home);
-    stampLastWrites(home);
-    const args = ['report', '--since', '2026-08-01', '--until', '2026-12-31', '--by', 'day,model,project', '--format', 'json'];
-    const grow = runner(home, join(home, '.cache-grow'));
-    expect(grow(args).stats.deferred).toBeGreaterThan(0);
+    const { home, sessions, args, grow } = partlyReadHistory('txu-horizon-deltacopy-');
     // A recent session gets a /branch copy of an April response, stamped anew:
     // the April original (left unread) keeps the credit, on its own day.
     const original = readFileSync(sessions[0]!.file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((r) => r.type === 'assistant');

@@ -11,7 +11,7 @@ import type { HarnessScan, Stamp } from './discover.js';
 import { stampOf, type DiscoverOptions } from './discover.js';
 import type { Job, JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
-import { deferrable, usableHorizon } from './horizon.js';
+import { deferrable, mayDefer, usableHorizon } from './horizon.js';
 import { mark } from '../core/trace.js';
 
 /** Below this much new data, starting workers early costs more than it saves. */
@@ -96,7 +96,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
       if (!stamp) continue;
       // Ids from the top of the range, apart from the ingest's own.
       const p = { stamp, harness: s.harness, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: src, resume: null, tmpDir, knownProjects: new Set<string>() } };
-      if (horizon !== null && stamp.mtimeMs < horizon && s.harness.lastLineTime) maybe.push(p);
+      if (mayDefer(s.harness, stamp, horizon)) maybe.push(p);
       else {
         bytes += stamp.size;
         picked.push(p);
