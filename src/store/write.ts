@@ -141,18 +141,14 @@ export class BatchWriter {
 
   async write(batch: SourceWrite[]): Promise<void> {
     if (!batch.length) return;
-    if (!this.open) {
+    const opening = !this.open;
+    if (opening) {
       await this.conn.run('BEGIN TRANSACTION');
       this.open = true;
       this.openedAt = performance.now();
-      try {
-        await bumpGeneration(this.conn);
-      } catch (e) {
-        await this.rollback();
-        throw e;
-      }
     }
     try {
+      if (opening) await bumpGeneration(this.conn);
       await writeRows(this.conn, batch, this.cost);
     } catch (e) {
       await this.rollback();
