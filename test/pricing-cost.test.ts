@@ -13,6 +13,7 @@ import { waitForUpdate } from '@pydantic/genai-prices';
 import type { Provider } from '@pydantic/genai-prices';
 import type { PriceableUsage, Pricer } from '../src/pricing/index.js';
 import { loadPricer } from '../src/pricing/index.js';
+import { compilePrice, costUnits, costUnitsExact, type CompiledPrice } from '../src/pricing/engine.js';
 
 const zero = {
   input_tokens: 0,
@@ -239,5 +240,60 @@ describe('fingerprint', () => {
     const again = await loadPricer({ cacheDir: mkdtempSync(join(tmpdir(), 'txu-pricing-')) });
     expect(again.fingerprint).toBe(pricer.fingerprint);
     expect(pricer.fingerprint).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('the double-precision fast path', () => {
+  // costUnits computes in doubles when every product and the sum are safe
+  // integers, else by the leaves in BigInt (costUnitsExact). Both must give
+  // the same units for every price set in the catalogue, whatever the usage:
+  // tier edges, 5m/1h splits, residuals, and counts large enough to leave
+  // the safe-integer range.
+  it('equals the BigInt path for every bundled price set', () => {
+    let seed = 12345;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const counts = [0, 1, 7, 999, 128_000, 199_999, 200_000, 200_001, 271_999, 272_000, 1_000_003, 3_000_000_017, 9_007_199_254];
+    const pick = () => (rnd(3) === 0 ? counts[rnd(counts.length)]! : rnd(400_000));
+    let compared = 0;
+    let fast = 0;
+    const mismatches: string[] = [];
+    for (const p of bundled) {
+      for (const m of p.models) {
+        const sets = Array.isArray(m.prices) ? m.prices.map((c) => c.prices) : [m.prices];
+        for (const prices of sets) {
+          let c: CompiledPrice;
+          try {
+            c = compilePrice(prices as Record<string, unknown>);
+          } catch {
+            continue; // not token-priced in a way the engine compiles
+          }
+          for (let i = 0; i < 40; i++) {
+            const cw = pick();
+            const split = rnd(4);
+            const u = {
+              input_tokens: pick(),
+              cache_read_tokens: pick(),
+              cache_write_tokens: cw,
+              cache_write_5m_tokens: split === 1 || split === 3 ? rnd(cw + 2) : null,
+              cache_write_1h_tokens: split === 2 || split === 3 ? rnd(cw + 2) : null,
+              output_tokens: pick(),
+              reasoning_tokens: pick(),
+              requests: rnd(5) === 0 ? 0 : 1,
+            };
+            const got = costUnits(c, u);
+            const want = costUnitsExact(c, u);
+            compared++;
+            if (c.smallCoefs && got === want) fast++;
+            if (got !== want) mismatches.push(`${p.id}/${m.id} ${JSON.stringify(u)}: ${got} vs ${want}`);
+          }
+        }
+      }
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+    expect(compared).toBeGreaterThan(1000);
+    expect(fast).toBeGreaterThan(compared / 2);
   });
 });

@@ -15,7 +15,7 @@
 // test/pricing-library.test.ts checks this against the library's float result
 // for every token-priced model in the bundled catalogue.
 import type { Dec } from './decimal.js';
-import { formatDec, parseDec, pow10, roundToCostUnits, shift } from './decimal.js';
+import { COST_DIGITS, formatDec, parseDec, pow10, roundToCostUnits, shift } from './decimal.js';
 
 /** The usage units a transcript can fill. */
 export type UnitKey = 'input' | 'cache_read' | 'cache_write' | 'cache_write_5m' | 'cache_write_1h' | 'output' | 'output_reasoning' | 'requests';
@@ -178,8 +178,86 @@ function rateOf(rate: UnitRate, totalInput: number, big: boolean): number | bigi
   return v;
 }
 
+/** The rate of an optional unit for a request with `totalInput` input tokens, as a double (0 when the unit has no price). */
+function rateNum(rate: UnitRate | undefined, totalInput: number): number {
+  if (!rate) return 0;
+  let v = rate.base;
+  for (const t of rate.tiers) if (totalInput > t.start) v = t.coef;
+  return v;
+}
+
+const exactPart = (p: number): boolean => p >= 0 && Number.isSafeInteger(p);
+
+/**
+ * costUnits for prices whose coefficients are exact doubles, computed in
+ * doubles without the leaves object and BigInt arithmetic: the same leaves
+ * as leaves() and the same rounding as roundToCostUnits, exact as long as
+ * every product, the sum and the rounding stay safe integers (null: they do
+ * not, and the caller takes the BigInt path). The cold ingest prices every
+ * response on the main thread, which also runs the store's appender.
+ */
+function costUnitsFast(c: CompiledPrice, u: EngineUsage): bigint | null {
+  const r = c.rates;
+  const input = nn(u.input_tokens);
+  const cr = nn(u.cache_read_tokens);
+  const cw = nn(u.cache_write_tokens);
+  const output = nn(u.output_tokens);
+  const reasoning = Math.min(nn(u.reasoning_tokens), output);
+  let w1h = 0;
+  let w5m = 0;
+  if (u.cache_write_1h_tokens !== null || u.cache_write_5m_tokens !== null) {
+    w1h = u.cache_write_1h_tokens !== null ? Math.min(nn(u.cache_write_1h_tokens), cw) : Math.max(0, cw - nn(u.cache_write_5m_tokens));
+    w5m = cw - w1h;
+  }
+  const totalInput = u.requests === 0 ? 0 : input + cr + cw;
+  const cwLeaf = cw - (r.cache_write_1h ? w1h : 0) - (r.cache_write_5m ? w5m : 0);
+  // Leaves as in leaves(): a unit without a price falls into its parent.
+  const requests = r.requests ? (u.requests === 0 ? 0 : 1) : 0;
+  const outLeaf = output - (r.output_reasoning ? reasoning : 0);
+  const inLeaf = input + cr + cw - (r.cache_read ? cr : 0) - (r.cache_write ? cwLeaf : 0) - (r.cache_write_1h ? w1h : 0) - (r.cache_write_5m ? w5m : 0);
+  const p1 = requests * rateNum(r.requests, totalInput);
+  const p2 = reasoning * rateNum(r.output_reasoning, totalInput);
+  const p3 = outLeaf * rateNum(r.output, totalInput);
+  const p4 = w1h * rateNum(r.cache_write_1h, totalInput);
+  const p5 = w5m * rateNum(r.cache_write_5m, totalInput);
+  const p6 = cwLeaf * rateNum(r.cache_write, totalInput);
+  const p7 = cr * rateNum(r.cache_read, totalInput);
+  const p8 = inLeaf * rateNum(r.input, totalInput);
+  const sum = p1 + p2 + p3 + p4 + p5 + p6 + p7 + p8;
+  // With every product a non-negative safe integer, a safe sum means every partial sum was exact too.
+  if (!exactPart(p1) || !exactPart(p2) || !exactPart(p3) || !exactPart(p4) || !exactPart(p5) || !exactPart(p6) || !exactPart(p7) || !exactPart(p8)) return null;
+  if (!Number.isSafeInteger(sum)) return null;
+  const scale = c.scale + 6;
+  if (scale <= COST_DIGITS) {
+    const v = sum * 10 ** (COST_DIGITS - scale);
+    return Number.isSafeInteger(v) ? BigInt(v) : null;
+  }
+  const div = 10 ** (scale - COST_DIGITS);
+  if (!Number.isSafeInteger(sum + div)) return null;
+  // Floor division in doubles, corrected to the exact quotient (q * div <= sum stays safe).
+  let q = Math.floor(sum / div);
+  let rem = sum - q * div;
+  if (rem < 0) {
+    q -= 1;
+    rem += div;
+  } else if (rem >= div) {
+    q += 1;
+    rem -= div;
+  }
+  return BigInt(rem * 2 >= div ? q + 1 : q);
+}
+
 /** Cost of one response in units of 1e-10 USD (exact, rounded half-up at the 10th decimal). */
 export function costUnits(c: CompiledPrice, u: EngineUsage): bigint {
+  if (c.smallCoefs) {
+    const fast = costUnitsFast(c, u);
+    if (fast !== null) return fast;
+  }
+  return costUnitsExact(c, u);
+}
+
+/** costUnits by the leaves and, where doubles are not exact, BigInt arithmetic (exported for tests). */
+export function costUnitsExact(c: CompiledPrice, u: EngineUsage): bigint {
   const { totalInput: total, leaf } = leaves(c, u);
   const totalInput = u.requests === 0 ? 0 : total; // residual aggregate: base rates
   // Fast path: every product and the sum fit in a double's exact integer range.

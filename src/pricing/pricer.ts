@@ -180,6 +180,15 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     return res;
   }
 
+  // A model's prices are one object per price period in the data: a bucket
+  // (a day, mostly) of the same period compiles to the same thing.
+  const compiledByPrices = new WeakMap<object, CompiledPrice>();
+  function compiledOf(prices: Record<string, unknown>): CompiledPrice {
+    let c = compiledByPrices.get(prices);
+    if (!c) compiledByPrices.set(prices, (c = compilePrice(prices)));
+    return c;
+  }
+
   function priceAt(res: Resolution, ts: number): CompiledPrice | null {
     if (res.kind === 'override') return res.compiled;
     const b = bucketOf(res.width, ts);
@@ -188,7 +197,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     let compiled: CompiledPrice | null = null;
     try {
       const m = libraryResolve(data, res.candidate.model, res.candidate.provider, new Date(ts), warn);
-      compiled = m ? compilePrice(m.prices as Record<string, unknown>) : null;
+      compiled = m ? compiledOf(m.prices as Record<string, unknown>) : null;
     } catch {
       compiled = null; // malformed data for this model/time: unpriced rather than a crash
     }
@@ -198,9 +207,18 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
 
   const validTs = (ts: number | undefined): number => (typeof ts === 'number' && Number.isFinite(ts) ? ts : Date.now());
 
+  // The last model resolved: responses come a source at a time, mostly of
+  // one model, and the memo key (a joined string) costs an allocation each.
+  let last: { model: string; provider: string | null; harness: HarnessId | null; res: Resolution | null } | null = null;
+
   function costE10(u: PriceableUsage): bigint | null {
     if (!u.model) return null;
-    const res = resolve(u.model, u.provider, u.harness);
+    let res: Resolution | null;
+    if (last !== null && last.model === u.model && last.provider === u.provider && last.harness === u.harness) res = last.res;
+    else {
+      res = resolve(u.model, u.provider, u.harness);
+      last = { model: u.model, provider: u.provider, harness: u.harness, res };
+    }
     if (!res) return null;
     const compiled = priceAt(res, validTs(u.ts));
     if (!compiled) return null;
