@@ -12,6 +12,31 @@ import { fileURLToPath } from 'node:url';
 import { handProbeOver, replayByArgv } from './memo.js';
 import { mark } from '../core/trace.js';
 import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
+import { availableParallelism } from 'node:os';
+import { plainReportArgs } from './plain-args.js';
+import { runtimeFrom, type GlobalArgs } from './runtime.js';
+import { sidecarPath } from '../ingest/handoff.js';
+import { prestartWorkers } from '../ingest/prestart.js';
+
+/**
+ * A plain report on a store that was never filled (no sidecar index beside
+ * it, see ingest/early.ts) reads every recent transcript in worker threads:
+ * they are started now, to boot while main.cjs loads and the sources are
+ * found (ingest/prestart.ts). Anything else leaves them to the ingest.
+ */
+function prestartForEmptyStore(argv: string[]): void {
+  const args = plainReportArgs(argv);
+  if (!args || args.from !== undefined) return;
+  const side = sidecarPath(runtimeFrom(args as GlobalArgs).dbPath);
+  const worker = new URL('../ingest/worker.cjs', import.meta.url);
+  if (!side || existsSync(side) || !existsSync(fileURLToPath(worker))) return;
+  // As many as the early start asks for (memo.ts, early.ts).
+  const env = Number(process.env.TX_USAGE_WORKERS);
+  const n = Number.isInteger(env) && env >= 1 ? env : Math.min(4, availableParallelism());
+  if (n < 2) return;
+  prestartWorkers(worker, n);
+  mark(`${n} extraction workers prestarted`);
+}
 
 async function run(argv: string[]): Promise<void> {
   exitQuietlyWhenStdoutCloses();
@@ -20,6 +45,7 @@ async function run(argv: string[]): Promise<void> {
       const r = await replayByArgv(argv);
       if (r.hit) return;
       handProbeOver(r);
+      if (!r.seen) prestartForEmptyStore(argv);
     } catch {
       /* main.js checks again and reports what went wrong */
     }

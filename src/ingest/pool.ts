@@ -8,6 +8,8 @@ import { Worker } from 'node:worker_threads';
 import { runJob, type Job, type JobResult } from './job.js';
 import type { BatchMessage } from './worker.js';
 import { decodeResult, type EncodedResult } from './transport.js';
+import { adoptPrestartedWorker } from './prestart.js';
+import { mark } from '../core/trace.js';
 
 type Reply = { kind: 'result'; index: number; result: EncodedResult } | { kind: 'failed'; index: number; error: string } | { kind: 'done' };
 
@@ -35,8 +37,11 @@ export class ExtractPool {
   private readonly slots: Slot[] = [];
 
   constructor(size: number) {
+    let adopted = 0;
     for (let i = 0; i < size; i++) {
-      const slot: Slot = { worker: new Worker(WORKER_URL), dead: false, onMessage: null, onDeath: null };
+      const pre = adoptPrestartedWorker();
+      if (pre) adopted++;
+      const slot: Slot = { worker: pre ?? new Worker(WORKER_URL), dead: false, onMessage: null, onDeath: null };
       slot.worker.on('message', (m: Reply) => slot.onMessage?.(m));
       const die = () => {
         if (slot.dead) return;
@@ -47,6 +52,7 @@ export class ExtractPool {
       slot.worker.on('exit', die);
       this.slots.push(slot);
     }
+    if (adopted) mark(`pool: ${adopted} of ${size} workers were prestarted`);
   }
 
   get size(): number {

@@ -1,0 +1,56 @@
+// Extraction workers started by the bin entry before main.cjs loads, on a
+// report whose store was never filled (src/ingest/prestart.ts, src/cli/fast.ts):
+// they must be the pool's workers when the ingest reads in parallel, must not
+// hold the process open when nothing adopts them, and must change no answer.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateCorpus } from '../bench/corpus/generate.js';
+import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
+
+const ARGS = ['report', '--since', '30d', '--by', 'harness,model', '--format', 'json'];
+
+function run(home: string, cache: string, extra: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...ARGS], {
+    env: cleanEnv(home, { XDG_CACHE_HOME: cache, TX_USAGE_TRACE: '1', ...extra }),
+    encoding: 'utf8',
+    timeout: 60_000,
+    maxBuffer: 64 << 20,
+  });
+  expect(r.signal, 'the run ended by itself').toBeNull();
+  expect(r.status, r.stderr).toBe(0);
+  return { json: JSON.parse(r.stdout), stderr: r.stderr };
+}
+
+describe('prestarted extraction workers', () => {
+  it('are the pool the early start reads with, on an empty store only, and the answer is the one-thread answer', () => {
+    const dir = tempDir('txu-prestart-');
+    const m = generateCorpus({ dir, bytes: 32 << 20, seed: 5 });
+    const cache = join(dir, 'cache');
+    const cold = run(m.home, cache, { TX_USAGE_WORKERS: '2' });
+    expect(cold.stderr).toContain('2 extraction workers prestarted');
+    expect(cold.stderr).toMatch(/pool: 2 of 2 workers were prestarted/);
+    expect(cold.stderr).toMatch(/early extraction started \(2 workers/);
+    // The store is filled now: the next run starts no workers of its own accord.
+    const again = run(m.home, cache, { TX_USAGE_WORKERS: '2' });
+    expect(again.stderr).not.toContain('prestarted');
+    expect(again.json).toEqual(cold.json);
+    // One worker asked for: none prestarted, extraction in the main thread.
+    const single = run(m.home, join(dir, 'cache-1'), { TX_USAGE_WORKERS: '1' });
+    expect(single.stderr).not.toContain('prestarted');
+    expect(single.json.rows).toEqual(cold.json.rows);
+    expect(single.json.totals).toEqual(cold.json.totals);
+    expect(Number(cold.json.totals.requests)).toBeGreaterThan(0);
+  });
+
+  it('left unadopted (too little to read in parallel) do not keep the run from ending', () => {
+    const dir = tempDir('txu-prestart-small-');
+    const { home } = generateCorpus({ dir, bytes: 2 << 20, seed: 6 });
+    const small = run(home, join(dir, 'cache-a'), { TX_USAGE_WORKERS: '2' });
+    expect(small.stderr).toContain('2 extraction workers prestarted');
+    expect(small.stderr).not.toContain('workers were prestarted');
+    const plain = run(home, join(dir, 'cache-b'), { TX_USAGE_WORKERS: '1' });
+    expect(small.json.rows).toEqual(plain.json.rows);
+    expect(small.json.rows.length).toBeGreaterThan(0);
+  });
+});
