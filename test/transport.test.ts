@@ -12,7 +12,7 @@ function event(i: number): UsageEvent {
     model: i % 5 === 0 ? null : 'gpt-5.1-codex',
     provider: i % 3 === 0 ? 'openai' : null,
     ts: 1764000000000 + i,
-    dedupe_key: `resp-${i}-"quoted"\n`,
+    dedupe_key: i % 10 === 3 ? "repeated" : `resp-${i}-"quoted"\n`, // repeats too: the table is not asked for it
     dedupe_rank: i % 2,
     requests: 1,
     input_tokens: i * 11,

@@ -217,10 +217,13 @@ async function findSources(rt: Runtime): Promise<Found> {
     const { discoverRecorded } = await import('../ingest/discover.js');
     const warnings: string[] = [];
     const { scans, record } = await discoverRecorded(rt, warnings);
+    mark('sources found');
     saveRecord(path, { ...record, build });
     found = { scans, warnings, shape: record.shape };
   }
-  return { ...found, stamps: stampAll(found.scans) };
+  const stamps = stampAll(found.scans);
+  mark('sources stamped');
+  return { ...found, stamps };
 }
 
 /** Replays `entry` if every source still has the stamp it had when the entry was rendered, or brings it up to date with what was appended. */

@@ -41,23 +41,40 @@ export interface EncodedResult {
   nums: Float64Array;
 }
 
+/** The dedupe key: one per response, so it is not looked up in the table, only added. */
+const UNIQUE_FIELD = STRING_FIELDS.indexOf('dedupe_key');
+
 export function encodeResult(r: JobResult): EncodedResult {
   const events = r.collected.events;
   const index = new Map<string, number>();
   const strings: string[] = [];
   const refs = new Int32Array(events.length * NS);
   const nums = new Float64Array(events.length * NN);
+  // Per field, the previous event's string and its index: events of a file
+  // mostly repeat their session, project, model, provider and file, and a
+  // comparison with the previous value (often the very same string) is
+  // cheaper than hashing a fresh copy of it for the table.
+  const prevString: (string | null)[] = new Array<string | null>(NS).fill(null);
+  const prevIndex = new Int32Array(NS).fill(-1);
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     for (let f = 0; f < NS; f++) {
       const s = e[STRING_FIELDS[f]!];
       let k = -1;
       if (s !== null) {
-        k = index.get(s) ?? -1;
-        if (k === -1) {
+        if (s === prevString[f]) k = prevIndex[f]!;
+        else if (f === UNIQUE_FIELD) {
           k = strings.length;
           strings.push(s);
-          index.set(s, k);
+        } else {
+          k = index.get(s) ?? -1;
+          if (k === -1) {
+            k = strings.length;
+            strings.push(s);
+            index.set(s, k);
+          }
+          prevString[f] = s;
+          prevIndex[f] = k;
         }
       }
       refs[i * NS + f] = k;
