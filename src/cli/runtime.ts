@@ -89,7 +89,7 @@ export interface Refreshed {
 }
 
 /** Opens the store and brings it up to date with the harness files. */
-export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null } = {}): Promise<Refreshed> {
+export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null; deltaBaseByCaller?: boolean } = {}): Promise<Refreshed> {
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
   const [{ openStore }, { ingest, sidecarPath }, { repriceStore, priceCacheOf }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
   mark('store modules loaded');
@@ -115,9 +115,13 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?:
     mark('ingested');
     // The checkpoint runs on DuckDB's threads; the delta base is written,
     // and the caller's queries run, meanwhile (store.close() waits for it).
+    // deltaBaseByCaller: the caller calls ingest.keepDeltaBase itself, once
+    // it has queries of its own running.
     store.settle();
-    result.keepDeltaBase?.();
-    mark('delta base kept');
+    if (!o.deltaBaseByCaller) {
+      result.keepDeltaBase?.();
+      mark('delta base kept');
+    }
     return { store, ingest: result };
   } catch (e) {
     await store.close();

@@ -344,8 +344,10 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       }
       await earlyTaken;
       await taking;
+      mark(`ingest: phase ${ph} extracted`);
       await flush();
       await writer.commit();
+      mark(`ingest: phase ${ph} committed`);
       stats.ms.extract += performance.now() - tExtract;
     }
   } finally {
@@ -356,6 +358,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       for (const e of early.jobs.values()) stats.bytesRead += await e.result.then((r) => r.bytesRead, () => 0);
     }
     await pool?.close();
+    mark('ingest: workers closed');
   }
   for (const list of deferred.values()) result.deferred += list.length;
   // The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run).

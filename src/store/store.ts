@@ -16,6 +16,8 @@ export interface Store {
    * the caller goes on with; close() waits for it.
    */
   settle(): void;
+  /** Another connection to the store, for queries run side by side with the main one's; closed by close(). */
+  connect(): Promise<DuckDBConnection>;
   /** Closes the store, once a checkpoint settle() started has ended (at once when none runs). */
   close(): Promise<void>;
 }
@@ -139,6 +141,7 @@ export async function openStore(path: string, opts: { rebuild?: boolean; readOnl
   const inst = instance;
   const c = conn;
   let settling: Promise<void> | null = null;
+  const others: DuckDBConnection[] = [];
   return {
     path,
     conn: c,
@@ -163,8 +166,14 @@ export async function openStore(path: string, opts: { rebuild?: boolean; readOnl
           if (process.env.TX_USAGE_DEBUG) process.stderr.write(`tx-usage: checkpoint left for a later run: ${(e as Error)?.message ?? String(e)}\n`);
         });
     },
+    async connect() {
+      const o = await inst.connect();
+      others.push(o);
+      return o;
+    },
     async close() {
       if (settling) await settling;
+      for (const o of others) o.closeSync();
       c.closeSync();
       inst.closeSync();
     },
