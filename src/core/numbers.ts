@@ -44,6 +44,8 @@ export function readTokenFields<K extends string>(
   obj: Record<string, unknown>,
   fields: Record<K, string>,
 ): { values: Record<K, number>; invalid: string[] } {
+  const fast = readerOf(fields)(obj);
+  if (fast !== null) return { values: fast, invalid: NONE_INVALID };
   const values = {} as Record<K, number>;
   const invalid: string[] = [];
   for (const [key, path, parts] of compiledFields(fields)) {
@@ -61,6 +63,41 @@ export function readTokenFields<K extends string>(
     values[key] = c.value;
   }
   return { values, invalid };
+}
+
+const NONE_INVALID: string[] = Object.freeze([]) as unknown as string[];
+
+type Reader<K extends string> = (obj: Record<string, unknown>) => Record<K, number> | null;
+const readers = new WeakMap<object, Reader<string>>();
+
+/**
+ * A reader made for one field table: the paths as property loads written
+ * out (each with a load site of its own, where a loop over the paths shares
+ * one site among them all), returning every value when each is a plain
+ * count or missing, and null when any needs checkTokenCount's verdict (the
+ * general loop then names it). On a cold ingest this ran per usage record
+ * in two workers: ~2.4 µs a record with the loop.
+ */
+function readerOf<K extends string>(fields: Record<K, string>): Reader<K> {
+  let r = readers.get(fields);
+  if (!r) {
+    const entries = compiledFields(fields);
+    const lit = (s: string) => JSON.stringify(s);
+    const body: string[] = ['let x;'];
+    entries.forEach(([, , parts], i) => {
+      let expr = 'o';
+      for (let j = 0; j < parts.length; j++) {
+        body.push(`x = ${expr};`);
+        expr = `(x !== null && typeof x === 'object' ? x[${lit(parts[j]!)}] : undefined)`;
+      }
+      body.push(`const v${i} = ${expr};`);
+      body.push(`if (!(v${i} === undefined || v${i} === null || (typeof v${i} === 'number' && Number.isInteger(v${i}) && v${i} >= 0 && v${i} <= ${MAX_TOKENS_PER_FIELD}))) return null;`);
+    });
+    body.push(`return { ${entries.map(([k], i) => `${lit(k)}: v${i} ?? 0`).join(', ')} };`);
+    r = new Function('o', body.join('\n')) as Reader<string>;
+    readers.set(fields, r);
+  }
+  return r as Reader<K>;
 }
 
 /** Field tables are module constants: their paths are split once, not once per record. */

@@ -346,6 +346,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       await taking;
       mark(`ingest: phase ${ph} extracted`);
       await flush();
+      mark(`ingest: phase ${ph} written`);
       await writer.commit();
       mark(`ingest: phase ${ph} committed`);
       stats.ms.extract += performance.now() - tExtract;
