@@ -3,7 +3,7 @@
 // report the other rendered, and a miss in the bin entry hands over to main
 // with the same result as main alone.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
@@ -97,5 +97,31 @@ describe('bin entry', () => {
       expect(stderr, entry).not.toMatch(/EPIPE|Unhandled|at .*\(/);
       expect(code, `${entry}: ${stderr}`).toBe(0);
     }
+  });
+
+  it('answers a memo hit without loading what only work needs (node:v8, perf_hooks, worker_threads), and sets the V8 flags on a miss', () => {
+    const home = tempDir('txu-bin-mods-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const s = claude.session({ cwd: '/w/a' });
+    s.user(ts(3, 0));
+    s.response({ ts: ts(3, 1), usage: { input: 7, output: 50, cacheRead: 300 } });
+    // A preload that writes the built-in modules the run loaded, at exit.
+    const listFile = join(home, 'modules.json');
+    const preload = join(home, 'list-modules.cjs');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listFile)}, JSON.stringify(process.moduleLoadList)));\n`);
+    const statsFile = join(home, 'stats.json');
+    const env = cleanEnv(home, { TX_USAGE_STATS: statsFile });
+    const run = () => {
+      const r = spawnSync(process.execPath, ['--require', preload, CLI, 'report', '--since', '2026-06-01', '--until', '2026-06-30', '--format', 'json'], { env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      const loaded = new Set((JSON.parse(readFileSync(listFile, 'utf8')) as string[]).map((m) => m.replace(/^NativeModule /, '')));
+      return { kind: JSON.parse(readFileSync(statsFile, 'utf8')).kind as string, loaded };
+    };
+    const miss = run();
+    expect(miss.kind).toBe('ingest');
+    expect(miss.loaded.has('v8')).toBe(true); // tuneV8 (core/v8-tuning.ts)
+    const hit = run();
+    expect(hit.kind).toBe('memo-hit');
+    for (const m of ['v8', 'perf_hooks', 'worker_threads']) expect(hit.loaded.has(m), m).toBe(false);
   });
 });

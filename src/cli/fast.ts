@@ -5,7 +5,7 @@
 // Node's ES module loader (about 6 ms to start here) and without loading a
 // dozen modules one by one (about 10 ms). Anything else goes to main.js
 // (bundled as main.cjs), which takes over what the check found.
-import '../core/v8-tuning.js'; // first: V8 flags before anything runs
+import { tuneV8 } from '../core/v8-tuning.js';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,7 @@ async function run(argv: string[]): Promise<void> {
     try {
       const r = await replayByArgv(argv);
       if (r.hit) return;
+      tuneV8(); // work to do: V8 flags before the workers start and main.cjs loads
       handProbeOver(r);
       if (!r.seen) prestartForEmptyStore(argv);
     } catch {

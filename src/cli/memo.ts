@@ -25,7 +25,6 @@ import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.
 import type { SummarySnapshot } from '../report/summary-delta.js';
 import { createRequire } from 'node:module';
 import { Script } from 'node:vm';
-import { setFlagsFromString } from 'node:v8';
 import { mark } from '../core/trace.js';
 
 const MEMO_VERSION = 2;
@@ -188,6 +187,13 @@ function readEntries(path: string): Entry[] {
   }
 }
 
+/**
+ * Milliseconds since the process started, as performance.now() gives them:
+ * the `performance` global loads perf_hooks on first use (~2 ms of a warm
+ * run's ~60), process.uptime() does not.
+ */
+const sinceStart = (): number => process.uptime() * 1000;
+
 function writeStatsFile(env: NodeJS.ProcessEnv, stats: object): void {
   const file = env.TX_USAGE_STATS ?? process.env.TX_USAGE_STATS;
   if (!file) return;
@@ -236,7 +242,7 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
   if (entry.outPath) writeFileSync(entry.outPath, entry.stdout);
   else process.stdout.write(entry.stdout);
   if (entry.stderr) process.stderr.write(entry.stderr);
-  writeStatsFile(rt.env, { kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: performance.now() - t0 }, at: { start: t0, end: performance.now() } });
+  writeStatsFile(rt.env, { kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });
   return true;
 }
 
@@ -264,7 +270,7 @@ function loadDelta(dir: string): LoadedDelta {
   // V8 refuses code made under other flags: the marker scan sets this one
   // when it first compiles its WebAssembly (io/marker-scan.ts), so it is set
   // before, and the code is made and used under the same flags.
-  setFlagsFromString('--no-liftoff');
+  (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString('--no-liftoff'); // node:v8 only here: ~2 ms to load
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData: cached });
   const mod = { exports: {} as typeof import('./delta.js') };
   (script.runInThisContext() as (...a: unknown[]) => void)(mod.exports, createRequire(file), mod, file, dirname(file));
@@ -311,7 +317,7 @@ async function answerDelta(rt: Runtime, entry: Entry, found: Found, now: ScanDig
   saveEntry(rt, { ...entry, digest: r.digest, stdout: r.text, delta: { ...entry.delta, rows: r.rows }, savedAt: Date.now() });
   mark('delta: memo saved');
   loaded.keepCode();
-  writeStatsFile(rt.env, { kind: 'delta', rewritten: 0, ...r.stats, ms: { total: performance.now() - t0 }, at: { start: t0, end: performance.now() } });
+  writeStatsFile(rt.env, { kind: 'delta', rewritten: 0, ...r.stats, ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });
   return true;
 }
 
@@ -340,7 +346,7 @@ export function takeHandedProbe(): ArgvProbe | null {
  * parsed arguments are handed back, so the report can run without yargs.
  */
 export async function replayByArgv(argv: string[]): Promise<ArgvProbe> {
-  const t0 = performance.now();
+  const t0 = sinceStart();
   const env = process.env;
   const home = env.HOME && env.HOME.trim() ? env.HOME : homedir();
   const line = JSON.stringify(argv);
@@ -366,7 +372,7 @@ export async function replayByArgv(argv: string[]): Promise<ArgvProbe> {
  * that follows, so they are not searched twice.
  */
 export async function replayReport(rt: Runtime, a: Record<string, unknown>): Promise<MemoProbe> {
-  const t0 = performance.now();
+  const t0 = sinceStart();
   const key = memoKey(rt, a);
   if (!key) return { hit: false, key: null };
   const before = probed;

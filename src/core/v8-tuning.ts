@@ -1,6 +1,8 @@
-// V8 settings for tx-usage's runs, applied when the bin entry loads (before
-// anything gets hot; the flags are process-wide, so worker threads get them
-// too). Imported first by src/cli/fast.ts and src/cli/main.ts.
+// V8 settings for tx-usage's runs that do work: tuneV8() is called by the
+// bin entry when the memo cannot answer (before the workers start and
+// main.cjs loads; nothing is hot yet) and by main.ts. The flags are
+// process-wide, so worker threads get them too. A report answered from the
+// memo never sets them: loading node:v8 cost ~2 ms of its ~60.
 //
 // Interrupt budget: how much bytecode a function runs before V8 considers
 // optimizing it. With the default (132 KB of bytecode), a cold ingest had
@@ -9,6 +11,12 @@
 // background threads, a quarter of the run's CPU on a 2-core machine. A budget
 // eight times larger leaves about 40 per isolate (the hot loops still get
 // there early) and the cold run took ~0.12 s less (benchmark corpus, 2 cores).
-import { setFlagsFromString } from 'node:v8';
+import { createRequire } from 'node:module';
 
-setFlagsFromString('--interrupt-budget=1000000');
+let tuned = false;
+
+export function tuneV8(): void {
+  if (tuned) return;
+  tuned = true;
+  (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString('--interrupt-budget=1000000');
+}

@@ -7,7 +7,8 @@
 //
 // fast.cjs and main.cjs are separate bundles, each with its own copy of this
 // module: the workers are handed over through a registered global symbol.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
 
 const KEY = Symbol.for('tx-usage.prestarted-workers');
 
@@ -23,6 +24,8 @@ function held(): Held[] {
  * (a run that ends up not needing them exits as if they did not exist).
  */
 export function prestartWorkers(url: URL, n: number): void {
+  // Loaded here, not with the module: the bin entry bundles this module, and a warm run has no use for it (~2 ms).
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
   const list = held();
   for (let i = 0; i < n; i++) {
     const h: Held = { worker: new Worker(url), dead: false };
