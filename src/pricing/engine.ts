@@ -134,13 +134,10 @@ export interface EngineUsage {
 
 const nn = (v: number | null | undefined): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 
-/** The leaf token counts, i.e. how many tokens each priced unit is charged for. Exported for `prices show`-style explanations. */
-export function leaves(c: CompiledPrice, u: EngineUsage): { totalInput: number; leaf: Partial<Record<UnitKey, number>> } {
-  const input = nn(u.input_tokens);
-  const cr = nn(u.cache_read_tokens);
+/** A response's counts as the engine prices them: clamped, reasoning within output, cache writes split 5m/1h. */
+function tokenCounts(u: EngineUsage): { input: number; cr: number; cw: number; output: number; reasoning: number; w1h: number; w5m: number } {
   const cw = nn(u.cache_write_tokens);
   const output = nn(u.output_tokens);
-  const reasoning = Math.min(nn(u.reasoning_tokens), output);
   // 5m/1h split: only where the harness recorded it. A recorded 1h count is
   // authoritative (Pi records only cacheWrite1h; the rest are 5m writes); a
   // lone 5m count implies 1h = the remainder. Counts are clamped to the total.
@@ -150,6 +147,12 @@ export function leaves(c: CompiledPrice, u: EngineUsage): { totalInput: number; 
     w1h = u.cache_write_1h_tokens !== null ? Math.min(nn(u.cache_write_1h_tokens), cw) : Math.max(0, cw - nn(u.cache_write_5m_tokens));
     w5m = cw - w1h;
   }
+  return { input: nn(u.input_tokens), cr: nn(u.cache_read_tokens), cw, output, reasoning: Math.min(nn(u.reasoning_tokens), output), w1h, w5m };
+}
+
+/** The leaf token counts, i.e. how many tokens each priced unit is charged for. Exported for `prices show`-style explanations. */
+export function leaves(c: CompiledPrice, u: EngineUsage): { totalInput: number; leaf: Partial<Record<UnitKey, number>> } {
+  const { input, cr, cw, output, reasoning, w1h, w5m } = tokenCounts(u);
   const r = c.rates;
   // The library's input_tokens is TOTAL input: uncached + cache reads + cache writes.
   const totalInput = input + cr + cw;
@@ -198,17 +201,7 @@ const exactPart = (p: number): boolean => p >= 0 && Number.isSafeInteger(p);
  */
 function costUnitsFast(c: CompiledPrice, u: EngineUsage): bigint | null {
   const r = c.rates;
-  const input = nn(u.input_tokens);
-  const cr = nn(u.cache_read_tokens);
-  const cw = nn(u.cache_write_tokens);
-  const output = nn(u.output_tokens);
-  const reasoning = Math.min(nn(u.reasoning_tokens), output);
-  let w1h = 0;
-  let w5m = 0;
-  if (u.cache_write_1h_tokens !== null || u.cache_write_5m_tokens !== null) {
-    w1h = u.cache_write_1h_tokens !== null ? Math.min(nn(u.cache_write_1h_tokens), cw) : Math.max(0, cw - nn(u.cache_write_5m_tokens));
-    w5m = cw - w1h;
-  }
+  const { input, cr, cw, output, reasoning, w1h, w5m } = tokenCounts(u);
   const totalInput = u.requests === 0 ? 0 : input + cr + cw;
   const cwLeaf = cw - (r.cache_write_1h ? w1h : 0) - (r.cache_write_5m ? w5m : 0);
   // Leaves as in leaves(): a unit without a price falls into its parent.
