@@ -3,6 +3,9 @@
 // they must be the pool's workers when the ingest reads in parallel, must not
 // hold the process open when nothing adopts them, and must change no answer.
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { adoptPrestartedWorker, prestartWorkers } from '../src/ingest/prestart.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCorpus } from '../bench/corpus/generate.js';
@@ -52,5 +55,23 @@ describe('prestarted extraction workers', () => {
     const plain = run(home, join(dir, 'cache-b'), { TX_USAGE_WORKERS: '1' });
     expect(small.json.rows).toEqual(plain.json.rows);
     expect(small.json.rows.length).toBeGreaterThan(0);
+  });
+
+  it('that died before they were adopted are passed over; live ones are handed out once each', async () => {
+    const dir = tempDir('txu-prestart-unit-');
+    const dies = join(dir, 'dies.cjs');
+    const lives = join(dir, 'lives.cjs');
+    writeFileSync(dies, 'process.exit(3);\n');
+    writeFileSync(lives, "require('node:worker_threads').parentPort.on('message', () => {});\n");
+    prestartWorkers(pathToFileURL(dies), 2);
+    prestartWorkers(pathToFileURL(lives), 1);
+    // Let the first two exit (their exit events are what marks them).
+    await new Promise((r) => setTimeout(r, 500));
+    const w = adoptPrestartedWorker();
+    expect(w).not.toBeNull();
+    expect(adoptPrestartedWorker()).toBeNull();
+    // The one handed out is the live one: it is still running.
+    const code = await w!.terminate();
+    expect(code).toBe(1); // terminated, not exited by itself (which would be 3)
   });
 });

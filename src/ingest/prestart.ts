@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 
 const KEY = Symbol.for('tx-usage.prestarted-workers');
 
-type Held = { worker: Worker; dead: boolean };
+type Held = { worker: Worker; dead: boolean; drop: () => void };
 
 function held(): Held[] {
   const g = globalThis as Record<symbol, unknown>;
@@ -28,12 +28,11 @@ export function prestartWorkers(url: URL, n: number): void {
   const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
   const list = held();
   for (let i = 0; i < n; i++) {
-    const h: Held = { worker: new Worker(url), dead: false };
-    h.worker.unref();
     // Until adopted, a worker that fails is only dropped: the pool starts another.
-    const drop = () => void (h.dead = true);
-    h.worker.once('error', drop);
-    h.worker.once('exit', drop);
+    const h: Held = { worker: new Worker(url), dead: false, drop: () => void (h.dead = true) };
+    h.worker.unref();
+    h.worker.once('error', h.drop);
+    h.worker.once('exit', h.drop);
     list.push(h);
   }
 }
@@ -43,14 +42,9 @@ export function adoptPrestartedWorker(): Worker | null {
   const list = held();
   for (let h = list.shift(); h; h = list.shift()) {
     if (h.dead) continue;
-    h.worker.removeAllListeners('error').removeAllListeners('exit');
+    h.worker.off('error', h.drop).off('exit', h.drop);
     h.worker.ref();
     return h.worker;
   }
   return null;
-}
-
-/** Prestarted workers not adopted (yet). */
-export function prestartedCount(): number {
-  return held().filter((h) => !h.dead).length;
 }
