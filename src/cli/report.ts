@@ -90,11 +90,12 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     // one after the other.
     const side = await store.connect();
     const stored = storedWarnings(side, p.harnesses).then(async (w) => ({ stored: w, unpriced: await unpricedModelWarnings(side, p) }));
-    const labelled = labelLocalRows(store.conn, machine);
+    // Both observed at once, so that neither can end as an unhandled rejection.
+    const both = Promise.all([labelLocalRows(store.conn, machine), stored]);
+    both.catch(() => undefined);
     ingest.keepDeltaBase?.();
     mark('delta base kept');
-    await labelled;
-    const read = await stored;
+    const [, read] = await both;
     const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
     const warnings = [...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
     if (totalSources === 0) {
