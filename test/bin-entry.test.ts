@@ -3,7 +3,7 @@
 // report the other rendered, and a miss in the bin entry hands over to main
 // with the same result as main alone.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
@@ -123,5 +123,26 @@ describe('bin entry', () => {
     const hit = run();
     expect(hit.kind).toBe('memo-hit');
     for (const m of ['v8', 'perf_hooks', 'worker_threads']) expect(hit.loaded.has(m), m).toBe(false);
+  });
+
+  it('writes the discovery record on a miss (once the early start is under way) and replays it on the next run', () => {
+    const home = tempDir('txu-bin-rec-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const s = claude.session({ cwd: '/w/a' });
+    s.user(ts(3, 0));
+    s.response({ ts: ts(3, 1), usage: { input: 7, output: 50, cacheRead: 300 } });
+    const env = cleanEnv(home, { TX_USAGE_TRACE: '1' });
+    const record = join(home, '.cache', 'tx-usage', 'discovery.json');
+    const run = () => {
+      const r = spawnSync(process.execPath, [CLI, 'report', '--since', '2026-06-01', '--until', '2026-06-30', '--format', 'json'], { env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stderr;
+    };
+    const first = run();
+    expect(first).toContain('sources found'); // discovered
+    expect(existsSync(record)).toBe(true);
+    const second = run();
+    expect(second).toContain('memo: sources found and stamped');
+    expect(second).not.toMatch(/trace .* sources found\n/); // replayed from the record, not discovered again
   });
 });

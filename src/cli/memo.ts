@@ -63,6 +63,12 @@ interface Found {
   stamps: Map<string, Stamp | null>;
   /** The shape digest of scans and warnings, when the discovery record knew it. */
   shape?: string;
+  /**
+   * Writes the discovery record this search made (absent when the old one
+   * held): ~4 ms of JSON, done once the early start has the workers busy
+   * (handOff) or the answer is out, rather than before.
+   */
+  saveRecord?: () => void;
 }
 
 /** A miss found by replayByArgv, so the check after yargs does not search again. */
@@ -218,14 +224,18 @@ async function findSources(rt: Runtime): Promise<Found> {
   const path = join(cacheDir(rt.env, rt.home), 'discovery.json');
   const build = buildLine();
   const rec = loadRecord(path);
-  let found = rec && rec.build === build ? replayRecord(rec, rt) : null;
+  let found: Omit<Found, 'stamps'> | null = rec && rec.build === build ? replayRecord(rec, rt) : null;
   if (!found) {
     const { discoverRecorded } = await import('../ingest/discover.js');
     const warnings: string[] = [];
     const { scans, record } = await discoverRecorded(rt, warnings);
     mark('sources found');
-    saveRecord(path, { ...record, build });
-    found = { scans, warnings, shape: record.shape };
+    let unsaved = true;
+    const save = () => {
+      if (unsaved) saveRecord(path, { ...record, build });
+      unsaved = false;
+    };
+    found = { scans, warnings, shape: record.shape, saveRecord: save };
   }
   const stamps = stampAll(found.scans);
   mark('sources stamped');
@@ -238,10 +248,15 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
   mark('memo: sources found and stamped');
   const { scans, warnings } = found;
   const now = scanDigests(scans, fingerprintsOf(found.stamps), warnings);
-  if (now.digest !== entry.digest) return (await answerDelta(rt, entry, found, now, t0)) || found;
+  if (now.digest !== entry.digest) {
+    if (!(await answerDelta(rt, entry, found, now, t0))) return found; // the ingest that follows writes the record (handOff)
+    found.saveRecord?.();
+    return true;
+  }
   if (entry.outPath) writeFileSync(entry.outPath, entry.stdout);
   else process.stdout.write(entry.stdout);
   if (entry.stderr) process.stderr.write(entry.stderr);
+  found.saveRecord?.();
   writeStatsFile(rt.env, { kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });
   return true;
 }
@@ -413,13 +428,17 @@ function earlyHorizon(a: Record<string, unknown>): number | null {
 
 /** A miss: the ingest that follows gets the sources found, and new ones start being read now, while DuckDB loads. */
 async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): Promise<void> {
-  const { withHarnesses } = await import('../ingest/discover.js');
-  const scans = withHarnesses(found.scans);
-  offerDiscovery(rt, scans, found.warnings, found.stamps);
-  const side = sidecarPath(rt.dbPath);
-  if (!side || rt.rebuild) return;
-  const { startEarlyExtraction } = await import('../ingest/early.js');
-  startEarlyExtraction(rt, scans, side, Math.min(4, availableParallelism()), found.stamps, earlyHorizon(a));
+  try {
+    const { withHarnesses } = await import('../ingest/discover.js');
+    const scans = withHarnesses(found.scans);
+    offerDiscovery(rt, scans, found.warnings, found.stamps);
+    const side = sidecarPath(rt.dbPath);
+    if (!side || rt.rebuild) return;
+    const { startEarlyExtraction } = await import('../ingest/early.js');
+    startEarlyExtraction(rt, scans, side, Math.min(4, availableParallelism()), found.stamps, earlyHorizon(a));
+  } finally {
+    found.saveRecord?.();
+  }
 }
 
 /** After a full report run: remembers its rendering under the digest of what the ingest read. */
