@@ -13,6 +13,18 @@ import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
 const MAIN = resolve(__dirname, '../dist/src/cli/main.js');
 const ts = (day: number, min: number) => new Date(Date.UTC(2026, 5, day, 10, min)).toISOString();
 
+/** A report over June 2026, as JSON. */
+const JUNE = ['report', '--since', '2026-06-01', '--until', '2026-06-30', '--format', 'json'];
+
+/** A home with one Claude Code session holding one response, on 3 June 2026. */
+function oneResponseHome(prefix: string): string {
+  const home = tempDir(prefix);
+  const s = new ClaudeHome(join(home, '.claude')).session({ cwd: '/w/a' });
+  s.user(ts(3, 0));
+  s.response({ ts: ts(3, 1), usage: { input: 7, output: 50, cacheRead: 300 } });
+  return home;
+}
+
 describe('bin entry', () => {
   it('is the package bin, and agrees with main.js hit for hit and miss for miss', () => {
     const pkg = JSON.parse(readFileSync(resolve(__dirname, '../package.json'), 'utf8'));
@@ -100,11 +112,7 @@ describe('bin entry', () => {
   });
 
   it('answers a memo hit without loading what only work needs (node:v8, perf_hooks, worker_threads), and sets the V8 flags on a miss', () => {
-    const home = tempDir('txu-bin-mods-');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const s = claude.session({ cwd: '/w/a' });
-    s.user(ts(3, 0));
-    s.response({ ts: ts(3, 1), usage: { input: 7, output: 50, cacheRead: 300 } });
+    const home = oneResponseHome('txu-bin-mods-');
     // A preload that writes the built-in modules the run loaded, at exit.
     const listFile = join(home, 'modules.json');
     const preload = join(home, 'list-modules.cjs');
@@ -112,7 +120,7 @@ describe('bin entry', () => {
     const statsFile = join(home, 'stats.json');
     const env = cleanEnv(home, { TX_USAGE_STATS: statsFile });
     const run = () => {
-      const r = spawnSync(process.execPath, ['--require', preload, CLI, 'report', '--since', '2026-06-01', '--until', '2026-06-30', '--format', 'json'], { env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--require', preload, CLI, ...JUNE], { env, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       const loaded = new Set((JSON.parse(readFileSync(listFile, 'utf8')) as string[]).map((m) => m.replace(/^NativeModule /, '')));
       return { kind: JSON.parse(readFileSync(statsFile, 'utf8')).kind as string, loaded };
@@ -126,15 +134,11 @@ describe('bin entry', () => {
   });
 
   it('writes the discovery record on a miss (once the early start is under way) and replays it on the next run', () => {
-    const home = tempDir('txu-bin-rec-');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const s = claude.session({ cwd: '/w/a' });
-    s.user(ts(3, 0));
-    s.response({ ts: ts(3, 1), usage: { input: 7, output: 50, cacheRead: 300 } });
+    const home = oneResponseHome('txu-bin-rec-');
     const env = cleanEnv(home, { TX_USAGE_TRACE: '1' });
     const record = join(home, '.cache', 'tx-usage', 'discovery.json');
     const run = () => {
-      const r = spawnSync(process.execPath, [CLI, 'report', '--since', '2026-06-01', '--until', '2026-06-30', '--format', 'json'], { env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [CLI, ...JUNE], { env, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       return r.stderr;
     };
