@@ -26,13 +26,13 @@ function run(home: string, cache: string, extra: Record<string, string> = {}) {
 }
 
 describe('prestarted extraction workers', () => {
-  it('are the pool the early start reads with, on an empty store only, and the answer is the one-thread answer', () => {
+  it('are adopted by the pool the early start reads with, on an empty store only, and the answer is the one-thread answer', () => {
     const dir = tempDir('txu-prestart-');
     const m = generateCorpus({ dir, bytes: 32 << 20, seed: 5 });
     const cache = join(dir, 'cache');
     const cold = run(m.home, cache, { TX_USAGE_WORKERS: '2' });
-    expect(cold.stderr).toContain('2 extraction workers prestarted');
-    expect(cold.stderr).toMatch(/pool: 2 of 2 workers were prestarted/);
+    expect(cold.stderr).toContain('1 extraction worker prestarted');
+    expect(cold.stderr).toMatch(/pool: 1 of 2 workers were prestarted/);
     expect(cold.stderr).toMatch(/early extraction started \(2 workers/);
     // The store is filled now: the next run starts no workers of its own accord.
     const again = run(m.home, cache, { TX_USAGE_WORKERS: '2' });
@@ -50,7 +50,7 @@ describe('prestarted extraction workers', () => {
     const dir = tempDir('txu-prestart-small-');
     const { home } = generateCorpus({ dir, bytes: 2 << 20, seed: 6 });
     const small = run(home, join(dir, 'cache-a'), { TX_USAGE_WORKERS: '2' });
-    expect(small.stderr).toContain('2 extraction workers prestarted');
+    expect(small.stderr).toContain('1 extraction worker prestarted');
     expect(small.stderr).not.toContain('workers were prestarted');
     const plain = run(home, join(dir, 'cache-b'), { TX_USAGE_WORKERS: '1' });
     expect(small.json.rows).toEqual(plain.json.rows);

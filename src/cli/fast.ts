@@ -21,8 +21,11 @@ import { prestartWorkers } from '../ingest/prestart.js';
 /**
  * A plain report on a store that was never filled (no sidecar index beside
  * it, see ingest/early.ts) reads every recent transcript in worker threads:
- * they are started now, to boot while main.cjs loads and the sources are
- * found (ingest/prestart.ts). Anything else leaves them to the ingest.
+ * the first of them is started now, to boot while main.cjs loads and the
+ * sources are found (ingest/prestart.ts); the pool starts the others. One,
+ * not all: a store never filled may also be a small history that needs no
+ * workers at all, and cold runs over the benchmark corpus were no faster
+ * with two prestarted (857 vs 850 ms, 983 vs 1009 ms in another sitting).
  */
 function prestartForEmptyStore(argv: string[]): void {
   const args = plainReportArgs(argv);
@@ -30,12 +33,12 @@ function prestartForEmptyStore(argv: string[]): void {
   const side = sidecarPath(runtimeFrom(args as GlobalArgs).dbPath);
   const worker = new URL('../ingest/worker.cjs', import.meta.url);
   if (!side || existsSync(side) || !existsSync(fileURLToPath(worker))) return;
-  // As many as the early start asks for (memo.ts, early.ts).
+  // Only when the early start would use workers at all (memo.ts, early.ts: at least two).
   const env = Number(process.env.TX_USAGE_WORKERS);
   const n = Number.isInteger(env) && env >= 1 ? env : Math.min(4, availableParallelism());
   if (n < 2) return;
-  prestartWorkers(worker, n);
-  mark(`${n} extraction workers prestarted`);
+  prestartWorkers(worker, 1);
+  mark('1 extraction worker prestarted');
 }
 
 async function run(argv: string[]): Promise<void> {
