@@ -12,11 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { handProbeOver, replayByArgv } from './memo.js';
 import { mark } from '../core/trace.js';
 import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
-import { availableParallelism } from 'node:os';
 import { plainReportArgs } from './plain-args.js';
 import { runtimeFrom, type GlobalArgs } from './runtime.js';
 import { sidecarPath } from '../ingest/handoff.js';
 import { prestartWorkers } from '../ingest/prestart.js';
+import { workersWanted } from '../ingest/worker-count.js';
 
 /**
  * A plain report on a store that was never filled (no sidecar index beside
@@ -33,10 +33,8 @@ function prestartForEmptyStore(argv: string[]): void {
   const side = sidecarPath(runtimeFrom(args as GlobalArgs).dbPath);
   const worker = new URL('../ingest/worker.cjs', import.meta.url);
   if (!side || existsSync(side) || !existsSync(fileURLToPath(worker))) return;
-  // Only when the early start would use workers at all (memo.ts, early.ts: at least two).
-  const env = Number(process.env.TX_USAGE_WORKERS);
-  const n = Number.isInteger(env) && env >= 1 ? env : Math.min(4, availableParallelism());
-  if (n < 2) return;
+  // Only when the early start would use workers at all (early.ts: at least two).
+  if (workersWanted(process.env) < 2) return;
   prestartWorkers(worker, 1);
   mark('1 extraction worker prestarted');
 }

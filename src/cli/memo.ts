@@ -12,7 +12,7 @@
 // Anything unknown (--from, --demo, --rebuild, an in-memory store) skips it.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { availableParallelism, homedir, hostname } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readTeamConfig } from '../export/config.js';
@@ -435,7 +435,7 @@ async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): P
     const side = sidecarPath(rt.dbPath);
     if (!side || rt.rebuild) return;
     const { startEarlyExtraction } = await import('../ingest/early.js');
-    startEarlyExtraction(rt, scans, side, Math.min(4, availableParallelism()), found.stamps, earlyHorizon(a));
+    startEarlyExtraction(rt, scans, side, found.stamps, earlyHorizon(a));
   } finally {
     found.saveRecord?.();
   }

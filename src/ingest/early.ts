@@ -11,6 +11,7 @@ import type { HarnessScan, Stamp } from './discover.js';
 import { stampOf, type DiscoverOptions } from './discover.js';
 import type { Job, JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
+import { workersWanted } from './worker-count.js';
 import { deferrable, mayDefer, usableHorizon } from './horizon.js';
 import { mark } from '../core/trace.js';
 
@@ -63,18 +64,13 @@ export function writeSidecar(path: string, keys: Iterable<string>): void {
   }
 }
 
-function workerCount(env: NodeJS.ProcessEnv): number {
-  const n = Number(env.TX_USAGE_WORKERS ?? process.env.TX_USAGE_WORKERS);
-  return Number.isInteger(n) && n >= 1 ? n : 0;
-}
-
 /**
  * Starts reading, in worker threads, the plain and compressed JSONL sources
  * of harnesses that need nothing from the store, when the sidecar does not
  * know them, the report's horizon does not leave them unread, and there is
  * enough of them. Does nothing otherwise.
  */
-export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, maxWorkers: number, stamps?: Map<string, Stamp | null>, horizonMs: number | null = null): void {
+export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, stamps?: Map<string, Stamp | null>, horizonMs: number | null = null): void {
   if (early || !workersAvailable()) return;
   const known = readSidecar(sidecarPath) ?? new Set<string>();
   // Sources the ingest will leave unread (horizon.ts) are not read early either.
@@ -103,7 +99,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
       }
     }
   }
-  const n = workerCount(opts.env) || maxWorkers;
+  const n = workersWanted(opts.env);
   if (n < 2) return;
   if (bytes < EARLY_MIN_BYTES || picked.length < 2) {
     // Too little certain work to start for: the rest decides.

@@ -3,7 +3,6 @@
 // extracts only that — in worker threads when there is enough of it — and
 // writes it with its bookkeeping atomically per batch.
 import { createHash } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
@@ -13,6 +12,7 @@ import { scanDigests } from './stamp.js';
 import { discoverAll, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
+import { workersWanted } from './worker-count.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { DeltaBaseKeeper, type DeltaBaseOptions } from './delta-base.js';
 import { deferrable, usableHorizon } from './horizon.js';
@@ -90,7 +90,6 @@ const BATCH_SOURCES = 500;
 const COMMIT_EVERY_MS = 2_000;
 /** Below this much to read, starting worker threads costs more than it saves. */
 const PARALLEL_MIN_BYTES = 8 << 20;
-const MAX_WORKERS = 4;
 
 type Plan = { src: SourceRef; harness: Harness; stamp: Stamp; mode: 'full' | 'append'; prev: SourceBookRow | null; bytes: number };
 
@@ -117,9 +116,7 @@ function planSource(src: SourceRef, harness: Harness, stamp: Stamp, prev: Source
 }
 
 function workerCount(opts: IngestOptions): number {
-  const env = Number(opts.env.TX_USAGE_WORKERS ?? process.env.TX_USAGE_WORKERS);
-  const n = Number.isInteger(env) && env >= 1 ? env : opts.concurrency ?? Math.min(MAX_WORKERS, availableParallelism());
-  return Math.max(1, n);
+  return workersWanted(opts.env, opts.concurrency);
 }
 
 export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {

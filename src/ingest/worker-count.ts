@@ -1,0 +1,13 @@
+// How many extraction worker threads a run uses: TX_USAGE_WORKERS when set
+// (1 = extract in the calling thread), else the caller's figure, else one
+// per core and at most four. One rule for the ingest, the early start and
+// the bin entry's prestart (which must agree on whether workers will run).
+import { availableParallelism } from 'node:os';
+
+const MAX_WORKERS = 4;
+
+export function workersWanted(env: NodeJS.ProcessEnv, concurrency?: number): number {
+  const v = Number(env.TX_USAGE_WORKERS ?? process.env.TX_USAGE_WORKERS);
+  if (Number.isInteger(v) && v >= 1) return v;
+  return Math.max(1, concurrency ?? Math.min(MAX_WORKERS, availableParallelism()));
+}
