@@ -22,6 +22,16 @@ async function counts(store: Store): Promise<{ events: number; sources: number }
   return r.getRowObjectsJson()[0] as { events: number; sources: number };
 }
 
+/** The counts a fresh open of the file sees: what reached the disk. */
+async function countsReopened(path: string): Promise<{ events: number; sources: number }> {
+  const store = await openStore(path);
+  try {
+    return await counts(store);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('BatchWriter', () => {
   it('puts batches into one transaction, read by its connection at once, committed together: one generation per commit', async () => {
     const path = join(dir, 'one.duckdb');
@@ -49,12 +59,7 @@ describe('BatchWriter', () => {
       await store.close();
     }
     // Committed means on disk: a fresh open sees everything.
-    const again = await openStore(path);
-    try {
-      expect(await counts(again)).toEqual({ events: 9, sources: 3 });
-    } finally {
-      await again.close();
-    }
+    expect(await countsReopened(path)).toEqual({ events: 9, sources: 3 });
   });
 
   it('commits on its own once the transaction has been open commitEveryMs, and at commit()', async () => {
@@ -113,12 +118,7 @@ describe('Store.settle', () => {
     expect(r.getRowObjectsJson()[0]).toEqual({ n: 40_000, t: String(2000 * ((20 * 21) / 2)) });
     await store.close();
     expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
-    const again = await openStore(path);
-    try {
-      expect(await counts(again)).toEqual({ events: 40_000, sources: 20 });
-    } finally {
-      await again.close();
-    }
+    expect(await countsReopened(path)).toEqual({ events: 40_000, sources: 20 });
   });
 
   it('does nothing for a small WAL (left for the next open to replay)', async () => {
@@ -133,11 +133,6 @@ describe('Store.settle', () => {
     store.settle();
     await store.close();
     expect(statSync(wal).size).toBe(size);
-    const again = await openStore(path);
-    try {
-      expect(await counts(again)).toEqual({ events: 5, sources: 1 });
-    } finally {
-      await again.close();
-    }
+    expect(await countsReopened(path)).toEqual({ events: 5, sources: 1 });
   });
 });
