@@ -1,13 +1,20 @@
 // The extraction pool (src/ingest/pool.ts, compiled: it starts dist's
 // worker bundle): two batches given to one pool at once — the early
 // extraction's and the ingest's own — must each get exactly their own
-// results, the second after the first.
+// results, the second after the first; the jobs are shared between the
+// workers (claiming from the front) and the main thread (from the back),
+// each run once.
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { tempDir } from './helpers/cli.js';
 
-type Pool = { runAll(jobs: unknown[], onResult: (r: { id: number; collected: { events: unknown[] } }) => Promise<void>): Promise<void>; close(): Promise<void> };
+type Pool = {
+  runAll(jobs: unknown[], onResult: (r: { id: number; collected: { events: unknown[] } }) => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+  size: number;
+  ranHere: number;
+};
 
 describe('ExtractPool', () => {
   it('a batch given while another runs waits for it, and each gets its own results', async () => {
@@ -19,7 +26,8 @@ describe('ExtractPool', () => {
       for (let n = 0; n <= i; n++) s.response({ ts: new Date(Date.UTC(2026, 5, 1, 8, n)).toISOString(), usage: { input: 1, output: 10 } });
       return { id: i + 1, harness: 'claude-code', source: { harness: 'claude-code', key: s.file, path: s.file, kind: 'jsonl' }, resume: null, tmpDir: home, knownProjects: new Set() };
     });
-    const pool = new ExtractPool(2);
+    const pool = new ExtractPool(3);
+    expect(pool.size).toBe(2); // three threads: two workers and this one
     try {
       const got: { batch: number; id: number; events: number }[] = [];
       let open!: () => void;
@@ -37,6 +45,10 @@ describe('ExtractPool', () => {
       expect(got.filter((g) => g.batch === 2).map((g) => g.id).sort((a, b) => a - b)).toEqual([7, 8, 9, 10]);
       // Every result is its own job's: job i has i responses.
       for (const g of got) expect(g.events).toBe(g.id);
+      // The main thread took its share (its first claim comes on the next
+      // turn of its event loop; the workers are still starting then).
+      expect(pool.ranHere).toBeGreaterThan(0);
+      expect(pool.ranHere).toBeLessThanOrEqual(jobs.length);
       // The second batch's results all came after the first batch's.
       const lastFirst = got.map((g) => g.batch).lastIndexOf(1);
       expect(got.slice(0, lastFirst + 1).every((g) => g.batch === 1)).toBe(true);

@@ -139,7 +139,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
     );
   };
   start(picked);
-  mark(`early extraction started (${pool.size} workers, ${picked.length} sources)`);
+  mark(`early extraction started (${pool.size} worker${pool.size === 1 ? '' : 's'} and the main thread, ${picked.length} sources)`);
   // The old ones whose last line is recent after all: a second batch, after the first (pool.ts queues them).
   const late = maybe.filter((p) => !deferrable(p.job.source, p.harness, p.stamp, horizon));
   if (late.length) start(late);

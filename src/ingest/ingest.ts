@@ -28,7 +28,7 @@ export interface IngestOptions {
   cost: CostFn;
   /** Called as sources are processed (for a progress bar). */
   progress?: (done: number, total: number) => void;
-  /** Worker threads for extraction (default: one per core, at most 4; 1 = extract in this thread). Env TX_USAGE_WORKERS overrides. */
+  /** Threads that extract (default: one per core, at most 4; 1 = this thread alone, N = N - 1 workers and this thread). Env TX_USAGE_WORKERS overrides. */
   concurrency?: number;
   /** Sources already discovered (the warm fast path found them before deciding to ingest). */
   discovered?: { scans: HarnessScan[]; warnings: string[]; stamps?: Map<string, Stamp | null> | null };
@@ -49,7 +49,7 @@ export interface IngestStats {
   bytesRead: number;
   /** Bytes re-read to check appended files are unchanged before their resume points (see tailHash). */
   tailCheckBytes: number;
-  /** Worker threads used (0 = all extraction in this thread). */
+  /** Worker threads used, this thread helping them (0 = all extraction in this thread). */
   workers: number;
   /** Sources whose early read (started before the store was open) was used. */
   earlyUsed: number;

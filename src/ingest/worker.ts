@@ -1,6 +1,7 @@
 // Worker-thread entry. A batch message carries every job of an ingest phase
-// and a shared counter: each worker claims the next job itself (no round
-// trip through the main thread, which may be busy writing), runs jobs one at
+// and shared counters: each worker claims the next job from the front itself
+// (no round trip through the main thread, which may be busy writing; the
+// main thread claims from the back, see pool.ts), runs jobs one at
 // a time (so each job's bytes-read figure is its own) and posts each result
 // back as typed arrays and a short JSON text (transport.ts), which cross
 // threads faster than a structured clone of thousands of small event objects. It waits while too many results are
@@ -11,7 +12,11 @@ import { encodeResult, transferList } from './transport.js';
 
 export interface BatchMessage {
   jobs: Job[];
-  /** Int32Array over a SharedArrayBuffer: [next job to claim, results taken by the main thread, results posted]. */
+  /**
+   * Int32Array over a SharedArrayBuffer: [next job to claim from the front,
+   * results taken by the main thread, results posted, one past the last job
+   * the main thread has not claimed from the back].
+   */
   shared: SharedArrayBuffer;
   /** Results all workers together may have posted and not yet had taken. */
   ahead: number;
@@ -30,7 +35,8 @@ async function runBatch(m: BatchMessage): Promise<void> {
   const counters = new Int32Array(m.shared);
   for (;;) {
     const i = Atomics.add(counters, 0, 1);
-    if (i >= m.jobs.length) break;
+    // Past the end, or where the main thread's claims from the back begin.
+    if (i >= m.jobs.length || i >= Atomics.load(counters, 3)) break;
     const job = m.jobs[i]!;
     try {
       const enc = encodeResult(await runJob(job));
