@@ -4,7 +4,7 @@
 // that read everything; the sources it left must be read by the first
 // command that reaches back to them; a wrong modification time, a torn last
 // line or a copy of a response in a file that is read must not hide anything.
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeHome, type ClaudeSession } from '../fixtures/claude-code/build.js';
@@ -384,6 +384,13 @@ describe('horizon parts', () => {
     expect(readLastLine(f('h', `${'z'.repeat(20_000)}\n`))).toBe('z'.repeat(20_000));
     expect(readLastLine(join(dir, 'missing'))).toBeNull();
     expect(statSync(join(dir, 'a')).size).toBe(16);
+    // Read at a size the caller stat'ed: the last line as of that size, even after an append.
+    const grown = f('i', '{"a":1}\n{"b":2}\n');
+    appendFileSync(grown, '{"c":3}\n');
+    expect(readLastLine(grown, undefined, 16)).toBe('{"b":2}');
+    expect(readLastLine(grown)).toBe('{"c":3}');
+    // A size past the end (the file shrank since): no line rather than a wrong one.
+    expect(readLastLine(f('j', '{"a":1}\n'), undefined, 100)).toBeNull();
   });
 
   it('latestIsoField: the latest value of the field, escaped text ignored', () => {

@@ -68,7 +68,8 @@ export function deferrable(src: SourceRef, harness: Harness, stamp: Stamp | null
   const k = `${src.key}\0${stamp!.fingerprint}`;
   let t = lastTimes.get(k);
   if (t === undefined) {
-    const line = readLastLine(src.path);
+    // At the stamp's size: the state the stamp (and so this answer) describes.
+    const line = readLastLine(src.path, undefined, stamp!.size);
     t = line === null ? null : harness.lastLineTime!(line);
     lastTimes.set(k, t);
   }

@@ -8,23 +8,28 @@ import { withOpenFile } from './open-file.js';
 export const LAST_LINE_MAX = 64 * 1024;
 const FIRST_READ = 8 * 1024;
 
+/** One buffer for every read (a fresh one per file was a third of the cost over a thousand files). */
+let scratch: Buffer | null = null;
+
 /**
  * The file's last line (without its newline), when the file ends with a
  * newline and that line fits in `max` bytes; null otherwise (a torn final
- * line, a longer line, an empty or unreadable file).
+ * line, a longer line, an empty or unreadable file). `size`, when the caller
+ * has just stat'ed the file, is taken as its length (no fstat).
  */
-export function readLastLine(path: string, max = LAST_LINE_MAX): string | null {
+export function readLastLine(path: string, max = LAST_LINE_MAX, size?: number): string | null {
   return withOpenFile(path, null, (fd) => {
-    const size = fstatSync(fd).size;
-    if (size < 2) return null;
+    const total = size ?? fstatSync(fd).size;
+    if (total < 2) return null;
+    if (!scratch || scratch.length < max + 1) scratch = Buffer.allocUnsafe(Math.max(max, LAST_LINE_MAX) + 1);
+    const buf = scratch;
     // Most lines are a few KB: a small read first, the whole allowance only when the line is longer.
     for (let want = Math.min(FIRST_READ, max); ; want = max) {
-      const len = Math.min(size, want + 1);
-      const buf = Buffer.allocUnsafe(len);
-      const n = readSync(fd, buf, 0, len, size - len);
+      const len = Math.min(total, want + 1);
+      const n = readSync(fd, buf, 0, len, total - len);
       if (n !== len || buf[len - 1] !== 0x0a) return null;
       const start = buf.lastIndexOf(0x0a, len - 2);
-      if (start >= 0 || len === size) return buf.toString('utf8', start + 1, len - 1);
+      if (start >= 0 || len === total) return buf.toString('utf8', start + 1, len - 1);
       // No newline before it, and the file goes on: the line is longer than this read.
       if (want === max) return null;
     }
