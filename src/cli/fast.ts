@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { handProbeOver, replayByArgv } from './memo.js';
 import { mark } from '../core/trace.js';
-import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
+import { exitAfterOutput, exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 import { plainReportArgs } from './plain-args.js';
 import { runtimeFrom, type GlobalArgs } from './runtime.js';
 import { sidecarPath } from '../ingest/handoff.js';
@@ -44,7 +44,7 @@ async function run(argv: string[]): Promise<void> {
   if (argv[0] === 'report') {
     try {
       const r = await replayByArgv(argv);
-      if (r.hit) return;
+      if (r.hit) return exitAfterOutput();
       tuneV8(); // work to do: V8 flags before the workers start and main.cjs loads
       handProbeOver(r);
       if (!r.seen) prestartForEmptyStore(argv);

@@ -12,7 +12,7 @@ import type { ReportArgs } from './report.js';
 import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 import { plainReportArgs } from './plain-args.js';
 import { mark } from '../core/trace.js';
-import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
+import { exitAfterOutput, exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 // Command modules are imported when their command runs: most of them load
 // DuckDB, which a report answered from its memo never needs.
 
@@ -158,7 +158,7 @@ async function main(argv: string[]): Promise<void> {
 tuneV8(); // V8 flags before anything gets hot (the bin entry may have set them already)
 exitQuietlyWhenStdoutCloses();
 // What yargs' hideBin returns under Node, without loading yargs for it.
-main(process.argv.slice(2)).catch(async (e: unknown) => {
+main(process.argv.slice(2)).then(() => exitAfterOutput(), async (e: unknown) => {
   if (e instanceof UsageError) {
     process.stderr.write(`tx-usage: ${e.message}\n`);
     process.exit(2);
