@@ -41,9 +41,9 @@ describe('bin entry', () => {
     add(3, 2);
     const statsFile = join(home, 'stats.json');
     const env = cleanEnv(home, { TX_USAGE_STATS: statsFile });
-    const run = (entry: string) => {
+    const run = (entry: string, extra: Record<string, string> = {}) => {
       rmSync(statsFile, { force: true });
-      const r = spawnSync(process.execPath, [entry, 'report', '--since', '2026-06-01', '--until', '2026-06-30', '--format', 'json'], { env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [entry, 'report', '--since', '2026-06-01', '--until', '2026-06-30', '--format', 'json'], { env: { ...env, ...extra }, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`exit ${r.status}: ${r.stderr}`);
       return { out: JSON.parse(r.stdout), kind: JSON.parse(readFileSync(statsFile, 'utf8')).kind as string };
     };
@@ -52,6 +52,8 @@ describe('bin entry', () => {
     const hit = run(CLI);
     expect(hit.kind).toBe('memo-hit');
     expect(hit.out).toEqual(first.out);
+    // Trace marks (stderr only) are not part of what the memo is keyed on.
+    expect(run(CLI, { TX_USAGE_TRACE: '1' }).kind).toBe('memo-hit');
     add(4, 3);
     // Lines appended: the delta path answers (cli/delta.ts), from either entry.
     const grown = run(CLI);

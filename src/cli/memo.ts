@@ -33,7 +33,8 @@ const MAX_ENTRIES = 16;
 const MAX_TEXT = 8 << 20;
 /** Environment variables that can change a rendering without changing any file. */
 const ENV_KEYS = ['TZ', 'LANG', 'LC_ALL', 'LC_NUMERIC', 'LC_TIME', 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS'];
-const ENV_IGNORED = new Set(['TX_USAGE_STATS', 'TX_USAGE_WORKERS', 'TX_USAGE_YARGS_ONLY']);
+/** TX_USAGE_ variables that change how a run works or what it reports about itself, never its output. */
+const ENV_IGNORED = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_YARGS_ONLY']);
 
 interface Entry {
   /** The command line (as yargs was given it) and what yargs made of it: lets a repeat be answered before yargs loads. */
