@@ -10,7 +10,6 @@
 //   (size, mtime, inode, companions) of every source, taken by the ingest
 //   BEFORE it read them, compared with a fresh stat pass.
 // Anything unknown (--from, --demo, --rebuild, an in-memory store) skips it.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,8 +25,10 @@ import type { SummarySnapshot } from '../report/summary-delta.js';
 import { createRequire } from 'node:module';
 import { Script } from 'node:vm';
 import { mark } from '../core/trace.js';
+import { digest128 } from '../io/xxh64.js';
 
-const MEMO_VERSION = 2;
+// 3: digests by XXH64 (io/xxh64.ts) instead of SHA-256.
+const MEMO_VERSION = 3;
 const MAX_ENTRIES = 16;
 /** Renderings larger than this are not kept (an HTML report with charts can be big). */
 const MAX_TEXT = 8 << 20;
@@ -182,7 +183,7 @@ function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
     env,
     files: files.map((f) => (f.includes('\t') ? f : statLine(f))),
   };
-  return createHash('sha256').update(JSON.stringify(basis)).digest('hex');
+  return digest128(JSON.stringify(basis));
 }
 
 function readEntries(path: string): Entry[] {

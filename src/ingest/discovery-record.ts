@@ -4,15 +4,16 @@
 // again. On a warm run that is what lets tx-usage answer without reading 400
 // folders or loading a harness module. A record whose answers no longer all
 // hold is discarded and discovery runs again (and is recorded again).
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceKind, SourceRef } from '../harnesses/types.js';
 import { stillHolds, type Observation } from '../io/observed-fs.js';
 import { scanShape, type ScanFacts } from './stamp.js';
+import { digest128 } from '../io/xxh64.js';
 
-const RECORD_VERSION = 2;
+// 3: digests by XXH64 (io/xxh64.ts) instead of SHA-1/SHA-256.
+const RECORD_VERSION = 3;
 
 /** A source as stored: path, key ('' when the same as the path), kind, companions, meta. */
 type StoredSource = [string, string, SourceKind, string[] | 0, Record<string, string> | 0];
@@ -46,7 +47,7 @@ function basisOf(o: RecordOptions): string {
 
 function envHash(env: NodeJS.ProcessEnv): string {
   const entries = Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHash('sha1').update(JSON.stringify(entries)).digest('hex');
+  return digest128(JSON.stringify(entries));
 }
 
 /** An environment that notes which variables are read (and whether all of it was enumerated). */

@@ -2,10 +2,10 @@
 // discovery: what the ingest and the warm fast path compare to decide
 // whether anything changed. Free of the harness registry, so that a report
 // answered from its memo never loads a harness module.
-import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceRef } from '../harnesses/types.js';
+import { digest128 } from '../io/xxh64.js';
 
 /** What scanDigest needs of a harness's scan (a HarnessScan, or one replayed from a discovery record). */
 export interface ScanFacts {
@@ -84,7 +84,7 @@ export function scanDigests(scans: ScanFacts[], fingerprints: Map<string, string
     }
   }
   for (const w of discoveryWarnings) parts.push(`W${w}\n`);
-  return { digest: createHash('sha256').update(parts.join('')).digest('hex'), shape: () => shapeOf(scans, order, discoveryWarnings), keys: order };
+  return { digest: digest128(parts.join('')), shape: () => shapeOf(scans, order, discoveryWarnings), keys: order };
 }
 
 /** The shape digest of what was found (see ScanDigests), without the fingerprints. */
@@ -102,7 +102,7 @@ function shapeOf(scans: ScanFacts[], keys: string[], discoveryWarnings: string[]
     for (let n = 0; n < s.sources.length; n++) lines.push(`S${keys[i++]}\n`);
   }
   for (const w of discoveryWarnings) lines.push(`W${w}\n`);
-  return createHash('sha256').update(lines.join('')).digest('hex');
+  return digest128(lines.join(''));
 }
 
 /** One digest of what was found: roots, discovery warnings and every source's fingerprint (see scanDigests). */

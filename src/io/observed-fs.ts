@@ -5,8 +5,8 @@
 // answers (and of the environment and arguments), so when every answer is
 // the same, so is what it found. Checking the answers again costs one stat
 // per folder instead of reading every folder and working through its names.
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { digest128 } from './xxh64.js';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'other';
 export interface DirEntry {
@@ -97,10 +97,10 @@ export function realpath(path: string): string | null {
 }
 
 function entriesHash(entries: DirEntry[] | null, err: NodeJS.ErrnoException | null): string {
-  const h = createHash('sha1');
-  if (err) h.update(`E${err.code ?? err.message}`);
-  else for (const e of entries!) h.update(`${e.kind[0]}${e.name}\n`);
-  return h.digest('hex');
+  if (err) return digest128(`E${err.code ?? err.message}`);
+  let text = '';
+  for (const e of entries!) text += `${e.kind[0]}${e.name}\n`;
+  return digest128(text);
 }
 
 function readEntries(path: string): DirEntry[] {
