@@ -11,7 +11,7 @@ import { horizonOfDay } from '../ingest/horizon.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import '../render/html.js'; // registers the HTML renderer (--format html)
-import { storedWarnings } from '../store/read.js';
+import { hasUnpricedResponses, storedWarnings } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction, unpricedModelWarnings } from './pricing.js';
@@ -89,7 +89,10 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     // while both run on DuckDB's threads: on a cold run these were ~40 ms
     // one after the other.
     const side = await store.connect();
-    const stored = storedWarnings(side, p.harnesses).then(async (w) => ({ stored: w, unpriced: await unpricedModelWarnings(side, p) }));
+    const stored = storedWarnings(side, p.harnesses).then(async (w) => ({
+      stored: w,
+      unpriced: (await hasUnpricedResponses(side)) ? await unpricedModelWarnings(side, p) : [],
+    }));
     // Both observed at once, so that neither can end as an unhandled rejection.
     const both = Promise.all([labelLocalRows(store.conn, machine), stored]);
     both.catch(() => undefined);

@@ -13,6 +13,18 @@ export async function storedWarnings(conn: DuckDBConnection, harnesses: string[]
   return (r.getRowObjectsJson() as { reason: string }[]).map((x) => x.reason);
 }
 
+/**
+ * Whether any stored response lacks a computed cost: the unpriced-model
+ * warnings (cli/pricing.ts) can only find rows among these. One scan of a
+ * column (~1 ms on the benchmark store) instead of the billed-rows view the
+ * warnings query reads (~10-20 ms on a cold run's tail), in the usual case
+ * where every model has a price.
+ */
+export async function hasUnpricedResponses(conn: DuckDBConnection): Promise<boolean> {
+  const r = await conn.runAndReadAll(`SELECT EXISTS (SELECT 1 FROM usage_events WHERE computed_cost_e10 IS NULL AND requests > 0) AS some`);
+  return (r.getRowObjectsJson()[0] as { some: boolean }).some === true;
+}
+
 export interface SourceFigures {
   source_key: string;
   harness: string;
