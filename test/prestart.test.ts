@@ -3,10 +3,10 @@
 // they must be the pool's workers when the ingest reads in parallel, must not
 // hold the process open when nothing adopts them, and must change no answer.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { adoptPrestartedWorker, prestartWorkers } from '../src/ingest/prestart.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCorpus } from '../bench/corpus/generate.js';
 import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
@@ -74,5 +74,19 @@ describe('prestarted extraction workers', () => {
     // The one handed out is the live one: it is still running.
     const code = await w!.terminate();
     expect(code).toBe(1); // terminated, not exited by itself (which would be 3)
+  });
+
+  it('load what they are given to preload while they wait for jobs, in their own thread; a preload that fails changes nothing', async () => {
+    const dir = tempDir('txu-prestart-preload-');
+    const marker = join(dir, 'loaded.txt');
+    const mod = join(dir, 'preloaded.cjs');
+    writeFileSync(mod, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, String(require('node:worker_threads').isMainThread));\n`);
+    prestartWorkers(pathToFileURL(resolve(__dirname, '../dist/src/ingest/worker.cjs')), 1, ['tx-usage-no-such-package', mod]);
+    const w = adoptPrestartedWorker();
+    expect(w).not.toBeNull();
+    for (let i = 0; i < 100 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(marker, 'utf8')).toBe('false'); // loaded in the worker, not here
+    // The failed one before it neither stopped the loading nor the worker.
+    expect(await w!.terminate()).toBe(1);
   });
 });

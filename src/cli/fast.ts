@@ -35,7 +35,8 @@ function prestartForEmptyStore(argv: string[]): void {
   if (!side || existsSync(side) || !existsSync(fileURLToPath(worker))) return;
   // Only when the early start would use workers at all (early.ts: at least two).
   if (workersWanted(process.env) < 2) return;
-  prestartWorkers(worker, 1);
+  // The store will be opened: the worker loads DuckDB's native library while it waits (worker.ts).
+  prestartWorkers(worker, 1, ['@duckdb/node-bindings']);
   mark('1 extraction worker prestarted');
 }
 

@@ -22,14 +22,16 @@ function held(): Held[] {
 /**
  * Starts `n` workers of `url`, not keeping the process alive until adopted
  * (a run that ends up not needing them exits as if they did not exist).
+ * `preload`: packages each worker loads while it waits for its first jobs
+ * (see worker.ts).
  */
-export function prestartWorkers(url: URL, n: number): void {
+export function prestartWorkers(url: URL, n: number, preload: string[] = []): void {
   // Loaded here, not with the module: the bin entry bundles this module, and a warm run has no use for it (~2 ms).
   const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
   const list = held();
   for (let i = 0; i < n; i++) {
     // Until adopted, a worker that fails is only dropped: the pool starts another.
-    const h: Held = { worker: new Worker(url), dead: false, drop: () => void (h.dead = true) };
+    const h: Held = { worker: new Worker(url, { workerData: { preload } }), dead: false, drop: () => void (h.dead = true) };
     h.worker.unref();
     h.worker.once('error', h.drop);
     h.worker.once('exit', h.drop);
