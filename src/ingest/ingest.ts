@@ -2,7 +2,6 @@
 // decides per source what changed (unchanged / appended / rewritten / gone),
 // extracts only that — in worker threads when there is enough of it — and
 // writes it with its bookkeeping atomically per batch.
-import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
@@ -13,6 +12,7 @@ import { discoverAll, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, ta
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
+import { digest128 } from '../io/xxh64.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { DeltaBaseKeeper, type DeltaBaseOptions } from './delta-base.js';
 import { deferrable, usableHorizon } from './horizon.js';
@@ -115,10 +115,6 @@ function planSource(src: SourceRef, harness: Harness, stamp: Stamp, prev: Source
   return { src, harness, stamp, mode: 'full', prev: prev ?? null, bytes: stamp.size };
 }
 
-function workerCount(opts: IngestOptions): number {
-  return workersWanted(opts.env, opts.concurrency);
-}
-
 export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
   const t0 = performance.now();
   const given = opts.discovered ?? takeOfferedDiscovery(opts);
@@ -200,7 +196,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       const late = ph > 0 && !phase.known;
       const tPlan = performance.now();
       const known = phase.known ? await knownProjects(conn) : new Set<string>();
-      const extra = phase.known ? createHash('sha1').update([...known].sort().join('\n')).digest('hex') : '';
+      const extra = phase.known ? digest128([...known].sort().join('\n')) : '';
       const plans: Plan[] = [];
       const stamped = phase.items.map(({ src, harness }) => {
         const st = stamps.get(src.key) ?? null;
@@ -254,7 +250,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         for (const e of early.jobs.values()) early.release(e.job.id);
       }
       const bytes = plans.reduce((n, p) => n + p.bytes, 0);
-      const want = workerCount(opts);
+      const want = workersWanted(opts.env, opts.concurrency);
       if (!pool && want > 1 && plans.length > 1 && bytes >= PARALLEL_MIN_BYTES && workersAvailable()) {
         pool = new ExtractPool(Math.min(want, plans.length));
         stats.workers = pool.size;
