@@ -120,3 +120,25 @@ describe('cursor-agent through tx-usage report --format json', () => {
     expect(snapshot()).toEqual(before);
   });
 });
+
+describe('cursor-agent chats whose project comes from another harness', () => {
+  it('are read again when a matching cwd appears later, and take that project (the known projects are part of their fingerprint)', () => {
+    const h = tempDir('txu-cursor-later-');
+    try {
+      const f = buildCursorHome(h);
+      const e = cleanEnv(h);
+      const noShm = f.chats.find((c) => c.name === 'no-shm')!;
+      const projectOf = (j: any) => j.context.find((c: any) => c.session === noShm.rows[0]!.session).project;
+      // No other harness yet: the chat's workspace folder is only an MD5.
+      expect(projectOf(reportJson([...RANGE], e))).toBe(`unknown (${md5(PROJECT_B)})`);
+      // A Claude Code session in that project, written afterwards: the same store now resolves the chat.
+      const c = new ClaudeHome(join(h, '.claude'));
+      const s = c.session({ cwd: PROJECT_B });
+      s.user('2026-11-21T08:00:00.000Z');
+      s.response({ ts: '2026-11-21T08:00:05.000Z', usage: { input: 1, output: 1 } });
+      expect(projectOf(reportJson([...RANGE], e))).toBe(PROJECT_B);
+    } finally {
+      rmSync(h, { recursive: true, force: true });
+    }
+  });
+});
