@@ -7,10 +7,10 @@
 // (bundled as main.cjs), which takes over what the check found.
 import { tuneV8 } from '../core/v8-tuning.js';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { handProbeOver, replayByArgv } from './memo.js';
 import { mark } from '../core/trace.js';
+import { loadBundle } from './code-cache.js';
 import { exitAfterOutput, exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 import { plainReportArgs } from './plain-args.js';
 import { runtimeFrom, type GlobalArgs } from './runtime.js';
@@ -57,7 +57,11 @@ async function run(argv: string[]): Promise<void> {
   const bundled = fileURLToPath(new URL('./main.cjs', import.meta.url));
   if (existsSync(bundled)) {
     mark('main: the bundle');
-    createRequire(import.meta.url)(bundled);
+    // With the code V8 made for it at build time (scripts/code-cache.mjs).
+    const codePath = `${bundled}.code`;
+    const main = loadBundle(bundled, codePath);
+    mark(main.usedCode ? 'main: compiled code used' : 'main: compiled');
+    if (process.env.TX_USAGE_MAKE_CODE) process.on('exit', () => main.keepCode(codePath, { force: true }));
   } else await import('./main.js');
 }
 

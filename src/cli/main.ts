@@ -13,6 +13,7 @@ import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 import { plainReportArgs } from './plain-args.js';
 import { mark } from '../core/trace.js';
 import { exitAfterOutput, exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
+import { importModule } from './code-cache.js';
 // Command modules are imported when their command runs: most of them load
 // DuckDB, which a report answered from its memo never needs.
 
@@ -75,7 +76,7 @@ async function main(argv: string[]): Promise<void> {
     const plain = plainReportArgs(argv);
     if (plain) return report(runtimeFrom(plain as GlobalArgs), plain as ReportArgs, argv);
   }
-  const [{ default: yargs }, groups] = await Promise.all([import('yargs'), import('../report/groups.js')]);
+  const [{ default: yargs }, groups] = await Promise.all([importModule<typeof import('yargs')>('yargs'), import('../report/groups.js')]);
   GROUP_KEYS = groups.GROUP_KEYS;
   const run = (fn: (rt: Runtime, args: any) => Promise<void>) => async (args: any) => {
     await fn(runtimeFrom(args as GlobalArgs), args);

@@ -23,7 +23,7 @@ import { horizonOfDay } from '../ingest/horizon.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 import type { SummarySnapshot } from '../report/summary-delta.js';
 import { createRequire } from 'node:module';
-import { Script } from 'node:vm';
+import { loadBundle } from './code-cache.js';
 import { mark } from '../core/trace.js';
 import { digest128 } from '../io/xxh64.js';
 
@@ -263,47 +263,19 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
   return true;
 }
 
-interface LoadedDelta {
-  module: typeof import('./delta.js');
-  /** Leaves V8's compiled code of the bundle in the cache dir for the next delta run (when there was none that fit). */
-  keepCode(): void;
-}
-
 /**
  * The delta bundle, compiled with the code V8 left from the last delta run
- * (vm.Script cachedData, checked by V8 against the source and flags): most
- * of its functions are then not parsed and compiled again on every run.
+ * in the cache dir (cli/code-cache.ts): most of its functions are then not
+ * parsed and compiled again on every run.
  */
-function loadDelta(dir: string): LoadedDelta {
-  const file = fileURLToPath(new URL('./delta.cjs', import.meta.url));
-  const source = readFileSync(file, 'utf8');
-  const codePath = join(dir, 'delta.cjs.code');
-  let cached: Buffer | undefined;
-  try {
-    cached = readFileSync(codePath);
-  } catch {
-    cached = undefined;
-  }
+function loadDelta(dir: string): { module: typeof import('./delta.js'); keepCode(): void } {
   // V8 refuses code made under other flags: the marker scan sets this one
   // when it first compiles its WebAssembly (io/marker-scan.ts), so it is set
   // before, and the code is made and used under the same flags.
   (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString('--no-liftoff'); // node:v8 only here: ~2 ms to load
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData: cached });
-  const mod = { exports: {} as typeof import('./delta.js') };
-  (script.runInThisContext() as (...a: unknown[]) => void)(mod.exports, createRequire(file), mod, file, dirname(file));
-  return {
-    module: mod.exports,
-    keepCode() {
-      if (cached && !script.cachedDataRejected) return;
-      const tmp = `${codePath}.${process.pid}.tmp`;
-      try {
-        writeFileSync(tmp, script.createCachedData());
-        renameSync(tmp, codePath);
-      } catch {
-        /* only speed */
-      }
-    },
-  };
+  const codePath = join(dir, 'delta.cjs.code');
+  const loaded = loadBundle<typeof import('./delta.js')>(fileURLToPath(new URL('./delta.cjs', import.meta.url)), codePath);
+  return { module: loaded.exports, keepCode: () => loaded.keepCode(codePath) };
 }
 
 /**
@@ -313,7 +285,7 @@ function loadDelta(dir: string): LoadedDelta {
  */
 async function answerDelta(rt: Runtime, entry: Entry, found: Found, now: ScanDigests, t0: number): Promise<boolean> {
   if (!entry.delta || rt.env.TX_USAGE_NO_DELTA) return false;
-  let loaded: LoadedDelta;
+  let loaded: ReturnType<typeof loadDelta>;
   try {
     loaded = loadDelta(cacheDir(rt.env, rt.home));
   } catch {

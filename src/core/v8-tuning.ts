@@ -18,5 +18,11 @@ let tuned = false;
 export function tuneV8(): void {
   if (tuned) return;
   tuned = true;
-  (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString('--interrupt-budget=1000000');
+  const v8 = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
+  v8.setFlagsFromString('--interrupt-budget=1000000');
+  // Set by the marker scan when it first compiles (io/marker-scan.ts), in
+  // whichever thread gets there first: set here, before main.cjs loads, so
+  // that the flags V8 checks its compiled code of the bundle against
+  // (cli/code-cache.ts) are the same on every run and at build time.
+  v8.setFlagsFromString('--no-liftoff');
 }
