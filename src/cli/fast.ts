@@ -57,7 +57,9 @@ async function run(argv: string[]): Promise<void> {
   const bundled = fileURLToPath(new URL('./main.cjs', import.meta.url));
   if (existsSync(bundled)) {
     mark('main: the bundle');
-    // With the code V8 made for it at build time (scripts/code-cache.mjs).
+    // With the code V8 made for it at build time (scripts/code-cache.mjs),
+    // under the flags it was made with (main.js sets them for every command).
+    tuneV8();
     const codePath = `${bundled}.code`;
     const main = loadBundle(bundled, codePath);
     mark(main.usedCode ? 'main: compiled code used' : 'main: compiled');
