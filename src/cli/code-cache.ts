@@ -64,8 +64,9 @@ function codeFor(codePath: string | null, digest: string): Buffer | undefined {
  * made from this very source.
  */
 export function loadBundle<T>(file: string, codePath: string | null): LoadedBundle<T> {
-  const source = readFileSync(file, 'utf8');
-  const digest = digest128(source);
+  const bytes = readFileSync(file);
+  const digest = digest128(bytes);
+  const source = bytes.toString('utf8');
   const cached = codeFor(codePath, digest);
   // A hashbang is only allowed at the very start of a script: made a comment (lines keep their numbers).
   const body = source.startsWith('#!') ? `//${source.slice(2)}` : source;

@@ -3,7 +3,12 @@
 export class UsageError extends Error {}
 
 /** Today's date (YYYY-MM-DD) in `tz`. */
+// UTC is answered without Intl, whose first use costs ~15 ms here (ICU loads
+// its data): a report in UTC (TZ=UTC, as on most servers, or --tz UTC) never
+// needs it (render/format.ts formats numbers without it too).
+
 export function todayIn(tz: string, now = new Date()): string {
+  if (tz === 'UTC') return now.toISOString().slice(0, 10);
   const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(now);
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
   return `${get('year')}-${get('month')}-${get('day')}`;
@@ -44,6 +49,7 @@ export function parseDay(value: string, flag: string, today: string): string {
 }
 
 export function isValidTimeZone(tz: string): boolean {
+  if (tz === 'UTC') return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
     return true;
@@ -53,6 +59,8 @@ export function isValidTimeZone(tz: string): boolean {
 }
 
 export function systemTimeZone(): string {
+  // What Intl resolves TZ=UTC to.
+  if (process.env.TZ === 'UTC') return 'UTC';
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
