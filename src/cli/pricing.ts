@@ -45,6 +45,18 @@ export function priceCacheOf(fn: CostFn): PriceCache | null {
 const FINGERPRINT_KEY = 'pricing_fingerprint';
 
 /**
+ * The meta row repriceStore looks for, for a store created in this run: it
+ * holds no rows yet, and those the ingest writes are priced by `fn`, so the
+ * store is created with it (store.ts, in its migration's transaction) and
+ * repriceStore then has nothing to do (a fresh store's own transaction and
+ * commit for it were ~10–25 ms of a cold run's main thread).
+ */
+export function pricingMetaOf(fn: CostFn): Record<string, string> {
+  const setup = setups.get(fn);
+  return setup ? { [FINGERPRINT_KEY]: setup.fingerprint } : {};
+}
+
+/**
  * Brings every stored row's computed cost up to date with the current prices,
  * once per price change: a no-op while the store's recorded fingerprint equals
  * the pricer's. Run before the ingest, so rows it writes are priced once.

@@ -91,9 +91,9 @@ export interface Refreshed {
 /** Opens the store and brings it up to date with the harness files. */
 export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null; deltaBaseByCaller?: boolean } = {}): Promise<Refreshed> {
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
-  const [{ openStore }, { ingest, sidecarPath }, { repriceStore, priceCacheOf }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
+  const [{ openStore }, { ingest, sidecarPath }, { repriceStore, priceCacheOf, pricingMetaOf }] = await Promise.all([import('../store/store.js'), import('../ingest/ingest.js'), import('./pricing.js')]);
   mark('store modules loaded');
-  const store = await openStore(rt.dbPath, { rebuild: rt.rebuild });
+  const store = await openStore(rt.dbPath, { rebuild: rt.rebuild, createdMeta: pricingMetaOf(cost) });
   mark('store open');
   if (store.notice) notice(rt, store.notice);
   const tmp = makeWorkDir();

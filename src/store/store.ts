@@ -1,6 +1,6 @@
 // Opening the DuckDB store: create or migrate it, rebuild it when it is
 // unreadable or older than this build, wait while another tx-usage holds it.
-import { DuckDBInstance, type DuckDBConnection } from './duckdb.js';
+import { DuckDBInstance, VARCHAR, type DuckDBConnection } from './duckdb.js';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
@@ -32,6 +32,9 @@ function isLockError(e: unknown): boolean {
   return /lock|Conflicting lock|used by another process/i.test(String((e as Error)?.message ?? e));
 }
 
+/** How many opens waited for another process's lock (openStore: a store that appeared meanwhile is not assumed empty). */
+let lockWaits = 0;
+
 async function openInstance(path: string): Promise<DuckDBInstance> {
   const started = Date.now();
   let delay = 50;
@@ -41,6 +44,7 @@ async function openInstance(path: string): Promise<DuckDBInstance> {
     } catch (e) {
       // Another tx-usage process holds the store: wait for it instead of failing.
       if (isLockError(e) && Date.now() - started < LOCK_WAIT_MS) {
+        lockWaits++;
         await new Promise((r) => setTimeout(r, delay));
         delay = Math.min(delay * 2, 500);
         continue;
@@ -58,11 +62,17 @@ async function schemaVersion(conn: DuckDBConnection): Promise<number | null> {
   return row ? Number(row.value) : 0;
 }
 
-async function migrate(conn: DuckDBConnection, from: number): Promise<void> {
+async function migrate(conn: DuckDBConnection, from: number, meta: Record<string, string>): Promise<void> {
   await conn.run('BEGIN TRANSACTION');
   try {
     for (let v = from; v < SCHEMA_VERSION; v++) await conn.run(MIGRATIONS[v]!);
-    await conn.run(`INSERT OR REPLACE INTO meta VALUES ('schema_version', '${SCHEMA_VERSION}')`);
+    const rows: Record<string, string> = { ...meta, schema_version: String(SCHEMA_VERSION) };
+    const keys = Object.keys(rows);
+    await conn.run(
+      `INSERT OR REPLACE INTO meta VALUES ${keys.map((_, i) => `($k${i}, $v${i})`).join(', ')}`,
+      Object.fromEntries(keys.flatMap((k, i) => [[`k${i}`, k], [`v${i}`, rows[k]!]])),
+      Object.fromEntries(keys.flatMap((_, i) => [[`k${i}`, VARCHAR], [`v${i}`, VARCHAR]])),
+    );
     await conn.run('COMMIT');
   } catch (e) {
     await conn.run('ROLLBACK');
@@ -80,7 +90,15 @@ function removeStoreFiles(path: string): void {
  * from the harness files, so an unreadable or outdated one is rebuilt from the
  * sources; one written by a NEWER tx-usage is left alone unless `rebuild`.
  */
-export async function openStore(path: string, opts: { rebuild?: boolean; readOnly?: boolean } = {}): Promise<Store> {
+export async function openStore(
+  path: string,
+  opts: {
+    rebuild?: boolean;
+    readOnly?: boolean;
+    /** Meta rows a store created by this call starts with (see pricingMetaOf, cli/pricing.ts). */
+    createdMeta?: Record<string, string>;
+  } = {},
+): Promise<Store> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let notice: string | null = null;
   if (opts.rebuild && path !== ':memory:' && existsSync(path)) {
@@ -91,9 +109,13 @@ export async function openStore(path: string, opts: { rebuild?: boolean; readOnl
   let conn: DuckDBConnection;
   let version: number | null;
   try {
+    // A file that was not there holds no schema: no query needed to say so
+    // (unless another process created it while this one waited for its lock).
+    const absent = path === ':memory:' || !existsSync(path);
+    const waits = lockWaits;
     instance = await openInstance(path);
     conn = await instance.connect();
-    version = await schemaVersion(conn);
+    version = absent && lockWaits === waits ? null : await schemaVersion(conn);
   } catch (e) {
     if (isLockError(e)) throw new StoreError(`the store ${path} is in use by another process; try again when it finishes`);
     // Unreadable (corrupt, truncated, not a DuckDB file): it only caches
@@ -123,7 +145,7 @@ export async function openStore(path: string, opts: { rebuild?: boolean; readOnl
     conn = await instance.connect();
     version = null;
   }
-  if (version === null) await migrate(conn, 0);
+  if (version === null) await migrate(conn, 0, opts.createdMeta ?? {});
   // A checkpoint at close rewrote the row groups a run had touched: about
   // 50 ms after appending ten rows. Small changes stay in the WAL instead,
   // replayed by the next open in a few milliseconds; settle() checkpoints
