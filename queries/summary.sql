@@ -39,7 +39,8 @@ WITH raw AS (
 ),
 ev AS (
   SELECT *,
-         timezone($tz, make_timestamptz(ts_ms * 1000)) AS local_ts,
+         -- UTC without ICU's zone conversion (the same timestamps, ~4 ms less on the benchmark store)
+         CASE WHEN $tz = 'UTC' THEN make_timestamp(ts_ms * 1000) ELSE timezone($tz, make_timestamptz(ts_ms * 1000)) END AS local_ts,
          CASE $cost_mode
            WHEN 'computed' THEN computed_cost_e10
            WHEN 'recorded' THEN recorded_cost_e10
