@@ -14,7 +14,7 @@ import { rng } from '../fixtures/codex/rollout.js';
 import { CLI, cleanEnv, runCli, tempDir } from './helpers/cli.js';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { latestIsoField, readLastLine } from '../src/io/last-line.js';
+import { LAST_LINE_MAX, latestIsoField, readLastLine } from '../src/io/last-line.js';
 import { usableHorizon, horizonOfDay, HORIZON_MARGIN_MS } from '../src/ingest/horizon.js';
 import { HARNESSES } from '../src/harnesses/registry.js';
 import { generateCorpus } from '../bench/corpus/generate.js';
@@ -380,7 +380,12 @@ describe('horizon parts', () => {
     expect(readLastLine(f('d', ''))).toBeNull();
     const long = 'y'.repeat(20_000);
     expect(readLastLine(f('e', `{"a":1}\n${long}\n`))).toBe(long);
-    expect(readLastLine(f('g', `{"a":1}\n${'z'.repeat(70_000)}\n`))).toBeNull();
+    // Longer lines are read in growing steps, up to LAST_LINE_MAX (an image in a tool result is often 100 KB).
+    expect(readLastLine(f('g', `{"a":1}\n${'z'.repeat(70_000)}\n`))).toBe('z'.repeat(70_000));
+    expect(readLastLine(f('g2', `{"a":1}\n${'z'.repeat(600_000)}\n`))).toBe('z'.repeat(600_000));
+    expect(readLastLine(f('g3', `{"a":1}\n${'z'.repeat(LAST_LINE_MAX)}\n`))).toBeNull();
+    expect(readLastLine(f('g4', `{"a":1}\n${'z'.repeat(LAST_LINE_MAX - 1)}\n`))).toBe('z'.repeat(LAST_LINE_MAX - 1));
+    expect(readLastLine(f('g5', `{"a":1}\n${'z'.repeat(20_000)}\n`), 16_384)).toBeNull();
     expect(readLastLine(f('h', `${'z'.repeat(20_000)}\n`))).toBe('z'.repeat(20_000));
     expect(readLastLine(join(dir, 'missing'))).toBeNull();
     expect(statSync(join(dir, 'a')).size).toBe(16);

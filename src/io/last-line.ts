@@ -4,9 +4,18 @@
 import { fstatSync, readSync } from 'node:fs';
 import { withOpenFile } from './open-file.js';
 
-/** How far back the last line is looked for; a longer last line gives null. */
-export const LAST_LINE_MAX = 64 * 1024;
+/**
+ * How far back the last line is looked for; a longer last line gives null
+ * (and its file is read whole). Claude Code transcripts often end with a
+ * tool result carrying an image: on the benchmark corpus, 146 old
+ * transcripts ended with lines of 64–120 KB, and with a 64 KB limit those
+ * 52 MB were read and extracted in full for a 30-day report instead of
+ * their last 14 MB only being looked at.
+ */
+export const LAST_LINE_MAX = 4 * 1024 * 1024;
+/** The reads grow from this by GROWTH until the line's start is in: most last lines are a few KB. */
 const FIRST_READ = 8 * 1024;
+const GROWTH = 8;
 
 /** One buffer for every read (a fresh one per file was a third of the cost over a thousand files). */
 let scratch: Buffer | null = null;
@@ -21,11 +30,12 @@ export function readLastLine(path: string, max = LAST_LINE_MAX, size?: number): 
   return withOpenFile(path, null, (fd) => {
     const total = size ?? fstatSync(fd).size;
     if (total < 2) return null;
-    if (!scratch || scratch.length < max + 1) scratch = Buffer.allocUnsafe(Math.max(max, LAST_LINE_MAX) + 1);
-    const buf = scratch;
-    // Most lines are a few KB: a small read first, the whole allowance only when the line is longer.
-    for (let want = Math.min(FIRST_READ, max); ; want = max) {
+    // Small reads first, larger ones only while the line's start is not in.
+    for (let want = Math.min(FIRST_READ, max); ; want = Math.min(want * GROWTH, max)) {
       const len = Math.min(total, want + 1);
+      // One buffer, grown as needed (most calls never need more than the first read).
+      if (!scratch || scratch.length < len) scratch = Buffer.allocUnsafe(Math.max(len, FIRST_READ + 1));
+      const buf = scratch;
       const n = readSync(fd, buf, 0, len, total - len);
       if (n !== len || buf[len - 1] !== 0x0a) return null;
       const start = buf.lastIndexOf(0x0a, len - 2);
