@@ -251,7 +251,7 @@ describe('reports leave transcripts last written before their window unread', ()
     const c = claude.session({ cwd: '/w/long' });
     c.user('2026-03-02T10:00:00.000Z');
     c.response({ ts: '2026-03-02T10:01:00.000Z', usage: { input: 9, output: 90 } });
-    c.user('2026-03-02T10:02:00.000Z', 'x'.repeat(100_000));
+    c.user('2026-03-02T10:02:00.000Z', 'x'.repeat(LAST_LINE_MAX + 1000));
     // All three look untouched since 2020.
     for (const f of [a.file, b.file, c.file]) utimesSync(f, Date.UTC(2020, 0, 1) / 1000, Date.UTC(2020, 0, 1) / 1000);
     const run = runner(home, join(home, '.cache'));
@@ -260,6 +260,30 @@ describe('reports leave transcripts last written before their window unread', ()
     expect(Number(got.json.totals.output_tokens)).toBe(70);
     // The torn line's warning is reported, as for any file that is read.
     expect(JSON.stringify(got.json.warnings)).toContain(b.file);
+  });
+
+  it('a transcript whose last line is a long tool result (100 KB) is judged by that line, not read whole', () => {
+    const home = tempDir('txu-horizon-longlast-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const a = claude.session({ cwd: '/w/recent' });
+    a.user('2026-11-20T09:00:00.000Z');
+    a.response({ ts: '2026-11-20T09:01:00.000Z', usage: { input: 7, output: 70 } });
+    const old = claude.session({ cwd: '/w/old' });
+    old.user('2026-03-02T10:00:00.000Z');
+    old.response({ ts: '2026-03-02T10:01:00.000Z', usage: { input: 9, output: 90 } });
+    old.user('2026-03-02T10:02:00.000Z', 'x'.repeat(100_000));
+    utimesSync(old.file, Date.UTC(2026, 2, 2, 11) / 1000, Date.UTC(2026, 2, 2, 11) / 1000);
+    const late = claude.session({ cwd: '/w/late' });
+    late.user('2026-03-03T10:00:00.000Z');
+    late.user('2026-11-21T10:02:00.000Z', 'y'.repeat(100_000));
+    // A wrong (old) modification time, but the long last line says November: read.
+    late.response({ ts: '2026-11-21T10:03:00.000Z', usage: { input: 5, output: 50 } });
+    late.user('2026-11-21T10:04:00.000Z', 'z'.repeat(100_000));
+    utimesSync(late.file, Date.UTC(2026, 2, 3, 11) / 1000, Date.UTC(2026, 2, 3, 11) / 1000);
+    const run = runner(home, join(home, '.cache'));
+    const got = run(['report', '--since', '2026-11-01', '--until', '2026-12-31', ...BY]);
+    expect(got.stats.deferred).toBe(1);
+    expect(Number(got.json.totals.output_tokens)).toBe(120);
   });
 
   it('a transcript left unread that is written to again is read (full path, not the delta path)', () => {
