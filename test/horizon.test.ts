@@ -190,7 +190,7 @@ describe('reports leave transcripts last written before their window unread', ()
     const fullRun = runner(home, join(home, '.cache-zst-full'));
     fullRun(['ingest']);
     // Every transcript last written before the horizon is left, the compressed ones included.
-    const horizon = Date.parse(`${after}T00:00:00Z`) - HORIZON_MARGIN_MS;
+    const horizon = horizonOfDay(after, 'UTC'); // the runs' zone (TZ=UTC)
     expect(narrow.stats.deferred).toBe([...lw.values()].filter((w) => w < horizon).length);
     expect(narrow.json.rows).toEqual(fullRun(['report', '--since', after, '--until', '2026-12-31', ...BY]).json.rows);
     // A window reaching back to it reads it: the same answer as the store that read everything.
@@ -429,8 +429,10 @@ describe('horizon parts', () => {
     expect(latestIsoField('{"timestamp":"not a date"}', 'timestamp')).toBeNull();
   });
 
-  it('the horizon is the first day less two days; nothing is left unread while Cursor has sources', () => {
+  it('the horizon is the first day less two days (one in UTC); nothing is left unread while Cursor has sources', () => {
     expect(horizonOfDay('2026-11-03')).toBe(Date.parse('2026-11-01T00:00:00Z'));
+    expect(horizonOfDay('2026-11-03', 'Pacific/Kiritimati')).toBe(Date.parse('2026-11-01T00:00:00Z'));
+    expect(horizonOfDay('2026-11-03', 'UTC')).toBe(Date.parse('2026-11-02T00:00:00Z'));
     const scans = (cursorSources: number): HarnessScan[] =>
       HARNESSES.map((harness) => ({ harness, roots: [], sources: harness.usesKnownProjects ? Array.from({ length: cursorSources }, (_, i) => ({ harness: harness.id, key: `k${i}`, path: `/p${i}`, kind: 'sqlite' as const })) : [] }));
     expect(usableHorizon(scans(0), 5)).toBe(5);

@@ -82,7 +82,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const cost = await costFunction(rt);
   mark('prices loaded');
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
-  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(firstDayRead(def.reads_from, p.since)), deltaBaseByCaller: true });
+  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(firstDayRead(def.reads_from, p.since), p.tz), deltaBaseByCaller: true });
   try {
     // The warnings are read on a second connection while the first labels
     // this machine's rows, and the delta base (JavaScript only) is written

@@ -40,10 +40,12 @@ const DAY = 86_400_000;
  * (the day is cut in the report's zone) and a day of clock disagreement.
  */
 export const HORIZON_MARGIN_MS = 2 * DAY;
+/** The same for a report cut in UTC, whose first day starts at its own 00:00Z: the day of clock disagreement only. */
+export const HORIZON_MARGIN_UTC_MS = DAY;
 
-/** The horizon for a report whose first local day is `day` (YYYY-MM-DD). */
-export function horizonOfDay(day: string): number {
-  return Date.parse(`${day}T00:00:00Z`) - HORIZON_MARGIN_MS;
+/** The horizon for a report whose first local day is `day` (YYYY-MM-DD) in zone `tz` (any zone when not given). */
+export function horizonOfDay(day: string, tz?: string): number {
+  return Date.parse(`${day}T00:00:00Z`) - (tz === 'UTC' ? HORIZON_MARGIN_UTC_MS : HORIZON_MARGIN_MS);
 }
 
 /** The horizon the ingest may use with these scans: null when nothing may be deferred (Cursor sources present). */
