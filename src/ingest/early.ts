@@ -152,6 +152,11 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
   early = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, pool, jobs, release, releaseAll, done };
 }
 
+/** Whether an early run was started and not yet taken: its threads are reading on every core. */
+export function earlyExtractionStarted(): boolean {
+  return early !== null;
+}
+
 /** The early run for these options, if one was started (taken once). */
 export function takeEarlyExtraction(opts: DiscoverOptions): EarlyRun | null {
   const e = early;

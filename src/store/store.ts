@@ -35,12 +35,12 @@ function isLockError(e: unknown): boolean {
 /** How many opens waited for another process's lock (openStore: a store that appeared meanwhile is not assumed empty). */
 let lockWaits = 0;
 
-async function openInstance(path: string): Promise<DuckDBInstance> {
+async function openInstance(path: string, threads = 2): Promise<DuckDBInstance> {
   const started = Date.now();
   let delay = 50;
   for (;;) {
     try {
-      return await DuckDBInstance.create(path, { threads: '2' });
+      return await DuckDBInstance.create(path, { threads: String(threads) });
     } catch (e) {
       // Another tx-usage process holds the store: wait for it instead of failing.
       if (isLockError(e) && Date.now() - started < LOCK_WAIT_MS) {
@@ -97,6 +97,8 @@ export async function openStore(
     readOnly?: boolean;
     /** Meta rows a store created by this call starts with (see pricingMetaOf, cli/pricing.ts). */
     createdMeta?: Record<string, string>;
+    /** DuckDB's threads (default 2). */
+    threads?: number;
   } = {},
 ): Promise<Store> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -113,7 +115,7 @@ export async function openStore(
     // (unless another process created it while this one waited for its lock).
     const absent = path === ':memory:' || !existsSync(path);
     const waits = lockWaits;
-    instance = await openInstance(path);
+    instance = await openInstance(path, opts.threads);
     conn = await instance.connect();
     version = absent && lockWaits === waits ? null : await schemaVersion(conn);
   } catch (e) {
@@ -122,7 +124,7 @@ export async function openStore(
     // what the sources say, so start it afresh.
     removeStoreFiles(path);
     notice = `store ${path} was unreadable (${String((e as Error).message).split('\n')[0]}); rebuilt from the sources`;
-    instance = await openInstance(path);
+    instance = await openInstance(path, opts.threads);
     conn = await instance.connect();
     version = null;
   }
@@ -141,7 +143,7 @@ export async function openStore(
     instance.closeSync();
     removeStoreFiles(path);
     notice = `store ${path} was from an older tx-usage (schema ${version}); rebuilt from the sources`;
-    instance = await openInstance(path);
+    instance = await openInstance(path, opts.threads);
     conn = await instance.connect();
     version = null;
   }
