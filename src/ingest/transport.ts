@@ -31,6 +31,11 @@ type Listed = (typeof STRING_FIELDS)[number] | (typeof NUMBER_FIELDS)[number];
 const everyField: Record<keyof UsageEvent, true> = Object.fromEntries([...STRING_FIELDS, ...NUMBER_FIELDS].map((k) => [k, true])) as Record<Listed, true>;
 void everyField;
 
+// decodeResult writes its object literal in these orders: kept in step here.
+if (STRING_FIELDS.join() !== 'harness,session_id,project,model,provider,dedupe_key,source_file' || NUMBER_FIELDS.join() !== 'ts,dedupe_rank,requests,input_tokens,cache_read_tokens,cache_write_tokens,cache_write_5m_tokens,cache_write_1h_tokens,output_tokens,reasoning_tokens,recorded_cost_usd,source_line') {
+  throw new Error('transport.ts: decodeResult no longer matches the field lists');
+}
+
 const NS = STRING_FIELDS.length;
 const NN = NUMBER_FIELDS.length;
 
@@ -99,17 +104,37 @@ export function decodeResult(e: EncodedResult): JobResult {
   const { refs, nums } = e;
   const n = refs.length / NS;
   const events = new Array<UsageEvent>(n);
+  const str = (k: number) => (k === -1 ? null : strings[k]!);
+  const num = (v: number) => (Number.isNaN(v) ? null : v);
   for (let i = 0; i < n; i++) {
-    const ev = {} as Record<string, unknown>;
-    for (let f = 0; f < NS; f++) {
-      const k = refs[i * NS + f]!;
-      ev[STRING_FIELDS[f]!] = k === -1 ? null : strings[k];
-    }
-    for (let f = 0; f < NN; f++) {
-      const v = nums[i * NN + f]!;
-      ev[NUMBER_FIELDS[f]!] = Number.isNaN(v) ? null : v;
-    }
-    events[i] = ev as unknown as UsageEvent;
+    const r = i * NS;
+    const m = i * NN;
+    // One object literal, fields in UsageEvent's order: every event gets the
+    // same hidden class at once (added key by key, through a computed name,
+    // each event was built property by property: ~2x the decode's time).
+    // The indexes follow STRING_FIELDS and NUMBER_FIELDS (test/transport.test.ts);
+    // -1 and NaN stand for null in every field, as encodeResult wrote them.
+    events[i] = {
+      harness: str(refs[r]!) as UsageEvent['harness'],
+      session_id: str(refs[r + 1]!)!,
+      project: str(refs[r + 2]!),
+      model: str(refs[r + 3]!),
+      provider: str(refs[r + 4]!),
+      ts: num(nums[m]!)!,
+      dedupe_key: str(refs[r + 5]!)!,
+      dedupe_rank: num(nums[m + 1]!)!,
+      requests: num(nums[m + 2]!)!,
+      input_tokens: num(nums[m + 3]!)!,
+      cache_read_tokens: num(nums[m + 4]!)!,
+      cache_write_tokens: num(nums[m + 5]!)!,
+      cache_write_5m_tokens: num(nums[m + 6]!),
+      cache_write_1h_tokens: num(nums[m + 7]!),
+      output_tokens: num(nums[m + 8]!)!,
+      reasoning_tokens: num(nums[m + 9]!)!,
+      recorded_cost_usd: num(nums[m + 10]!),
+      source_file: str(refs[r + 6]!)!,
+      source_line: num(nums[m + 11]!),
+    };
   }
   o.collected.events = events;
   delete (o as Partial<typeof o>).strings;
