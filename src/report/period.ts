@@ -2,11 +2,11 @@
 
 export class UsageError extends Error {}
 
-/** Today's date (YYYY-MM-DD) in `tz`. */
 // UTC is answered without Intl, whose first use costs ~15 ms here (ICU loads
 // its data): a report in UTC (TZ=UTC, as on most servers, or --tz UTC) never
 // needs it (render/format.ts formats numbers without it too).
 
+/** Today's date (YYYY-MM-DD) in `tz`. */
 export function todayIn(tz: string, now = new Date()): string {
   if (tz === 'UTC') return now.toISOString().slice(0, 10);
   const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(now);
