@@ -18,7 +18,7 @@ import { readTeamConfig } from '../export/config.js';
 import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record.js';
 import { fingerprintsOf, scanDigests, stampAll, type ScanDigests, type ScanFacts, type Stamp } from '../ingest/stamp.js';
 import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
-import { firstDayRead, isValidTimeZone, parseDay, todayIn, type ReadsFrom } from '../report/period.js';
+import { firstDayRead, isValidTimeZone, parseDay, systemZoneWithoutIntl, todayIn, type ReadsFrom } from '../report/period.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 import type { SummarySnapshot } from '../report/summary-delta.js';
@@ -396,7 +396,7 @@ function earlyHorizon(a: Record<string, unknown>): number | null {
     const d = new Date();
     const today = typeof a.tz === 'string' ? todayIn(a.tz) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
     const since = parseDay(typeof a.since === 'string' ? a.since : '30d', '--since', today);
-    const tz = typeof a.tz === 'string' ? a.tz : process.env.TZ === 'UTC' ? 'UTC' : undefined;
+    const tz = typeof a.tz === 'string' ? a.tz : systemZoneWithoutIntl();
     return horizonOfDay(firstDayRead(def.reads_from, since), tz);
   } catch {
     return null; // an unknown report or a bad --since: the full path says so

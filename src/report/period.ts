@@ -58,10 +58,13 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
+/** The system zone when it is known without Intl: TZ=UTC (what Intl resolves it to), else undefined. */
+export function systemZoneWithoutIntl(): string | undefined {
+  return process.env.TZ === 'UTC' ? 'UTC' : undefined;
+}
+
 export function systemTimeZone(): string {
-  // What Intl resolves TZ=UTC to.
-  if (process.env.TZ === 'UTC') return 'UTC';
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  return systemZoneWithoutIntl() ?? (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
 }
 
 /** How far back a report reads, from its definition (reports/*.json `reads_from`). */
