@@ -3,6 +3,7 @@
 // tx-usage code), so what a template returns can be checked against them.
 import { labelLocalRows } from '../src/export/local.js';
 import { openStore, type Store } from '../src/store/store.js';
+import { storeWideRows } from '../src/store/write.js';
 
 export interface TestEvent {
   harness: string;
@@ -44,11 +45,15 @@ const lit = (v: string | number | null | undefined): string =>
 
 export async function memoryStore(events: TestEvent[], contexts: TestContext[] = []): Promise<Store> {
   const store = await openStore(':memory:');
-  for (const e of events) {
-    await store.conn.run(
-      `INSERT INTO usage_events (source_key, harness, session_id, project, model, provider, ts_ms, dedupe_key, dedupe_rank, requests,
-        input_tokens, cache_read_tokens, cache_write_tokens, cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
-        recorded_cost_e10, computed_cost_e10, source_file, source_line) VALUES (${[
+  // Rows in usage_events' layout, stored the way the store keeps them (event_attrs + usage_rows).
+  const COLS = `source_key, harness, session_id, project, model, provider, ts_ms, dedupe_key, dedupe_rank, requests,
+    input_tokens, cache_read_tokens, cache_write_tokens, cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
+    recorded_cost_e10, computed_cost_e10, source_file, source_line`;
+  const TYPES = ['VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'BIGINT', 'VARCHAR', 'INTEGER', 'INTEGER',
+    'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'VARCHAR', 'INTEGER'];
+  const tuples = events.map(
+    (e) =>
+      `(${[
         lit(`src:${e.file ?? e.session}`),
         lit(e.harness),
         lit(e.session),
@@ -70,9 +75,11 @@ export async function memoryStore(events: TestEvent[], contexts: TestContext[] =
         lit(e.computed_e10 ?? null),
         lit(e.file ?? `/fixture/${e.session}.jsonl`),
         lit(1),
-      ].join(', ')})`,
-    );
-  }
+      ]
+        .map((v, i) => `CAST(${v} AS ${TYPES[i]})`)
+        .join(', ')})`,
+  );
+  if (tuples.length) await storeWideRows(store.conn, `SELECT * FROM (VALUES ${tuples.join(',\n')}) t(${COLS})`);
   for (const c of contexts) {
     await store.conn.run(
       `INSERT INTO context_rows (source_key, harness, session, project, model, turns, latest_used_tokens, max_tokens, peak_used_tokens,

@@ -74,11 +74,11 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
   try {
     // Column vectors read item by item: several times faster than row arrays for millions of rows.
     const res = await conn.stream(`
-      SELECT rowid::DOUBLE AS rid, harness, model, provider, ts_ms::DOUBLE AS ts,
-             input_tokens::DOUBLE, cache_read_tokens::DOUBLE, cache_write_tokens::DOUBLE,
-             cache_write_5m_tokens::DOUBLE, cache_write_1h_tokens::DOUBLE,
-             output_tokens::DOUBLE, reasoning_tokens::DOUBLE, computed_cost_e10, requests::DOUBLE
-      FROM usage_events`);
+      SELECT r.rowid::DOUBLE AS rid, a.harness, a.model, a.provider, r.ts_ms::DOUBLE AS ts,
+             r.input_tokens::DOUBLE, r.cache_read_tokens::DOUBLE, r.cache_write_tokens::DOUBLE,
+             r.cache_write_5m_tokens::DOUBLE, r.cache_write_1h_tokens::DOUBLE,
+             r.output_tokens::DOUBLE, r.reasoning_tokens::DOUBLE, r.computed_cost_e10, r.requests::DOUBLE
+      FROM usage_rows r JOIN event_attrs a USING (attr_id)`);
     const rids: number[] = [];
     const costs: (bigint | null)[] = [];
     for (;;) {
@@ -118,7 +118,7 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
         a.endRow();
       }
       a.closeSync();
-      await conn.run('UPDATE usage_events SET computed_cost_e10 = t.c FROM txu_reprice t WHERE usage_events.rowid = t.rid');
+      await conn.run('UPDATE usage_rows SET computed_cost_e10 = t.c FROM txu_reprice t WHERE usage_rows.rowid = t.rid');
       await conn.run('DROP TABLE txu_reprice');
       changed = rids.length;
     }

@@ -8,6 +8,7 @@ import type * as DuckDB from '@duckdb/node-api';
 
 const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as typeof DuckDB;
 
-export const { DuckDBInstance, BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, VARCHAR, listValue } = duckdb;
+export const { DuckDBInstance, DuckDBDataChunk, BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, VARCHAR, listValue } = duckdb;
 export type DuckDBInstance = DuckDB.DuckDBInstance;
+export type DuckDBDataChunk = DuckDB.DuckDBDataChunk;
 export type { DuckDBAppender, DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';

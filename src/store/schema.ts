@@ -4,6 +4,24 @@
 
 export const COST_SCALE = 10_000_000_000; // 1e10 units per USD
 
+/** v2's billed_events (migration v3 defines it again over the usage_events view). */
+const BILLED_EVENTS_V2 = `
+  CREATE OR REPLACE VIEW billed_events AS
+    WITH repeated AS (
+      SELECT harness, dedupe_key FROM usage_events GROUP BY ALL HAVING count(*) > 1
+    )
+    SELECT e.* FROM usage_events e ANTI JOIN repeated r ON e.harness = r.harness AND e.dedupe_key = r.dedupe_key
+    UNION ALL
+    SELECT * FROM (
+      SELECT e.* FROM usage_events e SEMI JOIN repeated r ON e.harness = r.harness AND e.dedupe_key = r.dedupe_key
+    )
+    QUALIFY row_number() OVER (
+      PARTITION BY harness, dedupe_key
+      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC,
+               dedupe_rank, source_file, source_line
+    ) = 1;
+`;
+
 /** Migration N brings a store from version N-1 to N. Append only; never edit a shipped one. */
 export const MIGRATIONS: readonly string[] = [
   // v1
@@ -95,21 +113,57 @@ export const MIGRATIONS: readonly string[] = [
   // benchmark store: the first report query after opening went from about 45
   // to about 22 ms, and every report query reads this view.
   `
-  CREATE OR REPLACE VIEW billed_events AS
-    WITH repeated AS (
-      SELECT harness, dedupe_key FROM usage_events GROUP BY ALL HAVING count(*) > 1
-    )
-    SELECT e.* FROM usage_events e ANTI JOIN repeated r ON e.harness = r.harness AND e.dedupe_key = r.dedupe_key
-    UNION ALL
-    SELECT * FROM (
-      SELECT e.* FROM usage_events e SEMI JOIN repeated r ON e.harness = r.harness AND e.dedupe_key = r.dedupe_key
-    )
-    QUALIFY row_number() OVER (
-      PARTITION BY harness, dedupe_key
-      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC,
-               dedupe_rank, source_file, source_line
-    ) = 1;
+  ${BILLED_EVENTS_V2}
+  `,
+  // v3: usage_events becomes a view over two tables. The six strings that
+  // repeat for every response of a source (its key and file, harness,
+  // session, project, model, provider) are kept once per distinct
+  // combination in event_attrs; usage_rows holds the per-response numbers,
+  // the dedupe key and the combination's id. Writing a response took 21
+  // appender calls, 8 of them strings; it is now one row of a data chunk
+  // with one string (store/usage-rows.ts). Every query reads usage_events
+  // (and billed_events) as before, columns in the same order. (A store of
+  // an older schema is rebuilt from the sources, see store.ts: no rows move.)
+  `
+  CREATE TABLE event_attrs (
+    attr_id INTEGER NOT NULL,
+    source_key VARCHAR NOT NULL,
+    harness VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL,
+    project VARCHAR,
+    model VARCHAR,
+    provider VARCHAR,
+    source_file VARCHAR NOT NULL
+  );
+  CREATE TABLE usage_rows (
+    attr_id INTEGER NOT NULL,
+    ts_ms BIGINT NOT NULL,
+    dedupe_key VARCHAR NOT NULL,
+    dedupe_rank INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    input_tokens BIGINT NOT NULL,
+    cache_read_tokens BIGINT NOT NULL,
+    cache_write_tokens BIGINT NOT NULL,
+    cache_write_5m_tokens BIGINT,
+    cache_write_1h_tokens BIGINT,
+    output_tokens BIGINT NOT NULL,
+    reasoning_tokens BIGINT NOT NULL,
+    recorded_cost_e10 BIGINT,
+    computed_cost_e10 BIGINT,
+    source_line INTEGER
+  );
+  DROP VIEW billed_events;
+  DROP TABLE usage_events;
+  CREATE VIEW usage_events AS
+    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
+           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
+           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
+           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
+           a.source_file, r.source_line
+    FROM usage_rows r JOIN event_attrs a USING (attr_id);
+  ${BILLED_EVENTS_V2}
   `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+

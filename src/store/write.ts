@@ -1,6 +1,8 @@
 // Writing extraction results and their bookkeeping into the store: one
-// transaction per batch, rows through the DuckDB appender.
+// transaction per batch, rows through the DuckDB appender (responses as data
+// chunks, see usage-rows.ts).
 import { LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
+import { UsageRowWriter } from './usage-rows.js';
 import { usdToE10 } from '../core/money.js';
 import type { UsageEvent } from '../core/types.js';
 import type { Collected } from '../ingest/collect.js';
@@ -70,14 +72,57 @@ const str = (a: DuckDBAppender, v: string | null) => (v === null ? a.appendNull(
 const big = (a: DuckDBAppender, v: number | bigint | null) => (v === null ? a.appendNull() : a.appendBigInt(BigInt(v)));
 const int = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull() : a.appendInteger(v));
 
-const OWNED_TABLES = ['usage_events', 'session_estimates', 'context_rows', 'source_issues'] as const;
+const OWNED_TABLES = ['event_attrs', 'session_estimates', 'context_rows', 'source_issues'] as const;
 
 async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<void> {
   if (!keys.length) return;
-  // Keys are bound as a list parameter, never spliced into SQL.
+  // Keys are bound as a list parameter, never spliced into SQL. A source's
+  // responses go with its combinations (usage_rows has no source_key).
+  await conn.run(
+    `DELETE FROM usage_rows WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`,
+    { keys: listValue(keys) },
+    { keys: LIST_VARCHAR() },
+  );
   for (const t of OWNED_TABLES) {
     await conn.run(`DELETE FROM ${t} WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
   }
+}
+
+/** The next free attr_id of event_attrs, read once per writer (the store is written by one process at a time). */
+class AttrIds {
+  private next: number | null = null;
+  async take(conn: DuckDBConnection): Promise<() => number> {
+    if (this.next === null) {
+      const r = await conn.runAndReadAll(`SELECT coalesce(max(attr_id), 0)::DOUBLE AS m FROM event_attrs`);
+      this.next = Number((r.getRowObjectsJson()[0] as { m: number }).m) + 1;
+    }
+    return () => this.next!++;
+  }
+}
+
+/**
+ * Inserts rows laid out as the usage_events view (its column names), the
+ * result of `select`, into the store's tables; for stores built in SQL (tests).
+ */
+export async function storeWideRows(conn: DuckDBConnection, select: string): Promise<void> {
+  await conn.run(`CREATE OR REPLACE TEMP TABLE txu_wide_rows AS ${select}`);
+  const r = await conn.runAndReadAll(`SELECT coalesce(max(attr_id), 0)::INTEGER AS m FROM event_attrs`);
+  const base = Number((r.getRowObjectsJson()[0] as { m: number }).m);
+  // New combinations get ids above the store's largest; rows join to them only.
+  await conn.run(`
+    INSERT INTO event_attrs
+      SELECT ${base} + row_number() OVER (ORDER BY source_key, harness, session_id, project, model, provider, source_file), *
+      FROM (SELECT DISTINCT source_key, harness, session_id, project, model, provider, source_file FROM temp.txu_wide_rows)`);
+  await conn.run(`
+    INSERT INTO usage_rows
+      SELECT a.attr_id, w.ts_ms, w.dedupe_key, w.dedupe_rank, w.requests,
+             w.input_tokens, w.cache_read_tokens, w.cache_write_tokens, w.cache_write_5m_tokens, w.cache_write_1h_tokens,
+             w.output_tokens, w.reasoning_tokens, w.recorded_cost_e10, w.computed_cost_e10, w.source_line
+      FROM temp.txu_wide_rows w JOIN event_attrs a
+        ON a.attr_id > ${base} AND w.source_key = a.source_key AND w.harness = a.harness AND w.session_id = a.session_id
+       AND w.project IS NOT DISTINCT FROM a.project AND w.model IS NOT DISTINCT FROM a.model
+       AND w.provider IS NOT DISTINCT FROM a.provider AND w.source_file = a.source_file`);
+  await conn.run('DROP TABLE temp.txu_wide_rows');
 }
 
 const LIST_VARCHAR = () => LIST(VARCHAR);
@@ -132,6 +177,7 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
 export class BatchWriter {
   private open = false;
   private openedAt = 0;
+  private readonly ids = new AttrIds();
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -149,7 +195,7 @@ export class BatchWriter {
     }
     try {
       if (opening) await bumpGeneration(this.conn);
-      await writeRows(this.conn, batch, this.cost);
+      await writeRows(this.conn, batch, this.cost, this.ids);
     } catch (e) {
       await this.rollback();
       throw e;
@@ -177,7 +223,7 @@ export class BatchWriter {
 }
 
 /** A batch's rows and bookkeeping, inside the caller's transaction. */
-async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn): Promise<void> {
+async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds): Promise<void> {
   await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
   // A resumed read re-reads the bytes a torn-tail warning was about.
   const resumed = batch.filter((w) => w.mode === 'append').map((w) => w.book.source_key);
@@ -188,36 +234,59 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   // create and one to flush, a sizeable part of a small append's ingest.
   const has = (rows: (c: Collected) => number) => batch.some((w) => rows(w.collected) > 0);
   const issueCount = (c: Collected) => c.warnings.length + c.tailWarnings.length + c.skips.length + Object.keys(c.counts).length;
-  const evA = has((c) => c.events.length) ? await conn.createAppender('usage_events') : null;
+  const evA = has((c) => c.events.length) ? await conn.createAppender('usage_rows') : null;
+  const atA = evA ? await conn.createAppender('event_attrs') : null;
+  const rows = evA ? new UsageRowWriter(evA) : null;
+  const nextId = evA ? await ids.take(conn) : null;
   const esA = has((c) => c.estimates.length) ? await conn.createAppender('session_estimates') : null;
   const cxA = has((c) => c.contexts.length) ? await conn.createAppender('context_rows') : null;
   const isA = has(issueCount) ? await conn.createAppender('source_issues') : null;
   for (const { collected: c, book } of batch) {
     const key = book.source_key;
+    // A source's responses share a few combinations of the repeated strings
+    // (usually one): each gets an id, looked up against the source's
+    // combinations so far, newest first.
+    const combos: { id: number; e: UsageEvent }[] = [];
     for (const e of c.events) {
-      const ev = evA!;
-      str(ev, key);
-      str(ev, e.harness);
-      str(ev, e.session_id);
-      str(ev, e.project);
-      str(ev, e.model);
-      str(ev, e.provider);
-      big(ev, Math.round(e.ts));
-      str(ev, e.dedupe_key);
-      int(ev, e.dedupe_rank);
-      int(ev, e.requests);
-      big(ev, e.input_tokens);
-      big(ev, e.cache_read_tokens);
-      big(ev, e.cache_write_tokens);
-      big(ev, e.cache_write_5m_tokens);
-      big(ev, e.cache_write_1h_tokens);
-      big(ev, e.output_tokens);
-      big(ev, e.reasoning_tokens);
-      big(ev, e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd));
-      big(ev, cost(e));
-      str(ev, e.source_file);
-      int(ev, e.source_line);
-      ev.endRow();
+      let id = 0;
+      for (let j = combos.length - 1; j >= 0; j--) {
+        const x = combos[j]!.e;
+        if (x.session_id === e.session_id && x.project === e.project && x.model === e.model && x.provider === e.provider && x.source_file === e.source_file && x.harness === e.harness) {
+          id = combos[j]!.id;
+          break;
+        }
+      }
+      if (id === 0) {
+        id = nextId!();
+        combos.push({ id, e });
+        const at = atA!;
+        int(at, id);
+        str(at, key);
+        str(at, e.harness);
+        str(at, e.session_id);
+        str(at, e.project);
+        str(at, e.model);
+        str(at, e.provider);
+        str(at, e.source_file);
+        at.endRow();
+      }
+      rows!.add({
+        attr_id: id,
+        ts_ms: Math.round(e.ts),
+        dedupe_key: e.dedupe_key,
+        dedupe_rank: e.dedupe_rank,
+        requests: e.requests,
+        input_tokens: e.input_tokens,
+        cache_read_tokens: e.cache_read_tokens,
+        cache_write_tokens: e.cache_write_tokens,
+        cache_write_5m_tokens: e.cache_write_5m_tokens,
+        cache_write_1h_tokens: e.cache_write_1h_tokens,
+        output_tokens: e.output_tokens,
+        reasoning_tokens: e.reasoning_tokens,
+        recorded_cost_e10: e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd),
+        computed_cost_e10: cost(e),
+        source_line: e.source_line,
+      });
     }
     for (const s of c.estimates) {
       const es = esA!;
@@ -260,7 +329,8 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
       is.endRow();
     }
   }
-  for (const a of [evA, esA, cxA, isA]) a?.closeSync();
+  rows?.close();
+  for (const a of [evA, atA, esA, cxA, isA]) a?.closeSync();
   // Bookkeeping rows replaced in bulk (one DELETE, one appender): a
   // statement per source costs milliseconds each.
   const known = batch.filter((w) => !w.fresh).map((w) => w.book.source_key);
