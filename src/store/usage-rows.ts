@@ -54,6 +54,8 @@ export const USAGE_ROW_COLUMNS: readonly string[] = COLUMNS.map((c) => c[0]);
 
 const VECTOR = duckdb.vector_size();
 const TWO_32 = 4294967296;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 /** A column's values for one chunk, in the layout of its DuckDB vector. */
 class ColumnBuffer {
@@ -95,8 +97,9 @@ class ColumnBuffer {
   setBig(i: number, v: number | bigint): void {
     this.valid(i);
     if (typeof v === 'bigint') {
-      this.i64![i] = v; // BigInt64Array refuses nothing: out of range wraps, so check first
-      if (this.i64![i] !== v) throw new RangeError(`not a 64-bit integer: ${v}`);
+      // A BigInt64Array wraps what does not fit: checked first (comparisons allocate nothing).
+      if (v < INT64_MIN || v > INT64_MAX) throw new RangeError(`not a 64-bit integer: ${v}`);
+      this.i64![i] = v;
       return;
     }
     if (!Number.isSafeInteger(v)) throw new RangeError(`not a safe integer: ${v}`);
