@@ -8,32 +8,31 @@
 import { createRequire } from 'node:module';
 import type * as Bindings from '@duckdb/node-bindings';
 import { DuckDBDataChunk, type DuckDBAppender } from './duckdb.js';
+import type { UsageEvent } from '../core/types.js';
 
 // The native part of @duckdb/node-api (its own dependency, the same version).
 const duckdb = createRequire(import.meta.url)('@duckdb/node-bindings') as typeof Bindings;
 
-/** One row of usage_rows; numbers are integers (BIGINT columns take bigint too). */
-export interface UsageRow {
-  attr_id: number;
-  ts_ms: number;
-  dedupe_key: string;
-  dedupe_rank: number;
-  requests: number;
-  input_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cache_write_5m_tokens: number | null;
-  cache_write_1h_tokens: number | null;
-  output_tokens: number;
-  reasoning_tokens: number;
-  recorded_cost_e10: bigint | null;
-  computed_cost_e10: bigint | null;
-  source_line: number | null;
-}
+/** What a row of usage_rows takes from its response (numbers are integers; ts is rounded to the millisecond). */
+export type UsageRowEvent = Pick<
+  UsageEvent,
+  | 'ts'
+  | 'dedupe_key'
+  | 'dedupe_rank'
+  | 'requests'
+  | 'input_tokens'
+  | 'cache_read_tokens'
+  | 'cache_write_tokens'
+  | 'cache_write_5m_tokens'
+  | 'cache_write_1h_tokens'
+  | 'output_tokens'
+  | 'reasoning_tokens'
+  | 'source_line'
+>;
 
 type Kind = 'int' | 'big' | 'str';
 /** usage_rows' columns in table order: their kind and whether they take NULL (schema.ts). */
-const COLUMNS: readonly [keyof UsageRow, Kind, boolean][] = [
+const COLUMNS: readonly [string, Kind, boolean][] = [
   ['attr_id', 'int', false],
   ['ts_ms', 'big', false],
   ['dedupe_key', 'str', false],
@@ -123,30 +122,31 @@ export class UsageRowWriter {
 
   constructor(private readonly appender: DuckDBAppender) {}
 
-  add(r: UsageRow): void {
+  /** One row: the response's numbers and dedupe key, its combination's id and its costs in 1e-10 USD. */
+  add(attrId: number, e: UsageRowEvent, recordedE10: bigint | null, computedE10: bigint | null): void {
     if (this.chunk === null) this.open();
     const i = this.n;
     const c = this.cols;
-    c[0]!.setInt(i, r.attr_id);
-    c[1]!.setBig(i, r.ts_ms);
-    duckdb.vector_assign_string_element(this.keys!, i, r.dedupe_key);
-    c[3]!.setInt(i, r.dedupe_rank);
-    c[4]!.setInt(i, r.requests);
-    c[5]!.setBig(i, r.input_tokens);
-    c[6]!.setBig(i, r.cache_read_tokens);
-    c[7]!.setBig(i, r.cache_write_tokens);
-    if (r.cache_write_5m_tokens === null) c[8]!.setNull(i);
-    else c[8]!.setBig(i, r.cache_write_5m_tokens);
-    if (r.cache_write_1h_tokens === null) c[9]!.setNull(i);
-    else c[9]!.setBig(i, r.cache_write_1h_tokens);
-    c[10]!.setBig(i, r.output_tokens);
-    c[11]!.setBig(i, r.reasoning_tokens);
-    if (r.recorded_cost_e10 === null) c[12]!.setNull(i);
-    else c[12]!.setBig(i, r.recorded_cost_e10);
-    if (r.computed_cost_e10 === null) c[13]!.setNull(i);
-    else c[13]!.setBig(i, r.computed_cost_e10);
-    if (r.source_line === null) c[14]!.setNull(i);
-    else c[14]!.setInt(i, r.source_line);
+    c[0]!.setInt(i, attrId);
+    c[1]!.setBig(i, Math.round(e.ts));
+    duckdb.vector_assign_string_element(this.keys!, i, e.dedupe_key);
+    c[3]!.setInt(i, e.dedupe_rank);
+    c[4]!.setInt(i, e.requests);
+    c[5]!.setBig(i, e.input_tokens);
+    c[6]!.setBig(i, e.cache_read_tokens);
+    c[7]!.setBig(i, e.cache_write_tokens);
+    if (e.cache_write_5m_tokens === null) c[8]!.setNull(i);
+    else c[8]!.setBig(i, e.cache_write_5m_tokens);
+    if (e.cache_write_1h_tokens === null) c[9]!.setNull(i);
+    else c[9]!.setBig(i, e.cache_write_1h_tokens);
+    c[10]!.setBig(i, e.output_tokens);
+    c[11]!.setBig(i, e.reasoning_tokens);
+    if (recordedE10 === null) c[12]!.setNull(i);
+    else c[12]!.setBig(i, recordedE10);
+    if (computedE10 === null) c[13]!.setNull(i);
+    else c[13]!.setBig(i, computedE10);
+    if (e.source_line === null) c[14]!.setNull(i);
+    else c[14]!.setInt(i, e.source_line);
     this.n = i + 1;
     this.rows++;
     if (this.n === VECTOR) this.flush();

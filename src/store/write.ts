@@ -270,23 +270,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
         str(at, e.source_file);
         at.endRow();
       }
-      rows!.add({
-        attr_id: id,
-        ts_ms: Math.round(e.ts),
-        dedupe_key: e.dedupe_key,
-        dedupe_rank: e.dedupe_rank,
-        requests: e.requests,
-        input_tokens: e.input_tokens,
-        cache_read_tokens: e.cache_read_tokens,
-        cache_write_tokens: e.cache_write_tokens,
-        cache_write_5m_tokens: e.cache_write_5m_tokens,
-        cache_write_1h_tokens: e.cache_write_1h_tokens,
-        output_tokens: e.output_tokens,
-        reasoning_tokens: e.reasoning_tokens,
-        recorded_cost_e10: e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd),
-        computed_cost_e10: cost(e),
-        source_line: e.source_line,
-      });
+      rows!.add(id, e, e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd), cost(e));
     }
     for (const s of c.estimates) {
       const es = esA!;
