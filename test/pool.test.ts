@@ -56,4 +56,42 @@ describe('ExtractPool', () => {
       await pool.close();
     }
   });
+
+  it('gives the workers of an idle pool their jobs before runAll returns, not when the caller next yields', async () => {
+    const { ExtractPool } = (await import(resolve(__dirname, '../dist/src/ingest/pool.js'))) as { ExtractPool: new (n: number) => Pool };
+    const home = tempDir('txu-pool-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const jobs = Array.from({ length: 4 }, (_, i) => {
+      const s = claude.session({ cwd: `/w/p${i}` });
+      s.response({ ts: new Date(Date.UTC(2026, 5, 1, 8, i)).toISOString(), usage: { input: 1, output: 10 } });
+      return { id: i + 1, harness: 'claude-code', source: { harness: 'claude-code', key: s.file, path: s.file, kind: 'jsonl' }, resume: null, tmpDir: home, knownProjects: new Set() };
+    });
+    const pool = new ExtractPool(2);
+    // What the pool posts to its worker, seen as it is posted.
+    const worker = (pool as unknown as { slots: { worker: { postMessage: (m: unknown) => void } }[] }).slots[0]!.worker;
+    const posted: unknown[] = [];
+    const post = worker.postMessage.bind(worker);
+    worker.postMessage = (m: unknown) => {
+      posted.push(m);
+      post(m);
+    };
+    try {
+      const ids: number[] = [];
+      const first = pool.runAll(jobs.slice(0, 2), async (r) => void ids.push(r.id));
+      expect(posted.length).toBe(1); // synchronously: the caller has not yielded yet
+      // A batch given while one runs still waits for it.
+      const second = pool.runAll(jobs.slice(2), async (r) => void ids.push(r.id));
+      expect(posted.length).toBe(1);
+      await first;
+      await second;
+      expect(posted.length).toBe(2);
+      expect(ids.sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+      // Idle again: the next batch goes at once too.
+      const third = pool.runAll(jobs.slice(0, 1), async () => undefined);
+      expect(posted.length).toBe(3);
+      await third;
+    } finally {
+      await pool.close();
+    }
+  });
 });
