@@ -16,16 +16,24 @@ type Pool = {
   ranHere: number;
 };
 
+const poolClass = async () =>
+  ((await import(resolve(__dirname, '../dist/src/ingest/pool.js'))) as { ExtractPool: new (n: number) => Pool }).ExtractPool;
+
+/** Jobs over `n` Claude Code transcripts in a fresh home: job i (from 1) reads a file of i responses. */
+function claudeJobs(n: number) {
+  const home = tempDir('txu-pool-');
+  const claude = new ClaudeHome(join(home, '.claude'));
+  return Array.from({ length: n }, (_, i) => {
+    const s = claude.session({ cwd: `/w/p${i}` });
+    for (let k = 0; k <= i; k++) s.response({ ts: new Date(Date.UTC(2026, 5, 1, 8, k)).toISOString(), usage: { input: 1, output: 10 } });
+    return { id: i + 1, harness: 'claude-code', source: { harness: 'claude-code', key: s.file, path: s.file, kind: 'jsonl' }, resume: null, tmpDir: home, knownProjects: new Set() };
+  });
+}
+
 describe('ExtractPool', () => {
   it('a batch given while another runs waits for it, and each gets its own results', async () => {
-    const { ExtractPool } = (await import(resolve(__dirname, '../dist/src/ingest/pool.js'))) as { ExtractPool: new (n: number) => Pool };
-    const home = tempDir('txu-pool-');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const jobs = Array.from({ length: 10 }, (_, i) => {
-      const s = claude.session({ cwd: `/w/p${i}` });
-      for (let n = 0; n <= i; n++) s.response({ ts: new Date(Date.UTC(2026, 5, 1, 8, n)).toISOString(), usage: { input: 1, output: 10 } });
-      return { id: i + 1, harness: 'claude-code', source: { harness: 'claude-code', key: s.file, path: s.file, kind: 'jsonl' }, resume: null, tmpDir: home, knownProjects: new Set() };
-    });
+    const ExtractPool = await poolClass();
+    const jobs = claudeJobs(10);
     const pool = new ExtractPool(3);
     expect(pool.size).toBe(2); // three threads: two workers and this one
     try {
@@ -58,14 +66,8 @@ describe('ExtractPool', () => {
   });
 
   it('gives the workers of an idle pool their jobs before runAll returns, not when the caller next yields', async () => {
-    const { ExtractPool } = (await import(resolve(__dirname, '../dist/src/ingest/pool.js'))) as { ExtractPool: new (n: number) => Pool };
-    const home = tempDir('txu-pool-');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const jobs = Array.from({ length: 4 }, (_, i) => {
-      const s = claude.session({ cwd: `/w/p${i}` });
-      s.response({ ts: new Date(Date.UTC(2026, 5, 1, 8, i)).toISOString(), usage: { input: 1, output: 10 } });
-      return { id: i + 1, harness: 'claude-code', source: { harness: 'claude-code', key: s.file, path: s.file, kind: 'jsonl' }, resume: null, tmpDir: home, knownProjects: new Set() };
-    });
+    const ExtractPool = await poolClass();
+    const jobs = claudeJobs(4);
     const pool = new ExtractPool(2);
     // What the pool posts to its worker, seen as it is posted.
     const worker = (pool as unknown as { slots: { worker: { postMessage: (m: unknown) => void } }[] }).slots[0]!.worker;
