@@ -40,7 +40,14 @@ function collect(logic: any): string[] {
 function times(m: ModelInfo): Date[] {
   const out = [new Date('2024-01-01T12:00:00Z'), new Date('2026-06-01T03:00:00Z'), new Date('2026-06-01T20:00:00Z')];
   if (Array.isArray(m.prices)) {
-    for (const c of m.prices) if (c.constraint && 'start_date' in c.constraint) out.push(new Date(`${c.constraint.start_date}T00:00:00Z`));
+    // Each start date, the day before it and the day after: the pricer keeps
+    // one price per day (pricer.ts, priceAt), so the days on both sides of
+    // every boundary must each get their own.
+    for (const c of m.prices) {
+      if (!c.constraint || !('start_date' in c.constraint)) continue;
+      const start = Date.parse(`${c.constraint.start_date}T00:00:00Z`);
+      out.push(new Date(start - 12 * 3_600_000), new Date(start), new Date(start + 36 * 3_600_000));
+    }
   }
   return out;
 }
