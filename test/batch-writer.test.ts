@@ -102,6 +102,47 @@ describe('BatchWriter', () => {
   });
 });
 
+describe('usage_events over usage_rows and event_attrs', () => {
+  it('gives every response its own strings when a source mixes sessions, projects, models and NULLs', async () => {
+    const store = await openStore(join(dir, 'combos.duckdb'));
+    try {
+      const w = new BatchWriter(store.conn, cost);
+      // One database-like source: 40 responses cycling through 5 combinations
+      // (two sessions, a NULL project, a NULL model, a provider), out of order.
+      const a = sourceWrite('db', 40);
+      const combos = [
+        { session_id: 's1', project: '/p', model: 'claude-sonnet-4-5', provider: null },
+        { session_id: 's2', project: '/p', model: 'claude-sonnet-4-5', provider: null },
+        { session_id: 's1', project: null, model: 'claude-sonnet-4-5', provider: null },
+        { session_id: 's2', project: '/q', model: null, provider: null },
+        { session_id: 's1', project: '/p', model: 'claude-sonnet-4-5', provider: 'anthropic' },
+      ];
+      a.collected.events.forEach((e, i) => Object.assign(e, combos[(i * 7) % 5]!));
+      const b = sourceWrite('other', 3);
+      await w.write([a, b]);
+      // The same combination written again later (an append of the same source) gets a new id of its own.
+      const again = sourceWrite('db', 2);
+      again.mode = 'append';
+      again.fresh = false;
+      again.collected.events.forEach((e, i) => Object.assign(e, combos[i]!, { dedupe_key: `db:more${i}` }));
+      await w.write([again]);
+      await w.commit();
+      const got = (await store.conn.runAndReadAll(
+        `SELECT dedupe_key, source_key, session_id, project, model, provider FROM usage_events ORDER BY dedupe_key`,
+      )).getRowObjectsJson();
+      const want = [...a.collected.events, ...b.collected.events, ...again.collected.events]
+        .map((e) => ({ dedupe_key: e.dedupe_key, source_key: e.source_file, session_id: e.session_id, project: e.project, model: e.model, provider: e.provider }))
+        .sort((x, y) => (x.dedupe_key < y.dedupe_key ? -1 : 1));
+      expect(got).toEqual(want);
+      // One row per combination and write: 5 + 1 for the first write, 2 for the append.
+      const attrs = (await store.conn.runAndReadAll(`SELECT count(*)::INTEGER AS n, count(DISTINCT attr_id)::INTEGER AS ids FROM event_attrs`)).getRowObjectsJson()[0];
+      expect(attrs).toEqual({ n: 8, ids: 8 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('Store.settle', () => {
   it('checkpoints while the caller reads; close() waits for it and the WAL is folded into the store', async () => {
     const path = join(dir, 'settle.duckdb');

@@ -222,6 +222,12 @@ export class BatchWriter {
   }
 }
 
+/** The strings event_attrs keeps for a response, as one key (NUL-separated; \u0001 for null). */
+function comboKey(e: UsageEvent): string {
+  const n = (v: string | null) => (v === null ? '\u0001' : v);
+  return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}`;
+}
+
 /** A batch's rows and bookkeeping, inside the caller's transaction. */
 async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds): Promise<void> {
   await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
@@ -243,32 +249,35 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   const isA = has(issueCount) ? await conn.createAppender('source_issues') : null;
   for (const { collected: c, book } of batch) {
     const key = book.source_key;
-    // A source's responses share a few combinations of the repeated strings
-    // (usually one): each gets an id, looked up against the source's
-    // combinations so far, newest first.
-    const combos: { id: number; e: UsageEvent }[] = [];
+    // A source's responses share a few combinations of the repeated strings:
+    // one, mostly, so the last one is compared first; a database source
+    // (OpenCode, Cursor) has one per session, found by a joined key.
+    const combos = new Map<string, number>();
+    let last: UsageEvent | null = null;
+    let lastId = 0;
     for (const e of c.events) {
       let id = 0;
-      for (let j = combos.length - 1; j >= 0; j--) {
-        const x = combos[j]!.e;
-        if (x.session_id === e.session_id && x.project === e.project && x.model === e.model && x.provider === e.provider && x.source_file === e.source_file && x.harness === e.harness) {
-          id = combos[j]!.id;
-          break;
+      if (last !== null && last.session_id === e.session_id && last.project === e.project && last.model === e.model && last.provider === e.provider && last.source_file === e.source_file && last.harness === e.harness) {
+        id = lastId;
+      } else {
+        const k = comboKey(e);
+        id = combos.get(k) ?? 0;
+        if (id === 0) {
+          id = nextId!();
+          combos.set(k, id);
+          const at = atA!;
+          int(at, id);
+          str(at, key);
+          str(at, e.harness);
+          str(at, e.session_id);
+          str(at, e.project);
+          str(at, e.model);
+          str(at, e.provider);
+          str(at, e.source_file);
+          at.endRow();
         }
-      }
-      if (id === 0) {
-        id = nextId!();
-        combos.push({ id, e });
-        const at = atA!;
-        int(at, id);
-        str(at, key);
-        str(at, e.harness);
-        str(at, e.session_id);
-        str(at, e.project);
-        str(at, e.model);
-        str(at, e.provider);
-        str(at, e.source_file);
-        at.endRow();
+        last = e;
+        lastId = id;
       }
       rows!.add(id, e, e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd), cost(e));
     }
