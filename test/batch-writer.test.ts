@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../src/store/store.js';
-import { BatchWriter, committedWrites, storeIdentity } from '../src/store/write.js';
+import { BatchWriter, committedWrites, storeIdentity, storeWideRows } from '../src/store/write.js';
 import { sourceWrite } from './helpers/source-write.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txu-writer-'));
@@ -137,6 +137,30 @@ describe('usage_events over usage_rows and event_attrs', () => {
       // One row per combination and write: 5 + 1 for the first write, 2 for the append.
       const attrs = (await store.conn.runAndReadAll(`SELECT count(*)::INTEGER AS n, count(DISTINCT attr_id)::INTEGER AS ids FROM event_attrs`)).getRowObjectsJson()[0];
       expect(attrs).toEqual({ n: 8, ids: 8 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('storeWideRows', () => {
+  it('adds rows in usage_events\' layout, a second time with the same strings too', async () => {
+    const store = await openStore(':memory:');
+    try {
+      const wide = (first: number) => `SELECT * FROM (
+        SELECT 'src-' || (i % 2), 'claude-code', 's' || (i % 3), CASE WHEN i % 4 = 0 THEN NULL ELSE '/p' END, 'm', NULL,
+               1764000000000 + i, 'k' || i, 0, 1, i, 0, 0, NULL, NULL, 1, 0, NULL, NULL, 'file-' || (i % 2), i
+        FROM range(${first}, ${first + 12}) t(i)) w(source_key, harness, session_id, project, model, provider, ts_ms, dedupe_key,
+        dedupe_rank, requests, input_tokens, cache_read_tokens, cache_write_tokens, cache_write_5m_tokens, cache_write_1h_tokens,
+        output_tokens, reasoning_tokens, recorded_cost_e10, computed_cost_e10, source_file, source_line)`;
+      await storeWideRows(store.conn, wide(0));
+      await storeWideRows(store.conn, wide(12)); // the same combinations again: joined to the new ids only
+      const got = (await store.conn.runAndReadAll(
+        `SELECT dedupe_key, source_key, session_id, project, input_tokens::INTEGER AS n FROM usage_events ORDER BY input_tokens`,
+      )).getRowObjectsJson();
+      expect(got).toEqual(
+        Array.from({ length: 24 }, (_, i) => ({ dedupe_key: `k${i}`, source_key: `src-${i % 2}`, session_id: `s${i % 3}`, project: i % 4 === 0 ? null : '/p', n: i })),
+      );
     } finally {
       await store.close();
     }

@@ -1,7 +1,7 @@
 // Writing extraction results and their bookkeeping into the store: one
 // transaction per batch, rows through the DuckDB appender (responses as data
 // chunks, see usage-rows.ts).
-import { LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
+import { INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { UsageRowWriter } from './usage-rows.js';
 import { usdToE10 } from '../core/money.js';
 import type { UsageEvent } from '../core/types.js';
@@ -107,21 +107,28 @@ class AttrIds {
 export async function storeWideRows(conn: DuckDBConnection, select: string): Promise<void> {
   await conn.run(`CREATE OR REPLACE TEMP TABLE txu_wide_rows AS ${select}`);
   const r = await conn.runAndReadAll(`SELECT coalesce(max(attr_id), 0)::INTEGER AS m FROM event_attrs`);
-  const base = Number((r.getRowObjectsJson()[0] as { m: number }).m);
+  const base = { base: Number((r.getRowObjectsJson()[0] as { m: number }).m) };
+  const types = { base: INTEGER };
   // New combinations get ids above the store's largest; rows join to them only.
-  await conn.run(`
-    INSERT INTO event_attrs
-      SELECT ${base} + row_number() OVER (ORDER BY source_key, harness, session_id, project, model, provider, source_file), *
-      FROM (SELECT DISTINCT source_key, harness, session_id, project, model, provider, source_file FROM temp.txu_wide_rows)`);
-  await conn.run(`
-    INSERT INTO usage_rows
-      SELECT a.attr_id, w.ts_ms, w.dedupe_key, w.dedupe_rank, w.requests,
-             w.input_tokens, w.cache_read_tokens, w.cache_write_tokens, w.cache_write_5m_tokens, w.cache_write_1h_tokens,
-             w.output_tokens, w.reasoning_tokens, w.recorded_cost_e10, w.computed_cost_e10, w.source_line
-      FROM temp.txu_wide_rows w JOIN event_attrs a
-        ON a.attr_id > ${base} AND w.source_key = a.source_key AND w.harness = a.harness AND w.session_id = a.session_id
-       AND w.project IS NOT DISTINCT FROM a.project AND w.model IS NOT DISTINCT FROM a.model
-       AND w.provider IS NOT DISTINCT FROM a.provider AND w.source_file = a.source_file`);
+  await conn.run(
+    `INSERT INTO event_attrs
+       SELECT $base + row_number() OVER (ORDER BY source_key, harness, session_id, project, model, provider, source_file), *
+       FROM (SELECT DISTINCT source_key, harness, session_id, project, model, provider, source_file FROM temp.txu_wide_rows)`,
+    base,
+    types,
+  );
+  await conn.run(
+    `INSERT INTO usage_rows
+       SELECT a.attr_id, w.ts_ms, w.dedupe_key, w.dedupe_rank, w.requests,
+              w.input_tokens, w.cache_read_tokens, w.cache_write_tokens, w.cache_write_5m_tokens, w.cache_write_1h_tokens,
+              w.output_tokens, w.reasoning_tokens, w.recorded_cost_e10, w.computed_cost_e10, w.source_line
+       FROM temp.txu_wide_rows w JOIN event_attrs a
+         ON a.attr_id > $base AND w.source_key = a.source_key AND w.harness = a.harness AND w.session_id = a.session_id
+        AND w.project IS NOT DISTINCT FROM a.project AND w.model IS NOT DISTINCT FROM a.model
+        AND w.provider IS NOT DISTINCT FROM a.provider AND w.source_file = a.source_file`,
+    base,
+    types,
+  );
   await conn.run('DROP TABLE temp.txu_wide_rows');
 }
 
