@@ -5,8 +5,11 @@
 // Every module of tx-usage takes DuckDB from here.
 import { createRequire } from 'node:module';
 import type * as DuckDB from '@duckdb/node-api';
+import type * as Bindings from '@duckdb/node-bindings';
 
 const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as typeof DuckDB;
+/** node-api's native part (its own dependency, the same version): the data-chunk calls store/usage-rows.ts needs. */
+export const bindings = createRequire(import.meta.url)('@duckdb/node-bindings') as typeof Bindings;
 
 export const { DuckDBInstance, DuckDBDataChunk, BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, VARCHAR, listValue } = duckdb;
 export type DuckDBInstance = DuckDB.DuckDBInstance;

@@ -5,13 +5,9 @@
 // 8 of them strings, before v3) took ~110 ms of the main thread's CPU with
 // the commit; chunks take ~25 ms (numbers copied a column at a time, one
 // call per row for the dedupe key, the only string left in the row).
-import { createRequire } from 'node:module';
 import type * as Bindings from '@duckdb/node-bindings';
-import { DuckDBDataChunk, type DuckDBAppender } from './duckdb.js';
+import { bindings as duckdb, DuckDBDataChunk, type DuckDBAppender } from './duckdb.js';
 import type { UsageEvent } from '../core/types.js';
-
-// The native part of @duckdb/node-api (its own dependency, the same version).
-const duckdb = createRequire(import.meta.url)('@duckdb/node-bindings') as typeof Bindings;
 
 /** What a row of usage_rows takes from its response (numbers are integers; ts is rounded to the millisecond). */
 export type UsageRowEvent = Pick<

@@ -88,14 +88,17 @@ async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<voi
   }
 }
 
+/** The largest attr_id in event_attrs (0 when empty). */
+async function maxAttrId(conn: DuckDBConnection): Promise<number> {
+  const r = await conn.runAndReadAll(`SELECT coalesce(max(attr_id), 0)::INTEGER AS m FROM event_attrs`);
+  return Number((r.getRowObjectsJson()[0] as { m: number }).m);
+}
+
 /** The next free attr_id of event_attrs, read once per writer (the store is written by one process at a time). */
 class AttrIds {
   private next: number | null = null;
   async take(conn: DuckDBConnection): Promise<() => number> {
-    if (this.next === null) {
-      const r = await conn.runAndReadAll(`SELECT coalesce(max(attr_id), 0)::DOUBLE AS m FROM event_attrs`);
-      this.next = Number((r.getRowObjectsJson()[0] as { m: number }).m) + 1;
-    }
+    this.next ??= (await maxAttrId(conn)) + 1;
     return () => this.next!++;
   }
 }
@@ -106,8 +109,7 @@ class AttrIds {
  */
 export async function storeWideRows(conn: DuckDBConnection, select: string): Promise<void> {
   await conn.run(`CREATE OR REPLACE TEMP TABLE txu_wide_rows AS ${select}`);
-  const r = await conn.runAndReadAll(`SELECT coalesce(max(attr_id), 0)::INTEGER AS m FROM event_attrs`);
-  const base = { base: Number((r.getRowObjectsJson()[0] as { m: number }).m) };
+  const base = { base: await maxAttrId(conn) };
   const types = { base: INTEGER };
   // New combinations get ids above the store's largest; rows join to them only.
   await conn.run(
