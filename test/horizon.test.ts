@@ -398,35 +398,81 @@ describe('horizon parts', () => {
       writeFileSync(p, text);
       return p;
     };
-    expect(readLastLine(f('a', '{"a":1}\n{"b":2}\n'))).toBe('{"b":2}');
-    expect(readLastLine(f('b', '{"only":1}\n'))).toBe('{"only":1}');
-    expect(readLastLine(f('c', '{"a":1}\n{"torn":'))).toBeNull();
-    expect(readLastLine(f('d', ''))).toBeNull();
+    const lastText = (...args: Parameters<typeof readLastLine>) => readLastLine(...args)?.toString('utf8') ?? null;
+    expect(lastText(f('a', '{"a":1}\n{"b":2}\n'))).toBe('{"b":2}');
+    expect(lastText(f('b', '{"only":1}\n'))).toBe('{"only":1}');
+    expect(lastText(f('c', '{"a":1}\n{"torn":'))).toBeNull();
+    expect(lastText(f('d', ''))).toBeNull();
     const long = 'y'.repeat(20_000);
-    expect(readLastLine(f('e', `{"a":1}\n${long}\n`))).toBe(long);
+    expect(lastText(f('e', `{"a":1}\n${long}\n`))).toBe(long);
     // Longer lines are read in growing steps, up to LAST_LINE_MAX (an image in a tool result is often 100 KB).
-    expect(readLastLine(f('g', `{"a":1}\n${'z'.repeat(70_000)}\n`))).toBe('z'.repeat(70_000));
-    expect(readLastLine(f('g2', `{"a":1}\n${'z'.repeat(600_000)}\n`))).toBe('z'.repeat(600_000));
-    expect(readLastLine(f('g3', `{"a":1}\n${'z'.repeat(LAST_LINE_MAX)}\n`))).toBeNull();
-    expect(readLastLine(f('g4', `{"a":1}\n${'z'.repeat(LAST_LINE_MAX - 1)}\n`))).toBe('z'.repeat(LAST_LINE_MAX - 1));
-    expect(readLastLine(f('g5', `{"a":1}\n${'z'.repeat(20_000)}\n`), 16_384)).toBeNull();
-    expect(readLastLine(f('h', `${'z'.repeat(20_000)}\n`))).toBe('z'.repeat(20_000));
-    expect(readLastLine(join(dir, 'missing'))).toBeNull();
+    expect(lastText(f('g', `{"a":1}\n${'z'.repeat(70_000)}\n`))).toBe('z'.repeat(70_000));
+    expect(lastText(f('g2', `{"a":1}\n${'z'.repeat(600_000)}\n`))).toBe('z'.repeat(600_000));
+    expect(lastText(f('g3', `{"a":1}\n${'z'.repeat(LAST_LINE_MAX)}\n`))).toBeNull();
+    expect(lastText(f('g4', `{"a":1}\n${'z'.repeat(LAST_LINE_MAX - 1)}\n`))).toBe('z'.repeat(LAST_LINE_MAX - 1));
+    expect(lastText(f('g5', `{"a":1}\n${'z'.repeat(20_000)}\n`), 16_384)).toBeNull();
+    expect(lastText(f('h', `${'z'.repeat(20_000)}\n`))).toBe('z'.repeat(20_000));
+    expect(lastText(join(dir, 'missing'))).toBeNull();
     expect(statSync(join(dir, 'a')).size).toBe(16);
     // Read at a size the caller stat'ed: the last line as of that size, even after an append.
     const grown = f('i', '{"a":1}\n{"b":2}\n');
     appendFileSync(grown, '{"c":3}\n');
-    expect(readLastLine(grown, undefined, 16)).toBe('{"b":2}');
-    expect(readLastLine(grown)).toBe('{"c":3}');
+    expect(lastText(grown, undefined, 16)).toBe('{"b":2}');
+    expect(lastText(grown)).toBe('{"c":3}');
     // A size past the end (the file shrank since): no line rather than a wrong one.
-    expect(readLastLine(f('j', '{"a":1}\n'), undefined, 100)).toBeNull();
+    expect(lastText(f('j', '{"a":1}\n'), undefined, 100)).toBeNull();
+  });
+
+  it('readLastLine agrees with splitting the whole file, at every read boundary and after longer files', () => {
+    const dir = tempDir('txu-lastline-x-');
+    // What the last line is by definition: the file ends with a newline and
+    // the line (with the newline before it, unless it is the whole file) fits.
+    const expected = (text: string, max: number) => {
+      if (!text.endsWith('\n') || text.length < 2) return null;
+      const lines = text.slice(0, -1).split('\n');
+      const last = lines[lines.length - 1]!;
+      return last.length + (lines.length > 1 ? 2 : 1) <= max + 1 ? last : null;
+    };
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    // Line lengths around the reads' edges (8 KB, then twice as much each time) and random ones.
+    const edges = [8190, 8191, 8192, 8193, 16383, 16384, 16385, 32767, 32768, 65536, 131071, 131072, 131073];
+    const lengths = [...edges, ...Array.from({ length: 30 }, () => rnd(300_000))];
+    let k = 0;
+    for (const len of lengths) {
+      for (const before of ['', 'x\n', `${'w'.repeat(rnd(50_000))}\n${'v'.repeat(rnd(3))}\n`]) {
+        const text = `${before}${'z'.repeat(len)}\n`;
+        const p = join(dir, `f${k++}`);
+        writeFileSync(p, text);
+        for (const max of [LAST_LINE_MAX, 100_000, 16_384]) {
+          expect(readLastLine(p, max)?.toString('utf8') ?? null, `line of ${len} after ${before.length} bytes, max ${max}`).toBe(expected(text, max));
+        }
+      }
+    }
+    // A file of many short lines leaves newlines in the shared buffer: a
+    // long last line read afterwards must not stop at one of them.
+    const short = join(dir, 'short');
+    writeFileSync(short, 'ab\n'.repeat(400_000));
+    expect(readLastLine(short)?.toString()).toBe('ab');
+    const longLast = join(dir, 'long-last');
+    writeFileSync(longLast, `{"a":1}\n${'q'.repeat(700_000)}\n`);
+    expect(readLastLine(longLast)?.toString()).toBe('q'.repeat(700_000));
+    expect(readLastLine(short, undefined, 3)?.toString()).toBe('ab');
+    expect(readLastLine(longLast)?.length).toBe(700_000);
   });
 
   it('latestIsoField: the latest value of the field, escaped text ignored', () => {
-    expect(latestIsoField('{"timestamp":"2026-01-02T03:04:05.000Z","x":{"timestamp":"2026-02-01T00:00:00Z"}}', 'timestamp')).toBe(Date.parse('2026-02-01T00:00:00Z'));
-    expect(latestIsoField('{"text":"say \\"timestamp\\":\\"2030-01-01T00:00:00Z\\"","timestamp":"2026-01-02T00:00:00Z"}', 'timestamp')).toBe(Date.parse('2026-01-02T00:00:00Z'));
-    expect(latestIsoField('{"timestamp":1767225600000}', 'timestamp')).toBeNull();
-    expect(latestIsoField('{"timestamp":"not a date"}', 'timestamp')).toBeNull();
+    const iso = (line: string) => latestIsoField(Buffer.from(line), 'timestamp');
+    expect(iso('{"timestamp":"2026-01-02T03:04:05.000Z","x":{"timestamp":"2026-02-01T00:00:00Z"}}')).toBe(Date.parse('2026-02-01T00:00:00Z'));
+    expect(iso('{"text":"say \\"timestamp\\":\\"2030-01-01T00:00:00Z\\"","timestamp":"2026-01-02T00:00:00Z"}')).toBe(Date.parse('2026-01-02T00:00:00Z'));
+    expect(iso('{"timestamp":1767225600000}')).toBeNull();
+    expect(iso('{"timestamp":"not a date"}')).toBeNull();
+    // Multi-byte text around it, and the field inside a long line (searched as bytes).
+    expect(iso(`{"t":"é✓${'x'.repeat(100_000)}","timestamp":"2026-03-04T05:06:07Z","u":"€"}`)).toBe(Date.parse('2026-03-04T05:06:07Z'));
+    expect(iso('{"timestamp":"2026-01-02T00:00:00Zé"}')).toBeNull();
+    // A view into a larger buffer: only the view is searched.
+    const whole = Buffer.from('{"timestamp":"2026-05-05T00:00:00Z"}{"timestamp":"2027-01-01T00:00:00Z"}');
+    expect(latestIsoField(whole.subarray(0, 36), 'timestamp')).toBe(Date.parse('2026-05-05T00:00:00Z'));
   });
 
   it('the horizon is the first day less two days (one in UTC); nothing is left unread while Cursor has sources', () => {

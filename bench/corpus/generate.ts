@@ -172,7 +172,8 @@ export function generateCorpus(o: CorpusOptions): Manifest {
   // A transcript's modification time is its last write, as on a real disk
   // (a generator writing everything today would make every file look active).
   for (const path of new Set(written)) {
-    const t = latestIsoField(readLastLine(path, 16 << 20) ?? '', 'timestamp');
+    const line = readLastLine(path, 16 << 20);
+    const t = line ? latestIsoField(line, 'timestamp') : null;
     if (t !== null) utimesSync(path, t / 1000, t / 1000);
   }
   sizes.sort((a, b) => a - b);

@@ -92,13 +92,14 @@ export interface Harness {
   howToPoint: string;
   /**
    * When the last complete line of a plain JSONL source was written (ms since
-   * the epoch), given that line; null when the line does not tell. A harness
+   * the epoch), given that line's bytes (a view, valid during the call);
+   * null when the line does not tell. A harness
    * that provides it lets a report leave sources last written before its
    * window unread (src/ingest/horizon.ts). It must only be provided where
    * lines are appended in time order and a record copied into another file
    * either keeps its timestamp or is marked as a copy (dedupe_rank > 0).
    */
-  lastLineTime?(line: string): number | null;
+  lastLineTime?(line: Buffer): number | null;
   /**
    * Its `.jsonl.zst` sources are made from a transcript idle for days and are
    * never written to again (a resume decompresses back to `.jsonl` first):

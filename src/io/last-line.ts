@@ -1,6 +1,8 @@
 // The last complete line of a file, read from its end: what a harness needs
 // to tell when a transcript was last written to without reading all of it
-// (see src/ingest/horizon.ts).
+// (see src/ingest/horizon.ts). The line stays bytes: the callers only look
+// for one field in it, and a last line is often a 100 KB image line that
+// would otherwise be decoded whole just to be searched.
 import { fstatSync, readSync } from 'node:fs';
 import { withOpenFile } from './open-file.js';
 
@@ -13,35 +15,52 @@ import { withOpenFile } from './open-file.js';
  * their last 14 MB only being looked at.
  */
 export const LAST_LINE_MAX = 4 * 1024 * 1024;
-/** The reads grow from this by GROWTH until the line's start is in: most last lines are a few KB. */
+/** The first read; each further one reads as much again, just before what is in (most last lines are a few KB). */
 const FIRST_READ = 8 * 1024;
-const GROWTH = 8;
 
-/** One buffer for every read (a fresh one per file was a third of the cost over a thousand files). */
+/**
+ * One buffer for every read (a fresh one per file was a third of the cost
+ * over a thousand files), filled from its end: the file's last `len` bytes
+ * are its last `len` bytes.
+ */
 let scratch: Buffer | null = null;
 
 /**
- * The file's last line (without its newline), when the file ends with a
- * newline and that line fits in `max` bytes; null otherwise (a torn final
- * line, a longer line, an empty or unreadable file). `size`, when the caller
- * has just stat'ed the file, is taken as its length (no fstat).
+ * The file's last line (without its newline) as a view of a buffer that the
+ * next call overwrites, when the file ends with a newline and that line fits
+ * in `max` bytes; null otherwise (a torn final line, a longer line, an empty
+ * or unreadable file). `size`, when the caller has just stat'ed the file, is
+ * taken as its length (no fstat).
  */
-export function readLastLine(path: string, max = LAST_LINE_MAX, size?: number): string | null {
+export function readLastLine(path: string, max = LAST_LINE_MAX, size?: number): Buffer | null {
   return withOpenFile(path, null, (fd) => {
     const total = size ?? fstatSync(fd).size;
     if (total < 2) return null;
-    // Small reads first, larger ones only while the line's start is not in.
-    for (let want = Math.min(FIRST_READ, max); ; want = Math.min(want * GROWTH, max)) {
-      const len = Math.min(total, want + 1);
-      // One buffer, grown as needed (most calls never need more than the first read).
-      if (!scratch || scratch.length < len) scratch = Buffer.allocUnsafe(Math.max(len, FIRST_READ + 1));
+    // The last byte (the newline) and up to `max` bytes before it.
+    const limit = Math.min(total, max + 1);
+    scratch ??= Buffer.allocUnsafe(FIRST_READ + 1);
+    // Each read takes only the bytes just before those already in, as many
+    // again (a 100 KB line costs ~128 KB of reads; reads of 8 KB, 64 KB and
+    // 512 KB, each from the end, took 584 KB).
+    let have = 0;
+    for (let want = Math.min(FIRST_READ + 1, limit); ; want = Math.min(want * 2, limit)) {
+      if (scratch.length < want) {
+        const grown = Buffer.allocUnsafe(Math.min(limit, want * 4));
+        scratch.copy(grown, grown.length - have, scratch.length - have);
+        scratch = grown;
+      }
       const buf = scratch;
-      const n = readSync(fd, buf, 0, len, total - len);
-      if (n !== len || buf[len - 1] !== 0x0a) return null;
-      const start = buf.lastIndexOf(0x0a, len - 2);
-      if (start >= 0 || len === total) return buf.toString('utf8', start + 1, len - 1);
+      const end = buf.length;
+      const n = readSync(fd, buf, end - want, want - have, total - want);
+      if (n !== want - have) return null;
+      if (have === 0 && buf[end - 1] !== 0x0a) return null;
+      // A newline among the new bytes (the older ones have none but the last).
+      const nl = buf.subarray(end - want, have === 0 ? end - 1 : end - have).lastIndexOf(0x0a);
+      if (nl >= 0) return buf.subarray(end - want + nl + 1, end - 1);
+      if (want === total) return buf.subarray(end - want, end - 1);
       // No newline before it, and the file goes on: the line is longer than this read.
-      if (want === max) return null;
+      if (want === limit) return null;
+      have = want;
     }
   });
 }
@@ -51,15 +70,19 @@ export function readLastLine(path: string, max = LAST_LINE_MAX, size?: number): 
  * epoch), null when there is none. Nested objects may repeat the field: the
  * latest wins, which can only make a file look newer than it is.
  */
-export function latestIsoField(line: string, field: string): number | null {
-  const needle = `"${field}":"`;
+export function latestIsoField(line: Buffer, field: string): number | null {
+  let needle = needles.get(field);
+  if (!needle) needles.set(field, (needle = Buffer.from(`"${field}":"`)));
   let best: number | null = null;
   for (let i = line.indexOf(needle); i >= 0; i = line.indexOf(needle, i + needle.length)) {
     const from = i + needle.length;
-    const end = line.indexOf('"', from);
+    const end = line.indexOf(0x22, from);
     if (end < 0 || end - from > 40) continue;
-    const t = Date.parse(line.slice(from, end));
+    // A timestamp is ASCII: bytes that are not do not parse either way.
+    const t = Date.parse(line.toString('latin1', from, end));
     if (Number.isFinite(t) && (best === null || t > best)) best = t;
   }
   return best;
 }
+
+const needles = new Map<string, Buffer>();
