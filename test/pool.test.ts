@@ -14,6 +14,8 @@ type Pool = {
   close(): Promise<void>;
   size: number;
   ranHere: number;
+  nearEnd: boolean;
+  onNearEnd: (() => void) | null;
 };
 
 const poolClass = async () =>
@@ -31,6 +33,37 @@ function claudeJobs(n: number) {
 }
 
 describe('ExtractPool', () => {
+  it('says once per batch when its last 64 jobs are being claimed, not before', async () => {
+    const ExtractPool = await poolClass();
+    const jobs = claudeJobs(120);
+    const pool = new ExtractPool(2);
+    try {
+      const seen: { results: number; near: boolean }[] = [];
+      let calls = 0;
+      let resultsAtCall = -1;
+      pool.onNearEnd = () => {
+        calls++;
+        resultsAtCall = seen.length;
+      };
+      await pool.runAll(jobs.slice(0, 100), async () => void seen.push({ results: seen.length, near: pool.nearEnd }));
+      expect(seen).toHaveLength(100);
+      expect(calls).toBe(1);
+      // The first results came while far more than 64 jobs were left to claim.
+      expect(seen[0]!.near).toBe(false);
+      expect(resultsAtCall).toBeGreaterThan(0);
+      expect(resultsAtCall).toBeLessThan(100);
+      // The last ones once near the end.
+      expect(seen[99]!.near).toBe(true);
+      // A batch of fewer jobs than that is near its end from its first claim.
+      const before = calls;
+      await pool.runAll(jobs.slice(100), async () => void seen.push({ results: seen.length, near: pool.nearEnd }));
+      expect(calls).toBe(before + 1);
+      expect(seen).toHaveLength(120);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('a batch given while another runs waits for it, and each gets its own results', async () => {
     const ExtractPool = await poolClass();
     const jobs = claudeJobs(10);

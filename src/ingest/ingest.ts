@@ -274,6 +274,28 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         if (b.length) writing = writing.then(() => writer.write(b));
         return writing;
       };
+      // Near the end of the pool's jobs, results are written as they come
+      // instead of in batches: this thread would otherwise finish its last
+      // jobs holding up to a batch and write it after them, on the run's
+      // tail, while the workers have nothing left to do. Writing takes this
+      // thread's time, so the workers claim more of the last jobs.
+      // Results taken in one turn of the event loop (a backlog) go together.
+      const idleHere = () => pool !== null && pool.nearEnd;
+      let flushSoon = false;
+      const writeSoon = () => {
+        if (flushSoon) return;
+        flushSoon = true;
+        setImmediate(() => {
+          flushSoon = false;
+          if (pending.length) void flush().catch(() => undefined); // a failure surfaces at the final flush
+        });
+      };
+      if (pool) {
+        pool.onNearEnd = () => {
+          mark('ingest: near the end of the jobs');
+          writeSoon();
+        };
+      }
       const accept = async (p: Plan, r: JobResult) => {
         stats.bytesRead += r.bytesRead;
         stats.peakHeldBytes = Math.max(stats.peakHeldBytes, r.peakHeldBytes ?? 0);
@@ -303,7 +325,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         if (pendingEvents >= BATCH_EVENTS || pending.length >= BATCH_SOURCES) {
           void flush().catch(() => undefined); // a failure surfaces at the final flush
           await previous;
-        }
+        } else if (idleHere()) writeSoon();
       };
       const jobOf = (p: Plan): Job => ({
         id: ++jobId,
@@ -337,6 +359,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       }
       await earlyTaken;
       await taking;
+      if (pool) pool.onNearEnd = null;
       mark(`ingest: phase ${ph} extracted`);
       await flush();
       mark(`ingest: phase ${ph} written`);

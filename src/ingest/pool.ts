@@ -43,6 +43,9 @@ interface Slot {
   onDeath: (() => void) | null;
 }
 
+/** See ExtractPool.nearEnd. */
+const NEAR_END_JOBS = 64;
+
 export class ExtractPool {
   private readonly slots: Slot[] = [];
 
@@ -69,6 +72,15 @@ export class ExtractPool {
 
   /** Jobs run in this thread while the workers ran the rest (all batches). */
   ranHere = 0;
+
+  /**
+   * The running batch is near its end: at most NEAR_END_JOBS of its jobs are
+   * left to claim (or none, and another batch has not started). onNearEnd is
+   * called when that starts (the ingest then writes results as they come,
+   * see ingest.ts).
+   */
+  nearEnd = false;
+  onNearEnd: (() => void) | null = null;
 
   /** Live worker threads (this thread not counted). */
   get size(): number {
@@ -111,6 +123,7 @@ export class ExtractPool {
     let chain: Promise<void> = Promise.resolve();
     let failure: Error | null = null;
     let open = live.length;
+    this.nearEnd = false;
     const take = (r: JobResult, index: number) => {
       done[index] = true;
       chain = chain
@@ -145,7 +158,12 @@ export class ExtractPool {
           return;
         }
         const j = Atomics.sub(counters, 3, 1) - 1;
-        if (j < Atomics.load(counters, 0)) return finish();
+        const front = Atomics.load(counters, 0);
+        if (!this.nearEnd && j - front < NEAR_END_JOBS) {
+          this.nearEnd = true;
+          this.onNearEnd?.();
+        }
+        if (j < front) return finish();
         this.ranHere++;
         runJob(jobs[j]!)
           .then(
