@@ -20,8 +20,8 @@ const FIRST_READ = 8 * 1024;
 
 /**
  * One buffer for every read (a fresh one per file was a third of the cost
- * over a thousand files), filled from its end: the file's last `len` bytes
- * are its last `len` bytes.
+ * over a thousand files), filled from its end: after reading the file's
+ * last n bytes, they are the buffer's last n bytes.
  */
 let scratch: Buffer | null = null;
 
