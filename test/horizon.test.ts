@@ -265,29 +265,29 @@ describe('reports leave transcripts last written before their window unread', ()
   it('a response timestamped after its transcript\'s last line (clocks a day apart) still counts: the UTC margin reads the file', () => {
     const home = tempDir('txu-horizon-slack-');
     const claude = new ClaudeHome(join(home, '.claude'));
+    /** A user line, a response and a last user line (times given), the file last modified at the last one's. */
+    const transcript = (cwd: string, times: [string, string, string], output: number) => {
+      const s = claude.session({ cwd });
+      s.user(times[0]);
+      s.response({ ts: times[1], usage: { input: 1, output } });
+      s.user(times[2]);
+      utimesSync(s.file, Date.parse(times[2]) / 1000, Date.parse(times[2]) / 1000);
+    };
     // The response is on the report's first day (UTC); the line after it,
     // written last, carries an earlier time (another clock), and so does the
     // file's modification time: both are before the first day, within a day.
-    const skewed = claude.session({ cwd: '/w/skewed' });
-    skewed.user('2026-11-09T12:00:00.000Z');
-    skewed.response({ ts: '2026-11-10T00:30:00.000Z', usage: { input: 3, output: 30 } });
-    skewed.user('2026-11-09T12:05:00.000Z');
-    utimesSync(skewed.file, Date.UTC(2026, 10, 9, 12, 5) / 1000, Date.UTC(2026, 10, 9, 12, 5) / 1000);
+    transcript('/w/skewed', ['2026-11-09T12:00:00.000Z', '2026-11-10T00:30:00.000Z', '2026-11-09T12:05:00.000Z'], 30);
     // Last written more than a day before the first day: left unread.
-    const old = claude.session({ cwd: '/w/old' });
-    old.user('2026-11-08T19:00:00.000Z');
-    old.response({ ts: '2026-11-08T19:01:00.000Z', usage: { input: 4, output: 40 } });
-    old.user('2026-11-08T20:00:00.000Z');
-    utimesSync(old.file, Date.UTC(2026, 10, 8, 20) / 1000, Date.UTC(2026, 10, 8, 20) / 1000);
-    const run = runner(home, join(home, '.cache'));
-    const got = run(['report', '--since', '2026-11-10', '--until', '2026-12-31', ...BY]);
+    transcript('/w/old', ['2026-11-08T19:00:00.000Z', '2026-11-08T19:01:00.000Z', '2026-11-08T20:00:00.000Z'], 40);
+    const args = ['report', '--since', '2026-11-10', '--until', '2026-12-31', ...BY];
+    const got = runner(home, join(home, '.cache'))(args);
     expect(horizonOfDay('2026-11-10', 'UTC')).toBe(Date.UTC(2026, 10, 9));
     expect(got.stats.deferred).toBe(1);
     expect(Number(got.json.totals.output_tokens)).toBe(30);
     // The same report from a store that read everything.
     const full = runner(home, join(home, '.cache-full'));
     full(['ingest']);
-    expect(full(['report', '--since', '2026-11-10', '--until', '2026-12-31', ...BY]).json.totals).toEqual(got.json.totals);
+    expect(full(args).json.totals).toEqual(got.json.totals);
   });
 
   it('a transcript whose last line is a long tool result (100 KB) is judged by that line, not read whole', () => {
