@@ -14,7 +14,6 @@ import { sourceWrite } from './helpers/source-write.js';
 const dir = mkdtempSync(join(tmpdir(), 'txu-writer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-
 const cost = () => 7n;
 
 async function counts(store: Store): Promise<{ events: number; sources: number }> {
@@ -147,12 +146,10 @@ describe('storeWideRows', () => {
   it('adds rows in usage_events\' layout, a second time with the same strings too', async () => {
     const store = await openStore(':memory:');
     try {
-      const wide = (first: number) => `SELECT * FROM (
+      const wide = (first: number) => `
         SELECT 'src-' || (i % 2), 'claude-code', 's' || (i % 3), CASE WHEN i % 4 = 0 THEN NULL ELSE '/p' END, 'm', NULL,
                1764000000000 + i, 'k' || i, 0, 1, i, 0, 0, NULL, NULL, 1, 0, NULL, NULL, 'file-' || (i % 2), i
-        FROM range(${first}, ${first + 12}) t(i)) w(source_key, harness, session_id, project, model, provider, ts_ms, dedupe_key,
-        dedupe_rank, requests, input_tokens, cache_read_tokens, cache_write_tokens, cache_write_5m_tokens, cache_write_1h_tokens,
-        output_tokens, reasoning_tokens, recorded_cost_e10, computed_cost_e10, source_file, source_line)`;
+        FROM range(${first}, ${first + 12}) t(i)`;
       await storeWideRows(store.conn, wide(0));
       await storeWideRows(store.conn, wide(12)); // the same combinations again: joined to the new ids only
       const got = (await store.conn.runAndReadAll(

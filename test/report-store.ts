@@ -46,9 +46,6 @@ const lit = (v: string | number | null | undefined): string =>
 export async function memoryStore(events: TestEvent[], contexts: TestContext[] = []): Promise<Store> {
   const store = await openStore(':memory:');
   // Rows in usage_events' layout, stored the way the store keeps them (event_attrs + usage_rows).
-  const COLS = `source_key, harness, session_id, project, model, provider, ts_ms, dedupe_key, dedupe_rank, requests,
-    input_tokens, cache_read_tokens, cache_write_tokens, cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
-    recorded_cost_e10, computed_cost_e10, source_file, source_line`;
   const TYPES = ['VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'BIGINT', 'VARCHAR', 'INTEGER', 'INTEGER',
     'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'VARCHAR', 'INTEGER'];
   const tuples = events.map(
@@ -79,7 +76,7 @@ export async function memoryStore(events: TestEvent[], contexts: TestContext[] =
         .map((v, i) => `CAST(${v} AS ${TYPES[i]})`)
         .join(', ')})`,
   );
-  if (tuples.length) await storeWideRows(store.conn, `SELECT * FROM (VALUES ${tuples.join(',\n')}) t(${COLS})`);
+  if (tuples.length) await storeWideRows(store.conn, `VALUES ${tuples.join(',\n')}`);
   for (const c of contexts) {
     await store.conn.run(
       `INSERT INTO context_rows (source_key, harness, session, project, model, turns, latest_used_tokens, max_tokens, peak_used_tokens,

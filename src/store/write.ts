@@ -103,12 +103,20 @@ class AttrIds {
   }
 }
 
+/** The usage_events view's columns, in its order (schema.ts). */
+const USAGE_EVENT_COLUMNS = [
+  'source_key', 'harness', 'session_id', 'project', 'model', 'provider', 'ts_ms', 'dedupe_key', 'dedupe_rank', 'requests',
+  'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_5m_tokens', 'cache_write_1h_tokens', 'output_tokens',
+  'reasoning_tokens', 'recorded_cost_e10', 'computed_cost_e10', 'source_file', 'source_line',
+] as const;
+
 /**
- * Inserts rows laid out as the usage_events view (its column names), the
- * result of `select`, into the store's tables; for stores built in SQL (tests).
+ * Inserts the rows of `select`, laid out as the usage_events view (its
+ * columns in its order, named here), into the store's tables; for stores
+ * built in SQL (tests).
  */
 export async function storeWideRows(conn: DuckDBConnection, select: string): Promise<void> {
-  await conn.run(`CREATE OR REPLACE TEMP TABLE txu_wide_rows AS ${select}`);
+  await conn.run(`CREATE OR REPLACE TEMP TABLE txu_wide_rows AS SELECT * FROM (${select}) w(${USAGE_EVENT_COLUMNS.join(', ')})`);
   const base = { base: await maxAttrId(conn) };
   const types = { base: INTEGER };
   // New combinations get ids above the store's largest; rows join to them only.
