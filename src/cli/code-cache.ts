@@ -2,9 +2,10 @@
 // (vm.Script cachedData), so that most of their functions are not parsed and
 // compiled again: main.cjs is 1.9 MB (half of it the bundled price data),
 // ~20 ms of a cold run's main thread to compile lazily, more as its
-// functions are first called; its code deserializes in ~10 ms. V8 checks the code against its own version and flags, but
-// checks the source by its length only: a bundle changed in place (an
-// upgrade, a rebuild) with the same length would run the old code. So every
+// functions are first called; its code deserializes in ~10 ms. V8 checks
+// the code against its own version and flags, but checks the source by its
+// length only: a bundle changed in place (an upgrade, a rebuild) with the
+// same length would run the old code. So every
 // code file starts with the digest of the source it was made from, and code
 // made from other text is never handed to V8.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
