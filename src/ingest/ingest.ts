@@ -280,7 +280,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       // tail, while the workers have nothing left to do. Writing takes this
       // thread's time, so the workers claim more of the last jobs.
       // Results taken in one turn of the event loop (a backlog) go together.
-      const idleHere = () => pool !== null && pool.nearEnd;
+      const nearEnd = () => pool !== null && pool.nearEnd;
       let flushSoon = false;
       const writeSoon = () => {
         if (flushSoon) return;
@@ -325,7 +325,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         if (pendingEvents >= BATCH_EVENTS || pending.length >= BATCH_SOURCES) {
           void flush().catch(() => undefined); // a failure surfaces at the final flush
           await previous;
-        } else if (idleHere()) writeSoon();
+        } else if (nearEnd()) writeSoon();
       };
       const jobOf = (p: Plan): Job => ({
         id: ++jobId,
