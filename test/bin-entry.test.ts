@@ -113,7 +113,7 @@ describe('bin entry', () => {
     }
   });
 
-  it('answers a memo hit without loading what only work needs (node:v8, perf_hooks, worker_threads, crypto), and sets the V8 flags on a miss', () => {
+  it('answers a memo hit without loading what only work needs (node:v8, perf_hooks, worker_threads, crypto, the stdio streams), and sets the V8 flags on a miss', () => {
     const home = oneResponseHome('txu-bin-mods-');
     // A preload that writes the built-in modules the run loaded, at exit.
     const listFile = join(home, 'modules.json');
@@ -132,8 +132,9 @@ describe('bin entry', () => {
     expect(miss.loaded.has('v8')).toBe(true); // tuneV8 (core/v8-tuning.ts)
     const hit = run();
     expect(hit.kind).toBe('memo-hit');
-    // crypto: the digests are XXH64 in WebAssembly (io/xxh64.ts).
-    for (const m of ['v8', 'perf_hooks', 'worker_threads', 'crypto']) expect(hit.loaded.has(m), m).toBe(false);
+    // crypto: the digests are XXH64 in WebAssembly (io/xxh64.ts). stream, net:
+    // the answer goes to fd 1 (a pipe here) without process.stdout (closed-stdout.ts writeAllSync).
+    for (const m of ['v8', 'perf_hooks', 'worker_threads', 'crypto', 'stream', 'net']) expect(hit.loaded.has(m), m).toBe(false);
   });
 
   it('writes the discovery record on a miss (once the early start is under way) and replays it on the next run', () => {

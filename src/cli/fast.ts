@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { handProbeOver, replayByArgv } from './memo.js';
 import { mark } from '../core/trace.js';
 import { loadBundle } from './code-cache.js';
-import { exitAfterOutput, exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
+import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 import { plainReportArgs } from './plain-args.js';
 import { runtimeFrom, type GlobalArgs } from './runtime.js';
 import { sidecarPath } from '../ingest/handoff.js';
@@ -41,11 +41,12 @@ function prestartForEmptyStore(argv: string[]): void {
 }
 
 async function run(argv: string[]): Promise<void> {
-  exitQuietlyWhenStdoutCloses();
+  mark('bin entry loaded');
   if (argv[0] === 'report') {
     try {
       const r = await replayByArgv(argv);
-      if (r.hit) return exitAfterOutput();
+      // Answered with synchronous writes to fds 1 and 2 (memo.ts writeOutput): nothing is left to flush.
+      if (r.hit) return process.exit();
       tuneV8(); // work to do: V8 flags before the workers start and main.cjs loads
       handProbeOver(r);
       if (!r.seen) prestartForEmptyStore(argv);
@@ -53,6 +54,7 @@ async function run(argv: string[]): Promise<void> {
       /* main.js checks again and reports what went wrong */
     }
   }
+  exitQuietlyWhenStdoutCloses();
   // main.js and its ~70 modules as one CommonJS file when the build made it (scripts/bundle.mjs).
   const bundled = fileURLToPath(new URL('./main.cjs', import.meta.url));
   if (existsSync(bundled)) {

@@ -25,6 +25,7 @@ import type { SummarySnapshot } from '../report/summary-delta.js';
 import { createRequire } from 'node:module';
 import { loadBundle } from './code-cache.js';
 import { mark } from '../core/trace.js';
+import { isTTY, writeAllSync } from './closed-stdout.js';
 import { digest128 } from '../io/xxh64.js';
 
 // 3: digests by XXH64 (io/xxh64.ts) instead of SHA-256.
@@ -179,11 +180,18 @@ function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
     cwd: process.cwd(),
     host: hostname(),
     rt: { home: rt.home, db: rt.dbPath, roots: rt.rootOverrides, quiet: rt.quiet, color: rt.color, prices: rt.pricesFile ?? null },
-    tty: { out: process.stdout.isTTY === true, err: process.stderr.isTTY === true, columns: process.stdout.columns ?? null },
+    tty: { out: isTTY(1), err: isTTY(2), columns: isTTY(1) ? process.stdout.columns ?? null : null },
     env,
     files: files.map((f) => (f.includes('\t') ? f : statLine(f))),
   };
   return digest128(JSON.stringify(basis));
+}
+
+/** A memoized rendering written as the report wrote it (to --out or stdout, notices to stderr), without creating the stdio streams. */
+function writeOutput(outPath: string | null | undefined, text: string, stderr: string): void {
+  if (outPath) writeFileSync(outPath, text);
+  else if (!writeAllSync(1, text)) return;
+  if (stderr) writeAllSync(2, stderr);
 }
 
 function readEntries(path: string): Entry[] {
@@ -226,6 +234,7 @@ async function findSources(rt: Runtime): Promise<Found> {
   const path = join(cacheDir(rt.env, rt.home), 'discovery.json');
   const build = buildLine();
   const rec = loadRecord(path);
+  mark('memo: discovery record read');
   let found: Omit<Found, 'stamps'> | null = rec && rec.build === build ? replayRecord(rec, rt) : null;
   if (!found) {
     const { discoverRecorded } = await import('../ingest/discover.js');
@@ -239,6 +248,7 @@ async function findSources(rt: Runtime): Promise<Found> {
     };
     found = { scans, warnings, shape: record.shape, saveRecord: save };
   }
+  mark('memo: discovery record replayed');
   const stamps = stampAll(found.scans);
   mark('sources stamped');
   return { ...found, stamps };
@@ -250,14 +260,13 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
   mark('memo: sources found and stamped');
   const { scans, warnings } = found;
   const now = scanDigests(scans, fingerprintsOf(found.stamps), warnings);
+  mark('memo: sources digested');
   if (now.digest !== entry.digest) {
     if (!(await answerDelta(rt, entry, found, now, t0))) return found; // the ingest that follows writes the record (handOff)
     found.saveRecord?.();
     return true;
   }
-  if (entry.outPath) writeFileSync(entry.outPath, entry.stdout);
-  else process.stdout.write(entry.stdout);
-  if (entry.stderr) process.stderr.write(entry.stderr);
+  writeOutput(entry.outPath, entry.stdout, entry.stderr);
   found.saveRecord?.();
   writeStatsFile(rt.env, { kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });
   return true;
@@ -300,9 +309,7 @@ async function answerDelta(rt: Runtime, entry: Entry, found: Found, now: ScanDig
     return false;
   }
   mark('delta: rendered');
-  if (entry.outPath) writeFileSync(entry.outPath, r.text);
-  else process.stdout.write(r.text);
-  if (entry.stderr) process.stderr.write(entry.stderr);
+  writeOutput(entry.outPath, r.text, entry.stderr);
   saveEntry(rt, { ...entry, digest: r.digest, stdout: r.text, delta: { ...entry.delta, rows: r.rows }, savedAt: Date.now() });
   mark('delta: memo saved');
   loaded.keepCode();
@@ -347,7 +354,9 @@ export async function replayByArgv(argv: string[]): Promise<ArgvProbe> {
   } catch {
     return { hit: false };
   }
+  mark('memo: entry read');
   if (memoKey(rt, entry.args) !== entry.key) return { hit: false };
+  mark('memo: key computed');
   const r = await replayIfCurrent(rt, entry, t0);
   if (r === true) return { hit: true };
   if (r) probed = { key: entry.key, ...r };

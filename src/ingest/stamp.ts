@@ -2,10 +2,10 @@
 // discovery: what the ingest and the warm fast path compare to decide
 // whether anything changed. Free of the harness registry, so that a report
 // answered from its memo never loads a harness module.
-import { statSync } from 'node:fs';
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceRef } from '../harnesses/types.js';
 import { digest128 } from '../io/xxh64.js';
+import { statNumbers } from '../io/stat-numbers.js';
 
 /** What scanDigest needs of a harness's scan (a HarnessScan, or one replayed from a discovery record). */
 export interface ScanFacts {
@@ -28,20 +28,22 @@ export interface Stamp {
 export function stampOf(src: SourceRef): Stamp | null {
   let st;
   try {
-    st = statSync(src.path);
+    st = statNumbers(src.path);
   } catch {
     return null;
   }
-  const parts = [`${st.size}:${st.mtimeMs}:${st.ino}`];
+  if (!st) return null;
+  let fingerprint = `${st.size}:${st.mtimeMs}:${st.ino}`;
   for (const c of src.companions ?? []) {
+    let cs;
     try {
-      const cs = statSync(c);
-      parts.push(`${cs.size}:${cs.mtimeMs}`);
+      cs = statNumbers(c);
     } catch {
-      parts.push('-');
+      cs = null;
     }
+    fingerprint += cs ? `|${cs.size}:${cs.mtimeMs}` : '|-';
   }
-  return { size: st.size, ino: `${st.dev}:${st.ino}`, fingerprint: parts.join('|'), mtimeMs: st.mtimeMs };
+  return { size: st.size, ino: `${st.dev}:${st.ino}`, fingerprint, mtimeMs: st.mtimeMs };
 }
 
 /** Stamps (raw fingerprints: no ingest-phase extras) of every discovered source, by source key; null when it cannot be stat'ed. */

@@ -7,6 +7,7 @@
 // per folder instead of reading every folder and working through its names.
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { digest128 } from './xxh64.js';
+import { statNumbers } from './stat-numbers.js';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'other';
 export interface DirEntry {
@@ -115,7 +116,7 @@ export function listDir(path: string): DirEntry[] {
   if (!recording) return readEntries(path);
   let before;
   try {
-    before = statSync(path);
+    before = statNumbers(path);
   } catch {
     before = null;
   }
@@ -149,7 +150,12 @@ function holds(o: Observation): boolean {
     case 'list': {
       const w = o.r;
       if (w.settled) {
-        const s = statSync(o.path, { throwIfNoEntry: false });
+        let s;
+        try {
+          s = statNumbers(o.path);
+        } catch {
+          s = null;
+        }
         // Adding, removing or renaming an entry moves the folder's mtime and ctime.
         if (s && s.ino === w.ino && s.mtimeMs === w.mtimeMs && s.ctimeMs === w.ctimeMs) return true;
       }
