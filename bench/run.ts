@@ -17,7 +17,8 @@ import { findCcusage } from './ccusage.js';
 import { haveGnuTime, measure, median, type Measured } from './measure.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-// The bin entry, as installed: dist/src/cli/fast.cjs (see src/cli/fast.ts).
+// The bin entry, as installed: dist/src/cli/fast.cjs (see src/cli/fast.ts),
+// run as npm's bin link runs it, through its first line (src/cli/launcher.ts).
 const CLI = join(ROOT, 'dist/src/cli/fast.cjs');
 const DAY = 86_400_000;
 
@@ -144,7 +145,7 @@ function main(): void {
   const reportArgs = ['report', '--since', '30d', '--format', 'json'];
   const tx = (args = reportArgs) => {
     rmSync(statsFile, { force: true });
-    const r = measure(process.execPath, [CLI, ...args], env);
+    const r = measure(CLI, args, env);
     if (r.status !== 0) throw new Error(`tx-usage exited ${r.status}: ${r.stderr}`);
     const stats = existsSync(statsFile) ? JSON.parse(readFileSync(statsFile, 'utf8')) : null;
     return { r, stats };
@@ -167,7 +168,7 @@ function main(): void {
   const checkByHarness = (added: DayTotals, label: string) => {
     const first = utcDay(Date.parse(`${m.anchor}T00:00:00Z`) - 70 * DAY);
     const last = utcDay(Date.parse(`${m.anchor}T00:00:00Z`) + 3 * DAY);
-    const r = measure(process.execPath, [CLI, 'report', '--since', first, '--until', last, '--by', 'harness', '--format', 'json'], env);
+    const r = measure(CLI, ['report', '--since', first, '--until', last, '--by', 'harness', '--format', 'json'], env);
     if (r.status !== 0) throw new Error(`tx-usage exited ${r.status}: ${r.stderr}`);
     const rows = (JSON.parse(r.stdout) as { rows: Record<string, unknown>[] }).rows;
     const want: Record<string, Totals> = {};

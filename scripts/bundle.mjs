@@ -11,6 +11,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { LAUNCHER } = await import(new URL('../dist/src/cli/launcher.js', import.meta.url).href);
 /** What every bundle here shares: one CommonJS file for Node 20 next to the compiled modules. */
 const common = {
   bundle: true,
@@ -51,6 +52,12 @@ for (const name of ['fast', 'delta']) {
     ],
   });
   asciiOnly(out);
+  // The bin (fast.cjs) starts through the shell line of src/cli/launcher.ts.
+  if (name === 'fast') {
+    const text = readFileSync(out, 'utf8');
+    if (!text.startsWith('#!/usr/bin/env node\n')) throw new Error(`${out}: expected the entry's #! line first`);
+    writeFileSync(out, LAUNCHER + text.slice(text.indexOf('\n') + 1));
+  }
   chmodSync(out, 0o755);
 }
 

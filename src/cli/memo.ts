@@ -26,6 +26,7 @@ import { createRequire } from 'node:module';
 import { loadBundle } from './code-cache.js';
 import { mark } from '../core/trace.js';
 import { isTTY, writeAllSync } from './closed-stdout.js';
+import { DEFERRED_CA_CERTS } from './launcher.js';
 import { digest128 } from '../io/xxh64.js';
 
 // 3: digests by XXH64 (io/xxh64.ts) instead of SHA-256.
@@ -36,7 +37,8 @@ const MAX_TEXT = 8 << 20;
 /** Environment variables that can change a rendering without changing any file. */
 const ENV_KEYS = ['TZ', 'LANG', 'LC_ALL', 'LC_NUMERIC', 'LC_TIME', 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS'];
 /** TX_USAGE_ variables that change how a run works or what it reports about itself, never its output. */
-const ENV_IGNORED = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_YARGS_ONLY']);
+// DEFERRED_CA_CERTS: set by the bin's launcher (launcher.ts), not by the user; a run through `node fast.cjs` shares the memo.
+const ENV_IGNORED = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_YARGS_ONLY', DEFERRED_CA_CERTS]);
 
 interface Entry {
   /** The command line (as yargs was given it) and what yargs made of it: lets a repeat be answered before yargs loads. */

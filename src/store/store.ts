@@ -75,7 +75,9 @@ async function migrate(conn: DuckDBConnection, from: number, meta: Record<string
     );
     await conn.run('COMMIT');
   } catch (e) {
-    await conn.run('ROLLBACK');
+    // What failed is what to report: a ROLLBACK after a failed COMMIT (or
+    // after DuckDB ended the transaction itself) fails too, "no transaction".
+    await conn.run('ROLLBACK').catch(() => undefined);
     throw e;
   }
 }
