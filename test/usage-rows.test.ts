@@ -80,7 +80,6 @@ describe('UsageRowWriter', () => {
       w.close();
       app.closeSync();
       await store.conn.run('COMMIT');
-      expect(w.rows).toBe(n);
 
       const cols = USAGE_ROW_COLUMNS.map((c) => `${c}::VARCHAR AS ${c}`).join(', ');
       const got = (await store.conn.runAndReadAll(`SELECT ${cols} FROM usage_rows ORDER BY ts_ms`)).getRowObjectsJson() as Record<string, string | null>[];

@@ -22,9 +22,9 @@ import { firstDayRead, isValidTimeZone, parseDay, systemZoneWithoutIntl, todayIn
 import { horizonOfDay } from '../ingest/horizon.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 import type { SummarySnapshot } from '../report/summary-delta.js';
-import { createRequire } from 'node:module';
 import { loadBundle } from './code-cache.js';
 import { mark } from '../core/trace.js';
+import { wasmOptimizedAtOnce } from '../core/v8-tuning.js';
 import { isTTY, writeAllSync } from './closed-stdout.js';
 import { DEFERRED_CA_CERTS } from './launcher.js';
 import { digest128 } from '../io/xxh64.js';
@@ -281,9 +281,9 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<b
  */
 function loadDelta(dir: string): { module: typeof import('./delta.js'); keepCode(): void } {
   // V8 refuses code made under other flags: the marker scan sets this one
-  // when it first compiles its WebAssembly (io/marker-scan.ts), so it is set
-  // before, and the code is made and used under the same flags.
-  (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString('--no-liftoff'); // node:v8 only here: ~2 ms to load
+  // when it first compiles its WebAssembly, so it is set before, and the
+  // code is made and used under the same flags. (node:v8 only here: ~2 ms to load.)
+  wasmOptimizedAtOnce();
   const codePath = join(dir, 'delta.cjs.code');
   const loaded = loadBundle<typeof import('./delta.js')>(fileURLToPath(new URL('./delta.cjs', import.meta.url)), codePath);
   return { module: loaded.exports, keepCode: () => loaded.keepCode(codePath) };

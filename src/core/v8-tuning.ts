@@ -15,14 +15,29 @@ import { createRequire } from 'node:module';
 
 let tuned = false;
 
+const v8 = (): typeof import('node:v8') => createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
+
 export function tuneV8(): void {
   if (tuned) return;
   tuned = true;
-  const v8 = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
-  v8.setFlagsFromString('--interrupt-budget=1000000');
-  // Set by the marker scan when it first compiles (io/marker-scan.ts), in
-  // whichever thread gets there first: set here, before main.cjs loads, so
-  // that the flags V8 checks its compiled code of the bundle against
-  // (cli/code-cache.ts) are the same on every run and at build time.
-  v8.setFlagsFromString('--no-liftoff');
+  v8().setFlagsFromString('--interrupt-budget=1000000');
+  // Set here too, before main.cjs loads, so that the flags V8 checks its
+  // compiled code of the bundle against (cli/code-cache.ts) are the same on
+  // every run and at build time, whichever thread compiles WebAssembly first.
+  wasmOptimizedAtOnce();
+}
+
+/**
+ * WebAssembly compiled by the optimizing compiler straight away: Node 20's
+ * V8 runs it in its baseline compiler (Liftoff) and, measured on the
+ * benchmark corpus, never tiers the marker scan's loop up (3x slower than
+ * optimized). Process-wide, and one of the flags V8 checks code caches
+ * against: set before compiling the marker scan (io/marker-scan.ts) and
+ * before loading a bundle with code made by an earlier run (tuneV8 for
+ * main.cjs, cli/memo.ts loadDelta for delta.cjs), so that the code is made and
+ * used under the same flags. The digests' small module (io/xxh64.ts) is
+ * compiled by whichever tier the flags say.
+ */
+export function wasmOptimizedAtOnce(): void {
+  v8().setFlagsFromString('--no-liftoff');
 }

@@ -1,4 +1,4 @@
-// Opening the DuckDB store: create or migrate it, rebuild it when it is
+// Opening the DuckDB store: create it (schema.ts), rebuild it when it is
 // unreadable or older than this build, wait while another tx-usage holds it.
 import { DuckDBInstance, VARCHAR, type DuckDBConnection } from './duckdb.js';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
@@ -62,10 +62,15 @@ async function schemaVersion(conn: DuckDBConnection): Promise<number | null> {
   return row ? Number(row.value) : 0;
 }
 
-async function migrate(conn: DuckDBConnection, from: number, meta: Record<string, string>): Promise<void> {
+/**
+ * Creates the schema in a new store: every migration in order, then the meta
+ * rows. An older store is rebuilt from the sources rather than migrated (see
+ * openStore), so the migrations only ever run from the start.
+ */
+async function createSchema(conn: DuckDBConnection, meta: Record<string, string>): Promise<void> {
   await conn.run('BEGIN TRANSACTION');
   try {
-    for (let v = from; v < SCHEMA_VERSION; v++) await conn.run(MIGRATIONS[v]!);
+    for (const ddl of MIGRATIONS) await conn.run(ddl);
     const rows: Record<string, string> = { ...meta, schema_version: String(SCHEMA_VERSION) };
     const keys = Object.keys(rows);
     await conn.run(
@@ -96,7 +101,6 @@ export async function openStore(
   path: string,
   opts: {
     rebuild?: boolean;
-    readOnly?: boolean;
     /** Meta rows a store created by this call starts with (see pricingMetaOf, cli/pricing.ts). */
     createdMeta?: Record<string, string>;
     /** DuckDB's threads (default 2). */
@@ -149,7 +153,7 @@ export async function openStore(
     conn = await instance.connect();
     version = null;
   }
-  if (version === null) await migrate(conn, 0, opts.createdMeta ?? {});
+  if (version === null) await createSchema(conn, opts.createdMeta ?? {});
   // A checkpoint at close rewrote the row groups a run had touched: about
   // 50 ms after appending ten rows. Small changes stay in the WAL instead,
   // replayed by the next open in a few milliseconds; settle() checkpoints

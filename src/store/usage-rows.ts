@@ -114,7 +114,6 @@ export class UsageRowWriter {
   private chunk: DuckDBDataChunk | null = null;
   private keys: Bindings.Vector | null = null;
   private n = 0;
-  rows = 0;
 
   constructor(private readonly appender: DuckDBAppender) {}
 
@@ -144,7 +143,6 @@ export class UsageRowWriter {
     if (e.source_line === null) c[14]!.setNull(i);
     else c[14]!.setInt(i, e.source_line);
     this.n = i + 1;
-    this.rows++;
     if (this.n === VECTOR) this.flush();
   }
 
