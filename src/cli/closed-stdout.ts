@@ -60,11 +60,20 @@ export function writeAllSync(fd: 1 | 2, text: string): boolean {
  * other character device is asked through the stream.
  */
 export function isTTY(fd: 1 | 2): boolean {
+  let s;
   try {
-    const s = fstatSync(fd);
-    if (!s.isCharacterDevice() || s.rdev === statSync('/dev/null').rdev) return false;
+    s = fstatSync(fd);
   } catch {
     return false; // a closed fd: Node gives the process a stream that is no TTY
   }
+  if (!s.isCharacterDevice() || s.rdev === devNullRdev()) return false;
   return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
+}
+
+function devNullRdev(): number {
+  try {
+    return statSync('/dev/null').rdev;
+  } catch {
+    return NaN; // no /dev/null here: every character device is asked
+  }
 }
