@@ -10,7 +10,7 @@
 //   (size, mtime, inode, companions) of every source, taken by the ingest
 //   BEFORE it read them, compared with a fresh stat pass.
 // Anything unknown (--from, --demo, --rebuild, an in-memory store) skips it.
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ import { wasmOptimizedAtOnce } from '../core/v8-tuning.js';
 import { isTTY, writeAllSync } from './closed-stdout.js';
 import { DEFERRED_CA_CERTS } from './launcher.js';
 import { digest128 } from '../io/xxh64.js';
+import { statNumbers } from '../io/stat-numbers.js';
 
 // 3: digests by XXH64 (io/xxh64.ts) instead of SHA-256.
 const MEMO_VERSION = 3;
@@ -112,11 +113,12 @@ function buildFile(): string {
 
 function statLine(path: string): string {
   try {
-    const s = statSync(path);
-    return `${path}\t${s.size}:${s.mtimeMs}:${s.ino}`;
+    const s = statNumbers(path);
+    if (s) return `${path}\t${s.size}:${s.mtimeMs}:${s.ino}`;
   } catch {
-    return `${path}\t-`;
+    /* unreadable: as if missing */
   }
+  return `${path}\t-`;
 }
 
 function dirLines(dir: string): string[] {
