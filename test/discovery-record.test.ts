@@ -37,7 +37,7 @@ function facts(scans: ScanFacts[]) {
 
 async function recordOf(home: string, env: NodeJS.ProcessEnv = {}, settleMs?: number): Promise<DiscoveryRecord> {
   const { record } = await discoverRecorded({ home, env, rootOverrides: {} }, [], settleMs === undefined ? {} : { settleMs });
-  return record;
+  return record();
 }
 
 function replay(r: DiscoveryRecord, home: string, env: NodeJS.ProcessEnv = {}) {

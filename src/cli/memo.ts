@@ -247,10 +247,11 @@ async function findSources(rt: Runtime): Promise<Found> {
     mark('sources found');
     let unsaved = true;
     const save = () => {
-      if (unsaved) saveRecord(path, { ...record, build });
+      if (unsaved) saveRecord(path, { ...record(), build });
       unsaved = false;
     };
-    found = { scans, warnings, shape: record.shape, saveRecord: save };
+    // No shape digest yet: made when first needed (a delta answer, stamp.ts ScanDigests.shape).
+    found = { scans, warnings, saveRecord: save };
   }
   mark('memo: discovery record replayed');
   const stamps = stampAll(found.scans);

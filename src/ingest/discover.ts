@@ -26,7 +26,13 @@ export interface DiscoverOptions {
 }
 
 /** discoverAll, with every answer it was given recorded (see discovery-record.ts). */
-export async function discoverRecorded(opts: DiscoverOptions, warnings: string[], settle: { settleMs?: number } = {}): Promise<{ scans: HarnessScan[]; record: DiscoveryRecord }> {
+/**
+ * A discovery, recorded (discovery-record.ts). The record is made when first
+ * asked for: a cold run saves it once its early extraction is under way, and
+ * making it (a copy of every source, the shape digest) was ~5 ms of the main
+ * thread's time before the first transcript was read.
+ */
+export async function discoverRecorded(opts: DiscoverOptions, warnings: string[], settle: { settleMs?: number } = {}): Promise<{ scans: HarnessScan[]; record: () => DiscoveryRecord }> {
   const watched = watchedEnv(opts.env);
   const obs = startRecording(settle);
   const mine: string[] = [];
@@ -37,7 +43,8 @@ export async function discoverRecorded(opts: DiscoverOptions, warnings: string[]
     stopRecording();
   }
   warnings.push(...mine);
-  return { scans, record: makeRecord(opts, watched, obs, scans, mine) };
+  let made: DiscoveryRecord | null = null;
+  return { scans, record: () => (made ??= makeRecord(opts, watched, obs, scans, mine)) };
 }
 
 /** Full scans (with their harness objects) of scans replayed from a record. */

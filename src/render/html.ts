@@ -5,7 +5,6 @@
 // file:// without any network access. Every string from the data is escaped:
 // HTML entities in markup, \u003c etc. inside the JSON block, and vega draws
 // labels as SVG text.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -272,7 +271,9 @@ const BOOT = `(function () {
   });
 })();`;
 
-const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
+// node:crypto loaded only when a page is rendered: every report run loads this module (it registers the renderer).
+const sha256 = (s: string) =>
+  `'sha256-${(createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 
 /**
  * A `height: {step}` becomes step × the number of bars: vega-lite warns about
