@@ -176,6 +176,7 @@ function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
   const env = Object.entries(rt.env)
     .filter(([k]) => ENV_KEYS.includes(k) || (k.startsWith('TX_USAGE_') && !ENV_IGNORED.has(k)))
     .sort(([x], [y]) => (x < y ? -1 : 1));
+  const outTTY = isTTY(1);
   const basis = {
     v: MEMO_VERSION,
     node: process.version,
@@ -184,7 +185,7 @@ function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
     cwd: process.cwd(),
     host: hostname(),
     rt: { home: rt.home, db: rt.dbPath, roots: rt.rootOverrides, quiet: rt.quiet, color: rt.color, prices: rt.pricesFile ?? null },
-    tty: { out: isTTY(1), err: isTTY(2), columns: isTTY(1) ? process.stdout.columns ?? null : null },
+    tty: { out: outTTY, err: isTTY(2), columns: outTTY ? process.stdout.columns ?? null : null },
     env,
     files: files.map((f) => (f.includes('\t') ? f : statLine(f))),
   };

@@ -71,10 +71,11 @@ export function runsDir(base = tmpdir()): { dir: string; created: boolean } | nu
 /** Creates this run's work directory (mode 0700) after sweeping dead runs' ones. */
 export function makeWorkDir(base = tmpdir()): string {
   const runs = runsDir(base);
+  // Without a folder to trust, work dirs go in the temp dir itself, as before;
+  // a folder just made means a first run here: older versions' dirs are swept.
   if (!runs || runs.created) sweepDeadWorkDirs(base);
-  const parent = runs?.dir ?? base;
-  if (runs) sweepDeadWorkDirs(parent);
-  const dir = join(parent, `${PREFIX}${process.pid}`);
+  if (runs) sweepDeadWorkDirs(runs.dir);
+  const dir = join(runs?.dir ?? base, `${PREFIX}${process.pid}`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
 }

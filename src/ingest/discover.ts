@@ -25,9 +25,9 @@ export interface DiscoverOptions {
   rootOverrides: Partial<Record<HarnessId, string[]>>;
 }
 
-/** discoverAll, with every answer it was given recorded (see discovery-record.ts). */
 /**
- * A discovery, recorded (discovery-record.ts). The record is made when first
+ * discoverAll, with every answer it was given recorded (see
+ * discovery-record.ts). The record is made when first
  * asked for: a cold run saves it once its early extraction is under way, and
  * making it (a copy of every source, the shape digest) was ~5 ms of the main
  * thread's time before the first transcript was read.

@@ -23,8 +23,7 @@ export interface StatNumbers {
   isDirectory: boolean;
 }
 
-type ShareArray = Float64Array;
-type RawStat = (path: string) => ShareArray | undefined;
+type RawStat = (path: string) => Float64Array | undefined;
 
 // Offsets in the binding's stat array (lib/internal/fs/utils.js, getStatsFromBinding).
 const DEV = 0;
@@ -49,7 +48,7 @@ function fromStats(s: import('node:fs').Stats): StatNumbers {
   return { dev: s.dev, ino: s.ino, size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, isFile: s.isFile(), isDirectory: s.isDirectory() };
 }
 
-function fromArray(a: ShareArray): StatNumbers {
+function fromArray(a: Float64Array): StatNumbers {
   const kind = a[MODE]! & S_IFMT;
   return {
     dev: a[DEV]!,
@@ -79,7 +78,7 @@ function checkedRawStat(): RawStat | null {
     const binding = proc.binding('fs') as { stat?: (p: string, bigint: boolean, req: undefined, throwIfNoEntry: boolean) => unknown };
     const stat = binding.stat;
     if (typeof stat !== 'function') return null;
-    const raw: RawStat = (p) => stat.call(binding, p, false, undefined, false) as ShareArray | undefined;
+    const raw: RawStat = (p) => stat.call(binding, p, false, undefined, false) as Float64Array | undefined;
     const probe = process.execPath;
     const a = raw(probe);
     if (!(a instanceof Float64Array) || a.length < CTIME_NS + 1) return null;

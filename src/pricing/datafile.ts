@@ -3,10 +3,10 @@
 //   prices/genai-prices-data.json   the library's data file, byte for byte as downloaded
 //   prices/genai-prices-meta.json   { url, fetched_at, sha256, providers, models }
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Provider } from '@pydantic/genai-prices';
 import { initLibrary, validateDataset } from './library.js';
+import { sha256 } from '../core/sha256.js';
 
 export function dataPaths(cacheDir: string): { dir: string; data: string; meta: string } {
   const dir = join(cacheDir, 'prices');
@@ -21,9 +21,6 @@ export interface StoredMeta {
   models: number;
 }
 
-/** SHA-256 of a stored or downloaded data file (node:crypto loaded only then: ~3 ms, which a report on the bundled data does without). */
-export const sha256 = (s: string): string =>
-  (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(s).digest('hex');
 
 export type StoredData =
   | { state: 'none' }
@@ -54,7 +51,7 @@ export function readStoredData(cacheDir: string): StoredData {
   } catch {
     meta = null;
   }
-  return { state: 'ok', data: data as Provider[], sha256: sha256(text), meta, path: p.data };
+  return { state: 'ok', data: data as Provider[], sha256: sha256(text, 'hex'), meta, path: p.data };
 }
 
 export function countModels(data: Provider[]): { providers: number; models: number } {
@@ -100,7 +97,7 @@ export async function updatePrices(opts: UpdateOptions): Promise<{ ok: boolean; 
   const invalid = validateDataset(data);
   if (invalid) return { ok: false, message: `the file downloaded from ${url} is not usable price data (${invalid}); ${keeping}` };
   const counts = countModels(data as Provider[]);
-  const hash = sha256(text);
+  const hash = sha256(text, 'hex');
   const p = dataPaths(opts.cacheDir);
   if (before.state === 'ok' && before.sha256 === hash) {
     return { ok: true, message: `price data already up to date (${counts.providers} providers, ${counts.models} models; ${p.data})` };

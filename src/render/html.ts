@@ -13,6 +13,7 @@ import { resolveChart } from '../report/charts.js';
 import type { Cell, Column, Dataset } from './columns.js';
 import { grouped, pct, usd } from './format.js';
 import { setHtmlRenderer } from './index.js';
+import { sha256 } from '../core/sha256.js';
 
 /** Text for HTML content and attribute values. */
 export function escapeHtml(s: string): string {
@@ -271,9 +272,7 @@ const BOOT = `(function () {
   });
 })();`;
 
-// node:crypto loaded only when a page is rendered: every report run loads this module (it registers the renderer).
-const sha256 = (s: string) =>
-  `'sha256-${(createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(s, 'utf8').digest('base64')}'`;
+const cspHash = (s: string) => `'sha256-${sha256(s, 'base64')}'`;
 
 /**
  * A `height: {step}` becomes step × the number of bars: vega-lite warns about
@@ -315,7 +314,7 @@ export function renderHtml(out: ReportOutput): string {
   const scripts = [...libraryScripts(), BOOT];
   const csp = [
     "default-src 'none'",
-    `script-src ${scripts.map(sha256).join(' ')}`,
+    `script-src ${scripts.map(cspHash).join(' ')}`,
     "style-src 'unsafe-inline'",
     'img-src data: blob:',
     "font-src 'none'",
