@@ -114,6 +114,18 @@ async function main(argv: string[]): Promise<void> {
       run(async (rt, a) => (await import('./export.js')).exportCommand(rt, a)),
     )
     .command(
+      'import [kind] [files..]',
+      "import a usage export the harness keeps no copy of: cursor-usage (Cursor's dashboard usage CSV); --list, --remove ID",
+      (y) =>
+        y
+          .positional('kind', { type: 'string', describe: 'what the files are: cursor-usage' })
+          .positional('files', { type: 'string', array: true, describe: 'CSV files, folders or globs' })
+          .option('list', { type: 'boolean', describe: 'list the imports kept in the cache dir' })
+          .option('remove', { type: 'string', array: true, describe: 'remove an import (id from --list, or the imported file) and its rows' })
+          .option('format', { type: 'string', default: 'table', describe: 'table | json' }),
+      run(async (rt, a) => (await import('./import.js')).importCommand(rt, a)),
+    )
+    .command(
       'sources',
       'list roots searched, files found, events extracted and lines skipped',
       (y) => y.option('format', { type: 'string', default: 'table', describe: 'table | json' }),
@@ -144,7 +156,7 @@ async function main(argv: string[]): Promise<void> {
         .command('update', 'download the newest price data into the cache dir (the only network access)', (c) => c, run(async (rt) => void (process.exitCode = await (await import('./pricing.js')).pricesUpdateCommand(rt))))
         .demandCommand(1, 'name a prices command: show or update'),
     )
-    .demandCommand(1, 'name a command: report, ingest, export, sources, sql or demo')
+    .demandCommand(1, 'name a command: report, ingest, import, export, sources, sql or demo')
     .strict()
     .fail((msg, err) => {
       if (err) throw err;

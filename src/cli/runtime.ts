@@ -10,6 +10,9 @@ import type { Store } from '../store/store.js';
 import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
 import { mark } from '../core/trace.js';
+import { cacheDir } from '../core/cache-dir.js';
+
+export { cacheDir };
 
 export interface GlobalArgs {
   db?: string;
@@ -32,9 +35,6 @@ export interface Runtime {
   pricesFile?: string;
 }
 
-export function cacheDir(env: NodeJS.ProcessEnv, home: string): string {
-  return join(env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.trim() ? env.XDG_CACHE_HOME : join(home, '.cache'), 'tx-usage');
-}
 
 export function parseRootOverrides(list: string[] | undefined): Partial<Record<HarnessId, string[]>> {
   const out: Partial<Record<HarnessId, string[]>> = {};

@@ -49,6 +49,13 @@ export interface UsageEvent {
   /** Where the event came from: path (and line) — never content. */
   source_file: string;
   source_line: number | null;
+  /**
+   * Billing category the source states for the response (Cursor's usage CSV
+   * `Kind`: Included, On-Demand, ...). Absent (null) for every other source.
+   */
+  billing_kind?: string | null;
+  /** The response's charge in request units (Cursor's usage CSV `Requests`, fractional). Absent (null) elsewhere. */
+  request_units?: number | null;
 }
 
 /** A harness-recorded session-level cost estimate (Claude Code `cost-state`). Never summed into per-response costs. */

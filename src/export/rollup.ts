@@ -25,9 +25,10 @@ export interface Rollup {
   close(): void;
 }
 
-const GLOB_CHARS = /[*?[\]{}]/;
+export const GLOB_CHARS = /[*?[\]{}]/;
 
-async function glob(conn: DuckDBConnection, pattern: string): Promise<string[]> {
+/** The files a glob pattern matches (DuckDB's glob: `*`, `**`, `?`, `[...]`), sorted as DuckDB lists them. */
+export async function glob(conn: DuckDBConnection, pattern: string): Promise<string[]> {
   const r = await conn.runAndReadAll(`SELECT file FROM glob(${sqlString(pattern)})`);
   return (r.getRowObjectsJson() as { file: string }[]).map((x) => x.file);
 }
@@ -109,7 +110,9 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
            0 AS dedupe_rank, requests, input_tokens, cache_read_tokens, cache_write_tokens,
            cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
            ${E10('recorded_cost_usd')} AS recorded_cost_e10, ${E10('computed_cost_usd')} AS computed_cost_e10,
-           filename AS source_file, CAST(NULL AS INTEGER) AS source_line, machine
+           filename AS source_file, CAST(NULL AS INTEGER) AS source_line,
+           -- Not exported (yet): the billing details of imported usage CSVs.
+           CAST(NULL AS VARCHAR) AS billing_kind, CAST(NULL AS BIGINT) AS request_units_e6, machine
     FROM export_events
     QUALIFY row_number() OVER (
       PARTITION BY harness, dedupe_key

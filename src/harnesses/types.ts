@@ -17,7 +17,8 @@ export interface PathContext {
   rootOverrides: string[];
 }
 
-export type SourceKind = 'jsonl' | 'jsonl.zst' | 'sqlite';
+/** `csv`: a usage export the user imported (`tx-usage import`), kept in tx-usage's cache dir. */
+export type SourceKind = 'jsonl' | 'jsonl.zst' | 'sqlite' | 'csv';
 
 /** One file or database a harness will read. */
 export interface SourceRef {

@@ -51,7 +51,8 @@ export function horizonOfDay(day: string, tz?: string): number {
 /** The horizon the ingest may use with these scans: null when nothing may be deferred (Cursor sources present). */
 export function usableHorizon(scans: HarnessScan[], horizonMs: number | null | undefined): number | null {
   if (horizonMs === null || horizonMs === undefined || !Number.isFinite(horizonMs)) return null;
-  return scans.some((s) => s.harness.usesKnownProjects && s.sources.length > 0) ? null : horizonMs;
+  // Imported usage CSVs (kind csv) resolve no projects: they alone defer nothing.
+  return scans.some((s) => s.harness.usesKnownProjects && s.sources.some((src) => src.kind !== 'csv')) ? null : horizonMs;
 }
 
 // The last line is read once per source state, whether early or in the ingest.

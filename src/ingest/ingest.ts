@@ -200,7 +200,8 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       const plans: Plan[] = [];
       const stamped = phase.items.map(({ src, harness }) => {
         const st = stamps.get(src.key) ?? null;
-        return { src, harness, stamp: st && extra ? { ...st, fingerprint: `${st.fingerprint}|${extra}` } : st };
+        // (An imported usage CSV resolves no projects: its rows do not depend on them.)
+        return { src, harness, stamp: st && extra && src.kind !== 'csv' ? { ...st, fingerprint: `${st.fingerprint}|${extra}` } : st };
       });
       // Whole bookkeeping rows only for the known sources that changed.
       const book = await loadSourceBook(

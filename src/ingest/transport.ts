@@ -10,7 +10,7 @@ import type { UsageEvent } from '../core/types.js';
 import type { JobResult } from './job.js';
 
 /** Every field of UsageEvent, in row order; strings go through the table. */
-const STRING_FIELDS = ['harness', 'session_id', 'project', 'model', 'provider', 'dedupe_key', 'source_file'] as const;
+const STRING_FIELDS = ['harness', 'session_id', 'project', 'model', 'provider', 'dedupe_key', 'source_file', 'billing_kind'] as const;
 const NUMBER_FIELDS = [
   'ts',
   'dedupe_rank',
@@ -24,6 +24,7 @@ const NUMBER_FIELDS = [
   'reasoning_tokens',
   'recorded_cost_usd',
   'source_line',
+  'request_units',
 ] as const;
 
 // A field missing from both lists would be dropped in transit: make that a type error.
@@ -32,7 +33,7 @@ const everyField: Record<keyof UsageEvent, true> = Object.fromEntries([...STRING
 void everyField;
 
 // decodeResult writes its object literal in these orders: kept in step here.
-if (STRING_FIELDS.join() !== 'harness,session_id,project,model,provider,dedupe_key,source_file' || NUMBER_FIELDS.join() !== 'ts,dedupe_rank,requests,input_tokens,cache_read_tokens,cache_write_tokens,cache_write_5m_tokens,cache_write_1h_tokens,output_tokens,reasoning_tokens,recorded_cost_usd,source_line') {
+if (STRING_FIELDS.join() !== 'harness,session_id,project,model,provider,dedupe_key,source_file,billing_kind' || NUMBER_FIELDS.join() !== 'ts,dedupe_rank,requests,input_tokens,cache_read_tokens,cache_write_tokens,cache_write_5m_tokens,cache_write_1h_tokens,output_tokens,reasoning_tokens,recorded_cost_usd,source_line,request_units') {
   throw new Error('transport.ts: decodeResult no longer matches the field lists');
 }
 
@@ -64,7 +65,7 @@ export function encodeResult(r: JobResult): EncodedResult {
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     for (let f = 0; f < NS; f++) {
-      const s = e[STRING_FIELDS[f]!];
+      const s = e[STRING_FIELDS[f]!] ?? null;
       let k = -1;
       if (s !== null) {
         if (s === prevString[f]) k = prevIndex[f]!;
@@ -85,7 +86,7 @@ export function encodeResult(r: JobResult): EncodedResult {
       refs[i * NS + f] = k;
     }
     for (let f = 0; f < NN; f++) {
-      const v = e[NUMBER_FIELDS[f]!];
+      const v = e[NUMBER_FIELDS[f]!] ?? null;
       // Numbers of an event are finite or null (core/numbers.ts), so NaN can stand for null.
       nums[i * NN + f] = v === null ? NaN : v;
     }
@@ -134,6 +135,8 @@ export function decodeResult(e: EncodedResult): JobResult {
       recorded_cost_usd: num(nums[m + 10]!),
       source_file: str(refs[r + 6]!)!,
       source_line: num(nums[m + 11]!),
+      billing_kind: str(refs[r + 7]!),
+      request_units: num(nums[m + 12]!),
     };
   }
   o.collected.events = events;

@@ -175,6 +175,36 @@ export const MIGRATIONS: readonly string[] = [
                dedupe_rank, source_file, source_line
     ) = 1;
   `,
+  // v4: billing details some sources state per response (Cursor's usage CSV,
+  // imported with `tx-usage import cursor-usage`): the row's Kind (Included,
+  // On-Demand, ...) with the strings of its combination, and its charge in
+  // Cursor's request units (the Requests column, fractional) in 1e-6 units.
+  // NULL for every other source. Both views are re-made to carry them last.
+  `
+  ALTER TABLE event_attrs ADD COLUMN billing_kind VARCHAR;
+  ALTER TABLE usage_rows ADD COLUMN request_units_e6 BIGINT;
+  CREATE OR REPLACE VIEW usage_events AS
+    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
+           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
+           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
+           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
+           a.source_file, r.source_line, a.billing_kind, r.request_units_e6
+    FROM usage_rows r JOIN event_attrs a USING (attr_id);
+  CREATE OR REPLACE VIEW billed_events AS
+    WITH repeated AS (
+      SELECT dedupe_key FROM usage_rows GROUP BY dedupe_key HAVING count(*) > 1
+    )
+    SELECT e.* FROM usage_events e ANTI JOIN repeated r ON e.dedupe_key = r.dedupe_key
+    UNION ALL
+    SELECT * FROM (
+      SELECT e.* FROM usage_events e SEMI JOIN repeated r ON e.dedupe_key = r.dedupe_key
+    )
+    QUALIFY row_number() OVER (
+      PARTITION BY harness, dedupe_key
+      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC,
+               dedupe_rank, source_file, source_line
+    ) = 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

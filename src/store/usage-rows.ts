@@ -24,6 +24,7 @@ export type UsageRowEvent = Pick<
   | 'output_tokens'
   | 'reasoning_tokens'
   | 'source_line'
+  | 'request_units'
 >;
 
 type Kind = 'int' | 'big' | 'str';
@@ -44,6 +45,7 @@ const COLUMNS: readonly [string, Kind, boolean][] = [
   ['recorded_cost_e10', 'big', true],
   ['computed_cost_e10', 'big', true],
   ['source_line', 'int', true],
+  ['request_units_e6', 'big', true],
 ];
 export const USAGE_ROW_COLUMNS: readonly string[] = COLUMNS.map((c) => c[0]);
 
@@ -142,6 +144,9 @@ export class UsageRowWriter {
     else c[13]!.setBig(i, computedE10);
     if (e.source_line === null) c[14]!.setNull(i);
     else c[14]!.setInt(i, e.source_line);
+    const units = e.request_units ?? null;
+    if (units === null) c[15]!.setNull(i);
+    else c[15]!.setBig(i, Math.round(units * 1e6));
     this.n = i + 1;
     if (this.n === VECTOR) this.flush();
   }

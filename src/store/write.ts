@@ -103,7 +103,7 @@ class AttrIds {
   }
 }
 
-/** The usage_events view's columns, in its order (schema.ts). */
+/** The usage_events view's columns every source fills, in its order (schema.ts; the billing columns after them stay NULL). */
 const USAGE_EVENT_COLUMNS = [
   'source_key', 'harness', 'session_id', 'project', 'model', 'provider', 'ts_ms', 'dedupe_key', 'dedupe_rank', 'requests',
   'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_5m_tokens', 'cache_write_1h_tokens', 'output_tokens',
@@ -121,14 +121,16 @@ export async function storeWideRows(conn: DuckDBConnection, select: string): Pro
   const types = { base: INTEGER };
   // New combinations get ids above the store's largest; rows join to them only.
   await conn.run(
-    `INSERT INTO event_attrs
+    `INSERT INTO event_attrs (attr_id, source_key, harness, session_id, project, model, provider, source_file)
        SELECT $base + row_number() OVER (ORDER BY source_key, harness, session_id, project, model, provider, source_file), *
        FROM (SELECT DISTINCT source_key, harness, session_id, project, model, provider, source_file FROM temp.txu_wide_rows)`,
     base,
     types,
   );
   await conn.run(
-    `INSERT INTO usage_rows
+    `INSERT INTO usage_rows (attr_id, ts_ms, dedupe_key, dedupe_rank, requests, input_tokens, cache_read_tokens, cache_write_tokens,
+                             cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens, recorded_cost_e10,
+                             computed_cost_e10, source_line)
        SELECT a.attr_id, w.ts_ms, w.dedupe_key, w.dedupe_rank, w.requests,
               w.input_tokens, w.cache_read_tokens, w.cache_write_tokens, w.cache_write_5m_tokens, w.cache_write_1h_tokens,
               w.output_tokens, w.reasoning_tokens, w.recorded_cost_e10, w.computed_cost_e10, w.source_line
@@ -242,7 +244,7 @@ export class BatchWriter {
 /** The strings event_attrs keeps for a response, as one key (NUL-separated; \u0001 for null). */
 function comboKey(e: UsageEvent): string {
   const n = (v: string | null) => (v === null ? '\u0001' : v);
-  return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}`;
+  return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}\0${n(e.billing_kind ?? null)}`;
 }
 
 /** A batch's rows and bookkeeping, inside the caller's transaction. */
@@ -274,7 +276,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
     let lastId = 0;
     for (const e of c.events) {
       let id = 0;
-      if (last !== null && last.session_id === e.session_id && last.project === e.project && last.model === e.model && last.provider === e.provider && last.source_file === e.source_file && last.harness === e.harness) {
+      if (last !== null && last.session_id === e.session_id && last.project === e.project && last.model === e.model && last.provider === e.provider && last.source_file === e.source_file && last.harness === e.harness && (last.billing_kind ?? null) === (e.billing_kind ?? null)) {
         id = lastId;
       } else {
         const k = comboKey(e);
@@ -291,6 +293,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
           str(at, e.model);
           str(at, e.provider);
           str(at, e.source_file);
+          str(at, e.billing_kind ?? null);
           at.endRow();
         }
         last = e;

@@ -4,11 +4,13 @@ import { cursorRoots, discoverCursor } from './paths.js';
 export const cursorAgent: Harness = {
   id: 'cursor-agent',
   displayName: 'Cursor Agent',
-  howToPoint: 'set CURSOR_CONFIG_DIR (default ~/.cursor, also $XDG_CONFIG_HOME/cursor) or pass --root cursor-agent=PATH',
+  howToPoint: 'set CURSOR_CONFIG_DIR (default ~/.cursor, also $XDG_CONFIG_HOME/cursor) or pass --root cursor-agent=PATH; billed usage: tx-usage import cursor-usage FILE.csv',
   roots: cursorRoots,
   // Projects come from md5(cwd) matched against cwds the other harnesses found.
   usesKnownProjects: true,
   discover: discoverCursor,
   // Loaded on first use (discovery alone never needs it; worker threads import it there).
-  extract: async (source, sink, opts) => (await import('./extract.js')).extractCursor(source, sink, opts),
+  // `csv` sources are usage exports the user imported (usage-csv.ts), the rest chat stores.
+  extract: async (source, sink, opts) =>
+    source.kind === 'csv' ? (await import('./usage-csv.js')).extractUsageCsv(source, sink) : (await import('./extract.js')).extractCursor(source, sink, opts),
 };

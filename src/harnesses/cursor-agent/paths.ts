@@ -3,20 +3,58 @@
 // (when XDG_CONFIG_HOME is set) $XDG_CONFIG_HOME/cursor. The contract says the
 // config dir "moves with CURSOR_CONFIG_DIR, else $XDG_CONFIG_HOME/cursor";
 // both defaults are searched so data is found whichever one a build used.
+// Besides: the usage CSVs the user imported (tx-usage's cache dir).
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import type { SourceLocation } from '../../core/types.js';
 import { exists, listDir, realpath } from '../../io/observed-fs.js';
+import { COPY_NAME, importDir } from '../../imports/dir.js';
 import { isDir, resolveRoots } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
 export function cursorRoots(ctx: PathContext): RootSpec[] {
+  return [...configRoots(ctx), ...importRoots(ctx)];
+}
+
+function configRoots(ctx: PathContext): RootSpec[] {
   const roots = resolveRoots(ctx, { envVars: ['CURSOR_CONFIG_DIR'], defaults: ['.cursor'] });
   const xdg = ctx.env.XDG_CONFIG_HOME?.trim();
   if (ctx.rootOverrides.length || ctx.env.CURSOR_CONFIG_DIR?.trim() || !xdg) return roots;
   const path = join(resolve(xdg), 'cursor');
   if (roots.some((r) => r.path === path)) return roots;
   return [...roots, { path, origin: 'XDG_CONFIG_HOME', exists: exists(path) }];
+}
+
+/** Origin of the root that holds imported usage CSVs (README.md, "Imported usage CSV"). */
+export const IMPORT_ORIGIN = 'tx-usage import';
+
+/**
+ * The folder of usage CSVs imported with `tx-usage import cursor-usage`, in
+ * tx-usage's cache dir, once there is one (whatever --root says: the imports
+ * are not in Cursor's config dir).
+ */
+function importRoots(ctx: PathContext): RootSpec[] {
+  const path = importDir(ctx.env, ctx.home, 'cursor-usage');
+  return exists(path) ? [{ path, origin: IMPORT_ORIGIN, exists: true }] : [];
+}
+
+/** Imported usage CSVs: the copies `tx-usage import` made (src/imports/), one `csv` source each. */
+function importSources(root: RootSpec, warn: (m: string, at: SourceLocation) => void): SourceRef[] {
+  let entries;
+  try {
+    entries = listDir(root.path);
+  } catch (e) {
+    warn(`cannot read directory: ${(e as Error).message}`, { file: root.path });
+    return [];
+  }
+  const out: SourceRef[] = [];
+  for (const e of entries) {
+    if (e.kind !== 'file' && e.kind !== 'link') continue;
+    const path = join(root.path, e.name);
+    if (COPY_NAME.test(e.name)) out.push({ harness: 'cursor-agent', key: realpath(path) ?? path, path, kind: 'csv' });
+    else if (e.name.endsWith('.csv')) warn('not a copy made by `tx-usage import`, ignored: import it with `tx-usage import cursor-usage FILE`', { file: path });
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
 function listDirs(dir: string, warn: (m: string, at: SourceLocation) => void): string[] {
@@ -63,6 +101,10 @@ export async function discoverCursor(roots: RootSpec[], warn: (m: string, at: So
   };
   for (const root of roots) {
     if (!root.exists) continue;
+    if (root.origin === IMPORT_ORIGIN) {
+      for (const ref of importSources(root, warn)) add(ref);
+      continue;
+    }
     const chatsDir = basename(root.path) === 'chats' && !exists(join(root.path, 'chats')) ? root.path : join(root.path, 'chats');
     for (const workspace of listDirs(chatsDir, warn)) {
       for (const chatId of listDirs(join(chatsDir, workspace), warn)) {
