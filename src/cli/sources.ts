@@ -5,14 +5,21 @@ import { sourceFigures } from '../store/read.js';
 import { UsageError } from '../report/period.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction } from './pricing.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { compactDays, cursorSection, type CursorSection } from '../report/cursor-days.js';
+import { defineReportMacros } from '../report/macros.js';
+import { systemTimeZone, todayIn } from '../report/period.js';
+import { cursorFirstActivity } from '../store/imports.js';
 
 export async function sourcesCommand(rt: Runtime, format: string): Promise<void> {
   if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
   const cost = await costFunction(rt);
   const { store, ingest } = await openAndRefresh(rt, cost.fn);
   let figures;
+  let cursor: CursorSection | null = null;
   try {
     figures = await sourceFigures(store.conn);
+    cursor = await cursorDays(store.conn);
   } finally {
     await store.close();
   }
@@ -43,7 +50,7 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
     };
   });
   if (format === 'json') {
-    process.stdout.write(renderJson({ harnesses, discovery_warnings: ingest.discoveryWarnings }));
+    process.stdout.write(renderJson({ harnesses, cursor, discovery_warnings: ingest.discoveryWarnings }));
     return;
   }
   const out: string[] = [];
@@ -59,6 +66,27 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
       for (const w of s.warnings) out.push(`    warning: ${w}`);
     }
   }
+  if (cursor) out.push(...cursorLines(cursor));
   for (const w of ingest.discoveryWarnings) out.push(`warning: ${w}`);
   process.stdout.write(out.join('\n') + '\n');
+}
+
+/** Cursor's billed days (imported) beside its local chat days, over all of its history (the `cursor` section). */
+async function cursorDays(conn: DuckDBConnection): Promise<CursorSection | null> {
+  const first = await cursorFirstActivity(conn);
+  if (first === null) return null;
+  await defineReportMacros(conn);
+  const tz = systemTimeZone();
+  return cursorSection(conn, { since: new Date(first).toISOString().slice(0, 10), until: todayIn(tz, new Date()), tz, costMode: 'auto' });
+}
+
+function cursorLines(c: CursorSection): string[] {
+  const billed = c.days.filter((d) => d.billed_rows > 0);
+  const local = c.days.filter((d) => d.local_chats > 0);
+  const rows = billed.reduce((n, d) => n + d.billed_rows, 0);
+  const out = ['Cursor: billed usage (imported) beside local chats'];
+  out.push(`  billed days: ${billed.length}${billed.length ? ` (${compactDays(billed.map((d) => d.day))}), ${rows} billed rows` : ' (import with: tx-usage import cursor-usage FILE.csv)'}`);
+  out.push(`  local chat days: ${local.length}, of which billed: ${local.filter((d) => d.billed_rows > 0).length}, none billed within an import: ${local.filter((d) => d.status === 'local, none billed').length}, not imported: ${c.days_not_imported.length}`);
+  if (c.days_not_imported.length) out.push(`  not imported: ${compactDays(c.days_not_imported)}`);
+  return out;
 }

@@ -12,6 +12,7 @@ import { groupExpr, type GroupKey } from './groups.js';
 import { UsageError } from './period.js';
 import { metricsOf, templateValues, type Metrics, type ReportParams } from './summary.js';
 import { loadTemplate, runTemplate } from './template.js';
+import { cursorDataset, cursorSection, type CursorSection } from './cursor-days.js';
 
 export interface Efficiency {
   sessions: number | null;
@@ -50,6 +51,8 @@ export interface CompareReport {
   totals: Metrics;
   harnesses: HarnessRow[];
   breakdown: (Metrics & Efficiency & Record<string, unknown>)[];
+  /** Cursor's imported billed usage beside its local chats, per day (null when cursor-agent is not reported). */
+  cursor: CursorSection | null;
   warnings: string[];
 }
 
@@ -117,7 +120,7 @@ export const NO_BILLED_USAGE_NOTE =
 
 export async function compareReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[]): Promise<ReportOutput> {
   const detail = detailKey(p.by);
-  const q = { harness: def.query, context: 'compare_context', ...def.queries };
+  const q = { harness: def.query, context: 'compare_context', cursor: 'cursor_days', ...def.queries };
   const values = { ...templateValues(p), cost_mode: p.costMode };
   const t = loadTemplate(q.harness);
   const perHarness = await runTemplate(conn, t, values, { detail: `''` });
@@ -142,6 +145,7 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
     totals: metricsOf(tot ?? {}),
     harnesses,
     breakdown,
+    cursor: p.harnesses.includes('cursor-agent') ? await cursorSection(conn, p, q.cursor) : null,
     warnings,
   };
 
@@ -216,5 +220,6 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
       notes: [NO_BILLED_USAGE_NOTE],
     });
   }
+  if (r.cursor?.days.length) out.push(cursorDataset(r.cursor));
   return out;
 }

@@ -33,3 +33,13 @@ export async function importFigures(conn: DuckDBConnection, sourceKey: string): 
 export async function forgetImport(conn: DuckDBConnection, sourceKeys: string[]): Promise<void> {
   await forgetSources(conn, sourceKeys);
 }
+
+/** The first instant (epoch ms) of Cursor activity in the store, billed or local; null when there is none. */
+export async function cursorFirstActivity(conn: DuckDBConnection): Promise<number | null> {
+  const r = await conn.runAndReadAll(`
+    SELECT least(
+      (SELECT min(ts_ms) FROM billed_events WHERE harness = 'cursor-agent'),
+      (SELECT min(coalesce(first_ts_ms, last_ts_ms)) FROM context_rows WHERE harness = 'cursor-agent')) AS first`);
+  const v = (r.getRowObjectsJson()[0] as { first: unknown }).first;
+  return v === null || v === undefined ? null : Number(v);
+}
