@@ -25,6 +25,9 @@ function event(i: number): UsageEvent {
     recorded_cost_usd: i % 2 ? null : 0.0123 * i,
     source_file: '/home/dev/.codex/sessions/2026/12/02/rollout.jsonl',
     source_line: i % 7 === 0 ? null : i,
+    // Billing details only imported usage CSVs state (null elsewhere, as a worker's events carry them).
+    billing_kind: i % 3 === 1 ? 'Errored, No Charge' : i % 3 === 2 ? 'Included' : null,
+    request_units: i % 4 === 1 ? 17.3 : null,
   };
 }
 
