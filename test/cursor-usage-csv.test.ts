@@ -1,11 +1,16 @@
 // Reading Cursor's dashboard usage CSV: the RFC 4180 reader (src/io/csv.ts)
 // and the export's rules (src/harnesses/cursor-agent/usage-csv.ts), on
 // fixtures written in every header generation with hand-computed totals.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { badCsvs } from '../fixtures/cursor-usage/bad.js';
 import { EXPECTED, GENERATIONS, ROWS, totalsOf, usageCsv, usageCsvText, type Generation, type Totals } from '../fixtures/cursor-usage/build.js';
 import { parseUsageCsv, usageCsvEvents } from '../src/harnesses/cursor-agent/usage-csv.js';
 import { CsvError, decodeUtf8, parseCsv } from '../src/io/csv.js';
+import { loadPricer } from '../src/pricing/index.js';
+import { candidates, cursorModelNames } from '../src/pricing/names.js';
 
 function caught(f: () => unknown): CsvError {
   try {
@@ -140,6 +145,11 @@ describe('Cursor usage CSV, every header generation', () => {
     expect(usageCsvEvents(csv, '/x.csv').map((e) => e.request_units)).toEqual([0.5]);
   });
 
+  it('the token-only export (no Kind, Total or Cost) is read, with no recorded cost', () => {
+    const csv = parseUsageCsv(Buffer.from('Date,Model,Input (w/ Cache Write),Input (w/o Cache Write),Cache Read,Output Tokens\n2026-11-03T10:00:00.000Z,gpt-5,10,20,30,40\n'));
+    expect(usageCsvEvents(csv, '/x.csv')).toMatchObject([{ cache_write_tokens: 10, input_tokens: 20, cache_read_tokens: 30, output_tokens: 40, recorded_cost_usd: null, billing_kind: null }]);
+  });
+
   it('an export with a header and no rows holds nothing; an empty file is an error', () => {
     expect(parseUsageCsv(Buffer.from(GENERATIONS.v3.join(',') + '\n')).rows).toEqual([]);
     expect(caught(() => parseUsageCsv(Buffer.from('\n\n')))).toMatchObject({ line: 1, reason: expect.stringMatching(/empty/) });
@@ -154,4 +164,24 @@ describe('Cursor usage CSV, bad input', () => {
       expect(e.reason).toMatch(b.message);
     });
   }
+});
+
+describe("Cursor's model names priced as the provider's", () => {
+  it('peels reasoning / effort / Max Mode suffixes and reorders claude version and family', () => {
+    expect(cursorModelNames('claude-4.5-sonnet-thinking')).toEqual(['claude-sonnet-4-5-thinking', 'claude-4.5-sonnet', 'claude-sonnet-4-5']);
+    expect(cursorModelNames('claude-4-opus-max')).toEqual(['claude-opus-4-max', 'claude-4-opus', 'claude-opus-4']);
+    expect(cursorModelNames('gpt-5-high')).toEqual(['gpt-5']);
+    expect(cursorModelNames('gpt-5-fast')).toEqual([]); // priority tier: priced apart, never as gpt-5
+    expect(candidates('claude-4.5-sonnet', null, 'claude-code').some((c) => c.model === 'claude-sonnet-4-5')).toBe(false);
+  });
+
+  it('a usage CSV row of claude-4.5-sonnet-thinking gets the computed cost of claude-sonnet-4-5', async () => {
+    const pricer = await loadPricer({ cacheDir: mkdtempSync(join(tmpdir(), 'txu-pricing-')) });
+    const at = { provider: null, ts: Date.parse('2026-11-03T10:00:00Z'), cache_read_tokens: 0, cache_write_tokens: 0, cache_write_5m_tokens: null, cache_write_1h_tokens: null, reasoning_tokens: 0 };
+    const cursor = pricer.cost({ ...at, harness: 'cursor-agent', model: 'claude-4.5-sonnet-thinking', input_tokens: 1_000_000, output_tokens: 1_000_000 });
+    const anthropic = pricer.cost({ ...at, harness: 'claude-code', model: 'claude-sonnet-4-5', input_tokens: 1_000_000, output_tokens: 1_000_000 });
+    expect(anthropic).not.toBeNull();
+    expect(cursor).toBe(anthropic);
+    expect(pricer.cost({ ...at, harness: 'cursor-agent', model: 'composer-1', input_tokens: 10, output_tokens: 10 })).toBeNull();
+  });
 });
