@@ -37,6 +37,8 @@ function rowOf(i: number): Row {
       output_tokens: i * 7,
       reasoning_tokens: i % 9,
       source_line: i % 8 === 0 ? null : i + 1,
+      // Cursor's request units (fractional), stored in millionths; null for every other source.
+      request_units: i % 3 === 1 ? null : i % 3 === 2 ? 17.3 + i : i / 4,
     },
     recorded: i % 4 === 0 ? null : i % 13 === 0 ? -big : BigInt(i) * 10_000_000_000n,
     computed: i % 6 === 0 ? null : i % 10 === 0 ? big : BigInt(-i * 3),
@@ -63,6 +65,7 @@ function columnsOf(r: Row): Record<string, string | null> {
     recorded_cost_e10: t(r.recorded),
     computed_cost_e10: t(r.computed),
     source_line: t(e.source_line),
+    request_units_e6: t(e.request_units == null ? null : Math.round(e.request_units * 1e6)),
   };
 }
 

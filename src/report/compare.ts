@@ -51,7 +51,7 @@ export interface CompareReport {
   totals: Metrics;
   harnesses: HarnessRow[];
   breakdown: (Metrics & Efficiency & Record<string, unknown>)[];
-  /** Cursor's imported billed usage beside its local chats, per day (null when cursor-agent is not reported). */
+  /** Cursor's imported billed usage beside its local chats, per day (null when cursor-agent is not reported or has nothing in the range). */
   cursor: CursorSection | null;
   warnings: string[];
 }
@@ -145,7 +145,7 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
     totals: metricsOf(tot ?? {}),
     harnesses,
     breakdown,
-    cursor: p.harnesses.includes('cursor-agent') ? await cursorSection(conn, p, q.cursor) : null,
+    cursor: p.harnesses.includes('cursor-agent') ? await cursorSection(conn, p, q.cursor).then((c) => (c.days.length ? c : null)) : null,
     warnings,
   };
 
