@@ -1,10 +1,10 @@
 // Reading Cursor's dashboard usage CSV: the RFC 4180 reader (src/io/csv.ts)
 // and the export's rules (src/harnesses/cursor-agent/usage-csv.ts), on
 // fixtures written in every header generation with hand-computed totals.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { badCsvs } from '../fixtures/cursor-usage/bad.js';
 import { EXPECTED, GENERATIONS, ROWS, totalsOf, usageCsv, usageCsvText, type Generation, type Totals } from '../fixtures/cursor-usage/build.js';
 import { parseUsageCsv, usageCsvEvents } from '../src/harnesses/cursor-agent/usage-csv.js';
@@ -176,7 +176,9 @@ describe("Cursor's model names priced as the provider's", () => {
   });
 
   it('a usage CSV row of claude-4.5-sonnet-thinking gets the computed cost of claude-sonnet-4-5', async () => {
-    const pricer = await loadPricer({ cacheDir: mkdtempSync(join(tmpdir(), 'txu-pricing-')) });
+    const cacheDir = mkdtempSync(join(tmpdir(), 'txu-pricing-'));
+    onTestFinished(() => rmSync(cacheDir, { recursive: true, force: true }));
+    const pricer = await loadPricer({ cacheDir });
     const at = { provider: null, ts: Date.parse('2026-11-03T10:00:00Z'), cache_read_tokens: 0, cache_write_tokens: 0, cache_write_5m_tokens: null, cache_write_1h_tokens: null, reasoning_tokens: 0 };
     const cursor = pricer.cost({ ...at, harness: 'cursor-agent', model: 'claude-4.5-sonnet-thinking', input_tokens: 1_000_000, output_tokens: 1_000_000 });
     const anthropic = pricer.cost({ ...at, harness: 'claude-code', model: 'claude-sonnet-4-5', input_tokens: 1_000_000, output_tokens: 1_000_000 });
