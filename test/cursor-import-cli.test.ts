@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { badCsvs } from '../fixtures/cursor-usage/bad.js';
 import { EXPECTED, GENERATIONS, ROWS, usageCsv, type Generation, type UsageRow } from '../fixtures/cursor-usage/build.js';
 import { buildCursorHome, type CursorFixture } from '../fixtures/cursor-agent/home.js';
+import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { CLI, cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 
 const RANGE = ['--since', '2026-11-01', '--until', '2026-11-30'];
@@ -263,3 +264,31 @@ describe('the cursor section: billed days beside local chats', () => {
     expect(r.stdout).toContain('Cursor: billed usage (imported) beside local chats, per day');
   });
 });
+
+describe('imports in the ingest', () => {
+  it("a new project elsewhere re-reads Cursor's chats, not the imported CSVs (their rows name no project)", () => {
+    const t = home('ingest');
+    buildCursorHome(t.home);
+    const claude = new ClaudeHome(join(t.home, '.claude'));
+    const session = (cwd: string) => {
+      const s = claude.session({ cwd });
+      s.user('2026-11-20T08:00:00.000Z');
+      s.response({ ts: '2026-11-20T08:00:05.000Z', usage: { input: 100, output: 50 } });
+    };
+    session('/home/user/first');
+    importJson(['cursor-usage', t.file('u.csv', usageCsv('v3'))], t.env);
+    const chats = readdirSync(join(t.home, '.cursor', 'chats'), { recursive: true }).filter((p) => String(p).endsWith('store.db')).length;
+    expect(chats).toBeGreaterThan(0);
+    session('/home/user/second');
+    const r = runCli(['ingest'], t.env);
+    expect(r.status).toBe(0);
+    // Read: the new transcript and the chat stores (their projects resolve through the new cwd); not the CSV.
+    const [, read] = /(\d+) read/.exec(r.stdout)!;
+    expect(Number(read)).toBe(1 + chats + acpStores(t.home));
+  });
+});
+
+function acpStores(h: string): number {
+  const dir = join(h, '.cursor', 'acp-sessions');
+  return existsSync(dir) ? readdirSync(dir).filter((d) => existsSync(join(dir, d, 'store.db'))).length : 0;
+}

@@ -8,6 +8,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { badCsvs } from '../fixtures/cursor-usage/bad.js';
 import { EXPECTED, GENERATIONS, ROWS, totalsOf, usageCsv, usageCsvText, type Generation, type Totals } from '../fixtures/cursor-usage/build.js';
 import { parseUsageCsv, usageCsvEvents } from '../src/harnesses/cursor-agent/usage-csv.js';
+import { harnessById } from '../src/harnesses/registry.js';
+import type { SourceKind } from '../src/harnesses/types.js';
+import { usableHorizon } from '../src/ingest/horizon.js';
 import { CsvError, decodeUtf8, parseCsv } from '../src/io/csv.js';
 import { loadPricer } from '../src/pricing/index.js';
 import { candidates, cursorModelNames } from '../src/pricing/names.js';
@@ -185,5 +188,14 @@ describe("Cursor's model names priced as the provider's", () => {
     expect(anthropic).not.toBeNull();
     expect(cursor).toBe(anthropic);
     expect(pricer.cost({ ...at, harness: 'cursor-agent', model: 'composer-1', input_tokens: 10, output_tokens: 10 })).toBeNull();
+  });
+});
+
+describe('imported CSVs and the report horizon', () => {
+  it('leave the horizon usable (they resolve no projects); a Cursor chat store does not', () => {
+    const harness = harnessById('cursor-agent')!;
+    const scan = (kind: SourceKind) => [{ harness, roots: [], sources: [{ harness: 'cursor-agent' as const, key: 'k', path: '/k', kind }] }];
+    expect(usableHorizon(scan('csv'), 1_000)).toBe(1_000);
+    expect(usableHorizon(scan('sqlite'), 1_000)).toBeNull();
   });
 });
