@@ -1,6 +1,8 @@
 // Reading Cursor's dashboard usage CSV: the RFC 4180 reader (src/io/csv.ts)
 // and the export's rules (src/harnesses/cursor-agent/usage-csv.ts), on
-// fixtures written in every header generation with hand-computed totals.
+// fixtures written in every header generation with hand-computed totals;
+// the bad exports refused at their line and column; Cursor's model names
+// priced; imported CSVs and the report horizon.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
