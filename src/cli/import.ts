@@ -4,7 +4,7 @@
 // named with its line and column and nothing of it is imported. A good file
 // is copied into the cache dir (src/imports/) and the store refreshed, so its
 // rows are in every report; `--list` and `--remove` manage the copies.
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CsvError } from '../io/csv.js';
 import { addCopy, copyId, listCopies, removeCopy, type ImportCopy } from '../imports/copies.js';
@@ -49,7 +49,6 @@ async function expandFiles(args: string[]): Promise<string[]> {
     for (const a of args) {
       if (existsSync(a)) {
         if (statSync(a).isDirectory()) {
-          const { readdirSync } = await import('node:fs');
           const csvs = readdirSync(a).filter((n) => n.toLowerCase().endsWith('.csv')).sort();
           if (!csvs.length) throw new UsageError(`${a}: a folder without .csv files`);
           for (const n of csvs) add(join(a, n));
@@ -94,7 +93,7 @@ export async function importCommand(rt: Runtime, a: ImportArgs): Promise<void> {
   const dir = importDir(rt.env, rt.home, kind);
   const files = await expandFiles(a.files);
 
-  // Every file read whole before anything is copied; one that fails is named and skipped entirely.
+  // Each file is read whole before it is copied; one that fails is named and nothing of it is kept.
   const failed: string[] = [];
   const outcomes: Outcome[] = [];
   for (const file of files) {

@@ -33,15 +33,15 @@ export const IMPORTERS: Record<ImportKindName, ImportKind> = {
     async check(bytes) {
       const { parseUsageCsv } = await import('../harnesses/cursor-agent/usage-csv.js');
       const { rows } = parseUsageCsv(bytes);
-      const times = rows.map((r) => r.ts);
-      const noUsage = rows.filter((r) => r.noUsage).length;
-      return {
-        rows: rows.length,
-        billed: rows.length - noUsage,
-        noUsage,
-        firstTs: times.length ? Math.min(...times) : null,
-        lastTs: times.length ? Math.max(...times) : null,
-      };
+      let firstTs: number | null = null;
+      let lastTs: number | null = null;
+      let noUsage = 0;
+      for (const r of rows) {
+        if (r.noUsage) noUsage++;
+        if (firstTs === null || r.ts < firstTs) firstTs = r.ts;
+        if (lastTs === null || r.ts > lastTs) lastTs = r.ts;
+      }
+      return { rows: rows.length, billed: rows.length - noUsage, noUsage, firstTs, lastTs };
     },
   },
 };

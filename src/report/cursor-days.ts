@@ -103,7 +103,7 @@ export function cursorDataset(s: CursorSection): Dataset {
       { field: 'local_turns', label: 'Turns', kind: 'int', narrow: true },
       { field: 'status', label: 'Status', kind: 'text', narrow: true },
     ],
-    rows: s.days.map((d) => ({ ...d, cost_usd: d.cost_usd, in_import: d.in_import ? 'yes' : 'no', cost_partial: d.cost_partial ? 'yes' : 'no' })),
+    rows: s.days.map((d) => ({ ...d, in_import: d.in_import ? 'yes' : 'no', cost_partial: d.cost_partial ? 'yes' : 'no' })),
     notes: s.notes,
   };
 }
