@@ -32,6 +32,7 @@ function reportOptions<T>(y: Argv<T>) {
     .option('format', { type: 'string', describe: 'table | json | csv | html', default: 'table' })
     .option('out', { type: 'string', describe: 'write the report to FILE instead of stdout' })
     .option('cost', { type: 'string', describe: 'auto | computed | recorded (default auto)' })
+    .option('sort', { type: 'string', describe: 'row order: cost | tokens | date | name (default: days, weeks, months in order, anything else by cost)' })
     .option('demo', { type: 'boolean', describe: 'report on generated sample data instead of your files' })
     .option('from', { type: 'string', array: true, describe: 'report on exported Parquet (file, folder or glob; repeatable) instead of the local store' })
     .option('machine', { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' });

@@ -7,6 +7,7 @@ import { labelLocalRows } from '../export/local.js';
 import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
+import { parseSort } from '../report/sort.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
@@ -31,6 +32,8 @@ export interface ReportArgs {
   format?: string;
   out?: string;
   cost?: string;
+  /** Row order: cost | tokens | date | name. */
+  sort?: string;
   /** Exported Parquet (files, folders or globs) to report on instead of the local store. */
   from?: string[];
   /** This machine's name for --by machine on the local store. */
@@ -57,8 +60,9 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${JSON.stringify(a.format)}: expected one of ${FORMATS.join(', ')}`);
   const cost = (a.cost ?? 'auto') as CostMode;
   if (!['auto', 'computed', 'recorded'].includes(cost)) throw new UsageError(`--cost ${JSON.stringify(a.cost)}: expected auto, computed or recorded`);
+  const sort = parseSort(a.sort);
   // Chart data only for the renderer that draws it.
-  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, charts: format === 'html', format };
+  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}) };
 }
 
 /** What was searched, for the "no data found" message and `sources`. */

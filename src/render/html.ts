@@ -11,7 +11,8 @@ import { dirname, join } from 'node:path';
 import type { ReportOutput } from '../report/definitions.js';
 import { resolveChart } from '../report/charts.js';
 import type { Cell, Column, Dataset } from './columns.js';
-import { grouped, pct, usd } from './format.js';
+import { grouped, usd } from './format.js';
+import { cellTexts, isPartial } from './cells.js';
 import { setHtmlRenderer } from './index.js';
 import { sha256 } from '../core/sha256.js';
 
@@ -56,32 +57,10 @@ function libraryScripts(): string[] {
 const COST_SOURCE_TEXT: Record<string, string> = {
   computed: 'computed from the token counts and published prices',
   recorded: 'as recorded by the harness',
-  mixed: 'some costs recorded by the harness and some computed, or some responses without a price',
+  mixed: 'some costs recorded by the harness and some computed',
+  partial: 'only the priced responses: some have no price, so the cost is at least this',
   none: 'no costs known: no response could be priced',
 };
-
-function formatCell(c: Column, v: Cell): string {
-  if (v === null || v === undefined) return c.kind === 'key' ? '(none)' : '—';
-  const n = Number(v);
-  switch (c.kind) {
-    case 'int':
-      return grouped(n);
-    case 'usd': {
-      // Per-request costs are cents or less: keep four decimals there.
-      const a = Math.abs(n);
-      return `${n < 0 ? '-' : ''}${a !== 0 && a < 1 ? `$${a.toFixed(4)}` : usd(a, true)}`;
-    }
-    case 'pct':
-      return pct(n);
-    case 'ratio':
-      return n.toLocaleString('en-US', { maximumFractionDigits: 1 });
-    case 'key':
-    case 'text':
-      return String(v);
-    default:
-      return c.kind satisfies never;
-  }
-}
 
 function breakAfterSlashes(text: string): string {
   return text
@@ -96,18 +75,19 @@ function renderDataset(d: Dataset, i: number): string {
   const head = d.columns
     .map((c) => `<th scope="col" class="${isNumeric(c) ? 'num' : 'txt'}" data-type="${isNumeric(c) ? 'num' : 'txt'}"><button type="button" title="Sort by ${escapeHtml(c.field)}">${escapeHtml(c.label)}</button></th>`)
     .join('');
-  const cell = (c: Column, r: Record<string, Cell>, total = false) => {
+  const texts = cellTexts(d, d.columns, 'html');
+  const cell = (c: Column, r: Record<string, Cell>, text: string) => {
     const v = r[c.field];
-    const text = total && c === d.columns.find((x) => x.kind === 'key') ? 'Total' : formatCell(c, v);
     const raw = v === null || v === undefined ? '' : String(v);
     const cls = isNumeric(c) ? 'num' : c.kind === 'key' ? 'key' : 'txt';
     // Keys break only after a slash (never at the hyphens of a date, model
     // or session id), so a long project path wraps without squeezing the rest.
     const shown = c.kind === 'key' ? breakAfterSlashes(text) : escapeHtml(text);
-    return `<td class="${cls}" data-v="${escapeHtml(raw)}"${c.kind === 'key' ? ` title="${escapeHtml(raw)}"` : ''}>${shown}</td>`;
+    const partial = isPartial(c, r) ? ' partial' : '';
+    return `<td class="${cls}${partial}" data-v="${escapeHtml(raw)}"${c.kind === 'key' ? ` title="${escapeHtml(raw)}"` : ''}>${shown}</td>`;
   };
-  const body = d.rows.map((r) => `<tr>${d.columns.map((c) => cell(c, r)).join('')}</tr>`).join('\n');
-  const foot = d.totals ? `<tfoot><tr>${d.columns.map((c) => cell(c, d.totals!, true)).join('')}</tr></tfoot>` : '';
+  const body = d.rows.map((r, k) => `<tr>${d.columns.map((c, j) => cell(c, r, texts.rows[k]![j]!)).join('')}</tr>`).join('\n');
+  const foot = d.totals ? `<tfoot><tr>${d.columns.map((c, j) => cell(c, d.totals!, texts.totals![j]!)).join('')}</tr></tfoot>` : '';
   const empty = d.rows.length ? '' : `<p class="empty">No usage in this period.</p>`;
   const notes = (d.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
   return `<section class="dataset" id="table-${i}">

@@ -2,6 +2,11 @@
 
 export class UsageError extends Error {}
 
+/** The period and zone a report covers, as its title line says it: `2026-11-04 – 2026-12-04 (UTC)`. */
+export function periodLabel(since: string, until: string, tz: string): string {
+  return `${since} – ${until} (${tz})`;
+}
+
 // UTC is answered without Intl, whose first use costs ~15 ms here (ICU loads
 // its data): a report in UTC (TZ=UTC, as on most servers, or --tz UTC) never
 // needs it (render/format.ts formats numbers without it too).
