@@ -27,7 +27,13 @@ export function cutText(s: string, w: number, keep?: 'end' | 'start', headless =
   if (w <= 1) return s.slice(0, w);
   if (keep === 'start') return s.slice(0, w - 1) + '…';
   const tail = (n: number) => (n > 0 ? s.slice(s.length - n) : '');
-  if (keep === 'end' || /[\\/]/.test(s) || headless) return '…' + tail(w - 1);
+  if (keep === 'end' || /[\\/]/.test(s)) {
+    // A path keeps whole folder names where that leaves most of the room used.
+    const t = tail(w - 1);
+    const at = t.search(/[\\/]/);
+    return '…' + (at > 0 && t.length - at >= (w - 1) / 2 ? t.slice(at) : t);
+  }
+  if (headless) return '…' + tail(w - 1);
   const head = /^[^-_.:\s/\\]+[-_.:\s]/.exec(s)?.[0] ?? '';
   if (!head || head.length > Math.floor((w - 1) / 2)) return '…' + tail(w - 1);
   return head + '…' + tail(w - 1 - head.length);
