@@ -47,9 +47,10 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
     await writeDemoHome(home, new Date());
     const env = { PATH: process.env.PATH, HOME: home, TZ: process.env.TZ };
     const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), rootOverrides: {} };
-    if (!rt.quiet && a.format !== 'json' && a.format !== 'csv') process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
+    // On stderr for every format: a CSV has no place for a comment (its JSON says "demo": true, its HTML says so in title and footer).
+    if (!rt.quiet) process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
     const { reportCommand } = await import('./report.js');
-    await reportCommand(demoRt, a);
+    await reportCommand(demoRt, { ...a, demo: true });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

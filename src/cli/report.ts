@@ -1,7 +1,7 @@
 // `tx-usage report [NAME]`: refresh the store, run a report definition, render it.
 import { writeFileSync } from 'node:fs';
 import { HARNESS_IDS, isHarnessId, type HarnessId } from '../core/types.js';
-import { findDefinition, loadDefinitions, runReport, type ReportDefinition, type ReportOutput } from '../report/definitions.js';
+import { findDefinition, loadDefinitions, markDemo, runReport, type ReportDefinition, type ReportOutput } from '../report/definitions.js';
 import { machineName, readTeamConfig } from '../export/config.js';
 import { labelLocalRows } from '../export/local.js';
 import { openRollup } from '../export/rollup.js';
@@ -15,7 +15,7 @@ import '../render/html.js'; // registers the HTML renderer (--format html)
 import { hasUnpricedResponses, storedWarnings } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
-import { costFunction, unpricedModelWarnings } from './pricing.js';
+import { costFunction, nearMatchWarnings, unpricedModelWarnings } from './pricing.js';
 import { noteReportOutput } from './memo.js';
 import { summarySnapshot } from '../report/summary-snapshot.js';
 import type { SummarySnapshot } from '../report/summary-delta.js';
@@ -38,6 +38,8 @@ export interface ReportArgs {
   from?: string[];
   /** This machine's name for --by machine on the local store. */
   machine?: string;
+  /** A report on generated sample data (tx-usage demo, report --demo): marked as such in every format. */
+  demo?: boolean;
 }
 
 function list(v: string | undefined): string[] {
@@ -95,7 +97,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     const side = await store.connect();
     const stored = storedWarnings(side, p.harnesses).then(async (w) => ({
       stored: w,
-      unpriced: (await hasUnpricedResponses(side)) ? await unpricedModelWarnings(side, p) : [],
+      unpriced: [...((await hasUnpricedResponses(side)) ? await unpricedModelWarnings(side, p) : []), ...(await nearMatchWarnings(side, p, cost.pricer))],
     }));
     // Both observed at once, so that neither can end as an unhandled rejection.
     const both = Promise.all([labelLocalRows(store.conn, machine), stored]);
@@ -133,7 +135,8 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
 }
 
 async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], snapshot: SummarySnapshot | null = null): Promise<void> {
-  const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color });
+  if (a.demo) markDemo(out);
+  const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color, home: rt.home });
   if (a.out) writeFileSync(a.out, text);
   else process.stdout.write(text);
   const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';

@@ -4,6 +4,7 @@
 // responses.
 import type { Cell, Column, DataRow, Dataset } from './columns.js';
 import { abbreviate, grouped, pct, usdDecimals, usdWith } from './format.js';
+import { localDateTime } from '../report/period.js';
 
 /** narrow: the 80-column terminal table (abbreviated numbers); wide: a wide terminal; html: the HTML page. */
 export type CellStyle = 'narrow' | 'wide' | 'html';
@@ -19,7 +20,7 @@ export function isPartial(c: Column, row: DataRow): boolean {
   return !!c.partial && c.partial.by.some((f) => row[f] === 'partial');
 }
 
-export function columnFormatter(c: Column, rows: readonly DataRow[], style: CellStyle): CellFormatter {
+export function columnFormatter(c: Column, rows: readonly DataRow[], style: CellStyle, timezone = 'UTC'): CellFormatter {
   const wide = style !== 'narrow';
   switch (c.kind) {
     case 'usd': {
@@ -33,6 +34,11 @@ export function columnFormatter(c: Column, rows: readonly DataRow[], style: Cell
         return c.partial!.bound ? `≥${text}*` : `${text}*`;
       };
     }
+    case 'time':
+      return (r) => {
+        const v = r[c.field];
+        return v === null || v === undefined ? UNKNOWN : localDateTime(String(v), timezone);
+      };
     default:
       return (r) => formatValue(c, r[c.field], style);
   }
@@ -52,6 +58,7 @@ function formatValue(c: Column, v: Cell, style: CellStyle): string {
       return style === 'narrow' ? abbreviate(n) : n.toFixed(2);
     case 'key':
     case 'text':
+    case 'time':
       return String(v);
     default:
       return c.kind satisfies never;
@@ -64,7 +71,7 @@ function formatValue(c: Column, v: Cell, style: CellStyle): string {
  */
 export function cellTexts(d: Dataset, cols: readonly Column[], style: CellStyle): { rows: string[][]; totals: string[] | null } {
   const all = d.totals ? [...d.rows, d.totals] : d.rows;
-  const fmts = cols.map((c) => columnFormatter(c, all, style));
+  const fmts = cols.map((c) => columnFormatter(c, all, style, d.timezone));
   const rows = d.rows.map((r) => fmts.map((f) => f(r)));
   if (!d.totals) return { rows, totals: null };
   const firstKey = cols.findIndex((c) => c.kind === 'key');

@@ -1,6 +1,7 @@
 // Column metadata shared by the table, CSV and HTML renderers.
 
-export type ColumnKind = 'key' | 'int' | 'usd' | 'pct' | 'ratio' | 'text';
+/** `time`: an ISO instant, shown as local date and time in the dataset's zone. */
+export type ColumnKind = 'key' | 'int' | 'usd' | 'pct' | 'ratio' | 'text' | 'time';
 
 export interface Column {
   /** Field name in the row objects (and the CSV/JSON header). */
@@ -41,6 +42,8 @@ export interface Dataset {
   totals?: DataRow;
   /** Lines printed under the table (e.g. what the figures do and do not mean). */
   notes?: string[];
+  /** The zone `time` cells are shown in (the report's; default UTC). */
+  timezone?: string;
 }
 
 /** A report's own cost: partial when some of its responses have no price. */

@@ -14,6 +14,8 @@ import type { Cell, Column, Dataset } from './columns.js';
 import { grouped, usd } from './format.js';
 import { cellTexts, isPartial } from './cells.js';
 import { setHtmlRenderer } from './index.js';
+import { styleChart } from './chart-style.js';
+import { withHomeAsTilde } from './home-path.js';
 import { sha256 } from '../core/sha256.js';
 
 /** Text for HTML content and attribute values. */
@@ -110,16 +112,30 @@ interface Totals {
   output_tokens?: number;
   cost_usd?: number | null;
   cost_source?: string;
+  unpriced_requests?: number;
+  unpriced_tokens?: number;
+}
+
+/** The first and last day the report covers (monthly: to `through`, the requested end, not its month's end). */
+function reportRange(out: ReportOutput): { first: string; last: string } | null {
+  const j = out.json as { since?: string; until?: string; through?: string };
+  const last = j.through ?? j.until;
+  return j.since && last ? { first: j.since, last } : null;
 }
 
 function renderHeader(out: ReportOutput): string {
-  const j = out.json as { since?: string; until?: string; timezone?: string; totals?: Totals };
+  const j = out.json as { timezone?: string; totals?: Totals };
+  const range = reportRange(out);
   const t = j.totals ?? {};
   const card = (label: string, value: string, detail = '') =>
     `<div class="card"><div class="label">${escapeHtml(label)}</div><div class="value">${escapeHtml(value)}</div>${detail ? `<div class="detail">${escapeHtml(detail)}</div>` : ''}</div>`;
   const src = t.cost_source ?? 'none';
+  const known = t.cost_usd !== null && t.cost_usd !== undefined;
+  const unpriced = t.unpriced_requests
+    ? ` ${grouped(t.unpriced_requests)} response${t.unpriced_requests === 1 ? '' : 's'} (${grouped(t.unpriced_tokens ?? 0)} tokens) without a price are not in it.`
+    : '';
   const cards = [
-    card('Cost', t.cost_usd === null || t.cost_usd === undefined ? 'unknown' : usd(t.cost_usd, true), `cost source: ${src} — ${COST_SOURCE_TEXT[src] ?? src}`),
+    card('Cost', !known ? 'unknown' : `${src === 'partial' ? '≥' : ''}${usd(t.cost_usd!, true)}`, `cost source: ${src} — ${COST_SOURCE_TEXT[src] ?? src}.${unpriced}`),
     card('Requests', grouped(t.requests ?? 0)),
     card(
       'Tokens',
@@ -128,9 +144,9 @@ function renderHeader(out: ReportOutput): string {
     ),
   ];
   return `<header>
-<p class="brand">tx-usage</p>
+<p class="brand">tx-usage${out.demo ? ' · <span class="demo">demo: generated sample data</span>' : ''}</p>
 <h1>${escapeHtml(out.definition.title)}</h1>
-<p class="period">${escapeHtml(`${j.since ?? ''} – ${j.until ?? ''}`)} <span class="tz">(${escapeHtml(j.timezone ?? '')})</span></p>
+<p class="period">${escapeHtml(`${range?.first ?? ''} – ${range?.last ?? ''}`)} <span class="tz">(${escapeHtml(j.timezone ?? '')})</span></p>
 <div class="cards">${cards.join('')}</div>
 </header>`;
 }
@@ -163,10 +179,13 @@ figure.chart figcaption { font-weight: 600; margin-bottom: 6px; }
 .vis { width: 100%; min-height: 60px; }
 .vis svg { max-width: 100%; }
 section.dataset { padding: 12px 14px; margin-bottom: 16px; }
-.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; }
+/* A wide or long table scrolls inside its card, its heading row staying in view. */
+.scroll { overflow: auto; max-height: min(75vh, 720px); -webkit-overflow-scrolling: touch; overscroll-behavior: contain; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
 th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { position: sticky; top: 0; background: var(--card); white-space: nowrap; }
+th { position: sticky; top: 0; z-index: 1; background: var(--card); white-space: nowrap; box-shadow: inset 0 -1px 0 var(--line); }
+td.partial { color: #8a4b00; }
+.demo { color: #b00020; text-transform: none; letter-spacing: 0; font-weight: 600; }
 th button { font: inherit; font-weight: 600; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; }
 th[aria-sort="ascending"] button::after { content: " ▲"; font-size: 10px; }
 th[aria-sort="descending"] button::after { content: " ▼"; font-size: 10px; }
@@ -193,7 +212,7 @@ footer { color: var(--muted); font-size: 12px; padding: 8px 0 24px; }
   .charts { display: block; }
   figure.chart { break-inside: avoid; page-break-inside: avoid; margin-bottom: 10px; }
   .vis svg { max-width: 100% !important; height: auto !important; }
-  .scroll { overflow: visible; }
+  .scroll { overflow: visible; max-height: none; }
   table { font-size: 8pt; }
   thead { display: table-header-group; }
   tr { break-inside: avoid; page-break-inside: avoid; }
@@ -266,19 +285,24 @@ function fixedHeight(spec: Record<string, unknown>, rows: Record<string, unknown
   return { ...spec, height: Math.max(1, bars) * h.step };
 }
 
-export function renderHtml(out: ReportOutput): string {
+export function renderHtml(report: ReportOutput, opts: { home?: string } = {}): string {
+  const out = withHomeAsTilde(report, opts.home);
+  const range = reportRange(out);
   const charts: { el: string; data: string; spec: Record<string, unknown> }[] = [];
   const figures: string[] = [];
   const skipped: string[] = [];
   for (const def of out.definition.charts ?? []) {
-    const chart = resolveChart(def, out.charts?.[def.data]);
+    const rows = out.charts?.[def.data];
+    const chart = resolveChart(def, rows);
     if (!chart) {
       skipped.push(def.title);
       continue;
     }
     const el = `chart-${charts.length}`;
-    charts.push({ el, data: def.data, spec: fixedHeight(chart.spec, out.charts![def.data]!) });
-    figures.push(`<figure class="chart" data-chart="${escapeHtml(def.id)}"><figcaption>${escapeHtml(chart.title)}</figcaption><div class="vis" id="${el}"></div></figure>`);
+    const styled = styleChart(def, chart.spec, rows!, range);
+    charts.push({ el, data: def.data, spec: fixedHeight(styled.spec, rows!) });
+    const note = styled.note ? `<p class="note">${escapeHtml(styled.note)}</p>` : '';
+    figures.push(`<figure class="chart" data-chart="${escapeHtml(def.id)}"><figcaption>${escapeHtml(chart.title)}</figcaption><div class="vis" id="${el}"></div>${note}</figure>`);
   }
   const used = new Set(charts.map((c) => c.data));
   const data: Record<string, unknown> = {};
@@ -302,7 +326,8 @@ export function renderHtml(out: ReportOutput): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
-  const j = out.json as { since?: string; until?: string };
+  const title = `${out.definition.title} ${range?.first ?? ''} – ${range?.last ?? ''}${out.demo ? ' (demo data)' : ''} · tx-usage`;
+  const demo = out.demo ? ' <strong>Demo: made from generated sample data, not from anyone’s files.</strong>' : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -311,7 +336,7 @@ export function renderHtml(out: ReportOutput): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(`${out.definition.title} ${j.since ?? ''} – ${j.until ?? ''} · tx-usage`)}</title>
+<title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -321,7 +346,7 @@ ${warnings}
 ${figures.length ? `<section class="charts">\n${figures.join('\n')}\n</section>` : ''}
 ${skippedNote}
 ${out.datasets.map(renderDataset).join('\n')}
-<footer>Generated by tx-usage from local transcript files: token counts, models, projects and session ids only. Click a column heading to sort.</footer>
+<footer>Generated by tx-usage from local transcript files and databases: token counts, costs, models, projects, session ids, titles and times only — never prompt text, tool output or file contents; paths in your home folder are written ~. Times are in ${escapeHtml((out.json as { timezone?: string }).timezone ?? 'UTC')}. Click a column heading to sort.${demo}</footer>
 </main>
 <script type="application/json" id="tx-usage-data">${payload}</script>
 ${scripts.map((s) => `<script>${s}</script>`).join('\n')}

@@ -10,6 +10,8 @@ import type { Column, Dataset } from './columns.js';
 export interface TableOptions {
   width: number;
   color: boolean;
+  /** The user's home folder: a shared output (HTML) writes it as `~`. */
+  home?: string;
 }
 
 const WIDE_AT = 120;

@@ -353,8 +353,11 @@ function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[
       metric('total_tokens', 'Tokens', 'int', true),
       { ...metric('cost_usd', 'Cost', 'usd', true), partial: COST_PARTIAL },
       metric('cost_source', 'Cost src', 'text'),
+      metric('first_ts', 'First', 'time'),
+      metric('last_ts', 'Last', 'time'),
     ],
     rows: r.months.flatMap((m) => m.top_sessions.map((s) => ({ month: m.month, ...s }))),
+    timezone: r.timezone,
   };
   const days: Dataset = {
     title: 'Highest-spend days',

@@ -199,10 +199,11 @@ export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport
         { field: 'latest_used_tokens', label: 'Latest', kind: 'int', narrow: true },
         { field: 'max_tokens', label: 'Max', kind: 'int', narrow: true },
         { field: 'peak_used_tokens', label: 'Peak', kind: 'int', narrow: true },
-        { field: 'last_ts', label: 'Last activity', kind: 'text' },
+        { field: 'last_ts', label: 'Last activity', kind: 'time' },
       ],
       rows: r.context.map((c) => ({ ...c })),
       notes: [CONTEXT_NOTE],
+      timezone: p.tz,
     });
   }
   return datasets;
