@@ -30,6 +30,8 @@ export interface Column {
   partial?: { by: string[]; bound: boolean };
   /** Money only: as many decimals as it takes for different amounts to read differently (per-request costs). */
   distinct?: boolean;
+  /** CSV: after the other columns (one added to a CSV whose column order is documented, shown elsewhere in the table). */
+  csvLast?: boolean;
 }
 
 export type Cell = string | number | null | undefined;
