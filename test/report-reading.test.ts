@@ -61,6 +61,15 @@ describe('on a two-month Claude Code home', () => {
     expect(cmp).toEqual([...cmp].sort());
   });
 
+  it('monthly CSV: the documented columns in their order, the added ones after', () => {
+    const head = run(['report', 'monthly', ...RANGE, '--format', 'csv'], env).stdout.split('\r\n')[0]!.split(',');
+    expect(head).toEqual([
+      'month', 'breakdown', 'key', 'requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens',
+      'total_tokens', 'total_tokens_change_ratio', 'cost_usd', 'previous_cost_usd', 'cost_change_usd', 'cost_change_ratio', 'cost_source', 'sessions', 'active_days',
+      'projected_cost_usd', 'previous_cost_source', 'projected_total_tokens', 'unpriced_requests', 'unpriced_tokens',
+    ]);
+  });
+
   it('--sort takes cost, tokens, date or name', () => {
     const r = runCli(['report', ...RANGE, '--sort', 'price'], env);
     expect(r.status).toBe(2);
