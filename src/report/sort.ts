@@ -79,7 +79,8 @@ export function sortRows<T extends object>(list: readonly T[], keys: readonly st
       break;
     }
     case 'name':
-      order = [...byName, ...chronological];
+      // By the keys themselves, in grouping order (days, weeks and months read in order anyway).
+      order = keys.map(ascText);
       break;
     default:
       return sort satisfies never;
