@@ -38,6 +38,8 @@
 -- column: cache_hit_rate         DOUBLE   cache_read / (input + cache_read + cache_write)
 -- column: cache_write_share      DOUBLE   cache_write / (input + cache_read + cache_write)
 -- column: reasoning_share        DOUBLE   reasoning / output
+-- column: unpriced_requests      HUGEINT  requests of responses without a cost under cost_mode
+-- column: unpriced_tokens        HUGEINT  their total tokens
 -- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts)
 WITH ev AS (
   SELECT * FROM report_events($tz, $harnesses, $project, $cost_mode)
@@ -77,7 +79,9 @@ m AS (
          count(cost_e10) AS priced_events,
          count(*) FILTER (WHERE uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events,
          sum(requests) FILTER (WHERE cost_e10 IS NOT NULL) AS priced_requests,
-         count(DISTINCT CAST(local_ts AS DATE)) AS active_days
+         count(DISTINCT CAST(local_ts AS DATE)) AS active_days,
+         coalesce(sum(requests) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests,
+         coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_tokens
   FROM k
   GROUP BY ALL
 )
@@ -90,6 +94,7 @@ SELECT m.harness, m.detail, requests, input_tokens, cache_read_tokens, cache_wri
        output_tokens / nullif(requests, 0) AS output_tokens_per_request,
        cache_read_tokens / nullif(input_tokens + cache_read_tokens + cache_write_tokens, 0) AS cache_hit_rate,
        cache_write_tokens / nullif(input_tokens + cache_read_tokens + cache_write_tokens, 0) AS cache_write_share,
-       reasoning_tokens / nullif(output_tokens, 0) AS reasoning_share
+       reasoning_tokens / nullif(output_tokens, 0) AS reasoning_share,
+       unpriced_requests, unpriced_tokens
 FROM m JOIN sessions s ON s.harness = m.harness AND s.detail IS NOT DISTINCT FROM m.detail
 ORDER BY m.harness, cost_e10 DESC NULLS LAST, total_tokens DESC, m.detail

@@ -8,9 +8,9 @@
 -- system) from which src/report/costshares.ts recovers the rates exactly
 -- (least squares, rates ≥ 0) and so each component's share. Only responses
 -- with a cost are used; the shares become right as soon as costs are filled.
--- Whole months from the one containing $since to the one containing $until.
+-- Months from the one containing $since to $until (the last month ends there).
 -- param: since DATE              any day of the first month
--- param: until DATE              any day of the last month
+-- param: until DATE              the last local day included (the last month ends here)
 -- param: tz VARCHAR              IANA zone that months are cut in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
@@ -62,7 +62,7 @@ WITH ev AS (
 ),
 f AS (
   SELECT * FROM ev
-  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND last_day($until)
+  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
     AND cost_e10 IS NOT NULL
 ),
 x AS (

@@ -1,9 +1,9 @@
 -- report: monthly_days
 -- Monthly spend review: the days with the highest spend in each month (by
--- cost, then by tokens while costs are unknown). Whole months from the one
--- containing $since to the one containing $until.
+-- cost, then by tokens while costs are unknown). Months from the one
+-- containing $since to $until (the last month ends there).
 -- param: since DATE              any day of the first month
--- param: until DATE              any day of the last month
+-- param: until DATE              the last local day included (the last month ends here)
 -- param: tz VARCHAR              IANA zone that days are cut in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
@@ -25,6 +25,8 @@
 -- column: usage_events           BIGINT
 -- column: priced_events          BIGINT
 -- column: recorded_events        BIGINT
+-- column: unpriced_requests      HUGEINT  requests without a cost under cost_mode
+-- column: unpriced_tokens        HUGEINT  their total tokens
 -- column: sessions               BIGINT
 -- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts)
 WITH ev AS (
@@ -32,7 +34,7 @@ WITH ev AS (
 ),
 f AS (
   SELECT * FROM ev
-  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND last_day($until)
+  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
 ),
 d AS (
   SELECT strftime(local_ts, '%Y-%m') AS month,
@@ -50,6 +52,8 @@ d AS (
          count(*) AS usage_events,
          count(cost_e10) AS priced_events,
          count(*) FILTER (WHERE uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events,
+         coalesce(sum(requests) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests,
+         coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_tokens,
          count(DISTINCT harness || ':' || session_id) AS sessions
   FROM f
   GROUP BY ALL
@@ -60,7 +64,7 @@ ranked AS (
 )
 SELECT month, rank, day, requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens,
        reasoning_tokens, total_tokens, cost_e10, computed_cost_e10, recorded_cost_e10, usage_events,
-       priced_events, recorded_events, sessions
+       priced_events, recorded_events, unpriced_requests, unpriced_tokens, sessions
 FROM ranked
 WHERE rank <= $top
 ORDER BY month, rank

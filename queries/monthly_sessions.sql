@@ -1,10 +1,10 @@
 -- report: monthly_sessions
 -- Monthly spend review: the sessions that cost the most in each month (by
 -- cost, then by tokens while costs are unknown). A session that spans months
--- is ranked in each month with that month's part. Whole months from the one
--- containing $since to the one containing $until.
+-- is ranked in each month with that month's part. Months from the one
+-- containing $since to $until (the last month ends there).
 -- param: since DATE              any day of the first month
--- param: until DATE              any day of the last month
+-- param: until DATE              the last local day included (the last month ends here)
 -- param: tz VARCHAR              IANA zone that months are cut in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
@@ -29,6 +29,8 @@
 -- column: usage_events           BIGINT
 -- column: priced_events          BIGINT
 -- column: recorded_events        BIGINT
+-- column: unpriced_requests      HUGEINT  requests without a cost under cost_mode
+-- column: unpriced_tokens        HUGEINT  their total tokens
 -- column: first_ts_ms            BIGINT   first response of the session in the month
 -- column: last_ts_ms             BIGINT
 -- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts)
@@ -37,7 +39,7 @@ WITH ev AS (
 ),
 f AS (
   SELECT * FROM ev
-  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND last_day($until)
+  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
 ),
 s AS (
   SELECT strftime(local_ts, '%Y-%m') AS month,
@@ -58,6 +60,8 @@ s AS (
          count(*) AS usage_events,
          count(cost_e10) AS priced_events,
          count(*) FILTER (WHERE uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events,
+         coalesce(sum(requests) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests,
+         coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_tokens,
          min(ts_ms) AS first_ts_ms,
          max(ts_ms) AS last_ts_ms
   FROM f
@@ -69,7 +73,7 @@ ranked AS (
 )
 SELECT month, rank, harness, session, project, models, requests, input_tokens, cache_read_tokens,
        cache_write_tokens, output_tokens, reasoning_tokens, total_tokens, cost_e10, computed_cost_e10,
-       recorded_cost_e10, usage_events, priced_events, recorded_events, first_ts_ms, last_ts_ms
+       recorded_cost_e10, usage_events, priced_events, recorded_events, unpriced_requests, unpriced_tokens, first_ts_ms, last_ts_ms
 FROM ranked
 WHERE rank <= $top
 ORDER BY month, rank

@@ -26,6 +26,8 @@
 -- column: recorded_events        BIGINT   of those, events whose cost is the harness's recorded one
 -- column: sessions               BIGINT   distinct sessions
 -- column: active_days            BIGINT   distinct local days with activity
+-- column: unpriced_requests      HUGEINT  requests of billed events without a cost under cost_mode
+-- column: unpriced_tokens        HUGEINT  their total tokens
 WITH raw AS (
   SELECT harness, session_id, project, model, ts_ms, requests, input_tokens, cache_read_tokens,
          cache_write_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
@@ -70,7 +72,9 @@ SELECT {{keys}}
        count(cost_e10) FILTER (WHERE billable) AS priced_events,
        count(*) FILTER (WHERE billable AND uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events,
        count(DISTINCT harness || ':' || session_id) AS sessions,
-       count(DISTINCT CAST(local_ts AS DATE)) AS active_days
+       count(DISTINCT CAST(local_ts AS DATE)) AS active_days,
+       coalesce(sum(requests) FILTER (WHERE billable AND cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests,
+       coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE billable AND cost_e10 IS NULL), 0)::HUGEINT AS unpriced_tokens
 FROM f
 GROUP BY ALL
 ORDER BY ALL

@@ -69,7 +69,7 @@ describe('claude-code end to end', () => {
   });
 
   it('counts every billed response exactly once, by model and day', () => {
-    const j = reportJson([...RANGE, '--by', 'model,day', '--tz', 'UTC'], env);
+    const j = reportJson([...RANGE, '--by', 'model,day', '--tz', 'UTC', '--sort', 'name'], env);
     const expected = b.ledger.rows(['model', 'day'], { since: '2026-10-01', until: '2026-10-31' });
     expect(j.rows.map((r: any) => tokenFields(r, ['model', 'day']))).toEqual(expected);
     expect(tokenFields(j.totals)).toEqual(tokenFields(b.ledger.totals({ since: '2026-10-01', until: '2026-10-31' })));
@@ -86,7 +86,7 @@ describe('claude-code end to end', () => {
   });
 
   it('credits fork copies to the original session; the fork only has its own response', () => {
-    const j = reportJson([...RANGE, '--by', 'session'], env);
+    const j = reportJson([...RANGE, '--by', 'session', '--sort', 'name'], env);
     const fork = j.rows.find((r: any) => r.session === b.forkId);
     expect(fork).toMatchObject({ requests: 1, input_tokens: 11, output_tokens: 22, cache_read_tokens: 33, cache_write_tokens: 44 });
     const expected = b.ledger.rows(['session'], { since: '2026-10-01', until: '2026-10-31' });
@@ -103,7 +103,7 @@ describe('claude-code end to end', () => {
   });
 
   it('attributes by project, including a line without cwd', () => {
-    const j = reportJson([...RANGE, '--by', 'project'], env);
+    const j = reportJson([...RANGE, '--by', 'project', '--sort', 'name'], env);
     expect(j.rows.map((r: any) => r.project)).toEqual([P2, P1]); // binary order: ' ' < '-'
     expect(j.rows.map((r: any) => tokenFields(r, ['project']))).toEqual(b.ledger.rows(['project'], { since: '2026-10-01', until: '2026-10-31' }));
   });
@@ -133,13 +133,13 @@ describe('claude-code end to end', () => {
     const r = runCli(['report', ...RANGE, '--by', 'project', '--format', 'csv'], env);
     expect(r.status).toBe(0);
     const lines = r.stdout.split('\r\n');
-    expect(lines[0]).toBe('project,requests,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,reasoning_tokens,total_tokens,cost_usd,cost_source,computed_cost_usd,recorded_cost_usd');
+    expect(lines[0]).toBe('project,requests,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,reasoning_tokens,total_tokens,cost_usd,cost_source,computed_cost_usd,recorded_cost_usd,unpriced_requests,unpriced_tokens');
     const p2 = b.ledger.rows(['project'], { since: '2026-10-01', until: '2026-10-31' }).find((r) => r.project === P2)!;
     const j = reportJson([...RANGE, '--by', 'project'], env).rows.find((r: any) => r.project === P2);
     const cost = (v: number | null) => (v === null ? '' : String(v));
     expect(lines).toContain(
       `${P2},${p2.requests},${p2.input_tokens},${p2.cache_read_tokens},${p2.cache_write_tokens},${p2.output_tokens},${p2.reasoning_tokens},${p2.total_tokens},` +
-        `${cost(j.cost_usd)},${j.cost_source},${cost(j.computed_cost_usd)},${cost(j.recorded_cost_usd)}`,
+        `${cost(j.cost_usd)},${j.cost_source},${cost(j.computed_cost_usd)},${cost(j.recorded_cost_usd)},${j.unpriced_requests},${j.unpriced_tokens}`,
     );
     // A field with a comma or quote is quoted, quotes doubled.
     const q = runCli(['sql', `SELECT 'a,b' AS x, 'say "hi"' AS y`, '--format', 'csv'], env).stdout;

@@ -36,12 +36,14 @@ export function exportJson(m: TeamMachine, out: string, extra: string[] = [], en
   return JSON.parse(cli(['export', '--out', out, '--machine', m.name, '--format', 'json', ...extra], env));
 }
 
+// Rows in the order of their keys (--sort name), so that a roll-up's rows can be
+// compared with the local reports' side by side and with sums per key.
 export function localReport(m: TeamMachine, args: string[]): any {
-  return reportJson([...args, '--machine', m.name], envOf(m));
+  return reportJson([...args, '--sort', 'name', '--machine', m.name], envOf(m));
 }
 
 export function rollupReport(team: Team, from: string[], args: string[]): any {
-  return reportJson([...args, ...from.flatMap((f) => ['--from', f])], team.nobody);
+  return reportJson([...args, '--sort', 'name', ...from.flatMap((f) => ['--from', f])], team.nobody);
 }
 
 /** USD (as tx-usage prints it: exact to 1e-10) to integer 1e-10 units, so sums are exact. */

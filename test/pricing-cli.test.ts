@@ -1,5 +1,5 @@
 // Pricing through the real CLI: computed costs in the report, an unknown model
-// named in warnings (cost null, totals "mixed"), and stored rows re-priced when
+// named in warnings (cost null, totals "partial": the priced part), and stored rows re-priced when
 // `--prices` changes — without re-reading the transcripts.
 // Expected costs are hand-computed from the bundled data (see
 // test/pricing-cost.test.ts for the price numbers, pinned there).
@@ -46,14 +46,15 @@ beforeAll(() => {
 const byModel = (r: any) => Object.fromEntries(r.rows.map((x: any) => [x.model, x]));
 
 describe('report with computed costs', () => {
-  it('prices each response at its own date, nulls and names the unknown model, and says "mixed"', () => {
+  it('prices each response at its own date, nulls and names the unknown model, and says "partial"', () => {
     const r = reportJson(RANGE, env);
     const m = byModel(r);
     expect(m['claude-opus-5-5']).toMatchObject({ computed_cost_usd: 0.0518, cost_usd: 0.0518, recorded_cost_usd: null, cost_source: 'computed' });
     expect(m['claude-sonnet-4-6']).toMatchObject({ computed_cost_usd: 0.2715, cost_usd: 0.2715, cost_source: 'computed' });
-    expect(m['claude-mystery-9']).toMatchObject({ computed_cost_usd: null, cost_usd: null, cost_source: 'none' });
-    // 0.0518 + 0.2715 = 0.3233, summed exactly in the store
-    expect(r.totals).toMatchObject({ cost_usd: 0.3233, computed_cost_usd: 0.3233, cost_source: 'mixed' });
+    expect(m['claude-mystery-9']).toMatchObject({ computed_cost_usd: null, cost_usd: null, cost_source: 'none', unpriced_requests: 1, unpriced_tokens: 150 });
+    expect(m['claude-opus-5-5']).toMatchObject({ unpriced_requests: 0, unpriced_tokens: 0 });
+    // 0.0518 + 0.2715 = 0.3233, summed exactly in the store: the priced part, 1 response of 150 tokens left out
+    expect(r.totals).toMatchObject({ cost_usd: 0.3233, computed_cost_usd: 0.3233, cost_source: 'partial', unpriced_requests: 1, unpriced_tokens: 150 });
     expect(r.warnings).toContain(
       'no price for model "claude-mystery-9" (claude-code): 1 responses, 150 tokens have no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)',
     );
@@ -70,7 +71,7 @@ describe('report with computed costs', () => {
     expect(withOverrides.warnings.filter((w: string) => w.includes('no price'))).toEqual([]);
 
     const back = reportJson(RANGE, env);
-    expect(back.totals).toMatchObject({ cost_usd: 0.3233, cost_source: 'mixed' });
+    expect(back.totals).toMatchObject({ cost_usd: 0.3233, cost_source: 'partial' });
     expect(byModel(back)['claude-mystery-9'].computed_cost_usd).toBeNull();
   });
 
@@ -88,7 +89,7 @@ describe('report with computed costs', () => {
     expect(byModel(r)['claude-mystery-9']).toMatchObject({ computed_cost_usd: 0.0002 });
     expect(r.totals).toMatchObject({ cost_usd: 0.3283, cost_source: 'computed' });
     // and without the config again: bundled prices
-    expect(reportJson(RANGE, env).totals).toMatchObject({ cost_usd: 0.3233, cost_source: 'mixed' });
+    expect(reportJson(RANGE, env).totals).toMatchObject({ cost_usd: 0.3233, cost_source: 'partial' });
   });
 
   it('refuses an unreadable --prices file with a clear message', () => {
@@ -146,7 +147,7 @@ describe('prices commands', () => {
     const r = reportJson(RANGE, env);
     expect(byModel(r)['claude-opus-5-5']).toMatchObject({ computed_cost_usd: 0.095 });
     // 0.095 + 0.2715
-    expect(r.totals).toMatchObject({ cost_usd: 0.3665, cost_source: 'mixed' });
+    expect(r.totals).toMatchObject({ cost_usd: 0.3665, cost_source: 'partial' });
     expect(runCli(['prices', 'show', 'claude-opus-5-5'], env).stdout).toMatch(/data: .*genai-prices-data\.json \(downloaded /);
   });
 });

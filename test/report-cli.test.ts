@@ -52,7 +52,7 @@ describe('monthly and compare on a two-month Claude Code home', () => {
   let home: string;
   let env: NodeJS.ProcessEnv;
   let claude: ClaudeHome;
-  const range = ['--since', '2026-10-10', '--until', '2026-11-05']; // widened to Oct 1 – Nov 30
+  const range = ['--since', '2026-10-10', '--until', '2026-11-30']; // widened to Oct 1 – Nov 30
 
   beforeAll(() => {
     home = tempDir('txu-rep-');
@@ -62,8 +62,8 @@ describe('monthly and compare on a two-month Claude Code home', () => {
 
   it('monthly JSON: whole months, totals and breakdowns as the ledger says, changes against the month before', () => {
     const j = reportJson(['monthly', ...range], env);
-    expect(Object.keys(j)).toEqual(['since', 'until', 'timezone', 'breakdowns', 'totals', 'months', 'harnesses_without_billed_usage', 'warnings']);
-    expect([j.since, j.until, j.timezone]).toEqual(['2026-10-01', '2026-11-30', 'UTC']);
+    expect(Object.keys(j)).toEqual(['since', 'until', 'through', 'timezone', 'breakdowns', 'totals', 'months', 'harnesses_without_billed_usage', 'warnings']);
+    expect([j.since, j.until, j.through, j.timezone]).toEqual(['2026-10-01', '2026-11-30', '2026-11-30', 'UTC']);
     expect(j.breakdowns).toEqual(['harness', 'model', 'project']);
     expect(j.months.map((m: any) => [m.month, m.first_day, m.last_day])).toEqual([
       ['2026-10', '2026-10-01', '2026-10-31'],
@@ -232,7 +232,11 @@ describe('compare and monthly on a home with all five harnesses', () => {
   it('compare: each billed harness with its ledger totals, Cursor with context occupancy and no billed usage', () => {
     const j = reportJson(['compare', ...ALL_RANGE], env);
     const byId = new Map(j.harnesses.map((h: any) => [h.harness, h]));
-    expect([...byId.keys()]).toEqual(['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi']);
+    expect([...byId.keys()].sort()).toEqual(['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi']);
+    // By cost, highest first; Cursor (cost unknown) last.
+    const costs = j.harnesses.map((h: any) => h.cost_usd ?? -1);
+    expect(costs).toEqual([...costs].sort((a: number, b: number) => b - a));
+    expect(j.harnesses.at(-1).harness).toBe('cursor-agent');
     for (const [id, want] of Object.entries(fx.expected)) {
       const h: any = byId.get(id);
       expect(h.billed_usage, id).toBe(true);

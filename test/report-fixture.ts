@@ -11,7 +11,9 @@ export const FORMULA_MODEL = '=2+5';
 
 /**
  * A Claude Code home over two months: October and November 2026, a project
- * named like an HTML injection and a model named like a spreadsheet formula.
+ * named like an HTML injection, a model named like a spreadsheet formula (no
+ * price), claude-sonnet-5-5 (priced through the claude-sonnet-5 entry, a near
+ * match) and a transcript with an unparsable line.
  */
 export function buildTwoMonthHome(home: string): ClaudeHome {
   const claude = new ClaudeHome(join(home, '.claude'));
@@ -40,5 +42,7 @@ export function buildTwoMonthHome(home: string): ClaudeHome {
       });
     }
   }
+  // A line no JSON parser reads: its warning names the transcript, inside the home folder.
+  claude.session({ cwd: projects[0]! }).user('2026-10-05T09:00:00.000Z').garbage();
   return claude;
 }

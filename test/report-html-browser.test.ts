@@ -19,6 +19,7 @@ const ARTIFACTS = join(packageRoot(), 'test-artifacts');
 let browser: Browser;
 let dir: string;
 let fx: AllHome;
+let homeDir: string;
 const files: Record<string, string> = {};
 
 function html(name: string, args: string[], env: NodeJS.ProcessEnv): string {
@@ -41,6 +42,11 @@ beforeAll(async () => {
   files.compare = html('compare', ['compare', ...range], env);
   fx = buildAllHome(join(dir, 'all'));
   files['compare-all-harnesses'] = html('compare-all-harnesses', ['compare', ...ALL_RANGE], cleanEnv(fx.home));
+  files['summary-all-harnesses'] = html('summary-all-harnesses', ['summary', ...ALL_RANGE, '--by', 'day,harness'], cleanEnv(fx.home));
+  // A month cut short, in another zone.
+  files['monthly-tokyo'] = html('monthly-tokyo', ['monthly', '--since', '2026-10-01', '--until', '2026-11-05', '--tz', 'Asia/Tokyo'], env);
+  files.demo = html('demo', ['summary', '--demo'], cleanEnv(join(dir, 'empty-home')));
+  homeDir = home;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
@@ -163,6 +169,167 @@ describe('sortable tables', () => {
       const known = costs.filter((c) => c !== '');
       expect(costs.slice(0, known.length)).toEqual(known); // unknown (unpriced) costs last
       expect(known.map(Number)).toEqual([...known].map(Number).sort((a, b) => b - a));
+      expect(o.console).toEqual([]);
+    } finally {
+      await o.page.close();
+    }
+  });
+});
+
+/** `aria-label`s vega gives a chart's axes and legends, e.g. "X-axis for a utc scale with values from October 01 to December 01". */
+const guides = (page: Page, chart: string) =>
+  page.evaluate(
+    (id) => [...document.querySelectorAll(`figure.chart[data-chart="${id}"] [aria-roledescription="axis"], figure.chart[data-chart="${id}"] [aria-roledescription="legend"]`)].map((e) => e.getAttribute('aria-label') ?? ''),
+    chart,
+  );
+
+/** Per chart: harness → fill colour of its marks, from each mark's aria-label ("…; harness: codex; …"). */
+const harnessFills = (page: Page) =>
+  page.evaluate(() => {
+    const out: Record<string, Record<string, string[]>> = {};
+    for (const f of document.querySelectorAll('figure.chart')) {
+      for (const m of f.querySelectorAll('.vis svg g.role-mark path')) {
+        const h = /(?:^|; )harness: ([^;]+)/.exec(m.getAttribute('aria-label') ?? '')?.[1];
+        if (!h) continue;
+        const chart = f.getAttribute('data-chart')!;
+        ((out[chart] ??= {})[h] ??= []).push(m.getAttribute('fill') ?? '');
+      }
+    }
+    return out;
+  });
+
+/** Fill colours of a chart's marks. */
+const fills = (page: Page, chart: string) =>
+  page.evaluate((id) => [...new Set([...document.querySelectorAll(`figure.chart[data-chart="${id}"] .vis svg g.role-mark path`)].map((m) => m.getAttribute('fill')))], chart);
+
+describe('what the HTML reports say', () => {
+  it('one colour per harness in every chart, another palette for models', async () => {
+    const seen = new Map<string, string>();
+    for (const name of ['compare-all-harnesses', 'summary-all-harnesses']) {
+      const o = await open(files[name]!, 1280);
+      try {
+        const byChart = await harnessFills(o.page);
+        const charts = Object.keys(byChart);
+        expect(charts.length, name).toBeGreaterThanOrEqual(name.startsWith('compare') ? 6 : 2); // cost/tokens per request, …, cost by harness
+        for (const chart of charts) {
+          if (chart === 'token-mix-by-harness') continue; // coloured by token kind, one bar per harness
+          for (const [h, colours] of Object.entries(byChart[chart]!)) {
+            expect(new Set(colours).size, `${name} ${chart} ${h}`).toBe(1);
+            if (!seen.has(h)) seen.set(h, colours[0]!);
+            expect(colours[0], `${name} ${chart} ${h}`).toBe(seen.get(h));
+          }
+        }
+        const models = await fills(o.page, 'daily-cost-by-model');
+        expect(models.length, name).toBeGreaterThan(0);
+        for (const c of models) expect([...seen.values()], `model colour ${c}`).not.toContain(c);
+      } finally {
+        await o.page.close();
+      }
+    }
+    expect(seen.size).toBe(4); // the four harnesses with billed usage
+    expect(new Set(seen.values()).size).toBe(4); // and four different colours
+  });
+
+  it('the daily chart spans the requested range; an unpriced model is named in a note, not an empty legend entry', async () => {
+    const o = await open(files.summary!, 1280);
+    try {
+      const g = await guides(o.page, 'daily-cost-by-model');
+      // --since 2026-10-01 --until 2026-11-30, while usage runs from Oct 3 to Nov 20.
+      expect(g.find((a) => a.startsWith('X-axis'))).toBe('X-axis for a utc scale with values from October 01 to December 01');
+      const legend = g.find((a) => a.includes('legend'))!;
+      expect(legend).toMatch(/^Symbol legend titled 'Model' for fill color with 2 values: claude-opus-5-5, claude-sonnet-5-5$/);
+      const note = await o.page.locator('figure.chart[data-chart="daily-cost-by-model"] .note').textContent();
+      expect(note).toBe('Not drawn, no price known: =2+5.');
+    } finally {
+      await o.page.close();
+    }
+  });
+
+  it('partly priced costs are marked and counted; one cost precision per column; the warnings show ~ for the home folder', async () => {
+    const o = await open(files.summary!, 1280);
+    try {
+      const card = await o.page.locator('.card', { hasText: 'Cost' }).first().locator('.value').textContent();
+      expect(card).toMatch(/^≥\$\d+\.\d{2}$/);
+      const first = o.page.locator('section.dataset').first();
+      const costCol = await first.locator('thead th', { hasText: /^Cost$/ }).evaluate((th) => (th as HTMLTableCellElement).cellIndex);
+      const costs = await first.evaluate((sec, i) => [...sec.querySelectorAll('tr')].map((r) => r.cells[i]?.textContent ?? '').filter((t) => t.includes('$')), costCol);
+      expect(costs.length).toBeGreaterThan(3);
+      const decimals = new Set(costs.map((c) => /\.(\d+)/.exec(c)![1]!.length));
+      expect(decimals.size, costs.join(' ')).toBe(1);
+      expect(await first.locator('tfoot td.partial').count()).toBe(1);
+      expect(await first.locator('tfoot td.partial').textContent()).toMatch(/^≥\$[\d.]+\*$/);
+      expect(await first.locator('.note').allTextContents()).toContainEqual(expect.stringMatching(/^\* 2 responses \([\d,]+ tokens\) have no price/));
+      // Totals row: "Total" once, no "(none)" anywhere.
+      expect(await first.locator('tfoot td').allTextContents()).toContain('Total');
+      expect(await o.page.locator('body').textContent()).not.toContain('(none)');
+      const warnings = await o.page.locator('.notice.warn li').allTextContents();
+      expect(warnings.some((w) => w.startsWith('~/.claude/projects/'))).toBe(true);
+      expect(warnings.some((w) => w.includes('near match') || w.includes('nearest entry'))).toBe(true);
+      const html = await o.page.content();
+      expect(html).not.toContain(homeDir);
+      expect(await o.page.locator('footer').textContent()).toMatch(/never prompt text, tool output or file contents/);
+    } finally {
+      await o.page.close();
+    }
+  });
+
+  it('compare: token averages as whole tokens, costs per request that differ read differently', async () => {
+    const o = await open(files['compare-all-harnesses']!, 1280);
+    try {
+      const first = o.page.locator('section.dataset').first();
+      const col = async (label: string) => first.locator('thead th', { hasText: new RegExp(`^${label}$`) }).evaluate((th) => (th as HTMLTableCellElement).cellIndex);
+      const cells = async (label: string) => first.evaluate((sec, i) => [...sec.querySelectorAll('tbody tr')].map((r) => [r.cells[i]!.textContent!, r.cells[i]!.getAttribute('data-v')!]), await col(label));
+      for (const [text, v] of await cells('Tok/req')) {
+        if (v === '') continue;
+        expect(text).toMatch(/^\d{1,3}(,\d{3})*$/);
+        expect(Number(text.replace(/,/g, ''))).toBe(Math.round(Number(v)));
+      }
+      const perRequest = (await cells('Cost/req')).filter(([, v]) => v !== '');
+      expect(perRequest.length).toBeGreaterThan(1);
+      expect(new Set(perRequest.map(([t]) => t)).size).toBe(new Set(perRequest.map(([, v]) => v)).size);
+    } finally {
+      await o.page.close();
+    }
+  });
+
+  it('a wide table scrolls inside its card with its heading row in view', async () => {
+    const o = await open(files['summary-all-harnesses']!, 390);
+    try {
+      await o.page.setViewportSize({ width: 390, height: 420 });
+      const box = o.page.locator('section.dataset .scroll').first();
+      const dims = await box.evaluate((e) => ({ sw: e.scrollWidth, cw: e.clientWidth, sh: e.scrollHeight, ch: e.clientHeight }));
+      expect(dims.sw).toBeGreaterThan(dims.cw); // scrolls sideways inside the card …
+      expect(await o.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390); // … not the page
+      expect(dims.sh).toBeGreaterThan(dims.ch); // and down, inside the card
+      await box.evaluate((e) => e.scrollTo(0, 80));
+      const tops = await box.evaluate((e) => ({ box: e.getBoundingClientRect().top, th: e.querySelector('thead th')!.getBoundingClientRect().top }));
+      expect(Math.abs(tops.th - tops.box)).toBeLessThan(2);
+    } finally {
+      await o.page.close();
+    }
+  });
+
+  it('monthly: the header ends at the requested end, times are in the report zone', async () => {
+    const o = await open(files['monthly-tokyo']!, 1280);
+    try {
+      expect(await o.page.locator('header .period').textContent()).toBe('2026-10-01 – 2026-11-05 (Asia/Tokyo)');
+      const sessions = o.page.locator('section.dataset', { hasText: 'Top sessions by cost' });
+      const last = await sessions.locator('thead th', { hasText: /^Last$/ }).evaluate((th) => (th as HTMLTableCellElement).cellIndex);
+      const novRow = sessions.locator('tbody tr', { hasText: '2026-11' }).first();
+      // Its last response: 2026-11-02 09:05 UTC.
+      expect(await novRow.locator('td').nth(last).textContent()).toBe('2026-11-02 18:05');
+      expect(await o.page.locator('footer').textContent()).toContain('Times are in Asia/Tokyo');
+      expect(await o.page.locator('.note').allTextContents()).toContainEqual(expect.stringContaining('2026-11: days 1–5 of 30'));
+    } finally {
+      await o.page.close();
+    }
+  });
+
+  it('demo output says so in its title and footer', async () => {
+    const o = await open(files.demo!, 1280);
+    try {
+      expect(await o.page.title()).toMatch(/demo/i);
+      expect(await o.page.locator('footer').textContent()).toMatch(/Demo: made from generated sample data/);
       expect(o.console).toEqual([]);
     } finally {
       await o.page.close();

@@ -49,71 +49,93 @@ const params = (o: Partial<Record<string, unknown>> = {}) => ({
 function monthRow(o: Record<string, unknown>) {
   return {
     requests: '0', input_tokens: '0', cache_read_tokens: '0', cache_write_tokens: '0', output_tokens: '0', reasoning_tokens: '0', total_tokens: '0',
-    cost_e10: '0', computed_cost_e10: null, recorded_cost_e10: null, usage_events: '0', priced_events: '0', recorded_events: '0', sessions: '0', active_days: '0',
-    previous_requests: '0', previous_total_tokens: '0', previous_cost_e10: '0', total_tokens_change: '0', total_tokens_change_ratio: null, cost_change_e10: '0', cost_change_ratio: null,
+    cost_e10: '0', computed_cost_e10: null, recorded_cost_e10: null, usage_events: '0', priced_events: '0', recorded_events: '0', unpriced_requests: '0', unpriced_tokens: '0', sessions: '0', active_days: '0',
+    previous_requests: '0', previous_total_tokens: '0', previous_cost_e10: '0', previous_usage_events: '0', previous_priced_events: '0', previous_recorded_events: '0',
+    total_tokens_change: '0', total_tokens_change_ratio: null, cost_change_e10: '0', cost_change_ratio: null,
     ...o,
   };
 }
 
 describe('monthly.sql', () => {
   it('month totals: whole months, each against the month before (read only for that)', async () => {
-    const rows = await runTemplate(store.conn, loadTemplate('monthly'), params(), { key: `'total'` });
+    const rows = await runTemplate(store.conn, loadTemplate('monthly'), params({ until: '2026-02-28' }), { key: `'total'` });
     expect(rows).toEqual([
       monthRow({
         month: '2026-01', key: 'total', requests: '3', input_tokens: '610', cache_read_tokens: '3500', cache_write_tokens: '200', output_tokens: '450', reasoning_tokens: '100', total_tokens: '4760',
-        cost_e10: '3000', computed_cost_e10: '3000', usage_events: '3', priced_events: '2', sessions: '2', active_days: '3',
-        previous_requests: '1', previous_total_tokens: '20', previous_cost_e10: '100', total_tokens_change: '4740', total_tokens_change_ratio: 237, cost_change_e10: '2900', cost_change_ratio: 29,
+        cost_e10: '3000', computed_cost_e10: '3000', usage_events: '3', priced_events: '2', unpriced_requests: '1', unpriced_tokens: '1300', sessions: '2', active_days: '3',
+        previous_requests: '1', previous_total_tokens: '20', previous_cost_e10: '100', previous_usage_events: '1', previous_priced_events: '1', total_tokens_change: '4740', total_tokens_change_ratio: 237, cost_change_e10: '2900', cost_change_ratio: 29,
       }),
       monthRow({
         month: '2026-02', key: 'total', requests: '3', input_tokens: '255', cache_write_tokens: '1000', output_tokens: '65', total_tokens: '1320',
-        cost_e10: '3500', computed_cost_e10: '3000', recorded_cost_e10: '3000', usage_events: '3', priced_events: '2', recorded_events: '1', sessions: '2', active_days: '2',
-        previous_requests: '3', previous_total_tokens: '4760', previous_cost_e10: '3000', total_tokens_change: '-3440', total_tokens_change_ratio: -3440 / 4760, cost_change_e10: '500', cost_change_ratio: 500 / 3000,
+        cost_e10: '3500', computed_cost_e10: '3000', recorded_cost_e10: '3000', usage_events: '3', priced_events: '2', recorded_events: '1', unpriced_requests: '1', unpriced_tokens: '10', sessions: '2', active_days: '2',
+        previous_requests: '3', previous_total_tokens: '4760', previous_cost_e10: '3000', previous_usage_events: '3', previous_priced_events: '2', total_tokens_change: '-3440', total_tokens_change_ratio: -3440 / 4760, cost_change_e10: '500', cost_change_ratio: 500 / 3000,
       }),
     ]);
   });
 
   it('months are cut in the report time zone', async () => {
-    const rows = await runTemplate(store.conn, loadTemplate('monthly'), params({ tz: 'America/New_York' }), { key: `'total'` });
+    const rows = await runTemplate(store.conn, loadTemplate('monthly'), params({ until: '2026-02-28', tz: 'America/New_York' }), { key: `'total'` });
     // e6 (01 Mar 02:00 UTC) is 28 Feb in New York.
     expect(rows[1]).toEqual(
       monthRow({
         month: '2026-02', key: 'total', requests: '4', input_tokens: '256', cache_write_tokens: '1000', output_tokens: '66', total_tokens: '1322',
-        cost_e10: '3500', computed_cost_e10: '3000', recorded_cost_e10: '3000', usage_events: '4', priced_events: '2', recorded_events: '1', sessions: '3', active_days: '3',
-        previous_requests: '3', previous_total_tokens: '4760', previous_cost_e10: '3000', total_tokens_change: '-3438', total_tokens_change_ratio: -3438 / 4760, cost_change_e10: '500', cost_change_ratio: 500 / 3000,
+        cost_e10: '3500', computed_cost_e10: '3000', recorded_cost_e10: '3000', usage_events: '4', priced_events: '2', recorded_events: '1', unpriced_requests: '2', unpriced_tokens: '12', sessions: '3', active_days: '3',
+        previous_requests: '3', previous_total_tokens: '4760', previous_cost_e10: '3000', previous_usage_events: '3', previous_priced_events: '2', total_tokens_change: '-3438', total_tokens_change_ratio: -3438 / 4760, cost_change_e10: '500', cost_change_ratio: 500 / 3000,
       }),
     );
   });
 
   it('per model: keys of this or the previous month, unknown costs stay unknown, a dropped key shows its fall', async () => {
-    const rows = await runTemplate(store.conn, loadTemplate('monthly'), params(), { key: groupExpr('model') });
+    const rows = await runTemplate(store.conn, loadTemplate('monthly'), params({ until: '2026-02-28' }), { key: groupExpr('model') });
     expect(rows).toEqual([
       monthRow({
         month: '2026-01', key: 'opus', requests: '2', input_tokens: '110', cache_read_tokens: '3000', cache_write_tokens: '200', output_tokens: '150', total_tokens: '3460',
         cost_e10: '3000', computed_cost_e10: '3000', usage_events: '2', priced_events: '2', sessions: '1', active_days: '2',
-        previous_requests: '1', previous_total_tokens: '20', previous_cost_e10: '100', total_tokens_change: '3440', total_tokens_change_ratio: 172, cost_change_e10: '2900', cost_change_ratio: 29,
+        previous_requests: '1', previous_total_tokens: '20', previous_cost_e10: '100', previous_usage_events: '1', previous_priced_events: '1', total_tokens_change: '3440', total_tokens_change_ratio: 172, cost_change_e10: '2900', cost_change_ratio: 29,
       }),
       monthRow({
         month: '2026-01', key: 'gpt-5', requests: '1', input_tokens: '500', cache_read_tokens: '500', output_tokens: '300', reasoning_tokens: '100', total_tokens: '1300',
-        cost_e10: null, usage_events: '1', sessions: '1', active_days: '1', total_tokens_change: '1300', cost_change_e10: null,
+        cost_e10: null, usage_events: '1', unpriced_requests: '1', unpriced_tokens: '1300', sessions: '1', active_days: '1', total_tokens_change: '1300', cost_change_e10: null,
       }),
       monthRow({
         month: '2026-02', key: 'gpt-5', requests: '1', input_tokens: '200', output_tokens: '40', total_tokens: '240',
         cost_e10: '3000', computed_cost_e10: '2500', recorded_cost_e10: '3000', usage_events: '1', priced_events: '1', recorded_events: '1', sessions: '1', active_days: '1',
-        previous_requests: '1', previous_total_tokens: '1300', previous_cost_e10: null, total_tokens_change: '-1060', total_tokens_change_ratio: -1060 / 1300, cost_change_e10: null,
+        previous_requests: '1', previous_total_tokens: '1300', previous_cost_e10: null, previous_usage_events: '1', total_tokens_change: '-1060', total_tokens_change_ratio: -1060 / 1300, cost_change_e10: null,
       }),
       monthRow({
         month: '2026-02', key: 'sonnet', requests: '2', input_tokens: '55', cache_write_tokens: '1000', output_tokens: '25', total_tokens: '1080',
-        cost_e10: '500', computed_cost_e10: '500', usage_events: '2', priced_events: '1', sessions: '1', active_days: '2', total_tokens_change: '1080', cost_change_e10: '500',
+        cost_e10: '500', computed_cost_e10: '500', usage_events: '2', priced_events: '1', unpriced_requests: '1', unpriced_tokens: '10', sessions: '1', active_days: '2', total_tokens_change: '1080', cost_change_e10: '500',
       }),
       monthRow({
         month: '2026-02', key: 'opus',
-        previous_requests: '2', previous_total_tokens: '3460', previous_cost_e10: '3000', total_tokens_change: '-3460', total_tokens_change_ratio: -1, cost_change_e10: '-3000', cost_change_ratio: -1,
+        previous_requests: '2', previous_total_tokens: '3460', previous_cost_e10: '3000', previous_usage_events: '2', previous_priced_events: '2', total_tokens_change: '-3460', total_tokens_change_ratio: -1, cost_change_e10: '-3000', cost_change_ratio: -1,
       }),
     ]);
   });
 
+  it('a month cut short is compared with the same days of the month before; a key absent from both is not listed', async () => {
+    // Until 10 Feb: February's days 1–10 against January's days 1–10, which hold
+    // e1 only (e2 is on the 11th, codex's e3 on the 20th: codex is in neither).
+    const rows = await runTemplate(store.conn, loadTemplate('monthly'), params({ until: '2026-02-10' }), { key: groupExpr('harness') });
+    expect(rows.filter((r) => r.month === '2026-02')).toEqual([
+      monthRow({
+        month: '2026-02', key: 'opencode', requests: '1', input_tokens: '200', output_tokens: '40', total_tokens: '240',
+        cost_e10: '3000', computed_cost_e10: '2500', recorded_cost_e10: '3000', usage_events: '1', priced_events: '1', recorded_events: '1', sessions: '1', active_days: '1',
+        total_tokens_change: '240', cost_change_e10: '3000',
+      }),
+      monthRow({
+        month: '2026-02', key: 'claude-code', requests: '2', input_tokens: '55', cache_write_tokens: '1000', output_tokens: '25', total_tokens: '1080',
+        cost_e10: '500', computed_cost_e10: '500', usage_events: '2', priced_events: '1', unpriced_requests: '1', unpriced_tokens: '10', sessions: '1', active_days: '2',
+        previous_requests: '1', previous_total_tokens: '1350', previous_cost_e10: '1000', previous_usage_events: '1', previous_priced_events: '1',
+        total_tokens_change: '-270', total_tokens_change_ratio: -0.2, cost_change_e10: '-500', cost_change_ratio: -0.5,
+      }),
+    ]);
+    // January is whole: against the whole of December (e0), codex listed.
+    expect(rows.filter((r) => r.month === '2026-01').map((r) => [r.key, r.previous_requests])).toEqual([['claude-code', '1'], ['codex', '0']]);
+  });
+
   it('honours the harness and project filters and the cost mode', async () => {
-    const rows = await runTemplate(store.conn, loadTemplate('monthly'), params({ harnesses: ['opencode'], project: '/p/b', cost_mode: 'computed' }), { key: `'total'` });
+    const rows = await runTemplate(store.conn, loadTemplate('monthly'), params({ until: '2026-02-28', harnesses: ['opencode'], project: '/p/b', cost_mode: 'computed' }), { key: `'total'` });
     expect(rows).toEqual([
       monthRow({
         month: '2026-02', key: 'total', requests: '1', input_tokens: '200', output_tokens: '40', total_tokens: '240',
@@ -126,7 +148,7 @@ describe('monthly.sql', () => {
 
 const metricsRow = (o: Record<string, unknown>) => ({
   input_tokens: '0', cache_read_tokens: '0', cache_write_tokens: '0', output_tokens: '0', reasoning_tokens: '0',
-  computed_cost_e10: null, recorded_cost_e10: null, recorded_events: '0', ...o,
+  computed_cost_e10: null, recorded_cost_e10: null, recorded_events: '0', unpriced_requests: '0', unpriced_tokens: '0', ...o,
 });
 
 describe('monthly_sessions.sql', () => {
@@ -145,12 +167,12 @@ describe('monthly_sessions.sql', () => {
       s1,
       metricsRow({
         month: '2026-01', rank: '2', harness: 'codex', session: 's2', project: '/p/b', models: 'gpt-5', requests: '1', input_tokens: '500', cache_read_tokens: '500', output_tokens: '300', reasoning_tokens: '100', total_tokens: '1300',
-        cost_e10: null, usage_events: '1', priced_events: '0', first_ts_ms: ms('e3'), last_ts_ms: ms('e3'),
+        cost_e10: null, usage_events: '1', priced_events: '0', unpriced_requests: '1', unpriced_tokens: '1300', first_ts_ms: ms('e3'), last_ts_ms: ms('e3'),
       }),
       s4,
       metricsRow({
         month: '2026-02', rank: '2', harness: 'claude-code', session: 's3', project: '/p/a', models: 'sonnet', requests: '2', input_tokens: '55', cache_write_tokens: '1000', output_tokens: '25', total_tokens: '1080',
-        cost_e10: '500', computed_cost_e10: '500', usage_events: '2', priced_events: '1', first_ts_ms: ms('e4'), last_ts_ms: ms('e7'),
+        cost_e10: '500', computed_cost_e10: '500', usage_events: '2', priced_events: '1', unpriced_requests: '1', unpriced_tokens: '10', first_ts_ms: ms('e4'), last_ts_ms: ms('e7'),
       }),
     ]);
   });
@@ -167,12 +189,12 @@ describe('monthly_days.sql', () => {
     expect(rows).toEqual([
       day({ month: '2026-01', rank: '1', day: '2026-01-11', requests: '1', input_tokens: '10', cache_read_tokens: '2000', output_tokens: '100', total_tokens: '2110', cost_e10: '2000', computed_cost_e10: '2000', priced_events: '1' }),
       day({ month: '2026-01', rank: '2', day: '2026-01-10', requests: '1', input_tokens: '100', cache_read_tokens: '1000', cache_write_tokens: '200', output_tokens: '50', total_tokens: '1350', cost_e10: '1000', computed_cost_e10: '1000', priced_events: '1' }),
-      day({ month: '2026-01', rank: '3', day: '2026-01-20', requests: '1', input_tokens: '500', cache_read_tokens: '500', output_tokens: '300', reasoning_tokens: '100', total_tokens: '1300', cost_e10: null, priced_events: '0' }),
+      day({ month: '2026-01', rank: '3', day: '2026-01-20', requests: '1', input_tokens: '500', cache_read_tokens: '500', output_tokens: '300', reasoning_tokens: '100', total_tokens: '1300', cost_e10: null, priced_events: '0', unpriced_requests: '1', unpriced_tokens: '1300' }),
       day({
         month: '2026-02', rank: '1', day: '2026-02-03', requests: '2', input_tokens: '250', cache_write_tokens: '1000', output_tokens: '60', total_tokens: '1310',
         cost_e10: '3500', computed_cost_e10: '3000', recorded_cost_e10: '3000', usage_events: '2', priced_events: '2', recorded_events: '1', sessions: '2',
       }),
-      day({ month: '2026-02', rank: '2', day: '2026-02-04', requests: '1', input_tokens: '5', output_tokens: '5', total_tokens: '10', cost_e10: null, priced_events: '0' }),
+      day({ month: '2026-02', rank: '2', day: '2026-02-04', requests: '1', input_tokens: '5', output_tokens: '5', total_tokens: '10', cost_e10: null, priced_events: '0', unpriced_requests: '1', unpriced_tokens: '10' }),
     ]);
     expect(await runTemplate(store.conn, loadTemplate('monthly_days'), { ...params(), top: 1 })).toHaveLength(2);
   });
@@ -218,14 +240,14 @@ function efficiencyRow(o: Record<string, unknown>) {
 
 const CC = efficiencyRow({
   harness: 'claude-code', detail: '', requests: '4', input_tokens: '165', cache_read_tokens: '3000', cache_write_tokens: '1200', output_tokens: '175', total_tokens: '4540',
-  cost_e10: '3500', computed_cost_e10: '3500', usage_events: '4', priced_events: '3', sessions: '2', priced_sessions: '1', active_days: '4',
+  cost_e10: '3500', computed_cost_e10: '3500', usage_events: '4', priced_events: '3', unpriced_requests: '1', unpriced_tokens: '10', sessions: '2', priced_sessions: '1', active_days: '4',
   cost_per_request_usd: 3500 / 3 / 1e10, // the 3 priced requests
   cost_per_session_usd: 3000 / 1 / 1e10, // s1 is fully priced; s3 (e7 unpriced) is not
   tokens_per_request: 4540 / 4, output_tokens_per_request: 175 / 4, cache_hit_rate: 3000 / 4365, cache_write_share: 1200 / 4365, reasoning_share: 0,
 });
 const CODEX = efficiencyRow({
   harness: 'codex', detail: '', requests: '1', input_tokens: '500', cache_read_tokens: '500', output_tokens: '300', reasoning_tokens: '100', total_tokens: '1300',
-  cost_e10: null, usage_events: '1', priced_events: '0', sessions: '1', priced_sessions: '0', active_days: '1',
+  cost_e10: null, usage_events: '1', priced_events: '0', unpriced_requests: '1', unpriced_tokens: '1300', sessions: '1', priced_sessions: '0', active_days: '1',
   cost_per_request_usd: null, cost_per_session_usd: null, tokens_per_request: 1300, output_tokens_per_request: 300, cache_hit_rate: 0.5, cache_write_share: 0, reasoning_share: 100 / 300,
 });
 const OPENCODE = efficiencyRow({
@@ -251,7 +273,7 @@ describe('compare.sql', () => {
       }),
       efficiencyRow({
         harness: 'claude-code', detail: 'sonnet', requests: '2', input_tokens: '55', cache_write_tokens: '1000', output_tokens: '25', total_tokens: '1080',
-        cost_e10: '500', computed_cost_e10: '500', usage_events: '2', priced_events: '1', sessions: '1', priced_sessions: '0', active_days: '2',
+        cost_e10: '500', computed_cost_e10: '500', usage_events: '2', priced_events: '1', unpriced_requests: '1', unpriced_tokens: '10', sessions: '1', priced_sessions: '0', active_days: '2',
         cost_per_request_usd: 500 / 1 / 1e10, cost_per_session_usd: null, tokens_per_request: 540, output_tokens_per_request: 12.5,
         cache_hit_rate: 0, cache_write_share: 1000 / 1055, reasoning_share: 0,
       }),
@@ -283,15 +305,18 @@ describe('summary.sql and context.sql', () => {
       {
         ...zero, harness: 'claude-code', requests: '4', input_tokens: '165', cache_read_tokens: '3000', cache_write_tokens: '1200', cache_write_1h_tokens: '400', output_tokens: '175', total_tokens: '4540',
         cost_e10: '3500', computed_cost_e10: '3500', recorded_cost_e10: null, usage_events: '4', priced_events: '3', recorded_events: '0', sessions: '2', active_days: '4',
+        unpriced_requests: '1', unpriced_tokens: '10',
       },
       {
         ...zero, harness: 'codex', requests: '1', input_tokens: '500', cache_read_tokens: '500', output_tokens: '300', reasoning_tokens: '100', total_tokens: '1300',
         cost_e10: null, computed_cost_e10: null, recorded_cost_e10: null, usage_events: '1', priced_events: '0', recorded_events: '0', sessions: '1', active_days: '1',
+        unpriced_requests: '1', unpriced_tokens: '1300',
       },
-      { ...zero, harness: 'cursor-agent', cost_e10: null, computed_cost_e10: null, recorded_cost_e10: null, usage_events: '0', priced_events: '0', recorded_events: '0', sessions: '1', active_days: '1' },
+      { ...zero, harness: 'cursor-agent', cost_e10: null, computed_cost_e10: null, recorded_cost_e10: null, usage_events: '0', priced_events: '0', recorded_events: '0', sessions: '1', active_days: '1', unpriced_requests: '0', unpriced_tokens: '0' },
       {
         ...zero, harness: 'opencode', requests: '1', input_tokens: '200', output_tokens: '40', total_tokens: '240',
         cost_e10: '3000', computed_cost_e10: '2500', recorded_cost_e10: '3000', usage_events: '1', priced_events: '1', recorded_events: '1', sessions: '1', active_days: '1',
+        unpriced_requests: '0', unpriced_tokens: '0',
       },
     ]);
   });

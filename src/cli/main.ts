@@ -32,6 +32,7 @@ function reportOptions<T>(y: Argv<T>) {
     .option('format', { type: 'string', describe: 'table | json | csv | html', default: 'table' })
     .option('out', { type: 'string', describe: 'write the report to FILE instead of stdout' })
     .option('cost', { type: 'string', describe: 'auto | computed | recorded (default auto)' })
+    .option('sort', { type: 'string', describe: 'row order: cost | tokens | date | name (default: days, weeks, months in order, anything else by cost)' })
     .option('demo', { type: 'boolean', describe: 'report on generated sample data instead of your files' })
     .option('from', { type: 'string', array: true, describe: 'report on exported Parquet (file, folder or glob; repeatable) instead of the local store' })
     .option('machine', { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' });
@@ -46,9 +47,10 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
     await writeDemoHome(home, new Date());
     const env = { PATH: process.env.PATH, HOME: home, TZ: process.env.TZ };
     const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), rootOverrides: {} };
-    if (!rt.quiet && a.format !== 'json' && a.format !== 'csv') process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
+    // On stderr for every format: a CSV has no place for a comment (its JSON says "demo": true, its HTML says so in title and footer).
+    if (!rt.quiet) process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
     const { reportCommand } = await import('./report.js');
-    await reportCommand(demoRt, a);
+    await reportCommand(demoRt, { ...a, demo: true });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -163,6 +163,51 @@ export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportPar
 }
 
 /**
+ * One warning per model in the report's range whose computed costs come from
+ * a near match: another model's price entry that its name merely begins like
+ * (`claude-sonnet-5-5` priced as `claude-sonnet-5`), naming the entry used.
+ * Models are judged once per (harness, provider, model) the store holds;
+ * only when one is a near match does the range decide whether it is shown.
+ */
+export async function nearMatchWarnings(conn: DuckDBConnection, p: ReportParams, pricer: Pricer): Promise<string[]> {
+  if (p.costMode === 'recorded') return [];
+  const attrs = await conn.runAndReadAll(`SELECT DISTINCT harness, provider, model FROM event_attrs WHERE model IS NOT NULL AND list_contains($h, harness)`, { h: listValue(p.harnesses) }, { h: LIST(VARCHAR) });
+  const near = new Map<string, { entry: string; provider: string }>();
+  for (const a of attrs.getRowObjectsJson() as { harness: HarnessId; provider: string | null; model: string }[]) {
+    const m = pricer.nearMatch(a.model, a.provider, a.harness);
+    if (m) near.set(`${a.harness}\u0000${a.provider ?? ''}\u0000${a.model}`, m);
+  }
+  if (!near.size) return [];
+  // Which of them priced a response in the range (computed, and used under --cost).
+  const r = await conn.runAndReadAll(
+    `SELECT harness, provider, model, count(*)::BIGINT AS responses
+     FROM billed_events
+     WHERE computed_cost_e10 IS NOT NULL AND ($mode = 'computed' OR recorded_cost_e10 IS NULL)
+       AND model IS NOT NULL AND list_contains($h, harness)
+       AND ($project = '' OR contains(coalesce(project, ''), $project))
+       AND CAST(timezone($tz, make_timestamptz(ts_ms * 1000)) AS DATE) BETWEEN CAST($since AS DATE) AND CAST($until AS DATE)
+     GROUP BY ALL ORDER BY model, harness, provider NULLS FIRST`,
+    { mode: p.costMode, h: listValue(p.harnesses), project: p.project, tz: p.tz, since: p.since, until: p.until },
+    { mode: VARCHAR, h: LIST(VARCHAR), project: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR },
+  );
+  // Once per model and entry, however many harnesses and providers it came through.
+  const byModel = new Map<string, { model: string; entry: string; provider: string; harnesses: Set<string>; responses: number }>();
+  for (const x of r.getRowObjectsJson() as { harness: string; provider: string | null; model: string; responses: string }[]) {
+    const m = near.get(`${x.harness}\u0000${x.provider ?? ''}\u0000${x.model}`);
+    if (!m) continue;
+    const key = `${x.model}\u0000${m.provider}\u0000${m.entry}`;
+    const w = byModel.get(key) ?? { model: x.model, entry: m.entry, provider: m.provider, harnesses: new Set<string>(), responses: 0 };
+    w.harnesses.add(x.harness);
+    w.responses += Number(x.responses);
+    byModel.set(key, w);
+  }
+  return [...byModel.values()].map(
+    (w) =>
+      `model "${w.model}" (${[...w.harnesses].join(', ')}) has no price entry of its own: its ${w.responses} responses are priced as "${w.entry}" (${w.provider}, the nearest entry); check with \`tx-usage prices show ${w.model}\`, or price it with --prices FILE (LiteLLM format)`,
+  );
+}
+
+/**
  * `tx-usage prices show MODEL [--provider ID] [--at DATE] [--format text|json]`:
  * the prices that apply to MODEL at a time, and which override or data entry matched.
  * Exit status 1 when nothing matches.

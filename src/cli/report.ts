@@ -1,12 +1,13 @@
 // `tx-usage report [NAME]`: refresh the store, run a report definition, render it.
 import { writeFileSync } from 'node:fs';
 import { HARNESS_IDS, isHarnessId, type HarnessId } from '../core/types.js';
-import { findDefinition, loadDefinitions, runReport, type ReportDefinition, type ReportOutput } from '../report/definitions.js';
+import { findDefinition, loadDefinitions, markDemo, runReport, type ReportDefinition, type ReportOutput } from '../report/definitions.js';
 import { machineName, readTeamConfig } from '../export/config.js';
 import { labelLocalRows } from '../export/local.js';
 import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
+import { parseSort } from '../report/sort.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
@@ -14,7 +15,7 @@ import '../render/html.js'; // registers the HTML renderer (--format html)
 import { hasUnpricedResponses, storedWarnings } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
-import { costFunction, unpricedModelWarnings } from './pricing.js';
+import { costFunction, nearMatchWarnings, unpricedModelWarnings } from './pricing.js';
 import { noteReportOutput } from './memo.js';
 import { summarySnapshot } from '../report/summary-snapshot.js';
 import type { SummarySnapshot } from '../report/summary-delta.js';
@@ -31,10 +32,14 @@ export interface ReportArgs {
   format?: string;
   out?: string;
   cost?: string;
+  /** Row order: cost | tokens | date | name. */
+  sort?: string;
   /** Exported Parquet (files, folders or globs) to report on instead of the local store. */
   from?: string[];
   /** This machine's name for --by machine on the local store. */
   machine?: string;
+  /** A report on generated sample data (tx-usage demo, report --demo): marked as such in every format. */
+  demo?: boolean;
 }
 
 function list(v: string | undefined): string[] {
@@ -57,8 +62,9 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${JSON.stringify(a.format)}: expected one of ${FORMATS.join(', ')}`);
   const cost = (a.cost ?? 'auto') as CostMode;
   if (!['auto', 'computed', 'recorded'].includes(cost)) throw new UsageError(`--cost ${JSON.stringify(a.cost)}: expected auto, computed or recorded`);
+  const sort = parseSort(a.sort);
   // Chart data only for the renderer that draws it.
-  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, charts: format === 'html', format };
+  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}) };
 }
 
 /** What was searched, for the "no data found" message and `sources`. */
@@ -91,7 +97,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     const side = await store.connect();
     const stored = storedWarnings(side, p.harnesses).then(async (w) => ({
       stored: w,
-      unpriced: (await hasUnpricedResponses(side)) ? await unpricedModelWarnings(side, p) : [],
+      unpriced: [...((await hasUnpricedResponses(side)) ? await unpricedModelWarnings(side, p) : []), ...(await nearMatchWarnings(side, p, cost.pricer))],
     }));
     // Both observed at once, so that neither can end as an unhandled rejection.
     const both = Promise.all([labelLocalRows(store.conn, machine), stored]);
@@ -129,7 +135,8 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
 }
 
 async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], snapshot: SummarySnapshot | null = null): Promise<void> {
-  const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color });
+  if (a.demo) markDemo(out);
+  const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color, home: rt.home });
   if (a.out) writeFileSync(a.out, text);
   else process.stdout.write(text);
   const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';

@@ -126,3 +126,58 @@ export function overrideKeys(rawModel: string, rawProvider: string | null): stri
   }
   return keys;
 }
+
+/** A dated snapshot suffix (`-20250929`, `-2025-09-29`, `@20250929`) or `-latest`. */
+const SNAPSHOT_SUFFIX = /(?:[-@]20\d{2}-?\d{2}-?\d{2}|-latest)$/;
+
+/** The forms of a model name that name the same model: as written, without a display tag, snapshot date, Bedrock region and version. */
+function sameModelForms(name: string): string[] {
+  const out = new Set<string>();
+  const add = (s: string) => {
+    if (!s) return;
+    out.add(s);
+    out.add(s.replace(SNAPSHOT_SUFFIX, ''));
+  };
+  const n = name.trim().toLowerCase();
+  for (const base of [n, n.replace(BRACKET_SUFFIX, '')]) {
+    add(base);
+    // Bedrock: `us.anthropic.claude-…-v1:0`.
+    const bedrock = base.replace(/^(?:[a-z]{2,6}\.)?anthropic\./, '').replace(/-v\d+(?::\d+)?$/, '');
+    if (bedrock !== base) add(bedrock);
+  }
+  return [...out];
+}
+
+type MatchClause = Record<string, unknown>;
+
+/**
+ * Whether `name` names the price entry it matched (its id, an alias the entry
+ * lists, or one of those with a snapshot date) rather than merely beginning
+ * like one: `claude-sonnet-5-5` matches the `claude-sonnet-5` entry through
+ * its `starts_with` rule, but is another model, priced by a near match.
+ */
+export function namesEntry(name: string, entry: { id: string; match?: unknown }): boolean {
+  const forms = sameModelForms(name);
+  const same = (v: string) => {
+    const w = v.toLowerCase();
+    return forms.some((f) => f === w || f.replace(/\./g, '-') === w.replace(/\./g, '-'));
+  };
+  if (same(entry.id) || same(entry.id.replace(/-latest$/, ''))) return true;
+  const exact = (c: unknown): boolean => {
+    if (!c || typeof c !== 'object') return false;
+    const m = c as MatchClause;
+    if (Array.isArray(m.or)) return m.or.some(exact);
+    if (Array.isArray(m.and)) return false; // a combination of partial rules: never the name itself
+    for (const k of ['equals', 'starts_with', 'ends_with', 'contains'] as const) if (typeof m[k] === 'string' && same(m[k] as string)) return true;
+    if (typeof m.regex === 'string') {
+      try {
+        const re = new RegExp(m.regex, 'i');
+        return forms.some((f) => re.test(f) && (re.exec(f)?.[0] ?? '') === f);
+      } catch {
+        return false;
+      }
+    }
+    return false;
+  };
+  return exact(entry.match);
+}

@@ -20,7 +20,7 @@ import { digest128 } from '../io/xxh64.js';
 import { bucketOf, resolutionKey, type PriceCache } from './cache.js';
 import { initLibrary, libraryResolve } from './library.js';
 import type { Candidate } from './names.js';
-import { candidates, overrideKeys } from './names.js';
+import { candidates, namesEntry, overrideKeys } from './names.js';
 import type { OverrideEntry, Overrides } from './overrides.js';
 import { parseOverrides } from './overrides.js';
 
@@ -50,6 +50,12 @@ export interface Pricer {
   cost(u: PriceableUsage): string | null;
   /** The same cost in integer units of 1e-10 USD (the store's unit): no decimal text made and parsed again per response. */
   costE10(u: PriceableUsage): bigint | null;
+  /**
+   * The price entry a model is priced by when that entry is another model's
+   * (matched by a prefix rule, e.g. `claude-sonnet-5-5` by `claude-sonnet-5`);
+   * null when it names the model itself, comes from an override, or nothing matched.
+   */
+  nearMatch(model: string, provider: string | null, harness: HarnessId | null): { entry: string; provider: string } | null;
   /** For `tx-usage prices show MODEL`: resolved prices and which source/entry matched. */
   describe(model: string, provider?: string | null, ts?: number): object | null;
   /** Where the library data came from, e.g. "bundled @pydantic/genai-prices 0.1.8". */
@@ -237,6 +243,11 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
       return units === null ? null : formatCostUnits(units);
     },
     costE10,
+    nearMatch(model: string, provider: string | null, harness: HarnessId | null) {
+      const res = resolve(model, provider, harness);
+      if (!res || res.kind !== 'library' || namesEntry(res.candidate.model, res.model)) return null;
+      return { entry: res.model.id, provider: res.provider.id };
+    },
     exportCache(alsoAt: number[] = []): PriceCache {
       const entries: PriceCache['entries'] = {};
       for (const [key, res] of resolutions) {

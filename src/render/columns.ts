@@ -1,6 +1,7 @@
 // Column metadata shared by the table, CSV and HTML renderers.
 
-export type ColumnKind = 'key' | 'int' | 'usd' | 'pct' | 'ratio' | 'text';
+/** `time`: an ISO instant, shown as local date and time in the dataset's zone. */
+export type ColumnKind = 'key' | 'int' | 'usd' | 'pct' | 'ratio' | 'text' | 'time';
 
 export interface Column {
   /** Field name in the row objects (and the CSV/JSON header). */
@@ -10,8 +11,27 @@ export interface Column {
   kind: ColumnKind;
   /** Shown in the narrow (80-column) terminal table. */
   narrow?: boolean;
-  /** Which end survives when the cell is shortened (default: a path keeps its end, anything else its start). */
+  /**
+   * Which part of a long key survives when the cell is shortened: its start
+   * (ids), its end (paths: the default for a value with a slash), or, by
+   * default, its first word and its distinctive tail (`claude-…-4-5-20251001`).
+   */
   keep?: 'end' | 'start';
+  /**
+   * Narrow tables at 80 columns leave this column out before they cut names
+   * short (lowest first); a column without it is always shown.
+   */
+  drop?: number;
+  /**
+   * Money only: the row fields that say `partial` when the amount covers only
+   * the priced responses. `bound`: the amount is a lower bound (`≥$4.18*`);
+   * otherwise (a difference of amounts) it is only marked (`$1.20*`).
+   */
+  partial?: { by: string[]; bound: boolean };
+  /** Money only: as many decimals as it takes for different amounts to read differently (per-request costs). */
+  distinct?: boolean;
+  /** CSV: after the other columns (one added to a CSV whose column order is documented, shown elsewhere in the table). */
+  csvLast?: boolean;
 }
 
 export type Cell = string | number | null | undefined;
@@ -24,20 +44,27 @@ export interface Dataset {
   totals?: DataRow;
   /** Lines printed under the table (e.g. what the figures do and do not mean). */
   notes?: string[];
+  /** The zone `time` cells are shown in (the report's; default UTC). */
+  timezone?: string;
 }
+
+/** A report's own cost: partial when some of its responses have no price. */
+export const COST_PARTIAL = { by: ['cost_source'], bound: true };
 
 export const USAGE_METRIC_COLUMNS: Column[] = [
   { field: 'requests', label: 'Reqs', kind: 'int', narrow: true },
-  { field: 'input_tokens', label: 'Input', kind: 'int', narrow: true },
-  { field: 'cache_read_tokens', label: 'Cache rd', kind: 'int', narrow: true },
-  { field: 'cache_write_tokens', label: 'Cache wr', kind: 'int', narrow: true },
-  { field: 'output_tokens', label: 'Output', kind: 'int', narrow: true },
+  { field: 'input_tokens', label: 'Input', kind: 'int', narrow: true, drop: 2 },
+  { field: 'cache_read_tokens', label: 'Cache rd', kind: 'int', narrow: true, drop: 3 },
+  { field: 'cache_write_tokens', label: 'Cache wr', kind: 'int', narrow: true, drop: 1 },
+  { field: 'output_tokens', label: 'Output', kind: 'int', narrow: true, drop: 4 },
   { field: 'reasoning_tokens', label: 'Reasoning', kind: 'int' },
   { field: 'total_tokens', label: 'Total', kind: 'int', narrow: true },
-  { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true },
+  { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
   { field: 'cost_source', label: 'Cost src', kind: 'text' },
   { field: 'computed_cost_usd', label: 'Computed', kind: 'usd' },
   { field: 'recorded_cost_usd', label: 'Recorded', kind: 'usd' },
+  { field: 'unpriced_requests', label: 'Unpriced', kind: 'int' },
+  { field: 'unpriced_tokens', label: 'Unpriced tok', kind: 'int' },
 ];
 
 export function keyColumns(keys: readonly string[]): Column[] {

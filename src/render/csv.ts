@@ -11,7 +11,8 @@ function cell(v: unknown): string {
 }
 
 export function renderCsv(d: Dataset): string {
-  const lines = [d.columns.map((c) => cell(c.field)).join(',')];
-  for (const r of d.rows) lines.push(d.columns.map((c) => cell(r[c.field])).join(','));
+  const columns = [...d.columns.filter((c) => !c.csvLast), ...d.columns.filter((c) => c.csvLast)];
+  const lines = [columns.map((c) => cell(c.field)).join(',')];
+  for (const r of d.rows) lines.push(columns.map((c) => cell(r[c.field])).join(','));
   return lines.join('\r\n') + '\r\n';
 }

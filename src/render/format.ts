@@ -36,18 +36,47 @@ export function grouped(n: number): string {
 }
 
 /**
- * `a` (≥ 0.01, finite) with two decimals and commas. Like ICU, it rounds the
+ * `a` (≥ 0, finite) with `d` decimals and commas. Like ICU, it rounds the
  * shortest decimal form of the double half away from zero (1.005 → "1.01",
  * which toFixed gives as "1.00").
  */
-function twoDecimals(a: number): string {
+function fixedDecimals(a: number, d: number): string {
   const text = String(a);
-  if (!/^\d+(\.\d+)?$/.test(text)) return a.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  if (!/^\d+(\.\d+)?$/.test(text)) return a.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
   const [whole, frac = ''] = text.split('.') as [string, string?];
-  let cents = BigInt(whole + frac.slice(0, 2).padEnd(2, '0'));
-  if (frac.length > 2 && frac[2]! >= '5') cents += 1n;
-  const digits = cents.toString().padStart(3, '0');
-  return `${withCommas(digits.slice(0, -2))}.${digits.slice(-2)}`;
+  let units = BigInt(whole + frac.slice(0, d).padEnd(d, '0'));
+  if (frac.length > d && frac[d]! >= '5') units += 1n;
+  const digits = units.toString().padStart(d + 1, '0');
+  return d === 0 ? withCommas(digits) : `${withCommas(digits.slice(0, -d))}.${digits.slice(-d)}`;
+}
+
+const twoDecimals = (a: number) => fixedDecimals(a, 2);
+
+/** Most decimals a money column shows (the store keeps 1e-10 USD). */
+const MAX_DECIMALS = 10;
+
+/**
+ * One precision for a column of dollar amounts: cents when any amount is $1
+ * or more, else four significant digits of the largest. With `distinct`,
+ * more decimals until different amounts read differently.
+ */
+export function usdDecimals(values: readonly number[], distinct = false): number {
+  const abs = values.filter((v) => Number.isFinite(v) && v !== 0).map(Math.abs);
+  if (!abs.length) return 2;
+  const max = Math.max(...abs);
+  let d = max >= 1 ? 2 : Math.min(MAX_DECIMALS, Math.max(2, 3 - Math.floor(Math.log10(max))));
+  if (distinct) {
+    const uniq = [...new Set(abs)];
+    while (d < MAX_DECIMALS && new Set(uniq.map((v) => fixedDecimals(v, d))).size < uniq.length) d++;
+  }
+  return d;
+}
+
+/** `n` in dollars with `decimals` decimals; a cents column (2) reads as usd(). */
+export function usdWith(n: number, decimals: number, wide: boolean): string {
+  if (decimals <= 2) return usd(n, wide);
+  const sign = n < 0 ? '-' : '';
+  return `${sign}$${fixedDecimals(Math.abs(n), decimals)}`;
 }
 
 export function usd(n: number | null | undefined, wide: boolean): string {

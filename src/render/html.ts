@@ -11,8 +11,11 @@ import { dirname, join } from 'node:path';
 import type { ReportOutput } from '../report/definitions.js';
 import { resolveChart } from '../report/charts.js';
 import type { Cell, Column, Dataset } from './columns.js';
-import { grouped, pct, usd } from './format.js';
+import { grouped, usd } from './format.js';
+import { cellTexts, isPartial } from './cells.js';
 import { setHtmlRenderer } from './index.js';
+import { styleChart } from './chart-style.js';
+import { withHomeAsTilde } from './home-path.js';
 import { sha256 } from '../core/sha256.js';
 
 /** Text for HTML content and attribute values. */
@@ -56,32 +59,10 @@ function libraryScripts(): string[] {
 const COST_SOURCE_TEXT: Record<string, string> = {
   computed: 'computed from the token counts and published prices',
   recorded: 'as recorded by the harness',
-  mixed: 'some costs recorded by the harness and some computed, or some responses without a price',
+  mixed: 'some costs recorded by the harness and some computed',
+  partial: 'only the priced responses: some have no price, so the cost is at least this',
   none: 'no costs known: no response could be priced',
 };
-
-function formatCell(c: Column, v: Cell): string {
-  if (v === null || v === undefined) return c.kind === 'key' ? '(none)' : '—';
-  const n = Number(v);
-  switch (c.kind) {
-    case 'int':
-      return grouped(n);
-    case 'usd': {
-      // Per-request costs are cents or less: keep four decimals there.
-      const a = Math.abs(n);
-      return `${n < 0 ? '-' : ''}${a !== 0 && a < 1 ? `$${a.toFixed(4)}` : usd(a, true)}`;
-    }
-    case 'pct':
-      return pct(n);
-    case 'ratio':
-      return n.toLocaleString('en-US', { maximumFractionDigits: 1 });
-    case 'key':
-    case 'text':
-      return String(v);
-    default:
-      return c.kind satisfies never;
-  }
-}
 
 function breakAfterSlashes(text: string): string {
   return text
@@ -96,18 +77,19 @@ function renderDataset(d: Dataset, i: number): string {
   const head = d.columns
     .map((c) => `<th scope="col" class="${isNumeric(c) ? 'num' : 'txt'}" data-type="${isNumeric(c) ? 'num' : 'txt'}"><button type="button" title="Sort by ${escapeHtml(c.field)}">${escapeHtml(c.label)}</button></th>`)
     .join('');
-  const cell = (c: Column, r: Record<string, Cell>, total = false) => {
+  const texts = cellTexts(d, d.columns, 'html');
+  const cell = (c: Column, r: Record<string, Cell>, text: string) => {
     const v = r[c.field];
-    const text = total && c === d.columns.find((x) => x.kind === 'key') ? 'Total' : formatCell(c, v);
     const raw = v === null || v === undefined ? '' : String(v);
     const cls = isNumeric(c) ? 'num' : c.kind === 'key' ? 'key' : 'txt';
     // Keys break only after a slash (never at the hyphens of a date, model
     // or session id), so a long project path wraps without squeezing the rest.
     const shown = c.kind === 'key' ? breakAfterSlashes(text) : escapeHtml(text);
-    return `<td class="${cls}" data-v="${escapeHtml(raw)}"${c.kind === 'key' ? ` title="${escapeHtml(raw)}"` : ''}>${shown}</td>`;
+    const partial = isPartial(c, r) ? ' partial' : '';
+    return `<td class="${cls}${partial}" data-v="${escapeHtml(raw)}"${c.kind === 'key' ? ` title="${escapeHtml(raw)}"` : ''}>${shown}</td>`;
   };
-  const body = d.rows.map((r) => `<tr>${d.columns.map((c) => cell(c, r)).join('')}</tr>`).join('\n');
-  const foot = d.totals ? `<tfoot><tr>${d.columns.map((c) => cell(c, d.totals!, true)).join('')}</tr></tfoot>` : '';
+  const body = d.rows.map((r, k) => `<tr>${d.columns.map((c, j) => cell(c, r, texts.rows[k]![j]!)).join('')}</tr>`).join('\n');
+  const foot = d.totals ? `<tfoot><tr>${d.columns.map((c, j) => cell(c, d.totals!, texts.totals![j]!)).join('')}</tr></tfoot>` : '';
   const empty = d.rows.length ? '' : `<p class="empty">No usage in this period.</p>`;
   const notes = (d.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
   return `<section class="dataset" id="table-${i}">
@@ -130,16 +112,30 @@ interface Totals {
   output_tokens?: number;
   cost_usd?: number | null;
   cost_source?: string;
+  unpriced_requests?: number;
+  unpriced_tokens?: number;
+}
+
+/** The first and last day the report covers (monthly: to `through`, the requested end, not its month's end). */
+function reportRange(out: ReportOutput): { first: string; last: string } | null {
+  const j = out.json as { since?: string; until?: string; through?: string };
+  const last = j.through ?? j.until;
+  return j.since && last ? { first: j.since, last } : null;
 }
 
 function renderHeader(out: ReportOutput): string {
-  const j = out.json as { since?: string; until?: string; timezone?: string; totals?: Totals };
+  const j = out.json as { timezone?: string; totals?: Totals };
+  const range = reportRange(out);
   const t = j.totals ?? {};
   const card = (label: string, value: string, detail = '') =>
     `<div class="card"><div class="label">${escapeHtml(label)}</div><div class="value">${escapeHtml(value)}</div>${detail ? `<div class="detail">${escapeHtml(detail)}</div>` : ''}</div>`;
   const src = t.cost_source ?? 'none';
+  const known = t.cost_usd !== null && t.cost_usd !== undefined;
+  const unpriced = t.unpriced_requests
+    ? ` ${grouped(t.unpriced_requests)} response${t.unpriced_requests === 1 ? '' : 's'} (${grouped(t.unpriced_tokens ?? 0)} tokens) without a price are not in it.`
+    : '';
   const cards = [
-    card('Cost', t.cost_usd === null || t.cost_usd === undefined ? 'unknown' : usd(t.cost_usd, true), `cost source: ${src} — ${COST_SOURCE_TEXT[src] ?? src}`),
+    card('Cost', !known ? 'unknown' : `${src === 'partial' ? '≥' : ''}${usd(t.cost_usd!, true)}`, `cost source: ${src} — ${COST_SOURCE_TEXT[src] ?? src}.${unpriced}`),
     card('Requests', grouped(t.requests ?? 0)),
     card(
       'Tokens',
@@ -148,9 +144,9 @@ function renderHeader(out: ReportOutput): string {
     ),
   ];
   return `<header>
-<p class="brand">tx-usage</p>
+<p class="brand">tx-usage${out.demo ? ' · <span class="demo">demo: generated sample data</span>' : ''}</p>
 <h1>${escapeHtml(out.definition.title)}</h1>
-<p class="period">${escapeHtml(`${j.since ?? ''} – ${j.until ?? ''}`)} <span class="tz">(${escapeHtml(j.timezone ?? '')})</span></p>
+<p class="period">${escapeHtml(`${range?.first ?? ''} – ${range?.last ?? ''}`)} <span class="tz">(${escapeHtml(j.timezone ?? '')})</span></p>
 <div class="cards">${cards.join('')}</div>
 </header>`;
 }
@@ -183,10 +179,13 @@ figure.chart figcaption { font-weight: 600; margin-bottom: 6px; }
 .vis { width: 100%; min-height: 60px; }
 .vis svg { max-width: 100%; }
 section.dataset { padding: 12px 14px; margin-bottom: 16px; }
-.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; }
+/* A wide or long table scrolls inside its card, its heading row staying in view. */
+.scroll { overflow: auto; max-height: min(75vh, 720px); -webkit-overflow-scrolling: touch; overscroll-behavior: contain; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
 th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { position: sticky; top: 0; background: var(--card); white-space: nowrap; }
+th { position: sticky; top: 0; z-index: 1; background: var(--card); white-space: nowrap; box-shadow: inset 0 -1px 0 var(--line); }
+td.partial { color: #8a4b00; }
+.demo { color: #b00020; text-transform: none; letter-spacing: 0; font-weight: 600; }
 th button { font: inherit; font-weight: 600; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; }
 th[aria-sort="ascending"] button::after { content: " ▲"; font-size: 10px; }
 th[aria-sort="descending"] button::after { content: " ▼"; font-size: 10px; }
@@ -213,7 +212,7 @@ footer { color: var(--muted); font-size: 12px; padding: 8px 0 24px; }
   .charts { display: block; }
   figure.chart { break-inside: avoid; page-break-inside: avoid; margin-bottom: 10px; }
   .vis svg { max-width: 100% !important; height: auto !important; }
-  .scroll { overflow: visible; }
+  .scroll { overflow: visible; max-height: none; }
   table { font-size: 8pt; }
   thead { display: table-header-group; }
   tr { break-inside: avoid; page-break-inside: avoid; }
@@ -286,19 +285,24 @@ function fixedHeight(spec: Record<string, unknown>, rows: Record<string, unknown
   return { ...spec, height: Math.max(1, bars) * h.step };
 }
 
-export function renderHtml(out: ReportOutput): string {
+export function renderHtml(report: ReportOutput, opts: { home?: string } = {}): string {
+  const out = withHomeAsTilde(report, opts.home);
+  const range = reportRange(out);
   const charts: { el: string; data: string; spec: Record<string, unknown> }[] = [];
   const figures: string[] = [];
   const skipped: string[] = [];
   for (const def of out.definition.charts ?? []) {
-    const chart = resolveChart(def, out.charts?.[def.data]);
+    const rows = out.charts?.[def.data];
+    const chart = resolveChart(def, rows);
     if (!chart) {
       skipped.push(def.title);
       continue;
     }
     const el = `chart-${charts.length}`;
-    charts.push({ el, data: def.data, spec: fixedHeight(chart.spec, out.charts![def.data]!) });
-    figures.push(`<figure class="chart" data-chart="${escapeHtml(def.id)}"><figcaption>${escapeHtml(chart.title)}</figcaption><div class="vis" id="${el}"></div></figure>`);
+    const styled = styleChart(def, chart.spec, rows!, range);
+    charts.push({ el, data: def.data, spec: fixedHeight(styled.spec, rows!) });
+    const note = styled.note ? `<p class="note">${escapeHtml(styled.note)}</p>` : '';
+    figures.push(`<figure class="chart" data-chart="${escapeHtml(def.id)}"><figcaption>${escapeHtml(chart.title)}</figcaption><div class="vis" id="${el}"></div>${note}</figure>`);
   }
   const used = new Set(charts.map((c) => c.data));
   const data: Record<string, unknown> = {};
@@ -322,7 +326,8 @@ export function renderHtml(out: ReportOutput): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
-  const j = out.json as { since?: string; until?: string };
+  const title = `${out.definition.title} ${range?.first ?? ''} – ${range?.last ?? ''}${out.demo ? ' (demo data)' : ''} · tx-usage`;
+  const demo = out.demo ? ' <strong>Demo: made from generated sample data, not from anyone’s files.</strong>' : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -331,7 +336,7 @@ export function renderHtml(out: ReportOutput): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(`${out.definition.title} ${j.since ?? ''} – ${j.until ?? ''} · tx-usage`)}</title>
+<title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -341,7 +346,7 @@ ${warnings}
 ${figures.length ? `<section class="charts">\n${figures.join('\n')}\n</section>` : ''}
 ${skippedNote}
 ${out.datasets.map(renderDataset).join('\n')}
-<footer>Generated by tx-usage from local transcript files: token counts, models, projects and session ids only. Click a column heading to sort.</footer>
+<footer>Generated by tx-usage from local transcript files and databases: token counts, costs, models, projects, session ids, titles and times only — never prompt text, tool output or file contents; paths in your home folder are written ~. Times are in ${escapeHtml((out.json as { timezone?: string }).timezone ?? 'UTC')}. Click a column heading to sort.${demo}</footer>
 </main>
 <script type="application/json" id="tx-usage-data">${payload}</script>
 ${scripts.map((s) => `<script>${s}</script>`).join('\n')}

@@ -8,7 +8,7 @@ import { renderTable, type TableOptions } from './table.js';
 export const FORMATS = ['table', 'json', 'csv', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
 
-export type HtmlRenderer = (out: ReportOutput) => string;
+export type HtmlRenderer = (out: ReportOutput, opts?: { home?: string }) => string;
 let html: HtmlRenderer | null = null;
 /** The HTML renderer registers itself (it is heavy: vega bundles). */
 export function setHtmlRenderer(r: HtmlRenderer): void {
@@ -37,7 +37,7 @@ export function renderOutput(format: Format, out: ReportOutput, table: TableOpti
       return renderText(format, out.json, out.datasets, table);
     case 'html':
       if (!html) throw new Error('the HTML renderer is not available in this build');
-      return html(out);
+      return html(out, { home: table.home });
     default:
       return format satisfies never;
   }

@@ -1,67 +1,123 @@
-// Terminal tables: readable at 80 columns (abbreviated numbers, the narrow
-// column set, long keys shortened), wide when the terminal is wide.
-import type { Cell, Column, Dataset } from './columns.js';
-import { abbreviate, grouped, pct, usd } from './format.js';
+// Terminal tables: readable at 80 columns, wide when the terminal is wide.
+// At 80 columns the numbers are abbreviated and the narrow column set shown;
+// when names still do not fit, the least telling number columns are left out
+// (and the table says so) before any name is cut, and a name that must be cut
+// keeps its distinctive parts (`claude-…-4-5-20251001`, `…/src/webshop`).
+// Notes under a table are wrapped to the width.
+import { cellTexts } from './cells.js';
+import type { Column, Dataset } from './columns.js';
 
 export interface TableOptions {
   width: number;
   color: boolean;
+  /** The user's home folder: a shared output (HTML) writes it as `~`. */
+  home?: string;
 }
 
 const WIDE_AT = 120;
+/** A name shorter than this is not cut while a droppable number column is left to drop. */
+const READABLE_KEY = 24;
 
-function fmt(c: Column, v: Cell, wide: boolean): string {
-  if (v === null || v === undefined) return c.kind === 'key' ? '(none)' : '—';
-  switch (c.kind) {
-    case 'int':
-      return wide ? grouped(Number(v)) : abbreviate(Number(v));
-    case 'usd':
-      return usd(Number(v), wide);
-    case 'pct':
-      return pct(Number(v));
-    case 'ratio':
-      return wide ? Number(v).toFixed(2) : abbreviate(Number(v));
-    case 'key':
-    case 'text':
-      return String(v);
-    default:
-      return c.kind satisfies never;
+/**
+ * `s` in `w` characters. `start`: its beginning (ids); `end`: its end (paths);
+ * default: its first word with the separator after it, an ellipsis, and as
+ * much of its tail as fits (or just the tail when the word takes more than
+ * half the room, and for anything that looks like a path).
+ */
+export function cutText(s: string, w: number, keep?: 'end' | 'start', headless = false): string {
+  if (s.length <= w) return s;
+  if (w <= 1) return s.slice(0, w);
+  if (keep === 'start') return s.slice(0, w - 1) + '…';
+  const tail = (n: number) => (n > 0 ? s.slice(s.length - n) : '');
+  if (keep === 'end' || /[\\/]/.test(s)) {
+    // A path keeps whole folder names where that leaves most of the room used.
+    const t = tail(w - 1);
+    const at = t.search(/[\\/]/);
+    return '…' + (at > 0 && t.length - at >= (w - 1) / 2 ? t.slice(at) : t);
   }
+  if (headless) return '…' + tail(w - 1);
+  const head = /^[^-_.:\s/\\]+[-_.:\s]/.exec(s)?.[0] ?? '';
+  if (!head || head.length > Math.floor((w - 1) / 2)) return '…' + tail(w - 1);
+  return head + '…' + tail(w - 1 - head.length);
 }
 
-/** Shortens a cell, keeping the informative end of a path and the start of anything else (ids, model names). */
-function fit(s: string, w: number, keep?: 'end' | 'start'): string {
-  if (s.length <= w) return s;
-  keep ??= /[\\/]/.test(s) ? 'end' : 'start';
-  if (w <= 1) return s.slice(0, w);
-  return keep === 'start' ? s.slice(0, w - 1) + '…' : '…' + s.slice(s.length - (w - 1));
+/** Cuts a column's values to `w`, keeping different values different where a tail-only cut can. */
+function cutColumn(values: string[], w: number, keep?: 'end' | 'start'): string[] {
+  const cut = values.map((v) => cutText(v, w, keep));
+  const owners = new Map<string, Set<string>>();
+  cut.forEach((c, i) => owners.set(c, (owners.get(c) ?? new Set()).add(values[i]!)));
+  return cut.map((c, i) => (owners.get(c)!.size > 1 && !keep ? cutText(values[i]!, w, keep, true) : c));
+}
+
+/** Words of `text` in lines of at most `width` characters (a longer word gets its own line). */
+export function wrapText(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+interface Layout {
+  cols: Column[];
+  cells: string[][];
+  totals: string[] | null;
+  widths: number[];
+  sep: number;
+  dropped: Column[];
+}
+
+function layout(d: Dataset, width: number): Layout {
+  const wide = width >= WIDE_AT;
+  let cols = wide ? d.columns : d.columns.filter((c) => c.narrow);
+  const dropped: Column[] = [];
+  for (;;) {
+    const { rows, totals } = cellTexts(d, cols, wide ? 'wide' : 'narrow');
+    const all = totals ? [...rows, totals] : rows;
+    const widths = cols.map((c, i) => Math.max(c.label.length, ...all.map((t) => t[i]!.length)));
+    const keyIdx = cols.map((c, i) => (c.kind === 'key' ? i : -1)).filter((i) => i >= 0);
+    const sep = wide ? 2 : cols.length > 1 && widths.reduce((a, b) => a + b, 0) + 2 * (cols.length - 1) > width ? 1 : 2;
+    const fixed = cols.reduce((n, c, i) => (c.kind === 'key' ? n : n + widths[i]!), 0) + sep * (cols.length - 1);
+    const room = width - fixed;
+    // What each name needs to stay readable: all of it, or READABLE_KEY.
+    const need = keyIdx.reduce((n, i) => n + Math.min(widths[i]!, Math.max(READABLE_KEY, cols[i]!.label.length)), 0);
+    const droppable = cols.filter((c) => c.drop !== undefined).sort((a, b) => a.drop! - b.drop!);
+    if (!wide && keyIdx.length && room < need && droppable.length) {
+      dropped.push(droppable[0]!);
+      cols = cols.filter((c) => c !== droppable[0]);
+      continue;
+    }
+    // Give the names what the numbers leave, each its share (a short one gives the rest to the others).
+    const want = keyIdx.reduce((n, i) => n + widths[i]!, 0);
+    if (keyIdx.length && want > room) {
+      let left = Math.max(room, keyIdx.length * 8);
+      const byWidth = [...keyIdx].sort((a, b) => widths[a]! - widths[b]!);
+      byWidth.forEach((i, k) => {
+        const share = Math.floor(left / (byWidth.length - k));
+        widths[i] = Math.max(Math.min(widths[i]!, share), cols[i]!.label.length, 1);
+        left -= widths[i]!;
+      });
+      const cutCols = new Map(keyIdx.map((i) => [i, cutColumn(all.map((t) => t[i]!), widths[i]!, cols[i]!.keep)]));
+      all.forEach((t, r) => keyIdx.forEach((i) => (t[i] = cutCols.get(i)![r]!)));
+    }
+    return { cols, cells: rows, totals, widths, sep, dropped };
+  }
 }
 
 export function renderTable(d: Dataset, o: TableOptions): string {
-  const wide = o.width >= WIDE_AT;
-  const cols = wide ? d.columns : d.columns.filter((c) => c.narrow);
-  const all = d.totals ? [...d.rows, d.totals] : d.rows;
-  const text = all.map((r) => cols.map((c) => fmt(c, r[c.field], wide)));
-  const widths = cols.map((c, i) => Math.max(c.label.length, ...text.map((t) => t[i]!.length)));
-  // Give key columns what the metric columns leave of the terminal width.
-  const sep = 2;
-  const fixed = cols.reduce((n, c, i) => (c.kind === 'key' ? n : n + widths[i]!), 0) + sep * (cols.length - 1);
-  const keyIdx = cols.map((c, i) => (c.kind === 'key' ? i : -1)).filter((i) => i >= 0);
-  const room = o.width - fixed;
-  if (keyIdx.length && room > 0) {
-    const want = keyIdx.reduce((n, i) => n + widths[i]!, 0);
-    if (want > room) {
-      const each = Math.max(8, Math.floor(room / keyIdx.length));
-      for (const i of keyIdx) widths[i] = Math.min(widths[i]!, Math.max(each, cols[i]!.label.length));
-    }
-  }
+  const { cols, cells, totals, widths, sep, dropped } = layout(d, o.width);
   const bold = (s: string) => (o.color ? `\x1b[1m${s}\x1b[22m` : s);
   const dim = (s: string) => (o.color ? `\x1b[2m${s}\x1b[22m` : s);
   const line = (cells: string[]) =>
     cells
       .map((s, i) => {
         const c = cols[i]!;
-        const v = fit(s, widths[i]!, c.keep);
+        const v = s.length > widths[i]! ? cutText(s, widths[i]!, c.keep) : s;
         return c.kind === 'key' || c.kind === 'text' ? v.padEnd(widths[i]!) : v.padStart(widths[i]!);
       })
       .join(' '.repeat(sep))
@@ -71,14 +127,14 @@ export function renderTable(d: Dataset, o: TableOptions): string {
   out.push(bold(line(cols.map((c) => c.label))));
   const rule = dim('─'.repeat(Math.min(o.width, widths.reduce((a, b) => a + b, 0) + sep * (cols.length - 1))));
   out.push(rule);
-  for (const t of text.slice(0, d.rows.length)) out.push(line(t));
-  if (d.totals) {
+  for (const t of cells) out.push(line(t));
+  if (totals) {
     out.push(rule);
-    const t = text[text.length - 1]!;
-    if (keyIdx.length) t[keyIdx[0]!] = 'Total';
-    out.push(bold(line(t)));
+    out.push(bold(line(totals)));
   }
   if (!d.rows.length) out.push(dim('(no usage in this period)'));
-  for (const n of d.notes ?? []) out.push(dim(n));
+  const notes = [...(d.notes ?? [])];
+  if (dropped.length) notes.push(`Not shown at this width: ${dropped.map((c) => c.label).join(', ')} (a wider terminal, --format csv or json show every column).`);
+  for (const n of notes) for (const l of wrapText(n, Math.max(20, o.width))) out.push(dim(l));
   return out.join('\n') + '\n';
 }

@@ -5,11 +5,13 @@
 // usage is unknown rather than nothing. Shape documented in docs/reports.md.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { HARNESS_IDS } from '../core/types.js';
-import type { Column, Dataset } from '../render/columns.js';
+import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
+import { unpricedNote } from '../render/cells.js';
 import { baseChartData } from './charts.js';
 import type { ReportDefinition, ReportOutput } from './definitions.js';
 import { groupExpr, type GroupKey } from './groups.js';
-import { UsageError } from './period.js';
+import { periodLabel, UsageError } from './period.js';
+import { sortRows } from './sort.js';
 import { metricsOf, templateValues, type Metrics, type ReportParams } from './summary.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { cursorDataset, cursorSection, type CursorSection } from './cursor-days.js';
@@ -98,6 +100,8 @@ const UNKNOWN_USAGE: Nullable<Metrics> & Efficiency = {
   cost_source: 'none',
   computed_cost_usd: null,
   recorded_cost_usd: null,
+  unpriced_requests: null,
+  unpriced_tokens: null,
   sessions: null,
   active_days: null,
   cost_per_request_usd: null,
@@ -128,14 +132,20 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
   const context = new Map((await runTemplate(conn, loadTemplate(q.context), templateValues(p))).map((r) => [r.harness as string, contextOf(r)]));
   const billed = new Map(perHarness.map((r) => [r.harness as string, r]));
 
-  const harnesses: HarnessRow[] = [];
+  const listed: HarnessRow[] = [];
   for (const h of HARNESS_IDS) {
     const r = billed.get(h);
     const ctx = context.get(h) ?? null;
-    if (r) harnesses.push({ harness: h, billed_usage: true, ...metricsOf(r), ...efficiencyOf(r), context: ctx });
-    else if (ctx) harnesses.push({ harness: h, billed_usage: false, ...UNKNOWN_USAGE, context: ctx });
+    if (r) listed.push({ harness: h, billed_usage: true, ...metricsOf(r), ...efficiencyOf(r), context: ctx });
+    else if (ctx) listed.push({ harness: h, billed_usage: false, ...UNKNOWN_USAGE, context: ctx });
   }
-  const breakdown = perDetail.map((r) => ({ harness: r.harness as string, [detail!]: r.detail as string, ...metricsOf(r), ...efficiencyOf(r) }));
+  // --sort (default by cost): a harness without billed usage (unknown cost) last.
+  const harnesses = sortRows(listed, ['harness'], p.sort);
+  const breakdown = sortRows(
+    perDetail.map((r) => ({ harness: r.harness as string, [detail!]: r.detail as string, ...metricsOf(r), ...efficiencyOf(r) })),
+    ['harness', detail!],
+    p.sort,
+  );
   const [tot] = await runTemplate(conn, loadTemplate('summary'), values, { keys: '' });
   const report: CompareReport = {
     since: p.since,
@@ -172,26 +182,32 @@ const EFFICIENCY_COLUMNS: Column[] = [
   col('sessions', 'Sessions', 'int', true),
   col('active_days', 'Days', 'int'),
   col('total_tokens', 'Tokens', 'int'),
-  col('cost_usd', 'Cost', 'usd', true),
-  col('cost_per_request_usd', 'Cost/req', 'usd', true),
-  col('cost_per_session_usd', 'Cost/sess', 'usd'),
-  col('tokens_per_request', 'Tok/req', 'ratio', true),
-  col('output_tokens_per_request', 'Out/req', 'ratio'),
+  { ...col('cost_usd', 'Cost', 'usd', true), partial: COST_PARTIAL },
+  { ...col('cost_per_request_usd', 'Cost/req', 'usd', true), distinct: true },
+  { ...col('cost_per_session_usd', 'Cost/sess', 'usd'), distinct: true },
+  // Averages of whole tokens: shown as whole tokens (the JSON keeps the fraction).
+  col('tokens_per_request', 'Tok/req', 'int', true),
+  col('output_tokens_per_request', 'Out/req', 'int'),
   col('cache_hit_rate', 'Cache hit', 'pct', true),
   col('cache_write_share', 'Cache wr', 'pct'),
   col('reasoning_share', 'Reasoning', 'pct'),
   col('cost_source', 'Cost src', 'text'),
+  col('unpriced_requests', 'Unpriced', 'int'),
+  col('unpriced_tokens', 'Unpriced tok', 'int'),
 ];
 
 function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupKey | null): Dataset[] {
   const out: Dataset[] = [
     {
-      title: `${def.title}: per harness`,
+      title: `${def.title} ${periodLabel(r.since, r.until, r.timezone)}: per harness`,
       columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, col('billed', 'Billed', 'text', true), ...EFFICIENCY_COLUMNS],
       rows: r.harnesses.map(({ context: _c, billed_usage, ...h }) => ({ ...h, billed: billed_usage ? 'yes' : 'no' })),
-      notes: r.harnesses.some((h) => !h.billed_usage)
-        ? [`${r.harnesses.filter((h) => !h.billed_usage).map((h) => h.harness).join(', ')}: no billed usage recorded locally (its context occupancy is listed separately; those figures are not billed tokens).`]
-        : [],
+      notes: [
+        ...(r.harnesses.some((h) => !h.billed_usage)
+          ? [`${r.harnesses.filter((h) => !h.billed_usage).map((h) => h.harness).join(', ')}: no billed usage recorded locally (its context occupancy is listed separately; those figures are not billed tokens).`]
+          : []),
+        ...[unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens)].filter((n): n is string => n !== null),
+      ],
     },
   ];
   if (detail) {

@@ -46,6 +46,14 @@ export interface ReportOutput {
   summaryRows?: TemplateRow[];
   /** Summary reports by session: Claude Code's session estimates the rows were shown with. */
   sessionEstimates?: Map<string, number> | null;
+  /** Made from generated sample data (--demo): said in the JSON, the HTML title and footer. */
+  demo?: boolean;
+}
+
+/** Marks a report as made from generated sample data: `"demo": true` in its JSON, and the HTML says so. */
+export function markDemo(out: ReportOutput): void {
+  out.demo = true;
+  out.json.demo = true;
 }
 
 export function loadDefinitions(): ReportDefinition[] {

@@ -5,13 +5,15 @@
 // the share of cost from each token kind. Shape documented in docs/reports.md.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { e10ToUsd } from '../core/money.js';
-import type { Column, Dataset } from '../render/columns.js';
+import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
+import { unpricedNote } from '../render/cells.js';
 import { baseChartData, type ChartRow } from './charts.js';
 import { costSharesByMonth, momentsOf, type CostShares } from './costshares.js';
 import type { ReportDefinition, ReportOutput } from './definitions.js';
 import { groupExpr, keysSlot, type GroupKey } from './groups.js';
-import { todayIn, UsageError } from './period.js';
-import { contextEntries, metricsOf, templateValues, type Metrics, type ReportParams } from './summary.js';
+import { periodLabel, todayIn, UsageError } from './period.js';
+import { sortRows } from './sort.js';
+import { contextEntries, costSource, metricsOf, templateValues, type CostSource, type Metrics, type ReportParams } from './summary.js';
 import { loadTemplate, runTemplate } from './template.js';
 
 /** Keys a month can be broken down by (time keys would repeat the month). */
@@ -28,14 +30,26 @@ export interface MonthRow extends Metrics {
   total_tokens_change_ratio: number | null;
   cost_change_usd: number | null;
   cost_change_ratio: number | null;
+  /** How the previous period's cost is known (its cost_source). */
+  previous_cost_source: CostSource;
+  /** A month cut short (complete: false): the whole month at the pace of its days so far; null for a whole month. */
+  projected_total_tokens: number | null;
+  projected_cost_usd: number | null;
 }
 
 export interface MonthSection {
   month: string;
   first_day: string;
   last_day: string;
-  /** False for a month that has not ended yet (in the report's time zone). */
+  /** False for a month that has not ended yet (in the report's time zone) or that the report ends inside. */
   complete: boolean;
+  /** The last day with figures: last_day, or the report's end when it falls inside the month. */
+  through: string;
+  days_in_month: number;
+  /** Days first_day..through. */
+  days_covered: number;
+  /** The period the previous_* figures are of: the whole previous month, or its same days (1..days_covered) for a month cut short. */
+  compared_with: { first_day: string; last_day: string };
   totals: MonthRow;
   /** `by_harness`, `by_model`, `by_project`, `by_session`: one list per breakdown key. */
   [breakdown: `by_${string}`]: (MonthRow & Record<string, unknown>)[];
@@ -47,6 +61,8 @@ export interface MonthSection {
 export interface MonthlyReport {
   since: string;
   until: string;
+  /** The last day with figures: the requested end (--until, default today), never a day still to come. */
+  through: string;
   timezone: string;
   breakdowns: Breakdown[];
   totals: Metrics & { sessions: number; active_days: number };
@@ -87,9 +103,19 @@ export function monthsBetween(since: string, until: string): string[] {
   return out;
 }
 
-function monthRow(r: Record<string, unknown>): MonthRow {
+/** Whole-month figures at the pace of a month's first `covered` of `days` days (null when the month is whole). */
+function projection(total: number, cost: number | null, covered: number, days: number): Pick<MonthRow, 'projected_total_tokens' | 'projected_cost_usd'> {
+  if (covered >= days) return { projected_total_tokens: null, projected_cost_usd: null };
   return {
-    ...metricsOf(r),
+    projected_total_tokens: Math.round((total * days) / covered),
+    projected_cost_usd: cost === null ? null : Math.round((cost * days * 1e10) / covered) / 1e10,
+  };
+}
+
+function monthRow(r: Record<string, unknown>, covered: number, days: number): MonthRow {
+  const m = metricsOf(r);
+  return {
+    ...m,
     sessions: num(r.sessions),
     active_days: num(r.active_days),
     previous_requests: num(r.previous_requests),
@@ -99,11 +125,24 @@ function monthRow(r: Record<string, unknown>): MonthRow {
     total_tokens_change_ratio: numOrNull(r.total_tokens_change_ratio),
     cost_change_usd: e10ToUsd(r.cost_change_e10 as string | null),
     cost_change_ratio: numOrNull(r.cost_change_ratio),
+    previous_cost_source: costSource(num(r.previous_usage_events), num(r.previous_priced_events), num(r.previous_recorded_events)),
+    ...projection(m.total_tokens, m.cost_usd, covered, days),
   };
 }
 
-function emptyMonthRow(): MonthRow {
-  return monthRow({ cost_e10: '0', previous_cost_e10: '0', cost_change_e10: '0' });
+function emptyMonthRow(covered: number, days: number): MonthRow {
+  return monthRow({ cost_e10: '0', previous_cost_e10: '0', cost_change_e10: '0' }, covered, days);
+}
+
+const dayOf = (d: string) => Number(d.slice(8, 10));
+
+/** `first_day` + n days (n ≥ 0), as YYYY-MM-DD. */
+const addDays = (d: string, n: number) => new Date(Date.parse(`${d}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+
+/** The month before `first` (a first day), as its first day. */
+function previousMonthStart(first: string): string {
+  const [y, m] = first.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(y, m - 2, 1)).toISOString().slice(0, 10);
 }
 
 function breakdowns(by: GroupKey[]): Breakdown[] {
@@ -121,11 +160,14 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
   const keys = breakdowns(p.by);
   const q = { breakdown: def.query, top_sessions: 'monthly_sessions', top_days: 'monthly_days', cost_fit: 'monthly_costfit', ...def.queries };
   const since = monthStart(p.since);
-  const until = monthEnd(p.until);
-  const range: ReportParams = { ...p, since, until };
-  const values = { ...templateValues(range), cost_mode: p.costMode };
   const today = todayIn(p.tz);
-  const months = monthsBetween(since, until);
+  // The report ends at the requested end, never at a day still to come (a
+  // range wholly in the future keeps its end: there is nothing to cut).
+  const through = p.until > today && today >= since ? today : p.until;
+  const until = monthEnd(through);
+  const range: ReportParams = { ...p, since, until: through };
+  const values = { ...templateValues(range), cost_mode: p.costMode };
+  const months = monthsBetween(since, through);
 
   const breakdownTemplate = loadTemplate(q.breakdown);
   const byMonth = async (slot: string) => {
@@ -153,19 +195,35 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
   const sections: MonthSection[] = months.map((month) => {
     const first = `${month}-01`;
     const last = monthEnd(first);
+    const end = through < last ? through : last;
+    const length = dayOf(last);
+    const covered = dayOf(end);
+    // As monthly.sql compares: a whole month with the whole month before, one
+    // cut short with the same days of the month before.
+    const prevFirst = previousMonthStart(first);
+    const prevLast = monthEnd(prevFirst);
+    const prevEnd = covered >= length ? prevLast : [addDays(prevFirst, covered - 1), prevLast].sort()[0]!;
     const t = totals.get(month)?.[0];
     const section: MonthSection = {
       month,
       first_day: first,
       last_day: last,
-      complete: last < today,
-      totals: t ? monthRow(t) : emptyMonthRow(),
+      complete: end === last && last < today,
+      through: end,
+      days_in_month: length,
+      days_covered: covered,
+      compared_with: { first_day: prevFirst, last_day: prevEnd },
+      totals: t ? monthRow(t, covered, length) : emptyMonthRow(covered, length),
       top_sessions: [],
       top_days: [],
       cost_shares: shares.get(month) ?? null,
     };
     for (const k of keys) {
-      section[`by_${k}`] = (perKey.get(k)!.get(month) ?? []).map((r) => ({ [k]: r.key as string, ...monthRow(r) }));
+      section[`by_${k}`] = sortRows(
+        (perKey.get(k)!.get(month) ?? []).map((r) => ({ [k]: r.key as string, ...monthRow(r, covered, length) })),
+        [k],
+        p.sort,
+      );
     }
     section.top_sessions = sessions
       .filter((r) => r.month === month)
@@ -191,6 +249,7 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
   const report: MonthlyReport = {
     since,
     until,
+    through,
     timezone: p.tz,
     breakdowns: keys,
     totals: { ...metricsOf(tot ?? {}), sessions: num(tot?.sessions), active_days: num(tot?.active_days) },
@@ -200,8 +259,15 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
   };
 
   const notes: string[] = [];
-  const open = sections.filter((s) => !s.complete).map((s) => s.month);
-  if (open.length) notes.push(`${open.join(', ')}: not over yet, so month-to-date figures (compared with the whole previous month).`);
+  for (const s of sections.filter((x) => !x.complete)) {
+    if (s.days_covered < s.days_in_month) {
+      notes.push(
+        `${s.month}: days 1–${s.days_covered} of ${s.days_in_month} (to ${s.through}), compared with the same days of the month before (${s.compared_with.first_day} – ${s.compared_with.last_day}); "Projected" is the whole month at this pace.`,
+      );
+    } else notes.push(`${s.month}: not over yet (today is its last day), compared with the whole month before.`);
+  }
+  const unpriced = unpricedNote(report.totals.unpriced_requests, report.totals.unpriced_tokens);
+  if (unpriced) notes.push(unpriced);
   if (contextOnly.length) {
     notes.push(`${contextOnly.join(', ')}: activity in this range but no billed usage recorded locally, so not in these figures (see \`tx-usage report compare\`).`);
   }
@@ -237,8 +303,9 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
 const metric = (field: string, label: string, kind: Column['kind'], narrow = false): Column => ({ field, label, kind, narrow });
 
 function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[]): Dataset[] {
+  const previousPartial = { by: ['previous_cost_source'], bound: true };
   const spend: Dataset = {
-    title: `${def.title}: spend per month`,
+    title: `${def.title} ${periodLabel(r.since, r.through, r.timezone)}: spend per month`,
     columns: [
       { field: 'month', label: 'Month', kind: 'key', narrow: true },
       { field: 'breakdown', label: 'By', kind: 'key', narrow: true },
@@ -249,15 +316,20 @@ function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[
       metric('cache_write_tokens', 'Cache wr', 'int'),
       metric('output_tokens', 'Output', 'int'),
       metric('reasoning_tokens', 'Reasoning', 'int'),
-      metric('total_tokens', 'Tokens', 'int', true),
-      metric('total_tokens_change_ratio', 'Δ tok', 'pct', true),
-      metric('cost_usd', 'Cost', 'usd', true),
-      metric('previous_cost_usd', 'Prev cost', 'usd'),
-      metric('cost_change_usd', 'Δ cost', 'usd', true),
+      { ...metric('total_tokens', 'Tokens', 'int', true), drop: 2 },
+      { ...metric('total_tokens_change_ratio', 'Δ tok', 'pct', true), drop: 1 },
+      { ...metric('cost_usd', 'Cost', 'usd', true), partial: COST_PARTIAL },
+      { ...metric('projected_cost_usd', 'Projected', 'usd', true), partial: COST_PARTIAL, csvLast: true },
+      { ...metric('previous_cost_usd', 'Prev cost', 'usd'), partial: previousPartial },
+      { ...metric('cost_change_usd', 'Δ cost', 'usd', true), drop: 3, partial: { by: ['cost_source', 'previous_cost_source'], bound: false } },
       metric('cost_change_ratio', 'Δ %', 'pct', true),
       metric('cost_source', 'Cost src', 'text'),
+      { ...metric('previous_cost_source', 'Prev src', 'text'), csvLast: true },
+      { ...metric('projected_total_tokens', 'Proj. tokens', 'int'), csvLast: true },
       metric('sessions', 'Sessions', 'int'),
       metric('active_days', 'Days', 'int'),
+      { ...metric('unpriced_requests', 'Unpriced', 'int'), csvLast: true },
+      { ...metric('unpriced_tokens', 'Unpriced tok', 'int'), csvLast: true },
     ],
     rows: [],
     notes,
@@ -279,10 +351,13 @@ function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[
       metric('models', 'Models', 'text'),
       metric('requests', 'Reqs', 'int'),
       metric('total_tokens', 'Tokens', 'int', true),
-      metric('cost_usd', 'Cost', 'usd', true),
+      { ...metric('cost_usd', 'Cost', 'usd', true), partial: COST_PARTIAL },
       metric('cost_source', 'Cost src', 'text'),
+      metric('first_ts', 'First', 'time'),
+      metric('last_ts', 'Last', 'time'),
     ],
     rows: r.months.flatMap((m) => m.top_sessions.map((s) => ({ month: m.month, ...s }))),
+    timezone: r.timezone,
   };
   const days: Dataset = {
     title: 'Highest-spend days',
@@ -293,7 +368,7 @@ function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[
       metric('requests', 'Reqs', 'int', true),
       metric('sessions', 'Sessions', 'int'),
       metric('total_tokens', 'Tokens', 'int', true),
-      metric('cost_usd', 'Cost', 'usd', true),
+      { ...metric('cost_usd', 'Cost', 'usd', true), partial: COST_PARTIAL },
       metric('cost_source', 'Cost src', 'text'),
     ],
     rows: r.months.flatMap((m) => m.top_days.map((d) => ({ month: m.month, ...d }))),

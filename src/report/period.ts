@@ -2,9 +2,24 @@
 
 export class UsageError extends Error {}
 
+/** The period and zone a report covers, as its title line says it: `2026-11-04 – 2026-12-04 (UTC)`. */
+export function periodLabel(since: string, until: string, tz: string): string {
+  return `${since} – ${until} (${tz})`;
+}
+
 // UTC is answered without Intl, whose first use costs ~15 ms here (ICU loads
 // its data): a report in UTC (TZ=UTC, as on most servers, or --tz UTC) never
 // needs it (render/format.ts formats numbers without it too).
+
+/** An instant (ISO 8601) as `YYYY-MM-DD HH:MM` on the clock of `tz`. */
+export function localDateTime(iso: string, tz: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  if (tz === 'UTC') return d.toISOString().slice(0, 16).replace('T', ' ');
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(d);
+  const get = (t: string) => parts.find((p) => p.type === t)!.value;
+  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}`;
+}
 
 /** Today's date (YYYY-MM-DD) in `tz`. */
 export function todayIn(tz: string, now = new Date()): string {

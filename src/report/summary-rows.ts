@@ -7,9 +7,17 @@ import { e10ToUsd } from '../core/money.js';
 import type { HarnessId } from '../core/types.js';
 import { keyColumns, USAGE_METRIC_COLUMNS, type Dataset } from '../render/columns.js';
 import type { GroupKey } from './groups.js';
+import { periodLabel } from './period.js';
+import { sortRows, type SortKey } from './sort.js';
+import { unpricedNote } from '../render/cells.js';
 
 export type CostMode = 'auto' | 'computed' | 'recorded';
-export type CostSource = 'computed' | 'recorded' | 'mixed' | 'none';
+/**
+ * computed / recorded: every response priced that way; mixed: every response
+ * priced, some recorded and some computed; partial: some responses priced and
+ * some not (the cost is the priced part); none: no response priced.
+ */
+export type CostSource = 'computed' | 'recorded' | 'mixed' | 'partial' | 'none';
 
 export interface ReportParams {
   since: string;
@@ -19,6 +27,8 @@ export interface ReportParams {
   harnesses: HarnessId[];
   project: string;
   costMode: CostMode;
+  /** Row order (--sort); default: time keys chronologically, others by cost. */
+  sort?: SortKey;
   /** Build the chart data sets too (only the HTML renderer draws them; default true). */
   charts?: boolean;
 }
@@ -35,6 +45,10 @@ export interface Metrics {
   cost_source: CostSource;
   computed_cost_usd: number | null;
   recorded_cost_usd: number | null;
+  /** Requests of the responses without a cost (under --cost): not in cost_usd. */
+  unpriced_requests: number;
+  /** Their tokens (input + cache read + cache write + output). */
+  unpriced_tokens: number;
 }
 
 export const METRIC_FIELDS = [
@@ -49,6 +63,8 @@ export const METRIC_FIELDS = [
   'cost_source',
   'computed_cost_usd',
   'recorded_cost_usd',
+  'unpriced_requests',
+  'unpriced_tokens',
 ] as const satisfies readonly (keyof Metrics)[];
 
 export type Row = Record<string, string | number | null>;
@@ -84,7 +100,7 @@ const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(
 
 export function costSource(usageEvents: number, priced: number, recorded: number): CostSource {
   if (priced === 0) return 'none';
-  if (priced < usageEvents) return 'mixed';
+  if (priced < usageEvents) return 'partial';
   if (recorded === priced) return 'recorded';
   if (recorded === 0) return 'computed';
   return 'mixed';
@@ -104,11 +120,13 @@ export function metricsOf(r: TemplateRow): Metrics {
     cost_source: costSource(num(r.usage_events), num(r.priced_events), num(r.recorded_events)),
     computed_cost_usd: e10ToUsd(r.computed_cost_e10 as string | null),
     recorded_cost_usd: e10ToUsd(r.recorded_cost_e10 as string | null),
+    unpriced_requests: num(r.unpriced_requests),
+    unpriced_tokens: num(r.unpriced_tokens),
   };
 }
 
 /** The summary template's integer sums: added exactly (BigInt) when rows are combined. */
-export const ADDITIVE_COUNTS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'usage_events', 'priced_events', 'recorded_events'] as const;
+export const ADDITIVE_COUNTS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'usage_events', 'priced_events', 'recorded_events', 'unpriced_requests', 'unpriced_tokens'] as const;
 /** Its cost sums: NULL while nothing in the group has a cost. */
 export const ADDITIVE_COSTS = ['cost_e10', 'computed_cost_e10', 'recorded_cost_e10'] as const;
 
@@ -133,13 +151,20 @@ export function summaryFromRows(p: ReportParams, raw: TemplateRow[], estimates: 
   // here (exactly: integers, costs as BigInt 1e-10 USD) instead of evaluating
   // the dedupe window over every event a second time.
   const tot = sumTemplateRows(raw);
-  const rows = raw.map((r) => {
-    const row: Row = {};
-    for (const k of p.by) row[k] = (r[k] as string | null) ?? null;
-    Object.assign(row, metricsOf(r));
-    if (estimates) row.session_estimate_usd = sessionEstimate(estimates, r);
-    return row;
-  });
+  // Context-only groups (Cursor chats, no billed usage) are zero rows here:
+  // they are listed in their own context section, never as usage.
+  const billed = raw.filter((r) => num(r.usage_events) > 0);
+  const rows = sortRows(
+    billed.map((r) => {
+      const row: Row = {};
+      for (const k of p.by) row[k] = (r[k] as string | null) ?? null;
+      Object.assign(row, metricsOf(r));
+      if (estimates) row.session_estimate_usd = sessionEstimate(estimates, r);
+      return row;
+    }),
+    p.by,
+    p.sort,
+  );
   const report: SummaryReport = { since: p.since, until: p.until, timezone: p.tz, group_by: p.by, rows, totals: metricsOf(tot), warnings };
   if (context.length) report.context = context;
   return report;
@@ -159,7 +184,10 @@ const CONTEXT_NOTE =
 
 /** The tables of a summary report: usage per group, then Cursor's context figures when there are any. */
 export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport): Dataset[] {
-  const datasets: Dataset[] = [{ title, columns: [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS], rows: r.rows, totals: { ...r.totals } }];
+  const note = unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens);
+  const datasets: Dataset[] = [
+    { title: `${title} ${periodLabel(p.since, p.until, p.tz)}`, columns: [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS], rows: r.rows, totals: { ...r.totals }, notes: note ? [note] : [] },
+  ];
   if (r.context?.length) {
     datasets.push({
       title: 'Cursor context',
@@ -171,10 +199,11 @@ export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport
         { field: 'latest_used_tokens', label: 'Latest', kind: 'int', narrow: true },
         { field: 'max_tokens', label: 'Max', kind: 'int', narrow: true },
         { field: 'peak_used_tokens', label: 'Peak', kind: 'int', narrow: true },
-        { field: 'last_ts', label: 'Last activity', kind: 'text' },
+        { field: 'last_ts', label: 'Last activity', kind: 'time' },
       ],
       rows: r.context.map((c) => ({ ...c })),
       notes: [CONTEXT_NOTE],
+      timezone: p.tz,
     });
   }
   return datasets;

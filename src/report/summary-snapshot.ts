@@ -24,7 +24,7 @@ export async function summarySnapshot(
   pricer: string,
   table: { width: number; color: boolean },
 ): Promise<SummarySnapshot | null> {
-  if (out.definition.kind !== 'summary' || !out.summaryRows || format === 'html') return null;
+  if (out.definition.kind !== 'summary' || !out.summaryRows || format === 'html' || p.sort) return null;
   if (p.by.some((k) => !DELTA_KEYS.includes(k)) || out.summaryRows.length > MAX_ROWS) return null;
   const first = shift(p.since, -1);
   const last = shift(p.until, 2);

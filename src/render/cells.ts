@@ -1,0 +1,90 @@
+// How a cell reads, for the terminal table and the HTML tables alike: one
+// formatter per column, made from all of its values (a money column shows
+// one precision throughout), marking amounts that cover only the priced
+// responses.
+import type { Cell, Column, DataRow, Dataset } from './columns.js';
+import { abbreviate, grouped, pct, usdDecimals, usdWith } from './format.js';
+import { localDateTime } from '../report/period.js';
+
+/** narrow: the 80-column terminal table (abbreviated numbers); wide: a wide terminal; html: the HTML page. */
+export type CellStyle = 'narrow' | 'wide' | 'html';
+
+export type CellFormatter = (row: DataRow) => string;
+
+/** A cell without a value: a key nobody recorded, or an unknown number. */
+export const NONE_KEY = '(none)';
+export const UNKNOWN = '—';
+
+/** True when the row's amount in this column covers only its priced responses. */
+export function isPartial(c: Column, row: DataRow): boolean {
+  return !!c.partial && c.partial.by.some((f) => row[f] === 'partial');
+}
+
+export function columnFormatter(c: Column, rows: readonly DataRow[], style: CellStyle, timezone = 'UTC'): CellFormatter {
+  const wide = style !== 'narrow';
+  switch (c.kind) {
+    case 'usd': {
+      const values = rows.map((r) => r[c.field]).filter((v): v is number | string => v !== null && v !== undefined).map(Number);
+      const decimals = usdDecimals(values, c.distinct);
+      return (r) => {
+        const v = r[c.field];
+        if (v === null || v === undefined) return UNKNOWN;
+        const text = usdWith(Number(v), decimals, wide);
+        if (!isPartial(c, r)) return text;
+        return c.partial!.bound ? `≥${text}*` : `${text}*`;
+      };
+    }
+    case 'time':
+      return (r) => {
+        const v = r[c.field];
+        return v === null || v === undefined ? UNKNOWN : localDateTime(String(v), timezone);
+      };
+    default:
+      return (r) => formatValue(c, r[c.field], style);
+  }
+}
+
+function formatValue(c: Column, v: Cell, style: CellStyle): string {
+  if (v === null || v === undefined) return c.kind === 'key' ? NONE_KEY : UNKNOWN;
+  const n = Number(v);
+  switch (c.kind) {
+    case 'int':
+      return style === 'narrow' ? abbreviate(n) : grouped(n);
+    case 'usd':
+      return usdWith(n, 2, style !== 'narrow');
+    case 'pct':
+      return pct(n);
+    case 'ratio':
+      return style === 'narrow' ? abbreviate(n) : n.toFixed(2);
+    case 'key':
+    case 'text':
+    case 'time':
+      return String(v);
+    default:
+      return c.kind satisfies never;
+  }
+}
+
+/**
+ * Every cell's text, rows then the totals row: the totals row says `Total` in
+ * its first key column and leaves the other key columns empty.
+ */
+export function cellTexts(d: Dataset, cols: readonly Column[], style: CellStyle): { rows: string[][]; totals: string[] | null } {
+  const all = d.totals ? [...d.rows, d.totals] : d.rows;
+  const fmts = cols.map((c) => columnFormatter(c, all, style, d.timezone));
+  const rows = d.rows.map((r) => fmts.map((f) => f(r)));
+  if (!d.totals) return { rows, totals: null };
+  const firstKey = cols.findIndex((c) => c.kind === 'key');
+  const totals = cols.map((c, i) => (c.kind === 'key' ? (i === firstKey ? 'Total' : '') : fmts[i]!(d.totals!)));
+  return { rows, totals };
+}
+
+/**
+ * The line said under a table whose amounts leave responses out, or null.
+ * `unpriced` / `tokens`: the responses (requests) and tokens without a price.
+ */
+export function unpricedNote(unpriced: number, tokens: number): string | null {
+  if (unpriced <= 0 && tokens <= 0) return null;
+  const what = unpriced > 0 ? `${grouped(unpriced)} response${unpriced === 1 ? ' (' + grouped(tokens) + ' tokens) has' : 's (' + grouped(tokens) + ' tokens) have'}` : `${grouped(tokens)} tokens have`;
+  return `* ${what} no price: amounts marked * cover only the priced responses (≥: at least that much). The warnings name the models.`;
+}

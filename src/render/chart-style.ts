@@ -1,0 +1,87 @@
+// What the HTML page adds to a chart definition's vega-lite spec before it is
+// drawn: one fixed colour per harness in every chart (models and token kinds
+// draw from other palettes, so a colour never means two things), a daily
+// axis that spans the report's whole range (not just the days with usage),
+// and responses without a price left out of cost charts, named in a note
+// instead of appearing as empty legend entries.
+import { HARNESS_IDS } from '../core/types.js';
+import type { ChartDef, ChartRow } from '../report/charts.js';
+
+/** One colour per harness, the same in every chart of every report. */
+export const HARNESS_COLORS: Record<string, string> = {
+  'claude-code': '#c8553d',
+  codex: '#1b9e77',
+  'cursor-agent': '#7570b3',
+  opencode: '#1f78b4',
+  pi: '#d4a017',
+};
+
+/** Models: a palette of their own (none of the harness colours above). */
+const MODEL_SCHEME = 'tableau20';
+/** Token kinds and cost components: blues to greys, clearly not harnesses. */
+const KIND_RANGE = ['#08519c', '#6baed6', '#9ecae1', '#525252', '#bdbdbd'];
+
+type Spec = Record<string, unknown>;
+type Encoding = Record<string, Record<string, unknown> | undefined>;
+
+/** The colour scale for a nominal colour field. */
+function colorScale(field: string): Record<string, unknown> | null {
+  if (field === 'harness') return { domain: [...HARNESS_IDS], range: HARNESS_IDS.map((h) => HARNESS_COLORS[h]!) };
+  if (field === 'model') return { scheme: MODEL_SCHEME };
+  if (field === 'kind' || field === 'component') return { range: KIND_RANGE };
+  return null;
+}
+
+/** `YYYY-MM-DD` as a vega-lite DateTime at UTC midnight (the daily charts draw days as UTC dates). */
+function dateTime(day: string, plusDays = 0): Record<string, unknown> {
+  const d = new Date(Date.parse(`${day}T00:00:00Z`) + plusDays * 86_400_000);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, date: d.getUTCDate(), hours: 0, utc: true };
+}
+
+export interface StyledChart {
+  spec: Spec;
+  /** Said under the chart: what it leaves out. */
+  note: string | null;
+}
+
+/**
+ * The spec as the page draws it. `range`: the report's first and last day
+ * (daily charts span it); `rows`: the chart's data.
+ */
+export function styleChart(def: ChartDef, spec: Spec, rows: readonly ChartRow[], range: { first: string; last: string } | null): StyledChart {
+  const encoding: Encoding = { ...((spec.encoding as Encoding | undefined) ?? {}) };
+  const out: Spec = { ...spec, encoding };
+  // The nominal field a bar is named by: its colour, else its category axis.
+  const color = encoding.color;
+  if (color && typeof color.field === 'string') {
+    const scale = colorScale(color.field);
+    if (scale) encoding.color = { ...color, scale: { ...((color.scale as object | undefined) ?? {}), ...scale } };
+  } else {
+    // One bar per harness without a colour field of its own: coloured as its harness anyway.
+    for (const axis of ['x', 'y'] as const) {
+      if (encoding[axis]?.field === 'harness') encoding.color = { field: 'harness', type: 'nominal', legend: null, scale: colorScale('harness') };
+    }
+  }
+  for (const axis of ['x', 'y'] as const) {
+    const e = encoding[axis];
+    if (range && e?.field === 'day' && e.type === 'temporal') {
+      encoding[axis] = { ...e, scale: { ...((e.scale as object | undefined) ?? {}), domain: [dateTime(range.first), dateTime(range.last, 1)] } };
+    }
+  }
+  let note: string | null = null;
+  // A cost chart drawn as written (some costs known): rows without a cost are left out, by name.
+  const measure = def.needs;
+  const drawsMeasure = measure && JSON.stringify(spec).includes(`"field":"${measure}"`);
+  if (measure && drawsMeasure && rows.some((r) => r[measure] === null || r[measure] === undefined)) {
+    out.transform = [{ filter: `isValid(datum[${JSON.stringify(measure)}])` }, ...((spec.transform as unknown[] | undefined) ?? [])];
+    const nameField = [color?.field, encoding.y?.field, encoding.x?.field].find(
+      (f): f is string => typeof f === 'string' && f !== measure && rows.some((r) => typeof r[f] === 'string'),
+    );
+    if (nameField) {
+      const priced = new Set(rows.filter((r) => r[measure] !== null && r[measure] !== undefined).map((r) => r[nameField]));
+      const left = [...new Set(rows.filter((r) => !priced.has(r[nameField])).map((r) => String(r[nameField])))].sort();
+      if (left.length) note = `Not drawn, no price known: ${left.join(', ')}.`;
+    }
+  }
+  return { spec: out, note };
+}
