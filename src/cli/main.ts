@@ -22,7 +22,7 @@ let GROUP_KEYS: readonly string[] = [];
 
 function reportOptions<T>(y: Argv<T>) {
   return y
-    .positional('name', { type: 'string', describe: 'report: summary (default), or another definition in reports/' })
+    .positional('name', { type: 'string', describe: 'report: summary (default), monthly, compare, blocks, or another definition in reports/' })
     .option('since', { type: 'string', describe: 'first day: Nd, Nw, Nm back from today, or YYYY-MM-DD (default 30d)' })
     .option('until', { type: 'string', describe: 'last day, inclusive (default today)' })
     .option('by', { type: 'string', describe: `comma list of ${GROUP_KEYS.join(', ')} (default day)` })
@@ -34,7 +34,8 @@ function reportOptions<T>(y: Argv<T>) {
     .option('cost', { type: 'string', describe: 'auto | computed | recorded (default auto)' })
     .option('demo', { type: 'boolean', describe: 'report on generated sample data instead of your files' })
     .option('from', { type: 'string', array: true, describe: 'report on exported Parquet (file, folder or glob; repeatable) instead of the local store' })
-    .option('machine', { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' });
+    .option('machine', { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' })
+    .option('token-limit', { type: 'string', describe: 'report blocks: tokens per block to compare each block with, or "max" (the largest finished block)' });
 }
 
 /** Runs a report on generated sample data in a private temporary home and store. */

@@ -19,6 +19,8 @@ import { noteReportOutput } from './memo.js';
 import { summarySnapshot } from '../report/summary-snapshot.js';
 import type { SummarySnapshot } from '../report/summary-delta.js';
 import { mark } from '../core/trace.js';
+import { nowMs } from '../live/clock.js';
+import type { BlocksOptions } from '../live/blocks-report.js';
 
 export interface ReportArgs {
   name?: string;
@@ -35,6 +37,8 @@ export interface ReportArgs {
   from?: string[];
   /** This machine's name for --by machine on the local store. */
   machine?: string;
+  /** report blocks: tokens per block to compare with, or 'max'. */
+  tokenLimit?: string;
 }
 
 function list(v: string | undefined): string[] {
@@ -76,7 +80,9 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const def = findDefinition(name);
   if (!def) throw new UsageError(`unknown report ${JSON.stringify(name)}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
   const p = reportParams(a, def.default_by);
-  if (a.from?.length) return rollupReport(rt, a, def, p);
+  if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
+  const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
+  if (a.from?.length) return rollupReport(rt, a, def, p, live);
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
   mark('report modules loaded');
   const cost = await costFunction(rt);
@@ -115,7 +121,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
       warnings.push(msg.join('\n'));
     }
     mark('warnings read');
-    const out = await runReport(store.conn, def, p, warnings);
+    const out = await runReport(store.conn, def, p, warnings, live);
     mark('report query');
     const table = { width: process.stdout.columns ?? 80, color: rt.color };
     // What the delta path needs to add appended responses to this rendering next time.
@@ -134,16 +140,17 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   else process.stdout.write(text);
   const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';
   process.stderr.write(stderr);
-  noteReportOutput(text, a.out, stderr, snapshot);
+  // A blocks report changes with the clock (the active block's time left): never replayed from the memo.
+  if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out, stderr, snapshot);
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */
-async function rollupReport(rt: Runtime, a: ReportArgs, def: ReportDefinition, p: ReturnType<typeof reportParams>): Promise<void> {
+async function rollupReport(rt: Runtime, a: ReportArgs, def: ReportDefinition, p: ReturnType<typeof reportParams>, live: BlocksOptions): Promise<void> {
   if (a.machine !== undefined) throw new UsageError('--machine names the local store\'s rows; with --from each row keeps the machine it was exported from');
   const rollup = await openRollup(a.from!);
   try {
     const warnings = [...rollup.warnings, ...(await unpricedModelWarnings(rollup.conn, p))];
-    await emit(rt, a, p, await runReport(rollup.conn, def, p, warnings), warnings);
+    await emit(rt, a, p, await runReport(rollup.conn, def, p, warnings, live), warnings);
   } finally {
     rollup.close();
   }
