@@ -98,6 +98,18 @@ async function main(argv: string[]): Promise<void> {
       run(async (rt, a) => (a.demo ? demo(rt, a) : report(rt, a, argv))),
     )
     .command('demo [name]', 'the report on generated sample data', (y) => reportOptions(y), run(demo))
+    .command(
+      'limits',
+      'plan rate limits per harness and window (5 h, weekly): used %, reset time, peak and spend per window',
+      (y) =>
+        y
+          .option('since', { type: 'string', describe: 'list windows resetting since: Nd, Nw, Nm back from today, or YYYY-MM-DD (default 7d)' })
+          .option('tz', { type: 'string', describe: 'IANA time zone for times (default: the system zone)' })
+          .option('harness', { type: 'string', describe: 'comma list of harnesses (default: all that record limits)' })
+          .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' })
+          .option('out', { type: 'string', describe: 'write to FILE instead of stdout' }),
+      run(async (rt, a) => (await import('./limits.js')).limitsCommand(rt, a)),
+    )
     .command('ingest', 'refresh the store from the harness files', (y) => y, run(async (rt) => (await import('./ingest.js')).ingestCommand(rt)))
     .command(
       'export',
@@ -145,7 +157,7 @@ async function main(argv: string[]): Promise<void> {
         .command('update', 'download the newest price data into the cache dir (the only network access)', (c) => c, run(async (rt) => void (process.exitCode = await (await import('./pricing.js')).pricesUpdateCommand(rt))))
         .demandCommand(1, 'name a prices command: show or update'),
     )
-    .demandCommand(1, 'name a command: report, ingest, export, sources, sql or demo')
+    .demandCommand(1, 'name a command: report, limits, ingest, export, sources, sql or demo')
     .strict()
     .fail((msg, err) => {
       if (err) throw err;
