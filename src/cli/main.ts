@@ -14,6 +14,7 @@ import { plainReportArgs } from './plain-args.js';
 import { mark } from '../core/trace.js';
 import { exitAfterOutput, exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 import { importModule } from './code-cache.js';
+import { STATUSLINE_FLAGS } from './statusline-flags.js';
 // Command modules are imported when their command runs: most of them load
 // DuckDB, which a report answered from its memo never needs.
 
@@ -109,6 +110,15 @@ async function main(argv: string[]): Promise<void> {
           .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' })
           .option('out', { type: 'string', describe: 'write to FILE instead of stdout' }),
       run(async (rt, a) => (await import('./limits.js')).limitsCommand(rt, a)),
+    )
+    .command(
+      'statusline',
+      "one status line for Claude Code's statusLine setting, from its JSON on stdin (see README)",
+      (y) => y.options(STATUSLINE_FLAGS),
+      run(async (rt, a) => {
+        const m = await import('./statusline.js');
+        await (a.refresh ? m.statuslineRefresh(rt) : m.statuslineCommand(a));
+      }),
     )
     .command('ingest', 'refresh the store from the harness files', (y) => y, run(async (rt) => (await import('./ingest.js')).ingestCommand(rt)))
     .command(

@@ -22,9 +22,17 @@ function formatter(tz: string): Intl.DateTimeFormat {
   return f;
 }
 
+/**
+ * The process's own zone (TZ, else the system's), read from Date's local
+ * fields: no Intl formatter to load (its first use costs ~15 ms), which a
+ * status line run cannot afford.
+ */
+export const LOCAL_ZONE = 'local';
+
 /** The zone's offset from UTC at `ms`, in milliseconds (east positive). */
 export function zoneOffsetMs(ms: number, tz: string): number {
   if (tz === 'UTC') return 0;
+  if (tz === LOCAL_ZONE) return -new Date(ms).getTimezoneOffset() * 60_000;
   const p: Record<string, number> = {};
   for (const x of formatter(tz).formatToParts(new Date(ms))) if (x.type !== 'literal') p[x.type] = Number(x.value);
   const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
