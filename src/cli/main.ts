@@ -120,6 +120,15 @@ async function main(argv: string[]): Promise<void> {
         await (a.refresh ? m.statuslineRefresh(rt) : m.statuslineCommand(a));
       }),
     )
+    .command(
+      'check',
+      'exit 1 when a budget of the config file is exceeded or projected to be by its period\'s end (cron, CI)',
+      (y) =>
+        y
+          .option('tz', { type: 'string', describe: 'IANA time zone days and months are cut in (default: config statusline.tz, else the system zone)' })
+          .option('format', { type: 'string', default: 'text', describe: 'text | json' }),
+      run(async (rt, a) => (await import('./check.js')).checkCommand(rt, a)),
+    )
     .command('ingest', 'refresh the store from the harness files', (y) => y, run(async (rt) => (await import('./ingest.js')).ingestCommand(rt)))
     .command(
       'export',

@@ -21,6 +21,7 @@ import type { SummarySnapshot } from '../report/summary-delta.js';
 import { mark } from '../core/trace.js';
 import { nowMs } from '../live/clock.js';
 import type { BlocksOptions } from '../live/blocks-report.js';
+import { addBudgets, budgetHorizonDay } from '../live/report-budgets.js';
 
 export interface ReportArgs {
   name?: string;
@@ -88,7 +89,8 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const cost = await costFunction(rt);
   mark('prices loaded');
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
-  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(firstDayRead(def.reads_from, p.since), p.tz), deltaBaseByCaller: true });
+  const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
+  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(readFrom, p.tz), deltaBaseByCaller: true });
   try {
     // The warnings are read on a second connection while the first labels
     // this machine's rows, and the delta base (JavaScript only) is written
@@ -122,6 +124,8 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     }
     mark('warnings read');
     const out = await runReport(store.conn, def, p, warnings, live);
+    // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
+    if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
     mark('report query');
     const table = { width: process.stdout.columns ?? 80, color: rt.color };
     // What the delta path needs to add appended responses to this rendering next time.

@@ -30,6 +30,7 @@ import { parseStatusInput, problemLine, renderStatusLine, type StatusFigures, ty
 import { lastFailure, passLock, refreshRunningSince, takeLock } from '../live/refresh-lock.js';
 import { evaluateBudgets, periodBounds, snapshotSpend } from '../live/budgets.js';
 import { LOCAL_ZONE } from '../live/time.js';
+import { mark } from '../core/trace.js';
 
 export interface StatuslineArgs extends GlobalArgs {
   format?: string;
@@ -136,7 +137,9 @@ export async function statuslineCommand(a: StatuslineArgs, env: NodeJS.ProcessEn
     const t = Date.parse(env.TX_USAGE_NOW);
     if (Number.isFinite(t)) now = t;
   }
+  mark('statusline: loaded');
   const { input, problem } = parseStatusInput(readStdin());
+  mark('statusline: input read');
   if (!input) {
     const line = problemLine(problem!);
     return output(format, line, { problem });
@@ -147,6 +150,7 @@ export async function statuslineCommand(a: StatuslineArgs, env: NodeJS.ProcessEn
     recordClaudeReading(dir, { first: now, last: now, session: input.session_id ?? '', five_hour: reading(input.five_hour, 300), seven_day: reading(input.seven_day, 10_080) });
   }
   const snap = readSnapshot(dir, rt.dbPath);
+  mark('statusline: snapshot read');
   if (!snap) {
     startRefresh(rt, a, dir, now);
     const figures: StatusFigures = {
@@ -164,8 +168,10 @@ export async function statuslineCommand(a: StatuslineArgs, env: NodeJS.ProcessEn
     return output(format, renderStatusLine(figures, cfg, color, now), figures);
   }
   const own = input.session_id ? await readOwnAppends(snap, LINE_HARNESS, input.session_id, input.transcript_path) : { events: [], unproven: null };
+  mark('statusline: own appends read');
   const merged = mergeAppended(snap, own.events);
   const figures = figuresFrom(snap, input, cfg, merged, now);
+  mark('statusline: figures made');
   const age = now - snap.made_at;
   const behind = age > cfg.refreshMs;
   if (behind) startRefresh(rt, a, dir, now);

@@ -83,14 +83,15 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
     const { harness, session_id, ...sums } = r;
     sessions[sessionKey(String(harness), String(session_id))] = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, str(v)])) as LiveSnapshot['sessions'][string];
   }
-  // Resolve every model seen, so that its prices are in the export.
-  const seen = new Set<string>();
-  for (const e of events) {
-    const k = `${e.harness}\0${e.provider ?? ''}\0${e.model ?? ''}`;
-    if (seen.has(k) || !e.model) continue;
-    seen.add(k);
-    o.price(e.harness as HarnessId, e.provider, e.model);
-  }
+  // Every model the store has seen for the status-line harnesses is resolved,
+  // so that its prices are in the export: a session may switch to one it used
+  // days ago.
+  const models = await conn.runAndReadAll(
+    `SELECT DISTINCT harness, provider, model FROM event_attrs WHERE model IS NOT NULL AND list_contains($h, harness)`,
+    { h: listValue(o.lineHarnesses) },
+    { h: LIST(VARCHAR) },
+  );
+  for (const r of models.getRowObjectsJson() as { harness: string; provider: string | null; model: string }[]) o.price(r.harness as HarnessId, r.provider, r.model);
   const prices = o.exportPrices([o.now, o.now + 86_400_000]);
   const limits = await storedSnapshots(conn, ALL, o.now - 8 * 86_400_000);
   const before =
