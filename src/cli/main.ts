@@ -121,6 +121,17 @@ async function main(argv: string[]): Promise<void> {
       }),
     )
     .command(
+      'watch',
+      'full-screen live view: the active 5-hour block, today per harness, active sessions, plan limits, budgets (q quits)',
+      (y) =>
+        y
+          .option('tz', { type: 'string', describe: 'IANA time zone for today and clock times (default: config statusline.tz, else the system zone)' })
+          .option('harness', { type: 'string', describe: 'block families to show (default: config statusline.harnesses, else claude-code)' })
+          .option('once', { type: 'boolean', describe: 'draw the screen once, as plain text, and exit' })
+          .option('poll', { type: 'boolean', describe: 'look for changes every 2 s instead of file-system notifications (e.g. network mounts)' }),
+      run(async (rt, a) => (await import('./watch.js')).watchCommand(rt, a)),
+    )
+    .command(
       'check',
       'exit 1 when a budget of the config file is exceeded or projected to be by its period\'s end (cron, CI)',
       (y) =>
