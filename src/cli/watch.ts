@@ -86,13 +86,13 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
     const t0 = performance.now();
     const now = nowMs(rt.env);
     try {
-      const r = await refreshSnapshot({ ...rt, quiet: true }, { now, lineHarnesses: ['claude-code'], monthStart: periodBounds('month', now, tz).start });
+      const r = await refreshSnapshot({ ...rt, quiet: true }, { now, lineHarnesses: ['claude-code'], monthStart: periodBounds('month', now, tz).start }, snap);
       snap = r.snapshot;
       if (!watchers.length && !polling && !a.once) {
         if (a.poll) fallback();
         else startWatching(r.ingest.scans.flatMap((s) => s.roots.filter((x) => x.exists).map((x) => x.path)));
       }
-      status = `updated ${new Date().toTimeString().slice(0, 8)} in ${Math.round(performance.now() - t0)} ms (${r.ingest.appended} grew, ${r.ingest.rewritten} read) · ${mode}`;
+      status = `updated ${new Date().toTimeString().slice(0, 8)} in ${Math.round(performance.now() - t0)} ms (${r.ingest.appended} grew, ${r.ingest.rewritten} read${r.incremental ? '' : ', snapshot from the store'}) · ${mode}`;
     } catch (e) {
       status = `not updated: ${(e as Error).message}`;
     }

@@ -15,11 +15,13 @@
 //   lowest dedupe_rank), and a new key is a new response;
 // - what cannot be proven this way makes the answer unproven, never guessed:
 //   a response dated before `from` (its key may be stored outside the
-//   window), a copy (dedupe_rank > 0) of a response the snapshot does not
-//   hold (its original may be stored outside the window), a price miss.
+//   window), a copy (dedupe_rank > 0 where the harness marks copies so) of a
+//   response the snapshot does not hold (its original may be stored outside
+//   the window), a price miss.
 import { usdToE10 } from '../core/money.js';
-import type { UsageEvent } from '../core/types.js';
-import { cachedCost, PRICE_MISS, type PriceCache } from '../pricing/cache.js';
+import type { HarnessId, UsageEvent } from '../core/types.js';
+import { RANK_MARKS_COPIES } from '../harnesses/append.js';
+import { cachedCost, PRICE_MISS } from '../pricing/cache.js';
 import { totalTokensOf, type EventSums } from './blocks.js';
 import type { StoredEvent } from './events.js';
 import { sessionKey, type LiveSnapshot } from './snapshot.js';
@@ -77,8 +79,8 @@ export function storeKeeps(a: StoredEvent, b: StoredEvent): StoredEvent {
 }
 
 /** An extracted response as the store will hold it (cost under `auto`, priced from the snapshot's prices). */
-export function storedFrom(e: UsageEvent, prices: PriceCache): StoredEvent | typeof PRICE_MISS {
-  const computed = cachedCost(prices, e);
+export function storedFrom(e: UsageEvent, priceOf: PriceOf): StoredEvent | typeof PRICE_MISS {
+  const computed = priceOf(e);
   if (computed === PRICE_MISS) return PRICE_MISS;
   const recorded = e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd);
   return {
@@ -112,7 +114,10 @@ export interface Merged {
   unproven: string | null;
 }
 
-export function mergeAppended(snap: LiveSnapshot, appended: readonly UsageEvent[]): Merged {
+/** The computed cost of a response: the snapshot's exported prices (a status line), or the ingest's own pricer (watch). */
+export type PriceOf = (e: UsageEvent) => bigint | null | typeof PRICE_MISS;
+
+export function mergeAppended(snap: LiveSnapshot, appended: readonly UsageEvent[], priceOf: PriceOf = (e) => cachedCost(snap.prices, e)): Merged {
   const byKey = new Map<string, StoredEvent>();
   for (const e of snap.events) byKey.set(`${e.harness}\u0000${e.key}`, e);
   const sessions = new Map<string, Sums>();
@@ -128,7 +133,7 @@ export function mergeAppended(snap: LiveSnapshot, appended: readonly UsageEvent[
       unproven ??= `a response dated before the snapshot's window (${new Date(raw.ts).toISOString()})`;
       continue;
     }
-    const e = storedFrom(raw, snap.prices);
+    const e = storedFrom(raw, priceOf);
     if (e === PRICE_MISS) {
       unproven ??= `no exported price for ${raw.model ?? 'an unknown model'}`;
       continue;
@@ -136,7 +141,7 @@ export function mergeAppended(snap: LiveSnapshot, appended: readonly UsageEvent[
     const k = `${e.harness}\u0000${e.key}`;
     const old = byKey.get(k);
     if (!old) {
-      if (e.rank > 0) {
+      if (e.rank > 0 && RANK_MARKS_COPIES[e.harness as HarnessId]) {
         unproven ??= `a copied response (${e.key}) whose original is not in the snapshot`;
         continue;
       }

@@ -8,6 +8,7 @@ import { LIST, VARCHAR, listValue } from '../store/duckdb.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
 import { chainAnchors, readEvents } from './events.js';
 import { storedSnapshots } from './limits-view.js';
+import { mark } from '../core/trace.js';
 import { SNAPSHOT_SPAN_MS, SNAPSHOT_VERSION, sessionKey, type LiveSnapshot, type SnapSource } from './snapshot.js';
 
 export interface BuildOptions {
@@ -31,7 +32,9 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
   const block_from: Record<string, number> = {};
   for (const h of ALL) block_from[h] = anchors.get(h) ?? spanFrom;
   const from = Math.min(spanFrom, ...Object.values(block_from));
+  mark('snapshot: anchors');
   const events = await readEvents(conn, { harnesses: ALL, project: '', costMode: 'auto' }, from, Number.MAX_SAFE_INTEGER);
+  mark('snapshot: events');
 
   // The status-line harnesses' transcripts written since `from`.
   const refs = ingest.scans.filter((s) => o.lineHarnesses.includes(s.harness.id)).flatMap((s) => s.sources);
@@ -71,6 +74,7 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
       };
     }
   }
+  mark('snapshot: sources');
   const sessRows = await runTemplate(conn, loadTemplate('live_sessions'), {
     harnesses: ALL,
     cost_mode: 'auto',
@@ -83,6 +87,7 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
     const { harness, session_id, ...sums } = r;
     sessions[sessionKey(String(harness), String(session_id))] = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, str(v)])) as LiveSnapshot['sessions'][string];
   }
+  mark('snapshot: sessions');
   // Every model the store has seen for the status-line harnesses is resolved,
   // so that its prices are in the export: a session may switch to one it used
   // days ago.
@@ -93,6 +98,7 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
   );
   for (const r of models.getRowObjectsJson() as { harness: string; provider: string | null; model: string }[]) o.price(r.harness as HarnessId, r.provider, r.model);
   const prices = o.exportPrices([o.now, o.now + 86_400_000]);
+  mark('snapshot: prices');
   const limits = await storedSnapshots(conn, ALL, o.now - 8 * 86_400_000);
   const before =
     o.monthStart < from
