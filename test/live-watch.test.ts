@@ -17,7 +17,11 @@ const tmux = (...args: string[]) => {
 const SOCKET = `txu-watch-${process.pid}`;
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** Runs watch in a new tmux session; with `exitFile`, through a shell that writes watch's exit code there. */
+/**
+ * Runs watch in a new tmux session; with `exitFile`, through a shell that
+ * writes watch's exit code there (tmux's own pane status is not reliable: it
+ * reports none for a program that read a Ctrl-C, even when it exits 0).
+ */
 function start(name: string, env: NodeJS.ProcessEnv, args: string[], width = 80, exitFile?: string): void {
   const vars = Object.entries(env).map(([k, v]) => `${k}=${q(String(v))}`).join(' ');
   const watch = `env -i ${vars} TERM=xterm-256color ${q(process.execPath)} ${q(CLI)} watch ${args.map(q).join(' ')}`;
@@ -40,7 +44,11 @@ async function until(name: string, pred: (screen: string) => boolean, what: stri
   throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
 }
 
-const dead = (name: string) => tmux('display-message', '-p', '-t', name, '#{pane_dead} #{pane_dead_status}').out.trim();
+/** Waits for watch to end, and returns its exit code (written by the shell start() ran it in). */
+async function exitCode(name: string, file: string): Promise<string> {
+  await until(name, () => existsSync(file) && readFileSync(file, 'utf8').trim() !== '', `watch (${name}) to exit`, 15_000);
+  return readFileSync(file, 'utf8').trim();
+}
 
 describe('watch in tmux', () => {
   let dir: string;
@@ -58,7 +66,7 @@ describe('watch in tmux', () => {
   });
 
   it('shows the active block, today and the active sessions; updates when the transcript grows; fits 60 columns; q quits cleanly', async () => {
-    start('w1', env, ['--tz', 'UTC', '--prices', fx.pricesFile]);
+    start('w1', env, ['--tz', 'UTC', '--prices', fx.pricesFile], 80, join(dir, 'w1.exit'));
     let s = await until('w1', (x) => x.includes('9.30k tokens'), 'the first screen');
     const lines = s.split('\n').map((l) => l.trimEnd());
     // The hand-computed figures (test/live-blocks.test.ts): block 3, 09:00-14:00Z, 1h 50m in.
@@ -90,13 +98,13 @@ describe('watch in tmux', () => {
     expect(capture('w1', true)).not.toMatch(/\x1b\[(1|3\d|9\d)m/);
 
     tmux('send-keys', '-t', 'w1', 'q');
-    await until('w1', () => dead('w1') === '1 0', 'watch to exit 0 after q', 15_000);
+    expect(await exitCode('w1', join(dir, 'w1.exit'))).toBe('0');
     // The alternate screen is gone: the pane shows the normal screen again.
     expect(capture('w1')).not.toContain('q quits');
   });
 
   it('--poll: changes found by polling instead of fs.watch', async () => {
-    start('w3', env, ['--tz', 'UTC', '--prices', fx.pricesFile, '--poll']);
+    start('w3', env, ['--tz', 'UTC', '--prices', fx.pricesFile, '--poll'], 80, join(dir, 'w3.exit'));
     const before = await until('w3', (x) => x.includes('polling every 2 s'), 'the first screen');
     const m = /(\d+\.\d+k) tokens, ≥\$0\.0\d, (\d+) requests/.exec(before)!;
     fx.session.user('2026-03-29T10:49:30.000Z');
@@ -104,20 +112,18 @@ describe('watch in tmux', () => {
     const after = await until('w3', (x) => x.includes(`, ${Number(m[2]) + 1} requests`), 'the polled update');
     expect(after).toMatch(/\(1 grew, 0 read\) · polling every 2 s/);
     tmux('send-keys', '-t', 'w3', 'q');
-    await until('w3', () => dead('w3') === '1 0', 'watch to exit 0 after q', 15_000);
+    expect(await exitCode('w3', join(dir, 'w3.exit'))).toBe('0');
   });
 
   it('colour without NO_COLOR; Ctrl-C quits too', async () => {
     const e = { ...env };
     delete e.NO_COLOR;
-    // Through a shell that records the exit code: tmux reports no status for a pane whose program read a Ctrl-C, even when it exits 0.
     const exitFile = join(dir, 'w2.exit');
     start('w2', e, ['--tz', 'UTC', '--prices', fx.pricesFile], 80, exitFile);
     await until('w2', (x) => x.includes('Active claude-code block'), 'the first screen');
     expect(capture('w2', true)).toContain('\x1b[1m');
     tmux('send-keys', '-t', 'w2', 'C-c');
-    await until('w2', () => existsSync(exitFile) && readFileSync(exitFile, 'utf8').trim() !== '', 'watch to exit after Ctrl-C', 15_000);
-    expect(readFileSync(exitFile, 'utf8').trim()).toBe('0');
+    expect(await exitCode('w2', exitFile)).toBe('0');
     expect(capture('w2')).not.toContain('q quits');
   });
 });

@@ -14,7 +14,7 @@ import type { IngestResult } from '../ingest/ingest.js';
 import type { SourceRef } from '../harnesses/types.js';
 import type { SourceWrite } from '../store/write.js';
 import { defineReportMacros } from '../report/macros.js';
-import { sessionKey, writeSnapshot, type LiveSnapshot, type SnapSource } from '../live/snapshot.js';
+import { sessionKey, snapSource, writeSnapshot, type LiveSnapshot, type SnapSource } from '../live/snapshot.js';
 import { buildSnapshot } from '../live/snapshot-build.js';
 import { mergeAppended, sumsToRow } from '../live/merge.js';
 import { clearFailure, recordFailure, refreshRunningSince, releaseLock, takeLock } from '../live/refresh-lock.js';
@@ -56,20 +56,7 @@ function carryForward(prev: LiveSnapshot, writes: SourceWrite[], ingest: IngestR
     const ref = refs.get(w.book.source_key);
     if (!ref || !o.lineHarnesses.includes(ref.harness) || ref.kind !== 'jsonl') continue;
     const old = sources[ref.path];
-    sources[ref.path] = {
-      key: ref.key,
-      harness: ref.harness,
-      path: ref.path,
-      kind: ref.kind,
-      ...(ref.meta ? { meta: ref.meta } : {}),
-      size: w.book.size,
-      ino: w.book.ino,
-      resume_offset: w.book.resume_offset,
-      resume_lines: w.book.resume_lines,
-      resume_state: w.book.resume_state,
-      tail_hash: w.book.tail_hash,
-      sessions: [...new Set([...(old?.sessions ?? []), ...w.collected.events.map((e) => e.session_id)])].sort(),
-    };
+    sources[ref.path] = snapSource(ref, w.book, [...new Set([...(old?.sessions ?? []), ...w.collected.events.map((e) => e.session_id)])].sort());
   }
   const sessions: LiveSnapshot['sessions'] = {};
   for (const [k, v] of merged.sessions) {

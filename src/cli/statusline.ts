@@ -82,8 +82,13 @@ function saveLastGood(dir: string, all: Record<string, LastGood>, key: string, v
   }
 }
 
-/** Starts `tx-usage statusline --refresh` detached, unless one runs already. */
+/** After a failed refresh, the next one waits this long (a status line runs every few hundred ms). */
+const RETRY_AFTER_FAILURE_MS = 30_000;
+
+/** Starts `tx-usage statusline --refresh` detached, unless one runs already or the last one failed moments ago. */
 function startRefresh(rt: Runtime, a: StatuslineArgs, dir: string, now: number): void {
+  const failed = lastFailure(dir);
+  if (failed && Date.now() - failed.at < RETRY_AFTER_FAILURE_MS) return;
   if (!takeLock(dir, process.pid, now)) return;
   const bin = process.argv[1];
   if (!bin) return;

@@ -99,7 +99,18 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
     lastRefresh = Date.now();
   };
 
-  /** A refresh now, or when the last one is a second old; changes meanwhile make one more. */
+  /** A refresh, then the screen; changes noticed meanwhile make one more. */
+  const refreshAndDraw = () => {
+    refreshing = refresh().then(() => {
+      refreshing = null;
+      draw();
+      if (again) {
+        again = false;
+        schedule();
+      }
+    });
+  };
+  /** A refresh now, or when the last one is a second old. */
   const schedule = () => {
     if (refreshing) {
       again = true;
@@ -108,14 +119,7 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
     if (timer) return;
     timer = setTimeout(() => {
       timer = null;
-      refreshing = refresh().then(() => {
-        refreshing = null;
-        draw();
-        if (again) {
-          again = false;
-          schedule();
-        }
-      });
+      refreshAndDraw();
     }, Math.max(0, lastRefresh + MIN_REFRESH_MS - Date.now()));
   };
 
@@ -177,13 +181,6 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
   process.once('SIGTERM', quit);
   const redraw = setInterval(draw, REDRAW_MS);
   draw();
-  refreshing = refresh().then(() => {
-    refreshing = null;
-    draw();
-    if (again) {
-      again = false;
-      schedule();
-    }
-  });
+  refreshAndDraw();
   await finished;
 }

@@ -5,6 +5,7 @@
 // lines can say their figures are stale rather than wait for it.
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { alive } from '../cli/workdir.js';
 
 /** A refresh waits up to a minute for a busy store (store.ts), then gives up: a lock older than this is abandoned. */
 export const LOCK_MAX_MS = 150_000;
@@ -23,15 +24,6 @@ export function readLock(cacheDir: string): LockInfo | null {
     return typeof l.pid === 'number' && typeof l.at === 'number' ? l : null;
   } catch {
     return null;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

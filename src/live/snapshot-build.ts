@@ -9,7 +9,7 @@ import { loadTemplate, runTemplate } from '../report/template.js';
 import { chainAnchors, readEvents } from './events.js';
 import { storedSnapshots } from './limits-view.js';
 import { mark } from '../core/trace.js';
-import { SNAPSHOT_SPAN_MS, SNAPSHOT_VERSION, sessionKey, type LiveSnapshot, type SnapSource } from './snapshot.js';
+import { SNAPSHOT_SPAN_MS, SNAPSHOT_VERSION, sessionKey, snapSource, type LiveSnapshot, type SnapSource } from './snapshot.js';
 
 export interface BuildOptions {
   now: number;
@@ -58,20 +58,19 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
     const byKey = new Map(recent.map((r) => [r.key, r]));
     for (const row of book.getRowObjectsJson() as Record<string, unknown>[]) {
       const ref = byKey.get(String(row.source_key))!;
-      sources[ref.path] = {
-        key: ref.key,
-        harness: ref.harness,
-        path: ref.path,
-        kind: ref.kind,
-        ...(ref.meta ? { meta: ref.meta } : {}),
-        size: Number(row.size),
-        ino: (row.ino as string | null) ?? null,
-        resume_offset: row.resume_offset === null ? null : Number(row.resume_offset),
-        resume_lines: row.resume_lines === null ? null : Number(row.resume_lines),
-        resume_state: (row.resume_state as string | null) ?? null,
-        tail_hash: (row.tail_hash as string | null) ?? null,
-        sessions: ((row.sessions as string[] | null) ?? []).map(String),
-      };
+      const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+      sources[ref.path] = snapSource(
+        ref,
+        {
+          size: Number(row.size),
+          ino: (row.ino as string | null) ?? null,
+          resume_offset: num(row.resume_offset),
+          resume_lines: num(row.resume_lines),
+          resume_state: (row.resume_state as string | null) ?? null,
+          tail_hash: (row.tail_hash as string | null) ?? null,
+        },
+        ((row.sessions as string[] | null) ?? []).map(String),
+      );
     }
   }
   mark('snapshot: sources');

@@ -68,6 +68,28 @@ export interface LiveSnapshot {
 
 export const sessionKey = (harness: string, session: string) => `${harness}\u0000${session}`;
 
+/** A source as the snapshot lists it: discovery's facts and the store's bookkeeping row. */
+export function snapSource(
+  ref: SourceRef,
+  book: Pick<SnapSource, 'size' | 'ino' | 'resume_offset' | 'resume_lines' | 'resume_state' | 'tail_hash'>,
+  sessions: string[],
+): SnapSource {
+  return {
+    key: ref.key,
+    harness: ref.harness,
+    path: ref.path,
+    kind: ref.kind,
+    ...(ref.meta ? { meta: ref.meta } : {}),
+    size: book.size,
+    ino: book.ino,
+    resume_offset: book.resume_offset,
+    resume_lines: book.resume_lines,
+    resume_state: book.resume_state,
+    tail_hash: book.tail_hash,
+    sessions,
+  };
+}
+
 export function snapshotPath(cacheDir: string): string {
   return join(cacheDir, 'live', 'snapshot.json');
 }
