@@ -15,6 +15,7 @@ import { Appender, restoreAppendTargets } from './corpus/append.js';
 import { addDays, ensureCorpus, GIB, windowTotals, type DayTotals, type Harness, type Manifest } from './corpus/generate.js';
 import { findCcusage } from './ccusage.js';
 import { haveGnuTime, measure, median, type Measured } from './measure.js';
+import { benchLive, type LiveBenchResult } from './live.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 // The bin entry, as installed: dist/src/cli/fast.cjs (see src/cli/fast.ts),
@@ -123,7 +124,7 @@ function summarize(s: Scenario) {
   return { median: median(walls), min: Math.min(...walls), max: Math.max(...walls), rss: rss.length ? Math.max(...rss) : null, n: walls.length };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   if (!existsSync(CLI)) throw new Error(`${CLI} missing: run \`npx tsc -p tsconfig.json\` first (npm run bench does)`);
   const corpusDir = join(o.dir, `corpus-${o.sizeLabel}-s${o.seed}`);
@@ -229,6 +230,7 @@ function main(): void {
   const appender = new Appender(m);
   const reread: { appended: number; read: number; tail: number }[] = [];
   const appendKinds: string[] = [];
+  let live: LiveBenchResult | null = null;
   try {
     for (let i = 0; i < o.runs; i++) {
       const appended = appender.appendAll();
@@ -244,6 +246,9 @@ function main(): void {
       if (i === o.runs - 1) checkWindow(r.stdout, appender.added, 'after appends');
     }
     checkByHarness(appender.added, 'after appends');
+    // The live scenarios (bench/live.ts): status line and watch refresh, on the same store.
+    live = await benchLive({ m, cli: CLI, env, ccusage: cc, ccEnv, runs: o.runs * 5, log });
+    problems.push(...live.problems);
   } finally {
     restoreAppendTargets(m);
   }
@@ -278,16 +283,15 @@ function main(): void {
   const ccTot = ccTotal === null ? '' : `; ccusage reported total_tokens ${ccTotal} for all days (expected ${allTime['claude-code']!.total_tokens + allTime.codex!.total_tokens}, for information only)`;
   lines.push(`totals check (Claude Code and Codex, 30-day window and by harness, before and after the appends): ${problems.length ? `FAILED\n  ${problems.join('\n  ')}` : 'passed'}${ccTot}`);
   for (const s of [cold, whole, warm, append]) for (const n of s.notes) lines.push(`note (${s.name}): ${n}`);
+  lines.push(...(live?.lines ?? []));
   process.stdout.write(lines.join('\n') + '\n');
-  const result = { date: new Date().toISOString(), options: o, shape: m.shape, anchor: m.anchor, ccusage: cc?.version ?? null, load: { before: load0, after: load1 }, cold: c, wholeHistory: hw, warm: w, append: a, ccusageRuns: k, reread, problems };
+  const result = { date: new Date().toISOString(), options: o, shape: m.shape, anchor: m.anchor, ccusage: cc?.version ?? null, load: { before: load0, after: load1 }, cold: c, wholeHistory: hw, warm: w, append: a, ccusageRuns: k, reread, problems, live: live && { statusline: live.statusline, ccusageStatusline: live.ccusageStatusline, watchRefresh: live.watchRefresh } };
   writeFileSync(join(o.dir, `results-${o.sizeLabel}.json`), JSON.stringify(result, null, 1));
   rmSync(work, { recursive: true, force: true });
   if (problems.length) process.exitCode = 1;
 }
 
-try {
-  main();
-} catch (e) {
+main().catch((e: unknown) => {
   process.stderr.write(`bench: ${(e as Error).message}\n`);
   process.exitCode = 2;
-}
+});

@@ -36,11 +36,11 @@ function asciiOnly(file) {
   const ascii = text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
   if (ascii !== text) writeFileSync(file, ascii);
 }
-for (const name of ['fast', 'delta']) {
+for (const name of ['fast', 'delta', 'statusline']) {
   const out = join(root, 'dist', 'src', 'cli', `${name}.cjs`);
   await build({
     ...common,
-    entryPoints: [join(root, 'dist', 'src', 'cli', `${name}.js`)],
+    entryPoints: [join(root, 'dist', 'src', 'cli', `${name === 'statusline' ? 'statusline-entry' : name}.js`)],
     outfile: out,
     plugins: [
       {

@@ -162,8 +162,10 @@ describe('every report, in every format, over one machine exported equals its lo
         cpSync(out, single, { recursive: true, filter: (src) => !/part-/.test(src) || src.includes(`part-${m.name}-`) });
         for (const name of reports()) {
           const args = ['report', name, ...RANGE, '--format', format];
-          const local = runCli([...args, '--machine', m.name], envOf(m));
-          const roll = runCli([...args, '--from', single], team.nobody);
+          // One "now" for both (report blocks shows it, and the active block's time left).
+          const now = { TX_USAGE_NOW: '2026-12-01T12:00:00Z' };
+          const local = runCli([...args, '--machine', m.name], { ...envOf(m), ...now });
+          const roll = runCli([...args, '--from', single], { ...team.nobody, ...now });
           expect(local.status, local.stderr).toBe(0);
           expect(roll.status, roll.stderr).toBe(0);
           if (format === 'json') {

@@ -91,7 +91,7 @@ export async function tryDelta(q: DeltaRequest): Promise<DeltaAnswer | { fallbac
     if (tailHash(src.path, book.resume_offset) !== book.tail_hash) return no(`${src.path} changed before its resume point`);
     const resume = { offset: book.resume_offset, lines: book.resume_lines, state: book.resume_state === null ? undefined : JSON.parse(book.resume_state) };
     const c = await collectSource({ extract, displayName: src.harness }, src, { resume, tmpDir: tmpdir(), knownProjects: new Set() });
-    const why = c.failed ? 'unreadable' : c.warnings[0] ?? c.tailWarnings[0] ?? (c.estimates.length ? 'a session estimate' : c.contexts.length ? 'context rows' : !c.resume ? 'no resume point' : null);
+    const why = c.failed ? 'unreadable' : c.warnings[0] ?? c.tailWarnings[0] ?? (c.estimates.length ? 'a session estimate' : c.rateLimits?.length ? 'rate-limit snapshots' : c.contexts.length ? 'context rows' : !c.resume ? 'no resume point' : null);
     if (why) return no(`${src.path}: appended lines need the full path (${why})`);
     for (const e of c.events) {
       // A key the store has: the store's rows for it are not known here.

@@ -40,8 +40,24 @@ function prestartForEmptyStore(argv: string[]): void {
   mark('1 extraction worker prestarted');
 }
 
+/** `tx-usage statusline`: its own bundle, without yargs (see statusline-entry.ts); --refresh and --help go to main.js. */
+async function statusline(argv: string[]): Promise<boolean> {
+  if (argv.some((a) => a === '--refresh' || a === '--help' || a === '-h')) return false;
+  const bundled = fileURLToPath(new URL('./statusline.cjs', import.meta.url));
+  const entry = existsSync(bundled)
+    ? loadBundle<typeof import('./statusline-entry.js')>(bundled, null).exports
+    : await import('./statusline-entry.js');
+  try {
+    await entry.runStatusline(argv.slice(1));
+  } catch {
+    /* statuslineCommand prints a line whatever happens; nothing may reach stderr */
+  }
+  return true;
+}
+
 async function run(argv: string[]): Promise<void> {
   mark('bin entry loaded');
+  if (argv[0] === 'statusline' && (await statusline(argv))) return;
   if (argv[0] === 'report') {
     try {
       const r = await replayByArgv(argv);

@@ -14,6 +14,7 @@ import { plainReportArgs } from './plain-args.js';
 import { mark } from '../core/trace.js';
 import { exitAfterOutput, exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 import { importModule } from './code-cache.js';
+import { STATUSLINE_FLAGS } from './statusline-flags.js';
 // Command modules are imported when their command runs: most of them load
 // DuckDB, which a report answered from its memo never needs.
 
@@ -22,7 +23,7 @@ let GROUP_KEYS: readonly string[] = [];
 
 function reportOptions<T>(y: Argv<T>) {
   return y
-    .positional('name', { type: 'string', describe: 'report: summary (default), or another definition in reports/' })
+    .positional('name', { type: 'string', describe: 'report: summary (default), monthly, compare, blocks, or another definition in reports/' })
     .option('since', { type: 'string', describe: 'first day: Nd, Nw, Nm back from today, or YYYY-MM-DD (default 30d)' })
     .option('until', { type: 'string', describe: 'last day, inclusive (default today)' })
     .option('by', { type: 'string', describe: `comma list of ${GROUP_KEYS.join(', ')} (default day)` })
@@ -35,7 +36,8 @@ function reportOptions<T>(y: Argv<T>) {
     .option('sort', { type: 'string', describe: 'row order: cost | tokens | date | name (default: days, weeks, months in order, anything else by cost)' })
     .option('demo', { type: 'boolean', describe: 'report on generated sample data instead of your files' })
     .option('from', { type: 'string', array: true, describe: 'report on exported Parquet (file, folder or glob; repeatable) instead of the local store' })
-    .option('machine', { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' });
+    .option('machine', { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' })
+    .option('token-limit', { type: 'string', describe: 'report blocks: tokens per block to compare each block with, or "max" (the largest finished block)' });
 }
 
 /** Runs a report on generated sample data in a private temporary home and store. */
@@ -99,6 +101,47 @@ async function main(argv: string[]): Promise<void> {
       run(async (rt, a) => (a.demo ? demo(rt, a) : report(rt, a, argv))),
     )
     .command('demo [name]', 'the report on generated sample data', (y) => reportOptions(y), run(demo))
+    .command(
+      'limits',
+      'plan rate limits per harness and window (5 h, weekly): used %, reset time, peak and spend per window',
+      (y) =>
+        y
+          .option('since', { type: 'string', describe: 'list windows resetting since: Nd, Nw, Nm back from today, or YYYY-MM-DD (default 7d)' })
+          .option('tz', { type: 'string', describe: 'IANA time zone for times (default: the system zone)' })
+          .option('harness', { type: 'string', describe: 'comma list of harnesses (default: all that record limits)' })
+          .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' })
+          .option('out', { type: 'string', describe: 'write to FILE instead of stdout' }),
+      run(async (rt, a) => (await import('./limits.js')).limitsCommand(rt, a)),
+    )
+    .command(
+      'statusline',
+      "one status line for Claude Code's statusLine setting, from its JSON on stdin (see README)",
+      (y) => y.options(STATUSLINE_FLAGS),
+      run(async (rt, a) => {
+        const m = await import('./statusline.js');
+        await (a.refresh ? m.statuslineRefresh(rt) : m.statuslineCommand(a));
+      }),
+    )
+    .command(
+      'watch',
+      'full-screen live view: the active 5-hour block, today per harness, active sessions, plan limits, budgets (q quits)',
+      (y) =>
+        y
+          .option('tz', { type: 'string', describe: 'IANA time zone for today and clock times (default: config statusline.tz, else the system zone)' })
+          .option('harness', { type: 'string', describe: 'block families to show (default: config statusline.harnesses, else claude-code)' })
+          .option('once', { type: 'boolean', describe: 'draw the screen once, as plain text, and exit' })
+          .option('poll', { type: 'boolean', describe: 'look for changes every 2 s instead of file-system notifications (e.g. network mounts)' }),
+      run(async (rt, a) => (await import('./watch.js')).watchCommand(rt, a)),
+    )
+    .command(
+      'check',
+      'exit 1 when a budget of the config file is exceeded or projected to be by its period\'s end (cron, CI)',
+      (y) =>
+        y
+          .option('tz', { type: 'string', describe: 'IANA time zone days and months are cut in (default: config statusline.tz, else the system zone)' })
+          .option('format', { type: 'string', default: 'text', describe: 'text | json' }),
+      run(async (rt, a) => (await import('./check.js')).checkCommand(rt, a)),
+    )
     .command('ingest', 'refresh the store from the harness files', (y) => y, run(async (rt) => (await import('./ingest.js')).ingestCommand(rt)))
     .command(
       'export',
@@ -158,7 +201,7 @@ async function main(argv: string[]): Promise<void> {
         .command('update', 'download the newest price data into the cache dir (the only network access)', (c) => c, run(async (rt) => void (process.exitCode = await (await import('./pricing.js')).pricesUpdateCommand(rt))))
         .demandCommand(1, 'name a prices command: show or update'),
     )
-    .demandCommand(1, 'name a command: report, ingest, import, export, sources, sql or demo')
+    .demandCommand(1, 'name a command: report, limits, ingest, import, export, sources, sql or demo')
     .strict()
     .fail((msg, err) => {
       if (err) throw err;

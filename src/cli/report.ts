@@ -20,6 +20,9 @@ import { noteReportOutput } from './memo.js';
 import { summarySnapshot } from '../report/summary-snapshot.js';
 import type { SummarySnapshot } from '../report/summary-delta.js';
 import { mark } from '../core/trace.js';
+import { nowMs } from '../live/clock.js';
+import type { BlocksOptions } from '../live/blocks-report.js';
+import { addBudgets, budgetHorizonDay } from '../live/report-budgets.js';
 
 export interface ReportArgs {
   name?: string;
@@ -40,6 +43,8 @@ export interface ReportArgs {
   machine?: string;
   /** A report on generated sample data (tx-usage demo, report --demo): marked as such in every format. */
   demo?: boolean;
+  /** report blocks: tokens per block to compare with, or 'max'. */
+  tokenLimit?: string;
 }
 
 function list(v: string | undefined): string[] {
@@ -82,13 +87,16 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const def = findDefinition(name);
   if (!def) throw new UsageError(`unknown report ${JSON.stringify(name)}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
   const p = reportParams(a, def.default_by);
-  if (a.from?.length) return rollupReport(rt, a, def, p);
+  if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
+  const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
+  if (a.from?.length) return rollupReport(rt, a, def, p, live);
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
   mark('report modules loaded');
   const cost = await costFunction(rt);
   mark('prices loaded');
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
-  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(firstDayRead(def.reads_from, p.since), p.tz), deltaBaseByCaller: true });
+  const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
+  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(readFrom, p.tz), deltaBaseByCaller: true });
   try {
     // The warnings are read on a second connection while the first labels
     // this machine's rows, and the delta base (JavaScript only) is written
@@ -121,7 +129,9 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
       warnings.push(msg.join('\n'));
     }
     mark('warnings read');
-    const out = await runReport(store.conn, def, p, warnings);
+    const out = await runReport(store.conn, def, p, warnings, live);
+    // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
+    if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
     mark('report query');
     const table = { width: process.stdout.columns ?? 80, color: rt.color };
     // What the delta path needs to add appended responses to this rendering next time.
@@ -141,16 +151,17 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   else process.stdout.write(text);
   const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';
   process.stderr.write(stderr);
-  noteReportOutput(text, a.out, stderr, snapshot);
+  // A blocks report changes with the clock (the active block's time left): never replayed from the memo.
+  if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out, stderr, snapshot);
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */
-async function rollupReport(rt: Runtime, a: ReportArgs, def: ReportDefinition, p: ReturnType<typeof reportParams>): Promise<void> {
+async function rollupReport(rt: Runtime, a: ReportArgs, def: ReportDefinition, p: ReturnType<typeof reportParams>, live: BlocksOptions): Promise<void> {
   if (a.machine !== undefined) throw new UsageError('--machine names the local store\'s rows; with --from each row keeps the machine it was exported from');
   const rollup = await openRollup(a.from!);
   try {
     const warnings = [...rollup.warnings, ...(await unpricedModelWarnings(rollup.conn, p))];
-    await emit(rt, a, p, await runReport(rollup.conn, def, p, warnings), warnings);
+    await emit(rt, a, p, await runReport(rollup.conn, def, p, warnings, live), warnings);
   } finally {
     rollup.close();
   }

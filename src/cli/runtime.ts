@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { makeWorkDir } from './workdir.js';
 import { isHarnessId, type HarnessId } from '../core/types.js';
-import type { IngestResult } from '../ingest/ingest.js';
+import type { IngestOptions, IngestResult } from '../ingest/ingest.js';
 import type { Store } from '../store/store.js';
 import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
@@ -89,7 +89,7 @@ export interface Refreshed {
 }
 
 /** Opens the store and brings it up to date with the harness files. */
-export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null; deltaBaseByCaller?: boolean } = {}): Promise<Refreshed> {
+export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null; deltaBaseByCaller?: boolean; onWrite?: IngestOptions['onWrite'] } = {}): Promise<Refreshed> {
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
   const [{ openStore }, { ingest, sidecarPath }, { repriceStore, priceCacheOf, pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
     import('../store/store.js'),
@@ -122,6 +122,7 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?:
       sidecar: sidecarPath(rt.dbPath),
       delta: rt.dbPath === ':memory:' ? undefined : { dbPath: rt.dbPath, prices: () => priceCacheOf(cost) },
       horizonMs: o.horizonMs ?? null,
+      onWrite: o.onWrite,
     });
     mark('ingested');
     // The checkpoint runs on DuckDB's threads; the delta base is written,

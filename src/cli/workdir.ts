@@ -15,7 +15,8 @@ import { join } from 'node:path';
 
 const PREFIX = 'tx-usage-';
 
-function alive(pid: number): boolean {
+/** Whether process `pid` exists (EPERM: it exists but belongs to someone else). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

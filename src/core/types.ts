@@ -66,6 +66,37 @@ export interface SessionEstimate {
   ts: number | null;
 }
 
+/** One rate-limit window of a plan snapshot (Codex `rate_limits.primary` / `secondary`). */
+export interface RateLimitWindow {
+  /** 0-100 as the harness wrote it, null when absent. */
+  used_percent: number | null;
+  window_minutes: number | null;
+  /** When the window resets, epoch ms; null when unknown. */
+  resets_at: number | null;
+}
+
+/**
+ * A plan's rate-limit snapshot as a harness recorded it (Codex writes one with
+ * every token_count). Only these figures are kept, never text around them.
+ * Identical snapshots in a row are one, seen from `ts` to `last_ts`.
+ */
+export interface RateLimitSnapshot {
+  harness: HarnessId;
+  session_id: string;
+  /** First and last time this snapshot was observed (epoch ms). */
+  ts: number;
+  last_ts: number;
+  limit_id: string | null;
+  plan_type: string | null;
+  primary: RateLimitWindow | null;
+  secondary: RateLimitWindow | null;
+  credits: { has_credits: boolean | null; unlimited: boolean | null; balance: string | null } | null;
+  /** Which limit was reached (rate_limit_reached_type), null when none. */
+  reached_type: string | null;
+  source_file: string;
+  source_line: number | null;
+}
+
 /** Context-window occupancy of one chat (Cursor): NOT billed usage. */
 export interface ContextRow {
   harness: HarnessId;

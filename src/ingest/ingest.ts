@@ -42,6 +42,8 @@ export interface IngestOptions {
    * (see horizon.ts). Absent or null: every source is read.
    */
   horizonMs?: number | null;
+  /** Told of every source's rows as they go to the store (the live views add them to what they hold, src/cli/live-refresh.ts). */
+  onWrite?: (w: SourceWrite) => void;
 }
 
 export interface IngestStats {
@@ -157,7 +159,10 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const journaled = keeper ? keeper.journalWrites(fingerprints, byKey) : [];
   if (journaled.length) {
     await writeBatch(conn, journaled, opts.cost);
-    for (const w of journaled) keeper!.noted(w);
+    for (const w of journaled) {
+      keeper!.noted(w);
+      opts.onWrite?.(w);
+    }
     stats.fromJournal = journaled.length;
   }
 
@@ -320,6 +325,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         if (horizon !== null && p.harness.rankMarksCopies && !copiesSeen.has(p.harness.id) && r.collected.events.some((e) => e.dedupe_rank > 0)) copiesSeen.add(p.harness.id);
         const write: SourceWrite = { collected: r.collected, book: bookRow, mode: p.mode, fresh: p.prev === null };
         keeper?.noted(write);
+        opts.onWrite?.(write);
         pending.push(write);
         pendingEvents += r.collected.events.length;
         opts.progress?.(++done, total);

@@ -8,6 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../render/columns.js';
 import { baseChartData, type ChartData, type ChartDef } from './charts.js';
 import { compareReport } from './compare.js';
+import { blocksReport, type BlocksOptions } from '../live/blocks-report.js';
 import { isGroupKey, type GroupKey } from './groups.js';
 import { monthlyReport } from './monthly.js';
 import { summaryReport } from './summary.js';
@@ -17,7 +18,7 @@ import type { ReadsFrom } from './period.js';
 
 export interface ReportDefinition {
   name: string;
-  kind: 'summary' | 'monthly' | 'compare';
+  kind: 'summary' | 'monthly' | 'compare' | 'blocks';
   title: string;
   description: string;
   query: string;
@@ -72,7 +73,8 @@ export function findDefinition(name: string): ReportDefinition | undefined {
   return loadDefinitions().find((d) => d.name === name);
 }
 
-export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[]): Promise<ReportOutput> {
+/** `live`: what the blocks report needs besides the common options (src/live/blocks-report.ts). */
+export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[], live?: BlocksOptions): Promise<ReportOutput> {
   switch (def.kind) {
     case 'summary': {
       const { report: r, raw, estimates } = await summaryReport(conn, p, warnings);
@@ -83,6 +85,8 @@ export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p
       return monthlyReport(conn, def, p, warnings);
     case 'compare':
       return compareReport(conn, def, p, warnings);
+    case 'blocks':
+      return blocksReport(conn, def, p, warnings, live ?? { harnessGiven: false, now: Date.now() });
     default:
       return def.kind satisfies never;
   }

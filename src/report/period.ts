@@ -83,7 +83,7 @@ export function systemTimeZone(): string {
 }
 
 /** How far back a report reads, from its definition (reports/*.json `reads_from`). */
-export type ReadsFrom = 'since' | 'month-before-since';
+export type ReadsFrom = 'since' | 'month-before-since' | 'all';
 
 /**
  * The first local day a report's queries read: its first day, or for one
@@ -91,6 +91,8 @@ export type ReadsFrom = 'since' | 'month-before-since';
  * the month before the first day's month.
  */
 export function firstDayRead(readsFrom: ReadsFrom | undefined, since: string): string {
+  // 'all': a report whose rows depend on what came before its range (5-hour blocks chain back to the last long gap).
+  if (readsFrom === 'all') return '1970-01-01';
   if (readsFrom !== 'month-before-since') return since;
   const [y, m] = since.split('-').map(Number) as [number, number];
   return new Date(Date.UTC(y, m - 2, 1)).toISOString().slice(0, 10);

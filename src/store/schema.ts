@@ -205,6 +205,33 @@ export const MIGRATIONS: readonly string[] = [
                dedupe_rank, source_file, source_line
     ) = 1;
   `,
+  // v5: plan rate-limit snapshots as harnesses record them (Codex
+  // token_count.rate_limits, src/harnesses/codex/rate-limits.ts): figures
+  // only, one row per run of identical snapshots in a source, seen from
+  // first_seen_ms to last_seen_ms. Read by `tx-usage limits` and `watch`.
+  `
+  CREATE TABLE IF NOT EXISTS rate_limit_snapshots (
+    source_key VARCHAR NOT NULL,
+    harness VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL,
+    first_seen_ms BIGINT NOT NULL,
+    last_seen_ms BIGINT NOT NULL,
+    limit_id VARCHAR,
+    plan_type VARCHAR,
+    primary_used_percent DOUBLE,
+    primary_window_minutes INTEGER,
+    primary_resets_at_ms BIGINT,
+    secondary_used_percent DOUBLE,
+    secondary_window_minutes INTEGER,
+    secondary_resets_at_ms BIGINT,
+    credits_has_credits BOOLEAN,
+    credits_unlimited BOOLEAN,
+    credits_balance VARCHAR,
+    reached_type VARCHAR,
+    source_file VARCHAR NOT NULL,
+    source_line INTEGER
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

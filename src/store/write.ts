@@ -4,7 +4,7 @@
 import { INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { UsageRowWriter } from './usage-rows.js';
 import { usdToE10 } from '../core/money.js';
-import type { UsageEvent } from '../core/types.js';
+import type { RateLimitSnapshot, UsageEvent } from '../core/types.js';
 import type { Collected } from '../ingest/collect.js';
 
 /** What the store remembers about a source to decide, next run, what changed. */
@@ -72,7 +72,7 @@ const str = (a: DuckDBAppender, v: string | null) => (v === null ? a.appendNull(
 const big = (a: DuckDBAppender, v: number | bigint | null) => (v === null ? a.appendNull() : a.appendBigInt(BigInt(v)));
 const int = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull() : a.appendInteger(v));
 
-const OWNED_TABLES = ['event_attrs', 'session_estimates', 'context_rows', 'source_issues'] as const;
+const OWNED_TABLES = ['event_attrs', 'session_estimates', 'context_rows', 'source_issues', 'rate_limit_snapshots'] as const;
 
 async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<void> {
   if (!keys.length) return;
@@ -265,6 +265,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   const nextId = evA ? await ids.take(conn) : null;
   const esA = has((c) => c.estimates.length) ? await conn.createAppender('session_estimates') : null;
   const cxA = has((c) => c.contexts.length) ? await conn.createAppender('context_rows') : null;
+  const rlA = has((c) => c.rateLimits?.length ?? 0) ? await conn.createAppender('rate_limit_snapshots') : null;
   const isA = has(issueCount) ? await conn.createAppender('source_issues') : null;
   for (const { collected: c, book } of batch) {
     const key = book.source_key;
@@ -326,6 +327,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
       big(cx, x.last_ts === null ? null : Math.round(x.last_ts));
       cx.endRow();
     }
+    for (const r of c.rateLimits ?? []) writeRateLimit(rlA!, key, r);
     const issues: [string, string, number, string | null][] = [
       ...c.warnings.map((w): [string, string, number, string | null] => ['warning', w, 1, null]),
       ...c.tailWarnings.map((w): [string, string, number, string | null] => ['warning-tail', w, 1, null]),
@@ -343,7 +345,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
     }
   }
   rows?.close();
-  for (const a of [evA, atA, esA, cxA, isA]) a?.closeSync();
+  for (const a of [evA, atA, esA, cxA, rlA, isA]) a?.closeSync();
   // Bookkeeping rows replaced in bulk (one DELETE, one appender): a
   // statement per source costs milliseconds each.
   const known = batch.filter((w) => !w.fresh).map((w) => w.book.source_key);
@@ -366,6 +368,32 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
     so.endRow();
   }
   so.closeSync();
+}
+
+const dbl = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull() : a.appendDouble(v));
+const bool = (a: DuckDBAppender, v: boolean | null) => (v === null ? a.appendNull() : a.appendBoolean(v));
+
+/** One rate_limit_snapshots row (schema v4), columns in table order. */
+function writeRateLimit(a: DuckDBAppender, key: string, r: RateLimitSnapshot): void {
+  str(a, key);
+  str(a, r.harness);
+  str(a, r.session_id);
+  big(a, Math.round(r.ts));
+  big(a, Math.round(r.last_ts));
+  str(a, r.limit_id);
+  str(a, r.plan_type);
+  for (const w of [r.primary, r.secondary]) {
+    dbl(a, w?.used_percent ?? null);
+    int(a, w?.window_minutes ?? null);
+    big(a, w?.resets_at ?? null);
+  }
+  bool(a, r.credits?.has_credits ?? null);
+  bool(a, r.credits?.unlimited ?? null);
+  str(a, r.credits?.balance ?? null);
+  str(a, r.reached_type);
+  str(a, r.source_file);
+  int(a, r.source_line);
+  a.endRow();
 }
 
 /** Removes every row of sources that no longer exist. */

@@ -16,6 +16,7 @@ import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { parseRolloutName } from './paths.js';
 import { minus, normalize, plus, readTokens, sameTokens, type Tokens } from './usage.js';
+import { RateLimitReader } from './rate-limits.js';
 import { basename } from 'node:path';
 
 /** Only lines containing one of these can matter; the rest (messages, tool output, images) are never parsed. */
@@ -130,6 +131,8 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
   const noModel: UsageEvent[] = [];
   const noProject: UsageEvent[] = [];
   let pending: Pending | null = null;
+  // token_count.rate_limits: the plan's limit figures (rate-limits.ts), the file's own lines only.
+  const limits = new RateLimitReader(file);
 
   const remember = (total: number) => {
     if (st.recentTotals[st.recentTotals.length - 1] !== total) pushBounded(st.recentTotals, total, RECENT_TOTALS);
@@ -423,6 +426,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
         if (!isInherited) sink.count('thread_rolled_back (spend kept)');
         break;
       case 'token_count':
+        if (!isInherited && ts !== null) limits.observe(p.rate_limits, ts, line, st.threadId);
         onTokenCount(p, line, ts, isInherited, at);
         break;
       case 'record':
@@ -443,5 +447,6 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
   flushPending();
   if (!st.metaSeen && parsedLines > 0) sink.warn('first line is not a readable session_meta; thread id taken from the file name', { file, line: 1 });
   for (const e of out) sink.event(e);
+  if (sink.rateLimit) limits.flush((r) => sink.rateLimit!(r), st.threadId);
   return point ? { ...point, state: st } : null;
 }

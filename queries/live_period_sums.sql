@@ -1,0 +1,18 @@
+-- report: live_period_sums
+-- Cost of billed responses per harness and project between two instants:
+-- what the live snapshot keeps of the month before its window, for monthly
+-- budgets (src/live/budgets.ts).
+-- param: from_ms BIGINT        first instant included (ms since the epoch)
+-- param: until_ms BIGINT       first instant excluded
+-- column: harness VARCHAR
+-- column: project VARCHAR
+-- column: cost_e10 HUGEINT           cost under 'auto' of the priced responses (NULL when none)
+-- column: unpriced_requests HUGEINT
+-- report_events: billed events with cost_e10 (src/report/macros.ts)
+SELECT harness, project,
+       sum(cost_e10)::HUGEINT AS cost_e10,
+       coalesce(sum(requests) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests
+FROM report_events('UTC', ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'], '', 'auto')
+WHERE ts_ms >= $from_ms AND ts_ms < $until_ms
+GROUP BY ALL
+ORDER BY ALL

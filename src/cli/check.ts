@@ -1,0 +1,46 @@
+// `tx-usage check`: exits 1 when a budget of the config file is exceeded or
+// projected to be by its period's end (for cron or CI alerts), saying why;
+// 0 when all are within. Orchestration only: src/live/budgets*.ts.
+import { isValidTimeZone, systemTimeZone, UsageError } from '../report/period.js';
+import { renderText } from '../render/index.js';
+import { defineReportMacros } from '../report/macros.js';
+import { nowMs } from '../live/clock.js';
+import { liveConfig } from '../live/config.js';
+import { storeBudgets } from '../live/budgets-store.js';
+import { budgetDataset, budgetReasons } from '../live/budget-view.js';
+import { isoInZone } from '../live/time.js';
+import { costFunction } from './pricing.js';
+import { openAndRefresh, type Runtime } from './runtime.js';
+
+export async function checkCommand(rt: Runtime, a: { tz?: string; format?: string }): Promise<void> {
+  const format = a.format ?? 'text';
+  if (!['text', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected text or json`);
+  const cfg = liveConfig(rt.env, rt.home);
+  if (cfg.problems.length) throw new UsageError(cfg.problems.join('\n'));
+  const tz = a.tz ?? cfg.tz ?? systemTimeZone();
+  if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+  const now = nowMs(rt.env);
+  if (!cfg.budgets.length) {
+    const msg = `no budgets in ${cfg.path}: add e.g. "budgets": { "day": 20, "month": 400, "block": 10 }`;
+    process.stdout.write(format === 'json' ? JSON.stringify({ ok: true, timezone: tz, now: isoInZone(now, tz), budgets: [], reasons: [], note: msg }, null, 2) + '\n' : `${msg}\n`);
+    return;
+  }
+  const cost = await costFunction(rt);
+  // Blocks chain back past any window: everything is read (incrementally after the first time).
+  const { store } = await openAndRefresh(rt, cost.fn, { horizonMs: null });
+  let results;
+  try {
+    await defineReportMacros(store.conn);
+    results = await storeBudgets(store.conn, cfg.budgets, now, tz);
+  } finally {
+    await store.close();
+  }
+  const reasons = budgetReasons(results);
+  if (format === 'json') {
+    process.stdout.write(JSON.stringify({ ok: reasons.length === 0, timezone: tz, now: isoInZone(now, tz), budgets: results, reasons }, null, 2) + '\n');
+  } else {
+    process.stdout.write(renderText('table', null, [budgetDataset(results, rt.color)], { width: process.stdout.columns ?? 80, color: rt.color }));
+    process.stdout.write(reasons.length ? reasons.map((r) => `${r}\n`).join('') : 'All budgets within limits.\n');
+  }
+  if (reasons.length) process.exitCode = 1;
+}

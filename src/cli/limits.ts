@@ -1,0 +1,57 @@
+// `tx-usage limits`: plan rate limits per harness and window (Codex from its
+// rollouts via the store, Claude Code from statusline readings in the cache
+// dir), with the spend behind each window. Orchestration only: the figures
+// are made in src/live/limits*.ts.
+import { writeFileSync } from 'node:fs';
+import { HARNESS_IDS, isHarnessId } from '../core/types.js';
+import { renderText } from '../render/index.js';
+import { isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
+import { defineReportMacros } from '../report/macros.js';
+import { horizonOfDay } from '../ingest/horizon.js';
+import { nowMs } from '../live/clock.js';
+import { claudeSnapshots } from '../live/claude-limits.js';
+import { limitsDatasets, limitsReport, storedSnapshots } from '../live/limits-view.js';
+import { localDayStartMs } from '../live/time.js';
+import { storedWarnings } from '../store/read.js';
+import { costFunction } from './pricing.js';
+import { cacheDir, openAndRefresh, type Runtime } from './runtime.js';
+
+export interface LimitsArgs {
+  since?: string;
+  tz?: string;
+  harness?: string;
+  format?: string;
+  out?: string;
+}
+
+/** Weekly windows start up to 7 days before they reset: read that far before the first day. */
+const WEEK_MS = 7 * 86_400_000;
+
+export async function limitsCommand(rt: Runtime, a: LimitsArgs): Promise<void> {
+  const tz = a.tz ?? systemTimeZone();
+  if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+  const format = a.format ?? 'table';
+  if (!['table', 'json', 'csv'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table, json or csv`);
+  const harnesses = a.harness === undefined ? [...HARNESS_IDS] : a.harness.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const h of harnesses) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
+  const now = nowMs(rt.env);
+  const since = parseDay(a.since ?? '7d', '--since', todayIn(tz, new Date(now)));
+  const fromMs = localDayStartMs(since, tz);
+  const cost = await costFunction(rt);
+  const { store } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(since, tz) - WEEK_MS });
+  try {
+    await defineReportMacros(store.conn);
+    const snaps = [
+      ...(await storedSnapshots(store.conn, harnesses, fromMs - WEEK_MS)),
+      ...(harnesses.includes('claude-code') ? claudeSnapshots(cacheDir(rt.env, rt.home)) : []),
+    ];
+    const warnings = [...(await storedWarnings(store.conn, harnesses)), ...cost.warnings];
+    const report = await limitsReport(store.conn, snaps, { tz, now, since, fromMs, warnings });
+    const text = renderText(format as 'table' | 'json' | 'csv', report, limitsDatasets(report), { width: process.stdout.columns ?? 80, color: rt.color });
+    if (a.out) writeFileSync(a.out, text);
+    else process.stdout.write(text);
+    if (format === 'table' && !rt.quiet) process.stderr.write(warnings.map((w) => `warning: ${w}\n`).join(''));
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,215 @@
+// `tx-usage statusline`: the command Claude Code's statusLine setting runs,
+// with its JSON on stdin. Orchestration only (the figures: src/live/).
+//
+// It never loads DuckDB or the price data, never waits for the store, never
+// writes to stderr and never exits non-zero: it reads the live snapshot
+// (src/live/snapshot.ts) and the bytes appended to its own session's
+// transcripts since, and prints one line. When the snapshot is older than
+// `refresh_seconds`, it starts a detached `tx-usage statusline --refresh`
+// (one at a time) and prints from what it has; when a refresh has been
+// pending for `stale_seconds` (a busy store) or its own appends cannot be
+// proven equal to the store's, the line says it is stale.
+//
+// The bin entry (fast.ts) runs this module from its own bundle
+// (statusline.cjs) without yargs; `--refresh` and `--help` go through
+// main.ts. statusline-flags.ts is the one list of its options for both.
+import { spawn } from 'node:child_process';
+import { isatty } from 'node:tty';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { writeAllSync } from './closed-stdout.js';
+import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
+import { liveConfig, type LiveConfig } from '../live/config.js';
+import { recordClaudeReading } from '../live/claude-limits.js';
+import { readSnapshot, type LiveSnapshot } from '../live/snapshot.js';
+import { readOwnAppends } from '../live/own-files.js';
+import { mergeAppended } from '../live/merge.js';
+import { liveView } from '../live/view.js';
+import { metricsOfEvents } from '../live/blocks.js';
+import { parseStatusInput, problemLine, renderStatusLine, type StatusFigures, type StatusInput } from '../live/statusline.js';
+import { lastFailure, passLock, refreshRunningSince, takeLock } from '../live/refresh-lock.js';
+import { evaluateBudgets, periodBounds, snapshotSpend } from '../live/budgets.js';
+import { LOCAL_ZONE } from '../live/time.js';
+import { mark } from '../core/trace.js';
+
+export interface StatuslineArgs extends GlobalArgs {
+  format?: string;
+  refresh?: boolean;
+}
+
+/** The harness whose session the status line describes. */
+const LINE_HARNESS = 'claude-code';
+
+function readStdin(): string {
+  if (isatty(0)) return '';
+  try {
+    return readFileSync(0, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+interface LastGood {
+  line: string;
+  figures: StatusFigures;
+  at: number;
+}
+
+const lastGoodPath = (dir: string) => join(dir, 'live', 'statusline-last.json');
+
+function readLastGood(dir: string): Record<string, LastGood> {
+  try {
+    return JSON.parse(readFileSync(lastGoodPath(dir), 'utf8')) as Record<string, LastGood>;
+  } catch {
+    return {};
+  }
+}
+
+function saveLastGood(dir: string, all: Record<string, LastGood>, key: string, v: LastGood): void {
+  const prev = all[key];
+  if (prev && prev.line === v.line) return;
+  const kept = Object.entries({ ...all, [key]: v })
+    .sort((a, b) => b[1].at - a[1].at)
+    .slice(0, 50);
+  try {
+    const path = lastGoodPath(dir);
+    mkdirSync(dirname(path), { recursive: true });
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(Object.fromEntries(kept)));
+    renameSync(tmp, path);
+  } catch {
+    /* a cache only */
+  }
+}
+
+/** After a failed refresh, the next one waits this long (a status line runs every few hundred ms). */
+const RETRY_AFTER_FAILURE_MS = 30_000;
+
+/** Starts `tx-usage statusline --refresh` detached, unless one runs already or the last one failed moments ago. */
+function startRefresh(rt: Runtime, a: StatuslineArgs, dir: string, now: number): void {
+  const failed = lastFailure(dir);
+  if (failed && Date.now() - failed.at < RETRY_AFTER_FAILURE_MS) return;
+  if (!takeLock(dir, process.pid, now)) return;
+  const bin = process.argv[1];
+  if (!bin) return;
+  const args = [bin, 'statusline', '--refresh', ...(a.db ? ['--db', a.db] : []), ...(a.root ?? []).flatMap((r) => ['--root', r]), ...(a.prices ? ['--prices', a.prices] : [])];
+  try {
+    const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: rt.env });
+    child.on('error', () => undefined);
+    if (child.pid) passLock(dir, child.pid, now);
+    child.unref();
+  } catch {
+    /* no refresh this time: the next line tries again */
+  }
+}
+
+function figuresFrom(snap: LiveSnapshot, input: StatusInput, cfg: LiveConfig, merged: ReturnType<typeof mergeAppended>, now: number): StatusFigures {
+  const tz = cfg.tz ?? LOCAL_ZONE;
+  const view = liveView(snap, merged, { now, tz, families: cfg.harnesses });
+  const todays = view.events.filter((e) => e.ts >= view.todayFrom && cfg.harnesses.includes(e.harness));
+  const sid = input.session_id;
+  const zero = metricsOfEvents([]);
+  return {
+    model: input.model,
+    session: sid ? { id: sid, ...(view.session(LINE_HARNESS, sid) ?? zero), claude_estimate_usd: input.claude_cost_usd } : null,
+    today: { day: view.today, harnesses: cfg.harnesses, ...metricsOfEvents(todays) },
+    block: view.blocks[0]?.active ?? null,
+    rate_limits: input.five_hour || input.seven_day ? { five_hour: input.five_hour, seven_day: input.seven_day } : null,
+    context_used_percent: input.context_used_percent,
+    budgets: evaluateBudgets(cfg.budgets, { now, tz, activeBlocks: view.activeBlocks, spent: snapshotSpend(snap, view.events) }),
+    stale: false,
+    stale_reason: null,
+    snapshot_age_seconds: Math.max(0, Math.round((now - snap.made_at) / 1000)),
+  };
+}
+
+function output(format: string, line: string, figures: object): void {
+  writeAllSync(1, format === 'json' ? JSON.stringify({ line, ...figures }, null, 2) + '\n' : line + '\n');
+}
+
+/** Never throws, never writes to stderr: whatever goes wrong, a line is printed. */
+export async function statuslineCommand(a: StatuslineArgs, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const format = a.format === 'json' ? 'json' : 'text';
+  let rt: Runtime;
+  try {
+    rt = runtimeFrom(a, env);
+  } catch {
+    rt = runtimeFrom({}, env);
+  }
+  const dir = cacheDir(rt.env, rt.home);
+  let now = Date.now();
+  if (env.TX_USAGE_NOW) {
+    const t = Date.parse(env.TX_USAGE_NOW);
+    if (Number.isFinite(t)) now = t;
+  }
+  mark('statusline: loaded');
+  const { input, problem } = parseStatusInput(readStdin());
+  mark('statusline: input read');
+  if (!input) {
+    const line = problemLine(problem!);
+    return output(format, line, { problem });
+  }
+  const cfg = liveConfig(rt.env, rt.home);
+  const color = format === 'text' && a.color !== false && !('NO_COLOR' in rt.env && rt.env.NO_COLOR !== '') && cfg.colors !== null;
+  if (input.five_hour || input.seven_day) {
+    recordClaudeReading(dir, { first: now, last: now, session: input.session_id ?? '', five_hour: reading(input.five_hour, 300), seven_day: reading(input.seven_day, 10_080) });
+  }
+  const snap = readSnapshot(dir, rt.dbPath);
+  mark('statusline: snapshot read');
+  if (!snap) {
+    startRefresh(rt, a, dir, now);
+    const figures: StatusFigures = {
+      model: input.model,
+      session: null,
+      today: null,
+      block: null,
+      rate_limits: input.five_hour || input.seven_day ? { five_hour: input.five_hour, seven_day: input.seven_day } : null,
+      context_used_percent: input.context_used_percent,
+      budgets: [],
+      stale: true,
+      stale_reason: 'no live snapshot yet: a refresh has started',
+      snapshot_age_seconds: null,
+    };
+    return output(format, renderStatusLine(figures, cfg, color, now), figures);
+  }
+  const own = input.session_id ? await readOwnAppends(snap, LINE_HARNESS, input.session_id, input.transcript_path) : { events: [], unproven: null };
+  mark('statusline: own appends read');
+  const merged = mergeAppended(snap, own.events);
+  const figures = figuresFrom(snap, input, cfg, merged, now);
+  mark('statusline: figures made');
+  const age = now - snap.made_at;
+  const behind = age > cfg.refreshMs;
+  if (behind) startRefresh(rt, a, dir, now);
+  const pending = refreshRunningSince(dir, now);
+  const failed = lastFailure(dir);
+  const unproven = own.unproven ?? merged.unproven;
+  const stalled = behind && ((pending !== null && now - pending > cfg.staleMs) || (failed !== null && failed.at > snap.made_at && age > cfg.staleMs));
+  const lastGood = readLastGood(dir);
+  const key = input.session_id ?? '';
+  if (unproven || stalled) {
+    figures.stale = true;
+    figures.stale_reason = unproven ?? (failed && failed.at > snap.made_at ? `refresh failed: ${failed.message}` : 'the store is busy: a refresh has been waiting for it');
+    const prev = unproven ? lastGood[key] : undefined;
+    if (prev) {
+      // The last line proven equal to the store's, marked stale.
+      const f = { ...prev.figures, stale: true, stale_reason: figures.stale_reason, snapshot_age_seconds: Math.round((now - prev.at) / 1000) };
+      return output(format, renderStatusLine(f, cfg, color, now), f);
+    }
+  }
+  const line = renderStatusLine(figures, cfg, color, now);
+  output(format, line, figures);
+  if (!figures.stale) saveLastGood(dir, lastGood, key, { line, figures, at: now });
+}
+
+function reading(l: StatusInput['five_hour'], minutes: number) {
+  return l ? { used_percent: l.used_percent, window_minutes: minutes, resets_at: l.resets_at } : null;
+}
+
+/** `statusline --refresh`, through main.ts: the store and the snapshot brought up to date. */
+export async function statuslineRefresh(rt: Runtime): Promise<void> {
+  const cfg = liveConfig(rt.env, rt.home);
+  const { lockedRefresh } = await import('./live-refresh.js');
+  let now = Date.now();
+  if (rt.env.TX_USAGE_NOW && Number.isFinite(Date.parse(rt.env.TX_USAGE_NOW))) now = Date.parse(rt.env.TX_USAGE_NOW);
+  await lockedRefresh(rt, { now, lineHarnesses: [...new Set([LINE_HARNESS, ...cfg.harnesses])], monthStart: periodBounds('month', now, cfg.tz ?? LOCAL_ZONE).start });
+}

@@ -1,0 +1,186 @@
+// `tx-usage watch`: a full-screen live view, refreshed when a source grows.
+// Orchestration only: each refresh is the status line's (live-refresh.ts:
+// the incremental ingest reads the appended bytes only, then the live
+// snapshot is made from the store, which is opened for it and closed again
+// so that other tx-usage commands are not kept waiting); the screen is
+// src/live/watch-screen.ts.
+//
+// Changes are noticed with fs.watch on every harness root (recursive), or,
+// where that is not available, by polling the roots' sources every 2 s; a
+// refresh starts at most once a second. `q` or Ctrl-C quits and restores the
+// terminal; a resize redraws; the clock-driven figures (time left) are
+// redrawn every 15 s.
+import { watch as fsWatch, type FSWatcher } from 'node:fs';
+import { writeSync } from 'node:fs';
+import { isValidTimeZone, systemTimeZone, UsageError } from '../report/period.js';
+import { liveConfig } from '../live/config.js';
+import { claudeSnapshots } from '../live/claude-limits.js';
+import { evaluateBudgets, snapshotSpend } from '../live/budgets.js';
+import { latestWindows, limitWindows } from '../live/limits.js';
+import { mergeAppended } from '../live/merge.js';
+import { renderScreen } from '../live/watch-screen.js';
+import type { LiveSnapshot } from '../live/snapshot.js';
+import { periodBounds } from '../live/budgets.js';
+import { liveView } from '../live/view.js';
+import { nowMs } from '../live/clock.js';
+import { isHarnessId, HARNESS_IDS } from '../core/types.js';
+import { refreshSnapshot } from './live-refresh.js';
+import { cacheDir, type Runtime } from './runtime.js';
+
+export interface WatchArgs {
+  tz?: string;
+  harness?: string;
+  /** Draw once and exit (for scripts and tests of the screen). */
+  once?: boolean;
+  /** Poll instead of fs.watch (file systems whose change notifications do not arrive, e.g. some network mounts). */
+  poll?: boolean;
+}
+
+const MIN_REFRESH_MS = 1000;
+const POLL_MS = 2000;
+const REDRAW_MS = 15_000;
+
+export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
+  const cfg = liveConfig(rt.env, rt.home);
+  const tz = a.tz ?? cfg.tz ?? systemTimeZone();
+  if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+  const families = a.harness === undefined ? cfg.harnesses : a.harness.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const h of families) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
+  const out = process.stdout;
+  const tty = out.isTTY === true && !a.once;
+  const write = (s: string) => {
+    try {
+      writeSync(1, s);
+    } catch {
+      /* the terminal went away */
+    }
+  };
+
+  let snap: LiveSnapshot | null = null;
+  let status = 'reading…';
+  let lastRefresh = 0;
+  let refreshing: Promise<void> | null = null;
+  let again = false;
+  let timer: NodeJS.Timeout | null = null;
+  const watchers: FSWatcher[] = [];
+  let polling: NodeJS.Timeout | null = null;
+  let mode = a.poll ? 'polling every 2 s' : 'fs.watch';
+
+  const draw = () => {
+    const width = Math.max(20, out.columns ?? 80);
+    const height = Math.max(5, out.rows ?? 40);
+    const now = nowMs(rt.env);
+    let lines: string[];
+    if (!snap) lines = ['tx-usage watch', '', status];
+    else {
+      const view = liveView(snap, mergeAppended(snap, []), { now, tz, families });
+      const limits = latestWindows(limitWindows([...snap.limits, ...claudeSnapshots(cacheDir(rt.env, rt.home))]));
+      const budgets = evaluateBudgets(cfg.budgets, { now, tz, activeBlocks: view.activeBlocks, spent: snapshotSpend(snap, view.events) });
+      lines = renderScreen({ view, limits, budgets, width, height: tty ? height : 1000, color: rt.color, status });
+    }
+    if (tty) write(`\x1b[H\x1b[2J${lines.join('\r\n')}`);
+    else write(lines.join('\n') + '\n');
+  };
+
+  const refresh = async () => {
+    const t0 = performance.now();
+    const now = nowMs(rt.env);
+    try {
+      const r = await refreshSnapshot({ ...rt, quiet: true }, { now, lineHarnesses: ['claude-code'], monthStart: periodBounds('month', now, tz).start }, snap);
+      snap = r.snapshot;
+      if (!watchers.length && !polling && !a.once) {
+        if (a.poll) fallback();
+        else startWatching(r.ingest.scans.flatMap((s) => s.roots.filter((x) => x.exists).map((x) => x.path)));
+      }
+      status = `updated ${new Date().toTimeString().slice(0, 8)} in ${Math.round(performance.now() - t0)} ms (${r.ingest.appended} grew, ${r.ingest.rewritten} read${r.incremental ? '' : ', snapshot from the store'}) · ${mode}`;
+    } catch (e) {
+      status = `not updated: ${(e as Error).message}`;
+    }
+    lastRefresh = Date.now();
+  };
+
+  /** A refresh, then the screen; changes noticed meanwhile make one more. */
+  const refreshAndDraw = () => {
+    refreshing = refresh().then(() => {
+      refreshing = null;
+      draw();
+      if (again) {
+        again = false;
+        schedule();
+      }
+    });
+  };
+  /** A refresh now, or when the last one is a second old. */
+  const schedule = () => {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      refreshAndDraw();
+    }, Math.max(0, lastRefresh + MIN_REFRESH_MS - Date.now()));
+  };
+
+  const startWatching = (roots: string[]) => {
+    try {
+      for (const r of roots) {
+        const w = fsWatch(r, { recursive: true, persistent: true }, () => schedule());
+        w.on('error', () => fallback());
+        watchers.push(w);
+      }
+    } catch {
+      fallback();
+    }
+  };
+  const fallback = () => {
+    for (const w of watchers.splice(0)) w.close();
+    if (polling) return;
+    mode = 'polling every 2 s';
+    polling = setInterval(schedule, POLL_MS);
+  };
+
+  if (a.once) {
+    await refresh();
+    draw();
+    return;
+  }
+
+  let done!: () => void;
+  const finished = new Promise<void>((r) => (done = r));
+  const quit = () => {
+    for (const w of watchers.splice(0)) w.close();
+    if (polling) clearInterval(polling);
+    if (timer) clearTimeout(timer);
+    clearInterval(redraw);
+    if (tty) {
+      if (process.stdin.isTTY) process.stdin.setRawMode(false);
+      write('\x1b[?25h\x1b[?1049l');
+    }
+    process.stdin.pause();
+    done();
+    // Now, even while a refresh waits for a busy store or is mid-ingest: its
+    // transaction is not committed, so the store keeps what it had. The
+    // terminal was restored with synchronous writes above.
+    process.exit(0);
+  };
+  if (tty) {
+    write('\x1b[?1049h\x1b[?25l');
+    out.on('resize', draw);
+  }
+  if (process.stdin.isTTY) {
+    process.stdin.setRawMode(true);
+    process.stdin.resume();
+    process.stdin.on('data', (d: Buffer) => {
+      const k = d.toString('utf8');
+      if (k === 'q' || k === 'Q' || k.includes('\x03')) quit();
+    });
+  }
+  process.once('SIGINT', quit);
+  process.once('SIGTERM', quit);
+  const redraw = setInterval(draw, REDRAW_MS);
+  draw();
+  refreshAndDraw();
+  await finished;
+}

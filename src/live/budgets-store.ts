@@ -1,0 +1,33 @@
+// Budgets measured on the store (check, report, watch): the month so far and
+// each block family's active block, read with the live views' own queries.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { activeBlock, BLOCK_MS } from './blocks.js';
+import type { Budget } from './config.js';
+import { blocksBetween, readEvents } from './events.js';
+import { evaluateBudgets, periodBounds, spendFromEvents, type BudgetResult, type SpendSource } from './budgets.js';
+
+/** The block families budgets look at: each harness a block budget names, Claude Code for the others. */
+export function budgetFamilies(budgets: readonly Budget[]): string[] {
+  const out = new Set<string>();
+  for (const b of budgets) if (b.period === 'block') out.add(b.harness ?? 'claude-code');
+  return [...out];
+}
+
+export async function storeSpendSource(conn: DuckDBConnection, budgets: readonly Budget[], now: number, tz: string): Promise<SpendSource> {
+  const month = periodBounds('month', now, tz);
+  const day = periodBounds('day', now, tz);
+  const from = Math.min(month.start, day.start);
+  const events = await readEvents(conn, { harnesses: ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'], project: '', costMode: 'auto' }, from, now + 1);
+  const families = budgetFamilies(budgets);
+  const activeBlocks = families.length
+    ? (await blocksBetween(conn, { harnesses: families, project: '', costMode: 'auto' }, now - BLOCK_MS, now + 1)).perHarness.flatMap((h) => {
+        const b = activeBlock(h.blocks, now);
+        return b ? [b] : [];
+      })
+    : [];
+  return { now, tz, activeBlocks, spent: spendFromEvents(events, from) };
+}
+
+export async function storeBudgets(conn: DuckDBConnection, budgets: readonly Budget[], now: number, tz: string): Promise<BudgetResult[]> {
+  return evaluateBudgets(budgets, await storeSpendSource(conn, budgets, now, tz));
+}

@@ -1,0 +1,96 @@
+// Billed responses read from the store for the live views, and the blocks
+// of each harness built from them without reading whole histories: blocks
+// are computed from the latest chain start before the window
+// (queries/live_anchor.sql), which gives the same blocks as the whole
+// history would.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { CostMode } from '../report/summary-rows.js';
+import { loadTemplate, runTemplate } from '../report/template.js';
+import { BLOCK_MS, identifyBlocks, type Block, type LiveEvent } from './blocks.js';
+
+/** A LiveEvent with what identifies it in the store (the statusline merges appended responses by it). */
+export interface StoredEvent extends LiveEvent {
+  provider: string | null;
+  key: string;
+  rank: number;
+}
+
+const big = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(v as string | number));
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+
+export function eventOfRow(r: Record<string, unknown>): StoredEvent {
+  return {
+    harness: String(r.harness),
+    session: String(r.session_id),
+    project: (r.project as string | null) ?? null,
+    model: (r.model as string | null) ?? null,
+    provider: (r.provider as string | null) ?? null,
+    ts: num(r.ts_ms),
+    key: String(r.dedupe_key),
+    rank: num(r.dedupe_rank),
+    requests: num(r.requests),
+    input: num(r.input_tokens),
+    cache_read: num(r.cache_read_tokens),
+    cache_write: num(r.cache_write_tokens),
+    output: num(r.output_tokens),
+    reasoning: num(r.reasoning_tokens),
+    cost_e10: big(r.cost_e10),
+    computed_e10: big(r.computed_cost_e10),
+    recorded_e10: big(r.recorded_cost_e10),
+    uses_recorded: r.uses_recorded === true,
+  };
+}
+
+export interface EventFilter {
+  harnesses: string[];
+  project: string;
+  costMode: CostMode;
+}
+
+/** Billed responses with from <= ts < until, in time order. The connection must have the report macros (export/local.ts labelLocalRows). */
+export async function readEvents(conn: DuckDBConnection, f: EventFilter, fromMs: number, untilMs: number): Promise<StoredEvent[]> {
+  const rows = await runTemplate(conn, loadTemplate('live_events'), {
+    harnesses: f.harnesses,
+    project: f.project,
+    cost_mode: f.costMode,
+    from_ms: Math.floor(fromMs),
+    until_ms: Math.ceil(untilMs),
+  });
+  return rows.map(eventOfRow);
+}
+
+/** Per harness, where its block chain containing `beforeMs` starts (absent: no response at or before it). */
+export async function chainAnchors(conn: DuckDBConnection, f: Omit<EventFilter, 'costMode'>, beforeMs: number): Promise<Map<string, number>> {
+  const rows = await runTemplate(conn, loadTemplate('live_anchor'), {
+    harnesses: f.harnesses,
+    project: f.project,
+    before_ms: Math.floor(beforeMs),
+    block_ms: BLOCK_MS,
+  });
+  return new Map(rows.map((r) => [String(r.harness), num(r.anchor_ms)]));
+}
+
+export interface HarnessBlocks {
+  harness: string;
+  blocks: Block[];
+  /** The earliest instant read for it: blocks starting before it may be incomplete and are not returned. */
+  readFrom: number;
+}
+
+/**
+ * Each harness's blocks that can hold responses from `fromMs` to `untilMs`
+ * (every block whose chain passes through that span, computed from the
+ * chain's start), plus the events read. Blocks ending before `fromMs` are
+ * dropped by the caller as it likes.
+ */
+export async function blocksBetween(conn: DuckDBConnection, f: EventFilter, fromMs: number, untilMs: number): Promise<{ perHarness: HarnessBlocks[]; events: StoredEvent[] }> {
+  const anchors = await chainAnchors(conn, f, fromMs);
+  const readFrom = Math.min(fromMs, ...anchors.values());
+  const events = await readEvents(conn, f, readFrom, untilMs);
+  const perHarness = f.harnesses.map((h) => {
+    const from = anchors.get(h) ?? fromMs;
+    const mine = events.filter((e) => e.harness === h && e.ts >= from);
+    return { harness: h, blocks: identifyBlocks(h, mine), readFrom: from };
+  });
+  return { perHarness, events };
+}
