@@ -168,5 +168,5 @@ main(process.argv.slice(2)).then(() => exitAfterOutput(), async (e: unknown) => 
   const msg = e instanceof StoreError ? e.message : (e as Error)?.message ?? String(e);
   process.stderr.write(`tx-usage: ${msg}\n`);
   if (process.env.TX_USAGE_DEBUG) process.stderr.write(`${(e as Error)?.stack}\n`);
-  process.exit(1);
+  process.exit(e instanceof StoreError ? e.exitCode : 1);
 });

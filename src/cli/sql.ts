@@ -1,30 +1,12 @@
 // `tx-usage sql "SELECT ..."`: read-only SQL against the store.
-import { DuckDBInstance } from '../store/duckdb.js';
 import { renderCsv } from '../render/csv.js';
 import { renderJson } from '../render/json.js';
 import { renderTable } from '../render/table.js';
 import type { Column } from '../render/columns.js';
 import { UsageError } from '../report/period.js';
-import { StoreError } from '../store/store.js';
+import { openStoreReadOnly, StoreError } from '../store/store.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction } from './pricing.js';
-
-/**
- * Another tx-usage may take the store between the refresh above and this
- * open: wait for it (as openStore does) instead of failing on its lock.
- */
-async function openReadOnlyWaiting(path: string): Promise<DuckDBInstance> {
-  const started = Date.now();
-  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
-    try {
-      return await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
-    } catch (e) {
-      if (!/lock/i.test(String((e as Error)?.message ?? e))) throw e;
-      if (Date.now() - started > 60_000) throw new StoreError(`the store ${path} is in use by another process; try again when it finishes`);
-      await new Promise((r) => setTimeout(r, delay));
-    }
-  }
-}
 
 export async function sqlCommand(rt: Runtime, query: string, format: string): Promise<void> {
   if (!['table', 'json', 'csv'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table, json or csv`);
@@ -32,8 +14,11 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
   const { store } = await openAndRefresh(rt, cost.fn);
   await store.close();
   // A separate READ_ONLY instance: the statement cannot change the store.
-  const inst = await openReadOnlyWaiting(rt.dbPath);
-  const conn = await inst.connect();
+  // Another tx-usage may take the store between the refresh above and this
+  // open: the store's lock waits for it.
+  const ro = await openStoreReadOnly(rt.dbPath);
+  if (!ro) throw new StoreError(`the store ${rt.dbPath} could not be opened read-only`);
+  const conn = ro.conn;
   try {
     let reader;
     try {
@@ -51,7 +36,6 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
     const flat = rows.map((r) => Object.fromEntries(names.map((n) => [n, r[n] === null || typeof r[n] !== 'object' ? r[n] : JSON.stringify(r[n])])));
     process.stdout.write(format === 'csv' ? renderCsv({ columns, rows: flat }) : renderTable({ columns, rows: flat }, { width: process.stdout.columns ?? 80, color: rt.color }));
   } finally {
-    conn.closeSync();
-    inst.closeSync();
+    await ro.close();
   }
 }

@@ -4,7 +4,13 @@
 
 export const COST_SCALE = 10_000_000_000; // 1e10 units per USD
 
-/** Migration N brings a store from version N-1 to N. Append only; never edit a shipped one. */
+/**
+ * Migration N brings a store from version N-1 to N. Append only; never edit
+ * a shipped one. From v4 on each runs on stores that hold data (migrate.ts
+ * applies the missing ones in one transaction): CREATE TABLE, ALTER TABLE
+ * ... ADD COLUMN, CREATE OR REPLACE VIEW, INSERT ... SELECT — never a DROP of
+ * rows that cannot be read again.
+ */
 export const MIGRATIONS: readonly string[] = [
   // v1
   `
@@ -175,7 +181,21 @@ export const MIGRATIONS: readonly string[] = [
                dedupe_rank, source_file, source_line
     ) = 1;
   `,
+  // v4: the store's marker. From here on a store holds history that cannot
+  // be rebuilt (rows of transcripts the harness has deleted), so a store is
+  // migrated in place, never dropped (migrate.ts), and tx-usage opens for
+  // writing only a file that carries this row (recognise.ts).
+  `
+  INSERT OR REPLACE INTO meta VALUES ('app', 'tx-usage');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * The oldest schema a store is migrated from. v1-v2 kept responses in a
+ * table that v3 replaced without moving rows (such a store was rebuilt from
+ * the sources then): one is moved aside and a new store built instead.
+ */
+export const OLDEST_MIGRATED = 3;
 
