@@ -88,7 +88,8 @@ async function main(argv: string[]): Promise<void> {
     .option('root', { type: 'string', array: true, describe: 'HARNESS=PATH data root (repeatable)', global: true })
     .option('quiet', { type: 'boolean', describe: 'no notices, warnings or progress on stderr', global: true })
     .option('color', { type: 'boolean', describe: 'colour in tables (--no-color to disable; NO_COLOR is honoured)', global: true })
-    .option('rebuild', { type: 'boolean', describe: 'discard the store and re-read every source', global: true })
+    .option('rebuild', { type: 'boolean', describe: 'discard the store and re-read every source (with --yes when it keeps history of deleted transcripts)', global: true })
+    .option('yes', { type: 'boolean', describe: 'confirm --rebuild when it would drop history that cannot be read again', global: true })
     .option('prices', { type: 'string', describe: 'price overrides FILE in LiteLLM format; wins over the bundled prices for the models it names', global: true })
     .command(
       'report [name]',

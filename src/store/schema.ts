@@ -188,6 +188,13 @@ export const MIGRATIONS: readonly string[] = [
   `
   INSERT OR REPLACE INTO meta VALUES ('app', 'tx-usage');
   `,
+  // v5: history outlives the transcripts. A source whose file is gone keeps
+  // its rows and bookkeeping, marked with the time it was first found
+  // missing; its rows are replaced only when the same source reappears
+  // changed (ingest.ts). NULL: the source is on disk.
+  `
+  ALTER TABLE sources ADD COLUMN retained_since_ms BIGINT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

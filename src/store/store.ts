@@ -89,6 +89,8 @@ function describeNewer(path: string, version: number): StoreError {
 export interface OpenOptions {
   /** `--rebuild`: discard the store (tx-usage's own, checked first) and re-read every source. */
   rebuild?: boolean;
+  /** `--yes`: --rebuild may drop retained history (rows of transcripts that are gone). */
+  yes?: boolean;
   /** Meta rows a store created by this call starts with (see pricingMetaOf, cli/pricing.ts). */
   createdMeta?: Record<string, string>;
   /** DuckDB's threads (default 2). */
@@ -146,10 +148,24 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
     lock.remember(st);
   }
   if (st && opts.rebuild) {
-    removeStoreFiles(path);
+    // Rows of transcripts that are gone cannot be read again: dropped only when the user says so.
+    const kept = await retainedHistory(path);
+    if (kept === null) {
+      const aside = moveAside(path, 'broken');
+      notice = `store ${path} was unreadable; moved aside to ${aside}, and rebuilt from the sources (--rebuild)`;
+    } else {
+      if (kept.sources > 0 && !opts.yes) {
+        throw new StoreError(
+          `--rebuild would drop history that cannot be read again: ${kept.sources} source${kept.sources === 1 ? '' : 's'} whose files are gone ` +
+            `(${kept.responses} responses) are kept in ${path}; add --yes to rebuild anyway (tx-usage sources lists them)`,
+          2,
+        );
+      }
+      removeStoreFiles(path);
+      notice = `store ${path} rebuilt from the sources (--rebuild)` + (kept.sources ? `; the history of ${kept.sources} sources whose files are gone was dropped (--yes)` : '');
+    }
     lock.forget();
     st = null;
-    notice = `store ${path} rebuilt from the sources (--rebuild)`;
   }
   const create = async () => {
     const instance = await DuckDBInstance.create(path, threads);
@@ -209,6 +225,31 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
   }
   if (version < SCHEMA_VERSION) await migrate(conn, version);
   return { instance, conn, notice };
+}
+
+/** What a store keeps of sources whose files are gone (read-only), or null when it cannot be read. */
+async function retainedHistory(path: string): Promise<{ sources: number; responses: number } | null> {
+  let inst: DuckDBInstance | null = null;
+  try {
+    inst = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY', threads: '1' });
+    const conn = await inst.connect();
+    try {
+      const info = await schemaInfo(conn);
+      const cols = await conn.runAndReadAll(`SELECT count(*) AS n FROM duckdb_columns() WHERE database_name = current_database() AND table_name = 'sources' AND column_name = 'retained_since_ms'`);
+      if (!info.tables.has('sources') || Number(cols.getRowObjectsJson()[0]!.n) === 0) return { sources: 0, responses: 0 };
+      const r = await conn.runAndReadAll(`
+        SELECT (SELECT count(*) FROM sources WHERE retained_since_ms IS NOT NULL) AS sources,
+               (SELECT count(*) FROM usage_events WHERE source_key IN (SELECT source_key FROM sources WHERE retained_since_ms IS NOT NULL)) AS responses`);
+      const row = r.getRowObjectsJson()[0] as { sources: string; responses: string };
+      return { sources: Number(row.sources), responses: Number(row.responses) };
+    } finally {
+      conn.closeSync();
+    }
+  } catch {
+    return null;
+  } finally {
+    inst?.closeSync();
+  }
 }
 
 async function handle(path: string, instance: DuckDBInstance, conn: DuckDBConnection, notice: string | null, lock: StoreLock | null, readOnly = false): Promise<Store> {

@@ -1,7 +1,7 @@
 // Writing extraction results and their bookkeeping into the store: one
 // transaction per batch, rows through the DuckDB appender (responses as data
 // chunks, see usage-rows.ts).
-import { INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
+import { BIGINT, INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { UsageRowWriter } from './usage-rows.js';
 import { usdToE10 } from '../core/money.js';
 import type { UsageEvent } from '../core/types.js';
@@ -40,12 +40,21 @@ export type CostFn = (e: UsageEvent) => bigint | null;
  * as row objects: several times faster for thousands of sources.
  */
 export async function loadSourceFingerprints(conn: DuckDBConnection): Promise<Map<string, string>> {
-  const r = await conn.runAndReadAll(`SELECT source_key, fingerprint FROM sources`);
+  return (await loadSourceStates(conn)).fingerprints;
+}
+
+/** Every known source's fingerprint, and which of them are retained (their files were gone when last looked for). */
+export async function loadSourceStates(conn: DuckDBConnection): Promise<{ fingerprints: Map<string, string>; retained: Set<string> }> {
+  const r = await conn.runAndReadAll(`SELECT source_key, fingerprint, retained_since_ms IS NOT NULL AS retained FROM sources`);
   // No columns at all come back when there are no rows.
-  const [keys = [], fps = []] = r.getColumns() as [string[]?, string[]?];
-  const out = new Map<string, string>();
-  for (let i = 0; i < keys.length; i++) out.set(keys[i]!, fps[i]!);
-  return out;
+  const [keys = [], fps = [], kept = []] = r.getColumns() as [string[]?, string[]?, boolean[]?];
+  const fingerprints = new Map<string, string>();
+  const retained = new Set<string>();
+  for (let i = 0; i < keys.length; i++) {
+    fingerprints.set(keys[i]!, fps[i]!);
+    if (kept[i]) retained.add(keys[i]!);
+  }
+  return { fingerprints, retained };
 }
 
 /** The whole bookkeeping row of each of `keys` that the store knows (for sources that changed). */
@@ -360,21 +369,44 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
     str(so, b.resume_state);
     str(so, b.tail_hash);
     big(so, now);
+    so.appendNull(); // retained_since_ms: a source just read is on disk
     so.endRow();
   }
   so.closeSync();
 }
 
-/** Removes every row of sources that no longer exist. */
-export async function forgetSources(conn: DuckDBConnection, keys: string[]): Promise<void> {
-  if (!keys.length) return;
+/**
+ * Sources whose files are gone keep their rows, marked retained (history
+ * outlives the transcripts: harnesses prune old ones); sources found again
+ * lose the mark (their rows are then replaced only if the file changed, as
+ * for any source). One transaction, only when there is something to mark;
+ * returns how many sources are retained after it (null when nothing was marked).
+ */
+export async function markRetained(conn: DuckDBConnection, gone: string[], back: string[], now = Date.now()): Promise<number | null> {
+  if (!gone.length && !back.length) return null;
+  let retained = 0;
   await conn.run('BEGIN TRANSACTION');
   try {
     await bumpGeneration(conn);
-    await deleteRowsOf(conn, keys);
-    await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
+    if (gone.length) {
+      const keys = { keys: listValue(gone) };
+      const types = { keys: LIST_VARCHAR() };
+      await conn.run(`UPDATE sources SET retained_since_ms = $now WHERE list_contains($keys, source_key)`, { ...keys, now: BigInt(now) }, { ...types, now: BIGINT });
+      // A gone source that held no rows at all leaves no history: its bookkeeping goes.
+      const empty = `list_contains($keys, source_key)
+        AND source_key NOT IN (SELECT source_key FROM event_attrs) AND source_key NOT IN (SELECT source_key FROM context_rows)
+        AND source_key NOT IN (SELECT source_key FROM session_estimates)`;
+      await conn.run(`DELETE FROM source_issues WHERE source_key IN (SELECT source_key FROM sources WHERE ${empty})`, keys, types);
+      await conn.run(`DELETE FROM sources WHERE ${empty}`, keys, types);
+    }
+    if (back.length) {
+      await conn.run(`UPDATE sources SET retained_since_ms = NULL WHERE list_contains($keys, source_key)`, { keys: listValue(back) }, { keys: LIST_VARCHAR() });
+    }
+    const r = await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM sources WHERE retained_since_ms IS NOT NULL`);
+    retained = Number((r.getRowObjectsJson()[0] as { n: number }).n);
     await conn.run('COMMIT');
     committedWrites.count++;
+    return retained;
   } catch (e) {
     await conn.run('ROLLBACK').catch(() => undefined);
     throw e;
