@@ -195,6 +195,23 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE sources ADD COLUMN retained_since_ms BIGINT;
   `,
+  // v6: \`usage\`, the view for people (\`tx-usage sql\`, docs/sql.md): one row
+  // per billed response, its time as TIMESTAMPTZ, costs as exact DECIMAL
+  // dollars, the dimensions by name. Reports keep reading billed_events.
+  `
+  CREATE OR REPLACE VIEW usage AS
+    SELECT make_timestamptz(ts_ms * 1000) AS ts,
+           harness, project, model, provider, session_id,
+           requests, input_tokens, cache_read_tokens, cache_write_tokens,
+           cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
+           input_tokens + cache_read_tokens + cache_write_tokens + output_tokens AS total_tokens,
+           CAST(CAST(coalesce(recorded_cost_e10, computed_cost_e10) AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS cost_usd,
+           CASE WHEN recorded_cost_e10 IS NOT NULL THEN 'recorded' WHEN computed_cost_e10 IS NOT NULL THEN 'computed' ELSE 'none' END AS cost_source,
+           CAST(CAST(computed_cost_e10 AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS computed_cost_usd,
+           CAST(CAST(recorded_cost_e10 AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS recorded_cost_usd,
+           dedupe_key AS response_key
+    FROM billed_events;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
