@@ -65,11 +65,12 @@ describe('BatchWriter', () => {
     const store = await openStore(join(dir, 'every.duckdb'));
     try {
       const writes0 = committedWrites.count;
-      const w = new BatchWriter(store.conn, cost, 30);
+      // (500 ms: a batch's own write may take tens of ms on a loaded machine)
+      const w = new BatchWriter(store.conn, cost, 500);
       await w.write([sourceWrite('a', 2)]);
       expect(committedWrites.count).toBe(writes0);
-      await new Promise((r) => setTimeout(r, 40));
-      await w.write([sourceWrite('b', 2)]); // the transaction is older than 30 ms now: committed after this batch
+      await new Promise((r) => setTimeout(r, 520));
+      await w.write([sourceWrite('b', 2)]); // the transaction is older than 500 ms now: committed after this batch
       expect(committedWrites.count).toBe(writes0 + 1);
       await w.write([sourceWrite('c', 2)]);
       expect(committedWrites.count).toBe(writes0 + 1);

@@ -212,6 +212,33 @@ export const MIGRATIONS: readonly string[] = [
            dedupe_key AS response_key
     FROM billed_events;
   `,
+  // v7: deduplicated at write time (issue 29). usage_rows.billed marks the
+  // one row per billed response — per (harness, dedupe key), the rule's
+  // winner (the same rule as v1's view) — and each write transaction keeps
+  // the marks exact for the keys it touched (store/billed.ts, which also
+  // holds the audit query). billed_events, with the same columns as before,
+  // is the marked rows joined with their strings: report queries are plain
+  // aggregates instead of a deduplicating window per query. Marked here for
+  // the rows the store holds.
+  `
+  ALTER TABLE usage_rows ADD COLUMN billed BOOLEAN;
+  UPDATE usage_rows SET billed = rowid IN (
+    SELECT rid FROM (SELECT r.rowid AS rid, r.*, a.harness, a.source_file FROM usage_rows r JOIN event_attrs a USING (attr_id))
+    QUALIFY row_number() OVER (
+      PARTITION BY harness, dedupe_key
+      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC,
+               dedupe_rank, source_file, source_line
+    ) = 1
+  );
+  CREATE OR REPLACE VIEW billed_events AS
+    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
+           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
+           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
+           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
+           a.source_file, r.source_line
+    FROM usage_rows r JOIN event_attrs a USING (attr_id)
+    WHERE r.billed;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,6 +3,7 @@
 // chunks, see usage-rows.ts).
 import { BIGINT, INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { UsageRowWriter } from './usage-rows.js';
+import { maintainBilled, noteRemovedKeys } from './billed.js';
 import { usdToE10 } from '../core/money.js';
 import type { UsageEvent } from '../core/types.js';
 import type { Collected } from '../ingest/collect.js';
@@ -83,18 +84,18 @@ const int = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull(
 
 const OWNED_TABLES = ['event_attrs', 'session_estimates', 'context_rows', 'source_issues'] as const;
 
-async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<void> {
-  if (!keys.length) return;
+/** Deletes the rows of sources `keys`; returns whether any responses were deleted (their dedupe keys noted, see billed.ts). */
+async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<boolean> {
+  if (!keys.length) return false;
   // Keys are bound as a list parameter, never spliced into SQL. A source's
   // responses go with its combinations (usage_rows has no source_key).
-  await conn.run(
-    `DELETE FROM usage_rows WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`,
-    { keys: listValue(keys) },
-    { keys: LIST_VARCHAR() },
-  );
+  const ofSources = `attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`;
+  await noteRemovedKeys(conn, ofSources, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
+  await conn.run(`DELETE FROM usage_rows WHERE ${ofSources}`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
   for (const t of OWNED_TABLES) {
     await conn.run(`DELETE FROM ${t} WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
   }
+  return true;
 }
 
 /** The largest attr_id in event_attrs (0 when empty). */
@@ -103,11 +104,21 @@ async function maxAttrId(conn: DuckDBConnection): Promise<number> {
   return Number((r.getRowObjectsJson()[0] as { m: number }).m);
 }
 
-/** The next free attr_id of event_attrs, read once per writer (the store is written by one process at a time). */
+/**
+ * The next free attr_id of event_attrs, read once per writer, before the
+ * writer deletes anything (the store is written by one process at a time):
+ * every row a transaction appends has an id at least the next free one when
+ * it began, every row it did not append a smaller one (see billed.ts).
+ */
 class AttrIds {
   private next: number | null = null;
-  async take(conn: DuckDBConnection): Promise<() => number> {
+  /** The next id to be given out (read from the store the first time). */
+  async peek(conn: DuckDBConnection): Promise<number> {
     this.next ??= (await maxAttrId(conn)) + 1;
+    return this.next;
+  }
+  async take(conn: DuckDBConnection): Promise<() => number> {
+    await this.peek(conn);
     return () => this.next!++;
   }
 }
@@ -140,7 +151,7 @@ export async function storeWideRows(conn: DuckDBConnection, select: string): Pro
     `INSERT INTO usage_rows
        SELECT a.attr_id, w.ts_ms, w.dedupe_key, w.dedupe_rank, w.requests,
               w.input_tokens, w.cache_read_tokens, w.cache_write_tokens, w.cache_write_5m_tokens, w.cache_write_1h_tokens,
-              w.output_tokens, w.reasoning_tokens, w.recorded_cost_e10, w.computed_cost_e10, w.source_line
+              w.output_tokens, w.reasoning_tokens, w.recorded_cost_e10, w.computed_cost_e10, w.source_line, TRUE
        FROM temp.txu_wide_rows w JOIN event_attrs a
          ON a.attr_id > $base AND w.source_key = a.source_key AND w.harness = a.harness AND w.session_id = a.session_id
         AND w.project IS NOT DISTINCT FROM a.project AND w.model IS NOT DISTINCT FROM a.model
@@ -149,6 +160,7 @@ export async function storeWideRows(conn: DuckDBConnection, select: string): Pro
     types,
   );
   await conn.run('DROP TABLE temp.txu_wide_rows');
+  await maintainBilled(conn, base.base + 1, false);
 }
 
 const LIST_VARCHAR = () => LIST(VARCHAR);
@@ -204,6 +216,8 @@ export class BatchWriter {
   private open = false;
   private openedAt = 0;
   private readonly ids = new AttrIds();
+  /** The transaction's first attr_id (its appended rows have this or larger) and whether it deleted rows: what the billed marks are maintained for. */
+  private tx = { firstAttr: 0, appended: false, removed: false };
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -220,8 +234,13 @@ export class BatchWriter {
       this.openedAt = performance.now();
     }
     try {
-      if (opening) await bumpGeneration(this.conn);
-      await writeRows(this.conn, batch, this.cost, this.ids);
+      if (opening) {
+        await bumpGeneration(this.conn);
+        this.tx = { firstAttr: await this.ids.peek(this.conn), appended: false, removed: false };
+      }
+      const w = await writeRows(this.conn, batch, this.cost, this.ids);
+      this.tx.appended ||= w.appended;
+      this.tx.removed ||= w.removed;
     } catch (e) {
       await this.rollback();
       throw e;
@@ -234,6 +253,8 @@ export class BatchWriter {
     if (!this.open) return;
     this.open = false;
     try {
+      // The keys this transaction touched get their billed marks again, in the same transaction (store/billed.ts).
+      await maintainBilled(this.conn, this.tx.appended ? this.tx.firstAttr : null, this.tx.removed);
       await this.conn.run('COMMIT');
     } catch (e) {
       await this.conn.run('ROLLBACK').catch(() => undefined);
@@ -254,9 +275,9 @@ function comboKey(e: UsageEvent): string {
   return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}`;
 }
 
-/** A batch's rows and bookkeeping, inside the caller's transaction. */
-async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds): Promise<void> {
-  await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
+/** A batch's rows and bookkeeping, inside the caller's transaction; says whether it appended and deleted responses. */
+async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds): Promise<{ appended: boolean; removed: boolean }> {
+  const removed = await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
   // A resumed read re-reads the bytes a torn-tail warning was about.
   const resumed = batch.filter((w) => w.mode === 'append').map((w) => w.book.source_key);
   if (resumed.length) {
@@ -373,6 +394,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
     so.endRow();
   }
   so.closeSync();
+  return { appended: evA !== null, removed };
 }
 
 /**
