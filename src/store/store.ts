@@ -86,6 +86,17 @@ function describeNewer(path: string, version: number): StoreError {
   );
 }
 
+/**
+ * DuckDB settings for a command-line run. DuckDB's defaults suit a server:
+ * every core, and a buffer pool up to 80% of RAM. A report is a few scans of
+ * the store; two threads, and a memory limit past which DuckDB spills to its
+ * temporary folder (PATH.tmp) rather than grow: what a report or an ingest
+ * holds stays far below it (~30 MB of DuckDB memory for a report over 190k
+ * responses, ~100 MB over 1M), while one-off work on a large store (the v7
+ * migration marking 1M rows took 1.2 GB without it) is bounded.
+ */
+export const CLI_DUCKDB = { threads: '2', memory_limit: '512MB' } as const;
+
 export interface OpenOptions {
   /** `--rebuild`: discard the store (tx-usage's own, checked first) and re-read every source. */
   rebuild?: boolean;
@@ -115,7 +126,7 @@ export interface OpenOptions {
  */
 export async function openStore(path: string, opts: OpenOptions = {}): Promise<Store> {
   if (path === ':memory:') {
-    const instance = await DuckDBInstance.create(path, { threads: String(opts.threads ?? 2) });
+    const instance = await DuckDBInstance.create(path, { ...CLI_DUCKDB, threads: String(opts.threads ?? 2) });
     const conn = await instance.connect();
     await createSchema(conn, opts.createdMeta ?? {});
     return await handle(path, instance, conn, null, null);
@@ -136,7 +147,7 @@ export async function openStore(path: string, opts: OpenOptions = {}): Promise<S
 }
 
 async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Promise<{ instance: DuckDBInstance; conn: DuckDBConnection; notice: string | null }> {
-  const threads = { threads: String(opts.threads ?? 2) };
+  const threads = { ...CLI_DUCKDB, threads: String(opts.threads ?? 2) };
   let notice: string | null = null;
   // Again, now that the lock is held: another tx-usage may have made or changed it meanwhile.
   let st = inspectPath(path);
@@ -231,7 +242,7 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
 async function retainedHistory(path: string): Promise<{ sources: number; responses: number } | null> {
   let inst: DuckDBInstance | null = null;
   try {
-    inst = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY', threads: '1' });
+    inst = await DuckDBInstance.create(path, { ...CLI_DUCKDB, access_mode: 'READ_ONLY', threads: '1' });
     const conn = await inst.connect();
     try {
       const info = await schemaInfo(conn);
@@ -341,7 +352,7 @@ export async function openStoreReadOnly(path: string, config: Record<string, str
     }
     let instance: DuckDBInstance;
     try {
-      instance = await DuckDBInstance.create(path, { threads: '2', ...config, access_mode: 'READ_ONLY' });
+      instance = await DuckDBInstance.create(path, { ...CLI_DUCKDB, ...config, access_mode: 'READ_ONLY' });
     } catch {
       // Damaged, or held by another program: openStore tells which.
       lock.release();

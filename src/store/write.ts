@@ -4,6 +4,7 @@
 import { BIGINT, INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { UsageRowWriter } from './usage-rows.js';
 import { maintainBilled, noteRemovedKeys } from './billed.js';
+import { forgetSourcesDigest } from './sources-digest.js';
 import { usdToE10 } from '../core/money.js';
 import type { UsageEvent } from '../core/types.js';
 import type { Collected } from '../ingest/collect.js';
@@ -236,6 +237,7 @@ export class BatchWriter {
     try {
       if (opening) {
         await bumpGeneration(this.conn);
+        await forgetSourcesDigest(this.conn);
         this.tx = { firstAttr: await this.ids.peek(this.conn), appended: false, removed: false };
       }
       const w = await writeRows(this.conn, batch, this.cost, this.ids);
@@ -410,6 +412,7 @@ export async function markRetained(conn: DuckDBConnection, gone: string[], back:
   await conn.run('BEGIN TRANSACTION');
   try {
     await bumpGeneration(conn);
+    await forgetSourcesDigest(conn);
     if (gone.length) {
       const keys = { keys: listValue(gone) };
       const types = { keys: LIST_VARCHAR() };
