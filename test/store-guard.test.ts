@@ -118,6 +118,22 @@ describe('--db naming something that is not a tx-usage store', () => {
   });
 });
 
+describe('PATH.lock', () => {
+  it('a SQLite file of someone else\'s at the lock file\'s name is not written to (exit 2)', async () => {
+    const db = join(work, 'locked-by-name.duckdb');
+    const Database = (await import('better-sqlite3')).default;
+    const other = new Database(`${db}.lock`);
+    other.exec('CREATE TABLE notes (x TEXT)');
+    other.close();
+    const before = snapshot(`${db}.lock`);
+    const r = report(db);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/is not tx-usage's lock file \(it holds other tables\): left as it is/);
+    expect(snapshot(`${db}.lock`)).toBe(before);
+    expect(existsSync(db)).toBe(false);
+  });
+});
+
 describe('the store in use', () => {
   it('another tx-usage holding the store is waited for (its lock), then the command succeeds', async () => {
     const db = join(work, 'waited.duckdb');

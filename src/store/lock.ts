@@ -81,15 +81,21 @@ export async function lockStore(storePath: string, mode: LockMode, waitMs = LOCK
       // Locks taken in EXCLUSIVE locking mode are kept until the connection
       // closes: a read takes and keeps a shared lock, a write an exclusive one.
       db.pragma('locking_mode = EXCLUSIVE');
+      if (mode === 'exclusive') db.exec('BEGIN EXCLUSIVE');
+      // A SQLite file of someone else's at this name is not written to.
+      const tables = (db.prepare('SELECT name FROM sqlite_master').all() as { name: string }[]).map((t) => t.name);
+      if (tables.some((t) => t !== 'store')) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        db.close();
+        throw new StoreError(`${path} is not tx-usage's lock file (it holds other tables): left as it is; move it, or use --db to choose another store`, 2);
+      }
       if (mode === 'exclusive') {
-        db.exec('BEGIN EXCLUSIVE');
-        db.exec('CREATE TABLE IF NOT EXISTS store (identity TEXT NOT NULL)');
+        if (!tables.length) db.exec('CREATE TABLE store (identity TEXT NOT NULL)');
         db.exec('COMMIT');
-      } else {
-        db.prepare('SELECT count(*) FROM sqlite_master').get();
       }
       break;
     } catch (e) {
+      if (e instanceof StoreError) throw e;
       if (db.inTransaction) db.exec('ROLLBACK');
       if (busy(e) && Date.now() - started < waitMs) {
         await new Promise((r) => setTimeout(r, delay));
