@@ -9,7 +9,6 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { MIGRATIONS } from '../src/store/schema.js';
-import { storeWideRows } from '../src/store/write.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
 
 const OCT = ['--since', '2026-10-01', '--until', '2026-10-31'];
@@ -121,7 +120,9 @@ describe('a store of schema v3 (before retained history)', () => {
       // What a v3 tx-usage left: a transcript it read, deleted since.
       const gone = join(h, '.claude/projects/-home-u-gone/0000.jsonl');
       await conn.run(`INSERT INTO sources VALUES ('claude-code:${gone}', 'claude-code', '${gone}', 'jsonl', '1:1:1', 1, '1:1', NULL, NULL, NULL, NULL, 0)`);
-      await storeWideRows(conn, `SELECT 'claude-code:${gone}', 'claude-code', 'sess-gone', '/home/u/gone', 'claude-opus-5-5', NULL, 1760090000000, 'msg_gone', 0, 1, 1000, 0, 0, NULL, NULL, 500, 0, NULL, 123, '${gone}', 1`);
+      // (v3's tables as they were: no helper of today's writer applies to them)
+      await conn.run(`INSERT INTO event_attrs VALUES (1, 'claude-code:${gone}', 'claude-code', 'sess-gone', '/home/u/gone', 'claude-opus-5-5', NULL, '${gone}')`);
+      await conn.run(`INSERT INTO usage_rows VALUES (1, 1760090000000, 'msg_gone', 0, 1, 1000, 0, 0, NULL, NULL, 500, 0, NULL, 123, 1)`);
       conn.closeSync();
       inst.closeSync();
       expect(existsSync(gone)).toBe(false);
