@@ -15,6 +15,14 @@
 //   (an unreadable source is tried again each run, as before).
 // Stamps are taken before reading: a file that changes while it is read has
 // another stamp next run, so it is read again, never skipped.
+// Tested in test/nothing-changed.test.ts (the store's files keep their bytes
+// and mtimes; any change is read; a deferring run records no digest; write
+// transactions drop it).
+//
+// Measured (an up-to-date report over a 190k-response store, 685 sources on
+// disk and 12k retained; 2-core machine under load, 3 runs each): the
+// ingest step 190-350 ms -> 10-20 ms, the process's CPU 0.77 -> 0.68 s
+// (-12%), peak RSS 164 -> 148 MB.
 import { VARCHAR, type DuckDBConnection } from './duckdb.js';
 
 const KEY = 'sources_digest';
