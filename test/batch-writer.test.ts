@@ -170,11 +170,11 @@ describe('Store.settle', () => {
     const path = join(dir, 'settle.duckdb');
     const store = await openStore(path);
     const w = new BatchWriter(store.conn, cost);
-    // ~40 000 events: a WAL well past the size at which settle() checkpoints (4 MB).
+    // ~40 000 events: a WAL well past the size at which settle() checkpoints (1 MB).
     for (let i = 0; i < 20; i++) await w.write([sourceWrite(`f${i}`, 2000, i + 1)]);
     await w.commit();
     const wal = `${path}.wal`;
-    expect(statSync(wal).size).toBeGreaterThan(4 << 20);
+    expect(statSync(wal).size).toBeGreaterThan(1 << 20);
     store.settle();
     // Reads go on meanwhile and see everything.
     const r = await store.conn.runAndReadAll(`SELECT count(*)::INTEGER AS n, sum(input_tokens)::BIGINT AS t FROM usage_events`);

@@ -245,9 +245,9 @@ async function retainedHistory(path: string): Promise<{ sources: number; respons
     inst = await DuckDBInstance.create(path, { ...CLI_DUCKDB, access_mode: 'READ_ONLY', threads: '1' });
     const conn = await inst.connect();
     try {
-      const info = await schemaInfo(conn);
-      const cols = await conn.runAndReadAll(`SELECT count(*) AS n FROM duckdb_columns() WHERE database_name = current_database() AND table_name = 'sources' AND column_name = 'retained_since_ms'`);
-      if (!info.tables.has('sources') || Number(cols.getRowObjectsJson()[0]!.n) === 0) return { sources: 0, responses: 0 };
+      // (Stores made before v5 have no retained sources.)
+      const cols = await conn.runAndReadAll(`SELECT count(*) AS n FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'sources' AND column_name = 'retained_since_ms'`);
+      if (Number(cols.getRowObjectsJson()[0]!.n) === 0) return { sources: 0, responses: 0 };
       const r = await conn.runAndReadAll(`
         SELECT (SELECT count(*) FROM sources WHERE retained_since_ms IS NOT NULL) AS sources,
                (SELECT count(*) FROM usage_events WHERE source_key IN (SELECT source_key FROM sources WHERE retained_since_ms IS NOT NULL)) AS responses`);
@@ -321,8 +321,16 @@ async function handle(path: string, instance: DuckDBInstance, conn: DuckDBConnec
   };
 }
 
-/** WAL size past which settle() checkpoints (replaying more than this would cost the next run more than the checkpoint costs this one). */
-const SETTLE_WAL_BYTES = 4 << 20;
+/**
+ * WAL size past which settle() checkpoints. Every open replays the WAL until
+ * a checkpoint folds it into the store, and a store is usually opened many
+ * times between writes (each report, each new question): a 2.7 MB WAL (a cold
+ * ingest of the 256 MB benchmark corpus) made every later open ~50-70 ms
+ * slower (open 84-110 ms instead of ~35), more than its one checkpoint costs
+ * the run that wrote it (it overlaps the report's queries). An append of a
+ * few responses (a few KB) still leaves its rows in the WAL.
+ */
+const SETTLE_WAL_BYTES = 1 << 20;
 
 function walBytes(path: string): number {
   try {
