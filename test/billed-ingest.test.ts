@@ -107,9 +107,14 @@ describe('a store migrated to write-time deduplication', () => {
       FROM range(200) t(i)`);
     conn.closeSync();
     inst.closeSync();
-    const env = cleanEnv(tempDir('txu-billed-v6-'));
-    expect(audit(db, env)).toEqual([]);
-    expect(count(db, env, 'SELECT count(*) FROM usage_rows WHERE billed')).toBe(40);
-    expect(count(db, env, 'SELECT count(*) FROM usage_rows')).toBe(200);
+    const empty = tempDir('txu-billed-v6-');
+    try {
+      const env = cleanEnv(empty);
+      expect(audit(db, env)).toEqual([]);
+      expect(count(db, env, 'SELECT count(*) FROM usage_rows WHERE billed')).toBe(40);
+      expect(count(db, env, 'SELECT count(*) FROM usage_rows')).toBe(200);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
