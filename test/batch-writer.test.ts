@@ -65,11 +65,12 @@ describe('BatchWriter', () => {
     const store = await openStore(join(dir, 'every.duckdb'));
     try {
       const writes0 = committedWrites.count;
-      const w = new BatchWriter(store.conn, cost, 30);
+      // (500 ms: a batch's own write may take tens of ms on a loaded machine)
+      const w = new BatchWriter(store.conn, cost, 500);
       await w.write([sourceWrite('a', 2)]);
       expect(committedWrites.count).toBe(writes0);
-      await new Promise((r) => setTimeout(r, 40));
-      await w.write([sourceWrite('b', 2)]); // the transaction is older than 30 ms now: committed after this batch
+      await new Promise((r) => setTimeout(r, 520));
+      await w.write([sourceWrite('b', 2)]); // the transaction is older than 500 ms now: committed after this batch
       expect(committedWrites.count).toBe(writes0 + 1);
       await w.write([sourceWrite('c', 2)]);
       expect(committedWrites.count).toBe(writes0 + 1);
@@ -169,11 +170,11 @@ describe('Store.settle', () => {
     const path = join(dir, 'settle.duckdb');
     const store = await openStore(path);
     const w = new BatchWriter(store.conn, cost);
-    // ~40 000 events: a WAL well past the size at which settle() checkpoints (4 MB).
+    // ~40 000 events: a WAL well past the size at which settle() checkpoints (1 MB).
     for (let i = 0; i < 20; i++) await w.write([sourceWrite(`f${i}`, 2000, i + 1)]);
     await w.commit();
     const wal = `${path}.wal`;
-    expect(statSync(wal).size).toBeGreaterThan(4 << 20);
+    expect(statSync(wal).size).toBeGreaterThan(1 << 20);
     store.settle();
     // Reads go on meanwhile and see everything.
     const r = await store.conn.runAndReadAll(`SELECT count(*)::INTEGER AS n, sum(input_tokens)::BIGINT AS t FROM usage_events`);

@@ -63,3 +63,90 @@ describe('billed_events', () => {
     }
   });
 });
+
+describe('billed marks maintained at write time', () => {
+  it('equals the rule over usage_events after every commit: new, rewritten, appended, shrunk and retained sources, repricing', async () => {
+    const { BatchWriter, markRetained } = await import('../src/store/write.js');
+    const { BILLED_AUDIT } = await import('../src/store/billed.js');
+    const { sourceWrite } = await import('./helpers/source-write.js');
+    const { prng } = await import('../fixtures/demo.js');
+    const rnd = prng(29);
+    const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
+    const store = await openStore(join(dir, 'maintained.duckdb'));
+    try {
+      const audit = async () => (await store.conn.runAndReadAll(BILLED_AUDIT)).getRowObjectsJson();
+      const one = async (sql: string) => Number(Object.values((await store.conn.runAndReadAll(sql)).getRowObjectsJson()[0]!)[0]);
+      /** A source's write whose responses share keys with other sources' (a pool of 30 keys in two harnesses). */
+      const write = (name: string, n: number, mode: 'full' | 'append', fresh: boolean, lineFrom = 1) => {
+        const w = sourceWrite(name, n);
+        w.mode = mode;
+        w.fresh = fresh;
+        w.collected.events = w.collected.events.map((e, i) => ({
+          ...e,
+          harness: rnd() < 0.3 ? 'codex' : 'claude-code',
+          dedupe_key: `k${Math.floor(rnd() * 30)}`,
+          dedupe_rank: rnd() < 0.3 ? 1 : 0,
+          input_tokens: Math.floor(rnd() * 5),
+          output_tokens: Math.floor(rnd() * 3),
+          source_line: lineFrom + i,
+        }));
+        return w;
+      };
+      const known = new Map<string, number>(); // source -> lines written
+      const w = new BatchWriter(store.conn, () => 5n);
+      let commits = 0;
+      let checked = 0;
+      for (let round = 0; round < 40; round++) {
+        const batch = [];
+        for (let k = 0; k < 1 + Math.floor(rnd() * 3); k++) {
+          const op = known.size < 3 ? 'new' : pick(['new', 'rewrite', 'rewrite', 'append', 'shrink']);
+          const name = op === 'new' ? `src${round}-${k}` : pick([...known.keys()]);
+          if (batch.some((b) => b.book.source_key === `/h/${name}.jsonl`)) continue;
+          if (op === 'new') {
+            const n = 1 + Math.floor(rnd() * 12);
+            batch.push(write(name, n, 'full', true));
+            known.set(name, n);
+          } else if (op === 'append') {
+            const n = 1 + Math.floor(rnd() * 4);
+            batch.push(write(name, n, 'append', false, known.get(name)! + 1));
+            known.set(name, known.get(name)! + n);
+          } else {
+            // Rewritten (other responses), or cut back to fewer lines (e.g. a rewind): its old rows replaced.
+            const n = op === 'shrink' ? Math.floor(rnd() * 3) : 1 + Math.floor(rnd() * 10);
+            batch.push(write(name, n, 'full', false));
+            known.set(name, n);
+          }
+        }
+        await w.write(batch);
+        if (rnd() < 0.4) {
+          await w.commit();
+          commits++;
+          expect(await audit(), `round ${round}`).toEqual([]);
+          checked++;
+        }
+        if (rnd() < 0.15) {
+          // Files gone: rows kept (no change to the marks, and none needed).
+          await w.commit();
+          await markRetained(store.conn, [`/h/${pick([...known.keys()])}.jsonl`], []);
+          expect(await audit()).toEqual([]);
+        }
+      }
+      await w.commit();
+      expect(await audit()).toEqual([]);
+      const keys = await one(`SELECT count(*) FROM (SELECT DISTINCT harness, dedupe_key FROM usage_events)`);
+      expect(await one(`SELECT count(*) FROM billed_events`)).toBe(keys);
+      // plenty of duplicates
+      expect(await one(`SELECT count(*) FROM (SELECT harness, dedupe_key FROM usage_events GROUP BY ALL HAVING count(*) > 1)`)).toBeGreaterThan(10);
+      expect(commits).toBeGreaterThan(5);
+      expect(checked).toBeGreaterThan(5);
+      // Costs changed everywhere (re-pricing): the marks do not depend on them.
+      await store.conn.run(`UPDATE usage_rows SET computed_cost_e10 = computed_cost_e10 * 3 + dedupe_rank`);
+      expect(await audit()).toEqual([]);
+      // A wrong mark is caught.
+      await store.conn.run(`UPDATE usage_rows SET billed = NOT billed WHERE rowid = (SELECT min(rowid) FROM usage_rows)`);
+      expect((await audit()).length).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
+  });
+});

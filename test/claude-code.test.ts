@@ -284,15 +284,17 @@ describe('CLI behaviour', () => {
     expect(t.stdout).toContain('Total');
   });
 
-  it('rebuilds an unreadable store with a notice', async () => {
+  it('leaves a --db that is not a store alone (exit 2), never rebuilds it', async () => {
     const home = tempDir('txu-corrupt-');
     new ClaudeHome(join(home, '.claude')).session({ cwd: P1 }).response({ ts: '2026-10-10T10:00:00.000Z', usage: { input: 1, output: 1 } });
     const db = join(home, 'bad.duckdb');
-    const { writeFileSync } = await import('node:fs');
+    const { readFileSync, writeFileSync } = await import('node:fs');
     writeFileSync(db, 'this is not a duckdb file'.repeat(1000));
     const r = runCli(['report', ...RANGE, '--db', db, '--format', 'json'], cleanEnv(home));
-    expect(r.status).toBe(0);
-    expect(r.stderr).toMatch(/unreadable.*rebuilt/);
-    expect(JSON.parse(r.stdout).totals.requests).toBe(1);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`tx-usage: not a tx-usage store: ${db} (not a DuckDB database)\n`);
+    expect(readFileSync(db, 'utf8')).toBe('this is not a duckdb file'.repeat(1000));
+    const ok = runCli(['report', ...RANGE, '--db', join(home, 'good.duckdb'), '--format', 'json'], cleanEnv(home));
+    expect(JSON.parse(ok.stdout).totals.requests).toBe(1);
   });
 });

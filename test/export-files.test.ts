@@ -1,7 +1,7 @@
 // The exported files themselves: byte-identical re-exports, periods that add
 // files, superseded files, and --anonymize leaving no path or session id.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,48 @@ describe('re-exporting', () => {
     exportJson(team.machines[2]!, dir);
     exportJson(alice, dir);
     expect(events().filter((f) => f.includes('part-carol-')).length).toBeGreaterThan(0);
+  });
+});
+
+describe('files in the export folder that tx-usage did not write', () => {
+  it('are never removed or replaced: a foreign part-looking Parquet, a text file, a file in the way; --out at a file is refused', async () => {
+    const alice = team.machines[0]!;
+    const dir = join(team.base, 'foreign-files');
+    const half = exportJson(alice, dir, ['--since', '2026-10-01', '--until', '2026-10-15', '--tz', 'UTC']);
+    const halfFile: string = half.files.find((f: any) => f.dataset === 'events').path;
+    const monthDir = join(halfFile, '..');
+    // A copy of our half file without the marker (same name pattern, same rows): what the old superseding rule would remove.
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    const lookalike = join(monthDir, 'part-' + alice.name + '-0123456789abcdef.parquet');
+    await conn.run(`COPY (SELECT * FROM read_parquet('${halfFile}', hive_partitioning = false)) TO '${lookalike}' (FORMAT parquet)`);
+    conn.closeSync();
+    inst.closeSync();
+    const notes = join(monthDir, 'notes.txt');
+    writeFileSync(notes, 'keep me');
+    const lookBytes = readFileSync(lookalike);
+    const full = exportJson(alice, dir, ['--since', '2026-10-01', '--until', '2026-10-31', '--tz', 'UTC']);
+    const events = full.files.find((f: any) => f.dataset === 'events');
+    // Our own half file is superseded; the look-alike and the notes stay.
+    expect(events.superseded).toEqual([halfFile]);
+    expect(readFileSync(lookalike).equals(lookBytes)).toBe(true);
+    expect(readFileSync(notes, 'utf8')).toBe('keep me');
+    // A foreign file at the very name the next export would write: left as it is, the export stops with a message.
+    const target: string = events.path;
+    rmSync(target);
+    writeFileSync(target, 'someone else\'s file');
+    const r = runCli(['export', '--out', dir, '--machine', alice.name, '--since', '2026-10-01', '--until', '2026-10-31', '--tz', 'UTC'], envOf(alice));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/is in the way and was not written by tx-usage export: left as it is/);
+    expect(readFileSync(target, 'utf8')).toBe('someone else\'s file');
+    expect(readdirSync(monthDir).filter((f) => f.startsWith('.tmp-'))).toEqual([]);
+    // --out naming a file: exit 2, the file untouched.
+    const file = join(team.base, 'not-a-folder.txt');
+    writeFileSync(file, 'x');
+    const f = runCli(['export', '--out', file, '--machine', alice.name], envOf(alice));
+    expect(f.status).toBe(2);
+    expect(f.stderr).toMatch(/^tx-usage: --out .*not-a-folder\.txt: not a folder/);
+    expect(readFileSync(file, 'utf8')).toBe('x');
   });
 });
 

@@ -120,7 +120,7 @@ describe('incremental ingest', () => {
     expect(tokenFields(done.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
   });
 
-  it('forgets a deleted source', () => {
+  it('keeps a deleted source\'s rows as history (retained), reading nothing', () => {
     const home = tempDir('txu-ingest-');
     const claude = new ClaudeHome(join(home, '.claude'));
     const a = claude.session({ cwd: '/w/a' });
@@ -132,8 +132,9 @@ describe('incremental ingest', () => {
     run([]);
     unlinkSync(b.file);
     const after = run([]);
-    expect(after.stats).toMatchObject({ kind: 'ingest', removed: 1, unchanged: 1, bytesRead: 0 });
-    expect(tokenFields(after.out.totals)).toEqual(tokenFields(ledgerOf(claude.ledger, 0, n).totals()));
+    expect(after.stats).toMatchObject({ kind: 'ingest', removed: 1, retained: 1, unchanged: 1, bytesRead: 0 });
+    expect(n).toBeLessThan(claude.ledger.responses.length);
+    expect(tokenFields(after.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
   });
 });
 

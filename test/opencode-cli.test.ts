@@ -187,7 +187,8 @@ describe('opencode end to end: where databases are found', () => {
       expectMetrics(onlyXdg.totals, a.expected(), 'XDG_DATA_HOME');
       const both = reportJson([...RANGE, '--harness', 'opencode'], cleanEnv(home, { XDG_DATA_HOME: xdg, OPENCODE_DB: join(home, 'elsewhere', 'work.db') }));
       expectMetrics(both.totals, expectations([a, b]).expected, 'XDG_DATA_HOME + OPENCODE_DB');
-      const root = reportJson([...RANGE, '--harness', 'opencode', '--root', `opencode=${join(home, 'elsewhere', 'work.db')}`], cleanEnv(home, { XDG_DATA_HOME: xdg }));
+      // A store of its own: the store keeps the sources it read before as history (retained), whatever the roots now.
+      const root = reportJson([...RANGE, '--harness', 'opencode', '--root', `opencode=${join(home, 'elsewhere', 'work.db')}`], cleanEnv(home, { XDG_DATA_HOME: xdg, XDG_CACHE_HOME: join(home, 'cache-root') }));
       expectMetrics(root.totals, b.expected(), '--root');
     } finally {
       a.close();

@@ -21,9 +21,9 @@ async function metaOf(path: string, createdMeta: Record<string, string>): Promis
 describe('openStore', () => {
   it('gives a store it creates the meta rows asked for, and never an existing one', async () => {
     const path = join(tempDir('txu-open-'), 'usage.duckdb');
-    expect(await metaOf(path, { pricing_fingerprint: 'A' })).toEqual({ pricing_fingerprint: 'A', schema_version: String(SCHEMA_VERSION) });
-    expect(await metaOf(path, { pricing_fingerprint: 'B' })).toEqual({ pricing_fingerprint: 'A', schema_version: String(SCHEMA_VERSION) });
+    expect(await metaOf(path, { pricing_fingerprint: 'A' })).toEqual({ app: 'tx-usage', pricing_fingerprint: 'A', schema_version: String(SCHEMA_VERSION) });
+    expect(await metaOf(path, { pricing_fingerprint: 'B' })).toEqual({ app: 'tx-usage', pricing_fingerprint: 'A', schema_version: String(SCHEMA_VERSION) });
     const bare = join(tempDir('txu-open-'), 'usage.duckdb');
-    expect(await metaOf(bare, {})).toEqual({ schema_version: String(SCHEMA_VERSION) });
+    expect(await metaOf(bare, {})).toEqual({ app: 'tx-usage', schema_version: String(SCHEMA_VERSION) });
   });
 });

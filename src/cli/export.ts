@@ -1,7 +1,7 @@
 // `tx-usage export --out DIR`: refresh the store, write it as Parquet for
 // team roll-ups (`report --from`) and warehouses (docs/team.md).
 import { anonymizeSalt, machineName, readTeamConfig } from '../export/config.js';
-import { exportParquet, type ExportedFile } from '../export/write.js';
+import { checkOutDir, exportParquet, type ExportedFile } from '../export/write.js';
 import { isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import { costFunction } from './pricing.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
@@ -31,6 +31,7 @@ export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
   const machine = machineName(a.machine, cfg);
   const salt = anonymizeSalt(a.anonymize === true, a.salt, cfg);
 
+  checkOutDir(a.out); // before the store is refreshed: a wrong --out costs nothing
   const cost = await costFunction(rt);
   const { store } = await openAndRefresh(rt, cost.fn);
   let files: ExportedFile[];

@@ -9,7 +9,10 @@ export async function ingestCommand(rt: Runtime): Promise<void> {
   if (rt.quiet) return;
   const total = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
   process.stdout.write(
-    `${total} sources: ${ingest.rewritten} read, ${ingest.appended} appended, ${ingest.unchanged} unchanged, ${ingest.removed} removed\n`,
+    `${total} sources: ${ingest.rewritten} read, ${ingest.appended} appended, ${ingest.unchanged} unchanged` +
+      (ingest.removed ? `, ${ingest.removed} gone from disk (their rows are kept as history)` : '') +
+      (ingest.retained ? `; ${ingest.retained} retained in all (see tx-usage sources)` : '') +
+      '\n',
   );
   for (const w of ingest.discoveryWarnings) process.stderr.write(`warning: ${w}\n`);
 }

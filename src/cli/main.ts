@@ -92,7 +92,8 @@ async function main(argv: string[]): Promise<void> {
     .option('root', { type: 'string', array: true, describe: 'HARNESS=PATH data root (repeatable)', global: true })
     .option('quiet', { type: 'boolean', describe: 'no notices, warnings or progress on stderr', global: true })
     .option('color', { type: 'boolean', describe: 'colour in tables (--no-color to disable; NO_COLOR is honoured)', global: true })
-    .option('rebuild', { type: 'boolean', describe: 'discard the store and re-read every source', global: true })
+    .option('rebuild', { type: 'boolean', describe: 'discard the store and re-read every source (with --yes when it keeps history of deleted transcripts)', global: true })
+    .option('yes', { type: 'boolean', describe: 'confirm --rebuild when it would drop history that cannot be read again', global: true })
     .option('prices', { type: 'string', describe: 'price overrides FILE in LiteLLM format; wins over the bundled prices for the models it names', global: true })
     .command(
       'report [name]',
@@ -225,5 +226,5 @@ main(process.argv.slice(2)).then(() => exitAfterOutput(), async (e: unknown) => 
   const msg = e instanceof StoreError ? e.message : (e as Error)?.message ?? String(e);
   process.stderr.write(`tx-usage: ${msg}\n`);
   if (process.env.TX_USAGE_DEBUG) process.stderr.write(`${(e as Error)?.stack}\n`);
-  process.exit(1);
+  process.exit(e instanceof StoreError ? e.exitCode : 1);
 });

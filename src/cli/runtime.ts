@@ -20,6 +20,8 @@ export interface GlobalArgs {
   quiet?: boolean;
   color?: boolean;
   rebuild?: boolean;
+  /** Confirms what would otherwise be refused (--rebuild dropping retained history). */
+  yes?: boolean;
   prices?: string;
 }
 
@@ -31,6 +33,7 @@ export interface Runtime {
   quiet: boolean;
   color: boolean;
   rebuild: boolean;
+  yes: boolean;
   /** `--prices FILE`: LiteLLM-format price overrides. */
   pricesFile?: string;
 }
@@ -60,6 +63,7 @@ export function runtimeFrom(args: GlobalArgs, env = process.env): Runtime {
     quiet: args.quiet === true,
     color: colorAllowed,
     rebuild: args.rebuild === true,
+    yes: args.yes === true,
     pricesFile: args.prices,
   };
 }
@@ -104,7 +108,7 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?:
   // ~25 ms faster, whole-history ones ~40 ms, the report queries and the
   // checkpoint after the ingest included.
   const threads = earlyExtractionStarted() ? 1 : 2;
-  const store = await openStore(rt.dbPath, { rebuild: rt.rebuild, createdMeta: pricingMetaOf(cost), threads });
+  const store = await openStore(rt.dbPath, { rebuild: rt.rebuild, yes: rt.yes, createdMeta: pricingMetaOf(cost), threads });
   mark('store open');
   if (store.notice) notice(rt, store.notice);
   const tmp = makeWorkDir();

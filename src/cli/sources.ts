@@ -23,8 +23,10 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
   } finally {
     await store.close();
   }
+  const day = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().slice(0, 10));
   const harnesses = ingest.scans.map((s) => {
     const files = figures.filter((f) => f.harness === s.harness.id);
+    const onDisk = files.filter((f) => f.retained_since_ms === null);
     const counts: Record<string, number> = {};
     for (const f of files) for (const [k, n] of Object.entries(f.counts)) counts[k] = (counts[k] ?? 0) + n;
     const skips = new Map<string, { reason: string; count: number; first: string | null }>();
@@ -39,14 +41,16 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
       name: s.harness.displayName,
       how_to_point: s.harness.howToPoint,
       roots: s.roots,
-      files: files.length,
+      files: onDisk.length,
+      // Files gone from disk whose rows the store keeps (history outlives the transcripts).
+      retained_files: files.length - onDisk.length,
       events: files.reduce((n, f) => n + f.events, 0),
       billed_events: files.reduce((n, f) => n + f.billed, 0),
       context_rows: files.reduce((n, f) => n + f.contexts, 0),
       counts,
       skipped: [...skips.values()],
       warnings: files.flatMap((f) => f.warnings),
-      sources: files.map((f) => ({ path: f.path, kind: f.kind, events: f.events, billed_events: f.billed, context_rows: f.contexts, skipped: f.skips, counts: f.counts, warnings: f.warnings })),
+      sources: files.map((f) => ({ path: f.path, kind: f.kind, retained: f.retained_since_ms !== null, retained_since: day(f.retained_since_ms), events: f.events, billed_events: f.billed, context_rows: f.contexts, skipped: f.skips, counts: f.counts, warnings: f.warnings })),
     };
   });
   if (format === 'json') {
@@ -55,13 +59,18 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
   }
   const out: string[] = [];
   for (const h of harnesses) {
-    out.push(`${h.name} (${h.harness}): ${h.files} source${h.files === 1 ? '' : 's'}, ${h.events} events extracted, ${h.billed_events} billed after dedupe` + (h.context_rows ? `, ${h.context_rows} context rows` : ''));
+    out.push(
+      `${h.name} (${h.harness}): ${h.files} source${h.files === 1 ? '' : 's'}` +
+        (h.retained_files ? ` (+ ${h.retained_files} retained: files gone, rows kept)` : '') +
+        `, ${h.events} events extracted, ${h.billed_events} billed after dedupe` +
+        (h.context_rows ? `, ${h.context_rows} context rows` : ''),
+    );
     for (const r of h.roots) out.push(`  root ${r.exists ? 'found  ' : 'missing'} ${r.path}  [${r.origin}]`);
-    if (!h.files) out.push(`  (nothing found: ${h.how_to_point})`);
+    if (!h.files && !h.retained_files) out.push(`  (nothing found: ${h.how_to_point})`);
     for (const [k, n] of Object.entries(h.counts)) out.push(`  ${k}: ${n}`);
     for (const s of h.sources) {
       const extra = s.context_rows ? `, ${s.context_rows} context rows` : '';
-      out.push(`  ${s.path}: ${s.events} events${extra}`);
+      out.push(`  ${s.path}: ${s.events} events${extra}${s.retained ? ` (retained: file gone since ${s.retained_since}, rows kept)` : ''}`);
       for (const sk of s.skipped) out.push(`    skipped ${sk.count} × ${sk.reason} (first at ${sk.first})`);
       for (const w of s.warnings) out.push(`    warning: ${w}`);
     }

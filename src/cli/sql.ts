@@ -1,57 +1,57 @@
-// `tx-usage sql "SELECT ..."`: read-only SQL against the store.
-import { DuckDBInstance } from '../store/duckdb.js';
+// `tx-usage sql "SELECT ..."`: SQL against the store that can read the store
+// and nothing else. The statement runs on an instance of its own, opened
+// READ_ONLY with DuckDB's protections (SQL_SANDBOX): no file or network
+// access (COPY, read_csv, ATTACH, INSTALL...), no extension installed or
+// loaded behind the user's back, and the configuration locked so that no SET
+// undoes any of it. The queryable schema is documented in docs/sql.md.
 import { renderCsv } from '../render/csv.js';
-import { renderJson } from '../render/json.js';
 import { renderTable } from '../render/table.js';
 import type { Column } from '../render/columns.js';
 import { UsageError } from '../report/period.js';
-import { StoreError } from '../store/store.js';
+import { openStoreReadOnly, StoreError } from '../store/store.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction } from './pricing.js';
+import { cellText, exactConverter, exactJson } from './sql-output.js';
 
-/**
- * Another tx-usage may take the store between the refresh above and this
- * open: wait for it (as openStore does) instead of failing on its lock.
- */
-async function openReadOnlyWaiting(path: string): Promise<DuckDBInstance> {
-  const started = Date.now();
-  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
-    try {
-      return await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
-    } catch (e) {
-      if (!/lock/i.test(String((e as Error)?.message ?? e))) throw e;
-      if (Date.now() - started > 60_000) throw new StoreError(`the store ${path} is in use by another process; try again when it finishes`);
-      await new Promise((r) => setTimeout(r, delay));
-    }
-  }
-}
+/** DuckDB settings of the `sql` command's instance (DuckDB 1.5; see test/sql-sandbox.test.ts for what each refuses). */
+export const SQL_SANDBOX: Record<string, string> = {
+  // Files and URLs: COPY TO/FROM, read_csv/read_text/glob, ATTACH, EXPORT DATABASE, INSTALL.
+  enable_external_access: 'false',
+  // No extension is fetched or loaded because a query names one of its functions.
+  autoinstall_known_extensions: 'false',
+  autoload_known_extensions: 'false',
+  allow_community_extensions: 'false',
+  allow_unsigned_extensions: 'false',
+  // Last: no SET / RESET can change any of the above (or anything else).
+  lock_configuration: 'true',
+};
 
 export async function sqlCommand(rt: Runtime, query: string, format: string): Promise<void> {
   if (!['table', 'json', 'csv'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table, json or csv`);
   const cost = await costFunction(rt);
   const { store } = await openAndRefresh(rt, cost.fn);
   await store.close();
-  // A separate READ_ONLY instance: the statement cannot change the store.
-  const inst = await openReadOnlyWaiting(rt.dbPath);
-  const conn = await inst.connect();
+  // Another tx-usage may take the store between the refresh above and this
+  // open: the store's lock waits for it.
+  const ro = await openStoreReadOnly(rt.dbPath, SQL_SANDBOX);
+  if (!ro) throw new StoreError(`the store ${rt.dbPath} could not be opened read-only`);
   try {
     let reader;
     try {
-      reader = await conn.runAndReadAll(query);
+      reader = await ro.conn.runAndReadAll(query);
     } catch (e) {
       throw new UsageError(`SQL error: ${(e as Error).message}`);
     }
-    const rows = reader.getRowObjectsJson() as Record<string, any>[];
-    const names = reader.columnNames();
+    const rows = reader.convertRowObjects(exactConverter);
     if (format === 'json') {
-      process.stdout.write(renderJson(rows));
+      process.stdout.write(exactJson(rows) + '\n');
       return;
     }
+    const names = reader.columnNames();
     const columns: Column[] = names.map((n) => ({ field: n, label: n, kind: 'text', narrow: true }));
-    const flat = rows.map((r) => Object.fromEntries(names.map((n) => [n, r[n] === null || typeof r[n] !== 'object' ? r[n] : JSON.stringify(r[n])])));
+    const flat = rows.map((r) => Object.fromEntries(names.map((n) => [n, cellText(r[n])])));
     process.stdout.write(format === 'csv' ? renderCsv({ columns, rows: flat }) : renderTable({ columns, rows: flat }, { width: process.stdout.columns ?? 80, color: rt.color }));
   } finally {
-    conn.closeSync();
-    inst.closeSync();
+    await ro.close();
   }
 }

@@ -14,10 +14,18 @@
 // order, so re-exporting unchanged data rewrites nothing; a file of the same
 // machine and month whose rows are all in the new file is superseded and
 // removed (the roll-up would count them once anyway; this keeps folders small).
+//
+// tx-usage removes or replaces only files it made: a file counts as one of
+// ours when its name is a part file's (partFileName) AND its Parquet
+// key-value metadata carries EXPORT_MARKER. Anything else in the folder
+// (a file a person put there, another tool's Parquet, an export made before
+// the marker existed) is left as it is; a foreign file in the way of a new
+// one stops the export with a message.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { VARCHAR, type DuckDBConnection } from '../store/duckdb.js';
+import { UsageError } from '../report/period.js';
 import { COLUMNS, DATASET_DIR, EXPORT_SCHEMA_VERSION, IDENTITY, UNDATED, partFileMachine, partFileName, sqlString, type Dataset } from './schema.js';
 
 export interface ExportOptions {
@@ -120,6 +128,30 @@ async function rowsOf(conn: DuckDBConnection, sql: string): Promise<Record<strin
 
 const sha256 = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 
+/** Parquet key-value metadata every exported file carries: how tx-usage recognises its own files. */
+export const EXPORT_MARKER = { key: 'written_by', value: 'tx-usage export' } as const;
+
+/** Whether `path` is a file tx-usage's export wrote: a part file's name and the marker in its metadata. */
+export async function isOwnExport(conn: DuckDBConnection, path: string): Promise<boolean> {
+  if (partFileMachine(basename(path)) === null) return false;
+  try {
+    const [r] = await rowsOf(
+      conn,
+      `SELECT count(*) AS n FROM parquet_kv_metadata(${sqlString(path)})
+       WHERE decode(key) = ${sqlString(EXPORT_MARKER.key)} AND decode(value) = ${sqlString(EXPORT_MARKER.value)}`,
+    );
+    return Number(r!.n) > 0;
+  } catch {
+    return false; // not Parquet, unreadable: not ours
+  }
+}
+
+/** The export root must be a folder (or not exist yet): a file there is a usage error, and is left alone. */
+export function checkOutDir(outDir: string): void {
+  const st = statSync(outDir, { throwIfNoEntry: false });
+  if (st && !st.isDirectory()) throw new UsageError(`--out ${outDir}: not a folder (export writes a folder of Parquet files)`);
+}
+
 /**
  * Removes older files of this machine in `dir` whose every row's identity is
  * in `newPath`. `dir` is one dataset's month folder (each dataset has its own,
@@ -132,6 +164,7 @@ async function removeSuperseded(conn: DuckDBConnection, ds: Dataset, dir: string
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (path === newPath || partFileMachine(name) !== machine) continue;
+    if (!(await isOwnExport(conn, path))) continue; // not ours to remove
     let left: number;
     try {
       const [r] = await rowsOf(
@@ -154,7 +187,9 @@ async function removeSuperseded(conn: DuckDBConnection, ds: Dataset, dir: string
 
 /** Writes every dataset's month files; returns what was written, left unchanged or superseded. */
 export async function exportParquet(conn: DuckDBConnection, o: ExportOptions): Promise<ExportedFile[]> {
+  checkOutDir(o.outDir);
   await stage(conn, o);
+  const marker = `KV_METADATA {${EXPORT_MARKER.key}: ${sqlString(EXPORT_MARKER.value)}, export_schema_version: '${EXPORT_SCHEMA_VERSION}'}`;
   const out: ExportedFile[] = [];
   try {
     for (const ds of ['events', 'context', 'estimates'] as const) {
@@ -164,11 +199,13 @@ export async function exportParquet(conn: DuckDBConnection, o: ExportOptions): P
       for (const { month, n } of months as { month: string; n: number }[]) {
         const dir = join(o.outDir, DATASET_DIR[ds], `month=${month}`);
         mkdirSync(dir, { recursive: true });
-        // A dot-file while being written: every reader (and our --from) skips it.
-        const tmp = join(dir, `.tmp-${o.machine}-${process.pid}.parquet`);
+        // A dot-file while being written: every reader (and our --from) skips
+        // it. Named so that it is no file already there.
+        let tmp = join(dir, `.tmp-${o.machine}-${process.pid}.parquet`);
+        for (let i = 2; existsSync(tmp); i++) tmp = join(dir, `.tmp-${o.machine}-${process.pid}-${i}.parquet`);
         await conn.run(
           `COPY (SELECT ${cols} FROM ${table} WHERE month = ${sqlString(month)} ORDER BY ALL)
-           TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION snappy)`,
+           TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION snappy, ${marker})`,
         );
         const bytes = readFileSync(tmp);
         const path = join(dir, partFileName(o.machine, sha256(bytes).slice(0, 16)));
@@ -176,7 +213,13 @@ export async function exportParquet(conn: DuckDBConnection, o: ExportOptions): P
         if (existsSync(path) && readFileSync(path).equals(bytes)) {
           rmSync(tmp);
           status = 'unchanged';
-        } else renameSync(tmp, path);
+        } else {
+          if (existsSync(path) && !(await isOwnExport(conn, path))) {
+            rmSync(tmp);
+            throw new UsageError(`${path} is in the way and was not written by tx-usage export: left as it is; move it, or export to another folder`);
+          }
+          renameSync(tmp, path);
+        }
         const superseded = await removeSuperseded(conn, ds, dir, o.machine, path);
         out.push({ dataset: ds, month, path, rows: Number(n), status, superseded });
       }

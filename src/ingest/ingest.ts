@@ -6,7 +6,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
-import { BatchWriter, forgetSources, loadSourceBook, loadSourceFingerprints, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
+import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
 import { scanDigests } from './stamp.js';
 import { discoverAll, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
@@ -16,6 +16,7 @@ import { digest128 } from '../io/xxh64.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { DeltaBaseKeeper, type DeltaBaseOptions } from './delta-base.js';
 import { deferrable, usableHorizon } from './horizon.js';
+import { countRetained, recordSourcesDigest, storedSourcesDigest } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
 
 export { discoverAll, sidecarPath, type HarnessScan } from './discover.js';
@@ -59,6 +60,8 @@ export interface IngestStats {
   fromJournal: number;
   /** Most bytes held at once for one unfinished line, over all sources read (the memory a long line costs). */
   peakHeldBytes: number;
+  /** Nothing changed since the last complete ingest: the store's sources digest matched, nothing was planned (store/sources-digest.ts). */
+  upToDate: boolean;
   events: number;
   ms: { discover: number; plan: number; extract: number; total: number };
   /** Milliseconds since the process started, when the ingest began and ended. */
@@ -70,7 +73,12 @@ export interface IngestResult {
   unchanged: number;
   appended: number;
   rewritten: number;
+  /** Sources whose files were gone this run: their rows are kept, marked retained (see markRetained). */
   removed: number;
+  /** Retained sources found on disk again. */
+  returned: number;
+  /** Sources the store keeps whose files are gone (after this run). */
+  retained: number;
   /** Sources left unread under the horizon (see horizon.ts): unknown to the store until a command needs them. */
   deferred: number;
   /** Warnings raised while discovering (unreadable directories...). */
@@ -138,21 +146,35 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
     }
   const facts = scanDigests(scans, raw, discoveryWarnings);
   const digest = facts.digest;
-  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, fromJournal: 0, peakHeldBytes: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
+  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, fromJournal: 0, peakHeldBytes: 0, upToDate: false, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
 
   setLastIngestDigest(null);
-  const fingerprints = await loadSourceFingerprints(conn);
-  const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, deferred: 0, discoveryWarnings, digest, stats };
+  const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, returned: 0, retained: 0, deferred: 0, discoveryWarnings, digest, stats };
+  // Nothing changed since the last complete ingest (store/sources-digest.ts): nothing to read or write.
+  const storedDigest = await storedSourcesDigest(conn);
+  if (storedDigest === digest && !early && !(opts.delta && journalPending(opts.delta.dbPath))) {
+    result.unchanged = raw.size;
+    result.retained = await countRetained(conn);
+    stats.upToDate = true;
+    opts.progress?.(raw.size, raw.size);
+    return finishStats(opts, result, t0, digest);
+  }
+  const { fingerprints, retained } = await loadSourceStates(conn);
 
   const keeper = opts.delta ? new DeltaBaseKeeper(conn, opts.delta) : null;
   await keeper?.start(fingerprints);
 
   const byKey = new Map<string, SourceRef>();
   for (const s of scans) for (const src of s.sources) byKey.set(src.key, src);
-  const gone = [...fingerprints.keys()].filter((k) => !byKey.has(k));
-  await forgetSources(conn, gone);
+  // Sources whose files are gone keep their rows as history (retained);
+  // retained ones found again are sources like any other from here on.
+  const gone = [...fingerprints.keys()].filter((k) => !byKey.has(k) && !retained.has(k));
+  const back = [...retained].filter((k) => byKey.has(k));
+  const retainedNow = await markRetained(conn, gone, back);
   keeper?.noteRemoved(gone);
   result.removed = gone.length;
+  result.returned = back.length;
+  result.retained = retainedNow ?? retained.size;
 
   // Appended bytes a delta run already read: written from its journal, so
   // the planning below finds those sources unchanged (or resumes after them).
@@ -394,16 +416,27 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   // The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run).
   const unread = new Set([...deferred.values()].flatMap((l) => l.map((x) => x.src.key)));
   const storeKeys = unread.size ? [...raw.keys()].filter((k) => !unread.has(k)) : [...raw.keys()];
-  const sameKeys = result.removed === 0 && storeKeys.length === fingerprints.size && storeKeys.every((k) => fingerprints.has(k));
+  const sameKeys = result.removed === 0 && result.returned === 0 && storeKeys.length === fingerprints.size - retained.size && storeKeys.every((k) => fingerprints.has(k));
   if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, storeKeys);
   mark('ingest: extracted and written');
-  const keepDeltaBase = (await keeper?.finish(facts, raw, result.deferred)) ?? undefined;
+  // Everything found was read (or was unchanged): the next run with the same digest has nothing to do.
+  if (result.deferred === 0 && [...stamps.values()].every((st) => st !== null)) await recordSourcesDigest(conn, digest, storedDigest);
+  result.keepDeltaBase = (await keeper?.finish(facts, raw, result.deferred)) ?? undefined;
+  return finishStats(opts, result, t0, digest);
+}
+
+function finishStats(opts: IngestOptions, result: IngestResult, t0: number, digest: string): IngestResult {
+  const stats = result.stats;
   stats.ms.total = performance.now() - t0;
   stats.at.end = performance.now();
   setLastIngestDigest(digest);
-  result.keepDeltaBase = keepDeltaBase;
-  writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed, deferred: result.deferred });
+  writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed, retained: result.retained, deferred: result.deferred });
   return result;
+}
+
+/** The delta path left appended lines for the ingest to write (ingest/delta-state.ts). */
+function journalPending(dbPath: string): boolean {
+  return existsSync(`${dbPath}.journal`);
 }
 
 /** TX_USAGE_STATS=FILE: what the last run did (bytes read, workers, timings), for the benchmark and tests. */

@@ -11,7 +11,7 @@ const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as typeof Duck
 /** node-api's native part (its own dependency, the same version): the data-chunk calls store/usage-rows.ts needs. */
 export const bindings = createRequire(import.meta.url)('@duckdb/node-bindings') as typeof Bindings;
 
-export const { DuckDBInstance, DuckDBDataChunk, BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, VARCHAR, listValue } = duckdb;
+export const { DuckDBInstance, DuckDBDataChunk, DuckDBTypeId, JsonDuckDBValueConverter, BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, VARCHAR, listValue } = duckdb;
 export type DuckDBInstance = DuckDB.DuckDBInstance;
 export type DuckDBDataChunk = DuckDB.DuckDBDataChunk;
-export type { DuckDBAppender, DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+export type { DuckDBAppender, DuckDBConnection, DuckDBType, DuckDBValue, DuckDBValueConverter } from '@duckdb/node-api';

@@ -30,6 +30,8 @@ export interface SourceFigures {
   harness: string;
   path: string;
   kind: string;
+  /** When the source's file was first found gone (its rows are kept), null while it is on disk. */
+  retained_since_ms: number | null;
   events: number;
   billed: number;
   contexts: number;
@@ -40,14 +42,14 @@ export interface SourceFigures {
 
 export async function sourceFigures(conn: DuckDBConnection): Promise<SourceFigures[]> {
   const base = await conn.runAndReadAll(`
-    SELECT s.source_key, s.harness, s.path, s.kind,
+    SELECT s.source_key, s.harness, s.path, s.kind, s.retained_since_ms,
            (SELECT count(*) FROM usage_events e WHERE e.source_key = s.source_key) AS events,
            (SELECT count(*) FROM billed_events b WHERE b.source_key = s.source_key) AS billed,
            (SELECT count(*) FROM context_rows c WHERE c.source_key = s.source_key) AS contexts
     FROM sources s ORDER BY s.harness, s.path`);
   const out = new Map<string, SourceFigures>();
   for (const r of base.getRowObjectsJson() as any[]) {
-    out.set(r.source_key, { ...r, events: Number(r.events), billed: Number(r.billed), contexts: Number(r.contexts), warnings: [], skips: [], counts: {} });
+    out.set(r.source_key, { ...r, retained_since_ms: r.retained_since_ms === null ? null : Number(r.retained_since_ms), events: Number(r.events), billed: Number(r.billed), contexts: Number(r.contexts), warnings: [], skips: [], counts: {} });
   }
   const issues = await conn.runAndReadAll(`SELECT source_key, kind, reason, count, first_location FROM source_issues`);
   for (const i of issues.getRowObjectsJson() as any[]) {

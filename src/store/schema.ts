@@ -4,7 +4,13 @@
 
 export const COST_SCALE = 10_000_000_000; // 1e10 units per USD
 
-/** Migration N brings a store from version N-1 to N. Append only; never edit a shipped one. */
+/**
+ * Migration N brings a store from version N-1 to N. Append only; never edit
+ * a shipped one. From v4 on each runs on stores that hold data (migrate.ts
+ * applies the missing ones in one transaction): CREATE TABLE, ALTER TABLE
+ * ... ADD COLUMN, CREATE OR REPLACE VIEW, INSERT ... SELECT — never a DROP of
+ * rows that cannot be read again.
+ */
 export const MIGRATIONS: readonly string[] = [
   // v1
   `
@@ -175,11 +181,70 @@ export const MIGRATIONS: readonly string[] = [
                dedupe_rank, source_file, source_line
     ) = 1;
   `,
-  // v4: billing details some sources state per response (Cursor's usage CSV,
+  // v4: the store's marker. From here on a store holds history that cannot
+  // be rebuilt (rows of transcripts the harness has deleted), so a store is
+  // migrated in place, never dropped (migrate.ts), and tx-usage opens for
+  // writing only a file that carries this row (recognise.ts).
+  `
+  INSERT OR REPLACE INTO meta VALUES ('app', 'tx-usage');
+  `,
+  // v5: history outlives the transcripts. A source whose file is gone keeps
+  // its rows and bookkeeping, marked with the time it was first found
+  // missing; its rows are replaced only when the same source reappears
+  // changed (ingest.ts). NULL: the source is on disk.
+  `
+  ALTER TABLE sources ADD COLUMN retained_since_ms BIGINT;
+  `,
+  // v6: \`usage\`, the view for people (\`tx-usage sql\`, docs/sql.md): one row
+  // per billed response, its time as TIMESTAMPTZ, costs as exact DECIMAL
+  // dollars, the dimensions by name. Reports keep reading billed_events.
+  `
+  CREATE OR REPLACE VIEW usage AS
+    SELECT make_timestamptz(ts_ms * 1000) AS ts,
+           harness, project, model, provider, session_id,
+           requests, input_tokens, cache_read_tokens, cache_write_tokens,
+           cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
+           input_tokens + cache_read_tokens + cache_write_tokens + output_tokens AS total_tokens,
+           CAST(CAST(coalesce(recorded_cost_e10, computed_cost_e10) AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS cost_usd,
+           CASE WHEN recorded_cost_e10 IS NOT NULL THEN 'recorded' WHEN computed_cost_e10 IS NOT NULL THEN 'computed' ELSE 'none' END AS cost_source,
+           CAST(CAST(computed_cost_e10 AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS computed_cost_usd,
+           CAST(CAST(recorded_cost_e10 AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS recorded_cost_usd,
+           dedupe_key AS response_key
+    FROM billed_events;
+  `,
+  // v7: deduplicated at write time (issue 29). usage_rows.billed marks the
+  // one row per billed response — per (harness, dedupe key), the rule's
+  // winner (the same rule as v1's view) — and each write transaction keeps
+  // the marks exact for the keys it touched (store/billed.ts, which also
+  // holds the audit query). billed_events, with the same columns as before,
+  // is the marked rows joined with their strings: report queries are plain
+  // aggregates instead of a deduplicating window per query. Marked here for
+  // the rows the store holds.
+  `
+  ALTER TABLE usage_rows ADD COLUMN billed BOOLEAN;
+  UPDATE usage_rows SET billed = rowid IN (
+    SELECT rid FROM (SELECT r.rowid AS rid, r.*, a.harness, a.source_file FROM usage_rows r JOIN event_attrs a USING (attr_id))
+    QUALIFY row_number() OVER (
+      PARTITION BY harness, dedupe_key
+      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC,
+               dedupe_rank, source_file, source_line
+    ) = 1
+  );
+  CREATE OR REPLACE VIEW billed_events AS
+    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
+           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
+           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
+           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
+           a.source_file, r.source_line
+    FROM usage_rows r JOIN event_attrs a USING (attr_id)
+    WHERE r.billed;
+  `,
+  // v8: billing details some sources state per response (Cursor's usage CSV,
   // imported with `tx-usage import cursor-usage`): the row's Kind (Included,
   // On-Demand, ...) with the strings of its combination, and its charge in
   // Cursor's request units (the Requests column, fractional) in 1e-6 units.
-  // NULL for every other source. Both views are re-made to carry them last.
+  // NULL for every other source. Both views are re-made to carry them last
+  // (billed_events keeps v7's rule: the marked rows).
   `
   ALTER TABLE event_attrs ADD COLUMN billing_kind VARCHAR;
   ALTER TABLE usage_rows ADD COLUMN request_units_e6 BIGINT;
@@ -191,21 +256,15 @@ export const MIGRATIONS: readonly string[] = [
            a.source_file, r.source_line, a.billing_kind, r.request_units_e6
     FROM usage_rows r JOIN event_attrs a USING (attr_id);
   CREATE OR REPLACE VIEW billed_events AS
-    WITH repeated AS (
-      SELECT dedupe_key FROM usage_rows GROUP BY dedupe_key HAVING count(*) > 1
-    )
-    SELECT e.* FROM usage_events e ANTI JOIN repeated r ON e.dedupe_key = r.dedupe_key
-    UNION ALL
-    SELECT * FROM (
-      SELECT e.* FROM usage_events e SEMI JOIN repeated r ON e.dedupe_key = r.dedupe_key
-    )
-    QUALIFY row_number() OVER (
-      PARTITION BY harness, dedupe_key
-      ORDER BY input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC,
-               dedupe_rank, source_file, source_line
-    ) = 1;
+    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
+           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
+           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
+           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
+           a.source_file, r.source_line, a.billing_kind, r.request_units_e6
+    FROM usage_rows r JOIN event_attrs a USING (attr_id)
+    WHERE r.billed;
   `,
-  // v5: plan rate-limit snapshots as harnesses record them (Codex
+  // v9: plan rate-limit snapshots as harnesses record them (Codex
   // token_count.rate_limits, src/harnesses/codex/rate-limits.ts): figures
   // only, one row per run of identical snapshots in a source, seen from
   // first_seen_ms to last_seen_ms. Read by `tx-usage limits` and `watch`.
@@ -231,8 +290,27 @@ export const MIGRATIONS: readonly string[] = [
     source_file VARCHAR NOT NULL,
     source_line INTEGER
   );
+=======
+    ) = 1
+  );
+  CREATE OR REPLACE VIEW billed_events AS
+    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
+           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
+           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
+           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
+           a.source_file, r.source_line
+    FROM usage_rows r JOIN event_attrs a USING (attr_id)
+    WHERE r.billed;
+>>>>>>> store
   `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * The oldest schema a store is migrated from. v1-v2 kept responses in a
+ * table that v3 replaced without moving rows (such a store was rebuilt from
+ * the sources then): one is moved aside and a new store built instead.
+ */
+export const OLDEST_MIGRATED = 3;
 

@@ -1,9 +1,16 @@
-// Opening the DuckDB store: create it (schema.ts), rebuild it when it is
-// unreadable or older than this build, wait while another tx-usage holds it.
+// Opening the DuckDB store: create it (schema.ts), migrate it in place when
+// it is older than this build, wait while another tx-usage holds it (lock.ts),
+// and never open for writing, rebuild or delete a file that is not a store
+// tx-usage made (recognise.ts).
 import { DuckDBInstance, VARCHAR, type DuckDBConnection } from './duckdb.js';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+import { MIGRATIONS, OLDEST_MIGRATED, SCHEMA_VERSION } from './schema.js';
+import { lockPathOf, lockStore, type StoreLock } from './lock.js';
+import { copyReads, firstLine, inspectPath, moveAside, probeReadOnly, schemaInfo, STORE_MARKER, type SchemaInfo } from './recognise.js';
+import { NotAStoreError, StoreError } from './errors.js';
+
+export { NotAStoreError, StoreError };
 
 export interface Store {
   path: string;
@@ -18,66 +25,46 @@ export interface Store {
   settle(): void;
   /** Another connection to the store, for queries run side by side with the main one's; closed by close(). */
   connect(): Promise<DuckDBConnection>;
-  /** Closes the store, once a checkpoint settle() started has ended (at once when none runs). */
+  /** Closes the store, once a checkpoint settle() started has ended (at once when none runs), and releases its lock. */
   close(): Promise<void>;
-}
-
-import { StoreError } from './errors.js';
-
-export { StoreError };
-
-const LOCK_WAIT_MS = 60_000;
-
-function isLockError(e: unknown): boolean {
-  return /lock|Conflicting lock|used by another process/i.test(String((e as Error)?.message ?? e));
-}
-
-/** How many opens waited for another process's lock (openStore: a store that appeared meanwhile is not assumed empty). */
-let lockWaits = 0;
-
-async function openInstance(path: string, threads = 2): Promise<DuckDBInstance> {
-  const started = Date.now();
-  let delay = 50;
-  for (;;) {
-    try {
-      return await DuckDBInstance.create(path, { threads: String(threads) });
-    } catch (e) {
-      // Another tx-usage process holds the store: wait for it instead of failing.
-      if (isLockError(e) && Date.now() - started < LOCK_WAIT_MS) {
-        lockWaits++;
-        await new Promise((r) => setTimeout(r, delay));
-        delay = Math.min(delay * 2, 500);
-        continue;
-      }
-      throw e;
-    }
-  }
-}
-
-async function schemaVersion(conn: DuckDBConnection): Promise<number | null> {
-  const t = await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'meta'`);
-  if (Number(t.getRowObjectsJson()[0]!.n) === 0) return null;
-  const r = await conn.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`);
-  const row = r.getRowObjectsJson()[0];
-  return row ? Number(row.value) : 0;
 }
 
 /**
  * Creates the schema in a new store: every migration in order, then the meta
- * rows. An older store is rebuilt from the sources rather than migrated (see
- * openStore), so the migrations only ever run from the start.
+ * rows (the marker among them, from the v4 migration).
  */
 async function createSchema(conn: DuckDBConnection, meta: Record<string, string>): Promise<void> {
+  await inTransaction(conn, async () => {
+    for (const ddl of MIGRATIONS) await conn.run(ddl);
+    await setMeta(conn, { ...meta, app: STORE_MARKER, schema_version: String(SCHEMA_VERSION) });
+  });
+}
+
+/**
+ * Brings a store of schema `from` (OLDEST_MIGRATED or later) to this build's
+ * schema in place: the missing migrations and the new version in one
+ * transaction, so an interrupted migration leaves the store as it was.
+ */
+async function migrate(conn: DuckDBConnection, from: number): Promise<void> {
+  await inTransaction(conn, async () => {
+    for (let v = from; v < SCHEMA_VERSION; v++) await conn.run(MIGRATIONS[v]!);
+    await setMeta(conn, { app: STORE_MARKER, schema_version: String(SCHEMA_VERSION) });
+  });
+}
+
+async function setMeta(conn: DuckDBConnection, rows: Record<string, string>): Promise<void> {
+  const keys = Object.keys(rows);
+  await conn.run(
+    `INSERT OR REPLACE INTO meta VALUES ${keys.map((_, i) => `($k${i}, $v${i})`).join(', ')}`,
+    Object.fromEntries(keys.flatMap((k, i) => [[`k${i}`, k], [`v${i}`, rows[k]!]])),
+    Object.fromEntries(keys.flatMap((_, i) => [[`k${i}`, VARCHAR], [`v${i}`, VARCHAR]])),
+  );
+}
+
+async function inTransaction(conn: DuckDBConnection, body: () => Promise<void>): Promise<void> {
   await conn.run('BEGIN TRANSACTION');
   try {
-    for (const ddl of MIGRATIONS) await conn.run(ddl);
-    const rows: Record<string, string> = { ...meta, schema_version: String(SCHEMA_VERSION) };
-    const keys = Object.keys(rows);
-    await conn.run(
-      `INSERT OR REPLACE INTO meta VALUES ${keys.map((_, i) => `($k${i}, $v${i})`).join(', ')}`,
-      Object.fromEntries(keys.flatMap((k, i) => [[`k${i}`, k], [`v${i}`, rows[k]!]])),
-      Object.fromEntries(keys.flatMap((_, i) => [[`k${i}`, VARCHAR], [`v${i}`, VARCHAR]])),
-    );
+    await body();
     await conn.run('COMMIT');
   } catch (e) {
     // What failed is what to report: a ROLLBACK after a failed COMMIT (or
@@ -87,78 +74,201 @@ async function createSchema(conn: DuckDBConnection, meta: Record<string, string>
   }
 }
 
+/** Files that go with a store and describe it (the delta path's base and journal, ingest/delta-state.ts). */
 function removeStoreFiles(path: string): void {
-  // With the store go the delta path's base and journal (ingest/delta-state.ts), which describe it.
   for (const p of [path, path + '.wal', path + '.delta', path + '.journal']) rmSync(p, { force: true });
 }
 
+function describeNewer(path: string, version: number): StoreError {
+  return new StoreError(
+    `the store ${path} was written by a newer tx-usage (schema ${version}, this build knows ${SCHEMA_VERSION}); ` +
+      `run with --rebuild to rebuild it from the sources, or use --db to choose another store`,
+  );
+}
+
 /**
- * Opens (creating if needed) the store at `path`. The store is a cache derived
- * from the harness files, so an unreadable or outdated one is rebuilt from the
- * sources; one written by a NEWER tx-usage is left alone unless `rebuild`.
+ * DuckDB settings for a command-line run. DuckDB's defaults suit a server:
+ * every core, and a buffer pool up to 80% of RAM. A report is a few scans of
+ * the store; two threads, and a memory limit past which DuckDB spills to its
+ * temporary folder (PATH.tmp) rather than grow: what a report or an ingest
+ * holds stays far below it (~30 MB of DuckDB memory for a report over 190k
+ * responses, ~100 MB over 1M), while one-off work on a large store (the v7
+ * migration marking 1M rows took 1.2 GB without it) is bounded.
  */
-export async function openStore(
-  path: string,
-  opts: {
-    rebuild?: boolean;
-    /** Meta rows a store created by this call starts with (see pricingMetaOf, cli/pricing.ts). */
-    createdMeta?: Record<string, string>;
-    /** DuckDB's threads (default 2). */
-    threads?: number;
-  } = {},
-): Promise<Store> {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  let notice: string | null = null;
-  if (opts.rebuild && path !== ':memory:' && existsSync(path)) {
-    removeStoreFiles(path);
-    notice = `store ${path} rebuilt from the sources (--rebuild)`;
+export const CLI_DUCKDB = { threads: '2', memory_limit: '512MB' } as const;
+
+export interface OpenOptions {
+  /** `--rebuild`: discard the store (tx-usage's own, checked first) and re-read every source. */
+  rebuild?: boolean;
+  /** `--yes`: --rebuild may drop retained history (rows of transcripts that are gone). */
+  yes?: boolean;
+  /** Meta rows a store created by this call starts with (see pricingMetaOf, cli/pricing.ts). */
+  createdMeta?: Record<string, string>;
+  /** DuckDB's threads (default 2). */
+  threads?: number;
+}
+
+/**
+ * Opens (creating if needed) the store at `path` for reading and writing.
+ *
+ * - Anything at `path` that is not a tx-usage store (a directory, a text
+ *   file, another program's DuckDB database) is left untouched: NotAStoreError
+ *   (exit 2). A file is opened for writing only once it is known to be ours:
+ *   created by tx-usage (its identity is in the lock file, lock.ts) or shown
+ *   to carry the store's marker by a read-only open (which writes nothing).
+ * - The store's lock is taken first: another tx-usage using the store is
+ *   waited for, told apart by the lock's error code, never by message text.
+ * - A store of ours that DuckDB cannot open while no tx-usage holds it is
+ *   either in use by some other program (a copy of it reads: exit 1, nothing
+ *   touched) or damaged (moved aside as PATH.broken-<time>, never deleted).
+ * - An older schema is migrated in place; one older than OLDEST_MIGRATED is
+ *   moved aside; a newer one is refused.
+ */
+export async function openStore(path: string, opts: OpenOptions = {}): Promise<Store> {
+  if (path === ':memory:') {
+    const instance = await DuckDBInstance.create(path, { ...CLI_DUCKDB, threads: String(opts.threads ?? 2) });
+    const conn = await instance.connect();
+    await createSchema(conn, opts.createdMeta ?? {});
+    return await handle(path, instance, conn, null, null);
   }
+  mkdirSync(dirname(path), { recursive: true });
+  // Before any lock file is made beside it: a directory, a text file... is refused as it is.
+  inspectPath(path);
+  const lock = await lockStore(path, 'exclusive');
+  try {
+    const opened = await openLocked(path, lock, opts);
+    return await handle(path, opened.instance, opened.conn, opened.notice, lock);
+  } catch (e) {
+    lock.release();
+    // A lock file made beside something that is not a store goes again: the path stays as it was.
+    if (e instanceof NotAStoreError && lock.created) rmSync(lockPathOf(path), { force: true });
+    throw e;
+  }
+}
+
+async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Promise<{ instance: DuckDBInstance; conn: DuckDBConnection; notice: string | null }> {
+  const threads = { ...CLI_DUCKDB, threads: String(opts.threads ?? 2) };
+  let notice: string | null = null;
+  // Again, now that the lock is held: another tx-usage may have made or changed it meanwhile.
+  let st = inspectPath(path);
+  if (st && !lock.knows(st)) {
+    // Not made (or seen) by tx-usage through this lock file: a store made
+    // before the lock file existed, or some other program's file.
+    const { info, error } = await probeReadOnly(path);
+    if (!info?.ours) throw new NotAStoreError(path, error ? `DuckDB cannot open it: ${error}` : 'a DuckDB database without tx-usage\'s marker');
+    lock.remember(st);
+  }
+  if (st && opts.rebuild) {
+    // Rows of transcripts that are gone cannot be read again: dropped only when the user says so.
+    const kept = await retainedHistory(path);
+    if (kept === null) {
+      const aside = moveAside(path, 'broken');
+      notice = `store ${path} was unreadable; moved aside to ${aside}, and rebuilt from the sources (--rebuild)`;
+    } else {
+      if (kept.sources > 0 && !opts.yes) {
+        throw new StoreError(
+          `--rebuild would drop history that cannot be read again: ${kept.sources} source${kept.sources === 1 ? '' : 's'} whose files are gone ` +
+            `(${kept.responses} responses) are kept in ${path}; add --yes to rebuild anyway (tx-usage sources lists them)`,
+          2,
+        );
+      }
+      removeStoreFiles(path);
+      notice = `store ${path} rebuilt from the sources (--rebuild)` + (kept.sources ? `; the history of ${kept.sources} sources whose files are gone was dropped (--yes)` : '');
+    }
+    lock.forget();
+    st = null;
+  }
+  const create = async () => {
+    const instance = await DuckDBInstance.create(path, threads);
+    // Ours from its first byte: a run interrupted before its schema is made leaves a file the next run recognises.
+    lock.remember(statSync(path));
+    const conn = await instance.connect();
+    await createSchema(conn, opts.createdMeta ?? {});
+    return { instance, conn };
+  };
+  if (!st) return { ...(await create()), notice };
+
   let instance: DuckDBInstance;
   let conn: DuckDBConnection;
-  let version: number | null;
+  let info: SchemaInfo;
   try {
-    // A file that was not there holds no schema: no query needed to say so
-    // (unless another process created it while this one waited for its lock).
-    const absent = path === ':memory:' || !existsSync(path);
-    const waits = lockWaits;
-    instance = await openInstance(path, opts.threads);
+    instance = await DuckDBInstance.create(path, threads);
     conn = await instance.connect();
-    version = absent && lockWaits === waits ? null : await schemaVersion(conn);
+    try {
+      info = await schemaInfo(conn);
+    } catch (e) {
+      conn.closeSync();
+      instance.closeSync();
+      throw e;
+    }
   } catch (e) {
-    if (isLockError(e)) throw new StoreError(`the store ${path} is in use by another process; try again when it finishes`);
-    // Unreadable (corrupt, truncated, not a DuckDB file): it only caches
-    // what the sources say, so start it afresh.
-    removeStoreFiles(path);
-    notice = `store ${path} was unreadable (${String((e as Error).message).split('\n')[0]}); rebuilt from the sources`;
-    instance = await openInstance(path, opts.threads);
-    conn = await instance.connect();
-    version = null;
+    // No tx-usage holds the store (this process has its lock): in use by another program, or damaged.
+    if (await copyReads(path)) {
+      throw new StoreError(`the store ${path} is open in another program (not tx-usage): close it and try again (${firstLine(e)})`);
+    }
+    const aside = moveAside(path, 'broken');
+    lock.forget();
+    return { ...(await create()), notice: `store ${path} was unreadable (${firstLine(e)}); moved aside to ${aside}, and a new one is built from the sources` };
   }
-  if (version !== null && version > SCHEMA_VERSION) {
+  const close = () => {
     conn.closeSync();
     instance.closeSync();
-    throw new StoreError(
-      `the store ${path} was written by a newer tx-usage (schema ${version}, this build knows ${SCHEMA_VERSION}); ` +
-        `run with --rebuild to rebuild it from the sources, or use --db to choose another store`,
-    );
+  };
+  if (info.tables.size === 0) {
+    // Known to be ours (above) and empty: a first run stopped before its schema was made.
+    await createSchema(conn, opts.createdMeta ?? {});
+    return { instance, conn, notice };
   }
-  if (version !== null && version < SCHEMA_VERSION) {
-    // Derived data: dropping and re-reading is simpler and safer than
-    // transforming rows whose meaning changed.
-    conn.closeSync();
-    instance.closeSync();
-    removeStoreFiles(path);
-    notice = `store ${path} was from an older tx-usage (schema ${version}); rebuilt from the sources`;
-    instance = await openInstance(path, opts.threads);
-    conn = await instance.connect();
-    version = null;
+  if (!info.ours) {
+    close();
+    throw new NotAStoreError(path, "a DuckDB database without tx-usage's marker");
   }
-  if (version === null) await createSchema(conn, opts.createdMeta ?? {});
+  const version = info.version ?? 0;
+  if (version > SCHEMA_VERSION) {
+    close();
+    throw describeNewer(path, version);
+  }
+  if (version < OLDEST_MIGRATED) {
+    close();
+    const aside = moveAside(path, `v${version}`);
+    lock.forget();
+    return { ...(await create()), notice: `store ${path} was from a much older tx-usage (schema ${version}); moved aside to ${aside}, and a new one is built from the sources` };
+  }
+  if (version < SCHEMA_VERSION) await migrate(conn, version);
+  return { instance, conn, notice };
+}
+
+/** What a store keeps of sources whose files are gone (read-only), or null when it cannot be read. */
+async function retainedHistory(path: string): Promise<{ sources: number; responses: number } | null> {
+  let inst: DuckDBInstance | null = null;
+  try {
+    inst = await DuckDBInstance.create(path, { ...CLI_DUCKDB, access_mode: 'READ_ONLY', threads: '1' });
+    const conn = await inst.connect();
+    try {
+      // (Stores made before v5 have no retained sources.)
+      const cols = await conn.runAndReadAll(`SELECT count(*) AS n FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'sources' AND column_name = 'retained_since_ms'`);
+      if (Number(cols.getRowObjectsJson()[0]!.n) === 0) return { sources: 0, responses: 0 };
+      const r = await conn.runAndReadAll(`
+        SELECT (SELECT count(*) FROM sources WHERE retained_since_ms IS NOT NULL) AS sources,
+               (SELECT count(*) FROM usage_events WHERE source_key IN (SELECT source_key FROM sources WHERE retained_since_ms IS NOT NULL)) AS responses`);
+      const row = r.getRowObjectsJson()[0] as { sources: string; responses: string };
+      return { sources: Number(row.sources), responses: Number(row.responses) };
+    } finally {
+      conn.closeSync();
+    }
+  } catch {
+    return null;
+  } finally {
+    inst?.closeSync();
+  }
+}
+
+async function handle(path: string, instance: DuckDBInstance, conn: DuckDBConnection, notice: string | null, lock: StoreLock | null, readOnly = false): Promise<Store> {
   // A checkpoint at close rewrote the row groups a run had touched: about
   // 50 ms after appending ten rows. Small changes stay in the WAL instead,
   // replayed by the next open in a few milliseconds; settle() checkpoints
   // once the WAL has grown (and DuckDB itself does past its 16 MB threshold).
-  if (path !== ':memory:') {
+  if (path !== ':memory:' && !readOnly) {
     await conn.run('PRAGMA disable_checkpoint_on_shutdown');
     // No automatic checkpoint in the middle of an ingest (one cost half a
     // second of a cold run, competing with extraction): settle() does one.
@@ -177,7 +287,7 @@ export async function openStore(
     conn: c,
     notice,
     settle() {
-      if (settling || path === ':memory:' || walBytes(path) <= SETTLE_WAL_BYTES) return;
+      if (settling || readOnly || path === ':memory:' || walBytes(path) <= SETTLE_WAL_BYTES) return;
       // A checkpoint does not change what the store holds, and DuckDB lets
       // other connections read meanwhile: a report's queries overlap it (on a
       // 2-core machine the cold run's checkpoint and its report queries took
@@ -206,17 +316,69 @@ export async function openStore(
       for (const o of others) o.closeSync();
       c.closeSync();
       inst.closeSync();
+      lock?.release();
     },
   };
 }
 
-/** WAL size past which settle() checkpoints (replaying more than this would cost the next run more than the checkpoint costs this one). */
-const SETTLE_WAL_BYTES = 4 << 20;
+/**
+ * WAL size past which settle() checkpoints. Every open replays the WAL until
+ * a checkpoint folds it into the store, and a store is usually opened many
+ * times between writes (each report, each new question): a 2.7 MB WAL (a cold
+ * ingest of the 256 MB benchmark corpus) made every later open ~50-70 ms
+ * slower (open 84-110 ms instead of ~35), more than its one checkpoint costs
+ * the run that wrote it (it overlaps the report's queries). An append of a
+ * few responses (a few KB) still leaves its rows in the WAL.
+ */
+const SETTLE_WAL_BYTES = 1 << 20;
 
 function walBytes(path: string): number {
   try {
     return statSync(path + '.wal').size;
   } catch {
     return 0;
+  }
+}
+
+/**
+ * Opens an existing, current store read-only (DuckDB writes nothing, not
+ * even its WAL), with the store's lock held shared: other readers may open it
+ * too, a writer waits. `config` adds DuckDB settings (the `sql` command's
+ * protections). Returns null when the store cannot be read as it is — absent,
+ * of another schema version, or not yet seen by this lock file — so that the
+ * caller opens it with openStore (which creates, migrates or recognises it).
+ * Throws NotAStoreError for anything that is not a store.
+ */
+export async function openStoreReadOnly(path: string, config: Record<string, string> = {}): Promise<Store | null> {
+  if (path === ':memory:' || !inspectPath(path)) return null;
+  const lock = await lockStore(path, 'shared');
+  try {
+    const st = inspectPath(path);
+    if (!st) {
+      lock.release();
+      return null;
+    }
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(path, { ...CLI_DUCKDB, ...config, access_mode: 'READ_ONLY' });
+    } catch {
+      // Damaged, or held by another program: openStore tells which.
+      lock.release();
+      return null;
+    }
+    const conn = await instance.connect();
+    const info = await schemaInfo(conn).catch(() => null);
+    if (!info?.ours || info.version !== SCHEMA_VERSION) {
+      const foreign = info !== null && !info.ours && info.tables.size > 0;
+      conn.closeSync();
+      instance.closeSync();
+      lock.release();
+      if (foreign) throw new NotAStoreError(path, "a DuckDB database without tx-usage's marker");
+      return null;
+    }
+    return await handle(path, instance, conn, null, lock, true);
+  } catch (e) {
+    lock.release();
+    throw e;
   }
 }

@@ -1,4 +1,4 @@
-// Rows of usage_rows (schema.ts, v3) written as DuckDB data chunks: each
+// Rows of usage_rows (schema.ts, v3; v7 added `billed`) written as DuckDB data chunks: each
 // column is filled in a typed array and copied into its vector once per
 // 2 048 rows, instead of one appender call per value. A cold run over the
 // benchmark corpus wrote ~19 K responses: 15 appender calls a row (and 21,
@@ -27,7 +27,7 @@ export type UsageRowEvent = Pick<
   | 'request_units'
 >;
 
-type Kind = 'int' | 'big' | 'str';
+type Kind = 'int' | 'big' | 'str' | 'bool';
 /** usage_rows' columns in table order: their kind and whether they take NULL (schema.ts). */
 const COLUMNS: readonly [string, Kind, boolean][] = [
   ['attr_id', 'int', false],
@@ -45,11 +45,17 @@ const COLUMNS: readonly [string, Kind, boolean][] = [
   ['recorded_cost_e10', 'big', true],
   ['computed_cost_e10', 'big', true],
   ['source_line', 'int', true],
+  // (schema v7) Every row is written as its key's winner; the write
+  // transaction corrects the keys that have several rows (store/billed.ts).
+  ['billed', 'bool', false],
+  // (schema v8) Cursor's request units, imported usage CSVs only.
   ['request_units_e6', 'big', true],
 ];
 export const USAGE_ROW_COLUMNS: readonly string[] = COLUMNS.map((c) => c[0]);
 
 const VECTOR = duckdb.vector_size();
+/** Bytes per value in a vector of each kind (strings are set one by one). */
+const WIDTH: Record<Kind, number> = { int: 4, big: 8, bool: 1, str: 0 };
 const TWO_32 = 4294967296;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -64,7 +70,9 @@ class ColumnBuffer {
   nulls = false;
 
   constructor(readonly kind: Kind, nullable: boolean) {
-    this.bytes = new ArrayBuffer(kind === 'str' ? 0 : VECTOR * (kind === 'int' ? 4 : 8));
+    this.bytes = new ArrayBuffer(kind === 'str' ? 0 : VECTOR * WIDTH[kind]);
+    // A boolean column holds TRUE in every row (see COLUMNS).
+    if (kind === 'bool') new Uint8Array(this.bytes).fill(1);
     this.i32 = kind === 'int' ? new Int32Array(this.bytes) : null;
     this.u32 = kind === 'big' ? new Uint32Array(this.bytes) : null;
     this.i64 = kind === 'big' ? new BigInt64Array(this.bytes) : null;
@@ -145,8 +153,8 @@ export class UsageRowWriter {
     if (e.source_line === null) c[14]!.setNull(i);
     else c[14]!.setInt(i, e.source_line);
     const units = e.request_units ?? null;
-    if (units === null) c[15]!.setNull(i);
-    else c[15]!.setBig(i, Math.round(units * 1e6));
+    if (units === null) c[16]!.setNull(i);
+    else c[16]!.setBig(i, Math.round(units * 1e6));
     this.n = i + 1;
     if (this.n === VECTOR) this.flush();
   }
@@ -170,7 +178,7 @@ export class UsageRowWriter {
     this.cols.forEach((c, k) => {
       if (c.kind === 'str') return;
       const v = duckdb.data_chunk_get_vector(chunk.chunk, k);
-      duckdb.copy_data_to_vector(v, 0, c.bytes, 0, n * (c.kind === 'int' ? 4 : 8));
+      duckdb.copy_data_to_vector(v, 0, c.bytes, 0, n * WIDTH[c.kind]);
       if (c.nulls) {
         duckdb.vector_ensure_validity_writable(v);
         duckdb.copy_data_to_vector_validity(v, 0, c.validity!.buffer as ArrayBuffer, 0, Math.ceil(n / 8));
@@ -186,4 +194,6 @@ export class UsageRowWriter {
 
 let types: Bindings.LogicalType[] | null = null;
 const TYPES = () =>
-  (types ??= COLUMNS.map(([, kind]) => duckdb.create_logical_type(kind === 'str' ? duckdb.Type.VARCHAR : kind === 'int' ? duckdb.Type.INTEGER : duckdb.Type.BIGINT)));
+  (types ??= COLUMNS.map(([, kind]) =>
+    duckdb.create_logical_type({ str: duckdb.Type.VARCHAR, int: duckdb.Type.INTEGER, big: duckdb.Type.BIGINT, bool: duckdb.Type.BOOLEAN }[kind]),
+  ));

@@ -1,8 +1,10 @@
 // Writing extraction results and their bookkeeping into the store: one
 // transaction per batch, rows through the DuckDB appender (responses as data
 // chunks, see usage-rows.ts).
-import { INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
+import { BIGINT, INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { UsageRowWriter } from './usage-rows.js';
+import { maintainBilled, noteRemovedKeys } from './billed.js';
+import { forgetSourcesDigest } from './sources-digest.js';
 import { usdToE10 } from '../core/money.js';
 import type { RateLimitSnapshot, UsageEvent } from '../core/types.js';
 import type { Collected } from '../ingest/collect.js';
@@ -40,12 +42,21 @@ export type CostFn = (e: UsageEvent) => bigint | null;
  * as row objects: several times faster for thousands of sources.
  */
 export async function loadSourceFingerprints(conn: DuckDBConnection): Promise<Map<string, string>> {
-  const r = await conn.runAndReadAll(`SELECT source_key, fingerprint FROM sources`);
+  return (await loadSourceStates(conn)).fingerprints;
+}
+
+/** Every known source's fingerprint, and which of them are retained (their files were gone when last looked for). */
+export async function loadSourceStates(conn: DuckDBConnection): Promise<{ fingerprints: Map<string, string>; retained: Set<string> }> {
+  const r = await conn.runAndReadAll(`SELECT source_key, fingerprint, retained_since_ms IS NOT NULL AS retained FROM sources`);
   // No columns at all come back when there are no rows.
-  const [keys = [], fps = []] = r.getColumns() as [string[]?, string[]?];
-  const out = new Map<string, string>();
-  for (let i = 0; i < keys.length; i++) out.set(keys[i]!, fps[i]!);
-  return out;
+  const [keys = [], fps = [], kept = []] = r.getColumns() as [string[]?, string[]?, boolean[]?];
+  const fingerprints = new Map<string, string>();
+  const retained = new Set<string>();
+  for (let i = 0; i < keys.length; i++) {
+    fingerprints.set(keys[i]!, fps[i]!);
+    if (kept[i]) retained.add(keys[i]!);
+  }
+  return { fingerprints, retained };
 }
 
 /** The whole bookkeeping row of each of `keys` that the store knows (for sources that changed). */
@@ -74,18 +85,18 @@ const int = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull(
 
 const OWNED_TABLES = ['event_attrs', 'session_estimates', 'context_rows', 'source_issues', 'rate_limit_snapshots'] as const;
 
-async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<void> {
-  if (!keys.length) return;
+/** Deletes the rows of sources `keys`; returns whether any responses were deleted (their dedupe keys noted, see billed.ts). */
+async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<boolean> {
+  if (!keys.length) return false;
   // Keys are bound as a list parameter, never spliced into SQL. A source's
   // responses go with its combinations (usage_rows has no source_key).
-  await conn.run(
-    `DELETE FROM usage_rows WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`,
-    { keys: listValue(keys) },
-    { keys: LIST_VARCHAR() },
-  );
+  const ofSources = `attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`;
+  await noteRemovedKeys(conn, ofSources, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
+  await conn.run(`DELETE FROM usage_rows WHERE ${ofSources}`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
   for (const t of OWNED_TABLES) {
     await conn.run(`DELETE FROM ${t} WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
   }
+  return true;
 }
 
 /** The largest attr_id in event_attrs (0 when empty). */
@@ -94,11 +105,21 @@ async function maxAttrId(conn: DuckDBConnection): Promise<number> {
   return Number((r.getRowObjectsJson()[0] as { m: number }).m);
 }
 
-/** The next free attr_id of event_attrs, read once per writer (the store is written by one process at a time). */
+/**
+ * The next free attr_id of event_attrs, read once per writer, before the
+ * writer deletes anything (the store is written by one process at a time):
+ * every row a transaction appends has an id at least the next free one when
+ * it began, every row it did not append a smaller one (see billed.ts).
+ */
 class AttrIds {
   private next: number | null = null;
-  async take(conn: DuckDBConnection): Promise<() => number> {
+  /** The next id to be given out (read from the store the first time). */
+  async peek(conn: DuckDBConnection): Promise<number> {
     this.next ??= (await maxAttrId(conn)) + 1;
+    return this.next;
+  }
+  async take(conn: DuckDBConnection): Promise<() => number> {
+    await this.peek(conn);
     return () => this.next!++;
   }
 }
@@ -130,10 +151,10 @@ export async function storeWideRows(conn: DuckDBConnection, select: string): Pro
   await conn.run(
     `INSERT INTO usage_rows (attr_id, ts_ms, dedupe_key, dedupe_rank, requests, input_tokens, cache_read_tokens, cache_write_tokens,
                              cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens, recorded_cost_e10,
-                             computed_cost_e10, source_line)
+                             computed_cost_e10, source_line, billed)
        SELECT a.attr_id, w.ts_ms, w.dedupe_key, w.dedupe_rank, w.requests,
               w.input_tokens, w.cache_read_tokens, w.cache_write_tokens, w.cache_write_5m_tokens, w.cache_write_1h_tokens,
-              w.output_tokens, w.reasoning_tokens, w.recorded_cost_e10, w.computed_cost_e10, w.source_line
+              w.output_tokens, w.reasoning_tokens, w.recorded_cost_e10, w.computed_cost_e10, w.source_line, TRUE
        FROM temp.txu_wide_rows w JOIN event_attrs a
          ON a.attr_id > $base AND w.source_key = a.source_key AND w.harness = a.harness AND w.session_id = a.session_id
         AND w.project IS NOT DISTINCT FROM a.project AND w.model IS NOT DISTINCT FROM a.model
@@ -142,6 +163,7 @@ export async function storeWideRows(conn: DuckDBConnection, select: string): Pro
     types,
   );
   await conn.run('DROP TABLE temp.txu_wide_rows');
+  await maintainBilled(conn, base.base + 1, false);
 }
 
 const LIST_VARCHAR = () => LIST(VARCHAR);
@@ -197,6 +219,8 @@ export class BatchWriter {
   private open = false;
   private openedAt = 0;
   private readonly ids = new AttrIds();
+  /** The transaction's first attr_id (its appended rows have this or larger) and whether it deleted rows: what the billed marks are maintained for. */
+  private tx = { firstAttr: 0, appended: false, removed: false };
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -213,8 +237,14 @@ export class BatchWriter {
       this.openedAt = performance.now();
     }
     try {
-      if (opening) await bumpGeneration(this.conn);
-      await writeRows(this.conn, batch, this.cost, this.ids);
+      if (opening) {
+        await bumpGeneration(this.conn);
+        await forgetSourcesDigest(this.conn);
+        this.tx = { firstAttr: await this.ids.peek(this.conn), appended: false, removed: false };
+      }
+      const w = await writeRows(this.conn, batch, this.cost, this.ids);
+      this.tx.appended ||= w.appended;
+      this.tx.removed ||= w.removed;
     } catch (e) {
       await this.rollback();
       throw e;
@@ -227,6 +257,8 @@ export class BatchWriter {
     if (!this.open) return;
     this.open = false;
     try {
+      // The keys this transaction touched get their billed marks again, in the same transaction (store/billed.ts).
+      await maintainBilled(this.conn, this.tx.appended ? this.tx.firstAttr : null, this.tx.removed);
       await this.conn.run('COMMIT');
     } catch (e) {
       await this.conn.run('ROLLBACK').catch(() => undefined);
@@ -247,9 +279,9 @@ function comboKey(e: UsageEvent): string {
   return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}\0${n(e.billing_kind ?? null)}`;
 }
 
-/** A batch's rows and bookkeeping, inside the caller's transaction. */
-async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds): Promise<void> {
-  await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
+/** A batch's rows and bookkeeping, inside the caller's transaction; says whether it appended and deleted responses. */
+async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds): Promise<{ appended: boolean; removed: boolean }> {
+  const removed = await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
   // A resumed read re-reads the bytes a torn-tail warning was about.
   const resumed = batch.filter((w) => w.mode === 'append').map((w) => w.book.source_key);
   if (resumed.length) {
@@ -365,9 +397,11 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
     str(so, b.resume_state);
     str(so, b.tail_hash);
     big(so, now);
+    so.appendNull(); // retained_since_ms: a source just read is on disk
     so.endRow();
   }
   so.closeSync();
+  return { appended: evA !== null, removed };
 }
 
 const dbl = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull() : a.appendDouble(v));
@@ -396,16 +430,61 @@ function writeRateLimit(a: DuckDBAppender, key: string, r: RateLimitSnapshot): v
   a.endRow();
 }
 
-/** Removes every row of sources that no longer exist. */
+/**
+ * Removes every row of `keys` and their bookkeeping, in one transaction. Only
+ * for sources a user removes on purpose (an import, store/imports.ts): a
+ * source whose file is merely gone is retained instead (markRetained).
+ */
 export async function forgetSources(conn: DuckDBConnection, keys: string[]): Promise<void> {
   if (!keys.length) return;
   await conn.run('BEGIN TRANSACTION');
   try {
     await bumpGeneration(conn);
-    await deleteRowsOf(conn, keys);
+    await forgetSourcesDigest(conn);
+    const removed = await deleteRowsOf(conn, keys);
     await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
+    await maintainBilled(conn, null, removed);
     await conn.run('COMMIT');
     committedWrites.count++;
+  } catch (e) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * Sources whose files are gone keep their rows, marked retained (history
+ * outlives the transcripts: harnesses prune old ones); sources found again
+ * lose the mark (their rows are then replaced only if the file changed, as
+ * for any source). One transaction, only when there is something to mark;
+ * returns how many sources are retained after it (null when nothing was marked).
+ */
+export async function markRetained(conn: DuckDBConnection, gone: string[], back: string[], now = Date.now()): Promise<number | null> {
+  if (!gone.length && !back.length) return null;
+  let retained = 0;
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    await bumpGeneration(conn);
+    await forgetSourcesDigest(conn);
+    if (gone.length) {
+      const keys = { keys: listValue(gone) };
+      const types = { keys: LIST_VARCHAR() };
+      await conn.run(`UPDATE sources SET retained_since_ms = $now WHERE list_contains($keys, source_key)`, { ...keys, now: BigInt(now) }, { ...types, now: BIGINT });
+      // A gone source that held no rows at all leaves no history: its bookkeeping goes.
+      const empty = `list_contains($keys, source_key)
+        AND source_key NOT IN (SELECT source_key FROM event_attrs) AND source_key NOT IN (SELECT source_key FROM context_rows)
+        AND source_key NOT IN (SELECT source_key FROM session_estimates)`;
+      await conn.run(`DELETE FROM source_issues WHERE source_key IN (SELECT source_key FROM sources WHERE ${empty})`, keys, types);
+      await conn.run(`DELETE FROM sources WHERE ${empty}`, keys, types);
+    }
+    if (back.length) {
+      await conn.run(`UPDATE sources SET retained_since_ms = NULL WHERE list_contains($keys, source_key)`, { keys: listValue(back) }, { keys: LIST_VARCHAR() });
+    }
+    const r = await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM sources WHERE retained_since_ms IS NOT NULL`);
+    retained = Number((r.getRowObjectsJson()[0] as { n: number }).n);
+    await conn.run('COMMIT');
+    committedWrites.count++;
+    return retained;
   } catch (e) {
     await conn.run('ROLLBACK').catch(() => undefined);
     throw e;

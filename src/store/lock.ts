@@ -1,0 +1,139 @@
+// The store's own lock, and its record of which file it created.
+//
+// DuckDB locks its database file itself, but when that lock is taken by
+// another process DuckDB's open fails with an untyped error whose only
+// distinction from a corrupt file is its message text. A tx-usage that told
+// the two apart by matching that text would, after a DuckDB upgrade that
+// reworded it, treat a store in use as a broken one. So every tx-usage takes
+// this lock BEFORE DuckDB opens the store, and the question "is another
+// tx-usage using it?" is answered by the lock's typed error code:
+//
+//   PATH.lock, a small SQLite database (better-sqlite3, a dependency already)
+//   in EXCLUSIVE locking mode. A writer holds SQLite's exclusive lock on it, a
+//   reader (`tx-usage sql`, a report with nothing to write) a shared one, for
+//   as long as it has the store open. Another tx-usage gets SQLITE_BUSY (the
+//   error's `code`, not its text) and waits. The OS drops the lock when its
+//   process ends, however it ends: no stale lock files.
+//
+// With this lock held, a DuckDB open that still fails has one of two causes
+// left: a program that is not tx-usage has the file open, or the file is
+// damaged. store.ts tells those apart by opening a copy (see openStore).
+//
+// The lock file also remembers the identity (device, inode, birth time) of
+// the store file tx-usage created or recognised at PATH: a file with that
+// identity is known to be ours without opening it read-only first; anything
+// else is checked for the store's marker before it is opened for writing.
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+import { statSync, type Stats } from 'node:fs';
+import { StoreError } from './errors.js';
+
+export type LockMode = 'shared' | 'exclusive';
+
+/** How long a command waits for another tx-usage to finish with the store. */
+export const LOCK_WAIT_MS = 60_000;
+
+export interface StoreLock {
+  readonly path: string;
+  readonly mode: LockMode;
+  /** Whether `file` (the store file's stats) is the store this lock file recorded as tx-usage's. */
+  knows(file: Stats): boolean;
+  /** Records `file` as tx-usage's store (exclusive lock only; a shared holder cannot write). */
+  remember(file: Stats): void;
+  /** Forgets the recorded store (it was moved aside or removed). */
+  forget(): void;
+  release(): void;
+}
+
+export const lockPathOf = (storePath: string) => `${storePath}.lock`;
+
+/** Identity of a file: a store replaced by another file (even one that reuses the inode) has another. */
+function identityOf(st: Stats): string {
+  return `${st.dev}:${st.ino}:${Math.round(st.birthtimeMs)}`;
+}
+
+let Database: typeof BetterSqlite3 | null = null;
+
+function busy(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}
+
+/**
+ * Takes the store's lock, waiting (up to `waitMs`) while another tx-usage
+ * holds it in a conflicting mode. `created` is set when this call made the
+ * lock file (so a caller that finds PATH is not a store can remove it again).
+ */
+export async function lockStore(storePath: string, mode: LockMode, waitMs = LOCK_WAIT_MS): Promise<StoreLock & { created: boolean }> {
+  Database ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  const path = lockPathOf(storePath);
+  const created = statSync(path, { throwIfNoEntry: false }) === undefined;
+  let db: BetterSqlite3.Database;
+  try {
+    db = new Database(path, { timeout: 0 });
+  } catch (e) {
+    throw new StoreError(`cannot open the store's lock file ${path}: ${(e as Error).message}`);
+  }
+  const started = Date.now();
+  let delay = 25;
+  for (;;) {
+    try {
+      // Locks taken in EXCLUSIVE locking mode are kept until the connection
+      // closes: a read takes and keeps a shared lock, a write an exclusive one.
+      db.pragma('locking_mode = EXCLUSIVE');
+      if (mode === 'exclusive') db.exec('BEGIN EXCLUSIVE');
+      // A SQLite file of someone else's at this name is not written to.
+      const tables = (db.prepare('SELECT name FROM sqlite_master').all() as { name: string }[]).map((t) => t.name);
+      if (tables.some((t) => t !== 'store')) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        db.close();
+        throw new StoreError(`${path} is not tx-usage's lock file (it holds other tables): left as it is; move it, or use --db to choose another store`, 2);
+      }
+      if (mode === 'exclusive') {
+        if (!tables.length) db.exec('CREATE TABLE store (identity TEXT NOT NULL)');
+        db.exec('COMMIT');
+      }
+      break;
+    } catch (e) {
+      if (e instanceof StoreError) throw e;
+      if (db.inTransaction) db.exec('ROLLBACK');
+      if (busy(e) && Date.now() - started < waitMs) {
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 250);
+        continue;
+      }
+      db.close();
+      if (busy(e)) throw new StoreError(`the store ${storePath} is in use by another tx-usage process; try again when it finishes`);
+      throw new StoreError(`cannot lock the store ${storePath} (${path}: ${(e as Error).message})`);
+    }
+  }
+  const recorded = (): string | null => {
+    try {
+      const row = db.prepare('SELECT identity FROM store LIMIT 1').get() as { identity: string } | undefined;
+      return row?.identity ?? null;
+    } catch {
+      return null; // a shared holder of a lock file no writer has set up yet
+    }
+  };
+  const write = (identity: string | null) => {
+    if (mode !== 'exclusive') return;
+    db.exec('BEGIN');
+    db.prepare('DELETE FROM store').run();
+    if (identity !== null) db.prepare('INSERT INTO store VALUES (?)').run(identity);
+    db.exec('COMMIT');
+  };
+  let open = true;
+  return {
+    path,
+    mode,
+    created,
+    knows: (file) => recorded() === identityOf(file),
+    remember: (file) => write(identityOf(file)),
+    forget: () => write(null),
+    release() {
+      if (!open) return;
+      open = false;
+      db.close();
+    },
+  };
+}

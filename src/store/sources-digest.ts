@@ -1,0 +1,59 @@
+// "Nothing changed since the last ingest", answered by one row. The ingest
+// digests what it found before reading anything (roots, discovery warnings,
+// every source's stamp: ingest/stamp.ts scanDigests); when an ingest has
+// read everything it found, it records that digest in meta. The next ingest
+// whose digest equals the recorded one has nothing to read, retain or mark:
+// it skips loading every source's bookkeeping and planning (and, with Cursor
+// data, the known-projects query), and writes nothing — no transaction.
+//
+// Invariant: meta holds `sources_digest` only while the store holds exactly
+// what an ingest of the sources in that digest's state wrote. So:
+// - every write transaction of an ingest deletes it first (forgetSourcesDigest,
+//   in BatchWriter and markRetained): a run that stops half-way leaves none;
+// - it is recorded last, once the ingest's writes are committed, and only when
+//   nothing was left unread (horizon.ts) and every source could be stat'ed
+//   (an unreadable source is tried again each run, as before).
+// Stamps are taken before reading: a file that changes while it is read has
+// another stamp next run, so it is read again, never skipped.
+// Tested in test/nothing-changed.test.ts (the store's files keep their bytes
+// and mtimes; any change is read; a deferring run records no digest; write
+// transactions drop it).
+//
+// Measured (an up-to-date report over a 190k-response store, 685 sources on
+// disk and 12k retained; 2-core machine under load, 3 runs each): the
+// ingest step 190-350 ms -> 10-20 ms, the process's CPU 0.77 -> 0.68 s
+// (-12%), peak RSS 164 -> 148 MB.
+import { VARCHAR, type DuckDBConnection } from './duckdb.js';
+
+const KEY = 'sources_digest';
+
+export const FORGET_SOURCES_DIGEST = `DELETE FROM meta WHERE key = '${KEY}'`;
+
+/** Inside a write transaction, before it changes rows or bookkeeping. */
+export async function forgetSourcesDigest(conn: DuckDBConnection): Promise<void> {
+  await conn.run(FORGET_SOURCES_DIGEST);
+}
+
+export async function storedSourcesDigest(conn: DuckDBConnection): Promise<string | null> {
+  const r = await conn.runAndReadAll(`SELECT value FROM meta WHERE key = '${KEY}'`);
+  return (r.getRowObjectsJson()[0] as { value?: string } | undefined)?.value ?? null;
+}
+
+/** Records `digest` in a transaction of its own (nothing when it is recorded already). */
+export async function recordSourcesDigest(conn: DuckDBConnection, digest: string, stored: string | null): Promise<void> {
+  if (stored === digest) return;
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${KEY}', $d)`, { d: digest }, { d: VARCHAR });
+    await conn.run('COMMIT');
+  } catch (e) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Sources the store keeps whose files are gone. */
+export async function countRetained(conn: DuckDBConnection): Promise<number> {
+  const r = await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM sources WHERE retained_since_ms IS NOT NULL`);
+  return Number((r.getRowObjectsJson()[0] as { n: number }).n);
+}
