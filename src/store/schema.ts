@@ -290,18 +290,6 @@ export const MIGRATIONS: readonly string[] = [
     source_file VARCHAR NOT NULL,
     source_line INTEGER
   );
-=======
-    ) = 1
-  );
-  CREATE OR REPLACE VIEW billed_events AS
-    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
-           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
-           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
-           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
-           a.source_file, r.source_line
-    FROM usage_rows r JOIN event_attrs a USING (attr_id)
-    WHERE r.billed;
->>>>>>> store
   `,
 ];
 
