@@ -42,14 +42,18 @@ async function createSchema(conn: DuckDBConnection, meta: Record<string, string>
 
 /**
  * Brings a store of schema `from` (OLDEST_MIGRATED or later) to this build's
- * schema in place: the missing migrations and the new version in one
- * transaction, so an interrupted migration leaves the store as it was.
+ * schema in place, one migration per transaction together with its version
+ * number: an interrupted migration leaves the store at the last version it
+ * reached, whole. (Not all in one: DuckDB refuses to commit a transaction
+ * that updated a table's rows and then altered it, as v7 then v8 do.)
  */
 async function migrate(conn: DuckDBConnection, from: number): Promise<void> {
-  await inTransaction(conn, async () => {
-    for (let v = from; v < SCHEMA_VERSION; v++) await conn.run(MIGRATIONS[v]!);
-    await setMeta(conn, { app: STORE_MARKER, schema_version: String(SCHEMA_VERSION) });
-  });
+  for (let v = from; v < SCHEMA_VERSION; v++) {
+    await inTransaction(conn, async () => {
+      await conn.run(MIGRATIONS[v]!);
+      await setMeta(conn, { app: STORE_MARKER, schema_version: String(v + 1) });
+    });
+  }
 }
 
 async function setMeta(conn: DuckDBConnection, rows: Record<string, string>): Promise<void> {
