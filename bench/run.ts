@@ -18,7 +18,7 @@ import { haveGnuTime, measure, median, type Measured } from './measure.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 // The bin entry, as installed: dist/src/cli/fast.cjs (see src/cli/fast.ts),
-// run as npm's bin link runs it, through its first line (src/cli/launcher.ts).
+// run as npm's bin link runs it, through its `#!/usr/bin/env node` line.
 const CLI = join(ROOT, 'dist/src/cli/fast.cjs');
 const DAY = 86_400_000;
 

@@ -5,7 +5,6 @@
 // Node's ES module loader (about 6 ms to start here) and without loading a
 // dozen modules one by one (about 10 ms). Anything else goes to main.js
 // (bundled as main.cjs), which takes over what the check found.
-import { tuneV8 } from '../core/v8-tuning.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { handProbeOver, replayByArgv } from './memo.js';
@@ -47,7 +46,6 @@ async function run(argv: string[]): Promise<void> {
       const r = await replayByArgv(argv);
       // Answered with synchronous writes to fds 1 and 2 (memo.ts writeOutput): nothing is left to flush.
       if (r.hit) return process.exit();
-      tuneV8(); // work to do: V8 flags before the workers start and main.cjs loads
       handProbeOver(r);
       if (!r.seen) prestartForEmptyStore(argv);
     } catch {
@@ -59,9 +57,7 @@ async function run(argv: string[]): Promise<void> {
   const bundled = fileURLToPath(new URL('./main.cjs', import.meta.url));
   if (existsSync(bundled)) {
     mark('main: the bundle');
-    // With the code V8 made for it at build time (scripts/code-cache.mjs),
-    // under the flags it was made with (main.js sets them for every command).
-    tuneV8();
+    // With the code V8 made for it at build time (scripts/code-cache.mjs).
     const codePath = `${bundled}.code`;
     const main = loadBundle(bundled, codePath);
     mark(main.usedCode ? 'main: compiled code used' : 'main: compiled');

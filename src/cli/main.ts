@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // tx-usage command line: yargs commands only; they orchestrate, they do not
 // parse harness files or build SQL.
-import { tuneV8 } from '../core/v8-tuning.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,7 +155,6 @@ async function main(argv: string[]): Promise<void> {
     .parseAsync();
 }
 
-tuneV8(); // V8 flags before anything gets hot (the bin entry may have set them already)
 exitQuietlyWhenStdoutCloses();
 // What yargs' hideBin returns under Node, without loading yargs for it.
 main(process.argv.slice(2)).then(() => exitAfterOutput(), async (e: unknown) => {

@@ -10,7 +10,7 @@
 //   (size, mtime, inode, companions) of every source, taken by the ingest
 //   BEFORE it read them, compared with a fresh stat pass.
 // Anything unknown (--from, --demo, --rebuild, an in-memory store) skips it.
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,25 +21,20 @@ import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff
 import { firstDayRead, isValidTimeZone, parseDay, systemZoneWithoutIntl, todayIn, type ReadsFrom } from '../report/period.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
-import type { SummarySnapshot } from '../report/summary-delta.js';
 import { loadBundle } from './code-cache.js';
 import { mark } from '../core/trace.js';
-import { wasmOptimizedAtOnce } from '../core/v8-tuning.js';
 import { isTTY, writeAllSync } from './closed-stdout.js';
-import { DEFERRED_CA_CERTS } from './launcher.js';
-import { digest128 } from '../io/xxh64.js';
-import { statNumbers } from '../io/stat-numbers.js';
+import { digest128 } from '../core/digest.js';
 
-// 3: digests by XXH64 (io/xxh64.ts) instead of SHA-256.
-const MEMO_VERSION = 3;
+// 4: digests by SHA-256 again (core/digest.ts).
+const MEMO_VERSION = 4;
 const MAX_ENTRIES = 16;
 /** Renderings larger than this are not kept (an HTML report with charts can be big). */
 const MAX_TEXT = 8 << 20;
 /** Environment variables that can change a rendering without changing any file. */
 const ENV_KEYS = ['TZ', 'LANG', 'LC_ALL', 'LC_NUMERIC', 'LC_TIME', 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS'];
 /** TX_USAGE_ variables that change how a run works or what it reports about itself, never its output. */
-// DEFERRED_CA_CERTS: set by the bin's launcher (launcher.ts), not by the user; a run through `node fast.cjs` shares the memo.
-const ENV_IGNORED = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_YARGS_ONLY', DEFERRED_CA_CERTS]);
+const ENV_IGNORED = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS']);
 
 interface Entry {
   /** The command line (as yargs was given it) and what yargs made of it: lets a repeat be answered before yargs loads. */
@@ -51,8 +46,6 @@ interface Entry {
   outPath: string | null;
   stderr: string;
   savedAt: number;
-  /** Summary reports: what the delta path adds new responses to (report/summary-delta.ts). */
-  delta?: SummarySnapshot | null;
 }
 
 export interface MemoProbe {
@@ -80,11 +73,11 @@ interface Found {
 /** A miss found by replayByArgv, so the check after yargs does not search again. */
 let probed: ({ key: string } & Found) | null = null;
 
-let noted: { text: string; outPath: string | null; stderr: string; delta: SummarySnapshot | null } | null = null;
+let noted: { text: string; outPath: string | null; stderr: string } | null = null;
 
-/** Called by the report command with exactly what it printed (and, for a summary, what the delta path needs to add to it). */
-export function noteReportOutput(text: string, outPath: string | null | undefined, stderr: string, delta: SummarySnapshot | null = null): void {
-  noted = { text, outPath: outPath ?? null, stderr, delta };
+/** Called by the report command with exactly what it printed. */
+export function noteReportOutput(text: string, outPath: string | null | undefined, stderr: string): void {
+  noted = { text, outPath: outPath ?? null, stderr };
 }
 
 /** One memo file per cache dir (wherever --db points), so it can be found before the arguments are parsed. */
@@ -113,7 +106,7 @@ function buildFile(): string {
 
 function statLine(path: string): string {
   try {
-    const s = statNumbers(path);
+    const s = statSync(path, { throwIfNoEntry: false });
     if (s) return `${path}\t${s.size}:${s.mtimeMs}:${s.ino}`;
   } catch {
     /* unreadable: as if missing */
@@ -260,66 +253,17 @@ async function findSources(rt: Runtime): Promise<Found> {
   return { ...found, stamps };
 }
 
-/** Replays `entry` if every source still has the stamp it had when the entry was rendered, or brings it up to date with what was appended. */
+/** Replays `entry` if every source still has the stamp it had when the entry was rendered. */
 async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<boolean | Found> {
   const found = await findSources(rt);
   mark('memo: sources found and stamped');
   const { scans, warnings } = found;
   const now = scanDigests(scans, fingerprintsOf(found.stamps), warnings);
   mark('memo: sources digested');
-  if (now.digest !== entry.digest) {
-    if (!(await answerDelta(rt, entry, found, now, t0))) return found; // the ingest that follows writes the record (handOff)
-    found.saveRecord?.();
-    return true;
-  }
+  if (now.digest !== entry.digest) return found; // the ingest that follows writes the record (handOff)
   writeOutput(entry.outPath, entry.stdout, entry.stderr);
   found.saveRecord?.();
   writeStatsFile(rt.env, { kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });
-  return true;
-}
-
-/**
- * The delta bundle, compiled with the code V8 left from the last delta run
- * in the cache dir (cli/code-cache.ts): most of its functions are then not
- * parsed and compiled again on every run.
- */
-function loadDelta(dir: string): { module: typeof import('./delta.js'); keepCode(): void } {
-  // V8 refuses code made under other flags: the marker scan sets this one
-  // when it first compiles its WebAssembly, so it is set before, and the
-  // code is made and used under the same flags. (node:v8 only here: ~2 ms to load.)
-  wasmOptimizedAtOnce();
-  const codePath = join(dir, 'delta.cjs.code');
-  const loaded = loadBundle<typeof import('./delta.js')>(fileURLToPath(new URL('./delta.cjs', import.meta.url)), codePath);
-  return { module: loaded.exports, keepCode: () => loaded.keepCode(codePath) };
-}
-
-/**
- * The delta path (cli/delta.ts, its own bundle, loaded only here): prints
- * the entry brought up to date with the appended lines and remembers the new
- * rendering. False when it cannot prove its answer; the full path follows.
- */
-async function answerDelta(rt: Runtime, entry: Entry, found: Found, now: ScanDigests, t0: number): Promise<boolean> {
-  if (!entry.delta || rt.env.TX_USAGE_NO_DELTA) return false;
-  let loaded: ReturnType<typeof loadDelta>;
-  try {
-    loaded = loadDelta(cacheDir(rt.env, rt.home));
-  } catch {
-    return false; // not built (running from the TypeScript sources)
-  }
-  const delta = loaded.module;
-  const shape = found.shape;
-  const digests = shape === undefined ? now : { ...now, shape: () => shape };
-  const r = await delta.tryDelta({ dbPath: rt.dbPath, digest: entry.digest, snapshot: entry.delta, scans: found.scans, stamps: found.stamps, now: digests });
-  if ('fallback' in r) {
-    if (rt.env.TX_USAGE_TRACE) process.stderr.write(`trace delta path not taken: ${r.fallback}\n`);
-    return false;
-  }
-  mark('delta: rendered');
-  writeOutput(entry.outPath, r.text, entry.stderr);
-  saveEntry(rt, { ...entry, digest: r.digest, stdout: r.text, delta: { ...entry.delta, rows: r.rows }, savedAt: Date.now() });
-  mark('delta: memo saved');
-  loaded.keepCode();
-  writeStatsFile(rt.env, { kind: 'delta', rewritten: 0, ...r.stats, ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });
   return true;
 }
 
@@ -439,7 +383,7 @@ export function saveReportMemo(rt: Runtime, probe: MemoProbe, argv: string[], a:
   const out = noted;
   noted = null;
   if (!probe.key || !digest || !out || out.text.length > MAX_TEXT) return;
-  saveEntry(rt, { argv: JSON.stringify(argv), args: argsOf(a), key: probe.key, digest, stdout: out.text, outPath: out.outPath, stderr: out.stderr, savedAt: Date.now(), delta: out.delta });
+  saveEntry(rt, { argv: JSON.stringify(argv), args: argsOf(a), key: probe.key, digest, stdout: out.text, outPath: out.outPath, stderr: out.stderr, savedAt: Date.now() });
 }
 
 /** Puts `entry` first, in place of any entry with its key or command line. */

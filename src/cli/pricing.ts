@@ -8,8 +8,6 @@ import { LIST, VARCHAR, listValue, type DuckDBConnection } from '../store/duckdb
 import { readTeamConfig } from '../export/config.js';
 import type { HarnessId } from '../core/types.js';
 import { loadPricer, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
-import { deferredCaCerts, rerunWithCaCerts } from './launcher.js';
-import type { PriceCache } from '../pricing/cache.js';
 import { UsageError } from '../report/period.js';
 import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
@@ -36,11 +34,6 @@ export async function costFunction(rt: Runtime): Promise<CostSetup> {
   const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer };
   setups.set(fn, setup);
   return setup;
-}
-
-/** What the pricer behind `fn` resolved so far, plus today's prices of those models (for the delta path, see pricing/cache.ts). */
-export function priceCacheOf(fn: CostFn): PriceCache | null {
-  return setups.get(fn)?.pricer.exportCache([Date.now()]) ?? null;
 }
 
 const FINGERPRINT_KEY = 'pricing_fingerprint';
@@ -184,10 +177,6 @@ export async function pricesShowCommand(rt: Runtime, a: { model: string; provide
 
 /** `tx-usage prices update`: the only command that touches the network. Exit status 1 when nothing was stored. */
 export async function pricesUpdateCommand(rt: Runtime): Promise<number> {
-  // Started by the bin's launcher, this Node did without NODE_EXTRA_CA_CERTS
-  // (launcher.ts); the download may need those certificates.
-  const ca = deferredCaCerts();
-  if (ca) return rerunWithCaCerts(ca);
   const r = await updatePrices({ cacheDir: cacheDir(rt.env, rt.home) });
   (r.ok ? process.stdout : process.stderr).write(`${r.ok ? '' : 'tx-usage: '}${r.message}\n`);
   return r.ok ? 0 : 1;

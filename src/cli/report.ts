@@ -16,8 +16,6 @@ import type { IngestResult } from '../ingest/ingest.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction, unpricedModelWarnings } from './pricing.js';
 import { noteReportOutput } from './memo.js';
-import { summarySnapshot } from '../report/summary-snapshot.js';
-import type { SummarySnapshot } from '../report/summary-delta.js';
 import { mark } from '../core/trace.js';
 
 export interface ReportArgs {
@@ -82,12 +80,10 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const cost = await costFunction(rt);
   mark('prices loaded');
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
-  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(firstDayRead(def.reads_from, p.since), p.tz), deltaBaseByCaller: true });
+  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(firstDayRead(def.reads_from, p.since), p.tz) });
   try {
     // The warnings are read on a second connection while the first labels
-    // this machine's rows, and the delta base (JavaScript only) is written
-    // while both run on DuckDB's threads: on a cold run these were ~40 ms
-    // one after the other.
+    // this machine's rows.
     const side = await store.connect();
     const stored = storedWarnings(side, p.harnesses).then(async (w) => ({
       stored: w,
@@ -96,8 +92,6 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     // Both observed at once, so that neither can end as an unhandled rejection.
     const both = Promise.all([labelLocalRows(store.conn, machine), stored]);
     both.catch(() => undefined);
-    ingest.keepDeltaBase?.();
-    mark('delta base kept');
     const [, read] = await both;
     const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
     const warnings = [...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
@@ -117,10 +111,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     mark('warnings read');
     const out = await runReport(store.conn, def, p, warnings);
     mark('report query');
-    const table = { width: process.stdout.columns ?? 80, color: rt.color };
-    // What the delta path needs to add appended responses to this rendering next time.
-    const snapshot = await summarySnapshot(store.conn, out, p, p.format, cost.fingerprint, table);
-    await emit(rt, a, p, out, warnings, snapshot);
+    await emit(rt, a, p, out, warnings);
     mark('rendered');
   } finally {
     await store.close();
@@ -128,13 +119,13 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   }
 }
 
-async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], snapshot: SummarySnapshot | null = null): Promise<void> {
+async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[]): Promise<void> {
   const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color });
   if (a.out) writeFileSync(a.out, text);
   else process.stdout.write(text);
   const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';
   process.stderr.write(stderr);
-  noteReportOutput(text, a.out, stderr, snapshot);
+  noteReportOutput(text, a.out, stderr);
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */

@@ -89,9 +89,9 @@ export interface Refreshed {
 }
 
 /** Opens the store and brings it up to date with the harness files. */
-export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null; deltaBaseByCaller?: boolean } = {}): Promise<Refreshed> {
+export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null } = {}): Promise<Refreshed> {
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
-  const [{ openStore }, { ingest, sidecarPath }, { repriceStore, priceCacheOf, pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
+  const [{ openStore }, { ingest, sidecarPath }, { repriceStore, pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
     import('../store/store.js'),
     import('../ingest/ingest.js'),
     import('./pricing.js'),
@@ -120,19 +120,11 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?:
       cost,
       progress: progressBar(rt),
       sidecar: sidecarPath(rt.dbPath),
-      delta: rt.dbPath === ':memory:' ? undefined : { dbPath: rt.dbPath, prices: () => priceCacheOf(cost) },
       horizonMs: o.horizonMs ?? null,
     });
     mark('ingested');
-    // The checkpoint runs on DuckDB's threads; the delta base is written,
-    // and the caller's queries run, meanwhile (store.close() waits for it).
-    // deltaBaseByCaller: the caller calls ingest.keepDeltaBase itself, once
-    // it has queries of its own running.
+    // The checkpoint runs on DuckDB's threads while the caller's queries run (store.close() waits for it).
     store.settle();
-    if (!o.deltaBaseByCaller) {
-      result.keepDeltaBase?.();
-      mark('delta base kept');
-    }
     return { store, ingest: result };
   } catch (e) {
     await store.close();

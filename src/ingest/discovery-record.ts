@@ -10,10 +10,10 @@ import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceKind, SourceRef } from '../harnesses/types.js';
 import { stillHolds, type Observation } from '../io/observed-fs.js';
 import { scanShape, type ScanFacts } from './stamp.js';
-import { digest128 } from '../io/xxh64.js';
+import { digest128 } from '../core/digest.js';
 
-// 3: digests by XXH64 (io/xxh64.ts) instead of SHA-1/SHA-256.
-const RECORD_VERSION = 3;
+// 4: digests by SHA-256 (core/digest.ts) instead of XXH64.
+const RECORD_VERSION = 4;
 
 /** A source as stored: path, key ('' when the same as the path), kind, companions, meta. */
 type StoredSource = [string, string, SourceKind, string[] | 0, Record<string, string> | 0];

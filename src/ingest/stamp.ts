@@ -4,8 +4,8 @@
 // answered from its memo never loads a harness module.
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceRef } from '../harnesses/types.js';
-import { digest128 } from '../io/xxh64.js';
-import { statNumbers } from '../io/stat-numbers.js';
+import { digest128 } from '../core/digest.js';
+import { statSync } from 'node:fs';
 
 /** What scanDigest needs of a harness's scan (a HarnessScan, or one replayed from a discovery record). */
 export interface ScanFacts {
@@ -28,7 +28,7 @@ export interface Stamp {
 export function stampOf(src: SourceRef): Stamp | null {
   let st;
   try {
-    st = statNumbers(src.path);
+    st = statSync(src.path, { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -37,7 +37,7 @@ export function stampOf(src: SourceRef): Stamp | null {
   for (const c of src.companions ?? []) {
     let cs;
     try {
-      cs = statNumbers(c);
+      cs = statSync(c, { throwIfNoEntry: false });
     } catch {
       cs = null;
     }

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Provider } from '@pydantic/genai-prices';
 import { initLibrary, validateDataset } from './library.js';
-import { sha256 } from '../core/sha256.js';
+import { sha256 } from '../core/digest.js';
 
 export function dataPaths(cacheDir: string): { dir: string; data: string; meta: string } {
   const dir = join(cacheDir, 'prices');

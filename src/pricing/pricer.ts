@@ -16,8 +16,7 @@ import { formatCostUnits } from './decimal.js';
 import type { CompiledPrice } from './engine.js';
 import { compilePrice, costUnits } from './engine.js';
 import { readStoredData } from './datafile.js';
-import { digest128 } from '../io/xxh64.js';
-import { bucketOf, resolutionKey, type PriceCache } from './cache.js';
+import { digest128 } from '../core/digest.js';
 import { initLibrary, libraryResolve } from './library.js';
 import type { Candidate } from './names.js';
 import { candidates, overrideKeys } from './names.js';
@@ -26,6 +25,16 @@ import { parseOverrides } from './overrides.js';
 
 /** Bump when the costing logic changes, so stores re-price their rows. */
 const ENGINE_VERSION = 'pricing-2';
+
+/** The resolution memo's key for a response: harness NUL provider NUL model. */
+function resolutionKey(harness: string | null, provider: string | null, model: string): string {
+  return `${harness ?? ''}\u0000${provider ?? ''}\u0000${model}`;
+}
+
+/** The time bucket of `ts` in a resolution's memo (width 0: one bucket for all time). */
+function bucketOf(width: number, ts: number): number {
+  return width === 0 ? 0 : Math.floor(ts / width);
+}
 
 export interface PriceableUsage {
   harness: HarnessId;
@@ -54,11 +63,6 @@ export interface Pricer {
   describe(model: string, provider?: string | null, ts?: number): object | null;
   /** Where the library data came from, e.g. "bundled @pydantic/genai-prices 0.1.8". */
   dataSource: string;
-  /**
-   * What this pricer resolved so far (plus the buckets of `alsoAt`, for every
-   * model it resolved), for pricing outside the process (see cache.ts).
-   */
-  exportCache(alsoAt?: number[]): PriceCache;
   /** Problems met while loading or pricing (unusable stored data file, bad override fields, data the library cannot use): show them, keep going. Grows as models are resolved. */
   warnings: string[];
 }
@@ -237,18 +241,6 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
       return units === null ? null : formatCostUnits(units);
     },
     costE10,
-    exportCache(alsoAt: number[] = []): PriceCache {
-      const entries: PriceCache['entries'] = {};
-      for (const [key, res] of resolutions) {
-        if (!res) entries[key] = null;
-        else if (res.kind === 'override') entries[key] = { width: 0, buckets: { '0': res.compiled } };
-        else {
-          for (const ts of alsoAt) priceAt(res, ts);
-          entries[key] = { width: res.width, buckets: Object.fromEntries([...res.byBucket].map(([b, c]) => [String(b), c])) };
-        }
-      }
-      return { fingerprint, entries };
-    },
     describe(model: string, provider?: string | null, ts?: number): object | null {
       const at = validTs(ts);
       const res = resolve(model, provider ?? null, null);

@@ -13,7 +13,7 @@ import { resolveChart } from '../report/charts.js';
 import type { Cell, Column, Dataset } from './columns.js';
 import { grouped, pct, usd } from './format.js';
 import { setHtmlRenderer } from './index.js';
-import { sha256 } from '../core/sha256.js';
+import { sha256 } from '../core/digest.js';
 
 /** Text for HTML content and attribute values. */
 export function escapeHtml(s: string): string {

@@ -1,9 +1,0 @@
-// SHA-256 through node:crypto, loaded on first use (~3 ms): a report on the
-// bundled prices hashes nothing with it (its digests are XXH64,
-// io/xxh64.ts); a downloaded price file and an HTML page do.
-import { createRequire } from 'node:module';
-
-export function sha256(data: string, encoding: 'hex' | 'base64'): string {
-  const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
-  return createHash('sha256').update(data, 'utf8').digest(encoding);
-}
