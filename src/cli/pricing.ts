@@ -7,7 +7,7 @@
 import { LIST, VARCHAR, listValue, type DuckDBConnection } from '../store/duckdb.js';
 import { readTeamConfig } from '../export/config.js';
 import type { HarnessId } from '../core/types.js';
-import { loadPricer, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
+import { loadPricer, PricesFileError, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
 import { UsageError } from '../report/period.js';
 import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
@@ -27,8 +27,16 @@ const setups = new WeakMap<CostFn, CostSetup>();
 
 export async function costFunction(rt: Runtime): Promise<CostSetup> {
   // --prices FILE, else "prices" in the config file.
-  const pricesFile = rt.pricesFile ?? readTeamConfig(rt.env, rt.home).prices;
-  const pricer = await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile });
+  const config = rt.pricesFile === undefined ? readTeamConfig(rt.env, rt.home) : null;
+  const pricesFile = rt.pricesFile ?? config?.prices;
+  let pricer: Pricer;
+  try {
+    pricer = await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile });
+  } catch (e) {
+    // A usage error, named by where the file was given.
+    if (e instanceof PricesFileError) throw new UsageError(`${config ? `"prices" in ${config.path}:` : '--prices'} ${e.path}: ${e.problem}`);
+    throw e;
+  }
   const fn: CostFn = (e) => pricer.costE10(e);
   // The pricer's own array: warnings met while pricing during the ingest show up too.
   const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer };

@@ -1,5 +1,4 @@
 // `tx-usage report [NAME]`: refresh the store, run a report definition, render it.
-import { writeFileSync } from 'node:fs';
 import { HARNESS_IDS, isHarnessId, type HarnessId } from '../core/types.js';
 import { findDefinition, loadDefinitions, runReport, type ReportDefinition, type ReportOutput } from '../report/definitions.js';
 import { machineName, readTeamConfig } from '../export/config.js';
@@ -7,13 +6,16 @@ import { labelLocalRows } from '../export/local.js';
 import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
-import { horizonOfDay } from '../ingest/horizon.js';
+import { deferrable, horizonOfDay, usableHorizon } from '../ingest/horizon.js';
+import { stampOf } from '../ingest/stamp.js';
+import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import '../render/html.js'; // registers the HTML renderer (--format html)
-import { hasUnpricedResponses, storedWarnings } from '../store/read.js';
+import { hasUnpricedResponses, storedWarningsBySource } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
-import { openAndRefresh, type Runtime } from './runtime.js';
+import { cacheDir, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
+import { checkOutFile, writeOutFile } from './out-file.js';
 import { costFunction, unpricedModelWarnings } from './pricing.js';
 import { noteReportOutput } from './memo.js';
 import { mark } from '../core/trace.js';
@@ -33,23 +35,31 @@ export interface ReportArgs {
   from?: string[];
   /** This machine's name for --by machine on the local store. */
   machine?: string;
+  /** Replace an existing --out file that tx-usage did not write. */
+  force?: boolean;
 }
 
-function list(v: string | undefined): string[] {
-  return (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+/** A comma list; empty (`--by ""`, `--harness` with no value) is a usage error naming the flag. */
+function list(v: string, flag: string, expected: readonly string[]): string[] {
+  const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!items.length) throw new UsageError(`${flag} needs a value: a comma list of ${expected.join(', ')}`);
+  return items;
 }
 
 export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Date()): ReportParams & { format: Format } {
+  // The zone and the day are inputs of the report (core/inputs.ts): the memo replays it only on the same day.
+  if (a.tz === undefined) noteSystemZone();
   const tz = a.tz ?? systemTimeZone();
   if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const today = todayIn(tz, now);
+  noteToday(a.tz === undefined ? null : tz, a.tz === undefined ? localDay(now) : today);
   const since = parseDay(a.since ?? '30d', '--since', today);
   const until = a.until === undefined ? today : parseDay(a.until, '--until', today);
   if (since > until) throw new UsageError(`--since ${since} is after --until ${until}`);
-  const byList = a.by === undefined ? defaultBy : list(a.by);
+  const byList = a.by === undefined ? defaultBy : list(a.by, '--by', GROUP_KEYS);
   for (const k of byList) if (!isGroupKey(k)) throw new UsageError(`--by ${JSON.stringify(k)}: expected a comma list of ${GROUP_KEYS.join(', ')}`);
   if (new Set(byList).size !== byList.length) throw new UsageError('--by: a key is given twice');
-  const hs = a.harness === undefined ? [...HARNESS_IDS] : list(a.harness);
+  const hs = a.harness === undefined ? [...HARNESS_IDS] : list(a.harness, '--harness', HARNESS_IDS);
   for (const h of hs) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
   const format = (a.format ?? 'table') as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${JSON.stringify(a.format)}: expected one of ${FORMATS.join(', ')}`);
@@ -74,19 +84,23 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const def = findDefinition(name);
   if (!def) throw new UsageError(`unknown report ${JSON.stringify(name)}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
   const p = reportParams(a, def.default_by);
+  // A path that cannot be written fails now, not after the work.
+  if (a.out !== undefined) checkOutFile(a.out, cacheDir(rt.env, rt.home), a.force === true);
   if (a.from?.length) return rollupReport(rt, a, def, p);
+  const rootWarnings = rootWarningsFor(rt, p.harnesses, a.harness !== undefined);
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
   mark('report modules loaded');
   const cost = await costFunction(rt);
   mark('prices loaded');
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
-  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(firstDayRead(def.reads_from, p.since), p.tz) });
+  const horizonMs = horizonOfDay(firstDayRead(def.reads_from, p.since), p.tz);
+  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs, keepRootWarnings: true });
   try {
     // The warnings are read on a second connection while the first labels
     // this machine's rows.
     const side = await store.connect();
-    const stored = storedWarnings(side, p.harnesses).then(async (w) => ({
-      stored: w,
+    const stored = storedWarningsBySource(side, p.harnesses).then(async (w) => ({
+      stored: inReportWindow(w, ingest, horizonMs),
       unpriced: (await hasUnpricedResponses(side)) ? await unpricedModelWarnings(side, p) : [],
     }));
     // Both observed at once, so that neither can end as an unhandled rejection.
@@ -94,7 +108,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     both.catch(() => undefined);
     const [, read] = await both;
     const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
-    const warnings = [...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
+    const warnings = [...rootWarnings, ...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
     if (totalSources === 0) {
       const msg = [
         'No harness data found. Searched:',
@@ -120,12 +134,54 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
 }
 
 async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[]): Promise<void> {
-  const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color });
-  if (a.out) writeFileSync(a.out, text);
+  // The terminal's width and colour only for a table: the other formats do not depend on the terminal.
+  const table = p.format === 'table';
+  const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color });
+  if (a.out !== undefined) writeOutFile(a.out, text, cacheDir(rt.env, rt.home), a.force === true);
   else process.stdout.write(text);
   const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';
   process.stderr.write(stderr);
-  noteReportOutput(text, a.out, stderr);
+  noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderr);
+}
+
+/**
+ * The --root problems (runtime.ts rootProblems) as warnings; a usage error
+ * when --harness names only harnesses whose every --root is unusable (the
+ * report could show nothing but that).
+ */
+function rootWarningsFor(rt: Runtime, harnesses: HarnessId[], harnessGiven: boolean): string[] {
+  const problems = rootProblems(rt);
+  if (harnessGiven && harnesses.every((h) => (problems.get(h)?.length ?? 0) > 0 && problems.get(h)!.length === rt.rootOverrides[h]!.length)) {
+    throw new UsageError(harnesses.flatMap((h) => problems.get(h)!).join('; '));
+  }
+  return [...problems.values()].flat();
+}
+
+/**
+ * The stored warnings of the sources this report needs: not those of a
+ * source its horizon leaves unread when the store does not hold it
+ * (horizon.ts). A source such a report once read, or that `ingest` read,
+ * would otherwise show its warnings in one run and not in another of the
+ * same report, and a memo hit after `tx-usage ingest` would print other
+ * warnings than the full run; now both print the same.
+ */
+function inReportWindow(stored: { source_key: string; reason: string }[], ingest: IngestResult, horizonMs: number): string[] {
+  const horizon = usableHorizon(ingest.scans, horizonMs);
+  if (horizon === null) return stored.map((w) => w.reason);
+  const bySource = new Map(ingest.scans.flatMap((s) => s.sources.map((src) => [src.key, { src, harness: s.harness }] as const)));
+  const outside = new Map<string, boolean>();
+  return stored
+    .filter((w) => {
+      let out = outside.get(w.source_key);
+      if (out === undefined) {
+        const s = bySource.get(w.source_key);
+        // A source no longer found keeps its warnings (what the store still holds of it is reported).
+        out = s ? deferrable(s.src, s.harness, stampOf(s.src), horizon) : false;
+        outside.set(w.source_key, out);
+      }
+      return !out;
+    })
+    .map((w) => w.reason);
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */

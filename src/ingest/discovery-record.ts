@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceKind, SourceRef } from '../harnesses/types.js';
 import { stillHolds, type Observation } from '../io/observed-fs.js';
-import { scanShape, type ScanFacts } from './stamp.js';
+import type { ScanFacts } from './stamp.js';
 import { digest128 } from '../core/digest.js';
 
 // 4: digests by SHA-256 (core/digest.ts) instead of XXH64.
@@ -31,8 +31,6 @@ export interface DiscoveryRecord {
   obs: Observation[];
   scans: { harness: HarnessId; roots: RootSpec[]; sources: StoredSource[] }[];
   warnings: string[];
-  /** The shape digest of what was found (stamp.ts scanDigests), so a replay need not hash every key again. */
-  shape: string;
 }
 
 export interface RecordOptions {
@@ -90,7 +88,6 @@ export function makeRecord(
       sources: s.sources.map((x): StoredSource => [x.path, x.key === x.path ? '' : x.key, x.kind, x.companions?.length ? x.companions : 0, x.meta ?? 0]),
     })),
     warnings,
-    shape: scanShape(scans, warnings),
   };
 }
 
@@ -115,7 +112,7 @@ export function saveRecord(path: string, r: DiscoveryRecord): void {
 }
 
 /** What the recorded discovery found, if it still holds for these options; null when discovery must run again. */
-export function replayRecord(r: DiscoveryRecord, o: RecordOptions): { scans: ScanFacts[]; warnings: string[]; shape: string } | null {
+export function replayRecord(r: DiscoveryRecord, o: RecordOptions): { scans: ScanFacts[]; warnings: string[] } | null {
   if (r.basis !== basisOf(o)) return null;
   for (const [k, v] of r.env) if ((o.env[k] ?? null) !== v) return null;
   if (r.envAll !== null && r.envAll !== envHash(o.env)) return null;
@@ -130,5 +127,5 @@ export function replayRecord(r: DiscoveryRecord, o: RecordOptions): { scans: Sca
       return ref;
     }),
   }));
-  return { scans, warnings: [...r.warnings], shape: r.shape };
+  return { scans, warnings: [...r.warnings] };
 }

@@ -7,8 +7,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { BatchWriter, forgetSources, loadSourceBook, loadSourceFingerprints, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
-import { scanDigests } from './stamp.js';
-import { discoverAll, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
+import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
@@ -123,7 +122,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       stamps.set(src.key, st);
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
-  const digest = scanDigests(scans, raw, discoveryWarnings).digest;
+  const digest = scanDigest(scans, raw, discoveryWarnings);
   const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
 
   setLastIngestDigest(null);

@@ -2,7 +2,7 @@
 // grouping, chart specs). A definition names a `kind`, the code that knows
 // how to assemble its output; adding a report of an existing kind is adding
 // files to reports/ and queries/ only.
-import { readdirSync, readFileSync } from 'node:fs';
+import { listInputDir, readInputText } from '../core/inputs.js';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../render/columns.js';
@@ -50,11 +50,11 @@ export interface ReportOutput {
 
 export function loadDefinitions(): ReportDefinition[] {
   const dir = join(packageRoot(), 'reports');
-  return readdirSync(dir)
+  // Read through core/inputs.ts: the report memo keys on these files.
+  return listInputDir(dir)
     .filter((f) => f.endsWith('.json'))
-    .sort()
     .map((f) => {
-      const d = JSON.parse(readFileSync(join(dir, f), 'utf8')) as ReportDefinition;
+      const d = JSON.parse(readInputText(join(dir, f))) as ReportDefinition;
       for (const k of d.default_by) if (!isGroupKey(k)) throw new Error(`${f}: unknown default_by key ${k}`);
       return d;
     });
