@@ -144,7 +144,7 @@ export function inputHostname(): string {
  * docs/internals.md): a pipe, a file or /dev/null is not a terminal; any
  * other character device is asked through the stream.
  */
-function fdIsTerminal(fd: 1 | 2): boolean {
+export function fdIsTerminal(fd: 1 | 2): boolean {
   let s;
   try {
     s = fstatSync(fd);
