@@ -199,7 +199,8 @@ async function main(argv: string[]): Promise<void> {
         inst.showHelp((s: string) => process.stdout.write(`${s}\n`));
         process.exit(0);
       }
-      process.stderr.write(`tx-usage: ${missingValue(argv, optionsOf(y).string) ?? msg}\nRun tx-usage --help for usage.\n`);
+      // One line: what is wrong, and where the usage is.
+      process.stderr.write(`tx-usage: ${missingValue(argv, optionsOf(y).string) ?? msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)\n`);
       process.exit(2);
     })
     .help()

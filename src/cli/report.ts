@@ -118,6 +118,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
       ];
       if (p.format === 'table') {
         process.stdout.write(msg.join('\n') + '\n');
+        if (!rt.quiet) process.stderr.write(warnings.map((w) => `warning: ${w}\n`).join(''));
         return;
       }
       warnings.push(msg.join('\n'));

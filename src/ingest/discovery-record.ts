@@ -4,8 +4,8 @@
 // again. On a warm run that is what lets tx-usage answer without reading 400
 // folders or loading a harness module. A record whose answers no longer all
 // hold is discarded and discovery runs again (and is recorded again).
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { ownJson, replaceOwnFile } from '../io/own-file.js';
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceKind, SourceRef } from '../harnesses/types.js';
 import { stillHolds, type Observation } from '../io/observed-fs.js';
@@ -14,6 +14,7 @@ import { digest128 } from '../core/digest.js';
 
 // 4: digests by SHA-256 (core/digest.ts) instead of XXH64.
 const RECORD_VERSION = 4;
+const KIND = 'discovery-record';
 
 /** A source as stored: path, key ('' when the same as the path), kind, companions, meta. */
 type StoredSource = [string, string, SourceKind, string[] | 0, Record<string, string> | 0];
@@ -100,15 +101,9 @@ export function loadRecord(path: string): DiscoveryRecord | null {
   }
 }
 
+/** A record that cannot be written only costs speed next time; a file there that is not tx-usage's is left alone (io/own-file.ts). */
 export function saveRecord(path: string, r: DiscoveryRecord): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(tmp, JSON.stringify(r));
-    renameSync(tmp, path);
-  } catch {
-    /* a record that cannot be written only costs speed next time */
-  }
+  replaceOwnFile(path, ownJson(KIND, r), KIND, ['{"v":']);
 }
 
 /** What the recorded discovery found, if it still holds for these options; null when discovery must run again. */
