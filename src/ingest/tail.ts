@@ -1,6 +1,5 @@
 // The tail hash that proves a file was only appended to since a resume
-// point. Free of the harness registry: the delta path (cli/delta.ts) uses it
-// without loading discovery.
+// point (ingest.ts planSource).
 import { readSync } from 'node:fs';
 import { withOpenFile } from '../io/open-file.js';
 import { digest128 } from '../core/digest.js';

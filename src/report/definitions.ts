@@ -11,7 +11,7 @@ import { compareReport } from './compare.js';
 import { isGroupKey, type GroupKey } from './groups.js';
 import { monthlyReport } from './monthly.js';
 import { summaryReport } from './summary.js';
-import { summaryDatasets, type ReportParams, type TemplateRow } from './summary-rows.js';
+import { summaryDatasets, type ReportParams } from './summary-rows.js';
 import { packageRoot } from './template.js';
 import type { ReadsFrom } from './period.js';
 
@@ -42,10 +42,6 @@ export interface ReportOutput {
   warnings: string[];
   /** Named data sets the definition's charts draw (HTML only). */
   charts?: ChartData;
-  /** Summary reports: the template's grouped rows, which the delta path adds new events to (see cli/delta.ts). */
-  summaryRows?: TemplateRow[];
-  /** Summary reports by session: Claude Code's session estimates the rows were shown with. */
-  sessionEstimates?: Map<string, number> | null;
 }
 
 export function loadDefinitions(): ReportDefinition[] {
@@ -67,9 +63,9 @@ export function findDefinition(name: string): ReportDefinition | undefined {
 export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[]): Promise<ReportOutput> {
   switch (def.kind) {
     case 'summary': {
-      const { report: r, raw, estimates } = await summaryReport(conn, p, warnings);
+      const { report: r } = await summaryReport(conn, p, warnings);
       const charts = p.charts === false ? undefined : await baseChartData(conn, p);
-      return { definition: def, json: r as unknown as Record<string, unknown>, datasets: summaryDatasets(def.title, p, r), warnings: r.warnings, charts, summaryRows: raw, sessionEstimates: estimates };
+      return { definition: def, json: r as unknown as Record<string, unknown>, datasets: summaryDatasets(def.title, p, r), warnings: r.warnings, charts };
     }
     case 'monthly':
       return monthlyReport(conn, def, p, warnings);
