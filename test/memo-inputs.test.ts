@@ -75,8 +75,8 @@ describe('report memo', () => {
     const args = [...JUNE, '--format', 'json', '--by', 'model'];
     expect(run(args).kind).toBe('ingest');
     expect(run(args).kind).toBe('memo-hit');
-    // A variable nothing reads.
-    expect(run(args, { SOME_UNRELATED_VARIABLE: 'x' }).kind).toBe('memo-hit');
+    // Variables this run did not read (numbers are formatted en-US whatever the locale; JSON has no width).
+    expect(run(args, { SOME_UNRELATED_VARIABLE: 'x', LANG: 'fr_FR.UTF-8', LC_ALL: 'de_DE.UTF-8', COLUMNS: '200' }).kind).toBe('memo-hit');
     // A harness root variable discovery reads (it points at nothing here: another answer).
     const elsewhere = run(args, { CLAUDE_CONFIG_DIR: join(h, 'nowhere') });
     expect(elsewhere.kind).toBe('ingest');

@@ -171,6 +171,10 @@ describe('--out never replaces a file tx-usage did not write', () => {
     expect(runCli(['report', ...JUNE, '--format', 'json', '--out', mine, '--force'], env).status).toBe(0);
     expect(JSON.parse(readFileSync(mine, 'utf8')).totals.requests).toBe(2);
     expect(readdirSync(dir).filter((n) => n.includes('.tmp'))).toEqual([]);
+    // A device or a pipe is written through, never replaced: --out /dev/stdout.
+    const through = runCli(['report', ...JUNE, '--format', 'json', '--out', '/dev/stdout'], env);
+    expect(through.status, through.stderr).toBe(0);
+    expect(JSON.parse(through.stdout).totals.requests).toBe(2);
   });
 
   it('leaves a user file where tx-usage keeps a side file (memo, discovery record, the store\'s source index) untouched', () => {

@@ -28,8 +28,11 @@ function readRecord(cacheDir: string): Record<string, string> {
   }
 }
 
-/** Why `path` may not be written, or null when it may. */
-function refusal(path: string, cacheDir: string, force: boolean): string | null {
+/**
+ * Why `path` may not be written, or null when it may; 'stream' when it is a
+ * device or a pipe (`/dev/stdout`, a FIFO), written through, never replaced.
+ */
+function refusal(path: string, cacheDir: string, force: boolean): string | null | 'stream' {
   const abs = resolve(path);
   if (/[\\/]$/.test(path)) return 'names a folder; name the file to write';
   let st;
@@ -51,7 +54,9 @@ function refusal(path: string, cacheDir: string, force: boolean): string | null 
     return null;
   }
   if (st.isDirectory()) return 'is a directory; name the file to write';
-  if (!st.isFile() || lstatSync(abs).isSymbolicLink()) return 'not a regular file; tx-usage writes only regular files it made';
+  if (st.isCharacterDevice() || st.isFIFO()) return 'stream';
+  if (!st.isFile()) return 'not a regular file';
+  if (lstatSync(abs).isSymbolicLink()) return 'a symbolic link; name the file itself';
   if (force) return null;
   let text: Buffer;
   try {
@@ -66,18 +71,27 @@ function refusal(path: string, cacheDir: string, force: boolean): string | null 
 /** Throws the usage error for an --out path that cannot be written (checked before any work is done, and again at the write). */
 export function checkOutFile(path: string, cacheDir: string, force = false): void {
   const why = refusal(path, cacheDir, force);
-  if (why) throw new UsageError(`--out ${path}: ${why}`);
+  if (why && why !== 'stream') throw new UsageError(`--out ${path}: ${why}`);
 }
 
 /** Whether `path` may be written now (the memo replays only then; the full run reports why not). */
 export function outFileWritable(path: string, cacheDir: string, force = false): boolean {
-  return refusal(path, cacheDir, force) === null;
+  const why = refusal(path, cacheDir, force);
+  return why === null || why === 'stream';
 }
 
 /** Writes `text` to `path` (see the top of this file) and records it as tx-usage's. */
 export function writeOutFile(path: string, text: string, cacheDir: string, force = false): void {
   checkOutFile(path, cacheDir, force);
   const abs = resolve(path);
+  if (refusal(path, cacheDir, force) === 'stream') {
+    try {
+      writeFileSync(abs, text);
+    } catch (e) {
+      throw new UsageError(`--out ${path}: ${fsProblem(e)}`);
+    }
+    return;
+  }
   const tmp = `${abs}.tx-usage-${process.pid}.tmp`;
   try {
     writeFileSync(tmp, text, { flag: 'wx' });

@@ -16,7 +16,7 @@ export function fsProblem(e: unknown): string {
     case 'EROFS':
       return 'read-only file system';
     case 'ENOSPC':
-      return 'no space left on the device';
+      return 'no space left on device';
     default:
       return err?.message ?? String(e);
   }

@@ -88,8 +88,7 @@ async function createSchema(conn: DuckDBConnection, meta: Record<string, string>
 }
 
 function removeStoreFiles(path: string): void {
-  // With the store go the delta path's base and journal (ingest/delta-state.ts), which describe it.
-  for (const p of [path, path + '.wal', path + '.delta', path + '.journal']) rmSync(p, { force: true });
+  for (const p of [path, path + '.wal']) rmSync(p, { force: true });
 }
 
 /**
