@@ -30,7 +30,7 @@ function readRecord(cacheDir: string): Record<string, string> {
 
 /**
  * Why `path` may not be written, or null when it may; 'stream' when it is a
- * device or a pipe (`/dev/stdout`, a FIFO), written through, never replaced.
+ * device, a pipe or a socket (`/dev/stdout`, a FIFO), written through, never replaced.
  */
 function refusal(path: string, cacheDir: string, force: boolean): string | null | 'stream' {
   const abs = resolve(path);
@@ -54,7 +54,7 @@ function refusal(path: string, cacheDir: string, force: boolean): string | null 
     return null;
   }
   if (st.isDirectory()) return 'is a directory; name the file to write';
-  if (st.isCharacterDevice() || st.isFIFO()) return 'stream';
+  if (st.isCharacterDevice() || st.isFIFO() || st.isSocket()) return 'stream';
   if (!st.isFile()) return 'not a regular file';
   if (lstatSync(abs).isSymbolicLink()) return 'a symbolic link; name the file itself';
   if (force) return null;
