@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
-import { cleanEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { spawnSync } from 'node:child_process';
+import { CLI, cleanEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
 
 const dir = tempDir('txu-usage-errors-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -171,8 +172,8 @@ describe('--out never replaces a file tx-usage did not write', () => {
     expect(runCli(['report', ...JUNE, '--format', 'json', '--out', mine, '--force'], env).status).toBe(0);
     expect(JSON.parse(readFileSync(mine, 'utf8')).totals.requests).toBe(2);
     expect(readdirSync(dir).filter((n) => n.includes('.tmp'))).toEqual([]);
-    // A device or a pipe is written through, never replaced: --out /dev/stdout.
-    const through = runCli(['report', ...JUNE, '--format', 'json', '--out', '/dev/stdout'], env);
+    // A device or a pipe is written through, never replaced: --out /dev/stdout into a pipe.
+    const through = spawnSync('sh', ['-c', `"$0" "$1" report ${JUNE.join(' ')} --format json --out /dev/stdout | cat`, process.execPath, CLI], { env, encoding: 'utf8' });
     expect(through.status, through.stderr).toBe(0);
     expect(JSON.parse(through.stdout).totals.requests).toBe(2);
   });
