@@ -13,7 +13,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Each module: its source, the generated file, the constant it exports, the features it uses. */
 const MODULES = [
   { wat: 'src/io/marker-scan.wat', out: 'src/io/marker-scan.wasm.ts', name: 'MARKER_SCAN_WASM', features: { simd: true } },
-  { wat: 'src/io/xxh64.wat', out: 'src/io/xxh64.wasm.ts', name: 'XXH64_WASM', features: {} },
 ];
 
 export async function assemble(m) {

@@ -1,7 +1,5 @@
 // Bundles the bin entry (dist/src/cli/fast.js, compiled by tsc) and the
-// modules it imports statically into dist/src/cli/fast.cjs, and the delta
-// path (dist/src/cli/delta.js) into dist/src/cli/delta.cjs, which the memo
-// check loads only on a miss, so that a hit never parses it. Their dynamic
+// modules it imports statically into dist/src/cli/fast.cjs. Its dynamic
 // imports stay as they are. The rest of the CLI (main.js and everything it
 // imports, dynamically too) goes into dist/src/cli/main.cjs, which fast.cjs
 // loads on a miss; main.js itself still runs as it is.
@@ -11,7 +9,6 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { LAUNCHER } = await import(new URL('../dist/src/cli/launcher.js', import.meta.url).href);
 /** What every bundle here shares: one CommonJS file for Node 20 next to the compiled modules. */
 const common = {
   bundle: true,
@@ -36,7 +33,7 @@ function asciiOnly(file) {
   const ascii = text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
   if (ascii !== text) writeFileSync(file, ascii);
 }
-for (const name of ['fast', 'delta', 'statusline']) {
+for (const name of ['fast', 'statusline']) {
   const out = join(root, 'dist', 'src', 'cli', `${name}.cjs`);
   await build({
     ...common,
@@ -52,12 +49,8 @@ for (const name of ['fast', 'delta', 'statusline']) {
     ],
   });
   asciiOnly(out);
-  // The bin (fast.cjs) starts through the shell line of src/cli/launcher.ts.
-  if (name === 'fast') {
-    const text = readFileSync(out, 'utf8');
-    if (!text.startsWith('#!/usr/bin/env node\n')) throw new Error(`${out}: expected the entry's #! line first`);
-    writeFileSync(out, LAUNCHER + text.slice(text.indexOf('\n') + 1));
-  }
+  // The bin (fast.cjs) starts as npm's shims start any bin: through its `#!/usr/bin/env node` line.
+  if (name === 'fast' && !readFileSync(out, 'utf8').startsWith('#!/usr/bin/env node\n')) throw new Error(`${out}: expected the entry's #! line first`);
   chmodSync(out, 0o755);
 }
 

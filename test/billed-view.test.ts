@@ -8,8 +8,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/store.js';
 import { storeWideRows } from '../src/store/write.js';
-import { billedOver } from '../src/report/summary-delta.js';
-import type { UsageEvent } from '../src/core/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txu-billed-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,21 +41,6 @@ describe('billed_events', () => {
       const cols = async (rel: string) => (await store.conn.runAndReadAll(`SELECT * FROM ${rel} LIMIT 0`)).columnNames();
       expect(await cols('billed_events')).toEqual(await cols('usage_events'));
 
-      // The delta path's copy of the rule (billedOver) picks, per key, the row the view keeps.
-      const rows = (await store.conn.runAndReadAll(`SELECT harness, dedupe_key, dedupe_rank, input_tokens::DOUBLE AS input_tokens, output_tokens::DOUBLE AS output_tokens, source_file, source_line FROM usage_events`)).getRowObjectsJson() as any[];
-      const events = rows.map((r) => ({ ...r, cache_read_tokens: 0, cache_write_tokens: 0 }) as unknown as UsageEvent);
-      const best = new Map<string, UsageEvent>();
-      for (const e of events) {
-        const k = `${e.harness}\u0000${e.dedupe_key}`;
-        const w = best.get(k);
-        if (!w || billedOver(e, w)) best.set(k, e);
-      }
-      const kept = (await store.conn.runAndReadAll(`SELECT harness, dedupe_key, source_file, source_line FROM billed_events`)).getRowObjectsJson() as any[];
-      expect(kept.length).toBe(best.size);
-      for (const r of kept) {
-        const w = best.get(`${r.harness}\u0000${r.dedupe_key}`)!;
-        expect([w.source_file, w.source_line]).toEqual([r.source_file, r.source_line]);
-      }
     } finally {
       store.close();
     }

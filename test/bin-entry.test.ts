@@ -55,9 +55,9 @@ describe('bin entry', () => {
     // Trace marks (stderr only) are not part of what the memo is keyed on.
     expect(run(CLI, { TX_USAGE_TRACE: '1' }).kind).toBe('memo-hit');
     add(4, 3);
-    // Lines appended: the delta path answers (cli/delta.ts), from either entry.
+    // Lines appended: the store's incremental ingest reads just them, from either entry.
     const grown = run(CLI);
-    expect(grown.kind).toBe('delta');
+    expect(grown.kind).toBe('ingest');
     expect(tokenFields(grown.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
     const again = run(MAIN);
     expect(again.kind).toBe('memo-hit');
@@ -113,7 +113,7 @@ describe('bin entry', () => {
     }
   });
 
-  it('answers a memo hit without loading what only work needs (node:v8, perf_hooks, worker_threads, crypto, the stdio streams), and sets the V8 flags on a miss', () => {
+  it('answers a memo hit without loading what only work needs (perf_hooks, worker_threads, the stdio streams), and sets no V8 flags', () => {
     const home = oneResponseHome('txu-bin-mods-');
     // A preload that writes the built-in modules the run loaded, at exit.
     const listFile = join(home, 'modules.json');
@@ -129,12 +129,11 @@ describe('bin entry', () => {
     };
     const miss = run();
     expect(miss.kind).toBe('ingest');
-    expect(miss.loaded.has('v8')).toBe(true); // tuneV8 (core/v8-tuning.ts)
+    expect(miss.loaded.has('v8')).toBe(false); // no V8 flags set at run time
     const hit = run();
     expect(hit.kind).toBe('memo-hit');
-    // crypto: the digests are XXH64 in WebAssembly (io/xxh64.ts). stream, net:
-    // the answer goes to fd 1 (a pipe here) without process.stdout (closed-stdout.ts writeAllSync).
-    for (const m of ['v8', 'perf_hooks', 'worker_threads', 'crypto', 'stream', 'net']) expect(hit.loaded.has(m), m).toBe(false);
+    // net: the answer goes to fd 1 (a pipe here) without process.stdout, a net.Socket (closed-stdout.ts writeAllSync).
+    for (const m of ['v8', 'perf_hooks', 'worker_threads', 'net', 'tty']) expect(hit.loaded.has(m), m).toBe(false);
   });
 
   it('writes the discovery record on a miss (once the early start is under way) and replays it on the next run', () => {

@@ -1,8 +1,7 @@
-// The CLI ends with process.exit() once stdout and stderr have taken what
-// was written (src/cli/closed-stdout.ts: exitAfterOutput). Writes to a pipe
-// are asynchronous in Node on POSIX: a reader that is slow to take the
-// output (a pager, `| jq` still starting) must still get all of it, from the
-// main path and from the bin entry's memo answer alike.
+// Writes to a pipe are asynchronous in Node on POSIX: a reader that is slow
+// to take the output (a pager, `| jq` still starting) must still get all of
+// it, from the main path and from the bin entry's memo answer (which writes
+// synchronously and then exits, src/cli/closed-stdout.ts) alike.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

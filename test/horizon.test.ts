@@ -314,13 +314,13 @@ describe('reports leave transcripts last written before their window unread', ()
     expect(Number(got.json.totals.output_tokens)).toBe(120);
   });
 
-  it('a transcript left unread that is written to again is read (full path, not the delta path)', () => {
+  it('a transcript left unread that is written to again is read in full', () => {
     const { home, sessions, args, grow } = partlyReadHistory('txu-horizon-append-');
-    // A recent session grows: the delta path answers.
+    // A recent session grows: only its appended bytes are read.
     const last = sessions[sessions.length - 1]!;
     last.response({ ts: '2026-11-02T09:00:00.000Z', model: 'claude-sonnet-4-5-20250929', usage: { input: 3, output: 33 } });
     const d = grow(args);
-    expect(d.stats.kind).toBe('delta');
+    expect(d.stats).toMatchObject({ kind: 'ingest', appended: 1, rewritten: 0 });
     // The April session is resumed: it was never read, so the full path reads all of it.
     const first = sessions[0]!;
     first.response({ ts: '2026-11-03T09:00:00.000Z', usage: { input: 4, output: 44 } });
@@ -387,7 +387,7 @@ describe('reports leave transcripts last written before their window unread', ()
     expect(Number(got.json.totals.requests)).toBeGreaterThan(0);
   });
 
-  it('the delta path gives way to a copied response while files are unread (its original may be in one)', () => {
+  it('an appended copy of a response while files are unread reads them (its original may be in one)', () => {
     const { home, sessions, args, grow } = partlyReadHistory('txu-horizon-deltacopy-');
     // A recent session gets a /branch copy of an April response, stamped anew:
     // the April original (left unread) keeps the credit, on its own day.

@@ -49,8 +49,7 @@ describe('incremental ingest', () => {
     const b = claude.session({ cwd: '/w/b' });
     responses(a, 3, 5);
     responses(b, 4, 5);
-    // The ingest's own resume (the delta path, which would answer first, is tested in delta.test.ts).
-    const run = makeRunner(home, { TX_USAGE_NO_DELTA: '1' });
+    const run = makeRunner(home);
     const first = run([]);
     expect(first.stats.kind).toBe('ingest');
     expect(first.stats.rewritten).toBe(2);
@@ -193,10 +192,10 @@ describe('warm fast path (memo)', () => {
     expect(touched.stats).toMatchObject({ kind: 'ingest', rewritten: 1 });
     expect(touched.out).toEqual(full.out);
 
-    // An append: the memo must not answer with the old totals (the delta path adds the new response).
+    // An append: the memo must not answer with the old totals (the ingest reads just the appended response).
     responses(a, 4, 1, 30);
     const grown = run(['--by', 'model']);
-    expect(grown.stats).toMatchObject({ kind: 'delta', appended: 1 });
+    expect(grown.stats).toMatchObject({ kind: 'ingest', appended: 1, rewritten: 0 });
     expect(tokenFields(grown.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
     expect(run(['--by', 'model']).out).toEqual(grown.out);
 

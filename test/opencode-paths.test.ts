@@ -39,7 +39,7 @@ describe('opencode roots and discovery', () => {
     expect(opencode.roots(ctx)).toEqual([{ path: data, origin: 'default', exists: true }]);
     expect(await found(ctx)).toEqual(['opencode-dev.db', 'opencode-my_branch.1.db', 'opencode-next.db', 'opencode.db'].map((f) => join(data, f)));
     const [src] = await opencode.discover(opencode.roots(ctx), () => {});
-    expect(src).toMatchObject({ harness: 'opencode', kind: 'sqlite', companions: [src!.path + '-wal', src!.path + '-shm'], meta: { db: 'opencode-dev.db' } });
+    expect(src).toMatchObject({ harness: 'opencode', kind: 'sqlite', companions: [src!.path + '-wal'], meta: { db: 'opencode-dev.db' } });
   });
 
   it('XDG_DATA_HOME moves the data dir (a relative value is ignored, as XDG says)', async () => {

@@ -1,7 +1,8 @@
 // A memo hit answers through fds 1 and 2 without process.stdout/stderr
-// (src/cli/closed-stdout.ts): isTTY must say what process.stdout.isTTY says
-// for a pipe, a file, /dev/null and a terminal, and writeAllSync must deliver
-// every byte, or say the reader has gone.
+// (src/cli/closed-stdout.ts writeAllSync, src/core/inputs.ts fdIsTerminal):
+// isTTY must say what process.stdout.isTTY says for a pipe, a file,
+// /dev/null and a terminal, and writeAllSync must deliver every byte, or say
+// the reader has gone.
 import { spawn, spawnSync } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/cli.js';
 
 const MODULE = resolve(__dirname, '../dist/src/cli/closed-stdout.js');
-const load = `const m = await import(${JSON.stringify(MODULE)});`;
+const INPUTS = resolve(__dirname, '../dist/src/core/inputs.js');
+const load = `const m = { ...(await import(${JSON.stringify(MODULE)})), isTTY: (await import(${JSON.stringify(INPUTS)})).fdIsTerminal };`;
 
 /** Runs `body` (an ES module with `m` the module) in a child; its report goes to fd 3, a file. */
 function child(body: string, stdout: 'pipe' | 'ignore' | number): { report: string; stdout: string } {

@@ -12,7 +12,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
-import { digest128 } from '../io/xxh64.js';
+import { digest128 } from '../core/digest.js';
 
 /** 32 hex digits of the source's digest, then a newline, then V8's code. */
 const HEADER_BYTES = 33;

@@ -4,6 +4,8 @@ import { anonymizeSalt, machineName, readTeamConfig } from '../export/config.js'
 import { checkOutDir, exportParquet, type ExportedFile } from '../export/write.js';
 import { isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import { costFunction } from './pricing.js';
+import { statSync } from 'node:fs';
+import { fsProblem } from '../core/fs-problem.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 
 export interface ExportArgs {
@@ -17,6 +19,17 @@ export interface ExportArgs {
   format?: string;
 }
 
+/** `--out` must name a folder (made when missing), not a file. */
+function checkExportFolder(out: string): void {
+  let st;
+  try {
+    st = statSync(out, { throwIfNoEntry: false });
+  } catch (e) {
+    throw new UsageError(`--out ${out}: ${fsProblem(e)}`);
+  }
+  if (st && !st.isDirectory()) throw new UsageError(`--out ${out}: not a folder; export writes a folder of Parquet files (docs/team.md)`);
+}
+
 export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
   const format = a.format ?? 'table';
   if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
@@ -27,6 +40,7 @@ export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
   const since = a.since === undefined ? null : parseDay(a.since, '--since', today);
   const until = a.until === undefined ? (since === null ? null : today) : parseDay(a.until, '--until', today);
   if (since && until && since > until) throw new UsageError(`--since ${since} is after --until ${until}`);
+  checkExportFolder(a.out);
   const cfg = readTeamConfig(rt.env, rt.home);
   const machine = machineName(a.machine, cfg);
   const salt = anonymizeSalt(a.anonymize === true, a.salt, cfg);

@@ -1,43 +1,84 @@
 #!/usr/bin/env node
-// tx-usage command line: yargs commands only; they orchestrate, they do not
-// parse harness files or build SQL.
-import { tuneV8 } from '../core/v8-tuning.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+// tx-usage command line: yargs commands only (one parser, one option table);
+// they orchestrate, they do not parse harness files or build SQL.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Argv } from 'yargs';
 import { UsageError } from '../report/period.js';
-import { replayByArgv, replayReport, saveReportMemo, takeHandedProbe } from './memo.js';
+import { replayReport, saveReportMemo, takeHandedProbe, replayByArgv } from './memo.js';
 import type { ReportArgs } from './report.js';
 import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
-import { plainReportArgs } from './plain-args.js';
 import { mark } from '../core/trace.js';
-import { exitAfterOutput, exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
+import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 import { importModule } from './code-cache.js';
 import { STATUSLINE_FLAGS } from './statusline-flags.js';
+import { HARNESS_IDS } from '../core/types.js';
 // Command modules are imported when their command runs: most of them load
 // DuckDB, which a report answered from its memo never needs.
 
 /** The group keys, for the help text: loaded with yargs, not on the memo's path. */
 let GROUP_KEYS: readonly string[] = [];
 
+/** Name, title and description of each report definition (reports/*.json), for `report --help`. */
+function reportCatalog(): { name: string; title: string; description: string }[] {
+  let d = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(d, 'package.json')) && dirname(d) !== d) d = dirname(d);
+  const dir = join(d, 'reports');
+  try {
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { name: string; title: string; description: string });
+  } catch {
+    return [];
+  }
+}
+
 function reportOptions<T>(y: Argv<T>) {
+  const catalog = reportCatalog();
   return y
-    .positional('name', { type: 'string', describe: 'report: summary (default), monthly, compare, blocks, or another definition in reports/' })
+    .positional('name', {
+      type: 'string',
+      describe: `the report (default summary): ${catalog.map((r) => r.name).join(', ')}`,
+    })
     .option('since', { type: 'string', describe: 'first day: Nd, Nw, Nm back from today, or YYYY-MM-DD (default 30d)' })
     .option('until', { type: 'string', describe: 'last day, inclusive (default today)' })
     .option('by', { type: 'string', describe: `comma list of ${GROUP_KEYS.join(', ')} (default day)` })
-    .option('harness', { type: 'string', describe: 'comma list of claude-code, codex, cursor-agent, opencode, pi' })
+    .option('harness', { type: 'string', describe: `comma list of ${HARNESS_IDS.join(', ')}` })
     .option('project', { type: 'string', describe: 'only projects whose path contains TEXT' })
     .option('tz', { type: 'string', describe: 'IANA time zone for days (default: the system zone)' })
     .option('format', { type: 'string', describe: 'table | json | csv | html', default: 'table' })
-    .option('out', { type: 'string', describe: 'write the report to FILE instead of stdout' })
+    .option('out', { type: 'string', describe: 'write the report to FILE instead of stdout (replaces only a file tx-usage wrote)' })
+    .option('force', { type: 'boolean', describe: 'with --out: replace the file even if tx-usage did not write it' })
     .option('cost', { type: 'string', describe: 'auto | computed | recorded (default auto)' })
     .option('sort', { type: 'string', describe: 'row order: cost | tokens | date | name (default: days, weeks, months in order, anything else by cost)' })
     .option('demo', { type: 'boolean', describe: 'report on generated sample data instead of your files' })
     .option('from', { type: 'string', array: true, describe: 'report on exported Parquet (file, folder or glob; repeatable) instead of the local store' })
     .option('machine', { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' })
-    .option('token-limit', { type: 'string', describe: 'report blocks: tokens per block to compare each block with, or "max" (the largest finished block)' });
+    .option('token-limit', { type: 'string', describe: 'report blocks: tokens per block to compare each block with, or "max" (the largest finished block)' })
+    .epilog(['Reports:', ...catalog.map((r) => `  ${r.name.padEnd(10)} ${r.title}: ${r.description}`)].join('\n'));
+}
+
+/** The options yargs knows by type (getOptions is public API without a type). */
+const optionsOf = (y: unknown) => (y as { getOptions(): { array: string[]; string: string[] } }).getOptions();
+
+/**
+ * An option that takes a value given none, or given one that starts with a
+ * dash (`--since -5d`: yargs reads -5d as options -5 and -d, and complains
+ * about those): said as such, with the way to pass such a value.
+ */
+function missingValue(argv: string[], stringOptions: string[]): string | null {
+  const takesValue = new Set(stringOptions);
+  for (let i = 0; i < argv.length; i++) {
+    const t = argv[i]!;
+    if (!t.startsWith('--') || t.includes('=') || !takesValue.has(t.slice(2))) continue;
+    const next = argv[i + 1];
+    if (next === undefined) return `${t} needs a value`;
+    if (next.startsWith('-') && next !== '-') return `${t} needs a value (${JSON.stringify(next)} reads as an option; to pass it as the value, write ${t}=${next})`;
+  }
+  return null;
 }
 
 /** Runs a report on generated sample data in a private temporary home and store. */
@@ -48,7 +89,7 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
     const home = join(dir, 'home');
     await writeDemoHome(home, new Date());
     const env = { PATH: process.env.PATH, HOME: home, TZ: process.env.TZ };
-    const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), rootOverrides: {} };
+    const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), dbGiven: false, rootOverrides: {} };
     // On stderr for every format: a CSV has no place for a comment (its JSON says "demo": true, its HTML says so in title and footer).
     if (!rt.quiet) process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
     const { reportCommand } = await import('./report.js');
@@ -58,7 +99,7 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
   }
 }
 
-/** `report`: replayed from the memo when no source changed, else run in full and memoized. */
+/** `report`: replayed from the memo when no input and no source changed, else run in full and memoized. */
 async function report(rt: Runtime, a: ReportArgs, argv: string[]): Promise<void> {
   const probe = await replayReport(rt, a as Record<string, unknown>);
   if (probe.hit) return;
@@ -76,16 +117,14 @@ async function main(argv: string[]): Promise<void> {
     mark(fast.hit ? 'memo hit' : 'memo miss');
     if (fast.hit) return;
     if (fast.seen) return report(fast.seen.rt, fast.seen.args as ReportArgs, argv);
-    // A plain command line is read without loading yargs (plain-args.ts).
-    const plain = plainReportArgs(argv);
-    if (plain) return report(runtimeFrom(plain as GlobalArgs), plain as ReportArgs, argv);
   }
   const [{ default: yargs }, groups] = await Promise.all([importModule<typeof import('yargs')>('yargs'), import('../report/groups.js')]);
   GROUP_KEYS = groups.GROUP_KEYS;
   const run = (fn: (rt: Runtime, args: any) => Promise<void>) => async (args: any) => {
     await fn(runtimeFrom(args as GlobalArgs), args);
   };
-  await yargs(argv)
+  const commands = 'report, demo, limits, statusline, watch, check, ingest, import, export, sources, sql, prices, completion';
+  const y = yargs(argv)
     .scriptName('tx-usage')
     .usage('$0 <command> [options]\n\nWhat your AI coding agents cost you: token and cost reports from local transcripts.')
     .option('db', { type: 'string', describe: 'store file (default $XDG_CACHE_HOME/tx-usage/usage.duckdb)', global: true })
@@ -97,11 +136,11 @@ async function main(argv: string[]): Promise<void> {
     .option('prices', { type: 'string', describe: 'price overrides FILE in LiteLLM format; wins over the bundled prices for the models it names', global: true })
     .command(
       'report [name]',
-      'report usage and cost (refreshes the store first)',
-      (y) => reportOptions(y),
+      'report usage and cost (refreshes the store first; see report --help for the reports)',
+      (c) => reportOptions(c),
       run(async (rt, a) => (a.demo ? demo(rt, a) : report(rt, a, argv))),
     )
-    .command('demo [name]', 'the report on generated sample data', (y) => reportOptions(y), run(demo))
+    .command('demo [name]', 'the report on generated sample data', (c) => reportOptions(c), run(demo))
     .command(
       'limits',
       'plan rate limits per harness and window (5 h, weekly): used %, reset time, peak and spend per window',
@@ -147,8 +186,8 @@ async function main(argv: string[]): Promise<void> {
     .command(
       'export',
       'write usage as Hive-partitioned Parquet for team roll-ups and warehouses (see docs/team.md)',
-      (y) =>
-        y
+      (c) =>
+        c
           .option('out', { type: 'string', demandOption: true, describe: 'export folder (shared by any number of machines)' })
           .option('since', { type: 'string', describe: 'first day: Nd, Nw, Nm back from today, or YYYY-MM-DD (default: everything)' })
           .option('until', { type: 'string', describe: 'last day, inclusive (default today)' })
@@ -174,50 +213,64 @@ async function main(argv: string[]): Promise<void> {
     .command(
       'sources',
       'list roots searched, files found, events extracted and lines skipped',
-      (y) => y.option('format', { type: 'string', default: 'table', describe: 'table | json' }),
+      (c) => c.option('format', { type: 'string', default: 'table', describe: 'table | json' }),
       run(async (rt, a) => (await import('./sources.js')).sourcesCommand(rt, a.format)),
     )
     .command(
       'sql <query>',
       'run read-only SQL against the store (tables: usage_events, billed_events, context_rows, sources, ...)',
-      (y) =>
-        y
+      (c) =>
+        c
           .positional('query', { type: 'string', demandOption: true })
           .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' }),
       run(async (rt, a) => (await import('./sql.js')).sqlCommand(rt, a.query, a.format)),
     )
-    .command('prices', 'show the price that applies to a model, or update the price data', (y) =>
-      y
+    .command('prices', 'show the price that applies to a model, or update the price data', (c) =>
+      c
         .command(
           'show <model>',
           'resolved prices for MODEL and which override or price-data entry matched',
-          (c) =>
-            c
+          (s) =>
+            s
               .positional('model', { type: 'string', demandOption: true })
               .option('provider', { type: 'string', describe: 'provider id, as Pi and OpenCode record it (e.g. openrouter)' })
               .option('at', { type: 'string', describe: 'prices in force at this date or time (default now)' })
               .option('format', { type: 'string', default: 'text', describe: 'text | json' }),
           run(async (rt, a) => void (process.exitCode = await (await import('./pricing.js')).pricesShowCommand(rt, a))),
         )
-        .command('update', 'download the newest price data into the cache dir (the only network access)', (c) => c, run(async (rt) => void (process.exitCode = await (await import('./pricing.js')).pricesUpdateCommand(rt))))
+        .command('update', 'download the newest price data into the cache dir (the only network access)', (s) => s, run(async (rt) => void (process.exitCode = await (await import('./pricing.js')).pricesUpdateCommand(rt))))
         .demandCommand(1, 'name a prices command: show or update'),
     )
-    .demandCommand(1, 'name a command: report, limits, ingest, import, export, sources, sql or demo')
+    // An option given twice: the last one wins (a shell alias often sets one),
+    // for every command; the repeatable ones (declared `array`) keep them all.
+    .middleware((args) => {
+      const repeatable = new Set(optionsOf(y).array);
+      for (const [k, v] of Object.entries(args)) if (k !== '_' && Array.isArray(v) && !repeatable.has(k)) args[k] = v[v.length - 1];
+    }, true)
+    .completion('completion', 'print a bash/zsh completion script (add `source <(tx-usage completion)` to ~/.bashrc or ~/.zshrc)')
+    .demandCommand(1, `name a command: ${commands}`)
     .strict()
-    .fail((msg, err) => {
+    .fail((msg, err, inst) => {
       if (err) throw err;
-      process.stderr.write(`tx-usage: ${msg}\nRun tx-usage --help for usage.\n`);
+      // `tx-usage` alone: the command list, as --help gives it.
+      if (argv.length === 0) {
+        inst.showHelp((s: string) => process.stdout.write(`${s}\n`));
+        process.exit(0);
+      }
+      // One line: what is wrong, and where the usage is.
+      process.stderr.write(`tx-usage: ${missingValue(argv, optionsOf(y).string) ?? msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)\n`);
       process.exit(2);
     })
     .help()
-    .wrap(Math.min(100, process.stdout.columns ?? 80))
-    .parseAsync();
+    .alias('h', 'help')
+    .version()
+    .wrap(Math.min(100, process.stdout.columns ?? 80));
+  await y.parseAsync();
 }
 
-tuneV8(); // V8 flags before anything gets hot (the bin entry may have set them already)
 exitQuietlyWhenStdoutCloses();
 // What yargs' hideBin returns under Node, without loading yargs for it.
-main(process.argv.slice(2)).then(() => exitAfterOutput(), async (e: unknown) => {
+main(process.argv.slice(2)).catch(async (e: unknown) => {
   if (e instanceof UsageError) {
     process.stderr.write(`tx-usage: ${e.message}\n`);
     process.exit(2);

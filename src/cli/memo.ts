@@ -1,58 +1,55 @@
-// The warm fast path of `tx-usage report`: when no source changed since a
-// report with the same arguments was rendered, print that rendering again
-// without loading DuckDB (whose native library alone costs more than the
-// whole answer). Validity is proven, not assumed:
-// - the key holds everything else the output depends on: the arguments,
-//   today's date in the report's zone, the terminal, the runtime options,
-//   the build, and the stats of every other file read (report definitions,
-//   query templates, price data, price overrides, team config);
-// - the digest holds what was found: roots, discovery warnings and the stamp
-//   (size, mtime, inode, companions) of every source, taken by the ingest
-//   BEFORE it read them, compared with a fresh stat pass.
-// Anything unknown (--from, --demo, --rebuild, an in-memory store) skips it.
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir, hostname } from 'node:os';
+// The report memo: a report run again with nothing changed is answered with
+// the rendering its last full run printed, without loading DuckDB (whose
+// native library alone costs more than the whole answer) or yargs. Validity
+// is proven, not assumed. An entry holds:
+// - the command line, and what yargs made of it then;
+// - every input the full run read besides the sources (core/inputs.ts:
+//   environment variables, report definitions, query templates, price data
+//   and overrides, the config file, the zone, the terminal, today's date),
+//   each with the answer it had, and the build that ran;
+// - the digest of what the ingest found (roots, discovery warnings and the
+//   stamp of every source, taken BEFORE it read them).
+// It is replayed only when every input gives the same answer again and a
+// fresh discovery (or its record, ingest/discovery-record.ts) and stat pass
+// give the same digest. --from, --demo, --rebuild and in-memory stores are
+// never memoized.
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readTeamConfig } from '../export/config.js';
 import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record.js';
-import { fingerprintsOf, scanDigests, stampAll, type ScanDigests, type ScanFacts, type Stamp } from '../ingest/stamp.js';
+import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
 import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
-import { firstDayRead, isValidTimeZone, parseDay, systemZoneWithoutIntl, todayIn, type ReadsFrom } from '../report/period.js';
+import { firstDayRead, parseDay, systemZoneWithoutIntl, todayIn, type ReadsFrom } from '../report/period.js';
 import { horizonOfDay } from '../ingest/horizon.js';
+import { inputsHold, takeInputs, type Input } from '../core/inputs.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
-import type { SummarySnapshot } from '../report/summary-delta.js';
-import { loadBundle } from './code-cache.js';
 import { mark } from '../core/trace.js';
-import { wasmOptimizedAtOnce } from '../core/v8-tuning.js';
-import { isTTY, writeAllSync } from './closed-stdout.js';
-import { DEFERRED_CA_CERTS } from './launcher.js';
-import { digest128 } from '../io/xxh64.js';
-import { statNumbers } from '../io/stat-numbers.js';
+import { writeAllSync } from './closed-stdout.js';
+import { outFileWritable, writeOutFile } from './out-file.js';
+import { ownJson, replaceOwnFile } from '../io/own-file.js';
 
-// 3: digests by XXH64 (io/xxh64.ts) instead of SHA-256.
-const MEMO_VERSION = 3;
+// 5: entries keyed on the inputs the run read (core/inputs.ts).
+const MEMO_VERSION = 5;
+const KIND = 'report-memo';
+/** What versions before the marker wrote (own-file.ts): still ours to replace. */
+const LEGACY = ['{"version":'];
 const MAX_ENTRIES = 16;
 /** Renderings larger than this are not kept (an HTML report with charts can be big). */
 const MAX_TEXT = 8 << 20;
-/** Environment variables that can change a rendering without changing any file. */
-const ENV_KEYS = ['TZ', 'LANG', 'LC_ALL', 'LC_NUMERIC', 'LC_TIME', 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS'];
-/** TX_USAGE_ variables that change how a run works or what it reports about itself, never its output. */
-// DEFERRED_CA_CERTS: set by the bin's launcher (launcher.ts), not by the user; a run through `node fast.cjs` shares the memo.
-const ENV_IGNORED = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_YARGS_ONLY', DEFERRED_CA_CERTS]);
 
 interface Entry {
   /** The command line (as yargs was given it) and what yargs made of it: lets a repeat be answered before yargs loads. */
   argv: string;
   args: Record<string, unknown>;
+  /** JSON of `args`: finds the entry after yargs when the command line was written differently. */
   key: string;
+  inputs: Input[];
   digest: string;
   stdout: string;
   outPath: string | null;
   stderr: string;
   savedAt: number;
-  /** Summary reports: what the delta path adds new responses to (report/summary-delta.ts). */
-  delta?: SummarySnapshot | null;
 }
 
 export interface MemoProbe {
@@ -67,12 +64,10 @@ interface Found {
   scans: ScanFacts[];
   warnings: string[];
   stamps: Map<string, Stamp | null>;
-  /** The shape digest of scans and warnings, when the discovery record knew it. */
-  shape?: string;
   /**
    * Writes the discovery record this search made (absent when the old one
-   * held): ~4 ms of JSON, done once the early start has the workers busy
-   * (handOff) or the answer is out, rather than before.
+   * held): done once the early start has the workers busy (handOff) or the
+   * answer is out, rather than before.
    */
   saveRecord?: () => void;
 }
@@ -80,11 +75,11 @@ interface Found {
 /** A miss found by replayByArgv, so the check after yargs does not search again. */
 let probed: ({ key: string } & Found) | null = null;
 
-let noted: { text: string; outPath: string | null; stderr: string; delta: SummarySnapshot | null } | null = null;
+let noted: { text: string; outPath: string | null; stderr: string } | null = null;
 
-/** Called by the report command with exactly what it printed (and, for a summary, what the delta path needs to add to it). */
-export function noteReportOutput(text: string, outPath: string | null | undefined, stderr: string, delta: SummarySnapshot | null = null): void {
-  noted = { text, outPath: outPath ?? null, stderr, delta };
+/** Called by the report command with exactly what it printed. */
+export function noteReportOutput(text: string, outPath: string | null | undefined, stderr: string): void {
+  noted = { text, outPath: outPath ?? null, stderr };
 }
 
 /** One memo file per cache dir (wherever --db points), so it can be found before the arguments are parsed. */
@@ -102,18 +97,9 @@ function packageRoot(): string {
   return d;
 }
 
-/**
- * The compiled memo module, standing for the build: named relative to this
- * module rather than as this module, because the bin entry (fast.cjs, next
- * to it) bundles this code, and both must compute the same keys.
- */
-function buildFile(): string {
-  return fileURLToPath(new URL('./memo.js', import.meta.url));
-}
-
 function statLine(path: string): string {
   try {
-    const s = statNumbers(path);
+    const s = statSync(path, { throwIfNoEntry: false });
     if (s) return `${path}\t${s.size}:${s.mtimeMs}:${s.ino}`;
   } catch {
     /* unreadable: as if missing */
@@ -121,88 +107,47 @@ function statLine(path: string): string {
   return `${path}\t-`;
 }
 
-function dirLines(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir).sort();
-  } catch {
-    return [`${dir}\t-`];
-  }
-  return names.map((n) => statLine(join(dir, n)));
+/**
+ * The build, as files whose stats change with it: the compiled memo module
+ * (named relative to this module rather than as it, because the bin entry
+ * bundles this code and both must agree), package.json, and yargs, whose
+ * parse of a command line the memo keeps.
+ */
+function buildInputs(): Input[] {
+  const root = packageRoot();
+  return [fileURLToPath(new URL('./memo.js', import.meta.url)), join(root, 'package.json'), join(root, 'node_modules', 'yargs', 'package.json')].map((path) => {
+    const line = statLine(path);
+    return { k: 'file', path, v: line.slice(line.indexOf('\t') + 1) };
+  });
 }
 
+/** The arguments as the memo keeps them: yargs' camel-case duplicates and `_`/`$0` left out, keys sorted. */
 function argsOf(a: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(a).filter(([k]) => k !== '_' && k !== '$0' && !k.includes('-')).sort(([x], [y]) => (x < y ? -1 : 1)));
 }
 
-/** Everything besides the sources that the rendering depends on; null when this run must not be memoized. */
+/** The entry key of these arguments; null when this run must not be memoized. */
 function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
   if (rt.rebuild || rt.dbPath === ':memory:' || a.demo || (Array.isArray(a.from) && a.from.length)) return null;
-  let day: object;
-  if (typeof a.tz === 'string') {
-    if (!isValidTimeZone(a.tz)) return null;
-    day = { tz: a.tz, today: todayIn(a.tz) };
-  } else {
-    // The system zone without Intl (whose first use costs ~15 ms): TZ (in
-    // `env` below), else /etc/localtime; today from Date's local fields.
-    const d = new Date();
-    let localtime = '-';
-    try {
-      localtime = `${realpathSync('/etc/localtime')}\t${statLine('/etc/localtime')}`;
-    } catch {
-      /* no /etc/localtime: TZ or UTC */
-    }
-    day = { localtime, today: `${d.getFullYear()}-${d.getMonth() + 1}-${d.getDate()}`, offset: d.getTimezoneOffset() };
-  }
-  let config;
-  try {
-    config = readTeamConfig(rt.env, rt.home);
-  } catch {
-    return null; // the full path reports the bad config
-  }
-  const root = packageRoot();
-  const files = [
-    buildFile(),
-    join(root, 'package.json'),
-    config.path,
-    ...(config.prices ? [config.prices] : []),
-    ...(rt.pricesFile ? [rt.pricesFile] : []),
-    ...dirLines(join(root, 'reports')),
-    ...dirLines(join(root, 'queries')),
-    join(root, 'node_modules', 'yargs', 'package.json'),
-    ...dirLines(join(cacheDir(rt.env, rt.home), 'prices')),
-  ];
-  const args = argsOf(a);
-  const env = Object.entries(rt.env)
-    .filter(([k]) => ENV_KEYS.includes(k) || (k.startsWith('TX_USAGE_') && !ENV_IGNORED.has(k)))
-    .sort(([x], [y]) => (x < y ? -1 : 1));
-  const outTTY = isTTY(1);
-  const basis = {
-    v: MEMO_VERSION,
-    node: process.version,
-    args,
-    day,
-    cwd: process.cwd(),
-    host: hostname(),
-    rt: { home: rt.home, db: rt.dbPath, roots: rt.rootOverrides, quiet: rt.quiet, color: rt.color, prices: rt.pricesFile ?? null },
-    tty: { out: outTTY, err: isTTY(2), columns: outTTY ? process.stdout.columns ?? null : null },
-    env,
-    files: files.map((f) => (f.includes('\t') ? f : statLine(f))),
-  };
-  return digest128(JSON.stringify(basis));
+  return JSON.stringify({ node: process.version, args: argsOf(a) });
+}
+
+/** Whether every input of `entry` (its build included) gives the same answer now. */
+function inputsStillHold(entry: Entry): boolean {
+  return inputsHold(entry.inputs, (tz) => todayIn(tz));
 }
 
 /** A memoized rendering written as the report wrote it (to --out or stdout, notices to stderr), without creating the stdio streams. */
-function writeOutput(outPath: string | null | undefined, text: string, stderr: string): void {
-  if (outPath) writeFileSync(outPath, text);
-  else if (!writeAllSync(1, text)) return;
-  if (stderr) writeAllSync(2, stderr);
+function writeOutput(rt: Runtime, entry: Entry, force: boolean): void {
+  if (entry.outPath) writeOutFile(entry.outPath, entry.stdout, cacheDir(rt.env, rt.home), force);
+  else if (!writeAllSync(1, entry.stdout)) return;
+  if (entry.stderr) writeAllSync(2, entry.stderr);
 }
 
 function readEntries(path: string): Entry[] {
   try {
-    const m = JSON.parse(readFileSync(path, 'utf8')) as { version: number; entries: Entry[] };
-    return m.version === MEMO_VERSION && Array.isArray(m.entries) ? m.entries : [];
+    const m = JSON.parse(readFileSync(path, 'utf8')) as { 'tx-usage'?: string; version: number; entries: Entry[] };
+    return m['tx-usage'] === KIND && m.version === MEMO_VERSION && Array.isArray(m.entries) ? m.entries : [];
   } catch {
     return [];
   }
@@ -210,13 +155,12 @@ function readEntries(path: string): Entry[] {
 
 /**
  * Milliseconds since the process started, as performance.now() gives them:
- * the `performance` global loads perf_hooks on first use (~2 ms of a warm
- * run's ~60), process.uptime() does not.
+ * the `performance` global loads perf_hooks on first use, process.uptime() does not.
  */
 const sinceStart = (): number => process.uptime() * 1000;
 
-function writeStatsFile(env: NodeJS.ProcessEnv, stats: object): void {
-  const file = env.TX_USAGE_STATS ?? process.env.TX_USAGE_STATS;
+function writeStatsFile(stats: object): void {
+  const file = process.env.TX_USAGE_STATS;
   if (!file) return;
   try {
     writeFileSync(file, JSON.stringify({ ...stats, maxRssKb: process.resourceUsage().maxRSS }) + '\n');
@@ -227,7 +171,9 @@ function writeStatsFile(env: NodeJS.ProcessEnv, stats: object): void {
 
 /** The build's identity for the discovery record: a new build may discover differently. */
 function buildLine(): string {
-  return [join(packageRoot(), 'package.json'), buildFile()].map(statLine).join('\n');
+  return buildInputs()
+    .map((i) => (i.k === 'file' ? `${i.path}\t${i.v}` : ''))
+    .join('\n');
 }
 
 /**
@@ -251,7 +197,6 @@ async function findSources(rt: Runtime): Promise<Found> {
       if (unsaved) saveRecord(path, { ...record(), build });
       unsaved = false;
     };
-    // No shape digest yet: made when first needed (a delta answer, stamp.ts ScanDigests.shape).
     found = { scans, warnings, saveRecord: save };
   }
   mark('memo: discovery record replayed');
@@ -260,73 +205,26 @@ async function findSources(rt: Runtime): Promise<Found> {
   return { ...found, stamps };
 }
 
-/** Replays `entry` if every source still has the stamp it had when the entry was rendered, or brings it up to date with what was appended. */
-async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<boolean | Found> {
+/** Replays `entry` if every source still has the stamp it had when the entry was rendered; else what was found. */
+async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<true | Found> {
   const found = await findSources(rt);
   mark('memo: sources found and stamped');
   const { scans, warnings } = found;
-  const now = scanDigests(scans, fingerprintsOf(found.stamps), warnings);
+  if (scanDigest(scans, fingerprintsOf(found.stamps), warnings) !== entry.digest) return found; // the ingest that follows writes the record (handOff)
   mark('memo: sources digested');
-  if (now.digest !== entry.digest) {
-    if (!(await answerDelta(rt, entry, found, now, t0))) return found; // the ingest that follows writes the record (handOff)
-    found.saveRecord?.();
-    return true;
-  }
-  writeOutput(entry.outPath, entry.stdout, entry.stderr);
+  // An --out file that may not be replaced now (changed by someone else): the full run says why.
+  const force = entry.args.force === true;
+  if (entry.outPath && !outFileWritable(entry.outPath, cacheDir(rt.env, rt.home), force)) return found;
+  writeOutput(rt, entry, force);
   found.saveRecord?.();
-  writeStatsFile(rt.env, { kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });
-  return true;
-}
-
-/**
- * The delta bundle, compiled with the code V8 left from the last delta run
- * in the cache dir (cli/code-cache.ts): most of its functions are then not
- * parsed and compiled again on every run.
- */
-function loadDelta(dir: string): { module: typeof import('./delta.js'); keepCode(): void } {
-  // V8 refuses code made under other flags: the marker scan sets this one
-  // when it first compiles its WebAssembly, so it is set before, and the
-  // code is made and used under the same flags. (node:v8 only here: ~2 ms to load.)
-  wasmOptimizedAtOnce();
-  const codePath = join(dir, 'delta.cjs.code');
-  const loaded = loadBundle<typeof import('./delta.js')>(fileURLToPath(new URL('./delta.cjs', import.meta.url)), codePath);
-  return { module: loaded.exports, keepCode: () => loaded.keepCode(codePath) };
-}
-
-/**
- * The delta path (cli/delta.ts, its own bundle, loaded only here): prints
- * the entry brought up to date with the appended lines and remembers the new
- * rendering. False when it cannot prove its answer; the full path follows.
- */
-async function answerDelta(rt: Runtime, entry: Entry, found: Found, now: ScanDigests, t0: number): Promise<boolean> {
-  if (!entry.delta || rt.env.TX_USAGE_NO_DELTA) return false;
-  let loaded: ReturnType<typeof loadDelta>;
-  try {
-    loaded = loadDelta(cacheDir(rt.env, rt.home));
-  } catch {
-    return false; // not built (running from the TypeScript sources)
-  }
-  const delta = loaded.module;
-  const shape = found.shape;
-  const digests = shape === undefined ? now : { ...now, shape: () => shape };
-  const r = await delta.tryDelta({ dbPath: rt.dbPath, digest: entry.digest, snapshot: entry.delta, scans: found.scans, stamps: found.stamps, now: digests });
-  if ('fallback' in r) {
-    if (rt.env.TX_USAGE_TRACE) process.stderr.write(`trace delta path not taken: ${r.fallback}\n`);
-    return false;
-  }
-  mark('delta: rendered');
-  writeOutput(entry.outPath, r.text, entry.stderr);
-  saveEntry(rt, { ...entry, digest: r.digest, stdout: r.text, delta: { ...entry.delta, rows: r.rows }, savedAt: Date.now() });
-  mark('delta: memo saved');
-  loaded.keepCode();
-  writeStatsFile(rt.env, { kind: 'delta', rewritten: 0, ...r.stats, ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });
+  writeStatsFile({ kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });
   return true;
 }
 
 const HANDED = Symbol.for('tx-usage.memo-probe');
 type ArgvProbe = { hit: boolean; seen?: { rt: Runtime; args: Record<string, unknown> } };
 
-/** Called by the bin entry (fast.cjs) on a miss: the ESM main takes over what it found. */
+/** Called by the bin entry (fast.cjs) on a miss: the main bundle takes over what it found. */
 export function handProbeOver(result: ArgvProbe): void {
   (globalThis as Record<symbol, unknown>)[HANDED] = { result, probed };
 }
@@ -343,9 +241,9 @@ export function takeHandedProbe(): ArgvProbe | null {
 
 /**
  * Before yargs is even loaded: a command line seen before is answered from
- * the memo when its key (recomputed from what yargs made of it then) and
- * the sources are unchanged. On a miss for a command line seen before, its
- * parsed arguments are handed back, so the report can run without yargs.
+ * the memo when its inputs and sources are unchanged. On a miss for a command
+ * line seen before (same build), the arguments yargs made of it then are
+ * handed back, so the report can run without loading yargs again.
  */
 export async function replayByArgv(argv: string[]): Promise<ArgvProbe> {
   const t0 = sinceStart();
@@ -354,20 +252,24 @@ export async function replayByArgv(argv: string[]): Promise<ArgvProbe> {
   const line = JSON.stringify(argv);
   const entry = readEntries(memoPath(env, home)).find((e) => e.argv === line);
   if (!entry) return { hit: false };
+  mark('memo: entry read');
+  // Same command line, same build: yargs would make the same arguments of it.
+  const build = buildInputs();
+  if (!inputsHold(build, todayIn)) return { hit: false };
   let rt: Runtime;
   try {
-    rt = runtimeFrom(entry.args as GlobalArgs, env);
+    rt = runtimeFrom(entry.args as GlobalArgs);
   } catch {
     return { hit: false };
   }
-  mark('memo: entry read');
-  if (memoKey(rt, entry.args) !== entry.key) return { hit: false };
-  mark('memo: key computed');
+  const seen = { rt, args: entry.args };
+  const key = memoKey(rt, entry.args);
+  if (key !== entry.key || !inputsStillHold(entry)) return { hit: false, seen };
+  mark('memo: inputs hold');
   const r = await replayIfCurrent(rt, entry, t0);
   if (r === true) return { hit: true };
-  if (r) probed = { key: entry.key, ...r };
-  // Same command line, same build: yargs would make the same arguments of it.
-  return { hit: false, seen: { rt, args: entry.args } };
+  probed = { key, ...r };
+  return { hit: false, seen };
 }
 
 /**
@@ -387,10 +289,9 @@ export async function replayReport(rt: Runtime, a: Record<string, unknown>): Pro
     found = before;
   } else {
     const entry = readEntries(memoPath(rt.env, rt.home)).find((e) => e.key === key);
-    const r = entry ? await replayIfCurrent(rt, entry, t0) : null;
+    const r = entry && inputsStillHold(entry) ? await replayIfCurrent(rt, entry, t0) : null;
     if (r === true) return { hit: true, key };
-    if (r) found = r;
-    else found = await findSources(rt);
+    found = r ?? (await findSources(rt));
   }
   await handOff(rt, found, a);
   return { hit: false, key };
@@ -433,13 +334,14 @@ async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): P
   }
 }
 
-/** After a full report run: remembers its rendering under the digest of what the ingest read. */
+/** After a full report run: remembers its rendering with what the run read and the digest of what the ingest read. */
 export function saveReportMemo(rt: Runtime, probe: MemoProbe, argv: string[], a: Record<string, unknown>): void {
   const digest = lastIngestDigest();
   const out = noted;
   noted = null;
   if (!probe.key || !digest || !out || out.text.length > MAX_TEXT) return;
-  saveEntry(rt, { argv: JSON.stringify(argv), args: argsOf(a), key: probe.key, digest, stdout: out.text, outPath: out.outPath, stderr: out.stderr, savedAt: Date.now(), delta: out.delta });
+  const inputs = [...buildInputs(), ...takeInputs()];
+  saveEntry(rt, { argv: JSON.stringify(argv), args: argsOf(a), key: probe.key, inputs, digest, stdout: out.text, outPath: out.outPath, stderr: out.stderr, savedAt: Date.now() });
 }
 
 /** Puts `entry` first, in place of any entry with its key or command line. */
@@ -447,12 +349,6 @@ function saveEntry(rt: Runtime, entry: Entry): void {
   const path = memoPath(rt.env, rt.home);
   const entries = readEntries(path).filter((e) => e.key !== entry.key && e.argv !== entry.argv);
   entries.unshift(entry);
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(tmp, JSON.stringify({ version: MEMO_VERSION, entries: entries.slice(0, MAX_ENTRIES) }));
-    renameSync(tmp, path);
-  } catch {
-    /* a memo that cannot be written only costs speed next time */
-  }
+  // A memo that cannot be written only costs speed next time; a file there that is not ours is left alone.
+  replaceOwnFile(path, ownJson(KIND, { version: MEMO_VERSION, entries: entries.slice(0, MAX_ENTRIES) }), KIND, LEGACY);
 }

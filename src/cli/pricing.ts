@@ -7,9 +7,7 @@
 import { LIST, VARCHAR, listValue, type DuckDBConnection } from '../store/duckdb.js';
 import { readTeamConfig } from '../export/config.js';
 import type { HarnessId } from '../core/types.js';
-import { loadPricer, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
-import { deferredCaCerts, rerunWithCaCerts } from './launcher.js';
-import type { PriceCache } from '../pricing/cache.js';
+import { loadPricer, PricesFileError, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
 import { UsageError } from '../report/period.js';
 import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
@@ -29,18 +27,21 @@ const setups = new WeakMap<CostFn, CostSetup>();
 
 export async function costFunction(rt: Runtime): Promise<CostSetup> {
   // --prices FILE, else "prices" in the config file.
-  const pricesFile = rt.pricesFile ?? readTeamConfig(rt.env, rt.home).prices;
-  const pricer = await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile });
+  const config = rt.pricesFile === undefined ? readTeamConfig(rt.env, rt.home) : null;
+  const pricesFile = rt.pricesFile ?? config?.prices;
+  let pricer: Pricer;
+  try {
+    pricer = await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile });
+  } catch (e) {
+    // A usage error, named by where the file was given.
+    if (e instanceof PricesFileError) throw new UsageError(`${config ? `"prices" in ${config.path}:` : '--prices'} ${e.path}: ${e.problem}`);
+    throw e;
+  }
   const fn: CostFn = (e) => pricer.costE10(e);
   // The pricer's own array: warnings met while pricing during the ingest show up too.
   const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer };
   setups.set(fn, setup);
   return setup;
-}
-
-/** What the pricer behind `fn` resolved so far, plus today's prices of those models (for the delta path, see pricing/cache.ts). */
-export function priceCacheOf(fn: CostFn): PriceCache | null {
-  return setups.get(fn)?.pricer.exportCache([Date.now()]) ?? null;
 }
 
 const FINGERPRINT_KEY = 'pricing_fingerprint';
@@ -229,10 +230,6 @@ export async function pricesShowCommand(rt: Runtime, a: { model: string; provide
 
 /** `tx-usage prices update`: the only command that touches the network. Exit status 1 when nothing was stored. */
 export async function pricesUpdateCommand(rt: Runtime): Promise<number> {
-  // Started by the bin's launcher, this Node did without NODE_EXTRA_CA_CERTS
-  // (launcher.ts); the download may need those certificates.
-  const ca = deferredCaCerts();
-  if (ca) return rerunWithCaCerts(ca);
   const r = await updatePrices({ cacheDir: cacheDir(rt.env, rt.home) });
   (r.ok ? process.stdout : process.stderr).write(`${r.ok ? '' : 'tx-usage: '}${r.message}\n`);
   return r.ok ? 0 : 1;

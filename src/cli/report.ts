@@ -1,5 +1,4 @@
 // `tx-usage report [NAME]`: refresh the store, run a report definition, render it.
-import { writeFileSync } from 'node:fs';
 import { HARNESS_IDS, isHarnessId, type HarnessId } from '../core/types.js';
 import { findDefinition, loadDefinitions, markDemo, runReport, type ReportDefinition, type ReportOutput } from '../report/definitions.js';
 import { machineName, readTeamConfig } from '../export/config.js';
@@ -8,17 +7,18 @@ import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
-import { horizonOfDay } from '../ingest/horizon.js';
+import { deferrable, horizonOfDay, usableHorizon } from '../ingest/horizon.js';
+import { stampOf } from '../ingest/stamp.js';
+import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import '../render/html.js'; // registers the HTML renderer (--format html)
-import { hasUnpricedResponses, storedWarnings } from '../store/read.js';
+import { hasUnpricedResponses, storedWarningsBySource } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
-import { openAndRefresh, type Runtime } from './runtime.js';
+import { cacheDir, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
+import { checkOutFile, writeOutFile } from './out-file.js';
 import { costFunction, nearMatchWarnings, unpricedModelWarnings } from './pricing.js';
 import { noteReportOutput } from './memo.js';
-import { summarySnapshot } from '../report/summary-snapshot.js';
-import type { SummarySnapshot } from '../report/summary-delta.js';
 import { mark } from '../core/trace.js';
 import { nowMs } from '../live/clock.js';
 import type { BlocksOptions } from '../live/blocks-report.js';
@@ -45,23 +45,31 @@ export interface ReportArgs {
   demo?: boolean;
   /** report blocks: tokens per block to compare with, or 'max'. */
   tokenLimit?: string;
+  /** Replace an existing --out file that tx-usage did not write. */
+  force?: boolean;
 }
 
-function list(v: string | undefined): string[] {
-  return (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+/** A comma list; empty (`--by ""`, `--harness` with no value) is a usage error naming the flag. */
+function list(v: string, flag: string, expected: readonly string[]): string[] {
+  const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!items.length) throw new UsageError(`${flag} needs a value: a comma list of ${expected.join(', ')}`);
+  return items;
 }
 
 export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Date()): ReportParams & { format: Format } {
+  // The zone and the day are inputs of the report (core/inputs.ts): the memo replays it only on the same day.
+  if (a.tz === undefined) noteSystemZone();
   const tz = a.tz ?? systemTimeZone();
   if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const today = todayIn(tz, now);
+  noteToday(a.tz === undefined ? null : tz, a.tz === undefined ? localDay(now) : today);
   const since = parseDay(a.since ?? '30d', '--since', today);
   const until = a.until === undefined ? today : parseDay(a.until, '--until', today);
   if (since > until) throw new UsageError(`--since ${since} is after --until ${until}`);
-  const byList = a.by === undefined ? defaultBy : list(a.by);
+  const byList = a.by === undefined ? defaultBy : list(a.by, '--by', GROUP_KEYS);
   for (const k of byList) if (!isGroupKey(k)) throw new UsageError(`--by ${JSON.stringify(k)}: expected a comma list of ${GROUP_KEYS.join(', ')}`);
   if (new Set(byList).size !== byList.length) throw new UsageError('--by: a key is given twice');
-  const hs = a.harness === undefined ? [...HARNESS_IDS] : list(a.harness);
+  const hs = a.harness === undefined ? [...HARNESS_IDS] : list(a.harness, '--harness', HARNESS_IDS);
   for (const h of hs) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
   const format = (a.format ?? 'table') as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${JSON.stringify(a.format)}: expected one of ${FORMATS.join(', ')}`);
@@ -89,32 +97,32 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const p = reportParams(a, def.default_by);
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
+  // A path that cannot be written fails now, not after the work.
+  if (a.out !== undefined) checkOutFile(a.out, cacheDir(rt.env, rt.home), a.force === true);
   if (a.from?.length) return rollupReport(rt, a, def, p, live);
+  const rootWarnings = rootWarningsFor(rt, p.harnesses, a.harness !== undefined);
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
   mark('report modules loaded');
   const cost = await costFunction(rt);
   mark('prices loaded');
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
   const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
-  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(readFrom, p.tz), deltaBaseByCaller: true });
+  const horizonMs = horizonOfDay(readFrom, p.tz);
+  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs, keepRootWarnings: true });
   try {
     // The warnings are read on a second connection while the first labels
-    // this machine's rows, and the delta base (JavaScript only) is written
-    // while both run on DuckDB's threads: on a cold run these were ~40 ms
-    // one after the other.
+    // this machine's rows.
     const side = await store.connect();
-    const stored = storedWarnings(side, p.harnesses).then(async (w) => ({
-      stored: w,
+    const stored = storedWarningsBySource(side, p.harnesses).then(async (w) => ({
+      stored: inReportWindow(w, ingest, horizonMs),
       unpriced: [...((await hasUnpricedResponses(side)) ? await unpricedModelWarnings(side, p) : []), ...(await nearMatchWarnings(side, p, cost.pricer))],
     }));
     // Both observed at once, so that neither can end as an unhandled rejection.
     const both = Promise.all([labelLocalRows(store.conn, machine), stored]);
     both.catch(() => undefined);
-    ingest.keepDeltaBase?.();
-    mark('delta base kept');
     const [, read] = await both;
     const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
-    const warnings = [...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
+    const warnings = [...rootWarnings, ...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
     if (totalSources === 0) {
       const msg = [
         'No harness data found. Searched:',
@@ -124,6 +132,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
       ];
       if (p.format === 'table') {
         process.stdout.write(msg.join('\n') + '\n');
+        if (!rt.quiet) process.stderr.write(warnings.map((w) => `warning: ${w}\n`).join(''));
         return;
       }
       warnings.push(msg.join('\n'));
@@ -133,10 +142,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
     // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
     if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
     mark('report query');
-    const table = { width: process.stdout.columns ?? 80, color: rt.color };
-    // What the delta path needs to add appended responses to this rendering next time.
-    const snapshot = await summarySnapshot(store.conn, out, p, p.format, cost.fingerprint, table);
-    await emit(rt, a, p, out, warnings, snapshot);
+    await emit(rt, a, p, out, warnings);
     mark('rendered');
   } finally {
     await store.close();
@@ -144,15 +150,57 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   }
 }
 
-async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], snapshot: SummarySnapshot | null = null): Promise<void> {
+async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[]): Promise<void> {
+  // The terminal's width and colour only for a table: the other formats do not depend on the terminal.
+  const table = p.format === 'table';
   if (a.demo) markDemo(out);
-  const text = renderOutput(p.format, out, { width: process.stdout.columns ?? 80, color: rt.color, home: rt.home });
-  if (a.out) writeFileSync(a.out, text);
+  const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
+  if (a.out !== undefined) writeOutFile(a.out, text, cacheDir(rt.env, rt.home), a.force === true);
   else process.stdout.write(text);
   const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';
   process.stderr.write(stderr);
   // A blocks report changes with the clock (the active block's time left): never replayed from the memo.
-  if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out, stderr, snapshot);
+  if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderr);
+}
+
+/**
+ * The --root problems (runtime.ts rootProblems) as warnings; a usage error
+ * when --harness names only harnesses whose every --root is unusable (the
+ * report could show nothing but that).
+ */
+function rootWarningsFor(rt: Runtime, harnesses: HarnessId[], harnessGiven: boolean): string[] {
+  const problems = rootProblems(rt);
+  if (harnessGiven && harnesses.every((h) => (problems.get(h)?.length ?? 0) > 0 && problems.get(h)!.length === rt.rootOverrides[h]!.length)) {
+    throw new UsageError(harnesses.flatMap((h) => problems.get(h)!).join('; '));
+  }
+  return [...problems.values()].flat();
+}
+
+/**
+ * The stored warnings of the sources this report needs: not those of a
+ * source its horizon leaves unread when the store does not hold it
+ * (horizon.ts). A source such a report once read, or that `ingest` read,
+ * would otherwise show its warnings in one run and not in another of the
+ * same report, and a memo hit after `tx-usage ingest` would print other
+ * warnings than the full run; now both print the same.
+ */
+function inReportWindow(stored: { source_key: string; reason: string }[], ingest: IngestResult, horizonMs: number): string[] {
+  const horizon = usableHorizon(ingest.scans, horizonMs);
+  if (horizon === null) return stored.map((w) => w.reason);
+  const bySource = new Map(ingest.scans.flatMap((s) => s.sources.map((src) => [src.key, { src, harness: s.harness }] as const)));
+  const outside = new Map<string, boolean>();
+  return stored
+    .filter((w) => {
+      let out = outside.get(w.source_key);
+      if (out === undefined) {
+        const s = bySource.get(w.source_key);
+        // A source no longer found keeps its warnings (what the store still holds of it is reported).
+        out = s ? deferrable(s.src, s.harness, stampOf(s.src), horizon) : false;
+        outside.set(w.source_key, out);
+      }
+      return !out;
+    })
+    .map((w) => w.reason);
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */

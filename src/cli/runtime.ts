@@ -1,8 +1,9 @@
 // What every command needs: resolved global options, the store opened and
 // refreshed, progress on stderr, and clean error reporting.
-import { rmSync } from 'node:fs';
+import { accessSync, constants, rmSync, statSync } from 'node:fs';
+import { fsProblem } from '../core/fs-problem.js';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { makeWorkDir } from './workdir.js';
 import { isHarnessId, type HarnessId } from '../core/types.js';
 import type { IngestOptions, IngestResult } from '../ingest/ingest.js';
@@ -11,6 +12,7 @@ import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
 import { mark } from '../core/trace.js';
 import { cacheDir } from '../core/cache-dir.js';
+import { inputEnv, inputIsTTY, resolveInputPath } from '../core/inputs.js';
 
 export { cacheDir };
 
@@ -27,8 +29,11 @@ export interface GlobalArgs {
 
 export interface Runtime {
   home: string;
+  /** The environment; reads of it are the run's inputs (core/inputs.ts inputEnv). */
   env: NodeJS.ProcessEnv;
   dbPath: string;
+  /** --db was given (its folder must exist; the default one is made). */
+  dbGiven: boolean;
   rootOverrides: Partial<Record<HarnessId, string[]>>;
   quiet: boolean;
   color: boolean;
@@ -40,6 +45,8 @@ export interface Runtime {
 
 
 export function parseRootOverrides(list: string[] | undefined): Partial<Record<HarnessId, string[]>> {
+  // Repeatable: yargs gives an array, or one string for a single --root.
+  if (typeof list === 'string') list = [list];
   const out: Partial<Record<HarnessId, string[]>> = {};
   for (const item of list ?? []) {
     const eq = item.indexOf('=');
@@ -47,24 +54,30 @@ export function parseRootOverrides(list: string[] | undefined): Partial<Record<H
     if (!isHarnessId(id) || eq === item.length - 1) {
       throw new UsageError(`--root ${JSON.stringify(item)}: expected HARNESS=PATH with HARNESS one of claude-code, codex, cursor-agent, opencode, pi`);
     }
-    (out[id] ??= []).push(item.slice(eq + 1));
+    const path = item.slice(eq + 1);
+    // Relative paths are resolved (by the harness) against the working directory: then it is an input.
+    if (!path.startsWith('~')) resolveInputPath(path);
+    (out[id] ??= []).push(path);
   }
   return out;
 }
 
-export function runtimeFrom(args: GlobalArgs, env = process.env): Runtime {
+export function runtimeFrom(args: GlobalArgs, env: NodeJS.ProcessEnv = inputEnv): Runtime {
   const home = env.HOME && env.HOME.trim() ? env.HOME : homedir();
-  const colorAllowed = args.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== '') && process.stdout.isTTY === true;
   return {
     home,
     env,
-    dbPath: args.db ?? join(cacheDir(env, home), 'usage.duckdb'),
+    dbPath: args.db === undefined || args.db === ':memory:' ? args.db ?? join(cacheDir(env, home), 'usage.duckdb') : resolveInputPath(args.db),
+    dbGiven: args.db !== undefined,
     rootOverrides: parseRootOverrides(args.root),
     quiet: args.quiet === true,
-    color: colorAllowed,
+    // Asked when a renderer needs it: the terminal is an input only of what is rendered for it.
+    get color() {
+      return args.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== '') && inputIsTTY(1);
+    },
     rebuild: args.rebuild === true,
     yes: args.yes === true,
-    pricesFile: args.prices,
+    pricesFile: args.prices === undefined ? undefined : resolveInputPath(args.prices),
   };
 }
 
@@ -90,12 +103,35 @@ export function notice(rt: Runtime, msg: string): void {
 export interface Refreshed {
   store: Store;
   ingest: IngestResult;
+  /** The --root problems (rootProblems), already on stderr unless the caller kept them. */
+  rootWarnings: string[];
 }
 
-/** Opens the store and brings it up to date with the harness files. */
-export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null; deltaBaseByCaller?: boolean; onWrite?: IngestOptions['onWrite'] } = {}): Promise<Refreshed> {
+/** `--db PATH` in a folder that does not exist: a usage error (the default store's folder is made). */
+export function checkDbFolder(rt: Runtime): void {
+  if (!rt.dbGiven || rt.dbPath === ':memory:') return;
+  const dir = dirname(rt.dbPath);
+  let st;
+  try {
+    st = statSync(dir, { throwIfNoEntry: false });
+  } catch (e) {
+    throw new UsageError(`--db ${rt.dbPath}: ${dir}: ${fsProblem(e)}`);
+  }
+  if (!st) throw new UsageError(`--db ${rt.dbPath}: no such folder ${dir}`);
+  if (!st.isDirectory()) throw new UsageError(`--db ${rt.dbPath}: ${dir} is not a folder`);
+}
+
+/**
+ * Opens the store and brings it up to date with the harness files. The
+ * --root problems go to stderr as warnings, unless `keepRootWarnings` (the
+ * report puts them among its own warnings).
+ */
+export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null; keepRootWarnings?: boolean; onWrite?: IngestOptions['onWrite'] } = {}): Promise<Refreshed> {
+  checkDbFolder(rt);
+  const rootWarnings = [...rootProblems(rt).values()].flat();
+  if (!o.keepRootWarnings && !rt.quiet) for (const w of rootWarnings) process.stderr.write(`warning: ${w}\n`);
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
-  const [{ openStore }, { ingest, sidecarPath }, { repriceStore, priceCacheOf, pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
+  const [{ openStore }, { ingest, sidecarPath }, { repriceStore, pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
     import('../store/store.js'),
     import('../ingest/ingest.js'),
     import('./pricing.js'),
@@ -124,25 +160,40 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?:
       cost,
       progress: progressBar(rt),
       sidecar: sidecarPath(rt.dbPath),
-      delta: rt.dbPath === ':memory:' ? undefined : { dbPath: rt.dbPath, prices: () => priceCacheOf(cost) },
       horizonMs: o.horizonMs ?? null,
       onWrite: o.onWrite,
     });
     mark('ingested');
-    // The checkpoint runs on DuckDB's threads; the delta base is written,
-    // and the caller's queries run, meanwhile (store.close() waits for it).
-    // deltaBaseByCaller: the caller calls ingest.keepDeltaBase itself, once
-    // it has queries of its own running.
+    // The checkpoint runs on DuckDB's threads while the caller's queries run (store.close() waits for it).
     store.settle();
-    if (!o.deltaBaseByCaller) {
-      result.keepDeltaBase?.();
-      mark('delta base kept');
-    }
-    return { store, ingest: result };
+    return { store, ingest: result, rootWarnings };
   } catch (e) {
     await store.close();
     throw e;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * `--root HARNESS=PATH` overrides whose PATH cannot be searched (missing,
+ * unreadable): one warning each, by harness. The harness then finds nothing
+ * there; said, not silently dropped.
+ */
+export function rootProblems(rt: Runtime): Map<HarnessId, string[]> {
+  const out = new Map<HarnessId, string[]>();
+  for (const [id, paths] of Object.entries(rt.rootOverrides) as [HarnessId, string[]][]) {
+    for (const p of paths) {
+      const abs = resolve(p === '~' ? rt.home : p.startsWith('~/') ? join(rt.home, p.slice(2)) : p);
+      let why: string | null = null;
+      try {
+        const st = statSync(abs);
+        accessSync(abs, st.isDirectory() ? constants.R_OK | constants.X_OK : constants.R_OK);
+      } catch (e) {
+        why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : fsProblem(e);
+      }
+      if (why) (out.get(id) ?? out.set(id, []).get(id)!).push(`--root ${id}=${p}: ${why}`);
+    }
+  }
+  return out;
 }

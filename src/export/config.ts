@@ -3,8 +3,7 @@
 // $XDG_CONFIG_HOME/tx-usage/config.json (default ~/.config/...):
 //   { "machine": "alice-laptop", "export": { "salt": "team secret" }, "prices": "my-prices.json" }
 // else the host name.
-import { existsSync, readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { inputHostname, noteInputFile, readInputText } from '../core/inputs.js';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../report/period.js';
 import { MACHINE_RE } from './schema.js';
@@ -25,10 +24,11 @@ export function configPath(env: NodeJS.ProcessEnv, home: string): string {
 
 export function readTeamConfig(env: NodeJS.ProcessEnv, home: string): TeamConfig {
   const path = configPath(env, home);
-  if (!existsSync(path)) return { path };
+  // Through core/inputs.ts: the report memo keys on the config file (its absence too).
+  if (!noteInputFile(path)) return { path };
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readInputText(path));
   } catch (e) {
     throw new UsageError(`${path}: not valid JSON (${(e as Error).message})`);
   }
@@ -59,7 +59,7 @@ export function sanitizeMachine(name: string): string {
 /** This machine's name: --machine, else config "machine", else the host name. */
 export function machineName(flag: string | undefined, cfg: TeamConfig): string {
   const given = flag ?? cfg.machine;
-  if (given === undefined) return sanitizeMachine(hostname());
+  if (given === undefined) return sanitizeMachine(inputHostname());
   if (!MACHINE_RE.test(given)) {
     const from = flag !== undefined ? '--machine' : `"machine" in ${cfg.path}`;
     throw new UsageError(`${from} ${JSON.stringify(given)}: use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`);

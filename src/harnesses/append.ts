@@ -1,9 +1,9 @@
 // The extractors that can continue an append-only JSONL transcript from a
 // resume point on their own (the harness's carried state is all they need),
-// imported statically for the delta path (cli/delta.ts), which reads a few
-// appended lines without the store or the lazy harness modules. A harness
+// imported statically for the status line (live/own-files.ts), which reads a
+// session's few appended lines without the store or the lazy harness modules. A harness
 // whose sources are databases, or that needs what other harnesses found
-// (Cursor's known projects), is null here: its changes take the full path.
+// (Cursor's known projects), is null here: its changes are left to the store (the status line marks itself stale).
 import type { HarnessId } from '../core/types.js';
 import { extractClaude } from './claude-code/extract.js';
 import { extractCodex } from './codex/extract.js';
@@ -21,7 +21,7 @@ export const APPEND_EXTRACTORS: Record<HarnessId, Harness['extract'] | null> = {
   pi: extractPi,
 };
 
-/** Harness.rankMarksCopies, for the delta path (which does not load the registry). */
+/** Harness.rankMarksCopies, for the status line (which does not load the registry). */
 export const RANK_MARKS_COPIES: Record<HarnessId, boolean> = {
   'claude-code': claudeCode.rankMarksCopies === true,
   codex: codex.rankMarksCopies === true,

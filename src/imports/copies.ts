@@ -5,7 +5,7 @@
 // ever listed or removed.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { sha256 } from '../core/sha256.js';
+import { sha256 } from '../core/digest.js';
 import { COPY_NAME } from './dir.js';
 
 export interface ImportCopy {

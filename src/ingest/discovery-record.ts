@@ -4,16 +4,17 @@
 // again. On a warm run that is what lets tx-usage answer without reading 400
 // folders or loading a harness module. A record whose answers no longer all
 // hold is discarded and discovery runs again (and is recorded again).
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { ownJson, replaceOwnFile } from '../io/own-file.js';
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceKind, SourceRef } from '../harnesses/types.js';
 import { stillHolds, type Observation } from '../io/observed-fs.js';
-import { scanShape, type ScanFacts } from './stamp.js';
-import { digest128 } from '../io/xxh64.js';
+import type { ScanFacts } from './stamp.js';
+import { digest128 } from '../core/digest.js';
 
-// 3: digests by XXH64 (io/xxh64.ts) instead of SHA-1/SHA-256.
-const RECORD_VERSION = 3;
+// 4: digests by SHA-256 (core/digest.ts) instead of XXH64.
+const RECORD_VERSION = 4;
+const KIND = 'discovery-record';
 
 /** A source as stored: path, key ('' when the same as the path), kind, companions, meta. */
 type StoredSource = [string, string, SourceKind, string[] | 0, Record<string, string> | 0];
@@ -31,8 +32,6 @@ export interface DiscoveryRecord {
   obs: Observation[];
   scans: { harness: HarnessId; roots: RootSpec[]; sources: StoredSource[] }[];
   warnings: string[];
-  /** The shape digest of what was found (stamp.ts scanDigests), so a replay need not hash every key again. */
-  shape: string;
 }
 
 export interface RecordOptions {
@@ -90,7 +89,6 @@ export function makeRecord(
       sources: s.sources.map((x): StoredSource => [x.path, x.key === x.path ? '' : x.key, x.kind, x.companions?.length ? x.companions : 0, x.meta ?? 0]),
     })),
     warnings,
-    shape: scanShape(scans, warnings),
   };
 }
 
@@ -103,19 +101,13 @@ export function loadRecord(path: string): DiscoveryRecord | null {
   }
 }
 
+/** A record that cannot be written only costs speed next time; a file there that is not tx-usage's is left alone (io/own-file.ts). */
 export function saveRecord(path: string, r: DiscoveryRecord): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(tmp, JSON.stringify(r));
-    renameSync(tmp, path);
-  } catch {
-    /* a record that cannot be written only costs speed next time */
-  }
+  replaceOwnFile(path, ownJson(KIND, r), KIND, ['{"v":']);
 }
 
 /** What the recorded discovery found, if it still holds for these options; null when discovery must run again. */
-export function replayRecord(r: DiscoveryRecord, o: RecordOptions): { scans: ScanFacts[]; warnings: string[]; shape: string } | null {
+export function replayRecord(r: DiscoveryRecord, o: RecordOptions): { scans: ScanFacts[]; warnings: string[] } | null {
   if (r.basis !== basisOf(o)) return null;
   for (const [k, v] of r.env) if ((o.env[k] ?? null) !== v) return null;
   if (r.envAll !== null && r.envAll !== envHash(o.env)) return null;
@@ -130,5 +122,5 @@ export function replayRecord(r: DiscoveryRecord, o: RecordOptions): { scans: Sca
       return ref;
     }),
   }));
-  return { scans, warnings: [...r.warnings], shape: r.shape };
+  return { scans, warnings: [...r.warnings] };
 }

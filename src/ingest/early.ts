@@ -5,7 +5,10 @@
 // The index is only a hint: the ingest still plans every source from the
 // store's own bookkeeping, writes an early result as a full re-read, drops
 // one the store turns out to have unchanged, and reads anything else itself.
-import { readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { ownJson, replaceOwnFile } from '../io/own-file.js';
+
+const SIDECAR = 'store-sources';
 import { tmpdir } from 'node:os';
 import type { HarnessScan, Stamp } from './discover.js';
 import { stampOf, type DiscoverOptions } from './discover.js';
@@ -54,14 +57,9 @@ export function readSidecar(path: string): Set<string> | null {
   }
 }
 
+/** Only a hint for the next run: not written over a file there that is not tx-usage's (io/own-file.ts). */
 export function writeSidecar(path: string, keys: Iterable<string>): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(tmp, JSON.stringify({ v: 2, keys: [...keys] }));
-    renameSync(tmp, path);
-  } catch {
-    /* only a hint for the next run */
-  }
+  replaceOwnFile(path, ownJson(SIDECAR, { v: 2, keys: [...keys] }), SIDECAR, ['{"v":']);
 }
 
 /**

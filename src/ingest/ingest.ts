@@ -6,15 +6,13 @@ import { existsSync, writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
-import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, writeBatch, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
-import { scanDigests } from './stamp.js';
-import { discoverAll, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
+import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
+import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
-import { digest128 } from '../io/xxh64.js';
+import { digest128 } from '../core/digest.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
-import { DeltaBaseKeeper, type DeltaBaseOptions } from './delta-base.js';
 import { deferrable, usableHorizon } from './horizon.js';
 import { countRetained, recordSourcesDigest, storedSourcesDigest } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
@@ -35,8 +33,6 @@ export interface IngestOptions {
   discovered?: { scans: HarnessScan[]; warnings: string[]; stamps?: Map<string, Stamp | null> | null };
   /** Where to leave the index of known sources for the next run's early start (see early.ts). */
   sidecar?: string | null;
-  /** Keep the delta path's base and apply its journal (see delta-base.ts); absent for in-memory stores. */
-  delta?: DeltaBaseOptions;
   /**
    * Sources the store has never read, last written before this time (ms
    * since the epoch), may be left unread: a report's first day less a margin
@@ -56,8 +52,6 @@ export interface IngestStats {
   workers: number;
   /** Sources whose early read (started before the store was open) was used. */
   earlyUsed: number;
-  /** Sources whose appended bytes a delta run had read, written from its journal (not read again). */
-  fromJournal: number;
   /** Most bytes held at once for one unfinished line, over all sources read (the memory a long line costs). */
   peakHeldBytes: number;
   /** Nothing changed since the last complete ingest: the store's sources digest matched, nothing was planned (store/sources-digest.ts). */
@@ -86,12 +80,6 @@ export interface IngestResult {
   /** Digest of roots, discovery warnings and every source's stamp taken BEFORE reading it (what the store now reflects). */
   digest: string;
   stats: IngestStats;
-  /**
-   * Writes the delta path's base for what the store now holds (JavaScript
-   * work only: run it while the store checkpoints). Absent when the base is
-   * current or not kept; never run, it only costs the next delta its answer.
-   */
-  keepDeltaBase?: () => void;
 }
 
 const BATCH_EVENTS = 5_000;
@@ -144,15 +132,14 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       stamps.set(src.key, st);
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
-  const facts = scanDigests(scans, raw, discoveryWarnings);
-  const digest = facts.digest;
-  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, fromJournal: 0, peakHeldBytes: 0, upToDate: false, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
+  const digest = scanDigest(scans, raw, discoveryWarnings);
+  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, upToDate: false, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
 
   setLastIngestDigest(null);
   const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, returned: 0, retained: 0, deferred: 0, discoveryWarnings, digest, stats };
   // Nothing changed since the last complete ingest (store/sources-digest.ts): nothing to read or write.
   const storedDigest = await storedSourcesDigest(conn);
-  if (storedDigest === digest && !early && !(opts.delta && journalPending(opts.delta.dbPath))) {
+  if (storedDigest === digest && !early) {
     result.unchanged = raw.size;
     result.retained = await countRetained(conn);
     stats.upToDate = true;
@@ -161,9 +148,6 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   }
   const { fingerprints, retained } = await loadSourceStates(conn);
 
-  const keeper = opts.delta ? new DeltaBaseKeeper(conn, opts.delta) : null;
-  await keeper?.start(fingerprints);
-
   const byKey = new Map<string, SourceRef>();
   for (const s of scans) for (const src of s.sources) byKey.set(src.key, src);
   // Sources whose files are gone keep their rows as history (retained);
@@ -171,22 +155,9 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const gone = [...fingerprints.keys()].filter((k) => !byKey.has(k) && !retained.has(k));
   const back = [...retained].filter((k) => byKey.has(k));
   const retainedNow = await markRetained(conn, gone, back);
-  keeper?.noteRemoved(gone);
   result.removed = gone.length;
   result.returned = back.length;
   result.retained = retainedNow ?? retained.size;
-
-  // Appended bytes a delta run already read: written from its journal, so
-  // the planning below finds those sources unchanged (or resumes after them).
-  const journaled = keeper ? keeper.journalWrites(fingerprints, byKey) : [];
-  if (journaled.length) {
-    await writeBatch(conn, journaled, opts.cost);
-    for (const w of journaled) {
-      keeper!.noted(w);
-      opts.onWrite?.(w);
-    }
-    stats.fromJournal = journaled.length;
-  }
 
   // Harnesses that resolve projects from other harnesses' cwds (Cursor) run
   // after the rest, with the projects known by then.
@@ -346,7 +317,6 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         stats.events += r.collected.events.length;
         if (horizon !== null && p.harness.rankMarksCopies && !copiesSeen.has(p.harness.id) && r.collected.events.some((e) => e.dedupe_rank > 0)) copiesSeen.add(p.harness.id);
         const write: SourceWrite = { collected: r.collected, book: bookRow, mode: p.mode, fresh: p.prev === null };
-        keeper?.noted(write);
         opts.onWrite?.(write);
         pending.push(write);
         pendingEvents += r.collected.events.length;
@@ -392,12 +362,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       mark(`ingest: phase ${ph} extracted`);
       await flush();
       mark(`ingest: phase ${ph} written`);
-      const committing = writer.commit();
-      // The delta base's tables meanwhile: JavaScript, while the commit runs
-      // on DuckDB's threads (~15 and ~20 ms on a cold run). A later phase's
-      // writes undo them.
-      keeper?.prepare();
-      await committing;
+      await writer.commit();
       mark(`ingest: phase ${ph} committed`);
       stats.ms.extract += performance.now() - tExtract;
     }
@@ -421,7 +386,6 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   mark('ingest: extracted and written');
   // Everything found was read (or was unchanged): the next run with the same digest has nothing to do.
   if (result.deferred === 0 && [...stamps.values()].every((st) => st !== null)) await recordSourcesDigest(conn, digest, storedDigest);
-  result.keepDeltaBase = (await keeper?.finish(facts, raw, result.deferred)) ?? undefined;
   return finishStats(opts, result, t0, digest);
 }
 
@@ -432,11 +396,6 @@ function finishStats(opts: IngestOptions, result: IngestResult, t0: number, dige
   setLastIngestDigest(digest);
   writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed, retained: result.retained, deferred: result.deferred });
   return result;
-}
-
-/** The delta path left appended lines for the ingest to write (ingest/delta-state.ts). */
-function journalPending(dbPath: string): boolean {
-  return existsSync(`${dbPath}.journal`);
 }
 
 /** TX_USAGE_STATS=FILE: what the last run did (bytes read, workers, timings), for the benchmark and tests. */

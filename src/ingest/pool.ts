@@ -18,8 +18,6 @@ import { Worker } from 'node:worker_threads';
 import { runJob, type Job, type JobResult } from './job.js';
 import type { BatchMessage } from './worker.js';
 import { decodeResult, type EncodedResult } from './transport.js';
-import { adoptPrestartedWorker } from './prestart.js';
-import { mark } from '../core/trace.js';
 
 type Reply = { kind: 'result'; index: number; result: EncodedResult } | { kind: 'failed'; index: number; error: string } | { kind: 'done' };
 
@@ -52,11 +50,8 @@ export class ExtractPool {
   /** `threads` extract: this one and `threads - 1` workers (at least one). */
   constructor(threads: number) {
     const size = Math.max(1, threads - 1);
-    let adopted = 0;
     for (let i = 0; i < size; i++) {
-      const pre = adoptPrestartedWorker();
-      if (pre) adopted++;
-      const slot: Slot = { worker: pre ?? new Worker(WORKER_URL), dead: false, onMessage: null, onDeath: null };
+      const slot: Slot = { worker: new Worker(WORKER_URL), dead: false, onMessage: null, onDeath: null };
       slot.worker.on('message', (m: Reply) => slot.onMessage?.(m));
       const die = () => {
         if (slot.dead) return;
@@ -67,7 +62,6 @@ export class ExtractPool {
       slot.worker.on('exit', die);
       this.slots.push(slot);
     }
-    if (adopted) mark(`pool: ${adopted} of ${size} workers were prestarted`);
   }
 
   /** Jobs run in this thread while the workers ran the rest (all batches). */

@@ -4,8 +4,8 @@
 // answered from its memo never loads a harness module.
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceRef } from '../harnesses/types.js';
-import { digest128 } from '../io/xxh64.js';
-import { statNumbers } from '../io/stat-numbers.js';
+import { digest128 } from '../core/digest.js';
+import { statSync } from 'node:fs';
 
 /** What scanDigest needs of a harness's scan (a HarnessScan, or one replayed from a discovery record). */
 export interface ScanFacts {
@@ -28,7 +28,7 @@ export interface Stamp {
 export function stampOf(src: SourceRef): Stamp | null {
   let st;
   try {
-    st = statNumbers(src.path);
+    st = statSync(src.path, { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -37,7 +37,7 @@ export function stampOf(src: SourceRef): Stamp | null {
   for (const c of src.companions ?? []) {
     let cs;
     try {
-      cs = statNumbers(c);
+      cs = statSync(c, { throwIfNoEntry: false });
     } catch {
       cs = null;
     }
@@ -60,54 +60,15 @@ export function fingerprintsOf(stamps: Map<string, Stamp | null>): Map<string, s
   return out;
 }
 
-/**
- * What was found, digested: `digest` covers roots, discovery warnings and
- * every source's fingerprint; `shape()` the same without the fingerprints
- * (it changes only when sources are added, removed or moved, or roots or
- * warnings change); `keys` are the source keys in the order both use.
- */
-export interface ScanDigests {
-  digest: string;
-  shape(): string;
-  keys: string[];
-}
-
-export function scanDigests(scans: ScanFacts[], fingerprints: Map<string, string>, discoveryWarnings: string[]): ScanDigests {
+/** One digest of what was found: roots, discovery warnings and every source's fingerprint ('missing' when it cannot be stat'ed). */
+export function scanDigest(scans: ScanFacts[], fingerprints: Map<string, string>, discoveryWarnings: string[]): string {
   // One string, hashed once: an update per source was most of the digest's time.
   const parts: string[] = [];
-  const order: string[] = [];
   for (const s of scans) {
     parts.push(`H${s.harness.id}\n`);
     for (const r of s.roots) parts.push(`R${r.path}\t${r.origin}\t${r.exists}\n`);
-    const keys = s.sources.map((x) => x.key).sort();
-    for (const k of keys) {
-      parts.push(`S${k}\t${fingerprints.get(k) ?? 'missing'}\n`);
-      order.push(k);
-    }
+    for (const k of s.sources.map((x) => x.key).sort()) parts.push(`S${k}\t${fingerprints.get(k) ?? 'missing'}\n`);
   }
   for (const w of discoveryWarnings) parts.push(`W${w}\n`);
-  return { digest: digest128(parts.join('')), shape: () => shapeOf(scans, order, discoveryWarnings), keys: order };
-}
-
-/** The shape digest of what was found (see ScanDigests), without the fingerprints. */
-export function scanShape(scans: ScanFacts[], discoveryWarnings: string[]): string {
-  return shapeOf(scans, scans.flatMap((s) => s.sources.map((x) => x.key).sort()), discoveryWarnings);
-}
-
-/** `keys`: every scan's source keys, sorted within each scan, in scan order. */
-function shapeOf(scans: ScanFacts[], keys: string[], discoveryWarnings: string[]): string {
-  const lines: string[] = [];
-  let i = 0;
-  for (const s of scans) {
-    lines.push(`H${s.harness.id}\n`);
-    for (const r of s.roots) lines.push(`R${r.path}\t${r.origin}\t${r.exists}\n`);
-    for (let n = 0; n < s.sources.length; n++) lines.push(`S${keys[i++]}\n`);
-  }
-  for (const w of discoveryWarnings) lines.push(`W${w}\n`);
-  return digest128(lines.join(''));
-}
-
-/** One digest of what was found: roots, discovery warnings and every source's fingerprint (see scanDigests). */
-export function scanDigest(scans: ScanFacts[], fingerprints: Map<string, string>, discoveryWarnings: string[]): string {
-  return scanDigests(scans, fingerprints, discoveryWarnings).digest;
+  return digest128(parts.join(''));
 }

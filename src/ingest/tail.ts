@@ -1,9 +1,8 @@
 // The tail hash that proves a file was only appended to since a resume
-// point. Free of the harness registry: the delta path (cli/delta.ts) uses it
-// without loading discovery.
+// point (ingest.ts planSource).
 import { readSync } from 'node:fs';
 import { withOpenFile } from '../io/open-file.js';
-import { digest128 } from '../io/xxh64.js';
+import { digest128 } from '../core/digest.js';
 
 export const TAIL_BYTES = 256;
 
@@ -13,7 +12,7 @@ export function tailCheckBytes(offset: number): number {
 }
 
 /**
- * Digest (io/xxh64.ts) of the first and the last TAIL_BYTES bytes before
+ * Digest (core/digest.ts) of the first and the last TAIL_BYTES bytes before
  * `offset`: if they are still the same next run, the file was only appended
  * to and can be resumed there. The head catches a file rewritten with a
  * regular layout whose bytes just before the old resume point happen to

@@ -1,8 +1,8 @@
 // How many threads a run extracts in: TX_USAGE_WORKERS when set (1 = the
 // calling thread alone; N > 1 = N - 1 worker threads and the calling thread,
 // see pool.ts), else the caller's figure, else one per core and at most four.
-// One rule for the ingest, the early start and the bin entry's prestart
-// (which must agree on whether workers will run).
+// One rule for the ingest and the early start (which must agree on whether
+// workers will run).
 import { availableParallelism } from 'node:os';
 
 const MAX_WORKERS = 4;

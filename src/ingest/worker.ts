@@ -6,8 +6,7 @@
 // back as typed arrays and a short JSON text (transport.ts), which cross
 // threads faster than a structured clone of thousands of small event objects. It waits while too many results are
 // still unread, which bounds memory.
-import { createRequire } from 'node:module';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { runJob, type Job } from './job.js';
 import { encodeResult, transferList } from './transport.js';
 
@@ -25,25 +24,6 @@ export interface BatchMessage {
 
 const port = parentPort;
 if (!port) throw new Error('src/ingest/worker.js must run as a worker thread');
-
-// A prestarted worker (prestart.ts) waits ~50 ms for its first jobs while the
-// main thread discovers the sources. It spends the wait loading the store's
-// native library (@duckdb/node-bindings, 68 MB): the library is loaded once
-// per process, so the main thread's own load later only registers it (~6 ms
-// instead of ~19 ms of the main thread, measured). Failing here costs nothing:
-// the main thread loads it itself.
-const preload = (workerData as { preload?: string[] } | null)?.preload ?? [];
-if (preload.length) {
-  setImmediate(() => {
-    for (const name of preload) {
-      try {
-        createRequire(import.meta.url)(name);
-      } catch {
-        /* the main thread loads it as usual */
-      }
-    }
-  });
-}
 
 // Batches run one after another: a batch sent while another runs waits.
 let batches: Promise<void> = Promise.resolve();

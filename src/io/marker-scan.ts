@@ -5,7 +5,6 @@
 // JSON). A plain JavaScript scan gives the same answers where WebAssembly
 // SIMD is missing or the markers do not fit the module's tables; the tests
 // hold the two to each other.
-import { wasmOptimizedAtOnce } from '../core/v8-tuning.js';
 import { MARKER_SCAN_WASM } from './marker-scan.wasm.js';
 
 /** Most input bytes one scan call takes (callers cut longer chunks). */
@@ -51,7 +50,6 @@ function wasmInstance(): Instance | null {
   instance = null;
   if (process.env.TX_USAGE_NO_WASM) return null;
   try {
-    wasmOptimizedAtOnce(); // the scan loop, optimized: 3x faster (core/v8-tuning.ts)
     const mod = new WebAssembly.Module(Buffer.from(MARKER_SCAN_WASM, 'base64'));
     const inst = new WebAssembly.Instance(mod, {});
     const memory = inst.exports.memory as WebAssembly.Memory;

@@ -6,8 +6,7 @@
 // the same, so is what it found. Checking the answers again costs one stat
 // per folder instead of reading every folder and working through its names.
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { digest128 } from './xxh64.js';
-import { statNumbers } from './stat-numbers.js';
+import { digest128 } from '../core/digest.js';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'other';
 export interface DirEntry {
@@ -116,7 +115,7 @@ export function listDir(path: string): DirEntry[] {
   if (!recording) return readEntries(path);
   let before;
   try {
-    before = statNumbers(path);
+    before = statSync(path, { throwIfNoEntry: false });
   } catch {
     before = null;
   }
@@ -152,7 +151,7 @@ function holds(o: Observation): boolean {
       if (w.settled) {
         let s;
         try {
-          s = statNumbers(o.path);
+          s = statSync(o.path, { throwIfNoEntry: false });
         } catch {
           s = null;
         }

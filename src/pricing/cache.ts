@@ -1,10 +1,10 @@
 // A pricer's answers kept outside the process: for every (harness, provider,
-// model) it resolved, the compiled prices per time bucket it used. The delta
-// path (cli/delta.ts) prices a handful of new responses from it without
+// model) it resolved, the compiled prices per time bucket it used. The status
+// line (live/merge.ts) prices a handful of new responses from it without
 // loading the price data (~40 ms) — with the very arithmetic the pricer uses
 // (engine.ts), so a cost from the cache equals the pricer's to the digit.
-// Anything not in the cache is a miss, never a guess: the caller then takes
-// the full path.
+// Anything not in the cache is a miss, never a guess: the status line then
+// says it is stale until the next refresh.
 import { costUnits, type CompiledPrice } from './engine.js';
 import type { PriceableUsage } from './pricer.js';
 

@@ -2,11 +2,12 @@
 // Layout under the tx-usage cache dir:
 //   prices/genai-prices-data.json   the library's data file, byte for byte as downloaded
 //   prices/genai-prices-meta.json   { url, fetched_at, sha256, providers, models }
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readInputText } from '../core/inputs.js';
 import { join } from 'node:path';
 import type { Provider } from '@pydantic/genai-prices';
 import { initLibrary, validateDataset } from './library.js';
-import { sha256 } from '../core/sha256.js';
+import { sha256 } from '../core/digest.js';
 
 export function dataPaths(cacheDir: string): { dir: string; data: string; meta: string } {
   const dir = join(cacheDir, 'prices');
@@ -32,7 +33,7 @@ export function readStoredData(cacheDir: string): StoredData {
   const p = dataPaths(cacheDir);
   let text: string;
   try {
-    text = readFileSync(p.data, 'utf8');
+    text = readInputText(p.data); // core/inputs.ts: the report memo keys on it
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'none' };
     return { state: 'bad', path: p.data, reason: (e as Error).message };
@@ -47,7 +48,7 @@ export function readStoredData(cacheDir: string): StoredData {
   if (invalid) return { state: 'bad', path: p.data, reason: invalid };
   let meta: StoredMeta | null = null;
   try {
-    meta = JSON.parse(readFileSync(p.meta, 'utf8')) as StoredMeta;
+    meta = JSON.parse(readInputText(p.meta)) as StoredMeta;
   } catch {
     meta = null;
   }

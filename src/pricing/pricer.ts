@@ -8,6 +8,8 @@
 // (the library compares against UTC midnight of `start_date`), the minute for
 // time-of-day prices (DeepSeek off-peak), and one bucket for constant prices.
 import { readFileSync } from 'node:fs';
+import { readInputText } from '../core/inputs.js';
+import { fsProblem } from '../core/fs-problem.js';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ModelInfo, Provider } from '@pydantic/genai-prices';
@@ -16,13 +18,23 @@ import { formatCostUnits } from './decimal.js';
 import type { CompiledPrice } from './engine.js';
 import { compilePrice, costUnits } from './engine.js';
 import { readStoredData } from './datafile.js';
-import { digest128 } from '../io/xxh64.js';
+import { digest128 } from '../core/digest.js';
 import { bucketOf, resolutionKey, type PriceCache } from './cache.js';
 import { initLibrary, libraryResolve } from './library.js';
 import type { Candidate } from './names.js';
 import { candidates, namesEntry, overrideKeys } from './names.js';
 import type { OverrideEntry, Overrides } from './overrides.js';
 import { parseOverrides } from './overrides.js';
+
+/** The price overrides file cannot be used: unreadable, not JSON, not LiteLLM's shape. */
+export class PricesFileError extends Error {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`${path}: ${problem}`);
+  }
+}
 
 /** Bump when the costing logic changes, so stores re-price their rows. */
 const ENGINE_VERSION = 'pricing-2';
@@ -62,7 +74,8 @@ export interface Pricer {
   dataSource: string;
   /**
    * What this pricer resolved so far (plus the buckets of `alsoAt`, for every
-   * model it resolved), for pricing outside the process (see cache.ts).
+   * model it resolved), for pricing outside the process: the status line's
+   * snapshot (see cache.ts, live/snapshot.ts).
    */
   exportCache(alsoAt?: number[]): PriceCache;
   /** Problems met while loading or pricing (unusable stored data file, bad override fields, data the library cannot use): show them, keep going. Grows as models are resolved. */
@@ -133,11 +146,15 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
   if (opts.pricesFile) {
     let text: string;
     try {
-      text = readFileSync(opts.pricesFile, 'utf8');
+      text = readInputText(opts.pricesFile); // core/inputs.ts: the report memo keys on it
     } catch (e) {
-      throw new Error(`cannot read prices file ${opts.pricesFile}: ${(e as Error).message}`);
+      throw new PricesFileError(opts.pricesFile, fsProblem(e));
     }
-    overrides = parseOverrides(opts.pricesFile, text);
+    try {
+      overrides = parseOverrides(opts.pricesFile, text);
+    } catch (e) {
+      throw new PricesFileError(opts.pricesFile, (e as Error).message.replace(`${opts.pricesFile}: `, ''));
+    }
     warnings.push(...overrides.warnings);
     overridesHash = digest128(text);
   }

@@ -16,7 +16,7 @@ import { cellTexts, isPartial } from './cells.js';
 import { setHtmlRenderer } from './index.js';
 import { styleChart } from './chart-style.js';
 import { withHomeAsTilde } from './home-path.js';
-import { sha256 } from '../core/sha256.js';
+import { sha256 } from '../core/digest.js';
 
 /** Text for HTML content and attribute values. */
 export function escapeHtml(s: string): string {

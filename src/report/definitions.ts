@@ -2,7 +2,7 @@
 // grouping, chart specs). A definition names a `kind`, the code that knows
 // how to assemble its output; adding a report of an existing kind is adding
 // files to reports/ and queries/ only.
-import { readdirSync, readFileSync } from 'node:fs';
+import { listInputDir, readInputText } from '../core/inputs.js';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../render/columns.js';
@@ -12,7 +12,7 @@ import { blocksReport, type BlocksOptions } from '../live/blocks-report.js';
 import { isGroupKey, type GroupKey } from './groups.js';
 import { monthlyReport } from './monthly.js';
 import { summaryReport } from './summary.js';
-import { summaryDatasets, type ReportParams, type TemplateRow } from './summary-rows.js';
+import { summaryDatasets, type ReportParams } from './summary-rows.js';
 import { packageRoot } from './template.js';
 import type { ReadsFrom } from './period.js';
 
@@ -43,10 +43,6 @@ export interface ReportOutput {
   warnings: string[];
   /** Named data sets the definition's charts draw (HTML only). */
   charts?: ChartData;
-  /** Summary reports: the template's grouped rows, which the delta path adds new events to (see cli/delta.ts). */
-  summaryRows?: TemplateRow[];
-  /** Summary reports by session: Claude Code's session estimates the rows were shown with. */
-  sessionEstimates?: Map<string, number> | null;
   /** Made from generated sample data (--demo): said in the JSON, the HTML title and footer. */
   demo?: boolean;
 }
@@ -59,11 +55,11 @@ export function markDemo(out: ReportOutput): void {
 
 export function loadDefinitions(): ReportDefinition[] {
   const dir = join(packageRoot(), 'reports');
-  return readdirSync(dir)
+  // Read through core/inputs.ts: the report memo keys on these files.
+  return listInputDir(dir)
     .filter((f) => f.endsWith('.json'))
-    .sort()
     .map((f) => {
-      const d = JSON.parse(readFileSync(join(dir, f), 'utf8')) as ReportDefinition;
+      const d = JSON.parse(readInputText(join(dir, f))) as ReportDefinition;
       for (const k of d.default_by) if (!isGroupKey(k)) throw new Error(`${f}: unknown default_by key ${k}`);
       return d;
     });
@@ -77,9 +73,9 @@ export function findDefinition(name: string): ReportDefinition | undefined {
 export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[], live?: BlocksOptions): Promise<ReportOutput> {
   switch (def.kind) {
     case 'summary': {
-      const { report: r, raw, estimates } = await summaryReport(conn, p, warnings);
+      const { report: r } = await summaryReport(conn, p, warnings);
       const charts = p.charts === false ? undefined : await baseChartData(conn, p);
-      return { definition: def, json: r as unknown as Record<string, unknown>, datasets: summaryDatasets(def.title, p, r), warnings: r.warnings, charts, summaryRows: raw, sessionEstimates: estimates };
+      return { definition: def, json: r as unknown as Record<string, unknown>, datasets: summaryDatasets(def.title, p, r), warnings: r.warnings, charts };
     }
     case 'monthly':
       return monthlyReport(conn, def, p, warnings);

@@ -1,8 +1,6 @@
 // The summary report from its grouped template rows, without the store: the
 // shapes of the binding JSON contract, and the pure steps from raw rows to
-// the report and its tables. Both the full report path (rows from DuckDB) and
-// the delta path (rows of a remembered report with new events added, see
-// summary-delta.ts) go through here, so both render the same text.
+// the report and its tables (rows from DuckDB).
 import { e10ToUsd } from '../core/money.js';
 import type { HarnessId } from '../core/types.js';
 import { keyColumns, USAGE_METRIC_COLUMNS, type Dataset } from '../render/columns.js';

@@ -16,7 +16,7 @@ export function templateValues(p: ReportParams) {
   return { since: p.since, until: p.until, tz: p.tz, harnesses: p.harnesses, project: p.project };
 }
 
-/** The summary report, the template's own rows and (with --by session) the session estimates: what the delta path adds new events to. */
+/** The summary report, the template's own rows and (with --by session) the session estimates. */
 export async function summaryReport(
   conn: DuckDBConnection,
   p: ReportParams,

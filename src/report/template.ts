@@ -4,7 +4,8 @@
 // as DuckDB `$name` parameters; a slot is filled only from a whitelist in
 // code. A template whose used parameters differ from its declared ones is
 // rejected.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readInputText } from '../core/inputs.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -118,7 +119,7 @@ export function loadTemplate(name: string): Template {
   if (!t) {
     if (!/^[a-z0-9_-]+$/.test(name)) throw new TemplateError(`bad template name ${name}`);
     const file = join(packageRoot(), 'queries', `${name}.sql`);
-    t = parseTemplate(file, readFileSync(file, 'utf8'));
+    t = parseTemplate(file, readInputText(file)); // core/inputs.ts: the report memo keys on it
     cache.set(name, t);
   }
   return t;

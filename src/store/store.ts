@@ -78,9 +78,8 @@ async function inTransaction(conn: DuckDBConnection, body: () => Promise<void>):
   }
 }
 
-/** Files that go with a store and describe it (the delta path's base and journal, ingest/delta-state.ts). */
 function removeStoreFiles(path: string): void {
-  for (const p of [path, path + '.wal', path + '.delta', path + '.journal']) rmSync(p, { force: true });
+  for (const p of [path, path + '.wal']) rmSync(p, { force: true });
 }
 
 function describeNewer(path: string, version: number): StoreError {

@@ -46,8 +46,11 @@ export async function discoverOpencode(roots: RootSpec[], warn: (m: string, at: 
       key: real,
       path: file,
       kind: 'sqlite',
-      // Committed rows may live only in the -wal; the -shm changes with it.
-      companions: [file + '-wal', file + '-shm'],
+      // Committed rows may live only in the -wal. Not the -shm: it is the
+      // wal-index every reader writes its read marks to (tx-usage too), so
+      // its mtime moves on every read and the database looked changed on
+      // every run (the report's memo never held with OpenCode data).
+      companions: [file + '-wal'],
       meta: { db: basename(file) },
     });
   };

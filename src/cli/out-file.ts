@@ -1,0 +1,109 @@
+// `report --out FILE`: the report goes to a file instead of stdout. A file
+// that is there already is replaced only when tx-usage wrote it and nobody
+// changed it since (a record in the cache dir keeps each written path with
+// the digest of what was written), or with --force; anything else is a usage
+// error that names the path and leaves it as it was. Written to a temporary
+// file beside it, then renamed, so a reader never sees half a report.
+import { lstatSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { digest128 } from '../core/digest.js';
+import { fsProblem } from '../core/fs-problem.js';
+import { UsageError } from '../report/period.js';
+import { ownJson, replaceOwnFile } from '../io/own-file.js';
+
+const KIND = 'outputs';
+/** Paths remembered (the most recent ones). */
+const MAX_RECORDED = 200;
+
+function recordPath(cacheDir: string): string {
+  return join(cacheDir, 'outputs.json');
+}
+
+function readRecord(cacheDir: string): Record<string, string> {
+  try {
+    const j = JSON.parse(readFileSync(recordPath(cacheDir), 'utf8')) as { 'tx-usage'?: string; files?: Record<string, string> };
+    return j['tx-usage'] === KIND && j.files && typeof j.files === 'object' ? j.files : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Why `path` may not be written, or null when it may; 'stream' when it is a
+ * device, a pipe or a socket (`/dev/stdout`, a FIFO), written through, never replaced.
+ */
+function refusal(path: string, cacheDir: string, force: boolean): string | null | 'stream' {
+  const abs = resolve(path);
+  if (/[\\/]$/.test(path)) return 'names a folder; name the file to write';
+  let st;
+  try {
+    st = statSync(abs, { throwIfNoEntry: false });
+  } catch (e) {
+    return fsProblem(e);
+  }
+  if (!st) {
+    const dir = dirname(abs);
+    let d;
+    try {
+      d = statSync(dir, { throwIfNoEntry: false });
+    } catch (e) {
+      return `${dir}: ${fsProblem(e)}`;
+    }
+    if (!d) return `no such folder ${dir}`;
+    if (!d.isDirectory()) return `${dir} is not a folder`;
+    return null;
+  }
+  if (st.isDirectory()) return 'is a directory; name the file to write';
+  if (st.isCharacterDevice() || st.isFIFO() || st.isSocket()) return 'stream';
+  if (!st.isFile()) return 'not a regular file';
+  if (lstatSync(abs).isSymbolicLink()) return 'a symbolic link; name the file itself';
+  if (force) return null;
+  let text: Buffer;
+  try {
+    text = readFileSync(abs);
+  } catch (e) {
+    return fsProblem(e);
+  }
+  if (readRecord(cacheDir)[abs] === digest128(text)) return null;
+  return 'the file exists and tx-usage did not write it (or it was changed since); remove it, choose another name, or add --force';
+}
+
+/** Throws the usage error for an --out path that cannot be written (checked before any work is done, and again at the write). */
+export function checkOutFile(path: string, cacheDir: string, force = false): void {
+  const why = refusal(path, cacheDir, force);
+  if (why && why !== 'stream') throw new UsageError(`--out ${path}: ${why}`);
+}
+
+/** Whether `path` may be written now (the memo replays only then; the full run reports why not). */
+export function outFileWritable(path: string, cacheDir: string, force = false): boolean {
+  const why = refusal(path, cacheDir, force);
+  return why === null || why === 'stream';
+}
+
+/** Writes `text` to `path` (see the top of this file) and records it as tx-usage's. */
+export function writeOutFile(path: string, text: string, cacheDir: string, force = false): void {
+  checkOutFile(path, cacheDir, force);
+  const abs = resolve(path);
+  if (refusal(path, cacheDir, force) === 'stream') {
+    try {
+      writeFileSync(abs, text);
+    } catch (e) {
+      throw new UsageError(`--out ${path}: ${fsProblem(e)}`);
+    }
+    return;
+  }
+  const tmp = `${abs}.tx-usage-${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, text, { flag: 'wx' });
+    renameSync(tmp, abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') rmSync(tmp, { force: true }); // ours, half written
+    throw new UsageError(`--out ${path}: ${fsProblem(e)}`);
+  }
+  const files = readRecord(cacheDir);
+  delete files[abs];
+  files[abs] = digest128(text);
+  const keys = Object.keys(files);
+  for (const k of keys.slice(0, Math.max(0, keys.length - MAX_RECORDED))) delete files[k];
+  replaceOwnFile(recordPath(cacheDir), ownJson(KIND, { files }), KIND);
+}
