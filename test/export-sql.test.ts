@@ -107,9 +107,13 @@ describe('docs/team.md DuckDB queries over the exported Parquet', () => {
   });
 
   it('monthly: per machine and month, with the previous month and the change', async () => {
-    const doc = await run('duckdb-monthly');
+    const byMonthMachine = (a: any, b: any) => String(a.month).localeCompare(String(b.month)) || String(a.machine).localeCompare(String(b.machine));
+    const doc = (await run('duckdb-monthly')).sort(byMonthMachine);
     const tx = rollupReport(team, [out], ['monthly', ...RANGE, '--by', 'machine']);
-    const txRows = tx.months.flatMap((m: any) => m.by_machine.map((r: any) => ({ month: m.month, ...r })));
+    // Compared in one order (month, machine), whatever order each lists them in.
+    const txRows = tx.months
+      .flatMap((m: any) => m.by_machine.map((r: any) => ({ month: m.month, ...r })))
+      .sort(byMonthMachine);
     expect(txRows.length).toBeGreaterThan(4);
     expect(doc.map((r) => [r.month, r.machine])).toEqual(txRows.map((r: any) => [r.month, r.machine]));
     doc.forEach((d, i) => {

@@ -107,17 +107,17 @@ describe('tx-usage limits', () => {
     expect(out).toBe(
       [
         'Plan limits',
-        'Harness  Window   Used  Resets                        Plan  Tokens    Cost',
-        '──────────────────────────────────────────────────────────────────────────',
-        'codex    5h       5.0%  reset (was 2026-05-10 15:00)  plus     550  <$0.01',
-        'codex    weekly  35.0%  2026-05-14 00:00              plus   3.85k  <$0.01',
+        'Harness  Window   Used  Resets                        Plan  Tokens       Cost',
+        '─────────────────────────────────────────────────────────────────────────────',
+        'codex    5h       5.0%  reset (was 2026-05-10 15:00)  plus     550  $0.001000',
+        'codex    weekly  35.0%  2026-05-14 00:00              plus   3.85k  $0.007000',
         '',
         'Windows',
-        'Harness  Window  Ends                Peak  Tokens    Cost    $/1%',
-        '─────────────────────────────────────────────────────────────────',
-        'codex    weekly  2026-05-14 00:00   35.0%   3.85k  <$0.01  <$0.01',
-        'codex    5h      2026-05-10 15:00    5.0%     550  <$0.01  <$0.01',
-        'codex    5h      2026-05-10 10:00  100.0%   3.30k  <$0.01  <$0.01',
+        'Harness  Window  Ends                Peak  Tokens       Cost        $/1%',
+        '────────────────────────────────────────────────────────────────────────',
+        'codex    weekly  2026-05-14 00:00   35.0%   3.85k  $0.007000  $0.0002000',
+        'codex    5h      2026-05-10 15:00    5.0%     550  $0.001000  $0.0002000',
+        'codex    5h      2026-05-10 10:00  100.0%   3.30k  $0.006000  $0.0000600',
         '',
       ].join('\n'),
     );
@@ -126,7 +126,7 @@ describe('tx-usage limits', () => {
   it('the store keeps the figures only: no limit_name text', () => {
     const r = runCli(['sql', 'SELECT count(*) AS n, max(primary_used_percent) AS peak FROM rate_limit_snapshots', '--format', 'json'], cleanEnv(fx.home));
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual([{ n: '5', peak: 100 }]);
+    expect(JSON.parse(r.stdout)).toEqual([{ n: 5, peak: 100 }]);
     for (const f of ['usage.duckdb', 'usage.duckdb.wal']) {
       const p = join(fx.home, '.cache', 'tx-usage', f);
       if (existsSync(p)) expect(readFileSync(p).includes(Buffer.from('text never stored')), f).toBe(false);

@@ -9,6 +9,8 @@ import type { ChartData } from '../report/charts.js';
 import type { ReportDefinition, ReportOutput } from '../report/definitions.js';
 import { UsageError } from '../report/period.js';
 import type { ReportParams } from '../report/summary-rows.js';
+import { unpricedNote } from '../render/cells.js';
+import { periodLabel } from '../report/period.js';
 import { BLOCK_MS, maxBlockTokens, metricsOfEvents, type Block, type LiveMetrics } from './blocks.js';
 import { blockRow, type BlockRow } from './block-rows.js';
 
@@ -132,13 +134,17 @@ export async function blocksReport(conn: DuckDBConnection, def: ReportDefinition
     status: statusText(r, blocks[i]!),
     models: r.models.join(', '),
   }));
-  const title = `${def.title} (${harnesses.join(', ')})`;
+  const title = `${def.title} (${harnesses.join(', ')}) ${periodLabel(p.since, p.until, p.tz)}`;
   const dataset: Dataset = {
     title,
     columns: blockColumns(limit),
     rows: tableRows,
     totals: { ...json.totals, status: '', token_limit_share: null },
-    notes: [...activeNotes(rows, p.tz, limit), ...(limit ? [`Limit: ${abbreviate(limit)} tokens per block${o.tokenLimit === 'max' ? ' (the largest finished block in this range)' : ''}.`] : [])],
+    notes: [
+      ...activeNotes(rows, p.tz, limit),
+      ...(limit ? [`Limit: ${abbreviate(limit)} tokens per block${o.tokenLimit === 'max' ? ' (the largest finished block in this range)' : ''}.`] : []),
+      ...[unpricedNote(json.totals.unpriced_requests, json.totals.unpriced_tokens)].filter((n): n is string => n !== null),
+    ],
   };
   const charts: ChartData | undefined =
     p.charts === false

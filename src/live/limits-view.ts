@@ -3,7 +3,7 @@
 // Shape documented in docs/reports.md ("limits").
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RateLimitSnapshot } from '../core/types.js';
-import type { Column, Dataset } from '../render/columns.js';
+import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
 import { readEvents } from './events.js';
 import { latestWindows, limitWindows, spentIn, windowLabel, type LimitWindow, type SpentMetrics } from './limits.js';
@@ -139,7 +139,7 @@ export function limitsDatasets(r: LimitsReport): Dataset[] {
     { field: 'resets', label: 'Resets', kind: 'text', narrow: true },
     { field: 'plan_type', label: 'Plan', kind: 'text', narrow: true },
     { field: 'total_tokens', label: 'Tokens', kind: 'int', narrow: true },
-    { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true },
+    { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
   ];
   const past: Column[] = [
     { field: 'harness', label: 'Harness', kind: 'key', narrow: true },
@@ -149,8 +149,8 @@ export function limitsDatasets(r: LimitsReport): Dataset[] {
     { field: 'ends', label: 'Ends', kind: 'text', narrow: true },
     { field: 'peak', label: 'Peak', kind: 'pct', narrow: true },
     { field: 'total_tokens', label: 'Tokens', kind: 'int', narrow: true },
-    { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true },
-    { field: 'cost_usd_per_percent', label: '$/1%', kind: 'usd', narrow: true },
+    { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
+    { field: 'cost_usd_per_percent', label: '$/1%', kind: 'usd', narrow: true, partial: COST_PARTIAL },
     { field: 'tokens_per_percent', label: 'Tok/1%', kind: 'int' },
     { field: 'plan_type', label: 'Plan', kind: 'text' },
   ];

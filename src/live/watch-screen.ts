@@ -5,6 +5,7 @@
 // shared table renderer; the block's lines are cut to the width.
 import type { Dataset } from '../render/columns.js';
 import { abbreviate, usd } from '../render/format.js';
+import { COST_PARTIAL } from '../render/columns.js';
 import { renderTable } from '../render/table.js';
 import type { LiveMetrics } from './blocks.js';
 import type { BudgetResult } from './budgets.js';
@@ -75,7 +76,7 @@ export function renderScreen(s: ScreenInput): string[] {
       { field: 'harness', label: 'Harness', kind: 'key', narrow: true },
       { field: 'requests', label: 'Reqs', kind: 'int', narrow: true },
       { field: 'total_tokens', label: 'Tokens', kind: 'int', narrow: true },
-      { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true },
+      { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
     ],
     rows: view.todayByHarness.map((h) => ({ harness: h.harness, ...h.metrics })),
     totals: view.todayByHarness.length > 1 ? { ...view.todayTotal } : undefined,
@@ -87,7 +88,7 @@ export function renderScreen(s: ScreenInput): string[] {
       { field: 'harness', label: 'Harness', kind: 'text', narrow: true },
       { field: 'project', label: 'Project', kind: 'key', narrow: true },
       { field: 'last', label: 'Last', kind: 'text', narrow: true },
-      { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true },
+      { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
     ],
     rows: view.recent.map((r) => ({ session: r.session.slice(0, 8), harness: r.harness, project: r.project, last: localClock(r.last_ts, view.tz), ...r.metrics })),
   });
