@@ -1,6 +1,6 @@
 // The one small interface every harness implements. Everything format-specific
 // lives behind it, in src/harnesses/<id>/.
-import type { ContextRow, HarnessId, SessionEstimate, SourceLocation, UsageEvent } from '../core/types.js';
+import type { ContextRow, HarnessId, SessionEstimate, SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../core/types.js';
 
 /** Where a harness looks, resolved from flag, then environment, then default. */
 export interface RootSpec {
@@ -58,6 +58,10 @@ export interface ExtractSink {
   event(e: UsageEvent): void;
   sessionEstimate(e: SessionEstimate): void;
   context(c: ContextRow): void;
+  /** A unit of work (prompt, turn end, tool calls, subagent task): counts and a timestamp, never text. */
+  unit(u: WorkUnit): void;
+  /** A session's title and lineage, where the harness keeps them. */
+  sessionFact(f: SessionFact): void;
   /** Something was wrong with the input (unparsable line, unreadable blob): a user-visible warning. */
   warn(message: string, at: SourceLocation, opts?: WarnOptions): void;
   /** A record deliberately not counted, by reason (e.g. "synthetic api error"); counted in `tx-usage sources`. */

@@ -1,6 +1,6 @@
 // Runs one harness extractor over one source into memory. The ingest writes
 // the result to the store; tests use it to check an extractor directly.
-import type { ContextRow, SessionEstimate, SourceLocation, UsageEvent } from '../core/types.js';
+import type { ContextRow, SessionEstimate, SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../core/types.js';
 import { formatLocation } from '../core/types.js';
 import type { ExtractOptions, Harness, ResumePoint, SourceRef, WarnOptions } from '../harnesses/types.js';
 
@@ -15,6 +15,10 @@ export interface Collected {
   events: UsageEvent[];
   estimates: SessionEstimate[];
   contexts: ContextRow[];
+  /** Units of work (prompts, turn ends, tool calls, subagent tasks). */
+  units: WorkUnit[];
+  /** Session titles and lineage. */
+  facts: SessionFact[];
   /** Human-readable, each naming file and line/row. */
   warnings: string[];
   /** Warnings about bytes past the resume point (see WarnOptions.untilResumed). */
@@ -27,12 +31,14 @@ export interface Collected {
 }
 
 export async function collectSource(harness: Pick<Harness, 'extract' | 'displayName'>, source: SourceRef, opts: ExtractOptions): Promise<Collected> {
-  const out: Collected = { source, events: [], estimates: [], contexts: [], warnings: [], tailWarnings: [], skips: [], counts: {}, resume: null, failed: false };
+  const out: Collected = { source, events: [], estimates: [], contexts: [], units: [], facts: [], warnings: [], tailWarnings: [], skips: [], counts: {}, resume: null, failed: false };
   const skips = new Map<string, SkipTally>();
   const sink = {
     event: (e: UsageEvent) => void out.events.push(e),
     sessionEstimate: (e: SessionEstimate) => void out.estimates.push(e),
     context: (c: ContextRow) => void out.contexts.push(c),
+    unit: (u: WorkUnit) => void out.units.push(u),
+    sessionFact: (f: SessionFact) => void out.facts.push(f),
     warn: (m: string, at: SourceLocation, o?: WarnOptions) => void (o?.untilResumed ? out.tailWarnings : out.warnings).push(`${formatLocation(at)}: ${m}`),
     skip: (reason: string, at: SourceLocation) => {
       const t = skips.get(reason);

@@ -95,6 +95,8 @@ export class DeltaBaseKeeper {
           events: m.events,
           estimates: [],
           contexts: [],
+          units: [],
+          facts: [],
           warnings: [],
           tailWarnings: [],
           skips: m.skips,

@@ -6,7 +6,7 @@
 // the main thread, which also runs the store's appender; as JSON rows they
 // were a fifth of that, but still parsed value by value there (~45 ms of the
 // workers' and ~35 ms of the main thread's CPU for the benchmark's cold run).
-import type { UsageEvent } from '../core/types.js';
+import { WORK_UNIT_KINDS, type UsageEvent, type WorkUnit } from '../core/types.js';
 import type { JobResult } from './job.js';
 
 /** Every field of UsageEvent, in row order; strings go through the table. */
@@ -39,12 +39,18 @@ if (STRING_FIELDS.join() !== 'harness,session_id,project,model,provider,dedupe_k
 const NS = STRING_FIELDS.length;
 const NN = NUMBER_FIELDS.length;
 
-/** A result as posted: `json` without the events, which are in `refs` (string indexes, -1 = null) and `nums` (NaN = null). */
+/** A result as posted: `json` without the events, which are in `refs` (string indexes, -1 = null) and `nums` (NaN = null), and without the units of work, in `urefs` and `unums` alike. */
 export interface EncodedResult {
   json: string;
   refs: Int32Array;
   nums: Float64Array;
+  urefs: Int32Array;
+  unums: Float64Array;
 }
+
+/** Per unit of work: harness, session and dedupe key through the string table; kind (index in WORK_UNIT_KINDS), rank, time and count as numbers. */
+const UNIT_NS = 3;
+const UNIT_NN = 4;
 
 /** The dedupe key: one per response, so it is not looked up in the table, only added. */
 const UNIQUE_FIELD = STRING_FIELDS.indexOf('dedupe_key');
@@ -90,12 +96,37 @@ export function encodeResult(r: JobResult): EncodedResult {
       nums[i * NN + f] = v === null ? NaN : v;
     }
   }
-  return { json: JSON.stringify({ ...r, collected: { ...r.collected, events: [] }, strings }), refs, nums };
+  // Units of work as well (a source has about as many as responses):
+  // sessions repeat, keys are unique.
+  const units = r.collected.units;
+  const urefs = new Int32Array(units.length * UNIT_NS);
+  const unums = new Float64Array(units.length * UNIT_NN);
+  const intern = (s: string) => {
+    let k = index.get(s);
+    if (k === undefined) {
+      k = strings.length;
+      strings.push(s);
+      index.set(s, k);
+    }
+    return k;
+  };
+  for (let i = 0; i < units.length; i++) {
+    const u = units[i]!;
+    urefs[i * UNIT_NS] = intern(u.harness);
+    urefs[i * UNIT_NS + 1] = intern(u.session_id);
+    urefs[i * UNIT_NS + 2] = strings.length;
+    strings.push(u.dedupe_key);
+    unums[i * UNIT_NN] = WORK_UNIT_KINDS.indexOf(u.kind);
+    unums[i * UNIT_NN + 1] = u.dedupe_rank;
+    unums[i * UNIT_NN + 2] = u.ts;
+    unums[i * UNIT_NN + 3] = u.count;
+  }
+  return { json: JSON.stringify({ ...r, collected: { ...r.collected, events: [], units: [] }, strings }), refs, nums, urefs, unums };
 }
 
 /** The buffers encodeResult's arrays live in: give them as the message's transfer list. */
 export function transferList(e: EncodedResult): ArrayBuffer[] {
-  return [e.refs.buffer as ArrayBuffer, e.nums.buffer as ArrayBuffer];
+  return [e.refs.buffer as ArrayBuffer, e.nums.buffer as ArrayBuffer, e.urefs.buffer as ArrayBuffer, e.unums.buffer as ArrayBuffer];
 }
 
 export function decodeResult(e: EncodedResult): JobResult {
@@ -137,6 +168,23 @@ export function decodeResult(e: EncodedResult): JobResult {
     };
   }
   o.collected.events = events;
+  const { urefs, unums } = e;
+  const nu = urefs.length / UNIT_NS;
+  const units = new Array<WorkUnit>(nu);
+  for (let i = 0; i < nu; i++) {
+    const r = i * UNIT_NS;
+    const m = i * UNIT_NN;
+    units[i] = {
+      harness: strings[urefs[r]!] as WorkUnit['harness'],
+      session_id: strings[urefs[r + 1]!]!,
+      kind: WORK_UNIT_KINDS[unums[m]!]!,
+      dedupe_key: strings[urefs[r + 2]!]!,
+      dedupe_rank: unums[m + 1]!,
+      ts: unums[m + 2]!,
+      count: unums[m + 3]!,
+    };
+  }
+  o.collected.units = units;
   delete (o as Partial<typeof o>).strings;
   return o;
 }

@@ -26,7 +26,7 @@ export type UsageRowEvent = Pick<
   | 'source_line'
 >;
 
-type Kind = 'int' | 'big' | 'str';
+export type Kind = 'int' | 'big' | 'str';
 /** usage_rows' columns in table order: their kind and whether they take NULL (schema.ts). */
 const COLUMNS: readonly [string, Kind, boolean][] = [
   ['attr_id', 'int', false],
@@ -52,8 +52,8 @@ const TWO_32 = 4294967296;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** A column's values for one chunk, in the layout of its DuckDB vector. */
-class ColumnBuffer {
+/** A column's values for one chunk, in the layout of its DuckDB vector (also used by unit-rows.ts). */
+export class ColumnBuffer {
   readonly bytes: ArrayBuffer;
   readonly i32: Int32Array | null;
   readonly u32: Uint32Array | null;
@@ -70,7 +70,7 @@ class ColumnBuffer {
   }
 
   setNull(i: number): void {
-    if (!this.validity) throw new Error('NULL in a NOT NULL column of usage_rows');
+    if (!this.validity) throw new Error('NULL in a NOT NULL column');
     if (!this.nulls) {
       this.validity.fill(0xff);
       this.nulls = true;

@@ -3,6 +3,7 @@
 // chunks, see usage-rows.ts).
 import { INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { UsageRowWriter } from './usage-rows.js';
+import { UnitAttrIds, writeUnitsAndFacts } from './unit-rows.js';
 import { usdToE10 } from '../core/money.js';
 import type { UsageEvent } from '../core/types.js';
 import type { Collected } from '../ingest/collect.js';
@@ -72,7 +73,7 @@ const str = (a: DuckDBAppender, v: string | null) => (v === null ? a.appendNull(
 const big = (a: DuckDBAppender, v: number | bigint | null) => (v === null ? a.appendNull() : a.appendBigInt(BigInt(v)));
 const int = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull() : a.appendInteger(v));
 
-const OWNED_TABLES = ['event_attrs', 'session_estimates', 'context_rows', 'source_issues'] as const;
+const OWNED_TABLES = ['event_attrs', 'session_estimates', 'context_rows', 'source_issues', 'unit_attrs', 'session_fact_rows'] as const;
 
 async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<void> {
   if (!keys.length) return;
@@ -80,6 +81,12 @@ async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<voi
   // responses go with its combinations (usage_rows has no source_key).
   await conn.run(
     `DELETE FROM usage_rows WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`,
+    { keys: listValue(keys) },
+    { keys: LIST_VARCHAR() },
+  );
+  // Units of work go with their combinations likewise (store/unit-rows.ts).
+  await conn.run(
+    `DELETE FROM unit_rows WHERE unit_attr_id IN (SELECT unit_attr_id FROM unit_attrs WHERE list_contains($keys, source_key))`,
     { keys: listValue(keys) },
     { keys: LIST_VARCHAR() },
   );
@@ -195,6 +202,7 @@ export class BatchWriter {
   private open = false;
   private openedAt = 0;
   private readonly ids = new AttrIds();
+  private readonly unitIds = new UnitAttrIds();
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -212,7 +220,7 @@ export class BatchWriter {
     }
     try {
       if (opening) await bumpGeneration(this.conn);
-      await writeRows(this.conn, batch, this.cost, this.ids);
+      await writeRows(this.conn, batch, this.cost, this.ids, this.unitIds);
     } catch (e) {
       await this.rollback();
       throw e;
@@ -246,7 +254,7 @@ function comboKey(e: UsageEvent): string {
 }
 
 /** A batch's rows and bookkeeping, inside the caller's transaction. */
-async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds): Promise<void> {
+async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds, unitIds: UnitAttrIds): Promise<void> {
   await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
   // A resumed read re-reads the bytes a torn-tail warning was about.
   const resumed = batch.filter((w) => w.mode === 'append').map((w) => w.book.source_key);
@@ -341,6 +349,11 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   }
   rows?.close();
   for (const a of [evA, atA, esA, cxA, isA]) a?.closeSync();
+  await writeUnitsAndFacts(
+    conn,
+    batch.map((w) => ({ key: w.book.source_key, units: w.collected.units ?? [], facts: w.collected.facts ?? [] })),
+    unitIds,
+  );
   // Bookkeeping rows replaced in bulk (one DELETE, one appender): a
   // statement per source costs milliseconds each.
   const known = batch.filter((w) => !w.fresh).map((w) => w.book.source_key);
