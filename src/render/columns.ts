@@ -12,6 +12,8 @@ export interface Column {
   narrow?: boolean;
   /** Which end survives when the cell is shortened (default: a path keeps its end, anything else its start). */
   keep?: 'end' | 'start';
+  /** false: left out of terminal tables, even wide ones (CSV and HTML carry it). */
+  table?: false;
 }
 
 export type Cell = string | number | null | undefined;

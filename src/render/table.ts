@@ -39,7 +39,7 @@ function fit(s: string, w: number, keep?: 'end' | 'start'): string {
 
 export function renderTable(d: Dataset, o: TableOptions): string {
   const wide = o.width >= WIDE_AT;
-  const cols = wide ? d.columns : d.columns.filter((c) => c.narrow);
+  const cols = (wide ? d.columns : d.columns.filter((c) => c.narrow)).filter((c) => c.table !== false);
   const all = d.totals ? [...d.rows, d.totals] : d.rows;
   const text = all.map((r) => cols.map((c) => fmt(c, r[c.field], wide)));
   const widths = cols.map((c, i) => Math.max(c.label.length, ...text.map((t) => t[i]!.length)));

@@ -17,31 +17,34 @@
 export const PROMPT_MARKERS = ['"role":"user","content":"', '"role":"user","content":[{"type":"text"'] as const;
 
 /**
- * Structural byte strings that mark a user record as not typed by a person.
+ * Structural byte strings that mark a user record as not typed by a person
+ * (one regular expression, matched once over the record outside its text).
  * Quotes inside JSON string values are escaped (\"), so these can only match
  * the record's own keys and values, never prompt text.
  */
-const NOT_A_PERSON = [
-  '"isMeta":true', // caveats, reminders, hook output, skill and command expansions
-  '"isCompactSummary":true',
-  '"isVisibleInTranscriptOnly":true',
-  '"repeatsCompactSummary":true',
-  '"toolUseResult":', // a tool's result carried as a user message
-  '"sourceToolAssistantUUID":"',
-  '"sourceToolUseID":"',
-  '"promptSource":"system"',
-  '"turnOrigin":"peer"',
-  '"turnOrigin":"task_notification"',
-  '"kind":"peer"', // origin.kind: another agent, a task notification, a coordinator
-  '"kind":"task-notification"',
-  '"kind":"coordinator"',
-  '"turnCompanion":true',
-  '"queueTranscriptOnly":true',
-  '"isVirtual":true',
-];
+const NOT_A_PERSON = new RegExp(
+  [
+    '"isMeta":true', // caveats, reminders, hook output, skill and command expansions
+    '"isCompactSummary":true',
+    '"isVisibleInTranscriptOnly":true',
+    '"repeatsCompactSummary":true',
+    '"toolUseResult":', // a tool's result carried as a user message
+    '"sourceToolAssistantUUID":"',
+    '"sourceToolUseID":"',
+    '"promptSource":"system"',
+    '"turnOrigin":"peer"',
+    '"turnOrigin":"task_notification"',
+    '"kind":"peer"', // origin.kind: another agent, a task notification, a coordinator
+    '"kind":"task-notification"',
+    '"kind":"coordinator"',
+    '"turnCompanion":true',
+    '"queueTranscriptOnly":true',
+    '"isVirtual":true',
+  ].join('|'),
+);
 
 /** How text that Claude Code itself writes as a user message begins: slash-command and shell echoes, interruptions, notices. */
-const HARNESS_TEXT = ['<command-name>', '<command-message>', '<command-args>', '<local-command-', '<bash-input>', '<bash-stdout>', '<bash-stderr>', '<task-notification>', '<user-memory-input>', '[Request interrupted', 'Caveat: '];
+const HARNESS_TEXT = /^(?:<command-name>|<command-message>|<command-args>|<local-command-|<bash-input>|<bash-stdout>|<bash-stderr>|<task-notification>|<user-memory-input>|\[Request interrupted|Caveat: )/;
 
 const UUID_RE = /"uuid":"([^"\\]+)"/;
 const TS_RE = /"timestamp":"([^"\\]+)"/;
@@ -57,18 +60,34 @@ export interface UserLine {
 /**
  * A user record typed by a person (or, in a subagent's file, written for it
  * by its parent), from the text of a line that holds a prompt marker; null
- * for anything else. Byte-level: the line is never parsed.
+ * for anything else. Byte-level: the line is never parsed, and the message's
+ * text (most of the line) is passed over: the record's own fields are looked
+ * for before and after it.
  */
 export function personPrompt(text: string): UserLine | null {
-  if (!text.includes('"type":"user"')) return null; // e.g. an api-request-blob copy of the message
   const at = contentStart(text);
   if (at < 0) return null;
-  for (const p of HARNESS_TEXT) if (text.startsWith(p, at)) return null;
-  for (const m of NOT_A_PERSON) if (text.includes(m)) return null;
-  const uuid = UUID_RE.exec(text)?.[1];
-  const ts = TS_RE.exec(text)?.[1];
+  if (HARNESS_TEXT.test(text.slice(at, at + 24))) return null;
+  const end = stringEnd(text, at);
+  const head = text.slice(0, at);
+  const tail = end < 0 ? '' : text.slice(end);
+  // "type":"user" is an envelope field: not a copy of the message inside another record (api-request-blob).
+  if (!head.includes('"type":"user"') && !tail.includes('"type":"user"')) return null;
+  if (NOT_A_PERSON.test(head) || NOT_A_PERSON.test(tail)) return null;
+  const uuid = (UUID_RE.exec(head) ?? UUID_RE.exec(tail))?.[1];
+  const ts = (TS_RE.exec(head) ?? TS_RE.exec(tail))?.[1];
   if (!uuid || !ts) return null;
-  return { uuid, ts, copy: text.includes('"forkedFrom":{') };
+  return { uuid, ts, copy: head.includes('"forkedFrom":{') || tail.includes('"forkedFrom":{') };
+}
+
+/** Index of the quote that closes the JSON string whose text starts at `from`, or -1. */
+function stringEnd(text: string, from: number): number {
+  for (let q = text.indexOf('"', from); q >= 0; q = text.indexOf('"', q + 1)) {
+    let bs = 0;
+    while (text.charCodeAt(q - 1 - bs) === 0x5c /* \ */) bs++;
+    if (bs % 2 === 0) return q;
+  }
+  return -1;
 }
 
 /** Where the message's text begins (after either prompt marker), or -1. */
@@ -96,8 +115,10 @@ export const TITLE_HEAD_BYTES = 24;
 export function isTitleLine(buf: Buffer, start: number, end: number): boolean {
   // Conversation records start with {"parentUuid": one byte tells them apart.
   if (end - start < 12 || buf[start + 2] !== 0x74 /* t */) return false;
-  for (const [prefix] of TITLE_RECORDS) {
-    if (end - start >= prefix.length && buf.compare(prefix, 0, prefix.length, start, start + prefix.length) === 0) return true;
+  outer: for (const [prefix] of TITLE_RECORDS) {
+    if (end - start < prefix.length) continue;
+    for (let i = 0; i < prefix.length; i++) if (buf[start + i] !== prefix[i]) continue outer;
+    return true;
   }
   return false;
 }

@@ -214,11 +214,25 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
    * sub-agent thread's user messages are its parent's tasks. Keyed by thread,
    * rollout and line, which compression and archiving keep.
    */
+  // Tool calls between two other records (a response's calls, before its
+  // usage line) go as one row: keyed by the first call's line, counting all.
+  let tools: { line: number; ts: number; n: number } | null = null;
+  const flushTools = () => {
+    if (!tools) return;
+    sink.unit({ harness: 'codex', session_id: st.threadId, kind: 'tool_call', dedupe_key: `codex:${st.threadId}:${rollout}:L${tools.line}`, dedupe_rank: 0, ts: tools.ts, count: tools.n });
+    tools = null;
+  };
   const countUnit = (kind: WorkUnitKind | 'user', ts: number | null, ordinal: number | null, line: number) => {
     if (inherited(ordinal, ts)) return;
     const when = ts ?? st.lastTs;
     if (ts !== null) st.lastTs = ts;
     if (when === null) return;
+    if (kind === 'tool_call') {
+      if (tools) tools.n++;
+      else tools = { line, ts: when, n: 1 };
+      return;
+    }
+    flushTools();
     const k: WorkUnitKind = kind === 'user' ? (st.subagent ? 'subagent_task' : 'prompt') : kind;
     sink.unit({ harness: 'codex', session_id: st.threadId, kind: k, dedupe_key: `codex:${st.threadId}:${rollout}:L${line}`, dedupe_rank: 0, ts: when, count: 1 });
   };
@@ -424,6 +438,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     // A unit whose line also held a marker string (e.g. a tool call whose arguments mention token_count).
     const unit = unitKindOf(rec.type, p.type, p.item && typeof p.item === 'object' ? p.item.type : null);
     if (unit) countUnit(unit, ts, typeof rec.ordinal === 'number' ? rec.ordinal : null, line);
+    else flushTools(); // a usage line (or other parsed record) ends the response's calls
     let kind: 'turn_context' | 'token_count' | 'record' | 'task_started' | 'rollback' | null = null;
     if (rec.type === 'turn_context') kind = 'turn_context';
     else if (rec.type === 'token_usage_record') kind = 'record';
@@ -475,6 +490,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     point = await scanJsonlFile(file, { markers: MARKERS, resume, unmarkedHead }, sink, handle);
   }
   flushPending();
+  flushTools();
   if (!st.metaSeen && parsedLines > 0) sink.warn('first line is not a readable session_meta; thread id taken from the file name', { file, line: 1 });
   for (const e of out) sink.event(e);
   return point ? { ...point, state: st } : null;

@@ -54,7 +54,12 @@ export function unitKindOf(type: unknown, payloadType: unknown, itemType: unknow
   }
 }
 
-const at = (buf: Buffer, pos: number, end: number, what: Buffer) => pos + what.length <= end && buf.compare(what, 0, what.length, pos, pos + what.length) === 0;
+/** buf holds `what` at pos (before end). A plain loop: Buffer.compare validates its five arguments on every call. */
+function at(buf: Buffer, pos: number, end: number, what: Buffer): boolean {
+  if (pos + what.length > end) return false;
+  for (let i = 0; i < what.length; i++) if (buf[pos + i] !== what[i]) return false;
+  return true;
+}
 
 /** The quoted name starting at `pos` (up to the next quote), or null. */
 function nameAt(buf: Buffer, pos: number, end: number): [string, number] | null {
