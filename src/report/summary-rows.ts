@@ -7,6 +7,7 @@ import { e10ToUsd } from '../core/money.js';
 import type { HarnessId } from '../core/types.js';
 import { keyColumns, USAGE_METRIC_COLUMNS, type Dataset } from '../render/columns.js';
 import type { GroupKey } from './groups.js';
+import { sessionColumns } from './session-columns.js';
 
 export type CostMode = 'auto' | 'computed' | 'recorded';
 export type CostSource = 'computed' | 'recorded' | 'mixed' | 'none';
@@ -159,7 +160,8 @@ const CONTEXT_NOTE =
 
 /** The tables of a summary report: usage per group, then Cursor's context figures when there are any. */
 export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport): Dataset[] {
-  const datasets: Dataset[] = [{ title, columns: [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS], rows: r.rows, totals: { ...r.totals } }];
+  const columns = p.by.includes('session') ? sessionColumns(p.by) : [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS];
+  const datasets: Dataset[] = [{ title, columns, rows: r.rows, totals: { ...r.totals } }];
   if (r.context?.length) {
     datasets.push({
       title: 'Cursor context',
