@@ -43,7 +43,8 @@ export async function sessionFacts(conn: DuckDBConnection, p: ReportParams): Pro
 /**
  * The session view of a summary report grouped by session: rows with billed
  * usage only (a Cursor chat stays in the context section), each with its
- * session's facts, sorted by cost (unknown last), then tokens, then keys.
+ * session's facts, sorted by cost (unknown last), then tokens, then keys,
+ * within the keys that come before `session` (their order as always).
  * `raw` are the template rows behind `report.rows`, in the same order.
  */
 export function applySessionView(report: SummaryReport, raw: TemplateRow[], facts: Map<string, Row>): void {
@@ -59,8 +60,10 @@ export function applySessionView(report: SummaryReport, raw: TemplateRow[], fact
     }
     return out;
   });
+  // Grouped by the keys before `session` (e.g. --by machine,session: per machine), then by cost.
+  const outer = keys.slice(0, keys.indexOf('session'));
   const cost = (r: Row) => (r.cost_usd === null ? -Infinity : Number(r.cost_usd));
-  rows.sort((a, b) => cost(b) - cost(a) || Number(b.total_tokens) - Number(a.total_tokens) || keyOrder(a, b, keys));
+  rows.sort((a, b) => keyOrder(a, b, outer) || cost(b) - cost(a) || Number(b.total_tokens) - Number(a.total_tokens) || keyOrder(a, b, keys));
   report.rows = rows;
 }
 
