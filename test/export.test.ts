@@ -80,6 +80,23 @@ describe('roll-up equals the sum of the local reports', () => {
     });
   }
 
+  it('compare per unit of work: prompts, turns and tool calls are the sum over machines; a harness of one machine has its figures', () => {
+    const locals = team.machines.map((m) => localReport(m, ['compare', ...RANGE]));
+    const roll = rollupReport(team, FROM(), ['compare', ...RANGE]);
+    for (const h of roll.harnesses) {
+      const mine = locals.flatMap((l) => l.harnesses.filter((x: any) => x.harness === h.harness));
+      for (const f of ['prompts', 'turns', 'tool_calls', 'subagent_tasks', 'priced_prompts']) {
+        expect(h[f], `${h.harness} ${f}`).toBe(mine.reduce((n: number, x: any) => n + x[f], 0));
+      }
+      if (mine.length === 1) {
+        for (const f of ['requests_per_prompt_median', 'tokens_per_prompt_p90', 'cost_per_prompt_usd_mean', 'tool_calls_per_prompt_mean', 'active_hours', 'cost_per_active_hour_usd_median']) {
+          expect(h[f], `${h.harness} ${f}`).toBeCloseTo(mine[0][f], 9);
+        }
+      }
+    }
+    expect(roll.harnesses.reduce((n: number, h: any) => n + h.prompts, 0)).toBeGreaterThan(10);
+  });
+
   it('the same project path on two machines is two machines\' usage, both in the project row', () => {
     const roll = rollupReport(team, FROM(), [...RANGE, '--by', 'project,machine']);
     const shared = roll.rows.filter((r: any) => r.project === '/home/dev/shared-repo');
