@@ -79,19 +79,19 @@ export function readMeta(db: SqliteDb, file: string, sink: ExtractSink): ChatMet
   };
 }
 
-/** `cwd` and `title` from the chat's meta.json sidecar, or nulls (with a warning when the file exists but is unusable). */
-export function readSidecar(dbPath: string, sink: ExtractSink): { cwd: string | null; title: string | null } {
+/** `cwd` from the chat's meta.json sidecar, or null (with a warning when the file exists but is unusable). */
+export function readSidecarCwd(dbPath: string, sink: ExtractSink): string | null {
   const file = join(dirname(dbPath), 'meta.json');
-  if (!existsSync(file)) return { cwd: null, title: null };
+  if (!existsSync(file)) return null;
   try {
     const obj = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    if (obj && typeof obj === 'object') return { cwd: str((obj as Record<string, unknown>).cwd), title: str((obj as Record<string, unknown>).title) };
+    if (obj && typeof obj === 'object') return str((obj as Record<string, unknown>).cwd);
     sink.warn('meta.json is not a JSON object; project taken from the folder name', { file });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     sink.warn(`meta.json unreadable (${err.code ?? 'invalid JSON'}); project taken from the folder name`, { file });
   }
-  return { cwd: null, title: null };
+  return null;
 }
 
 /** Cursor's name of a chat nobody named yet: no title. */
@@ -145,8 +145,7 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
   // Project: meta.json cwd, else the workspace folder's md5 matched against
   // cwds known from other harnesses, else `unknown (<md5>)`. ACP sessions have
   // no md5 folder: their project is meta.json cwd or unknown (null).
-  const sidecar = readSidecar(file, sink);
-  const cwd = sidecar.cwd;
+  const cwd = readSidecarCwd(file, sink);
   const project = cwd ?? (workspace ? projectForWorkspace(workspace, opts.knownProjects) : null);
 
   const handle = openSqliteReadOnly(file, opts.tmpDir);
@@ -164,10 +163,10 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
     const model = meta?.lastUsedModel ?? null;
     const rank = meta?.name?.endsWith(' (forked)') ? 1 : 0;
     const fallbackTs = meta?.createdAt ?? null;
-    // Title: the chat's name (unless still the default), else meta.json's title; a subagent store names its parent.
+    // Title: the chat's name (the meta row's `name`, issue 25), unless still the default; a subagent store names its parent.
     const name = meta?.name && meta.name !== DEFAULT_NAME ? meta.name : null;
-    if (name !== null || sidecar.title !== null || meta?.parentAgentId) {
-      sink.sessionFact({ harness: 'cursor-agent', session_id: session, title: name ?? sidecar.title, title_rank: name !== null ? 0 : 1, parent_session_id: meta?.parentAgentId ?? null, seq: 0 });
+    if (name !== null || meta?.parentAgentId) {
+      sink.sessionFact({ harness: 'cursor-agent', session_id: session, title: name, title_rank: 0, parent_session_id: meta?.parentAgentId ?? null, seq: 0 });
     }
 
     const rootId = meta?.latestRootBlobId ?? '';
