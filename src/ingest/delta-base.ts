@@ -3,6 +3,7 @@
 // was read from); after the ingest, the base is brought up to date with what
 // was written — from the previous base when the store's write generation
 // shows nothing else touched the store since, else from the store itself.
+import { UnitColumns } from '../core/unit-columns.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { PriceCache } from '../pricing/cache.js';
 import { mergePriceCaches } from '../pricing/cache.js';
@@ -95,7 +96,7 @@ export class DeltaBaseKeeper {
           events: m.events,
           estimates: [],
           contexts: [],
-          units: [],
+          units: new UnitColumns(),
           facts: [],
           warnings: [],
           tailWarnings: [],

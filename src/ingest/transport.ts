@@ -6,7 +6,8 @@
 // the main thread, which also runs the store's appender; as JSON rows they
 // were a fifth of that, but still parsed value by value there (~45 ms of the
 // workers' and ~35 ms of the main thread's CPU for the benchmark's cold run).
-import { WORK_UNIT_KINDS, type UsageEvent, type WorkUnit } from '../core/types.js';
+import type { UsageEvent } from '../core/types.js';
+import { UnitColumns } from '../core/unit-columns.js';
 import type { JobResult } from './job.js';
 
 /** Every field of UsageEvent, in row order; strings go through the table. */
@@ -48,9 +49,8 @@ export interface EncodedResult {
   unums: Float64Array;
 }
 
-/** Per unit of work: harness, session and dedupe key through the string table; kind (index in WORK_UNIT_KINDS), rank, time and count as numbers. */
-const UNIT_NS = 3;
-const UNIT_NN = 4;
+/** Per unit of work: harness and session through the string table; its numbers (unit-columns.ts) as they are. */
+const UNIT_NS = 2;
 
 /** The dedupe key: one per response, so it is not looked up in the table, only added. */
 const UNIQUE_FIELD = STRING_FIELDS.indexOf('dedupe_key');
@@ -96,11 +96,10 @@ export function encodeResult(r: JobResult): EncodedResult {
       nums[i * NN + f] = v === null ? NaN : v;
     }
   }
-  // Units of work as well (a source has about as many as responses):
-  // sessions repeat, keys are unique.
+  // Units of work: their columns' numbers as they are, sessions through the table.
   const units = r.collected.units;
   const urefs = new Int32Array(units.length * UNIT_NS);
-  const unums = new Float64Array(units.length * UNIT_NN);
+  const unums = Float64Array.from(units.nums);
   const intern = (s: string) => {
     let k = index.get(s);
     if (k === undefined) {
@@ -111,17 +110,10 @@ export function encodeResult(r: JobResult): EncodedResult {
     return k;
   };
   for (let i = 0; i < units.length; i++) {
-    const u = units[i]!;
-    urefs[i * UNIT_NS] = intern(u.harness);
-    urefs[i * UNIT_NS + 1] = intern(u.session_id);
-    urefs[i * UNIT_NS + 2] = strings.length;
-    strings.push(u.dedupe_key);
-    unums[i * UNIT_NN] = WORK_UNIT_KINDS.indexOf(u.kind);
-    unums[i * UNIT_NN + 1] = u.dedupe_rank;
-    unums[i * UNIT_NN + 2] = u.ts;
-    unums[i * UNIT_NN + 3] = u.count;
+    urefs[i * UNIT_NS] = intern(units.harnesses[i]!);
+    urefs[i * UNIT_NS + 1] = intern(units.sessions[i]!);
   }
-  return { json: JSON.stringify({ ...r, collected: { ...r.collected, events: [], units: [] }, strings }), refs, nums, urefs, unums };
+  return { json: JSON.stringify({ ...r, collected: { ...r.collected, events: [], units: null }, strings }), refs, nums, urefs, unums };
 }
 
 /** The buffers encodeResult's arrays live in: give them as the message's transfer list. */
@@ -170,20 +162,13 @@ export function decodeResult(e: EncodedResult): JobResult {
   o.collected.events = events;
   const { urefs, unums } = e;
   const nu = urefs.length / UNIT_NS;
-  const units = new Array<WorkUnit>(nu);
+  const harnesses = new Array<string>(nu);
+  const sessions = new Array<string>(nu);
   for (let i = 0; i < nu; i++) {
-    const r = i * UNIT_NS;
-    const m = i * UNIT_NN;
-    units[i] = {
-      harness: strings[urefs[r]!] as WorkUnit['harness'],
-      session_id: strings[urefs[r + 1]!]!,
-      kind: WORK_UNIT_KINDS[unums[m]!]!,
-      dedupe_key: strings[urefs[r + 2]!]!,
-      dedupe_rank: unums[m + 1]!,
-      ts: unums[m + 2]!,
-      count: unums[m + 3]!,
-    };
+    harnesses[i] = strings[urefs[i * UNIT_NS]!]!;
+    sessions[i] = strings[urefs[i * UNIT_NS + 1]!]!;
   }
+  const units = new UnitColumns(harnesses, sessions, unums);
   o.collected.units = units;
   delete (o as Partial<typeof o>).strings;
   return o;

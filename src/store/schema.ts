@@ -180,8 +180,9 @@ export const MIGRATIONS: readonly string[] = [
   // or a prompt a parent agent wrote for a subagent: counts and timestamps
   // only, never text. Kept like responses: the repeated strings (source,
   // harness, session, kind) once per combination in unit_attrs, one row per
-  // unit (or group of units copied together, n of them) with its dedupe key
-  // in unit_rows (written as data chunks, store/unit-rows.ts). work_units
+  // unit (or group of units copied together, n of them) with the 64-bit hash
+  // of its dedupe key in unit_rows (numbers only, written as data chunks,
+  // store/unit-rows.ts; core/unit-columns.ts). work_units
   // keeps one row per (harness, kind, dedupe_key): the lowest rank (originals
   // before fork copies), then the most units, then a stable order.
   // session_fact_rows: a session's title (never prompt text) and parent
@@ -197,7 +198,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE TABLE unit_rows (
     unit_attr_id INTEGER NOT NULL,
-    dedupe_key VARCHAR NOT NULL,
+    dedupe_key BIGINT NOT NULL,
     dedupe_rank INTEGER NOT NULL,
     ts_ms BIGINT NOT NULL,
     n INTEGER NOT NULL

@@ -1,17 +1,18 @@
 // Rows of unit_rows (schema.ts, v4) written as DuckDB data chunks, as
 // usage-rows.ts writes responses: a source has about as many units of work
 // as responses, and one appender call per value would cost the cold run
-// several times what a chunk costs (numbers copied a column at a time; one
-// call per row for the dedupe key, the only string).
+// several times what a chunk costs. Every column is a number (the dedupe
+// key is its hash, core/unit-columns.ts): copied a column at a time.
 import type * as Bindings from '@duckdb/node-bindings';
 import { bindings as duckdb, DuckDBDataChunk, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
-import type { SessionFact, WorkUnit } from '../core/types.js';
+import type { SessionFact } from '../core/types.js';
+import { UNIT_NUMS, type UnitColumns } from '../core/unit-columns.js';
 import { ColumnBuffer, type Kind } from './usage-rows.js';
 
 /** unit_rows' columns in table order (schema.ts). */
 const COLUMNS: readonly [string, Kind][] = [
   ['unit_attr_id', 'int'],
-  ['dedupe_key', 'str'],
+  ['dedupe_key', 'big'],
   ['dedupe_rank', 'int'],
   ['ts_ms', 'big'],
   ['n', 'int'],
@@ -22,21 +23,21 @@ const VECTOR = duckdb.vector_size();
 export class UnitRowWriter {
   private readonly cols = COLUMNS.map(([, kind]) => new ColumnBuffer(kind, false));
   private chunk: DuckDBDataChunk | null = null;
-  private keys: Bindings.Vector | null = null;
   private n = 0;
 
   constructor(private readonly appender: DuckDBAppender) {}
 
-  add(attrId: number, u: WorkUnit): void {
+  /** Unit `i` of `units` under combination `attrId`. */
+  add(attrId: number, units: UnitColumns, i: number): void {
     if (this.chunk === null) this.open();
-    const i = this.n;
+    const r = this.n;
     const c = this.cols;
-    c[0]!.setInt(i, attrId);
-    duckdb.vector_assign_string_element(this.keys!, i, u.dedupe_key);
-    c[2]!.setInt(i, u.dedupe_rank);
-    c[3]!.setBig(i, Math.round(u.ts));
-    c[4]!.setInt(i, u.count);
-    this.n = i + 1;
+    c[0]!.setInt(r, attrId);
+    c[1]!.setHalves(r, units.keyHigh(i), units.keyLow(i));
+    c[2]!.setInt(r, units.rank(i));
+    c[3]!.setBig(r, Math.round(units.ts(i)));
+    c[4]!.setInt(r, units.count(i));
+    this.n = r + 1;
     if (this.n === VECTOR) this.flush();
   }
 
@@ -46,7 +47,6 @@ export class UnitRowWriter {
 
   private open(): void {
     this.chunk = new DuckDBDataChunk(duckdb.create_data_chunk(TYPES()));
-    this.keys = duckdb.data_chunk_get_vector(this.chunk.chunk, 1);
   }
 
   private flush(): void {
@@ -54,20 +54,18 @@ export class UnitRowWriter {
     const n = this.n;
     if (chunk === null || n === 0) return;
     this.cols.forEach((c, k) => {
-      if (c.kind === 'str') return;
       duckdb.copy_data_to_vector(duckdb.data_chunk_get_vector(chunk.chunk, k), 0, c.bytes, 0, n * (c.kind === 'int' ? 4 : 8));
     });
     duckdb.data_chunk_set_size(chunk.chunk, n);
     this.appender.appendDataChunk(chunk);
     this.chunk = null;
-    this.keys = null;
     this.n = 0;
   }
 }
 
 let types: Bindings.LogicalType[] | null = null;
 const TYPES = () =>
-  (types ??= COLUMNS.map(([, kind]) => duckdb.create_logical_type(kind === 'str' ? duckdb.Type.VARCHAR : kind === 'int' ? duckdb.Type.INTEGER : duckdb.Type.BIGINT)));
+  (types ??= COLUMNS.map(([, kind]) => duckdb.create_logical_type(kind === 'int' ? duckdb.Type.INTEGER : duckdb.Type.BIGINT)));
 
 /** The next free unit_attr_id, read once per writer (one process writes the store at a time). */
 export class UnitAttrIds {
@@ -90,7 +88,7 @@ const str = (a: DuckDBAppender, v: string | null) => (v === null ? a.appendNull(
  */
 export async function writeUnitsAndFacts(
   conn: DuckDBConnection,
-  sources: { key: string; units: readonly WorkUnit[]; facts: readonly SessionFact[] }[],
+  sources: { key: string; units: UnitColumns; facts: readonly SessionFact[] }[],
   ids: UnitAttrIds,
 ): Promise<void> {
   const anyUnits = sources.some((s) => s.units.length > 0);
@@ -103,20 +101,20 @@ export async function writeUnitsAndFacts(
     for (const { key, units } of sources) {
       // A source's units share a few (session, kind) combinations.
       const combos = new Map<string, number>();
-      for (const u of units) {
-        const k = `${u.harness}\0${u.session_id}\0${u.kind}`;
+      for (let i = 0; i < units.length; i++) {
+        const k = `${units.harnesses[i]}\0${units.sessions[i]}\0${units.nums[i * UNIT_NUMS]}`;
         let id = combos.get(k);
         if (id === undefined) {
           id = nextId();
           combos.set(k, id);
           attrsA.appendInteger(id);
           attrsA.appendVarchar(key);
-          attrsA.appendVarchar(u.harness);
-          attrsA.appendVarchar(u.session_id);
-          attrsA.appendVarchar(u.kind);
+          attrsA.appendVarchar(units.harness(i));
+          attrsA.appendVarchar(units.sessions[i]!);
+          attrsA.appendVarchar(units.kind(i));
           attrsA.endRow();
         }
-        rows.add(id, u);
+        rows.add(id, units, i);
       }
     }
     rows.close();

@@ -89,6 +89,13 @@ export class ColumnBuffer {
     this.valid(i);
   }
 
+  /** A 64-bit value given as its two signed 32-bit halves. */
+  setHalves(i: number, high: number, low: number): void {
+    this.valid(i);
+    this.u32![2 * i] = low >>> 0;
+    this.u32![2 * i + 1] = high >>> 0;
+  }
+
   setBig(i: number, v: number | bigint): void {
     this.valid(i);
     if (typeof v === 'bigint') {

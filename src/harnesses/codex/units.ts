@@ -30,15 +30,16 @@ export const UNIT_HEAD_BYTES = 320;
 const b = (s: string) => Buffer.from(s, 'latin1');
 const TS_OPEN = b('{"timestamp":"');
 const ORDINAL = b(',"ordinal":');
-const TYPE = b(',"type":"');
-const PAYLOAD_TYPE = b('","payload":{"type":"');
+const RESPONSE_ITEM = b(',"type":"response_item","payload":{"type":"');
+const EVENT_MSG = b(',"type":"event_msg","payload":{"type":"');
 const USER_ITEM = b('"item":{"type":"UserMessage"');
 
-const TOOL_CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'tool_search_call', 'web_search_call', 'image_generation_call']);
+const TOOL_CALLS = ['function_call', 'custom_tool_call', 'local_shell_call', 'tool_search_call', 'web_search_call', 'image_generation_call'];
+const TOOL_SET = new Set(TOOL_CALLS);
 
 /** The unit a record (type, payload) stands for, as 'user' for a user's message (a prompt or a subagent task), else null. */
 export function unitKindOf(type: unknown, payloadType: unknown, itemType: unknown): WorkUnitKind | 'user' | null {
-  if (type === 'response_item') return typeof payloadType === 'string' && TOOL_CALLS.has(payloadType) ? 'tool_call' : null;
+  if (type === 'response_item') return typeof payloadType === 'string' && TOOL_SET.has(payloadType) ? 'tool_call' : null;
   if (type !== 'event_msg') return null;
   switch (payloadType) {
     case 'user_message':
@@ -54,6 +55,16 @@ export function unitKindOf(type: unknown, payloadType: unknown, itemType: unknow
   }
 }
 
+/** Payload type names (each followed by its closing quote) and what they count, for the byte comparisons below. */
+const RESPONSE_NAMES: [Buffer, WorkUnitKind | 'user'][] = TOOL_CALLS.map((n) => [b(`${n}"`), 'tool_call']);
+const EVENT_NAMES: [Buffer, WorkUnitKind | 'user' | 'item'][] = [
+  [b('user_message"'), 'user'],
+  [b('task_complete"'), 'turn'],
+  [b('turn_complete"'), 'turn'],
+  [b('turn_aborted"'), 'turn'],
+  [b('item_completed"'), 'item'],
+];
+
 /** buf holds `what` at pos (before end). A plain loop: Buffer.compare validates its five arguments on every call. */
 function at(buf: Buffer, pos: number, end: number, what: Buffer): boolean {
   if (pos + what.length > end) return false;
@@ -61,50 +72,55 @@ function at(buf: Buffer, pos: number, end: number, what: Buffer): boolean {
   return true;
 }
 
-/** The quoted name starting at `pos` (up to the next quote), or null. */
-function nameAt(buf: Buffer, pos: number, end: number): [string, number] | null {
-  const q = buf.indexOf(0x22, pos);
-  if (q < 0 || q >= end || q - pos > 40) return null;
-  return [buf.toString('latin1', pos, q), q];
+function nameAmong<K>(buf: Buffer, pos: number, end: number, names: [Buffer, K][]): K | null {
+  for (const [n, k] of names) if (buf[pos] === n[0] && at(buf, pos, end, n)) return k;
+  return null;
 }
+
+/** What headUnit found: valid until the next call (one object, reused: this runs for every line). */
+export interface HeadUnit {
+  kind: WorkUnitKind | 'user';
+  ts: number | null;
+  ordinal: number | null;
+}
+const found: HeadUnit = { kind: 'turn', ts: null, ordinal: null };
 
 /**
  * The unit of a rollout line from its first bytes (buf[start, end)), or null
  * when it is none (or is not laid out as Codex writes it: such a line is then
- * simply not counted). Kinds are as unitKindOf's.
+ * simply not counted). Kinds are as unitKindOf's. Byte comparisons only:
+ * nothing is allocated for a line that is not a unit.
  */
-export function headUnit(buf: Buffer, start: number, end: number): { kind: WorkUnitKind | 'user'; ts: number | null; ordinal: number | null } | null {
+export function headUnit(buf: Buffer, start: number, end: number): HeadUnit | null {
   if (!at(buf, start, end, TS_OPEN)) return null;
   const tsStart = start + TS_OPEN.length;
-  const tsEnd = buf.indexOf(0x22, tsStart);
-  if (tsEnd < 0 || tsEnd >= end || tsEnd - tsStart > 40) return null;
-  let pos = tsEnd + 1;
+  let pos = tsStart;
+  while (pos < end && pos - tsStart <= 40 && buf[pos] !== 0x22) pos++;
+  if (pos >= end || buf[pos] !== 0x22) return null;
+  const tsEnd = pos;
+  pos++;
   let ordinal: number | null = null;
-  if (at(buf, pos, end, ORDINAL)) {
+  if (buf[pos + 2] === 0x6f /* ,"o(rdinal) */ && at(buf, pos, end, ORDINAL)) {
     pos += ORDINAL.length;
     let n = 0;
-    let digits = 0;
-    while (pos < end && buf[pos]! >= 0x30 && buf[pos]! <= 0x39) {
-      n = n * 10 + (buf[pos]! - 0x30);
-      pos++;
-      digits++;
-    }
-    if (!digits) return null;
+    const first = pos;
+    while (pos < end && buf[pos]! >= 0x30 && buf[pos]! <= 0x39) n = n * 10 + (buf[pos++]! - 0x30);
+    if (pos === first) return null;
     ordinal = n;
   }
-  if (!at(buf, pos, end, TYPE)) return null;
-  // Only two record types hold units: decided by their first bytes before anything is decoded.
-  const first = buf[pos + TYPE.length];
-  if (first !== 0x72 /* r(esponse_item) */ && first !== 0x65 /* e(vent_msg) */) return null;
-  const type = nameAt(buf, pos + TYPE.length, end);
-  if (!type) return null;
-  pos = type[1];
-  if (!at(buf, pos, end, PAYLOAD_TYPE)) return null;
-  const ptype = nameAt(buf, pos + PAYLOAD_TYPE.length, end);
-  if (!ptype) return null;
-  const itemType = ptype[0] === 'item_completed' && buf.subarray(ptype[1], end).indexOf(USER_ITEM) >= 0 ? 'UserMessage' : null;
-  const kind = unitKindOf(type[0], ptype[0], itemType);
-  if (!kind) return null;
+  // Only two record types hold units.
+  let kind: WorkUnitKind | 'user' | 'item' | null = null;
+  const t = buf[pos + 9];
+  if (t === 0x72 /* r(esponse_item) */ && at(buf, pos, end, RESPONSE_ITEM)) kind = nameAmong(buf, pos + RESPONSE_ITEM.length, end, RESPONSE_NAMES);
+  else if (t === 0x65 /* e(vent_msg) */ && at(buf, pos, end, EVENT_MSG)) kind = nameAmong(buf, pos + EVENT_MSG.length, end, EVENT_NAMES);
+  if (kind === null) return null;
+  if (kind === 'item') {
+    if (buf.subarray(pos, end).indexOf(USER_ITEM) < 0) return null;
+    kind = 'user';
+  }
   const ts = Date.parse(buf.toString('latin1', tsStart, tsEnd));
-  return { kind, ts: Number.isFinite(ts) ? ts : null, ordinal };
+  found.kind = kind;
+  found.ts = Number.isFinite(ts) ? ts : null;
+  found.ordinal = ordinal;
+  return found;
 }
