@@ -120,7 +120,7 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?:
       cost,
       progress: progressBar(rt),
       sidecar: sidecarPath(rt.dbPath),
-      delta: rt.dbPath === ':memory:' ? undefined : { dbPath: rt.dbPath, prices: () => priceCacheOf(cost) },
+      delta: undefined, // the delta path declines (cli/delta.ts): its base is not kept
       horizonMs: o.horizonMs ?? null,
     });
     mark('ingested');

@@ -11,13 +11,15 @@ import { WORK_UNIT_KINDS, type HarnessId, type WorkUnit, type WorkUnitKind } fro
 /** Numbers per unit in `nums`: kind index, key hash (high, low), rank, time, count. */
 export const UNIT_NUMS = 6;
 
+const KIND_INDEX = Object.fromEntries(WORK_UNIT_KINDS.map((k, i) => [k, i])) as Record<WorkUnitKind, number>;
+
 /**
- * 64-bit hash of a dedupe key (two independent 32-bit lanes, after
- * cyrb53): the high half is returned, the low half is left in `keyLow`.
- * Keys are compared within one harness and kind; at 64 bits two of a
- * million units share a hash with probability ~3e-8.
+ * 64-bit hash of a dedupe key, as two independent 32-bit lanes (after
+ * cyrb53), written to out[0] (high) and out[1] (low). Keys are compared
+ * within one harness and kind; at 64 bits two of a million units share a
+ * hash with probability ~3e-8.
  */
-export function hashKey(s: string): number {
+export function hashKey(s: string, out: Int32Array): void {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < s.length; i++) {
@@ -27,10 +29,11 @@ export function hashKey(s: string): number {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  keyLow = h1 | 0;
-  return h2 | 0;
+  out[0] = h2;
+  out[1] = h1;
 }
-export let keyLow = 0;
+
+const halves = new Int32Array(2);
 
 export class UnitColumns {
   /** Per unit: harness and session (the same strings repeat: references, not copies). */
@@ -52,8 +55,8 @@ export class UnitColumns {
   push(u: WorkUnit): void {
     this.harnesses.push(u.harness);
     this.sessions.push(u.session_id);
-    const hi = hashKey(u.dedupe_key);
-    (this.nums as number[]).push(WORK_UNIT_KINDS.indexOf(u.kind), hi, keyLow, u.dedupe_rank, u.ts, u.count);
+    hashKey(u.dedupe_key, halves);
+    (this.nums as number[]).push(KIND_INDEX[u.kind], halves[0]!, halves[1]!, u.dedupe_rank, u.ts, u.count);
   }
 
   harness(i: number): HarnessId {

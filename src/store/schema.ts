@@ -179,9 +179,10 @@ export const MIGRATIONS: readonly string[] = [
   // by a person, an assistant turn that ended, the tool calls of a response,
   // or a prompt a parent agent wrote for a subagent: counts and timestamps
   // only, never text. Kept like responses: the repeated strings (source,
-  // harness, session, kind) once per combination in unit_attrs, one row per
+  // harness, session) once per combination in unit_attrs, one row per
   // unit (or group of units copied together, n of them) with the 64-bit hash
-  // of its dedupe key in unit_rows (numbers only, written as data chunks,
+  // of its dedupe key and its kind (index in WORK_UNIT_KINDS) in unit_rows
+  // (numbers only, written as data chunks,
   // store/unit-rows.ts; core/unit-columns.ts). work_units
   // keeps one row per (harness, kind, dedupe_key): the lowest rank (originals
   // before fork copies), then the most units, then a stable order.
@@ -193,11 +194,11 @@ export const MIGRATIONS: readonly string[] = [
     unit_attr_id INTEGER NOT NULL,
     source_key VARCHAR NOT NULL,
     harness VARCHAR NOT NULL,
-    session_id VARCHAR NOT NULL,
-    kind VARCHAR NOT NULL
+    session_id VARCHAR NOT NULL
   );
   CREATE TABLE unit_rows (
     unit_attr_id INTEGER NOT NULL,
+    kind INTEGER NOT NULL,
     dedupe_key BIGINT NOT NULL,
     dedupe_rank INTEGER NOT NULL,
     ts_ms BIGINT NOT NULL,
@@ -213,7 +214,9 @@ export const MIGRATIONS: readonly string[] = [
     seq BIGINT NOT NULL
   );
   CREATE VIEW unit_events AS
-    SELECT a.source_key, a.harness, a.session_id, a.kind, r.dedupe_key, r.dedupe_rank, r.ts_ms, r.n
+    SELECT a.source_key, a.harness, a.session_id,
+           ['prompt', 'turn', 'tool_call', 'subagent_task'][r.kind + 1] AS kind,
+           r.dedupe_key, r.dedupe_rank, r.ts_ms, r.n
     FROM unit_rows r JOIN unit_attrs a USING (unit_attr_id);
   -- As billed_events: only the keys that repeat go through the window.
   CREATE VIEW work_units AS

@@ -12,6 +12,7 @@ import { ColumnBuffer, type Kind } from './usage-rows.js';
 /** unit_rows' columns in table order (schema.ts). */
 const COLUMNS: readonly [string, Kind][] = [
   ['unit_attr_id', 'int'],
+  ['kind', 'int'],
   ['dedupe_key', 'big'],
   ['dedupe_rank', 'int'],
   ['ts_ms', 'big'],
@@ -33,10 +34,11 @@ export class UnitRowWriter {
     const r = this.n;
     const c = this.cols;
     c[0]!.setInt(r, attrId);
-    c[1]!.setHalves(r, units.keyHigh(i), units.keyLow(i));
-    c[2]!.setInt(r, units.rank(i));
-    c[3]!.setBig(r, Math.round(units.ts(i)));
-    c[4]!.setInt(r, units.count(i));
+    c[1]!.setInt(r, units.nums[i * UNIT_NUMS]!);
+    c[2]!.setHalves(r, units.keyHigh(i), units.keyLow(i));
+    c[3]!.setInt(r, units.rank(i));
+    c[4]!.setBig(r, Math.round(units.ts(i)));
+    c[5]!.setInt(r, units.count(i));
     this.n = r + 1;
     if (this.n === VECTOR) this.flush();
   }
@@ -99,10 +101,10 @@ export async function writeUnitsAndFacts(
     const attrsA = await conn.createAppender('unit_attrs');
     const rows = new UnitRowWriter(rowsA);
     for (const { key, units } of sources) {
-      // A source's units share a few (session, kind) combinations.
+      // A source's units share a session or a few.
       const combos = new Map<string, number>();
       for (let i = 0; i < units.length; i++) {
-        const k = `${units.harnesses[i]}\0${units.sessions[i]}\0${units.nums[i * UNIT_NUMS]}`;
+        const k = `${units.harnesses[i]}\0${units.sessions[i]}`;
         let id = combos.get(k);
         if (id === undefined) {
           id = nextId();
@@ -111,7 +113,6 @@ export async function writeUnitsAndFacts(
           attrsA.appendVarchar(key);
           attrsA.appendVarchar(units.harness(i));
           attrsA.appendVarchar(units.sessions[i]!);
-          attrsA.appendVarchar(units.kind(i));
           attrsA.endRow();
         }
         rows.add(id, units, i);

@@ -44,7 +44,17 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   // Units of work (units.ts). A subagent's file holds no prompts of a
   // person: its user records are what the parent agent wrote for it.
   const main = meta.role !== 'subagent';
-  const turnEnds = new Set<string>();
+  // A turn runs from a prompt to the response that ends it: the last
+  // turn-ending response before the next prompt (a Stop hook can make the
+  // model go on after one). Emitted when a prompt or the end of the read
+  // comes (a read that ends between two such responses of one turn counts
+  // both: the one edge where a turn counts twice).
+  let turnEnd: { key: string; rank: number; ts: number } | null = null;
+  const endTurn = () => {
+    if (!turnEnd) return;
+    sink.unit({ harness: 'claude-code', session_id: sessionId, kind: 'turn', dedupe_key: turnEnd.key, dedupe_rank: turnEnd.rank, ts: turnEnd.ts, count: 1 });
+    turnEnd = null;
+  };
   let title: { title: string; rank: number; line: number } | null = null;
 
   /** A user-role line (a marker matched): counted at byte level here and never parsed (it carries no usage). */
@@ -54,6 +64,7 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
     const p = personPrompt(text);
     const ts = p ? parseTimestamp(p.ts) : null;
     if (p && ts !== null) {
+      if (main) endTurn();
       sink.unit({ harness: 'claude-code', session_id: sessionId, kind: main ? 'prompt' : 'subagent_task', dedupe_key: `uuid:${p.uuid}`, dedupe_rank: p.copy ? 1 : 0, ts, count: 1 });
     }
     return true;
@@ -138,10 +149,7 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       }
     }
     // A turn ends with a main-thread response that stops for good (keyed like the response).
-    if (main && rec.isSidechain !== true && TURN_ENDING_STOPS.has(msg.stop_reason) && !turnEnds.has(dedupeKey)) {
-      turnEnds.add(dedupeKey);
-      sink.unit({ harness: 'claude-code', session_id: sessionId, kind: 'turn', dedupe_key: dedupeKey, dedupe_rank: ev.dedupe_rank, ts, count: 1 });
-    }
+    if (main && rec.isSidechain !== true && TURN_ENDING_STOPS.has(msg.stop_reason)) turnEnd = { key: dedupeKey, rank: ev.dedupe_rank, ts };
     const prev = byMessage.get(dedupeKey);
     if (!prev || totalOf(ev) > totalOf(prev)) {
       if (prev) ev.ts = Math.min(ev.ts, prev.ts);
@@ -152,6 +160,7 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   const fallback = projectFromKey(meta.projectKey ?? '');
   for (const e of noProject) e.project = fallback || null;
   for (const e of byMessage.values()) sink.event(e);
+  endTurn();
   const named = title as { title: string; rank: number; line: number } | null;
   if (named) sink.sessionFact({ harness: 'claude-code', session_id: sessionId, title: named.title, title_rank: named.rank, parent_session_id: null, seq: named.line });
   return { ...resume, state };

@@ -55,15 +55,17 @@ export function unitKindOf(type: unknown, payloadType: unknown, itemType: unknow
   }
 }
 
-/** Payload type names (each followed by its closing quote) and what they count, for the byte comparisons below. */
-const RESPONSE_NAMES: [Buffer, WorkUnitKind | 'user'][] = TOOL_CALLS.map((n) => [b(`${n}"`), 'tool_call']);
-const EVENT_NAMES: [Buffer, WorkUnitKind | 'user' | 'item'][] = [
-  [b('user_message"'), 'user'],
-  [b('task_complete"'), 'turn'],
-  [b('turn_complete"'), 'turn'],
-  [b('turn_aborted"'), 'turn'],
-  [b('item_completed"'), 'item'],
-];
+const FUNCTION_CALL = b('function_call"');
+const CUSTOM_TOOL_CALL = b('custom_tool_call"');
+const LOCAL_SHELL_CALL = b('local_shell_call"');
+const TOOL_SEARCH_CALL = b('tool_search_call"');
+const WEB_SEARCH_CALL = b('web_search_call"');
+const IMAGE_GENERATION_CALL = b('image_generation_call"');
+const USER_MESSAGE = b('user_message"');
+const TASK_COMPLETE = b('task_complete"');
+const TURN_COMPLETE = b('turn_complete"');
+const TURN_ABORTED = b('turn_aborted"');
+const ITEM_COMPLETED = b('item_completed"');
 
 /** buf holds `what` at pos (before end). A plain loop: Buffer.compare validates its five arguments on every call. */
 function at(buf: Buffer, pos: number, end: number, what: Buffer): boolean {
@@ -72,9 +74,38 @@ function at(buf: Buffer, pos: number, end: number, what: Buffer): boolean {
   return true;
 }
 
-function nameAmong<K>(buf: Buffer, pos: number, end: number, names: [Buffer, K][]): K | null {
-  for (const [n, k] of names) if (buf[pos] === n[0] && at(buf, pos, end, n)) return k;
-  return null;
+/** A response_item payload type at pos that is a tool call (told by its first byte, then compared). */
+function isToolCall(buf: Buffer, pos: number, end: number): boolean {
+  switch (buf[pos]) {
+    case 0x66 /* f */:
+      return at(buf, pos, end, FUNCTION_CALL);
+    case 0x63 /* c */:
+      return at(buf, pos, end, CUSTOM_TOOL_CALL);
+    case 0x6c /* l */:
+      return at(buf, pos, end, LOCAL_SHELL_CALL);
+    case 0x74 /* t */:
+      return at(buf, pos, end, TOOL_SEARCH_CALL);
+    case 0x77 /* w */:
+      return at(buf, pos, end, WEB_SEARCH_CALL);
+    case 0x69 /* i */:
+      return at(buf, pos, end, IMAGE_GENERATION_CALL);
+    default:
+      return false;
+  }
+}
+
+/** An event_msg payload type at pos that is a unit ('item': an item_completed, to be looked into). */
+function eventUnit(buf: Buffer, pos: number, end: number): 'user' | 'turn' | 'item' | null {
+  switch (buf[pos]) {
+    case 0x75 /* u */:
+      return at(buf, pos, end, USER_MESSAGE) ? 'user' : null;
+    case 0x74 /* t */:
+      return at(buf, pos, end, TASK_COMPLETE) || at(buf, pos, end, TURN_COMPLETE) || at(buf, pos, end, TURN_ABORTED) ? 'turn' : null;
+    case 0x69 /* i */:
+      return at(buf, pos, end, ITEM_COMPLETED) ? 'item' : null;
+    default:
+      return null;
+  }
 }
 
 /** What headUnit found: valid until the next call (one object, reused: this runs for every line). */
@@ -94,7 +125,8 @@ const found: HeadUnit = { kind: 'turn', ts: null, ordinal: null };
 export function headUnit(buf: Buffer, start: number, end: number): HeadUnit | null {
   if (!at(buf, start, end, TS_OPEN)) return null;
   const tsStart = start + TS_OPEN.length;
-  let pos = tsStart;
+  // Codex writes YYYY-MM-DDTHH:MM:SS.mmmZ (24 characters); anything else is searched for its closing quote.
+  let pos = buf[tsStart + 24] === 0x22 ? tsStart + 24 : tsStart;
   while (pos < end && pos - tsStart <= 40 && buf[pos] !== 0x22) pos++;
   if (pos >= end || buf[pos] !== 0x22) return null;
   const tsEnd = pos;
@@ -108,11 +140,17 @@ export function headUnit(buf: Buffer, start: number, end: number): HeadUnit | nu
     if (pos === first) return null;
     ordinal = n;
   }
-  // Only two record types hold units.
+  // Only two record types hold units: the payload type's name is compared
+  // first (most lines fail at its first byte), the envelope in full only
+  // for a unit.
   let kind: WorkUnitKind | 'user' | 'item' | null = null;
   const t = buf[pos + 9];
-  if (t === 0x72 /* r(esponse_item) */ && at(buf, pos, end, RESPONSE_ITEM)) kind = nameAmong(buf, pos + RESPONSE_ITEM.length, end, RESPONSE_NAMES);
-  else if (t === 0x65 /* e(vent_msg) */ && at(buf, pos, end, EVENT_MSG)) kind = nameAmong(buf, pos + EVENT_MSG.length, end, EVENT_NAMES);
+  if (t === 0x72 /* r(esponse_item) */ && buf[pos + RESPONSE_ITEM.length - 1] === 0x22) {
+    if (isToolCall(buf, pos + RESPONSE_ITEM.length, end) && at(buf, pos, end, RESPONSE_ITEM)) kind = 'tool_call';
+  } else if (t === 0x65 /* e(vent_msg) */ && buf[pos + EVENT_MSG.length - 1] === 0x22) {
+    kind = eventUnit(buf, pos + EVENT_MSG.length, end);
+    if (kind !== null && !at(buf, pos, end, EVENT_MSG)) kind = null;
+  }
   if (kind === null) return null;
   if (kind === 'item') {
     if (buf.subarray(pos, end).indexOf(USER_ITEM) < 0) return null;
