@@ -109,6 +109,20 @@ describe('compare: per prompt and per active hour', () => {
     expect(text).toMatch(/3 rows have fewer than 20 prompts/);
   });
 
+  it('monthly top sessions and --by session show the session\'s prompts and tool calls', () => {
+    const m = reportJson(['monthly', ...RANGE, '--prices', prices], env);
+    const top = m.months.find((x: any) => x.month === '2026-10').top_sessions;
+    const cc = top.find((s: any) => s.harness === 'claude-code');
+    expect([cc.prompts, cc.tool_calls]).toEqual([3, 3]);
+    expect(top.find((s: any) => s.harness === 'pi')).toMatchObject({ prompts: 2, tool_calls: 1 });
+    const v = reportJson([...RANGE, '--prices', prices, '--by', 'session'], env);
+    // Sorted by cost: pi ($1.00), codex, claude-code ($0.0013).
+    expect(v.rows.map((r: any) => r.harness)).toEqual(['pi', 'codex', 'codex', 'claude-code']);
+    expect(v.rows.find((r: any) => r.harness === 'claude-code')).toMatchObject({ prompts: 3, turns: 2, tool_calls: 3, subagent_tasks: 1, models: MODEL, active_minutes: 6 });
+    const costs = v.rows.map((r: any) => r.cost_usd);
+    expect([...costs].sort((a: number, b: number) => b - a)).toEqual(costs);
+  });
+
   it('CSV carries every per-harness figure', () => {
     const csv = runCli(['report', 'compare', ...RANGE, '--prices', prices, '--format', 'csv'], env).stdout;
     const head = csv.split('\r\n')[0]!.split(',');

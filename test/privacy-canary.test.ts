@@ -83,7 +83,7 @@ describe('privacy: planted text never leaves the user files', () => {
     // Units of work were read from every harness (its prompts and tool calls hold canaries), and titles,
     // which the store keeps by design (never prompt text), did arrive.
     for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi']) expect(tables['main.unit_attrs'], h).toContain(`"${h}"`);
-    expect(tables['main.unit_attrs']).toContain('"prompt"');
+    expect(tables['main.unit_rows']).toContain('"kind":0'); // prompts (WORK_UNIT_KINDS[0])
     expect(tables['main.session_fact_rows']).toContain(TITLE_MARK);
     console.log(`privacy: store ${files.length} file(s), ${Object.keys(tables).length} tables, ${all.length} chars of values searched for ${SECRETS.length} canaries`);
   });

@@ -26,6 +26,8 @@ const USAGE_FIELDS = {
 
 interface ClaudeState {
   lastCwd: string | null;
+  /** uuid of the last prompt read (a turn is keyed by the prompt that started it, across appends). */
+  lastPrompt?: string | null;
 }
 
 const totalOf = (e: UsageEvent) => e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens;
@@ -34,7 +36,8 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   const file = source.path;
   const meta = source.meta ?? {};
   const sessionId = meta.sessionId ?? 'unknown';
-  const state: ClaudeState = { lastCwd: (opts.resume?.state as ClaudeState | undefined)?.lastCwd ?? null };
+  const prior = opts.resume?.state as ClaudeState | undefined;
+  const state: ClaudeState = { lastCwd: prior?.lastCwd ?? null, lastPrompt: prior?.lastPrompt ?? null };
   // Split lines of one streamed response repeat its usage; subagent files
   // before 2.1.307 carry placeholder usage on early split lines. Keep, per
   // message.id, the line with the largest usage (the store applies the same
@@ -44,11 +47,12 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   // Units of work (units.ts). A subagent's file holds no prompts of a
   // person: its user records are what the parent agent wrote for it.
   const main = meta.role !== 'subagent';
-  // A turn runs from a prompt to the response that ends it: the last
-  // turn-ending response before the next prompt (a Stop hook can make the
-  // model go on after one). Emitted when a prompt or the end of the read
-  // comes (a read that ends between two such responses of one turn counts
-  // both: the one edge where a turn counts twice).
+  // A turn runs from a prompt to the response that ends it: one turn per
+  // prompt at most, however many responses stop for good before the next
+  // prompt (a Stop hook can make the model go on). Keyed by the prompt that
+  // started it (carried across appends), so a read that ends inside a turn
+  // and the next read count it once; emitted at the next prompt or the end
+  // of the read.
   let turnEnd: { key: string; rank: number; ts: number } | null = null;
   const endTurn = () => {
     if (!turnEnd) return;
@@ -64,7 +68,10 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
     const p = personPrompt(text);
     const ts = p ? parseTimestamp(p.ts) : null;
     if (p && ts !== null) {
-      if (main) endTurn();
+      if (main) {
+        endTurn();
+        state.lastPrompt = p.uuid;
+      }
       sink.unit({ harness: 'claude-code', session_id: sessionId, kind: main ? 'prompt' : 'subagent_task', dedupe_key: `uuid:${p.uuid}`, dedupe_rank: p.copy ? 1 : 0, ts, count: 1 });
     }
     return true;
@@ -149,7 +156,9 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       }
     }
     // A turn ends with a main-thread response that stops for good (keyed like the response).
-    if (main && rec.isSidechain !== true && TURN_ENDING_STOPS.has(msg.stop_reason)) turnEnd = { key: dedupeKey, rank: ev.dedupe_rank, ts };
+    if (main && rec.isSidechain !== true && TURN_ENDING_STOPS.has(msg.stop_reason)) {
+      turnEnd = { key: `turn:${state.lastPrompt ?? `start:${sessionId}`}`, rank: ev.dedupe_rank, ts };
+    }
     const prev = byMessage.get(dedupeKey);
     if (!prev || totalOf(ev) > totalOf(prev)) {
       if (prev) ev.ts = Math.min(ev.ts, prev.ts);
