@@ -151,7 +151,7 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
     if (Array.isArray(msg.content)) {
       for (const b of msg.content) {
         if (b && typeof b === 'object' && TOOL_CALL_BLOCKS.has(b.type) && typeof b.id === 'string' && b.id) {
-          sink.unit({ harness: 'claude-code', session_id: sessionId, kind: 'tool_call', dedupe_key: `tool:${b.id}`, dedupe_rank: ev.dedupe_rank, ts, count: 1 });
+          sink.unit({ harness: 'claude-code', session_id: sessionId, kind: 'tool_call', dedupe_key: `${dedupeKey}#${b.id}`, dedupe_rank: ev.dedupe_rank, ts, count: 1 });
         }
       }
     }
