@@ -33,7 +33,10 @@
 -- column: unpriced_tokens        HUGEINT  their total tokens
 -- column: first_ts_ms            BIGINT   first response of the session in the month
 -- column: last_ts_ms             BIGINT
--- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts)
+-- column: prompts                HUGEINT  prompts typed by a person in the session in the month
+-- column: tool_calls             HUGEINT  tool calls in the session in the month
+-- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts);
+-- report_units: units of work with local_ts (src/report/unit-macros.ts)
 WITH ev AS (
   SELECT * FROM report_events($tz, $harnesses, $project, $cost_mode)
 ),
@@ -70,10 +73,20 @@ s AS (
 ranked AS (
   SELECT *, row_number() OVER (PARTITION BY month ORDER BY cost_e10 DESC NULLS LAST, total_tokens DESC, harness, session) AS rank
   FROM s
+),
+u AS (
+  SELECT strftime(local_ts, '%Y-%m') AS month, harness, session_id AS session,
+         coalesce(sum(n) FILTER (WHERE kind = 'prompt'), 0)::HUGEINT AS prompts,
+         coalesce(sum(n) FILTER (WHERE kind = 'tool_call'), 0)::HUGEINT AS tool_calls
+  FROM report_units($tz, $harnesses)
+  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
+  GROUP BY ALL
 )
-SELECT month, rank, harness, session, project, models, requests, input_tokens, cache_read_tokens,
+SELECT r.month, rank, r.harness, r.session, project, models, requests, input_tokens, cache_read_tokens,
        cache_write_tokens, output_tokens, reasoning_tokens, total_tokens, cost_e10, computed_cost_e10,
-       recorded_cost_e10, usage_events, priced_events, recorded_events, unpriced_requests, unpriced_tokens, first_ts_ms, last_ts_ms
-FROM ranked
+       recorded_cost_e10, usage_events, priced_events, recorded_events, unpriced_requests, unpriced_tokens, first_ts_ms, last_ts_ms,
+       coalesce(u.prompts, 0)::HUGEINT AS prompts, coalesce(u.tool_calls, 0)::HUGEINT AS tool_calls
+FROM ranked r
+LEFT JOIN u ON u.month = r.month AND u.harness = r.harness AND u.session = r.session
 WHERE rank <= $top
-ORDER BY month, rank
+ORDER BY r.month, rank

@@ -90,7 +90,9 @@ describe('claude-code end to end', () => {
     const fork = j.rows.find((r: any) => r.session === b.forkId);
     expect(fork).toMatchObject({ requests: 1, input_tokens: 11, output_tokens: 22, cache_read_tokens: 33, cache_write_tokens: 44 });
     const expected = b.ledger.rows(['session'], { since: '2026-10-01', until: '2026-10-31' });
-    expect(j.rows.map((r: any) => tokenFields(r, ['session']))).toEqual(expected);
+    // --by session rows are sorted by cost (issue 25); compared here in session order.
+    const bySession = j.rows.map((r: any) => tokenFields(r, ['session'])).sort((x: any, y: any) => (x.session < y.session ? -1 : 1));
+    expect(bySession).toEqual(expected);
   });
 
   it('shows the cost-state estimate beside sessions without adding it to costs', () => {

@@ -65,7 +65,8 @@ describe('codex end to end', () => {
     const r = runCli(['sources', '--format', 'json'], env);
     expect(r.status).toBe(0);
     const h = JSON.parse(r.stdout).harnesses.find((x: any) => x.harness === 'codex');
-    expect(h.files).toBe(fx.written.length + fx.corrupt.length);
+    // + session_index.jsonl, read for thread names (titles).
+    expect(h.files).toBe(fx.written.length + fx.corrupt.length + 1);
     expect(h.billed_events).toBe(fx.ledger.responses.length);
     for (const w of fx.written) {
       const src = h.sources.find((s: any) => s.path === w.path);
@@ -91,7 +92,7 @@ describe('codex end to end', () => {
       expect(reasons, want).toContain(want);
     }
     const text = runCli(['sources'], env).stdout;
-    expect(text).toContain(`Codex CLI (codex): ${fx.written.length + fx.corrupt.length} sources`);
+    expect(text).toContain(`Codex CLI (codex): ${fx.written.length + fx.corrupt.length + 1} sources`);
     expect(text).toContain(fx.written[0]!.path);
   });
 });

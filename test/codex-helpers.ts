@@ -21,7 +21,8 @@ export function collect(ref: SourceRef, resume: ResumePoint | null = null): Prom
 
 export async function collectAll(codexHome: string): Promise<Collected[]> {
   const out: Collected[] = [];
-  for (const ref of await discover(codexHome)) out.push(await collect(ref));
+  // Rollouts only (session_index.jsonl, a source of thread names, holds no usage).
+  for (const ref of await discover(codexHome)) if (ref.meta?.role !== 'thread-names') out.push(await collect(ref));
   return out;
 }
 

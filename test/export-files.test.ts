@@ -37,14 +37,16 @@ describe('re-exporting', () => {
     const alice = team.machines[0]!;
     const dir = join(team.base, 'periods');
     const sept = exportJson(alice, dir, ['--since', '2026-09-01', '--until', '2026-09-30', '--tz', 'UTC']);
-    expect(statuses(sept)).toEqual(['events/2026-09:written', 'estimates/undated:written']);
+    // Sessions go whole, in the month of their last activity: the one active in September and October is in October's folder.
+    expect(statuses(sept)).toEqual(['events/2026-09:written', 'estimates/undated:written', 'sessions/2026-10:written']);
     const septFiles = tree(dir);
     const oct = exportJson(alice, dir, ['--since', '2026-10-01', '--until', '2026-10-31', '--tz', 'UTC']);
     // The shared-project session's estimate goes with October too (that session has October usage): same row, same bytes.
-    expect(statuses(oct)).toEqual(['events/2026-10:written', 'estimates/undated:unchanged']);
+    // That session again (whole, the same row, the same bytes), and a session last active in November in its own month.
+    expect(statuses(oct)).toEqual(['events/2026-10:written', 'estimates/undated:unchanged', 'sessions/2026-10:unchanged', 'sessions/2026-11:written']);
     const after = tree(dir);
     for (const [k, v] of septFiles) expect(after.get(k)).toEqual(v);
-    expect(after.size).toBe(septFiles.size + 1);
+    expect(after.size).toBe(septFiles.size + 2);
   });
 
   it('a later export holding all of an earlier one\'s rows supersedes it; one holding fewer does not', () => {

@@ -23,18 +23,22 @@ beforeAll(() => {
   // ... and a partial period into the shared folder: a second, overlapping
   // October file beside the first (it supersedes nothing: it holds fewer rows).
   const partial = exportJson(alice!, out, ['--since', '2026-10-15', '--until', '2026-10-31', '--tz', 'UTC']);
-  expect(partial.files.map((f: any) => [f.dataset, f.month, f.status, f.superseded])).toEqual([['events', '2026-10', 'written', []]]);
+  // Sessions go whole: the partial period's sessions file is the full export's (same bytes).
+  expect(partial.files.map((f: any) => [f.dataset, f.month, f.status, f.superseded])).toEqual([
+    ['events', '2026-10', 'written', []],
+    ['sessions', '2026-11', 'unchanged', []],
+  ]);
 });
 
 const FROM = () => [out, again];
 
 describe('export layout', () => {
-  it('writes Hive month partitions of part-<machine>-<hash>.parquet: events at the top, the side datasets in _context/ and _estimates/', () => {
+  it('writes Hive month partitions of part-<machine>-<hash>.parquet: events at the top, the side datasets in _context/, _estimates/ and _sessions/', () => {
     const files = [...tree(out).keys()];
-    for (const f of files) expect(f).toMatch(/^((_context|_estimates)\/)?month=(\d{4}-\d{2}|undated)\/part-(alice|bob|carol)-[0-9a-f]{16}\.parquet$/);
+    for (const f of files) expect(f).toMatch(/^((_context|_estimates|_sessions)\/)?month=(\d{4}-\d{2}|undated)\/part-(alice|bob|carol)-[0-9a-f]{16}\.parquet$/);
     // Only these folders at the top: DIR/month=* is the events dataset, nothing else beside it.
     const top = new Set(files.map((f) => f.split('/')[0]!));
-    expect([...top].filter((d) => !d.startsWith('month=')).sort()).toEqual(['_context', '_estimates']);
+    expect([...top].filter((d) => !d.startsWith('month=')).sort()).toEqual(['_context', '_estimates', '_sessions']);
     // Claude Code in Sept-Nov 2026 and Codex in Jan 2026 for alice: month folders as the data falls.
     const aliceEvents = files.filter((f) => f.startsWith('month=') && f.includes('part-alice-')).map((f) => f.split('/')[0]);
     expect(new Set(aliceEvents)).toEqual(new Set(['month=2026-01', 'month=2026-09', 'month=2026-10', 'month=2026-11']));
@@ -75,6 +79,23 @@ describe('roll-up equals the sum of the local reports', () => {
       expect(roll.rows.map((r: any) => additive(r, keys))).toEqual(sumRows(locals.map((l) => l.rows), keys));
     });
   }
+
+  it('compare per unit of work: prompts, turns and tool calls are the sum over machines; a harness of one machine has its figures', () => {
+    const locals = team.machines.map((m) => localReport(m, ['compare', ...RANGE]));
+    const roll = rollupReport(team, FROM(), ['compare', ...RANGE]);
+    for (const h of roll.harnesses) {
+      const mine = locals.flatMap((l) => l.harnesses.filter((x: any) => x.harness === h.harness));
+      for (const f of ['prompts', 'turns', 'tool_calls', 'subagent_tasks', 'priced_prompts']) {
+        expect(h[f], `${h.harness} ${f}`).toBe(mine.reduce((n: number, x: any) => n + x[f], 0));
+      }
+      if (mine.length === 1) {
+        for (const f of ['requests_per_prompt_median', 'tokens_per_prompt_p90', 'cost_per_prompt_usd_mean', 'tool_calls_per_prompt_mean', 'active_hours', 'cost_per_active_hour_usd_median']) {
+          expect(h[f], `${h.harness} ${f}`).toBeCloseTo(mine[0][f], 9);
+        }
+      }
+    }
+    expect(roll.harnesses.reduce((n: number, h: any) => n + h.prompts, 0)).toBeGreaterThan(10);
+  });
 
   it('the same project path on two machines is two machines\' usage, both in the project row', () => {
     const roll = rollupReport(team, FROM(), [...RANGE, '--by', 'project,machine']);

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { opencode } from '../src/harnesses/opencode/index.js';
 import { collectSource, type Collected } from '../src/ingest/collect.js';
 import type { UsageEvent } from '../src/core/types.js';
-import { OpenCodeDb, SECRET, sumExpected, toExpected, usage, type Expected } from '../fixtures/opencode/builder.js';
+import { GENERATED_TITLE, OpenCodeDb, SECRET, sumExpected, toExpected, usage, type Expected } from '../fixtures/opencode/builder.js';
 import { buildMainDb, buildV1Db, GEMINI, GPT, SONNET } from '../fixtures/opencode/scenarios.js';
 import { tempDir } from './helpers/cli.js';
 
@@ -423,13 +423,16 @@ describe('opencode bad input', () => {
     expect(c.warnings.join('\n')).not.toContain(SECRET);
   });
 
-  it('never carries prompt text, tool output or titles into events or warnings', async () => {
+  it('never carries prompt text or tool output into events, units, facts or warnings (titles only as session facts)', async () => {
     const dir = join(root, 'privacy');
     mkdirSync(dir);
     const db = buildMainDb(join(dir, 'opencode.db'));
     open.push(db);
     const c = await collectDb(db.path);
     expect(JSON.stringify(c)).not.toContain(SECRET);
+    expect(c.units.length).toBeGreaterThan(0);
+    expect(c.facts.some((f) => f.title === GENERATED_TITLE)).toBe(true);
+    expect(JSON.stringify({ ...c, facts: [] })).not.toContain(GENERATED_TITLE);
   });
 });
 

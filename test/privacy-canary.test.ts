@@ -1,11 +1,12 @@
-// Privacy: canary strings planted in prompts, tool outputs, titles and file
-// contents of every harness's fixture (and in bad input that gets warned
+// Privacy: canary strings planted in prompts, tool outputs and file
+// contents of every harness's fixture (including the prompts and tool calls
+// that are read as units of work, issue 27) (and in bad input that gets warned
 // about) never reach the DuckDB store, any report output (table, JSON, CSV,
 // HTML, --out files), Parquet exports, temporary files, or stdout/stderr.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_RANGE, buildAllHome, SECRETS, type AllHome } from '../fixtures/all-harnesses.js';
+import { ALL_RANGE, buildAllHome, SECRETS, TITLE_MARK, type AllHome } from '../fixtures/all-harnesses.js';
 import { addCanaryBadInput, type CanaryBadFiles } from '../fixtures/canary-bad-input.js';
 import { dumpParquet, dumpStore } from '../fixtures/duckdb-dump.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
@@ -79,6 +80,11 @@ describe('privacy: planted text never leaves the user files', () => {
     const all = Object.values(tables).join('\n');
     for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi']) expect(all).toContain(`"${h}"`);
     for (const [t, text] of Object.entries(tables)) expect(leaks(text), t).toEqual([]);
+    // Units of work were read from every harness (its prompts and tool calls hold canaries), and titles,
+    // which the store keeps by design (never prompt text), did arrive.
+    for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi']) expect(tables['main.unit_attrs'], h).toContain(`"${h}"`);
+    expect(tables['main.unit_rows']).toContain('"kind":0'); // prompts (WORK_UNIT_KINDS[0])
+    expect(tables['main.session_fact_rows']).toContain(TITLE_MARK);
     console.log(`privacy: store ${files.length} file(s), ${Object.keys(tables).length} tables, ${all.length} chars of values searched for ${SECRETS.length} canaries`);
   });
 

@@ -162,7 +162,7 @@ describe('monthly and compare on a two-month Claude Code home', () => {
 
   it('compare JSON: per harness and per harness × model, ratios from the ledger', () => {
     const j = reportJson(['compare', '--since', '2026-10-01', '--until', '2026-11-30'], env);
-    expect(Object.keys(j)).toEqual(['since', 'until', 'timezone', 'breakdown_by', 'totals', 'harnesses', 'breakdown', 'cursor', 'warnings']);
+    expect(Object.keys(j)).toEqual(['since', 'until', 'timezone', 'breakdown_by', 'totals', 'harnesses', 'breakdown', 'cursor', 'same_model', 'warnings']);
     expect(j.cursor).toBeNull(); // no Cursor activity: no cursor section
     expect(j.breakdown_by).toEqual(['harness', 'model']);
     const t = claude.ledger.totals();

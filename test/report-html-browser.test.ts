@@ -95,8 +95,8 @@ const chartMarks = (page: Page) =>
 describe.each([
   ['summary', ['daily-cost-by-model', 'cost-by-project', 'cost-by-harness', 'token-mix-by-harness']],
   ['monthly', ['month-over-month', 'cost-components', 'daily-cost-by-model', 'cost-by-project', 'cost-by-harness', 'token-mix-by-harness']],
-  ['compare', ['cost-per-request', 'tokens-per-request', 'output-per-request', 'cache-hit-rate', 'reasoning-share', 'daily-cost-by-model', 'cost-by-project', 'cost-by-harness', 'token-mix-by-harness']],
-  ['compare-all-harnesses', ['cost-per-request', 'tokens-per-request', 'output-per-request', 'cache-hit-rate', 'reasoning-share', 'daily-cost-by-model', 'cost-by-project', 'cost-by-harness', 'token-mix-by-harness']],
+  ['compare', ['cost-per-prompt', 'cost-per-request', 'tokens-per-request', 'output-per-request', 'cache-hit-rate', 'reasoning-share', 'daily-cost-by-model', 'cost-by-project', 'cost-by-harness', 'token-mix-by-harness']],
+  ['compare-all-harnesses', ['cost-per-prompt', 'cost-per-request', 'tokens-per-request', 'output-per-request', 'cache-hit-rate', 'reasoning-share', 'daily-cost-by-model', 'cost-by-project', 'cost-by-harness', 'token-mix-by-harness']],
 ])('%s.html in Chromium', (name, charts) => {
   it('draws every chart, logs nothing, loads nothing, and runs no injected script (laptop width)', async () => {
     const o = await open(files[name]!, 1280);

@@ -2,6 +2,7 @@
 // Rows are written as SQL literals from the test's own values (never from
 // tx-usage code), so what a template returns can be checked against them.
 import { labelLocalRows } from '../src/export/local.js';
+import { ensureUnitMacros } from '../src/report/unit-macros.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { storeWideRows } from '../src/store/write.js';
 
@@ -97,6 +98,7 @@ export async function memoryStore(events: TestEvent[], contexts: TestContext[] =
   }
   // As the CLI does: the rows get this machine's name (templates may read it).
   await labelLocalRows(store.conn, 'test-machine');
+  await ensureUnitMacros(store.conn); // templates that read units of work (unit-macros.ts)
   return store;
 }
 

@@ -152,11 +152,13 @@ const metricsRow = (o: Record<string, unknown>) => ({
 });
 
 describe('monthly_sessions.sql', () => {
-  const s1 = metricsRow({
+  // No units of work in this store: every session shows 0 prompts and 0 tool calls.
+  const sessionRow = (o: Record<string, unknown>) => metricsRow({ ...o, prompts: '0', tool_calls: '0' });
+  const s1 = sessionRow({
     month: '2026-01', rank: '1', harness: 'claude-code', session: 's1', project: '/p/a', models: 'opus', requests: '2', input_tokens: '110', cache_read_tokens: '3000', cache_write_tokens: '200', output_tokens: '150', total_tokens: '3460',
     cost_e10: '3000', computed_cost_e10: '3000', usage_events: '2', priced_events: '2', first_ts_ms: ms('e1'), last_ts_ms: ms('e2'),
   });
-  const s4 = metricsRow({
+  const s4 = sessionRow({
     month: '2026-02', rank: '1', harness: 'opencode', session: 's4', project: '/p/b', models: 'gpt-5', requests: '1', input_tokens: '200', output_tokens: '40', total_tokens: '240',
     cost_e10: '3000', computed_cost_e10: '2500', recorded_cost_e10: '3000', usage_events: '1', priced_events: '1', recorded_events: '1', first_ts_ms: ms('e5'), last_ts_ms: ms('e5'),
   });
@@ -165,12 +167,12 @@ describe('monthly_sessions.sql', () => {
     const rows = await runTemplate(store.conn, loadTemplate('monthly_sessions'), { ...params(), top: 5 });
     expect(rows).toEqual([
       s1,
-      metricsRow({
+      sessionRow({
         month: '2026-01', rank: '2', harness: 'codex', session: 's2', project: '/p/b', models: 'gpt-5', requests: '1', input_tokens: '500', cache_read_tokens: '500', output_tokens: '300', reasoning_tokens: '100', total_tokens: '1300',
         cost_e10: null, usage_events: '1', priced_events: '0', unpriced_requests: '1', unpriced_tokens: '1300', first_ts_ms: ms('e3'), last_ts_ms: ms('e3'),
       }),
       s4,
-      metricsRow({
+      sessionRow({
         month: '2026-02', rank: '2', harness: 'claude-code', session: 's3', project: '/p/a', models: 'sonnet', requests: '2', input_tokens: '55', cache_write_tokens: '1000', output_tokens: '25', total_tokens: '1080',
         cost_e10: '500', computed_cost_e10: '500', usage_events: '2', priced_events: '1', unpriced_requests: '1', unpriced_tokens: '10', first_ts_ms: ms('e4'), last_ts_ms: ms('e7'),
       }),

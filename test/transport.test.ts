@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { UsageEvent } from '../src/core/types.js';
 import type { JobResult } from '../src/ingest/job.js';
 import { decodeResult, encodeResult, transferList } from '../src/ingest/transport.js';
+import { UnitColumns } from '../src/core/unit-columns.js';
 
 function event(i: number): UsageEvent {
   return {
@@ -34,19 +35,28 @@ function event(i: number): UsageEvent {
 describe('worker → main transport', () => {
   it('round-trips events (nulls, unicode, quotes) and the rest of the result unchanged', () => {
     const events = Array.from({ length: 50 }, (_, i) => event(i));
+    const units = new UnitColumns();
+    for (let i = 0; i < 30; i++) {
+      units.push({ harness: i % 2 ? 'codex' : 'pi', session_id: `s-${i % 4}`, kind: (['prompt', 'turn', 'tool_call', 'subagent_task'] as const)[i % 4]!, dedupe_key: `k-${i}-ü`, dedupe_rank: i % 2, ts: 1764000000000 + i * 1000, count: 1 + (i % 3) });
+    }
+    const facts = [{ harness: 'pi', session_id: 's-1', title: 'Tïtle "q"', title_rank: 0, parent_session_id: null, seq: 4 }];
     const r = {
       id: 7,
-      collected: { source: { harness: 'codex', key: 'k', path: 'p', kind: 'jsonl' }, events, estimates: [], contexts: [], warnings: ['w'], tailWarnings: [], skips: [{ reason: 'x', count: 2, first: 'f:1' }], counts: { a: 1 }, resume: { offset: 10, lines: 2, state: { v: 1 } }, failed: false },
+      collected: { source: { harness: 'codex', key: 'k', path: 'p', kind: 'jsonl' }, events, estimates: [], contexts: [], units, facts, warnings: ['w'], tailWarnings: [], skips: [{ reason: 'x', count: 2, first: 'f:1' }], counts: { a: 1 }, resume: { offset: 10, lines: 2, state: { v: 1 } }, failed: false },
       tailHash: 'abc',
       bytesRead: 123,
       peakHeldBytes: 0,
     } as unknown as JobResult;
-    const copy = structuredClone(r);
+    const wantUnits = units.toJSON();
+    const copy = structuredClone({ ...r, collected: { ...r.collected, units: null } });
     const enc = encodeResult(r);
     // As postMessage hands it over: cloned, with the arrays' buffers moved.
     const sent = structuredClone(enc, { transfer: transferList(enc) });
     expect(enc.refs.byteLength).toBe(0); // moved, not copied
-    expect(decodeResult(sent)).toEqual(copy);
+    const got = decodeResult(sent);
+    expect(got.collected.units.toJSON()).toEqual(wantUnits);
+    expect(wantUnits.map((u) => u.dedupe_key)).toHaveLength(new Set(wantUnits.map((u) => u.dedupe_key)).size); // distinct keys, distinct hashes
+    expect({ ...got, collected: { ...got.collected, units: null } }).toEqual(copy);
     expect(sent.json.length + sent.refs.byteLength + sent.nums.byteLength).toBeLessThan(JSON.stringify(r).length * 0.7);
   });
 });

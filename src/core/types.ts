@@ -97,6 +97,50 @@ export interface RateLimitSnapshot {
   source_line: number | null;
 }
 
+/**
+ * What a unit of work counts (issue 27): a prompt typed by a person, an
+ * assistant turn that ended, tool invocations, and prompts a parent agent
+ * wrote for a subagent. Counts only: a unit never carries text.
+ */
+export const WORK_UNIT_KINDS = ['prompt', 'turn', 'tool_call', 'subagent_task'] as const;
+export type WorkUnitKind = (typeof WORK_UNIT_KINDS)[number];
+
+/**
+ * One unit of work (or, with count > 1, several that are always copied
+ * together, e.g. the tool calls of one response). Units with the same
+ * (harness, kind, dedupe_key) are the same units seen twice (split lines,
+ * fork copies, moved files): the store keeps one, the lowest dedupe_rank.
+ */
+export interface WorkUnit {
+  harness: HarnessId;
+  session_id: string;
+  kind: WorkUnitKind;
+  dedupe_key: string;
+  /** Lower wins; harnesses use 1 for records known to be copies (forks). */
+  dedupe_rank: number;
+  /** Epoch milliseconds, UTC. */
+  ts: number;
+  /** Units this row stands for (1 but for grouped tool calls). */
+  count: number;
+}
+
+/**
+ * What a harness keeps about a session besides its records: its title (never
+ * prompt text) and, for a subagent's own session, the session that spawned it.
+ */
+export interface SessionFact {
+  harness: HarnessId;
+  session_id: string;
+  /** The harness's own title or name for the session; null when it keeps none. */
+  title: string | null;
+  /** Precedence among a harness's title kinds: lower wins (e.g. a user-set name over a generated one). */
+  title_rank: number;
+  /** The parent session of a subagent's own session (Codex child threads, OpenCode child sessions). */
+  parent_session_id: string | null;
+  /** Order among facts of one source: the later (larger) wins at equal rank (e.g. the line number). */
+  seq: number;
+}
+
 /** Context-window occupancy of one chat (Cursor): NOT billed usage. */
 export interface ContextRow {
   harness: HarnessId;

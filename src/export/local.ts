@@ -7,6 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { MACHINE_RE, sqlString } from './schema.js';
 import { defineReportMacros } from '../report/macros.js';
+import { noteLocalLabel } from '../report/unit-macros.js';
 
 export async function labelLocalRows(conn: DuckDBConnection, machine: string): Promise<void> {
   if (!MACHINE_RE.test(machine)) throw new Error(`bad machine name ${machine}`);
@@ -15,5 +16,7 @@ export async function labelLocalRows(conn: DuckDBConnection, machine: string): P
   for (const view of ['billed_events', 'context_rows']) {
     await conn.run(`CREATE OR REPLACE TEMP VIEW ${view} AS SELECT *, ${sqlString(machine)} AS machine FROM ${db}.main.${view}`);
   }
+  // work_units and session_facts are labelled when a report first needs them (unit-macros.ts).
+  noteLocalLabel(conn, db, machine);
   await defineReportMacros(conn);
 }

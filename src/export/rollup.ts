@@ -76,10 +76,10 @@ export async function resolveFrom(conn: DuckDBConnection, values: string[]): Pro
     } else throw new UsageError(`--from ${JSON.stringify(v)}: no such file or folder`);
     if (matched === 0) throw new UsageError(`--from ${JSON.stringify(v)}: no Parquet files found there`);
   }
-  const out: Record<Dataset, string[]> = { events: [], context: [], estimates: [] };
+  const out: Record<Dataset, string[]> = { events: [], context: [], estimates: [], sessions: [] };
   for (const f of [...found].sort()) {
     const ds = datasetOf(f);
-    if (!ds) throw new UsageError(`${f}: not in a month=YYYY-MM folder of a tx-usage export (DIR/month=…, DIR/_context/month=… or DIR/_estimates/month=…)`);
+    if (!ds) throw new UsageError(`${f}: not in a month=YYYY-MM folder of a tx-usage export (DIR/month=…, DIR/_context/month=…, DIR/_estimates/month=… or DIR/_sessions/month=…)`);
     out[ds].push(f);
   }
   return out;
@@ -100,6 +100,7 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
   await conn.run(`CREATE VIEW export_events AS SELECT * FROM ${source('events', files.events)}`);
   await conn.run(`CREATE VIEW export_context AS SELECT * FROM ${source('context', files.context)}`);
   await conn.run(`CREATE VIEW export_estimates AS SELECT * FROM ${source('estimates', files.estimates)}`);
+  await conn.run(`CREATE VIEW export_sessions AS SELECT * FROM ${source('sessions', files.sessions)}`);
   // The store's columns (source_* name the Parquet file), plus machine. The
   // same response exported twice is one row: were the copies to differ, the
   // store's own rule applies (largest usage), then the first machine by name,
@@ -128,6 +129,25 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
       PARTITION BY harness, session
       ORDER BY coalesce(last_ts_ms, first_ts_ms) DESC NULLS LAST, turns DESC, machine, filename
     ) = 1`);
+  // Units of work: a session exported more than once (each export holds it
+  // whole) is its latest state; its units are rebuilt from their times, one
+  // row each (keys unique per session, kind and position).
+  await conn.run(`
+    CREATE VIEW session_rows AS
+    SELECT * FROM export_sessions
+    QUALIFY row_number() OVER (
+      PARTITION BY harness, session_id
+      ORDER BY last_ts_ms DESC NULLS LAST, prompts + turns + tool_calls + subagent_tasks DESC, machine, filename
+    ) = 1`);
+  await conn.run(`
+    CREATE VIEW work_units AS
+    ${(['prompt', 'turn', 'tool_call', 'subagent_task'] as const)
+      .map(
+        (k) => `SELECT harness, session_id, '${k}' AS kind, session_id || ':${k}:' || CAST(i AS VARCHAR) AS dedupe_key, ts_ms, 1 AS n, machine
+      FROM (SELECT harness, session_id, machine, unnest(${k}_ts_ms) AS ts_ms, unnest(range(1, len(${k}_ts_ms) + 1)) AS i FROM session_rows)`,
+      )
+      .join('\n    UNION ALL\n    ')}`);
+  await conn.run(`CREATE VIEW session_facts AS SELECT harness, session_id, title, parent_session_id, machine FROM session_rows`);
   await conn.run(`
     CREATE VIEW session_estimate_latest AS
     SELECT harness, session_id, ${E10('recorded_cost_usd')} AS recorded_cost_e10, ts_ms, machine
@@ -140,7 +160,7 @@ async function checks(conn: DuckDBConnection): Promise<string[]> {
   const r = await conn.runAndReadAll(`
     SELECT max(v) AS newest FROM (
       SELECT schema_version AS v FROM export_events UNION ALL SELECT schema_version FROM export_context
-      UNION ALL SELECT schema_version FROM export_estimates)`);
+      UNION ALL SELECT schema_version FROM export_estimates UNION ALL SELECT schema_version FROM export_sessions)`);
   const newest = (r.getRowObjectsJson()[0] as { newest: number | null }).newest;
   if (newest !== null && Number(newest) > EXPORT_SCHEMA_VERSION) {
     throw new UsageError(`--from: files of export schema ${newest}; this tx-usage reads schema ${EXPORT_SCHEMA_VERSION} and older: upgrade tx-usage`);

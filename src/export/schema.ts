@@ -4,10 +4,11 @@
 // EXPORT_SCHEMA_VERSION, and readers refuse files newer than they know.
 // Independent of the store's own SCHEMA_VERSION (the store is a private cache).
 
-export const EXPORT_SCHEMA_VERSION = 1;
+/** 2: adds the sessions dataset (`_sessions/`: units of work and session facts); the other datasets are as in 1. */
+export const EXPORT_SCHEMA_VERSION = 2;
 
 /** The exported datasets; each is a set of month=YYYY-MM/ Hive partitions. */
-export const DATASETS = ['events', 'context', 'estimates'] as const;
+export const DATASETS = ['events', 'context', 'estimates', 'sessions'] as const;
 export type Dataset = (typeof DATASETS)[number];
 
 /**
@@ -18,7 +19,7 @@ export type Dataset = (typeof DATASETS)[number];
  * as a table is the events dataset alone and a DIR/month=* glob never mixes
  * schemas.
  */
-export const DATASET_DIR: Record<Dataset, string> = { events: '', context: '_context', estimates: '_estimates' };
+export const DATASET_DIR: Record<Dataset, string> = { events: '', context: '_context', estimates: '_estimates', sessions: '_sessions' };
 
 /** Partition value for rows without any timestamp (context rows and estimates can lack one). */
 export const UNDATED = 'undated';
@@ -69,6 +70,26 @@ export const COLUMNS: Record<Dataset, ExportColumn[]> = {
     c('last_ts_ms', 'BIGINT'),
   ],
   estimates: [...HEAD, c('session_id', 'VARCHAR'), c('recorded_cost_usd', 'DECIMAL(38,10)'), c('ts_ms', 'BIGINT')],
+  // Units of work (issue 27) per session, whole: counts, and the time of
+  // each unit (a roll-up rebuilds the units from them), plus its title and
+  // the session that spawned it.
+  sessions: [
+    ...HEAD,
+    c('session_id', 'VARCHAR'),
+    c('parent_session_id', 'VARCHAR'),
+    c('project', 'VARCHAR'),
+    c('title', 'VARCHAR'),
+    c('first_ts_ms', 'BIGINT'),
+    c('last_ts_ms', 'BIGINT'),
+    c('prompts', 'BIGINT'),
+    c('turns', 'BIGINT'),
+    c('tool_calls', 'BIGINT'),
+    c('subagent_tasks', 'BIGINT'),
+    c('prompt_ts_ms', 'BIGINT[]'),
+    c('turn_ts_ms', 'BIGINT[]'),
+    c('tool_call_ts_ms', 'BIGINT[]'),
+    c('subagent_task_ts_ms', 'BIGINT[]'),
+  ],
 };
 
 /**
@@ -80,6 +101,7 @@ export const IDENTITY: Record<Dataset, string[]> = {
   events: ['harness', 'dedupe_key'],
   context: ['harness', 'session'],
   estimates: ['harness', 'session_id'],
+  sessions: ['harness', 'session_id'],
 };
 
 /** Machine names go into file names and SQL literals: a conservative charset. */

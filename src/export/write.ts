@@ -26,7 +26,10 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import { basename, join } from 'node:path';
 import { VARCHAR, type DuckDBConnection } from '../store/duckdb.js';
 import { UsageError } from '../report/period.js';
-import { COLUMNS, DATASET_DIR, EXPORT_SCHEMA_VERSION, IDENTITY, UNDATED, partFileMachine, partFileName, sqlString, type Dataset } from './schema.js';
+import { COLUMNS, DATASET_DIR, DATASETS, EXPORT_SCHEMA_VERSION, IDENTITY, UNDATED, partFileMachine, partFileName, sqlString, type Dataset } from './schema.js';
+import { HARNESS_IDS } from '../core/types.js';
+import { labelLocalRows } from './local.js';
+import { ensureUnitMacros } from '../report/unit-macros.js';
 
 export interface ExportOptions {
   outDir: string;
@@ -114,7 +117,45 @@ async function stage(conn: DuckDBConnection, o: ExportOptions): Promise<void> {
            ${MONTH_OF('ts_ms')} AS month
     FROM session_estimate_latest
     WHERE harness || chr(31) || session_id IN (SELECT local_session FROM export_events)`;
-  for (const sql of [events, context, estimates]) {
+  // Sessions with units of work or facts whose activity (units and responses)
+  // overlaps the range, each whole: counts, every unit's time (a tool-call
+  // row of n calls is n times), title (not under --anonymize: a title may
+  // name the work) and parent session. Projects as session_attrs has them.
+  const sessions = `
+    CREATE OR REPLACE TEMP TABLE export_sessions AS
+    WITH u AS (SELECT harness, session_id, kind, ts_ms, n FROM work_units),
+    span AS (
+      SELECT harness, session_id, min(ts_ms) AS first_ts_ms, max(ts_ms) AS last_ts_ms
+      FROM (SELECT harness, session_id, ts_ms FROM u UNION ALL SELECT harness, session_id, ts_ms FROM billed_events)
+      GROUP BY ALL
+    ),
+    agg AS (
+      SELECT harness, session_id,
+             coalesce(sum(n) FILTER (WHERE kind = 'prompt'), 0) AS prompts,
+             coalesce(sum(n) FILTER (WHERE kind = 'turn'), 0) AS turns,
+             coalesce(sum(n) FILTER (WHERE kind = 'tool_call'), 0) AS tool_calls,
+             coalesce(sum(n) FILTER (WHERE kind = 'subagent_task'), 0) AS subagent_tasks,
+             ${['prompt', 'turn', 'tool_call', 'subagent_task'].map((k) => `coalesce(flatten(list(list_resize([ts_ms], n, ts_ms) ORDER BY ts_ms) FILTER (WHERE kind = '${k}')), []) AS ${k}_ts_ms`).join(',\n             ')}
+      FROM u GROUP BY ALL
+    ),
+    s AS (SELECT harness, session_id FROM u UNION SELECT harness, session_id FROM session_facts)
+    SELECT ${head}, ${h.session('s.session_id')} AS session_id,
+           CASE WHEN f.parent_session_id IS NULL THEN NULL ELSE ${h.session('f.parent_session_id')} END AS parent_session_id,
+           ${h.project('sa.project')} AS project, ${o.salt !== null ? 'CAST(NULL AS VARCHAR)' : 'f.title'} AS title,
+           span.first_ts_ms, span.last_ts_ms,
+           coalesce(agg.prompts, 0)::BIGINT AS prompts, coalesce(agg.turns, 0)::BIGINT AS turns,
+           coalesce(agg.tool_calls, 0)::BIGINT AS tool_calls, coalesce(agg.subagent_tasks, 0)::BIGINT AS subagent_tasks,
+           coalesce(agg.prompt_ts_ms, []) AS prompt_ts_ms, coalesce(agg.turn_ts_ms, []) AS turn_ts_ms,
+           coalesce(agg.tool_call_ts_ms, []) AS tool_call_ts_ms, coalesce(agg.subagent_task_ts_ms, []) AS subagent_task_ts_ms,
+           ${MONTH_OF('span.last_ts_ms')} AS month
+    FROM s JOIN span USING (harness, session_id)
+    LEFT JOIN agg USING (harness, session_id)
+    LEFT JOIN session_facts f USING (harness, session_id)
+    LEFT JOIN session_attrs([${HARNESS_IDS.map(sqlString).join(', ')}]) sa USING (harness, session_id)
+    WHERE ${inRange('span.first_ts_ms', 'span.last_ts_ms')}`;
+  await labelLocalRows(conn, o.machine);
+  await ensureUnitMacros(conn);
+  for (const sql of [events, context, estimates, sessions]) {
     const used = usesOf(sql);
     const p = Object.fromEntries(Object.entries(params).filter(([k]) => used(k)));
     const t = Object.fromEntries(Object.entries(types).filter(([k]) => used(k)));
@@ -192,7 +233,7 @@ export async function exportParquet(conn: DuckDBConnection, o: ExportOptions): P
   const marker = `KV_METADATA {${EXPORT_MARKER.key}: ${sqlString(EXPORT_MARKER.value)}, export_schema_version: '${EXPORT_SCHEMA_VERSION}'}`;
   const out: ExportedFile[] = [];
   try {
-    for (const ds of ['events', 'context', 'estimates'] as const) {
+    for (const ds of DATASETS) {
       const table = `export_${ds}`;
       const months = await rowsOf(conn, `SELECT month, count(*) AS n FROM ${table} GROUP BY month ORDER BY month`);
       const cols = COLUMNS[ds].map((c) => c.name).join(', ');
@@ -225,7 +266,7 @@ export async function exportParquet(conn: DuckDBConnection, o: ExportOptions): P
       }
     }
   } finally {
-    for (const ds of ['events', 'context', 'estimates']) await conn.run(`DROP TABLE IF EXISTS export_${ds}`);
+    for (const ds of DATASETS) await conn.run(`DROP TABLE IF EXISTS export_${ds}`);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // The one small interface every harness implements. Everything format-specific
 // lives behind it, in src/harnesses/<id>/.
-import type { ContextRow, HarnessId, RateLimitSnapshot, SessionEstimate, SourceLocation, UsageEvent } from '../core/types.js';
+import type { ContextRow, HarnessId, RateLimitSnapshot, SessionEstimate, SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../core/types.js';
 
 /** Where a harness looks, resolved from flag, then environment, then default. */
 export interface RootSpec {
@@ -61,6 +61,10 @@ export interface ExtractSink {
   context(c: ContextRow): void;
   /** A plan rate-limit snapshot (Codex token_count.rate_limits); sinks that keep none may leave it out. */
   rateLimit?(s: RateLimitSnapshot): void;
+  /** A unit of work (prompt, turn end, tool calls, subagent task): counts and a timestamp, never text. */
+  unit(u: WorkUnit): void;
+  /** A session's title and lineage, where the harness keeps them. */
+  sessionFact(f: SessionFact): void;
   /** Something was wrong with the input (unparsable line, unreadable blob): a user-visible warning. */
   warn(message: string, at: SourceLocation, opts?: WarnOptions): void;
   /** A record deliberately not counted, by reason (e.g. "synthetic api error"); counted in `tx-usage sources`. */

@@ -1,6 +1,7 @@
 // Runs one harness extractor over one source into memory. The ingest writes
 // the result to the store; tests use it to check an extractor directly.
-import type { ContextRow, RateLimitSnapshot, SessionEstimate, SourceLocation, UsageEvent } from '../core/types.js';
+import type { ContextRow, RateLimitSnapshot, SessionEstimate, SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../core/types.js';
+import { UnitColumns } from '../core/unit-columns.js';
 import { formatLocation } from '../core/types.js';
 import type { ExtractOptions, Harness, ResumePoint, SourceRef, WarnOptions } from '../harnesses/types.js';
 
@@ -17,6 +18,10 @@ export interface Collected {
   contexts: ContextRow[];
   /** Plan rate-limit snapshots (Codex); absent where a result was made without them. */
   rateLimits?: RateLimitSnapshot[];
+  /** Units of work (prompts, turn ends, tool calls, subagent tasks), as columns. */
+  units: UnitColumns;
+  /** Session titles and lineage. */
+  facts: SessionFact[];
   /** Human-readable, each naming file and line/row. */
   warnings: string[];
   /** Warnings about bytes past the resume point (see WarnOptions.untilResumed). */
@@ -29,13 +34,15 @@ export interface Collected {
 }
 
 export async function collectSource(harness: Pick<Harness, 'extract' | 'displayName'>, source: SourceRef, opts: ExtractOptions): Promise<Collected> {
-  const out: Collected = { source, events: [], estimates: [], contexts: [], rateLimits: [], warnings: [], tailWarnings: [], skips: [], counts: {}, resume: null, failed: false };
+  const out: Collected = { source, events: [], estimates: [], contexts: [], rateLimits: [], units: new UnitColumns(), facts: [], warnings: [], tailWarnings: [], skips: [], counts: {}, resume: null, failed: false };
   const skips = new Map<string, SkipTally>();
   const sink = {
     event: (e: UsageEvent) => void out.events.push(e),
     sessionEstimate: (e: SessionEstimate) => void out.estimates.push(e),
     context: (c: ContextRow) => void out.contexts.push(c),
     rateLimit: (r: RateLimitSnapshot) => void out.rateLimits!.push(r),
+    unit: (u: WorkUnit) => out.units.push(u),
+    sessionFact: (f: SessionFact) => void out.facts.push(f),
     warn: (m: string, at: SourceLocation, o?: WarnOptions) => void (o?.untilResumed ? out.tailWarnings : out.warnings).push(`${formatLocation(at)}: ${m}`),
     skip: (reason: string, at: SourceLocation) => {
       const t = skips.get(reason);

@@ -7,6 +7,7 @@
 // were a fifth of that, but still parsed value by value there (~45 ms of the
 // workers' and ~35 ms of the main thread's CPU for the benchmark's cold run).
 import type { UsageEvent } from '../core/types.js';
+import { UnitColumns } from '../core/unit-columns.js';
 import type { JobResult } from './job.js';
 
 /** Every field of UsageEvent, in row order; strings go through the table. */
@@ -40,12 +41,17 @@ if (STRING_FIELDS.join() !== 'harness,session_id,project,model,provider,dedupe_k
 const NS = STRING_FIELDS.length;
 const NN = NUMBER_FIELDS.length;
 
-/** A result as posted: `json` without the events, which are in `refs` (string indexes, -1 = null) and `nums` (NaN = null). */
+/** A result as posted: `json` without the events, which are in `refs` (string indexes, -1 = null) and `nums` (NaN = null), and without the units of work, in `urefs` and `unums` alike. */
 export interface EncodedResult {
   json: string;
   refs: Int32Array;
   nums: Float64Array;
+  urefs: Int32Array;
+  unums: Float64Array;
 }
+
+/** Per unit of work: harness and session through the string table; its numbers (unit-columns.ts) as they are. */
+const UNIT_NS = 2;
 
 /** The dedupe key: one per response, so it is not looked up in the table, only added. */
 const UNIQUE_FIELD = STRING_FIELDS.indexOf('dedupe_key');
@@ -91,12 +97,29 @@ export function encodeResult(r: JobResult): EncodedResult {
       nums[i * NN + f] = v === null ? NaN : v;
     }
   }
-  return { json: JSON.stringify({ ...r, collected: { ...r.collected, events: [] }, strings }), refs, nums };
+  // Units of work: their columns' numbers as they are, sessions through the table.
+  const units = r.collected.units;
+  const urefs = new Int32Array(units.length * UNIT_NS);
+  const unums = Float64Array.from(units.nums);
+  const intern = (s: string) => {
+    let k = index.get(s);
+    if (k === undefined) {
+      k = strings.length;
+      strings.push(s);
+      index.set(s, k);
+    }
+    return k;
+  };
+  for (let i = 0; i < units.length; i++) {
+    urefs[i * UNIT_NS] = intern(units.harnesses[i]!);
+    urefs[i * UNIT_NS + 1] = intern(units.sessions[i]!);
+  }
+  return { json: JSON.stringify({ ...r, collected: { ...r.collected, events: [], units: null }, strings }), refs, nums, urefs, unums };
 }
 
 /** The buffers encodeResult's arrays live in: give them as the message's transfer list. */
 export function transferList(e: EncodedResult): ArrayBuffer[] {
-  return [e.refs.buffer as ArrayBuffer, e.nums.buffer as ArrayBuffer];
+  return [e.refs.buffer as ArrayBuffer, e.nums.buffer as ArrayBuffer, e.urefs.buffer as ArrayBuffer, e.unums.buffer as ArrayBuffer];
 }
 
 export function decodeResult(e: EncodedResult): JobResult {
@@ -140,6 +163,16 @@ export function decodeResult(e: EncodedResult): JobResult {
     };
   }
   o.collected.events = events;
+  const { urefs, unums } = e;
+  const nu = urefs.length / UNIT_NS;
+  const harnesses = new Array<string>(nu);
+  const sessions = new Array<string>(nu);
+  for (let i = 0; i < nu; i++) {
+    harnesses[i] = strings[urefs[i * UNIT_NS]!]!;
+    sessions[i] = strings[urefs[i * UNIT_NS + 1]!]!;
+  }
+  const units = new UnitColumns(harnesses, sessions, unums);
+  o.collected.units = units;
   delete (o as Partial<typeof o>).strings;
   return o;
 }

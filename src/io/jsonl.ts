@@ -3,7 +3,7 @@
 // transcript files themselves.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { LineSplitter, type SplitResult, type UnmarkedPeek } from './lines.js';
+import { LineSplitter, type SplitResult, type UnmarkedHead, type UnmarkedPeek } from './lines.js';
 import type { ExtractSink, ResumePoint } from '../harnesses/types.js';
 
 const CHUNK = 1 << 20;
@@ -27,16 +27,25 @@ export interface ScanOptions {
   maxLineBytes?: number;
   /** Also hand on the first and last bytes of every line without a marker (never parsed). */
   unmarkedPeek?: UnmarkedPeek;
+  /** Also a byte-level look at the first bytes of every line without a marker, which may ask for the line to be parsed (lines.ts). */
+  unmarkedHead?: UnmarkedHead;
+  /**
+   * Called with each line that has a marker, before it is parsed; returning
+   * true means the harness took what it needs from the text at byte level and
+   * the line is not parsed (e.g. a prompt marker on a record without usage).
+   */
+  beforeParse?: (text: string, line: number) => boolean;
 }
 
 /**
  * Wraps a record handler with JSON parsing: unparsable lines are counted and
  * reported once per file (first location + count), non-object values skipped.
  */
-function parsingHandler(file: string, sink: ExtractSink, onRecord: RecordHandler) {
+function parsingHandler(file: string, sink: ExtractSink, onRecord: RecordHandler, beforeParse?: (text: string, line: number) => boolean) {
   let bad = 0;
   let firstBad = 0;
   const handle = (text: string, line: number) => {
+    if (beforeParse !== undefined && beforeParse(text, line)) return;
     let rec: unknown;
     try {
       rec = JSON.parse(text);
@@ -71,7 +80,7 @@ export async function scanJsonlFile(
   sink: ExtractSink,
   onRecord: RecordHandler,
 ): Promise<ResumePoint> {
-  const { handle, finish } = parsingHandler(file, sink, onRecord);
+  const { handle, finish } = parsingHandler(file, sink, onRecord, opts.beforeParse);
   const base = opts.resume ? { offset: opts.resume.offset, lines: opts.resume.lines } : { offset: 0, lines: 0 };
   // Synchronous reads into one buffer per thread: extraction runs in worker
   // threads (or on small inputs), where awaiting each read only adds
@@ -85,7 +94,7 @@ export async function scanJsonlFile(
       readCounter.bytes += n;
       return b.subarray(0, n);
     };
-    const splitter = new LineSplitter(opts.markers, handle, base, opts.maxLineBytes, opts.unmarkedPeek, reread);
+    const splitter = new LineSplitter(opts.markers, handle, base, opts.maxLineBytes, opts.unmarkedPeek, reread, opts.unmarkedHead);
     // Read straight into the scanner's memory when it has some (no copy).
     const buf = splitter.readBuffer() ?? (sharedChunk ??= Buffer.allocUnsafe(CHUNK));
     let pos = base.offset;
@@ -117,8 +126,8 @@ export async function scanJsonlZstFile(
   onRecord: RecordHandler,
   maxOutputBytes = MAX_ZSTD_OUTPUT_BYTES,
 ): Promise<void> {
-  const { handle, finish } = parsingHandler(file, sink, onRecord);
-  const splitter = new LineSplitter(opts.markers, handle, { offset: 0, lines: 0 }, opts.maxLineBytes, opts.unmarkedPeek);
+  const { handle, finish } = parsingHandler(file, sink, onRecord, opts.beforeParse);
+  const splitter = new LineSplitter(opts.markers, handle, { offset: 0, lines: 0 }, opts.maxLineBytes, opts.unmarkedPeek, null, opts.unmarkedHead);
   let produced = 0;
   let bomb = false;
   let ended = false;

@@ -35,6 +35,20 @@ export interface UnmarkedPeek {
 }
 
 /**
+ * Optional byte-level look at lines WITHOUT a marker: a view of the first
+ * `bytes` bytes of each (buf[start, end), valid during the call, never
+ * decoded). Lets a harness count records by a few byte comparisons at a
+ * known place (e.g. a record type right after a fixed-width envelope) without
+ * decoding or parsing the line. Returning true hands the whole line to the
+ * line handler as if it held a marker (for a small record the harness must
+ * read, e.g. a session title).
+ */
+export interface UnmarkedHead {
+  bytes: number;
+  check: (buf: Buffer, start: number, end: number, line: number) => boolean;
+}
+
+/**
  * Re-reads `length` bytes at absolute `offset` of the input. Given by readers
  * of seekable files: a long line is then not held in memory while it has no
  * marker, and read again only if a marker turns up at its end.
@@ -80,6 +94,8 @@ export class LineSplitter {
   /** Last bytes of the pending line seen so far (marker overlap, unmarkedPeek tail). */
   private edge: Buffer = Buffer.alloc(0);
   private readonly edgeBytes: number;
+  /** Bytes kept of the start of a dropped line (for unmarkedPeek and unmarkedHead). */
+  private readonly headBytes: number;
   private offset: number;
   private lines: number;
   private readonly oversized: { line: number; bytes: number }[] = [];
@@ -93,8 +109,10 @@ export class LineSplitter {
     private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
     private readonly unmarked: UnmarkedPeek | null = null,
     private readonly reread: Reread | null = null,
+    private readonly unmarkedHead: UnmarkedHead | null = null,
   ) {
     this.markers = markers.map((m) => Buffer.from(m, 'utf8'));
+    this.headBytes = Math.max(unmarked?.bytes ?? 0, unmarkedHead?.bytes ?? 0);
     this.scanner = new MarkerScan(this.markers);
     this.overlap = Math.max(64, ...this.markers.map((m) => m.length));
     this.edgeBytes = Math.max(this.overlap, unmarked?.bytes ?? 0);
@@ -152,13 +170,20 @@ export class LineSplitter {
     const lineNo = this.lines + 1;
     this.offset += nl - start + 1;
     this.lines = lineNo;
-    if (marked) {
+    if (marked || (this.unmarkedHead !== null && this.unmarkedHead.check(chunk, start, Math.min(nl, start + this.unmarkedHead.bytes), lineNo))) {
       let text = chunk.toString('utf8', start, nl);
       if (text.endsWith('\r')) text = text.slice(0, -1);
       if (text.length) this.onLine(text, lineNo);
     } else if (this.unmarked) {
       this.peek([chunk.subarray(start, nl)], lineNo);
     }
+  }
+
+  /** unmarkedHead's answer for a line held as parts (its first bytes copied together). */
+  private headWants(parts: Buffer[], line: number): boolean {
+    if (this.unmarkedHead === null) return false;
+    const head = firstBytes(parts, this.unmarkedHead.bytes);
+    return this.unmarkedHead.check(head, 0, head.length, line);
   }
 
   /** `inPart`: the scan found a marker entirely inside `part`. */
@@ -181,7 +206,7 @@ export class LineSplitter {
     if (this.reread && !this.pendingHasMarker && this.pendingBytes > HOLD_UNMARKED_BYTES && this.edgeBytes * 2 < HOLD_UNMARKED_BYTES) {
       // A long line without a marker so far (a base64 image): keep only its
       // edges; should a marker follow, the line is read again whole.
-      if (this.unmarked) this.head = firstBytes([...this.pending, part], this.unmarked.bytes);
+      if (this.headBytes > 0) this.head = firstBytes([...this.pending, part], this.headBytes);
       this.pending = [];
       this.dropped = true;
       return;
@@ -235,7 +260,8 @@ export class LineSplitter {
     if (this.discarding || bytes > this.maxLineBytes) {
       this.oversized.push({ line: lineNo, bytes });
     } else {
-      const marked = this.pendingHasMarker || inTail || this.markerAcross(tail);
+      const marked =
+        this.pendingHasMarker || inTail || this.markerAcross(tail) || this.headWants(this.dropped ? [this.head!] : [...this.pending, tail], lineNo);
       if (marked) text = Buffer.concat([...this.heldBytes(), tail]).toString('utf8');
       else if (this.unmarked) peekParts = this.dropped ? [this.head!, this.edge, tail] : [...this.pending, tail];
     }
@@ -275,7 +301,7 @@ export class LineSplitter {
         if (complete) {
           this.offset += this.pendingBytes;
           this.lines = lineNo;
-          if (this.pendingHasMarker) this.onLine(text, lineNo);
+          if (this.pendingHasMarker || this.headWants(parts, lineNo)) this.onLine(text, lineNo);
           else if (this.unmarked) this.peek(parts, lineNo);
         } else {
           tornTail = { line: lineNo, bytes: this.pendingBytes };

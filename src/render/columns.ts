@@ -32,6 +32,8 @@ export interface Column {
   distinct?: boolean;
   /** CSV: after the other columns (one added to a CSV whose column order is documented, shown elsewhere in the table). */
   csvLast?: boolean;
+  /** false: left out of terminal tables, even wide ones (CSV and HTML carry it). */
+  table?: false;
 }
 
 export type Cell = string | number | null | undefined;

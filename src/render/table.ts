@@ -74,7 +74,8 @@ interface Layout {
 
 function layout(d: Dataset, width: number): Layout {
   const wide = width >= WIDE_AT;
-  let cols = wide ? d.columns : d.columns.filter((c) => c.narrow);
+  // A column marked `table: false` is for CSV and HTML only.
+  let cols = (wide ? d.columns : d.columns.filter((c) => c.narrow)).filter((c) => c.table !== false);
   const dropped: Column[] = [];
   for (;;) {
     const { rows, totals } = cellTexts(d, cols, wide ? 'wide' : 'narrow');

@@ -15,6 +15,7 @@ import { sortRows } from './sort.js';
 import { metricsOf, templateValues, type Metrics, type ReportParams } from './summary.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { cursorDataset, cursorSection, type CursorSection } from './cursor-days.js';
+import { perPromptDataset, sameModelDataset, UNIT_COLUMNS, unitStats, type SameModelRow, type UnitFigures } from './compare-units.js';
 
 export interface Efficiency {
   sessions: number | null;
@@ -42,7 +43,7 @@ export interface ContextFigures {
 type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 export type HarnessRow = { harness: string; billed_usage: boolean } & (Metrics | Nullable<Metrics>) &
-  Efficiency & { context: ContextFigures | null };
+  Efficiency & UnitFigures & { context: ContextFigures | null };
 
 export interface CompareReport {
   since: string;
@@ -52,9 +53,11 @@ export interface CompareReport {
   breakdown_by: GroupKey[];
   totals: Metrics;
   harnesses: HarnessRow[];
-  breakdown: (Metrics & Efficiency & Record<string, unknown>)[];
+  breakdown: (Metrics & Efficiency & UnitFigures & Record<string, unknown>)[];
   /** Cursor's imported billed usage beside its local chats, per day (null when cursor-agent is not reported or has nothing in the range). */
   cursor: CursorSection | null;
+  /** Models that answered prompts in two or more harnesses: per-prompt figures side by side (compare-units.ts). */
+  same_model: SameModelRow[];
   warnings: string[];
 }
 
@@ -131,18 +134,25 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
   const perDetail = detail ? await runTemplate(conn, t, values, { detail: groupExpr(detail) }) : [];
   const context = new Map((await runTemplate(conn, loadTemplate(q.context), templateValues(p))).map((r) => [r.harness as string, contextOf(r)]));
   const billed = new Map(perHarness.map((r) => [r.harness as string, r]));
+  const units = await unitStats(conn, p, detail);
 
   const listed: HarnessRow[] = [];
   for (const h of HARNESS_IDS) {
     const r = billed.get(h);
     const ctx = context.get(h) ?? null;
-    if (r) listed.push({ harness: h, billed_usage: true, ...metricsOf(r), ...efficiencyOf(r), context: ctx });
-    else if (ctx) listed.push({ harness: h, billed_usage: false, ...UNKNOWN_USAGE, context: ctx });
+    if (r) listed.push({ harness: h, billed_usage: true, ...metricsOf(r), ...efficiencyOf(r), ...units.harness(h, true), context: ctx });
+    else if (ctx) listed.push({ harness: h, billed_usage: false, ...UNKNOWN_USAGE, ...units.harness(h, false), context: ctx });
   }
   // --sort (default by cost): a harness without billed usage (unknown cost) last.
   const harnesses = sortRows(listed, ['harness'], p.sort);
   const breakdown = sortRows(
-    perDetail.map((r) => ({ harness: r.harness as string, [detail!]: r.detail as string, ...metricsOf(r), ...efficiencyOf(r) })),
+    perDetail.map((r) => ({
+      harness: r.harness as string,
+      [detail!]: r.detail as string,
+      ...metricsOf(r),
+      ...efficiencyOf(r),
+      ...units.detail(r.harness as string, r.detail as string, true),
+    })),
     ['harness', detail!],
     p.sort,
   );
@@ -156,6 +166,7 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
     harnesses,
     breakdown,
     cursor: p.harnesses.includes('cursor-agent') ? await cursorSection(conn, p, q.cursor).then((c) => (c.days.length ? c : null)) : null,
+    same_model: units.sameModel,
     warnings,
   };
 
@@ -172,6 +183,7 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
       cache_write_share: h.cache_write_share,
       reasoning_share: h.reasoning_share,
     }));
+  charts.prompt_costs = await units.promptCosts();
   return { definition: def, json: report as unknown as Record<string, unknown>, datasets: compareDatasets(def, report, detail), warnings, charts };
 }
 
@@ -200,7 +212,7 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
   const out: Dataset[] = [
     {
       title: `${def.title} ${periodLabel(r.since, r.until, r.timezone)}: per harness`,
-      columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, col('billed', 'Billed', 'text', true), ...EFFICIENCY_COLUMNS],
+      columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, col('billed', 'Billed', 'text', true), ...EFFICIENCY_COLUMNS, ...UNIT_COLUMNS],
       rows: r.harnesses.map(({ context: _c, billed_usage, ...h }) => ({ ...h, billed: billed_usage ? 'yes' : 'no' })),
       notes: [
         ...(r.harnesses.some((h) => !h.billed_usage)
@@ -210,13 +222,26 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
       ],
     },
   ];
+  out.push(perPromptDataset('Per prompt, per harness', r.harnesses.map(({ context: _c, ...h }) => ({ ...h })), [{ field: 'harness', label: 'Harness' }]));
   if (detail) {
+    const label = detail[0]!.toUpperCase() + detail.slice(1);
     out.push({
       title: `Per harness and ${detail}`,
-      columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, { field: detail, label: detail[0]!.toUpperCase() + detail.slice(1), kind: 'key', narrow: true }, ...EFFICIENCY_COLUMNS],
+      columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, { field: detail, label, kind: 'key', narrow: true }, ...EFFICIENCY_COLUMNS, ...UNIT_COLUMNS],
       rows: r.breakdown.map((b) => ({ ...b }) as Record<string, string | number | null>),
     });
+    out.push(
+      perPromptDataset(
+        `Per prompt, per harness and ${detail}`,
+        r.breakdown.filter((b) => b.prompts > 0),
+        [
+          { field: 'harness', label: 'Harness' },
+          { field: detail, label },
+        ],
+      ),
+    );
   }
+  out.push(sameModelDataset(r.same_model));
   const ctx = r.harnesses.filter((h) => h.context);
   if (ctx.length) {
     out.push({

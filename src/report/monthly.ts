@@ -15,6 +15,7 @@ import { periodLabel, todayIn, UsageError } from './period.js';
 import { sortRows } from './sort.js';
 import { contextEntries, costSource, metricsOf, templateValues, type CostSource, type Metrics, type ReportParams } from './summary.js';
 import { loadTemplate, runTemplate } from './template.js';
+import { ensureUnitMacros } from './unit-macros.js';
 
 /** Keys a month can be broken down by (time keys would repeat the month). */
 export const MONTHLY_BREAKDOWNS = ['harness', 'model', 'project', 'session', 'machine'] as const;
@@ -53,7 +54,7 @@ export interface MonthSection {
   totals: MonthRow;
   /** `by_harness`, `by_model`, `by_project`, `by_session`: one list per breakdown key. */
   [breakdown: `by_${string}`]: (MonthRow & Record<string, unknown>)[];
-  top_sessions: (Metrics & { rank: number; harness: string; session: string; project: string; models: string; first_ts: string | null; last_ts: string | null })[];
+  top_sessions: (Metrics & { rank: number; harness: string; session: string; project: string; models: string; first_ts: string | null; last_ts: string | null; prompts: number; tool_calls: number })[];
   top_days: (Metrics & { rank: number; day: string; sessions: number })[];
   cost_shares: CostShares | null;
 }
@@ -185,6 +186,7 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
   for (const k of new Set<Breakdown>([...keys, 'harness'])) perKey.set(k, await byMonth(groupExpr(k)));
 
   const top = (name: string, dflt: number) => Math.max(0, Math.floor(def.options?.[name] ?? dflt));
+  await ensureUnitMacros(conn); // top sessions show their prompts and tool calls
   const sessions = await runTemplate(conn, loadTemplate(q.top_sessions), { ...values, top: top('top_sessions', 10) });
   const days = await runTemplate(conn, loadTemplate(q.top_days), { ...values, top: top('top_days', 5) });
   const fit = await runTemplate(conn, loadTemplate(q.cost_fit), values);
@@ -236,6 +238,8 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
         ...metricsOf(r),
         first_ts: iso(r.first_ts_ms),
         last_ts: iso(r.last_ts_ms),
+        prompts: num(r.prompts),
+        tool_calls: num(r.tool_calls),
       }));
     section.top_days = days.filter((r) => r.month === month).map((r) => ({ rank: num(r.rank), day: String(r.day), ...metricsOf(r), sessions: num(r.sessions) }));
     return section;
@@ -349,6 +353,8 @@ function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[
       { field: 'session', label: 'Session', kind: 'key', narrow: true },
       { field: 'project', label: 'Project', kind: 'key' },
       metric('models', 'Models', 'text'),
+      metric('prompts', 'Prompts', 'int', true),
+      metric('tool_calls', 'Tools', 'int', true),
       metric('requests', 'Reqs', 'int'),
       metric('total_tokens', 'Tokens', 'int', true),
       { ...metric('cost_usd', 'Cost', 'usd', true), partial: COST_PARTIAL },

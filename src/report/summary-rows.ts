@@ -8,6 +8,7 @@ import type { GroupKey } from './groups.js';
 import { periodLabel } from './period.js';
 import { sortRows, type SortKey } from './sort.js';
 import { unpricedNote } from '../render/cells.js';
+import { sessionColumns } from './session-columns.js';
 
 export type CostMode = 'auto' | 'computed' | 'recorded';
 /**
@@ -183,9 +184,8 @@ const CONTEXT_NOTE =
 /** The tables of a summary report: usage per group, then Cursor's context figures when there are any. */
 export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport): Dataset[] {
   const note = unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens);
-  const datasets: Dataset[] = [
-    { title: `${title} ${periodLabel(p.since, p.until, p.tz)}`, columns: [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS], rows: r.rows, totals: { ...r.totals }, notes: note ? [note] : [] },
-  ];
+  const columns = p.by.includes('session') ? sessionColumns(p.by) : [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS];
+  const datasets: Dataset[] = [{ title: `${title} ${periodLabel(p.since, p.until, p.tz)}`, columns, rows: r.rows, totals: { ...r.totals }, notes: note ? [note] : [] }];
   if (r.context?.length) {
     datasets.push({
       title: 'Cursor context',

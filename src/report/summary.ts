@@ -5,6 +5,7 @@ import { e10ToUsd } from '../core/money.js';
 import { estimateKeys, summaryFromRows, type ContextEntry, type ReportParams, type SummaryReport, type TemplateRow } from './summary-rows.js';
 import { keysSlot } from './groups.js';
 import { loadTemplate, runTemplate } from './template.js';
+import { applySessionView, sessionFacts } from './session-view.js';
 
 export type { ContextEntry, CostMode, CostSource, Metrics, ReportParams, Row, SummaryReport } from './summary-rows.js';
 export { costSource, METRIC_FIELDS, metricsOf, sumTemplateRows } from './summary-rows.js';
@@ -26,7 +27,9 @@ export async function summaryReport(
   const values = { ...templateValues(p), cost_mode: p.costMode };
   const raw = await runTemplate(conn, t, values, { keys: keysSlot(p.by) });
   const estimates = p.by.includes('session') ? await sessionEstimates(conn) : null;
-  return { report: summaryFromRows(p, raw, estimates, await contextEntries(conn, p), warnings), raw, estimates };
+  const report = summaryFromRows(p, raw, estimates, await contextEntries(conn, p), warnings);
+  if (p.by.includes('session')) applySessionView(report, raw, await sessionFacts(conn, p));
+  return { report, raw, estimates };
 }
 
 async function sessionEstimates(conn: DuckDBConnection): Promise<Map<string, number>> {

@@ -291,6 +291,68 @@ export const MIGRATIONS: readonly string[] = [
     source_line INTEGER
   );
   `,
+  // v10: units of work (issue 27) and session facts. A unit is a prompt typed
+  // by a person, an assistant turn that ended, the tool calls of a response,
+  // or a prompt a parent agent wrote for a subagent: counts and timestamps
+  // only, never text. Kept like responses: the repeated strings (source,
+  // harness, session) once per combination in unit_attrs, one row per
+  // unit (or group of units copied together, n of them) with the 64-bit hash
+  // of its dedupe key and its kind (index in WORK_UNIT_KINDS) in unit_rows
+  // (numbers only, written as data chunks,
+  // store/unit-rows.ts; core/unit-columns.ts). work_units
+  // keeps one row per (harness, kind, dedupe_key): the lowest rank (originals
+  // before fork copies), then the most units, then a stable order.
+  // session_fact_rows: a session's title (never prompt text) and parent
+  // session, per source; session_facts picks, per session, the title of the
+  // lowest title_rank, latest seq ('' = cleared) and any parent.
+  `
+  CREATE TABLE unit_attrs (
+    unit_attr_id INTEGER NOT NULL,
+    source_key VARCHAR NOT NULL,
+    harness VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL
+  );
+  CREATE TABLE unit_rows (
+    unit_attr_id INTEGER NOT NULL,
+    kind INTEGER NOT NULL,
+    dedupe_key BIGINT NOT NULL,
+    dedupe_rank INTEGER NOT NULL,
+    ts_ms BIGINT NOT NULL,
+    n INTEGER NOT NULL
+  );
+  CREATE TABLE session_fact_rows (
+    source_key VARCHAR NOT NULL,
+    harness VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL,
+    title VARCHAR,
+    title_rank INTEGER NOT NULL,
+    parent_session_id VARCHAR,
+    seq BIGINT NOT NULL
+  );
+  CREATE VIEW unit_events AS
+    SELECT a.source_key, a.harness, a.session_id,
+           ['prompt', 'turn', 'tool_call', 'subagent_task'][r.kind + 1] AS kind,
+           r.dedupe_key, r.dedupe_rank, r.ts_ms, r.n
+    FROM unit_rows r JOIN unit_attrs a USING (unit_attr_id);
+  -- As billed_events: only the keys that repeat go through the window.
+  CREATE VIEW work_units AS
+    WITH repeated AS (
+      SELECT dedupe_key FROM unit_rows GROUP BY dedupe_key HAVING count(*) > 1
+    )
+    SELECT harness, session_id, kind, dedupe_key, ts_ms, n
+    FROM unit_events u ANTI JOIN repeated r ON u.dedupe_key = r.dedupe_key
+    UNION ALL
+    SELECT harness, session_id, kind, dedupe_key, ts_ms, n FROM (
+      SELECT u.* FROM unit_events u SEMI JOIN repeated r ON u.dedupe_key = r.dedupe_key
+    )
+    QUALIFY row_number() OVER (PARTITION BY harness, kind, dedupe_key ORDER BY dedupe_rank, n DESC, source_key, ts_ms) = 1;
+  CREATE VIEW session_facts AS
+    SELECT harness, session_id,
+           nullif(first(title ORDER BY title_rank, seq DESC) FILTER (WHERE title IS NOT NULL), '') AS title,
+           first(parent_session_id ORDER BY seq DESC) FILTER (WHERE parent_session_id IS NOT NULL) AS parent_session_id
+    FROM session_fact_rows
+    GROUP BY harness, session_id;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -27,7 +27,7 @@ export type UsageRowEvent = Pick<
   | 'request_units'
 >;
 
-type Kind = 'int' | 'big' | 'str' | 'bool';
+export type Kind = 'int' | 'big' | 'str' | 'bool';
 /** usage_rows' columns in table order: their kind and whether they take NULL (schema.ts). */
 const COLUMNS: readonly [string, Kind, boolean][] = [
   ['attr_id', 'int', false],
@@ -60,8 +60,8 @@ const TWO_32 = 4294967296;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** A column's values for one chunk, in the layout of its DuckDB vector. */
-class ColumnBuffer {
+/** A column's values for one chunk, in the layout of its DuckDB vector (also used by unit-rows.ts). */
+export class ColumnBuffer {
   readonly bytes: ArrayBuffer;
   readonly i32: Int32Array | null;
   readonly u32: Uint32Array | null;
@@ -80,7 +80,7 @@ class ColumnBuffer {
   }
 
   setNull(i: number): void {
-    if (!this.validity) throw new Error('NULL in a NOT NULL column of usage_rows');
+    if (!this.validity) throw new Error('NULL in a NOT NULL column');
     if (!this.nulls) {
       this.validity.fill(0xff);
       this.nulls = true;
@@ -97,6 +97,13 @@ class ColumnBuffer {
     if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw new RangeError(`not a 32-bit integer: ${v}`);
     this.i32![i] = v;
     this.valid(i);
+  }
+
+  /** A 64-bit value given as its two signed 32-bit halves. */
+  setHalves(i: number, high: number, low: number): void {
+    this.valid(i);
+    this.u32![2 * i] = low >>> 0;
+    this.u32![2 * i + 1] = high >>> 0;
   }
 
   setBig(i: number, v: number | bigint): void {

@@ -5,9 +5,14 @@ import { checkCost, parseTimestamp, readTokenFields } from '../../core/numbers.j
 import type { UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromKey } from './paths.js';
+import { isTitleLine, personPrompt, PROMPT_MARKERS, TITLE_HEAD_BYTES, titleOf, TOOL_CALL_BLOCKS, TURN_ENDING_STOPS } from './units.js';
 
-/** Only lines containing one of these can carry usage or a cost estimate; the rest are never parsed. */
-const MARKERS = ['"usage"', '"cost-state"'];
+/**
+ * Only lines containing one of these can carry usage or a cost estimate, or
+ * be a prompt (units.ts: those are read at byte level, never parsed); the
+ * rest are never parsed, but for title records, told by their first bytes.
+ */
+const MARKERS = ['"usage"', '"cost-state"', ...PROMPT_MARKERS];
 
 const USAGE_FIELDS = {
   input: 'input_tokens',
@@ -21,6 +26,8 @@ const USAGE_FIELDS = {
 
 interface ClaudeState {
   lastCwd: string | null;
+  /** uuid of the last prompt read (a turn is keyed by the prompt that started it, across appends). */
+  lastPrompt?: string | null;
 }
 
 const totalOf = (e: UsageEvent) => e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens;
@@ -29,16 +36,61 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   const file = source.path;
   const meta = source.meta ?? {};
   const sessionId = meta.sessionId ?? 'unknown';
-  const state: ClaudeState = { lastCwd: (opts.resume?.state as ClaudeState | undefined)?.lastCwd ?? null };
+  const prior = opts.resume?.state as ClaudeState | undefined;
+  const state: ClaudeState = { lastCwd: prior?.lastCwd ?? null, lastPrompt: prior?.lastPrompt ?? null };
   // Split lines of one streamed response repeat its usage; subagent files
   // before 2.1.307 carry placeholder usage on early split lines. Keep, per
   // message.id, the line with the largest usage (the store applies the same
   // rule across files and across appends).
   const byMessage = new Map<string, UsageEvent>();
   const noProject: UsageEvent[] = [];
+  // Units of work (units.ts). A subagent's file holds no prompts of a
+  // person: its user records are what the parent agent wrote for it.
+  const main = meta.role !== 'subagent';
+  // A turn runs from a prompt to the response that ends it: one turn per
+  // prompt at most, however many responses stop for good before the next
+  // prompt (a Stop hook can make the model go on). Keyed by the prompt that
+  // started it (carried across appends), so a read that ends inside a turn
+  // and the next read count it once; emitted at the next prompt or the end
+  // of the read.
+  let turnEnd: { key: string; rank: number; ts: number } | null = null;
+  const endTurn = () => {
+    if (!turnEnd) return;
+    sink.unit({ harness: 'claude-code', session_id: sessionId, kind: 'turn', dedupe_key: turnEnd.key, dedupe_rank: turnEnd.rank, ts: turnEnd.ts, count: 1 });
+    turnEnd = null;
+  };
+  let title: { title: string; rank: number; line: number } | null = null;
 
-  const resume = await scanJsonlFile(file, { markers: MARKERS, resume: opts.resume }, sink, (rec, line) => {
+  /** A user-role line (a marker matched): counted at byte level here and never parsed (it carries no usage). */
+  const userLine = (text: string, line: number): boolean => {
+    const r = text.indexOf('"role":"');
+    if (r < 0 || text.charCodeAt(r + 8) !== 0x75 /* u(ser) */) return false;
+    const p = personPrompt(text);
+    const ts = p ? parseTimestamp(p.ts) : null;
+    if (p && ts !== null) {
+      if (main) {
+        endTurn();
+        state.lastPrompt = p.uuid;
+      }
+      sink.unit({ harness: 'claude-code', session_id: sessionId, kind: main ? 'prompt' : 'subagent_task', dedupe_key: `uuid:${p.uuid}`, dedupe_rank: p.copy ? 1 : 0, ts, count: 1 });
+    }
+    return true;
+  };
+
+  const scanOpts = {
+    markers: MARKERS,
+    resume: opts.resume,
+    beforeParse: userLine,
+    unmarkedHead: { bytes: TITLE_HEAD_BYTES, check: (buf: Buffer, start: number, end: number) => main && isTitleLine(buf, start, end) },
+  };
+  const resume = await scanJsonlFile(file, scanOpts, sink, (rec, line) => {
     const at = { file, line };
+    const t = main && rec.type !== 'assistant' ? titleOf(rec) : null;
+    if (t) {
+      // Re-appended many times: the lowest rank, then the last, wins.
+      if (t.title && (!title || t.rank <= title.rank)) title = { ...t, line };
+      return;
+    }
     if (typeof rec.cwd === 'string' && rec.cwd) {
       state.lastCwd = rec.cwd;
       // Lines before the first cwd take the nearest following one.
@@ -95,6 +147,18 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       source_line: line,
     };
     if (ev.project === null) noProject.push(ev);
+    // Tool calls: one block per split line, each once by its id (fork copies keep ids).
+    if (Array.isArray(msg.content)) {
+      for (const b of msg.content) {
+        if (b && typeof b === 'object' && TOOL_CALL_BLOCKS.has(b.type) && typeof b.id === 'string' && b.id) {
+          sink.unit({ harness: 'claude-code', session_id: sessionId, kind: 'tool_call', dedupe_key: `${dedupeKey}#${b.id}`, dedupe_rank: ev.dedupe_rank, ts, count: 1 });
+        }
+      }
+    }
+    // A turn ends with a main-thread response that stops for good (keyed like the response).
+    if (main && rec.isSidechain !== true && TURN_ENDING_STOPS.has(msg.stop_reason)) {
+      turnEnd = { key: `turn:${state.lastPrompt ?? `start:${sessionId}`}`, rank: ev.dedupe_rank, ts };
+    }
     const prev = byMessage.get(dedupeKey);
     if (!prev || totalOf(ev) > totalOf(prev)) {
       if (prev) ev.ts = Math.min(ev.ts, prev.ts);
@@ -105,5 +169,8 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   const fallback = projectFromKey(meta.projectKey ?? '');
   for (const e of noProject) e.project = fallback || null;
   for (const e of byMessage.values()) sink.event(e);
+  endTurn();
+  const named = title as { title: string; rank: number; line: number } | null;
+  if (named) sink.sessionFact({ harness: 'claude-code', session_id: sessionId, title: named.title, title_rank: named.rank, parent_session_id: null, seq: named.line });
   return { ...resume, state };
 }

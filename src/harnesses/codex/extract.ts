@@ -17,6 +17,9 @@ import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../typ
 import { parseRolloutName } from './paths.js';
 import { minus, normalize, plus, readTokens, sameTokens, type Tokens } from './usage.js';
 import { RateLimitReader } from './rate-limits.js';
+import { headUnit, UNIT_HEAD_BYTES, unitKindOf } from './units.js';
+import { extractThreadNames } from './thread-names.js';
+import type { WorkUnitKind } from '../../core/types.js';
 import { basename } from 'node:path';
 
 /** Only lines containing one of these can matter; the rest (messages, tool output, images) are never parsed. */
@@ -115,6 +118,7 @@ function restoredState(raw: unknown): CodexState | null {
 }
 
 export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+  if (source.meta?.role === 'thread-names') return extractThreadNames(source, sink, opts);
   const file = source.path;
   const name = parseRolloutName(basename(file));
   const rolloutId = source.meta?.rolloutId ?? name.rolloutId;
@@ -196,8 +200,8 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
   };
 
   /** True for records that are inherited copies (sub-agent parent context, legacy fork copies): they add nothing. */
-  const inherited = (rec: any, ts: number | null): boolean => {
-    if (st.subagentStart !== null && typeof rec.ordinal === 'number' && rec.ordinal < st.subagentStart) return true;
+  const inherited = (ordinal: unknown, ts: number | null): boolean => {
+    if (st.subagentStart !== null && typeof ordinal === 'number' && ordinal < st.subagentStart) return true;
     if (st.inForkCopy) {
       if (ts !== null && st.forkCreatedTs !== null && ts >= st.forkCreatedTs) {
         st.inForkCopy = false; // first record written by the fork itself: the copy block is over
@@ -206,6 +210,34 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       return true;
     }
     return false;
+  };
+
+  /**
+   * A unit of work (units.ts) at `line`: none for inherited records; a
+   * sub-agent thread's user messages are its parent's tasks. Keyed by thread,
+   * rollout and line, which compression and archiving keep.
+   */
+  // Tool calls between two other records (a response's calls, before its
+  // usage line) go as one row: keyed by the first call's line, counting all.
+  let tools: { line: number; ts: number; n: number } | null = null;
+  const flushTools = () => {
+    if (!tools) return;
+    sink.unit({ harness: 'codex', session_id: st.threadId, kind: 'tool_call', dedupe_key: `codex:${st.threadId}:${rollout}:L${tools.line}`, dedupe_rank: 0, ts: tools.ts, count: tools.n });
+    tools = null;
+  };
+  const countUnit = (kind: WorkUnitKind | 'user', ts: number | null, ordinal: number | null, line: number) => {
+    if (inherited(ordinal, ts)) return;
+    const when = ts ?? st.lastTs;
+    if (ts !== null) st.lastTs = ts;
+    if (when === null) return;
+    if (kind === 'tool_call') {
+      if (tools) tools.n++;
+      else tools = { line, ts: when, n: 1 };
+      return;
+    }
+    flushTools();
+    const k: WorkUnitKind = kind === 'user' ? (st.subagent ? 'subagent_task' : 'prompt') : kind;
+    sink.unit({ harness: 'codex', session_id: st.threadId, kind: k, dedupe_key: `codex:${st.threadId}:${rollout}:L${line}`, dedupe_rank: 0, ts: when, count: 1 });
   };
 
   const onSessionMeta = (p: any, line: number, ts: number | null, at: SourceLocation) => {
@@ -222,6 +254,10 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     st.provider = str(p.model_provider);
     st.subagent = isSubagentSource(p.source) || str(p.parent_thread_id) !== null || p.thread_source === 'subagent';
     st.subagentStart = nonNegInt(p.subagent_history_start_ordinal);
+    // A sub-agent's own thread is linked to the thread that spawned it (its prompts are attributed there).
+    const spawn = p.source && typeof p.source === 'object' ? p.source.subagent?.thread_spawn : null;
+    const parent = str(p.parent_thread_id) ?? (spawn && typeof spawn === 'object' ? str(spawn.parent_thread_id) : null);
+    if (parent) sink.sessionFact({ harness: 'codex', session_id: st.threadId, title: null, title_rank: 0, parent_session_id: parent, seq: line });
     if (p.history_base && typeof p.history_base === 'object') {
       // Fork/revert: the inherited prefix stays in the other rollout (not
       // copied, not counted here); this file's totals continue from it.
@@ -402,6 +438,10 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       return;
     }
     if (!p || typeof p !== 'object') return;
+    // A unit whose line also held a marker string (e.g. a tool call whose arguments mention token_count).
+    const unit = unitKindOf(rec.type, p.type, p.item && typeof p.item === 'object' ? p.item.type : null);
+    if (unit) countUnit(unit, ts, typeof rec.ordinal === 'number' ? rec.ordinal : null, line);
+    else flushTools(); // a usage line (or other parsed record) ends the response's calls
     let kind: 'turn_context' | 'token_count' | 'record' | 'task_started' | 'rollback' | null = null;
     if (rec.type === 'turn_context') kind = 'turn_context';
     else if (rec.type === 'token_usage_record') kind = 'record';
@@ -411,7 +451,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       else if (p.type === 'thread_rolled_back') kind = 'rollback';
     }
     if (kind === null) return; // a marker string inside some other record
-    const isInherited = inherited(rec, ts);
+    const isInherited = inherited(rec.ordinal, ts);
     switch (kind) {
       case 'turn_context':
         onTurnContext(p, isInherited);
@@ -438,13 +478,23 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     if (ts !== null) st.lastTs = ts;
   };
 
+  // Lines without a marker: units of work counted from their first bytes (units.ts), never parsed.
+  const unmarkedHead = {
+    bytes: UNIT_HEAD_BYTES,
+    check: (buf: Buffer, start: number, end: number, line: number) => {
+      const u = headUnit(buf, start, end);
+      if (u) countUnit(u.kind, u.ts, u.ordinal, line);
+      return false;
+    },
+  };
   let point: ResumePoint | null = null;
   if (source.kind === 'jsonl.zst') {
-    await scanJsonlZstFile(file, { markers: MARKERS }, sink, handle);
+    await scanJsonlZstFile(file, { markers: MARKERS, unmarkedHead }, sink, handle);
   } else {
-    point = await scanJsonlFile(file, { markers: MARKERS, resume }, sink, handle);
+    point = await scanJsonlFile(file, { markers: MARKERS, resume, unmarkedHead }, sink, handle);
   }
   flushPending();
+  flushTools();
   if (!st.metaSeen && parsedLines > 0) sink.warn('first line is not a readable session_meta; thread id taken from the file name', { file, line: 1 });
   for (const e of out) sink.event(e);
   if (sink.rateLimit) limits.flush((r) => sink.rateLimit!(r), st.threadId);

@@ -4,7 +4,9 @@
 // .jsonl or (after 7 idle days) .jsonl.zst. A root may also be a sessions or
 // archived_sessions folder itself.
 import { basename, join } from 'node:path';
+import { exists } from '../../io/observed-fs.js';
 import { isDir, RealPaths, resolveRoots, walkFiles } from '../roots.js';
+import { THREAD_NAMES_FILE } from './thread-names.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
@@ -68,6 +70,15 @@ export async function discoverCodex(roots: RootSpec[], warn: (m: string, at: Sou
         const meta: Record<string, string> = { rolloutId, archived: archived ? '1' : '0' };
         if (threadId) meta.threadId = threadId;
         out.push({ harness: 'codex', key: real, path: file, kind: file.endsWith('.zst') ? 'jsonl.zst' : 'jsonl', meta });
+      }
+    }
+    // Thread names (titles), in the Codex home itself.
+    const names = join(root.path, THREAD_NAMES_FILE);
+    if (exists(names)) {
+      const real = realPaths.of(names);
+      if (!seen.has(real)) {
+        seen.add(real);
+        out.push({ harness: 'codex', key: real, path: names, kind: 'jsonl', meta: { role: 'thread-names' } });
       }
     }
   }

@@ -5,7 +5,7 @@
 // README.md beside this file.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ContextRow } from '../../core/types.js';
+import type { ContextRow, WorkUnit } from '../../core/types.js';
 import { openSqliteReadOnly, type SqliteDb } from '../../io/sqlite.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { countStaleRoots } from './census.js';
@@ -22,6 +22,8 @@ export interface ChatMeta {
   lastUsedModel: string | null;
   /** Set when the store belongs to a subagent run with its own store. */
   parentAgentId: string | null;
+  /** The chat's name (its title); 'New Agent' until named, '<name> (forked)' for a fork. */
+  name: string | null;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
@@ -73,6 +75,7 @@ export function readMeta(db: SqliteDb, file: string, sink: ExtractSink): ChatMet
     createdAt: typeof m.createdAt === 'number' ? epochMs(m.createdAt) : null,
     lastUsedModel: str(m.lastUsedModel),
     parentAgentId: info ? str(info.parentAgentId) : null,
+    name: str(m.name),
   };
 }
 
@@ -89,6 +92,27 @@ export function readSidecarCwd(dbPath: string, sink: ExtractSink): string | null
     sink.warn(`meta.json unreadable (${err.code ?? 'invalid JSON'}); project taken from the folder name`, { file });
   }
   return null;
+}
+
+/** Cursor's name of a chat nobody named yet: no title. */
+const DEFAULT_NAME = 'New Agent';
+
+/**
+ * The units of work of one row's turns (README "Units of work"): a person's
+ * prompt (a subagent's turns are its parent's tasks), the turn's end when it
+ * completed, its tool-call steps. A fork's copies (`(forked)` chats) lose to
+ * the original chat's.
+ */
+function emitUnits(sink: ExtractSink, session: string, s: StateSummary | null, o: { subagent: boolean; rank: number; fallbackTs: number | null }): void {
+  for (const t of s?.turnUnits ?? []) {
+    const ts = t.started ?? t.completed ?? o.fallbackTs;
+    if (ts === null) continue;
+    const unit = (kind: WorkUnit['kind'], at: number, count = 1) =>
+      sink.unit({ harness: 'cursor-agent', session_id: session, kind, dedupe_key: t.key, dedupe_rank: o.rank, ts: at, count });
+    if (t.person) unit(o.subagent ? 'subagent_task' : 'prompt', ts);
+    if (t.completed !== null) unit('turn', t.completed);
+    if (t.tools > 0) unit('tool_call', ts, t.tools);
+  }
 }
 
 function span(times: number[]): { first: number | null; last: number | null } {
@@ -137,6 +161,13 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
     sink.count(meta?.parentAgentId ? COUNTERS.subagents : COUNTERS.chats);
     const baseTimes = meta?.createdAt != null ? [meta.createdAt] : [];
     const model = meta?.lastUsedModel ?? null;
+    const rank = meta?.name?.endsWith(' (forked)') ? 1 : 0;
+    const fallbackTs = meta?.createdAt ?? null;
+    // Title: the chat's name (the meta row's `name`, issue 25), unless still the default; a subagent store names its parent.
+    const name = meta?.name && meta.name !== DEFAULT_NAME ? meta.name : null;
+    if (name !== null || meta?.parentAgentId) {
+      sink.sessionFact({ harness: 'cursor-agent', session_id: session, title: name, title_rank: 0, parent_session_id: meta?.parentAgentId ?? null, seq: 0 });
+    }
 
     const rootId = meta?.latestRootBlobId ?? '';
     const root = rootId ? graph.root(rootId) : null;
@@ -144,7 +175,9 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
       // latestRootBlobId '' (never checkpointed), or a root we could not read: 0 turns, no occupancy.
       sink.context(row(session, project, model, null, baseTimes));
     } else {
-      sink.context(row(session, project, model, graph.summarize(root, rootId, 'latest root'), baseTimes));
+      const summary = graph.summarize(root, rootId, 'latest root');
+      sink.context(row(session, project, model, summary, baseTimes));
+      emitUnits(sink, session, summary, { subagent: meta?.parentAgentId != null, rank, fallbackTs });
       for (const sub of graph.subagents(root, rootId)) {
         sink.count(COUNTERS.subagents);
         const state = sub.state.conversation_state;
@@ -152,7 +185,10 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
         const summary = state ? graph.summarize(state, sub.blob, `subagent ${sub.id}`, ancestors) : null;
         const times = [epochMs(sub.state.created_timestamp_ms), epochMs(sub.state.last_used_timestamp_ms)].filter((t): t is number => t !== null);
         // Model: the subagent's own model_id; the parent's lastUsedModel may be another model, so it is not borrowed.
-        sink.context(row(`${chatId}/${sub.id}`, project, sub.state.model_id || null, summary, times));
+        const subSession = `${chatId}/${sub.id}`;
+        sink.context(row(subSession, project, sub.state.model_id || null, summary, times));
+        emitUnits(sink, subSession, summary, { subagent: true, rank, fallbackTs: times[0] ?? fallbackTs });
+        sink.sessionFact({ harness: 'cursor-agent', session_id: subSession, title: null, title_rank: 0, parent_session_id: session, seq: 0 });
       }
     }
     sink.count(COUNTERS.liveRoots, graph.liveRoots.size);

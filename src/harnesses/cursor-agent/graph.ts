@@ -13,7 +13,22 @@ import { decodeState, decodeSubagent, decodeTurn, decodeUserMessage, type StateM
 /** SHA-256 of zero bytes: the id an empty ConversationStateStructure would have. */
 export const EMPTY_STATE_ID = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
+/** One agent turn as units of work (extract.ts makes WorkUnits of it). */
+export interface TurnUnits {
+  /** UserMessage.message_id, else the user message's blob id: forks copy both. */
+  key: string;
+  started: number | null;
+  /** UserMessage.completed_at_ms: the turn ended. */
+  completed: number | null;
+  /** Written by a person (not a simulated, system-injected message). */
+  person: boolean;
+  /** Steps of the turn that are tool calls. */
+  tools: number;
+}
+
 export interface StateSummary {
+  /** The agent turns (with a user message), for units of work. */
+  turnUnits: TurnUnits[];
   turns: number;
   latest_used_tokens: number | null;
   max_tokens: number | null;
@@ -59,6 +74,29 @@ export class BlobGraph {
   ) {
     const stmt = db.prepare('SELECT data FROM blobs WHERE id = ?').pluck();
     this.get = (id) => stmt.get(id);
+    // A step's kind is its first field: read its first bytes only (a tool
+    // call's blob holds the call's whole result, file contents included).
+    const head = db.prepare('SELECT substr(data, 1, 5) FROM blobs WHERE id = ?').pluck();
+    this.head = (id) => head.get(id);
+  }
+
+  private readonly head: (id: string) => unknown;
+
+  /**
+   * The field number of a ConversationStep's first field (its oneof case:
+   * 1 assistant_message, 2 tool_call, 3 thinking_message), read from the
+   * blob's first bytes without decoding it; null when missing or malformed.
+   */
+  stepField(id: string): number | null {
+    const v = this.head(id);
+    if (v === undefined || v === null) return null;
+    const b = Buffer.isBuffer(v) ? v : Buffer.from(String(v), 'latin1');
+    let tag = 0;
+    for (let i = 0, shift = 0; i < b.length && i < 5; i++, shift += 7) {
+      tag |= (b[i]! & 0x7f) << shift;
+      if ((b[i]! & 0x80) === 0) return (tag >>> 3) || null;
+    }
+    return null;
   }
 
   private warn(message: string, blob: string) {
@@ -112,6 +150,7 @@ export class BlobGraph {
     if (selfId) enclosing.add(selfId);
     const latest = state.token_details ? state.token_details.used_tokens : null;
     const out: StateSummary = {
+      turnUnits: [],
       turns: state.turns.length,
       latest_used_tokens: latest,
       max_tokens: state.token_details ? state.token_details.max_tokens : null,
@@ -144,6 +183,19 @@ export class BlobGraph {
       const um = this.decode(decodeUserMessage, umData, 'UserMessage', umId);
       if (!um) return;
       addTime(um.started_at_ms);
+      // Tool-call steps (field 2 of ConversationStep), by their first bytes.
+      let tools = 0;
+      for (const ref of turn.steps) {
+        const stepId = ref.length === 32 ? hexId(ref) : null;
+        if (stepId && this.stepField(stepId) === 2) tools++;
+      }
+      out.turnUnits.push({
+        key: um.message_id ? `msg:${um.message_id}` : `um:${umId}`,
+        started: epochMs(um.started_at_ms),
+        completed: epochMs(um.completed_at_ms),
+        person: !um.is_simulated_msg,
+        tools,
+      });
       if (!um.conversation_state_blob_id) return;
       const preId = this.ref(um.conversation_state_blob_id, `conversation_state_blob_id of user message ${umId}`, umId);
       if (!preId || preRoots.has(preId)) return;

@@ -64,11 +64,17 @@ export interface TurnMsg {
   /** 'agent' | 'shell' | null (no oneof case set: an unknown or empty turn). */
   kind: 'agent' | 'shell' | null;
   user_message: Uint8Array | null;
+  /** ConversationStep blob ids of an agent turn, in order. */
+  steps: Uint8Array[];
 }
 
 export interface UserMsg {
   conversation_state_blob_id: Uint8Array | null;
   started_at_ms: number;
+  completed_at_ms: number;
+  message_id: string;
+  /** A system-injected 'user' message (background task done, plan execution, goal continuation...). */
+  is_simulated_msg: boolean;
 }
 
 type Raw = Record<string, any>;
@@ -110,14 +116,20 @@ export function decodeTurn(buf: Uint8Array): TurnMsg {
   const m = agentType('ConversationTurnStructure').decode(buf) as Raw;
   if (m.agent_conversation_turn) {
     const um = m.agent_conversation_turn.user_message as Uint8Array | undefined;
-    return { kind: 'agent', user_message: um && um.length ? um : null };
+    return { kind: 'agent', user_message: um && um.length ? um : null, steps: (m.agent_conversation_turn.steps as Uint8Array[] | undefined) ?? [] };
   }
-  if (m.shell_conversation_turn) return { kind: 'shell', user_message: null };
-  return { kind: null, user_message: null };
+  if (m.shell_conversation_turn) return { kind: 'shell', user_message: null, steps: [] };
+  return { kind: null, user_message: null, steps: [] };
 }
 
 export function decodeUserMessage(buf: Uint8Array): UserMsg {
   const m = agentType('UserMessage').decode(buf) as Raw;
   const id = m.conversation_state_blob_id as Uint8Array | undefined;
-  return { conversation_state_blob_id: id && id.length ? id : null, started_at_ms: num(m.started_at_ms) };
+  return {
+    conversation_state_blob_id: id && id.length ? id : null,
+    started_at_ms: num(m.started_at_ms),
+    completed_at_ms: num(m.completed_at_ms),
+    message_id: typeof m.message_id === 'string' ? m.message_id : '',
+    is_simulated_msg: m.is_simulated_msg === true,
+  };
 }

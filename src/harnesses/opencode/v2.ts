@@ -8,9 +8,14 @@ import type { SqliteDb } from '../../io/sqlite.js';
 import type { ExtractSink } from '../types.js';
 import { columnNames, pick } from './tables.js';
 import { addUsage, hasUsage, isObject, modelRef, parseJson, readUsage, usageEvent, zeroUsage, type OcUsage } from './usage.js';
+import { readUnitsV2, type WorkRead } from './units.js';
 
-interface SessionInfo {
+export interface SessionInfo {
   id: string;
+  /** session_v2.title (never prompt text); null when absent. */
+  title: string | null;
+  /** The session that spawned this one (subagent child sessions). */
+  parentId: string | null;
   directory: string | null;
   model: string | null;
   provider: string | null;
@@ -25,11 +30,11 @@ interface SessionInfo {
 const COST_EPSILON = 1e-9;
 
 const SESSION_COLUMNS = [
-  'id', 'directory', 'model', 'fork_session_id', 'fork_boundary', 'time_created',
+  'id', 'directory', 'model', 'fork_session_id', 'fork_boundary', 'time_created', 'title', 'parent_id',
   'cost', 'tokens_input', 'tokens_output', 'tokens_reasoning', 'tokens_cache_read', 'tokens_cache_write',
 ];
 
-function readSessions(db: SqliteDb, table: string, file: string, sink: ExtractSink): Map<string, SessionInfo> {
+export function readSessions(db: SqliteDb, table: string, file: string, sink: ExtractSink): Map<string, SessionInfo> {
   const cols = columnNames(db, table);
   const hasTotals = cols.has('cost') || cols.has('tokens_input');
   const out = new Map<string, SessionInfo>();
@@ -59,6 +64,8 @@ function readSessions(db: SqliteDb, table: string, file: string, sink: ExtractSi
     }
     out.set(r.id, {
       id: r.id,
+      title: typeof r.title === 'string' ? r.title : null,
+      parentId: typeof r.parent_id === 'string' && r.parent_id ? r.parent_id : null,
       directory: typeof r.directory === 'string' && r.directory ? r.directory : null,
       model,
       provider,
@@ -78,7 +85,7 @@ function readSessions(db: SqliteDb, table: string, file: string, sink: ExtractSi
  * last copied seq as far as the source still shows it (null when the boundary
  * row is gone, e.g. reverted in the source afterwards).
  */
-function lastCopiedSeqs(db: SqliteDb, sessions: Map<string, SessionInfo>): Map<string, number | null> {
+export function lastCopiedSeqs(db: SqliteDb, sessions: Map<string, SessionInfo>): Map<string, number | null> {
   const out = new Map<string, number | null>();
   const boundarySeq = db.prepare('SELECT seq FROM session_message WHERE session_id = ? AND id = ?').pluck();
   const lastBefore = db.prepare('SELECT max(seq) FROM session_message WHERE session_id = ? AND seq < ?').pluck();
@@ -96,7 +103,7 @@ function lastCopiedSeqs(db: SqliteDb, sessions: Map<string, SessionInfo>): Map<s
   return out;
 }
 
-function isForkCopy(id: string, seq: number, lastCopied: number | null | undefined): boolean {
+export function isForkCopy(id: string, seq: number, lastCopied: number | null | undefined): boolean {
   const m = /^msg_[^_]+_(\d+)$/.exec(id);
   if (m && Number(m[1]) === seq) return true;
   return typeof lastCopied === 'number' && seq <= lastCopied;
@@ -146,9 +153,10 @@ function notCountedReason(type: string, d: RowFields): string | null {
   return 'compaction still running';
 }
 
-export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink: ExtractSink): UsageEvent[] {
+export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink: ExtractSink, work: WorkRead): UsageEvent[] {
   const sessions = readSessions(db, sessionTable, file, sink);
   const copied = lastCopiedSeqs(db, sessions);
+  readUnitsV2(db, sessions, copied, work);
   const rowSums = new Map<string, OcUsage>();
   const events: UsageEvent[] = [];
   let unparsable = 0;

@@ -26,6 +26,18 @@ const PEEK_BYTES = 256;
 const HEAD_RE = /^\{"type":"[^"\\]*","id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)")/;
 const TAIL_RE = /"id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)"),"timestamp":"[^"\\]*"\}$/;
 
+/**
+ * Units of work from the same edges (README "Units of work"): a user message
+ * entry is a prompt (its envelope and role lead the line; its own
+ * message.timestamp ends it), a session_info entry names the session (its
+ * name ends the line).
+ */
+const USER_HEAD_RE = /^\{"type":"message","id":"([^"\\]+)","parentId":(?:null|"[^"\\]*"),"timestamp":"([^"\\]+)","message":\{"role":"user"/;
+const USER_HEAD_V1_RE = /^\{"type":"message","timestamp":"([^"\\]+)","message":\{"role":"user"/;
+const MSG_TS_TAIL_RE = /"timestamp":(\d+)\}\}$/;
+const SESSION_INFO_HEAD = '{"type":"session_info",';
+const NAME_TAIL_RE = /,"name":("(?:[^"\\]|\\.)*")\}$/;
+
 /** Entry ids remembered for model inheritance (oldest forgotten first), in a scan and in ResumePoint.state. */
 export const MAX_TRACKED_ENTRIES = 10_000;
 
@@ -194,6 +206,33 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
     }
   };
 
+  // Units of work: a prompt is also the turn it starts (pi records no turn ends).
+  const rank = () => (info.copy ? 1 : 0);
+  let name: { title: string; line: number } | null = null;
+  const onUnmarked = (head: string, tail: string, line: number) => {
+    const u = USER_HEAD_RE.exec(head);
+    const v1 = u ? null : USER_HEAD_V1_RE.exec(head);
+    if (u || v1) {
+      const ts = parseTimestamp(u ? u[2] : v1![1]);
+      if (ts === null) return;
+      // As for usage: message.timestamp is copied verbatim into forks, ids are only 8 hex.
+      const key = u ? `entry:${u[1]}:${MSG_TS_TAIL_RE.exec(tail)?.[1] ?? ts}` : `v1:${info.sessionId}:${line}`;
+      for (const kind of ['prompt', 'turn'] as const) sink.unit({ harness: 'pi', session_id: info.sessionId, kind, dedupe_key: key, dedupe_rank: rank(), ts, count: 1 });
+      return;
+    }
+    if (head.startsWith(SESSION_INFO_HEAD)) {
+      // The latest entry wins; one without a name clears it ('').
+      const n = NAME_TAIL_RE.exec(tail);
+      let title = '';
+      try {
+        title = n ? String(JSON.parse(n[1]!)).trim() : '';
+      } catch {
+        return;
+      }
+      name = { title, line };
+    }
+  };
+
   const scanned = await scanJsonlFile(
     file,
     {
@@ -205,6 +244,7 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
           checkHeader(line, null);
           const m = HEAD_RE.exec(head) ?? TAIL_RE.exec(tail);
           if (m) tree.add(m[1]!, m[2] ?? null, -1);
+          onUnmarked(head, tail, line);
         },
       },
     },
@@ -282,6 +322,9 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
       }
 
       if (c.what !== 'response') sink.count(`pi: counted ${c.what}`);
+      // The response's tool calls (toolCall content blocks), once with it: keyed like it.
+      const toolCalls = rec.type === 'message' && rec.message?.role === 'assistant' && Array.isArray(rec.message.content) ? rec.message.content.filter((b: any) => b && b.type === 'toolCall').length : 0;
+      if (toolCalls > 0) sink.unit({ harness: 'pi', session_id: info.sessionId, kind: 'tool_call', dedupe_key: dedupeKey, dedupe_rank: rank(), ts, count: toolCalls });
       const ev: UsageEvent = {
         harness: 'pi',
         session_id: info.sessionId,
@@ -307,5 +350,7 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
       sink.event(ev);
     },
   );
+  const named = name as { title: string; line: number } | null;
+  if (named) sink.sessionFact({ harness: 'pi', session_id: info.sessionId, title: named.title, title_rank: 0, parent_session_id: null, seq: named.line });
   return { ...scanned, state: tree.toState(info) };
 }

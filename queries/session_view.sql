@@ -1,0 +1,53 @@
+-- report: session_view
+-- What `--by session` shows beside each session's usage (issues 25 and 27):
+-- its harness, project, first and last activity, the models of its billed
+-- responses, its title where the harness keeps one (never prompt text), and
+-- its units of work in the local-day range: prompts typed by a person,
+-- turns, tool calls, subagent tasks and active minutes (the time between its
+-- records with idle gaps over 10 minutes removed). Every session with a
+-- billed response or a unit of work in the range.
+-- param: since DATE              first local calendar day included
+-- param: until DATE              last local calendar day included
+-- param: tz VARCHAR              IANA zone the range is read in
+-- param: harnesses VARCHAR[]     harness ids to include
+-- param: project VARCHAR         substring that the project must contain ('' = any)
+-- column: harness                VARCHAR
+-- column: session_id             VARCHAR
+-- column: project                VARCHAR  latest project of its responses (else its Cursor chat's)
+-- column: models                 VARCHAR[] models of its billed responses in the range
+-- column: title                  VARCHAR
+-- column: first_ts_ms            BIGINT   first activity in the range
+-- column: last_ts_ms             BIGINT   last activity in the range
+-- column: active_ms              BIGINT
+-- column: prompts                HUGEINT
+-- column: turns                  HUGEINT
+-- column: tool_calls             HUGEINT
+-- column: subagent_tasks         HUGEINT
+WITH a AS (SELECT * FROM session_active($tz, $harnesses, $since, $until)),
+e AS (
+  SELECT harness, session_id, list(DISTINCT model ORDER BY model) FILTER (WHERE model IS NOT NULL) AS models
+  FROM report_events($tz, $harnesses, '', 'auto')
+  WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+  GROUP BY ALL
+),
+u AS (
+  SELECT harness, session_id,
+         coalesce(sum(n) FILTER (WHERE kind = 'prompt'), 0) AS prompts,
+         coalesce(sum(n) FILTER (WHERE kind = 'turn'), 0) AS turns,
+         coalesce(sum(n) FILTER (WHERE kind = 'tool_call'), 0) AS tool_calls,
+         coalesce(sum(n) FILTER (WHERE kind = 'subagent_task'), 0) AS subagent_tasks
+  FROM report_units($tz, $harnesses)
+  WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+  GROUP BY ALL
+)
+SELECT a.harness, a.session_id, sa.project, coalesce(e.models, []) AS models, f.title,
+       a.first_ts_ms, a.last_ts_ms, a.active_ms,
+       coalesce(u.prompts, 0)::HUGEINT AS prompts, coalesce(u.turns, 0)::HUGEINT AS turns,
+       coalesce(u.tool_calls, 0)::HUGEINT AS tool_calls, coalesce(u.subagent_tasks, 0)::HUGEINT AS subagent_tasks
+FROM a
+LEFT JOIN e ON e.harness = a.harness AND e.session_id = a.session_id
+LEFT JOIN u ON u.harness = a.harness AND u.session_id = a.session_id
+LEFT JOIN session_facts f ON f.harness = a.harness AND f.session_id = a.session_id
+LEFT JOIN session_attrs($harnesses) sa ON sa.harness = a.harness AND sa.session_id = a.session_id
+WHERE $project = '' OR contains(coalesce(sa.project, ''), $project)
+ORDER BY a.harness, a.session_id

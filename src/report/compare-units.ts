@@ -1,0 +1,204 @@
+// `report compare` per unit of work (issue 27): what a prompt typed by a
+// person costs in each harness (mean, median and 90th percentile over
+// prompts), per active hour (over sessions), and the same model side by side
+// across harnesses. Figures come from compare_prompts.sql and
+// compare_sessions.sql; this module merges them into the compare report's
+// rows and builds its tables. Shapes: docs/reports.md.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Column, Dataset } from '../render/columns.js';
+import type { ChartRow } from './charts.js';
+import { groupExpr, type GroupKey } from './groups.js';
+import { templateValues, type ReportParams } from './summary.js';
+import { loadTemplate, runTemplate } from './template.js';
+import { ensureUnitMacros } from './unit-macros.js';
+
+const STATS = ['mean', 'median', 'p90'] as const;
+/** Per-prompt figures (each as _mean, _median, _p90): usage-derived ones are null for a harness without billed usage. */
+const PER_PROMPT = ['requests_per_prompt', 'tokens_per_prompt', 'cost_per_prompt_usd', 'tool_calls_per_prompt'] as const;
+const USAGE_PER_PROMPT = new Set<string>(['requests_per_prompt', 'tokens_per_prompt', 'cost_per_prompt_usd']);
+
+/** Fewer prompts than this behind a model's figures in a harness: too few to compare. */
+export const FEW_PROMPTS = 20;
+
+export interface UnitFigures {
+  prompts: number;
+  turns: number;
+  tool_calls: number;
+  subagent_tasks: number;
+  answered_prompts: number;
+  priced_prompts: number;
+  requests_per_prompt_mean: number | null;
+  requests_per_prompt_median: number | null;
+  requests_per_prompt_p90: number | null;
+  tokens_per_prompt_mean: number | null;
+  tokens_per_prompt_median: number | null;
+  tokens_per_prompt_p90: number | null;
+  cost_per_prompt_usd_mean: number | null;
+  cost_per_prompt_usd_median: number | null;
+  cost_per_prompt_usd_p90: number | null;
+  tool_calls_per_prompt_mean: number | null;
+  tool_calls_per_prompt_median: number | null;
+  tool_calls_per_prompt_p90: number | null;
+  active_hours: number;
+  hourly_sessions: number;
+  cost_per_active_hour_usd_mean: number | null;
+  cost_per_active_hour_usd_median: number | null;
+  cost_per_active_hour_usd_p90: number | null;
+}
+
+export type SameModelRow = { model: string; harness: string; note: string | null } & Pick<
+  UnitFigures,
+  'prompts' | 'priced_prompts' | `${(typeof PER_PROMPT)[number]}_${(typeof STATS)[number]}`
+>;
+
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** Keys of per-prompt figure fields, in order. */
+const perPromptFields = (): string[] => PER_PROMPT.flatMap((f) => STATS.map((s) => `${f}_${s}`));
+
+function unitFigures(prompt: Record<string, unknown> | undefined, session: Record<string, unknown> | undefined, billed: boolean): UnitFigures {
+  const out: Record<string, number | null> = {
+    prompts: num(prompt?.prompts),
+    turns: num(session?.turns),
+    tool_calls: num(session?.tool_calls),
+    subagent_tasks: num(session?.subagent_tasks),
+    answered_prompts: num(prompt?.answered_prompts),
+    priced_prompts: num(prompt?.priced_prompts),
+  };
+  for (const f of PER_PROMPT) {
+    for (const s of STATS) {
+      const k = `${f}_${s}`;
+      // A harness that records no billed usage (Cursor): its prompts' usage is unknown, not zero.
+      out[k] = !billed && USAGE_PER_PROMPT.has(f) ? null : numOrNull(prompt?.[k]);
+    }
+  }
+  out.active_hours = num(session?.active_hours);
+  out.hourly_sessions = billed ? num(session?.hourly_sessions) : 0;
+  for (const s of STATS) out[`cost_per_active_hour_usd_${s}`] = billed ? numOrNull(session?.[`cost_per_active_hour_usd_${s}`]) : null;
+  return out as unknown as UnitFigures;
+}
+
+export interface UnitStats {
+  /** Figures of a harness (billed: it records billed usage). */
+  harness(h: string, billed: boolean): UnitFigures;
+  /** Figures of a harness × detail value. */
+  detail(h: string, value: string, billed: boolean): UnitFigures;
+  sameModel: SameModelRow[];
+  /** Per priced prompt with a cost above zero: harness and cost (the HTML's cost distribution). */
+  promptCosts(): Promise<ChartRow[]>;
+}
+
+const keyOf = (h: string, d: string) => `${h}\u0000${d}`;
+
+/** Runs the unit-of-work templates for the compare report (harness level, the detail key's level and per model). */
+export async function unitStats(conn: DuckDBConnection, p: ReportParams, detail: GroupKey | null): Promise<UnitStats> {
+  await ensureUnitMacros(conn);
+  const values = { ...templateValues(p), cost_mode: p.costMode };
+  const prompts = loadTemplate('compare_prompts');
+  const sessions = loadTemplate('compare_sessions');
+  const byKey = (rows: Record<string, unknown>[]) => new Map(rows.map((r) => [keyOf(String(r.harness), String(r.detail ?? '')), r]));
+  const run = async (slot: string) => ({ prompts: byKey(await runTemplate(conn, prompts, values, { detail: slot })), sessions: byKey(await runTemplate(conn, sessions, values, { detail: slot })) });
+  const top = await run(`''`);
+  const det = detail ? await run(groupExpr(detail)) : null;
+  const models = detail === 'model' ? det!.prompts : byKey(await runTemplate(conn, prompts, values, { detail: groupExpr('model') }));
+  return {
+    harness: (h, billed) => unitFigures(top.prompts.get(keyOf(h, '')), top.sessions.get(keyOf(h, '')), billed),
+    detail: (h, v, billed) => unitFigures(det?.prompts.get(keyOf(h, v)), det?.sessions.get(keyOf(h, v)), billed),
+    sameModel: sameModelRows([...models.values()]),
+    promptCosts: async () => (await runTemplate(conn, loadTemplate('compare_prompt_costs'), values)) as ChartRow[],
+  };
+}
+
+/** Models that answered prompts in two or more harnesses: their per-prompt figures side by side. */
+function sameModelRows(rows: Record<string, unknown>[]): SameModelRow[] {
+  const byModel = new Map<string, Record<string, unknown>[]>();
+  for (const r of rows) {
+    const m = String(r.detail);
+    if (m === 'unknown' || num(r.answered_prompts) === 0) continue;
+    byModel.set(m, [...(byModel.get(m) ?? []), r]);
+  }
+  const out: SameModelRow[] = [];
+  for (const [model, list] of [...byModel].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (new Set(list.map((r) => r.harness)).size < 2) continue;
+    for (const r of list.sort((a, b) => String(a.harness).localeCompare(String(b.harness)))) {
+      const f = unitFigures(r, undefined, true);
+      const row: Record<string, unknown> = { model, harness: String(r.harness), prompts: f.prompts, priced_prompts: f.priced_prompts };
+      for (const k of perPromptFields()) row[k] = f[k as keyof UnitFigures];
+      row.note = f.prompts < FEW_PROMPTS ? `${f.prompts} prompt${f.prompts === 1 ? '' : 's'}: too few to compare (under ${FEW_PROMPTS})` : null;
+      out.push(row as SameModelRow);
+    }
+  }
+  return out;
+}
+
+const col = (field: string, label: string, kind: Column['kind'], narrow = false): Column => ({ field, label, kind, narrow });
+
+const LABEL: Record<(typeof PER_PROMPT)[number], string> = {
+  requests_per_prompt: 'Req/prompt',
+  tokens_per_prompt: 'Tok/prompt',
+  cost_per_prompt_usd: 'Cost/prompt',
+  tool_calls_per_prompt: 'Tools/prompt',
+};
+
+/** Every unit-of-work figure as a column for CSV and HTML (left out of terminal tables, which show the per-prompt table). */
+export const UNIT_COLUMNS: Column[] = [
+  col('prompts', 'Prompts', 'int'),
+  col('turns', 'Turns', 'int'),
+  col('tool_calls', 'Tool calls', 'int'),
+  col('subagent_tasks', 'Subagent tasks', 'int'),
+  col('answered_prompts', 'Answered', 'int'),
+  col('priced_prompts', 'Priced prompts', 'int'),
+  ...PER_PROMPT.flatMap((f) => STATS.map((s) => col(`${f}_${s}`, `${LABEL[f]} ${s}`, f === 'cost_per_prompt_usd' ? 'usd' : 'ratio'))),
+  col('active_hours', 'Active h', 'ratio'),
+  col('hourly_sessions', 'Hourly sessions', 'int'),
+  ...STATS.map((s) => col(`cost_per_active_hour_usd_${s}`, `Cost/active h ${s}`, 'usd')),
+].map((c) => ({ ...c, table: false }));
+
+/** The terminal's view of the figures: per harness (or harness × detail), the medians and the cost tail. */
+export function perPromptDataset(title: string, rows: Record<string, unknown>[], keys: { field: string; label: string }[]): Dataset {
+  return {
+    title,
+    columns: [
+      ...keys.map((k) => ({ field: k.field, label: k.label, kind: 'key' as const, narrow: true })),
+      col('prompts', 'Prompts', 'int', true),
+      col('requests_per_prompt_median', 'Req/p med', 'ratio', true),
+      col('tokens_per_prompt_median', 'Tok/p med', 'int', true),
+      col('cost_per_prompt_usd_mean', '$/p mean', 'usd', true),
+      col('cost_per_prompt_usd_median', '$/p med', 'usd', true),
+      col('cost_per_prompt_usd_p90', '$/p p90', 'usd', true),
+      col('tool_calls_per_prompt_median', 'Tools/p', 'ratio', true),
+      col('cost_per_active_hour_usd_median', '$/act h', 'usd'),
+      col('active_hours', 'Active h', 'ratio'),
+    ],
+    rows: rows as Dataset['rows'],
+    notes: [
+      'Per prompt typed by a person: the billed responses (requests) from it to the next prompt, their tokens and cost (prompts with an unpriced response left out of the cost), and the tool calls in between. med = median; $/act h = cost per active hour (idle gaps over 10 minutes removed), median over sessions.',
+    ],
+  };
+}
+
+export function sameModelDataset(rows: SameModelRow[]): Dataset {
+  const few = rows.filter((r) => r.note !== null);
+  return {
+    title: 'Same model, different harness (per prompt)',
+    columns: [
+      { field: 'model', label: 'Model', kind: 'key', narrow: true },
+      { field: 'harness', label: 'Harness', kind: 'key', narrow: true },
+      col('prompts', 'Prompts', 'int', true),
+      col('requests_per_prompt_median', 'Req/p med', 'ratio', true),
+      col('tokens_per_prompt_median', 'Tok/p med', 'int', true),
+      col('cost_per_prompt_usd_mean', '$/p mean', 'usd'),
+      col('cost_per_prompt_usd_median', '$/p med', 'usd', true),
+      col('cost_per_prompt_usd_p90', '$/p p90', 'usd', true),
+      col('tool_calls_per_prompt_median', 'Tools/p', 'ratio'),
+      col('note', 'Note', 'text'),
+    ],
+    rows: rows as unknown as Dataset['rows'],
+    notes: [
+      rows.length
+        ? `Models that answered prompts in two or more harnesses in this period.${few.length ? ` ${few.length} row${few.length === 1 ? ' has' : 's have'} fewer than ${FEW_PROMPTS} prompts: too few to compare.` : ''}`
+        : 'No model answered prompts in two or more harnesses in this period.',
+    ],
+  };
+}
