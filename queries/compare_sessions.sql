@@ -67,7 +67,7 @@ SELECT harness, detail,
        sum(subagent_tasks)::HUGEINT AS subagent_tasks,
        (sum(active_ms) / 3600000.0)::DOUBLE AS active_hours,
        count(per_hour) AS hourly_sessions,
-       avg(per_hour)::DOUBLE AS cost_per_active_hour_usd_mean,
+       avg(per_hour ORDER BY per_hour)::DOUBLE AS cost_per_active_hour_usd_mean,
        quantile_cont(per_hour, 0.5)::DOUBLE AS cost_per_active_hour_usd_median,
        quantile_cont(per_hour, 0.9)::DOUBLE AS cost_per_active_hour_usd_p90
 FROM k

@@ -106,7 +106,7 @@ describe('compare: per prompt and per active hour', () => {
     expect(r.same_model.every((x: any) => /too few to compare/.test(x.note))).toBe(true);
     const text = runCli(['report', 'compare', ...RANGE, '--prices', prices], env).stdout;
     expect(text).toContain('Same model, different harness');
-    expect(text).toMatch(/3 rows have fewer than 20 prompts/);
+    expect(text).toMatch(/3 rows\s+have fewer than 20 prompts/);
   });
 
   it('monthly top sessions and --by session show the session\'s prompts and tool calls', () => {
