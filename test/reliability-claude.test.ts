@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { ClaudeHome, CANARY } from '../fixtures/claude-code/build.js';
 import { fuzzLines } from '../fixtures/fuzz.js';
 import { tokenFields } from '../fixtures/ledger.js';
-import { cleanEnv, CLI, reportJson, runCli, tempDir } from './helpers/cli.js';
-import { spawnSync } from 'node:child_process';
+import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
+import { runCliAsNobody } from './helpers/unprivileged.js';
 
 const RANGE = ['--since', '2026-10-01', '--until', '2026-10-31'];
 const CWD = '/home/u/app';
@@ -99,7 +99,7 @@ describe('claude-code bad input', () => {
     mkdirSync(dbDir, { mode: 0o777 });
     chmodSync(dbDir, 0o777);
     const env = { ...cleanEnv(h2), XDG_CACHE_HOME: dbDir };
-    const r = spawnSync(process.execPath, [CLI, 'report', ...RANGE, '--format', 'json'], { env, encoding: 'utf8', uid: 65534, gid: 65534 });
+    const r = runCliAsNobody(['report', ...RANGE, '--format', 'json'], env, h2);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout);

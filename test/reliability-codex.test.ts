@@ -2,7 +2,6 @@
 // warning naming the file (and line), the report exits 0, and every other
 // response still counts exactly. Plus .jsonl.zst damage (truncated frame,
 // wrong magic, a frame of garbage, a zip bomb) and a 10,000-line fuzz.
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -13,7 +12,8 @@ import { randomUsage, rng, RolloutWriter } from '../fixtures/codex/rollout.js';
 import { fuzzLines } from '../fixtures/fuzz.js';
 import { Ledger } from '../fixtures/ledger.js';
 import { rleBombFrame } from '../fixtures/zstd-bomb.js';
-import { cleanEnv, CLI, runCli, tempDir } from './helpers/cli.js';
+import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
+import { runCliAsNobody } from './helpers/unprivileged.js';
 
 const RANGE = ['--since', '2026-01-01', '--until', '2026-01-31'];
 const T = (day: number, h = 9) => Date.UTC(2026, 0, day, h, 0, 0);
@@ -188,7 +188,7 @@ describe('codex bad input', () => {
     const cache = join(h2.home, 'cache');
     mkdirSync(cache, { mode: 0o777 });
     chmodSync(cache, 0o777);
-    const r = spawnSync(process.execPath, [CLI, 'report', ...RANGE, '--harness', 'codex', '--format', 'json'], { env: { ...cleanEnv(h2.home), XDG_CACHE_HOME: cache }, encoding: 'utf8', uid: 65534, gid: 65534 });
+    const r = runCliAsNobody(['report', ...RANGE, '--harness', 'codex', '--format', 'json'], { ...cleanEnv(h2.home), XDG_CACHE_HOME: cache }, h2.home);
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(metrics(j.totals)).toEqual(h2.billed.total((b) => b.file === ok.o.label));

@@ -1,7 +1,6 @@
 // Bad input for the Pi reader, end to end through the CLI: each case is a
 // warning naming the file (and line), the report exits 0, and every other
 // billed usage still counts exactly. Plus a 10,000-line fuzz.
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +8,8 @@ import { fuzzLines } from '../fixtures/fuzz.js';
 import { Ledger } from '../fixtures/ledger.js';
 import { buildTree, sessionsDir, SONNET, totalsOf } from '../fixtures/pi/scenarios.js';
 import { Ledger as PiLedger, PiSession, randomUsage, rng } from '../fixtures/pi/session.js';
-import { cleanEnv, CLI, runCli, tempDir } from './helpers/cli.js';
+import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
+import { runCliAsNobody } from './helpers/unprivileged.js';
 
 const RANGE = ['--since', '2026-01-01', '--until', '2026-01-31'];
 const METRICS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'] as const;
@@ -166,7 +166,7 @@ describe('pi bad input', () => {
     const cache = join(h2.home, 'cache');
     mkdirSync(cache, { mode: 0o777 });
     chmodSync(cache, 0o777);
-    const res = spawnSync(process.execPath, [CLI, 'report', ...RANGE, '--harness', 'pi', '--format', 'json'], { env: { ...cleanEnv(h2.home), XDG_CACHE_HOME: cache }, encoding: 'utf8', uid: 65534, gid: 65534 });
+    const res = runCliAsNobody(['report', ...RANGE, '--harness', 'pi', '--format', 'json'], { ...cleanEnv(h2.home), XDG_CACHE_HOME: cache }, h2.home);
     expect(res.status, res.stderr).toBe(0);
     const j = JSON.parse(res.stdout);
     expect(metrics(j.totals)).toEqual(expected);

@@ -1,0 +1,63 @@
+// Runs the compiled CLI as an unprivileged user (uid/gid 65534), for the
+// tests of files without read permission: as root every file is readable,
+// so only another user sees EACCES.
+//
+// That user must be able to reach the CLI, the package files it reads at
+// run time and its working directory. A checkout inside a folder only root
+// may enter (CI's clone in a 0700 temp dir, say) is not reachable: then the
+// package's run-time files (package.json's "files", package.json itself and
+// node_modules) are staged in a temp dir that is, as hard links where the
+// file system allows and copies where it does not, and removed afterwards.
+// Nothing outside the temp dir is touched.
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, relative, resolve } from 'node:path';
+import { CLI } from './cli.js';
+
+export const NOBODY = 65534;
+
+const ROOT = resolve(__dirname, '../..');
+
+/** Whether uid 65534 can read `path` (every folder on the way included). */
+function nobodyCanRead(path: string): boolean {
+  return spawnSync('/bin/sh', ['-c', 'test -r "$1"', 'sh', path], { cwd: '/', uid: NOBODY, gid: NOBODY }).status === 0;
+}
+
+function stageItem(from: string, dir: string): void {
+  if (spawnSync('cp', ['-al', from, dir]).status !== 0 && spawnSync('cp', ['-a', from, dir]).status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`cannot stage ${from} for the unprivileged run`);
+  }
+}
+
+/**
+ * A copy of the package's run-time files that uid 65534 can reach, with the
+ * node binary when that is out of reach too (CI's Node 22 lives in a 0700
+ * temp dir); `dir` is removed by the caller.
+ */
+function stagePackage(): { dir: string; cli: string; node: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'txu-nobody-pkg-'));
+  chmodSync(dir, 0o755);
+  const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
+  for (const item of ['package.json', 'node_modules', ...files]) stageItem(join(ROOT, item), dir);
+  let node = process.execPath;
+  if (!nobodyCanRead(node)) {
+    stageItem(node, dir);
+    node = join(dir, basename(node));
+  }
+  return { dir, cli: join(dir, relative(ROOT, CLI)), node };
+}
+
+/**
+ * Runs `node CLI ...args` as uid/gid 65534 in `cwd` (a folder that user can
+ * enter, e.g. the test's opened-up home).
+ */
+export function runCliAsNobody(args: string[], env: NodeJS.ProcessEnv, cwd: string): SpawnSyncReturns<string> {
+  const staged = nobodyCanRead(CLI) && nobodyCanRead(process.execPath) ? null : stagePackage();
+  try {
+    return spawnSync(staged?.node ?? process.execPath, [staged?.cli ?? CLI, ...args], { env, cwd, encoding: 'utf8', uid: NOBODY, gid: NOBODY });
+  } finally {
+    if (staged) rmSync(staged.dir, { recursive: true, force: true });
+  }
+}
