@@ -1,4 +1,5 @@
 -- report: compare
+-- include: metrics            the shared usage and cost aggregates (queries/fragments/metrics.sql)
 -- Harness efficiency: usage, cost and per-request / per-session figures per
 -- harness and one optional detail key (e.g. model), over billed responses
 -- (one row per dedupe key, see the billed_events view), every harness over the
@@ -65,23 +66,9 @@ sessions AS (
 ),
 m AS (
   SELECT harness, detail,
-         sum(requests)::HUGEINT AS requests,
-         sum(input_tokens)::HUGEINT AS input_tokens,
-         sum(cache_read_tokens)::HUGEINT AS cache_read_tokens,
-         sum(cache_write_tokens)::HUGEINT AS cache_write_tokens,
-         sum(output_tokens)::HUGEINT AS output_tokens,
-         sum(reasoning_tokens)::HUGEINT AS reasoning_tokens,
-         sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens)::HUGEINT AS total_tokens,
-         sum(cost_e10)::HUGEINT AS cost_e10,
-         sum(computed_cost_e10)::HUGEINT AS computed_cost_e10,
-         sum(recorded_cost_e10)::HUGEINT AS recorded_cost_e10,
-         count(*) AS usage_events,
-         count(cost_e10) AS priced_events,
-         count(*) FILTER (WHERE uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events,
+         {{metrics}},
          sum(requests) FILTER (WHERE cost_e10 IS NOT NULL) AS priced_requests,
-         count(DISTINCT CAST(local_ts AS DATE)) AS active_days,
-         coalesce(sum(requests) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests,
-         coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_tokens
+         count(DISTINCT CAST(local_ts AS DATE)) AS active_days
   FROM k
   GROUP BY ALL
 )

@@ -1,4 +1,5 @@
 -- report: monthly_days
+-- include: metrics            the shared usage and cost aggregates (queries/fragments/metrics.sql)
 -- Monthly spend review: the days with the highest spend in each month (by
 -- cost, then by tokens while costs are unknown). Months from the one
 -- containing $since to $until (the last month ends there).
@@ -39,21 +40,7 @@ f AS (
 d AS (
   SELECT strftime(local_ts, '%Y-%m') AS month,
          strftime(local_ts, '%Y-%m-%d') AS day,
-         sum(requests)::HUGEINT AS requests,
-         sum(input_tokens)::HUGEINT AS input_tokens,
-         sum(cache_read_tokens)::HUGEINT AS cache_read_tokens,
-         sum(cache_write_tokens)::HUGEINT AS cache_write_tokens,
-         sum(output_tokens)::HUGEINT AS output_tokens,
-         sum(reasoning_tokens)::HUGEINT AS reasoning_tokens,
-         sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens)::HUGEINT AS total_tokens,
-         sum(cost_e10)::HUGEINT AS cost_e10,
-         sum(computed_cost_e10)::HUGEINT AS computed_cost_e10,
-         sum(recorded_cost_e10)::HUGEINT AS recorded_cost_e10,
-         count(*) AS usage_events,
-         count(cost_e10) AS priced_events,
-         count(*) FILTER (WHERE uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events,
-         coalesce(sum(requests) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests,
-         coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_tokens,
+         {{metrics}},
          count(DISTINCT harness || ':' || session_id) AS sessions
   FROM f
   GROUP BY ALL

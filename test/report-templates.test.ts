@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupExpr, keysSlot } from '../src/report/groups.js';
-import { loadTemplate, packageRoot, parseTemplate, runTemplate, TemplateError } from '../src/report/template.js';
+import { loadFragment, loadTemplate, packageRoot, parseTemplate, runTemplate, TemplateError } from '../src/report/template.js';
 import type { Store } from '../src/store/store.js';
 import { ALL_HARNESSES, memoryStore, type TestContext, type TestEvent } from './report-store.js';
 
@@ -352,6 +352,21 @@ describe('template headers', () => {
 
   it('rejects a slot that is not declared', () => {
     expect(() => parseTemplate('t.sql', `${header}SELECT {{keys}} $since, $tz`)).toThrow(/slots used but not declared: keys/);
+  });
+
+  it('puts an included fragment where the body writes it, and refuses an include the body never writes', () => {
+    const frag = (n: string) => (n === 'm' ? 'sum(x) AS x,\ncount(*) AS n' : '');
+    const t = parseTemplate('t.sql', `${header}-- include: m  shared\nSELECT {{m}} FROM f WHERE d >= $since AND z = $tz`, frag);
+    expect(t.body).toContain('SELECT sum(x) AS x,\ncount(*) AS n FROM f');
+    expect(t.body).not.toContain('{{m}}');
+    expect(() => parseTemplate('t.sql', `${header}-- include: m  shared\nSELECT 1 WHERE $since AND $tz`, frag)).toThrow(/includes m but never writes \{\{m\}\}/);
+  });
+
+  it('the shared metrics fragment is SQL only and ends without a comma', () => {
+    const sql = loadFragment('metrics');
+    expect(sql).not.toMatch(/--/);
+    expect(sql.trimEnd()).toMatch(/AS unpriced_tokens$/);
+    for (const f of ['monthly', 'monthly_days', 'monthly_sessions', 'live_sessions', 'compare']) expect(loadTemplate(f).body, f).toContain(sql);
   });
 
   it('every shipped template parses, declares its columns, and binds only declared parameters', () => {

@@ -76,13 +76,32 @@ function codeOnly(sql: string): string {
   return out;
 }
 
-export function parseTemplate(file: string, text: string): Template {
+/**
+ * The SQL of a shared fragment (queries/fragments/NAME.sql) without its
+ * comment lines: what `-- include: NAME` puts in place of `{{NAME}}`.
+ */
+export function loadFragment(name: string): string {
+  if (!/^[a-z0-9_-]+$/.test(name)) throw new TemplateError(`bad fragment name ${name}`);
+  const file = join(packageRoot(), 'queries', 'fragments', `${name}.sql`);
+  return readInputText(file) // core/inputs.ts: the report memo keys on it
+    .split('\n')
+    .filter((l) => !l.trimStart().startsWith('--') && l.trim() !== '')
+    .join('\n');
+}
+
+/**
+ * Parses a template's header and checks its body. `fragment` gives the SQL
+ * of each `-- include: NAME` (written `{{NAME}}` in the body), so SQL that
+ * several reports share — the metric aggregates — is written once, in SQL.
+ */
+export function parseTemplate(file: string, text: string, fragment: (name: string) => string = loadFragment): Template {
   const params: TemplateParam[] = [];
   const slots: string[] = [];
+  const includes: string[] = [];
   const columns: Template['columns'] = [];
   let name = '';
   for (const line of text.split('\n')) {
-    const m = /^--\s*(report|param|slot|column):\s*(.*)$/.exec(line.trim());
+    const m = /^--\s*(report|param|slot|column|include):\s*(.*)$/.exec(line.trim());
     if (!m) continue;
     const [, kind, rest] = m;
     const [first = '', second = '', ...more] = rest!.trim().split(/\s+/);
@@ -91,9 +110,14 @@ export function parseTemplate(file: string, text: string): Template {
       duckType(second); // validates the declared type
       params.push({ name: first, type: second, description: more.join(' ') });
     } else if (kind === 'slot') slots.push(first);
+    else if (kind === 'include') includes.push(first);
     else columns.push({ name: first, type: second, description: more.join(' ') });
   }
   if (!name) throw new TemplateError(`${file}: header has no "-- report: NAME" line`);
+  for (const inc of includes) {
+    if (!text.includes(`{{${inc}}}`)) throw new TemplateError(`${file}: includes ${inc} but never writes {{${inc}}}`);
+    text = text.split(`{{${inc}}}`).join(fragment(inc));
+  }
   const code = codeOnly(text);
   const used = new Set([...code.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!));
   const declared = new Set(params.map((p) => p.name));
