@@ -1,4 +1,5 @@
 -- report: compare_sessions
+-- include: unit_counts        the shared counts of units of work (queries/fragments/unit_counts.sql)
 -- Harness efficiency per session (issue 27): units of work in the local-day
 -- range (prompts, turns, tool calls, subagent tasks), active time (the time
 -- between a session's records with idle gaps over 10 minutes removed,
@@ -29,10 +30,7 @@ WITH u AS (
 ),
 uc AS (
   SELECT harness, session_id,
-         coalesce(sum(n) FILTER (WHERE kind = 'prompt'), 0) AS prompts,
-         coalesce(sum(n) FILTER (WHERE kind = 'turn'), 0) AS turns,
-         coalesce(sum(n) FILTER (WHERE kind = 'tool_call'), 0) AS tool_calls,
-         coalesce(sum(n) FILTER (WHERE kind = 'subagent_task'), 0) AS subagent_tasks
+         {{unit_counts}}
   FROM u GROUP BY ALL
 ),
 e AS (

@@ -1,4 +1,5 @@
 -- report: monthly_sessions
+-- include: unit_counts        the shared counts of units of work (queries/fragments/unit_counts.sql)
 -- include: metrics            the shared usage and cost aggregates (queries/fragments/metrics.sql)
 -- Monthly spend review: the sessions that cost the most in each month (by
 -- cost, then by tokens while costs are unknown). A session that spans months
@@ -63,8 +64,7 @@ ranked AS (
 ),
 u AS (
   SELECT strftime(local_ts, '%Y-%m') AS month, harness, session_id AS session,
-         coalesce(sum(n) FILTER (WHERE kind = 'prompt'), 0)::HUGEINT AS prompts,
-         coalesce(sum(n) FILTER (WHERE kind = 'tool_call'), 0)::HUGEINT AS tool_calls
+         {{unit_counts}}
   FROM report_units($tz, $harnesses)
   WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
   GROUP BY ALL

@@ -1,4 +1,5 @@
 -- report: session_view
+-- include: unit_counts        the shared counts of units of work (queries/fragments/unit_counts.sql)
 -- What `--by session` shows beside each session's usage (issues 25 and 27):
 -- its harness, project, first and last activity, the models of its billed
 -- responses, its title where the harness keeps one (never prompt text), and
@@ -32,10 +33,7 @@ e AS (
 ),
 u AS (
   SELECT harness, session_id,
-         coalesce(sum(n) FILTER (WHERE kind = 'prompt'), 0) AS prompts,
-         coalesce(sum(n) FILTER (WHERE kind = 'turn'), 0) AS turns,
-         coalesce(sum(n) FILTER (WHERE kind = 'tool_call'), 0) AS tool_calls,
-         coalesce(sum(n) FILTER (WHERE kind = 'subagent_task'), 0) AS subagent_tasks
+         {{unit_counts}}
   FROM report_units($tz, $harnesses)
   WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
   GROUP BY ALL

@@ -30,6 +30,7 @@ import { COLUMNS, DATASET_DIR, DATASETS, EXPORT_SCHEMA_VERSION, IDENTITY, UNDATE
 import { HARNESS_IDS } from '../core/types.js';
 import { labelLocalRows } from './local.js';
 import { ensureUnitMacros } from '../report/unit-macros.js';
+import { loadFragment } from '../report/template.js';
 
 export interface ExportOptions {
   outDir: string;
@@ -131,10 +132,7 @@ async function stage(conn: DuckDBConnection, o: ExportOptions): Promise<void> {
     ),
     agg AS (
       SELECT harness, session_id,
-             coalesce(sum(n) FILTER (WHERE kind = 'prompt'), 0) AS prompts,
-             coalesce(sum(n) FILTER (WHERE kind = 'turn'), 0) AS turns,
-             coalesce(sum(n) FILTER (WHERE kind = 'tool_call'), 0) AS tool_calls,
-             coalesce(sum(n) FILTER (WHERE kind = 'subagent_task'), 0) AS subagent_tasks,
+             ${loadFragment('unit_counts')},
              ${['prompt', 'turn', 'tool_call', 'subagent_task'].map((k) => `coalesce(flatten(list(list_resize([ts_ms], n, ts_ms) ORDER BY ts_ms) FILTER (WHERE kind = '${k}')), []) AS ${k}_ts_ms`).join(',\n             ')}
       FROM u GROUP BY ALL
     ),
