@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { BLOCKS_NOW, buildBlocksHome, type BlocksHome } from '../fixtures/live/blocks.js';
-import { identifyBlocks, type LiveEvent } from '../src/live/blocks.js';
+import { identifyBlocks, latestBlockFirstTs, type LiveEvent } from '../src/live/blocks.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
 
 const ev = (iso: string, tokens = 1): LiveEvent => ({
@@ -59,6 +59,36 @@ const NOT_ACTIVE = {
   elapsed_minutes: null, remaining_minutes: null, tokens_per_minute_30m: null, cost_usd_per_hour_30m: null,
   tokens_per_minute_block: null, cost_usd_per_hour_block: null, projected_total_tokens: null, projected_cost_usd: null, projected_token_limit_share: null,
 };
+
+describe('latestBlockFirstTs (where the live snapshot starts a chain)', () => {
+  it('the fixture: r0 alone, then r1 starts block 1, r5 block 2, r7 block 3', () => {
+    const t = ['2026-03-27T12:00:00Z', '2026-03-28T21:10:00Z', '2026-03-28T23:50:00Z', '2026-03-29T01:59:00Z', '2026-03-29T02:00:00Z', '2026-03-29T02:30:00Z', '2026-03-29T03:10:00Z', '2026-03-29T09:20:00Z', '2026-03-29T10:45:00Z'].map((x) => Date.parse(x));
+    expect(latestBlockFirstTs([])).toBeNull();
+    expect(iso(latestBlockFirstTs(t.slice(0, 1))!)).toBe('2026-03-27T12:00:00.000Z');
+    expect(iso(latestBlockFirstTs(t.slice(0, 5))!)).toBe('2026-03-28T21:10:00.000Z'); // r4, exactly 5 h after block 1's start, stays in it
+    expect(iso(latestBlockFirstTs(t.slice(0, 7))!)).toBe('2026-03-29T02:30:00.000Z');
+    expect(iso(latestBlockFirstTs(t)!)).toBe('2026-03-29T09:20:00.000Z');
+  });
+
+  it('blocks computed from the latest block before any instant equal those computed from the chain start (a history with no 5-hour pause)', () => {
+    // A busy history: a response every 1–59 minutes for 20 days, so the
+    // chain never breaks and every block is cut by the 5-hour rule alone.
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const ts: number[] = [];
+    for (let t = Date.parse('2026-03-01T00:17:00Z'); t < Date.parse('2026-03-21T00:00:00Z'); t += Math.floor(1 + rand() * 59) * 60_000 + Math.floor(rand() * 60_000)) ts.push(t);
+    const whole = identifyBlocks('claude-code', ts.map((t) => ev(iso(t))));
+    expect(whole.some((b) => b.isGap)).toBe(false);
+    for (const cut of [ts[10]!, ts[500]!, ts[Math.floor(ts.length / 2)]!, ts[ts.length - 3]!]) {
+      const first = latestBlockFirstTs(ts.filter((t) => t <= cut))!;
+      const fromThere = identifyBlocks('claude-code', ts.filter((t) => t >= first).map((t) => ev(iso(t))));
+      const same = whole.filter((b) => b.start >= fromThere[0]!.start);
+      expect(fromThere.map((b) => [b.start, b.end, b.events.length])).toEqual(same.map((b) => [b.start, b.end, b.events.length]));
+      expect(fromThere[0]!.start).toBeLessThanOrEqual(cut); // the block that holds (or last precedes) the instant
+      expect(cut - fromThere[0]!.start).toBeLessThanOrEqual(5 * 3_600_000 + 3_600_000);
+    }
+  });
+});
 
 describe('report blocks on the fixture', () => {
   let dir: string;

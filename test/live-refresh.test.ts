@@ -8,6 +8,9 @@ import { BLOCKS_MODEL, buildBlocksHome, type BlocksHome } from '../fixtures/live
 import { refreshSnapshot } from '../src/cli/live-refresh.js';
 import { runtimeFrom, type Runtime } from '../src/cli/runtime.js';
 import type { LiveSnapshot } from '../src/live/snapshot.js';
+import { SNAPSHOT_SPAN_MS } from '../src/live/snapshot.js';
+import { identifyBlocks, isActive } from '../src/live/blocks.js';
+import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { cleanEnv, tempDir } from './helpers/cli.js';
 
 let dir: string;
@@ -60,4 +63,29 @@ it('a transcript rewritten: made from the store again', async () => {
   const r = await refreshSnapshot(rt, o, prev);
   expect(r.ingest.rewritten).toBe(1);
   expect(r.incremental).toBe(false);
+});
+
+it('a history with no 5-hour pause: the snapshot starts at the latest block before its span, not months back, and its active block is the whole history\'s', async () => {
+  const home = join(dir, 'busy');
+  const claude = new ClaudeHome(join(home, '.claude'));
+  const start = Date.parse('2026-03-01T00:10:00Z');
+  const now = Date.parse('2026-03-29T11:30:00Z');
+  const times: number[] = [];
+  // A response every 40 minutes for four weeks, across three sessions: the block chain never breaks.
+  const sessions = [0, 1, 2].map(() => claude.session({ cwd: '/work/busy' }));
+  for (let t = start, i = 0; t < now - 10 * 60_000; t += 40 * 60_000, i++) {
+    sessions[i % 3]!.response({ ts: new Date(t).toISOString(), usage: { input: 10, output: 1 }, model: BLOCKS_MODEL });
+    times.push(t);
+  }
+  const busy = runtimeFrom({ prices: fx.pricesFile, quiet: true }, cleanEnv(home));
+  const snap = (await refreshSnapshot(busy, { ...o, now })).snapshot;
+  // It carries about two days of responses (the span and the block reaching into it), not four weeks.
+  expect(snap.from).toBeGreaterThanOrEqual(now - SNAPSHOT_SPAN_MS - 5 * 3_600_000);
+  expect(snap.events.length).toBeLessThan(times.filter((t) => t >= now - SNAPSHOT_SPAN_MS - 6 * 3_600_000).length + 1);
+  // The active block from the snapshot's chain point equals the one from the first response of the history.
+  const ev = (t: number) => ({ harness: 'claude-code', session: 's', project: null, model: 'm', ts: t, requests: 1, input: 10, cache_read: 0, cache_write: 0, output: 1, reasoning: 0, cost_e10: null, computed_e10: null, recorded_e10: null, uses_recorded: false });
+  const whole = identifyBlocks('claude-code', times.map(ev)).filter((b) => isActive(b, now));
+  const fromSnap = identifyBlocks('claude-code', snap.events.filter((e) => e.harness === 'claude-code' && e.ts >= snap.block_from['claude-code']!)).filter((b) => isActive(b, now));
+  expect(whole).toHaveLength(1);
+  expect(fromSnap.map((b) => [b.start, b.end, b.events.length])).toEqual(whole.map((b) => [b.start, b.end, b.events.length]));
 });

@@ -67,6 +67,34 @@ export function floorToHour(ms: number): number {
 }
 
 /**
+ * ccusage's rule: a response more than a block's length after its block's
+ * start (floored to the hour) or after the response before it starts a new
+ * block.
+ */
+export function startsNewBlock(blockStart: number, lastTs: number, ts: number): boolean {
+  return ts - blockStart > BLOCK_MS || ts - lastTs > BLOCK_MS;
+}
+
+/**
+ * The time of the first response of the latest block, given a chain's
+ * response times in order from the chain's start: blocks computed from that
+ * response on are the blocks computed from the chain's start.
+ */
+export function latestBlockFirstTs(sortedTs: readonly number[]): number | null {
+  let first: number | null = null;
+  let start = 0;
+  let last = 0;
+  for (const ts of sortedTs) {
+    if (first === null || startsNewBlock(start, last, ts)) {
+      first = ts;
+      start = floorToHour(ts);
+    }
+    last = ts;
+  }
+  return first;
+}
+
+/**
  * Blocks and gap rows of one harness from its responses (any order; sorted
  * here). The first response must start a block chain: the earliest response
  * overall, or one more than 5 h after the response before it.
@@ -78,14 +106,12 @@ export function identifyBlocks(harness: string, events: readonly LiveEvent[]): B
   for (const e of sorted) {
     if (cur) {
       const last = cur.events[cur.events.length - 1]!.ts;
-      const sinceStart = e.ts - cur.start;
-      const sinceLast = e.ts - last;
-      if (sinceStart <= BLOCK_MS && sinceLast <= BLOCK_MS) {
+      if (!startsNewBlock(cur.start, last, e.ts)) {
         cur.events.push(e);
         continue;
       }
       out.push(cur);
-      if (sinceLast > BLOCK_MS) out.push({ harness, start: last + BLOCK_MS, end: e.ts, isGap: true, events: [] });
+      if (e.ts - last > BLOCK_MS) out.push({ harness, start: last + BLOCK_MS, end: e.ts, isGap: true, events: [] });
     }
     const start = floorToHour(e.ts);
     cur = { harness, start, end: start + BLOCK_MS, isGap: false, events: [e] };

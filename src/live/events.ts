@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CostMode } from '../report/summary-rows.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
-import { BLOCK_MS, identifyBlocks, type Block, type LiveEvent } from './blocks.js';
+import { BLOCK_MS, identifyBlocks, latestBlockFirstTs, type Block, type LiveEvent } from './blocks.js';
 
 /** A LiveEvent with what identifies it in the store (the statusline merges appended responses by it). */
 export interface StoredEvent extends LiveEvent {
@@ -68,6 +68,23 @@ export async function chainAnchors(conn: DuckDBConnection, f: Omit<EventFilter, 
     block_ms: BLOCK_MS,
   });
   return new Map(rows.map((r) => [String(r.harness), num(r.anchor_ms)]));
+}
+
+/**
+ * Per harness, the first response of its latest block at or before
+ * `beforeMs` (absent: no response at or before it). Blocks computed from
+ * there on equal those computed from the chain's start (chainAnchors), which
+ * on a history without a 5-hour pause can lie months back.
+ */
+export async function latestBlockStarts(conn: DuckDBConnection, f: Omit<EventFilter, 'costMode'>, beforeMs: number): Promise<Map<string, number>> {
+  const anchors = await chainAnchors(conn, f, beforeMs);
+  const out = new Map<string, number>();
+  for (const [h, anchor] of anchors) {
+    const rows = await runTemplate(conn, loadTemplate('live_block_times'), { harnesses: [h], project: f.project, from_ms: Math.floor(anchor), until_ms: Math.floor(beforeMs) });
+    const first = latestBlockFirstTs(rows.map((r) => num(r.ts_ms)));
+    out.set(h, first ?? anchor);
+  }
+  return out;
 }
 
 export interface HarnessBlocks {

@@ -6,7 +6,7 @@ import type { IngestResult } from '../ingest/ingest.js';
 import type { PriceCache } from '../pricing/cache.js';
 import { LIST, VARCHAR, listValue } from '../store/duckdb.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
-import { chainAnchors, readEvents } from './events.js';
+import { latestBlockStarts, readEvents } from './events.js';
 import { storedSnapshots } from './limits-view.js';
 import { mark } from '../core/trace.js';
 import { SNAPSHOT_SPAN_MS, SNAPSHOT_VERSION, sessionKey, snapSource, type LiveSnapshot, type SnapSource } from './snapshot.js';
@@ -28,7 +28,10 @@ const ALL: string[] = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi']
 /** Makes the snapshot from a store the caller has just brought up to date (with the report macros defined). */
 export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult, o: BuildOptions): Promise<LiveSnapshot> {
   const spanFrom = o.now - SNAPSHOT_SPAN_MS;
-  const anchors = await chainAnchors(conn, { harnesses: ALL, project: '' }, spanFrom);
+  // Where each harness's latest block before the span starts, not where its
+  // chain starts: a busy history's chain runs for months, and the snapshot
+  // (read by every status line) would carry every response since.
+  const anchors = await latestBlockStarts(conn, { harnesses: ALL, project: '' }, spanFrom);
   const block_from: Record<string, number> = {};
   for (const h of ALL) block_from[h] = anchors.get(h) ?? spanFrom;
   const from = Math.min(spanFrom, ...Object.values(block_from));

@@ -53,7 +53,7 @@ export interface LiveSnapshot {
   db: string;
   /** Responses with ts >= from are all in `events`. */
   from: number;
-  /** Per harness: where its block chain starts (its blocks from there on are exact). */
+  /** Per harness: the first response of its latest block before the span (its blocks from there on are exact, as from the chain's start). */
   block_from: Record<string, number>;
   events: StoredEvent[];
   /** Whole-history sums per `harness NUL session`. */
