@@ -96,12 +96,17 @@ export interface HarnessBlocks {
 
 /**
  * Each harness's blocks that can hold responses from `fromMs` to `untilMs`
- * (every block whose chain passes through that span, computed from the
- * chain's start), plus the events read. Blocks ending before `fromMs` are
+ * (computed from the latest block starting at or before `fromMs`, which
+ * gives the chain's own blocks), plus the events read. Blocks ending before `fromMs` are
  * dropped by the caller as it likes.
  */
 export async function blocksBetween(conn: DuckDBConnection, f: EventFilter, fromMs: number, untilMs: number): Promise<{ perHarness: HarnessBlocks[]; events: StoredEvent[] }> {
-  const anchors = await chainAnchors(conn, f, fromMs);
+  // From the latest block starting at or before fromMs: the blocks from there
+  // on are the chain's, and the responses read are that block's onwards, not
+  // the whole chain's (months of them on a history without a 5-hour pause).
+  // A gap row before that block ends at its first response, at or before
+  // fromMs, so no gap row in the range is lost.
+  const anchors = await latestBlockStarts(conn, f, fromMs);
   const readFrom = Math.min(fromMs, ...anchors.values());
   const events = await readEvents(conn, f, readFrom, untilMs);
   const perHarness = f.harnesses.map((h) => {
