@@ -2,6 +2,7 @@
 // pricing fingerprint: the rows an ingest then writes are priced by that
 // pricer, so nothing needs re-pricing); a store that already exists keeps its
 // own, or rows priced under older prices would never be re-priced.
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/store.js';
@@ -25,5 +26,16 @@ describe('openStore', () => {
     expect(await metaOf(path, { pricing_fingerprint: 'B' })).toEqual({ app: 'tx-usage', pricing_fingerprint: 'A', schema_version: String(SCHEMA_VERSION) });
     const bare = join(tempDir('txu-open-'), 'usage.duckdb');
     expect(await metaOf(bare, {})).toEqual({ app: 'tx-usage', schema_version: String(SCHEMA_VERSION) });
+  });
+
+  it('makes a new store beside PATH and renames it into place: what a killed run left half-made is removed, and only that', async () => {
+    const dir = tempDir('txu-open-');
+    const path = join(dir, 'usage.duckdb');
+    // Left by runs killed while making the store (pid-named), and a file that only looks alike.
+    writeFileSync(join(dir, 'usage.duckdb.creating-4242'), 'half-made');
+    writeFileSync(join(dir, 'usage.duckdb.creating-4242.wal'), 'half-made');
+    writeFileSync(join(dir, 'usage.duckdb.creating-notes'), 'a file of the user\'s');
+    expect(await metaOf(path, {})).toEqual({ app: 'tx-usage', schema_version: String(SCHEMA_VERSION) });
+    expect(readdirSync(dir).sort()).toEqual(['usage.duckdb', 'usage.duckdb.creating-notes', 'usage.duckdb.lock']);
   });
 });

@@ -3,8 +3,8 @@
 // and never open for writing, rebuild or delete a file that is not a store
 // tx-usage made (recognise.ts).
 import { DuckDBInstance, VARCHAR, type DuckDBConnection } from './duckdb.js';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { MIGRATIONS, OLDEST_MIGRATED, SCHEMA_VERSION } from './schema.js';
 import { lockPathOf, lockStore, type StoreLock } from './lock.js';
 import { copyReads, firstLine, inspectPath, moveAside, probeReadOnly, schemaInfo, STORE_MARKER, type SchemaInfo } from './recognise.js';
@@ -80,6 +80,26 @@ async function inTransaction(conn: DuckDBConnection, body: () => Promise<void>):
 
 function removeStoreFiles(path: string): void {
   for (const p of [path, path + '.wal']) rmSync(p, { force: true });
+}
+
+/** Suffix of a store being made (`PATH.creating-<pid>`), renamed to PATH once whole. */
+const CREATING = '.creating-';
+
+/**
+ * Removes stores left half-made beside PATH by runs killed while making
+ * them: files tx-usage made, named PATH.creating-<pid> (and their WAL). The
+ * caller holds the store's exclusive lock, so no other run is making one.
+ */
+function removeCreating(path: string): void {
+  const dir = dirname(path);
+  const prefix = basename(path) + CREATING;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) if (n.startsWith(prefix) && /^\d+(\.wal)?$/.test(n.slice(prefix.length))) rmSync(join(dir, n), { force: true });
 }
 
 function describeNewer(path: string, version: number): StoreError {
@@ -182,11 +202,28 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
     st = null;
   }
   const create = async () => {
-    const instance = await DuckDBInstance.create(path, threads);
-    // Ours from its first byte: a run interrupted before its schema is made leaves a file the next run recognises.
+    // Made whole beside PATH, then renamed into place: a run killed while it
+    // is made leaves nothing at PATH. (Made at PATH, a kill between DuckDB's
+    // creating the file and the lock's remembering it left an empty DuckDB
+    // file the next run could not tell from another program's, and refused.)
+    removeCreating(path);
+    const tmp = `${path}${CREATING}${process.pid}`;
+    const made = await DuckDBInstance.create(tmp, threads);
+    try {
+      const c = await made.connect();
+      try {
+        await createSchema(c, opts.createdMeta ?? {});
+      } finally {
+        c.closeSync();
+      }
+    } finally {
+      made.closeSync();
+    }
+    if (existsSync(`${tmp}.wal`)) renameSync(`${tmp}.wal`, `${path}.wal`);
+    renameSync(tmp, path);
     lock.remember(statSync(path));
+    const instance = await DuckDBInstance.create(path, threads);
     const conn = await instance.connect();
-    await createSchema(conn, opts.createdMeta ?? {});
     return { instance, conn };
   };
   if (!st) return { ...(await create()), notice };
