@@ -103,7 +103,7 @@ describe('README and --help examples', () => {
   it('every tx-usage example exits 0 on a generated home', () => {
     const commands = [...readmeCommands().filter((l) => !/^npm\s/.test(l)), ...helpExamples()];
     // Enough of the guide is covered that losing a section would show.
-    for (const c of ['report', 'report monthly', 'report compare', 'report blocks', 'limits', 'statusline', 'check', 'import cursor-usage', 'export', 'sql', 'demo']) {
+    for (const c of ['report', 'report monthly', 'report compare', 'report blocks', 'limits', 'statusline', 'check', 'import cursor-usage', 'import --list', 'export', 'sql', 'demo', 'ingest', 'sources', 'prices show']) {
       expect(commands.some((l) => l.includes(`tx-usage ${c}`)), c).toBe(true);
     }
     const failed: string[] = [];
