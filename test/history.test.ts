@@ -83,7 +83,7 @@ describe('a transcript deleted by its harness', () => {
     const storeBefore = readFileSync(db);
     const refused = runCli(['report', ...OCT, '--by', 'day', '--rebuild', '--db', db], env());
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/^tx-usage: --rebuild would drop history that cannot be read again: 1 source whose files are gone \(2 responses\) are kept in .*; add --yes to rebuild anyway/);
+    expect(refused.stderr).toMatch(/^tx-usage: --rebuild would drop history that cannot be read again: 1 source whose files are gone \(2 responses\) is kept in .*; add --yes to rebuild anyway/);
     expect(refused.stdout).toBe('');
     expect(readFileSync(db).equals(storeBefore)).toBe(true);
 

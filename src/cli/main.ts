@@ -136,11 +136,11 @@ async function main(argv: string[]): Promise<void> {
     .option('prices', { type: 'string', describe: 'price overrides FILE in LiteLLM format; wins over the bundled prices for the models it names', global: true })
     .command(
       'report [name]',
-      'report usage and cost (refreshes the store first; see report --help for the reports)',
+      'report usage and cost: summary (default), monthly, compare, blocks (refreshes the store first; report --help describes them)',
       (c) => reportOptions(c),
       run(async (rt, a) => (a.demo ? demo(rt, a) : report(rt, a, argv))),
     )
-    .command('demo [name]', 'the report on generated sample data', (c) => reportOptions(c), run(demo))
+    .command('demo [name]', 'a report on generated sample data (try it on a machine with no harness data)', (c) => reportOptions(c), run(demo))
     .command(
       'limits',
       'plan rate limits per harness and window (5 h, weekly): used %, reset time, peak and spend per window',
@@ -182,7 +182,7 @@ async function main(argv: string[]): Promise<void> {
           .option('format', { type: 'string', default: 'text', describe: 'text | json' }),
       run(async (rt, a) => (await import('./check.js')).checkCommand(rt, a)),
     )
-    .command('ingest', 'refresh the store from the harness files', (y) => y, run(async (rt) => (await import('./ingest.js')).ingestCommand(rt)))
+    .command('ingest', 'refresh the store from the harness files (report and most other commands do it first)', (y) => y, run(async (rt) => (await import('./ingest.js')).ingestCommand(rt)))
     .command(
       'export',
       'write usage as Hive-partitioned Parquet for team roll-ups and warehouses (see docs/team.md)',
@@ -218,10 +218,10 @@ async function main(argv: string[]): Promise<void> {
     )
     .command(
       'sql <query>',
-      'run read-only SQL against the store (tables: usage_events, billed_events, context_rows, sources, ...)',
+      'run read-only SQL against the store: the `usage` view (one row per billed response), billed_events, sources, ... (docs/sql.md)',
       (c) =>
         c
-          .positional('query', { type: 'string', demandOption: true })
+          .positional('query', { type: 'string', demandOption: true, describe: 'one SQL statement; files, network and extensions are refused' })
           .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' }),
       run(async (rt, a) => (await import('./sql.js')).sqlCommand(rt, a.query, a.format)),
     )
@@ -248,6 +248,13 @@ async function main(argv: string[]): Promise<void> {
       for (const [k, v] of Object.entries(args)) if (k !== '_' && Array.isArray(v) && !repeatable.has(k)) args[k] = v[v.length - 1];
     }, true)
     .completion('completion', 'print a bash/zsh completion script (add `source <(tx-usage completion)` to ~/.bashrc or ~/.zshrc)')
+    // Every example here is run by test/readme-examples.test.ts.
+    .example('$0 report', 'the last 30 days per day, every harness')
+    .example('$0 report --since 7d --by harness,model', 'last week per harness and model')
+    .example('$0 report monthly --format html --out month.html', 'the monthly spend review as one HTML file')
+    .example('$0 report compare', 'what a prompt costs in each harness')
+    .example('$0 report --demo', 'the same on generated sample data')
+    .example('$0 watch', 'live: the active 5-hour block, today, budgets')
     .demandCommand(1, `name a command: ${commands}`)
     .strict()
     .fail((msg, err, inst) => {

@@ -191,7 +191,7 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
       if (kept.sources > 0 && !opts.yes) {
         throw new StoreError(
           `--rebuild would drop history that cannot be read again: ${kept.sources} source${kept.sources === 1 ? '' : 's'} whose files are gone ` +
-            `(${kept.responses} responses) are kept in ${path}; add --yes to rebuild anyway (tx-usage sources lists them)`,
+            `(${kept.responses} responses) ${kept.sources === 1 ? 'is' : 'are'} kept in ${path}; add --yes to rebuild anyway (tx-usage sources lists them)`,
           2,
         );
       }
