@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Each test file gets its own TMPDIR and fails if it leaves anything there.
+    setupFiles: ['test/setup/tmp-guard.ts'],
   },
 });

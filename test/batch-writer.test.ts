@@ -3,15 +3,15 @@
 // transaction, committed together; a failed batch takes the uncommitted
 // ones with it and nothing committed before; the checkpoint runs while the
 // caller reads, and close() waits for it. Real DuckDB files throughout.
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openStore, type Store } from '../src/store/store.js';
 import { BatchWriter, committedWrites, storeIdentity, storeWideRows } from '../src/store/write.js';
 import { sourceWrite } from './helpers/source-write.js';
+import { tempDir } from './helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'txu-writer-'));
+const dir = tempDir('txu-writer-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cost = () => 7n;
@@ -63,21 +63,30 @@ describe('BatchWriter', () => {
 
   it('commits on its own once the transaction has been open commitEveryMs, and at commit()', async () => {
     const store = await openStore(join(dir, 'every.duckdb'));
+    // The writer's clock (performance.now) is the test's: how long the
+    // transaction has been open is set here, not by how long each write
+    // happens to take on a loaded machine.
+    vi.useFakeTimers({ toFake: ['performance'] });
     try {
       const writes0 = committedWrites.count;
-      // (500 ms: a batch's own write may take tens of ms on a loaded machine)
-      const w = new BatchWriter(store.conn, cost, 500);
+      const w = new BatchWriter(store.conn, cost, 30);
       await w.write([sourceWrite('a', 2)]);
       expect(committedWrites.count).toBe(writes0);
-      await new Promise((r) => setTimeout(r, 520));
-      await w.write([sourceWrite('b', 2)]); // the transaction is older than 500 ms now: committed after this batch
+      vi.advanceTimersByTime(29);
+      await w.write([sourceWrite('b', 2)]); // open 29 ms: not yet
+      expect(committedWrites.count).toBe(writes0);
+      vi.advanceTimersByTime(1);
+      await w.write([sourceWrite('c', 2)]); // open 30 ms: committed after this batch, with it
       expect(committedWrites.count).toBe(writes0 + 1);
-      await w.write([sourceWrite('c', 2)]);
+      expect(await counts(store)).toEqual({ events: 6, sources: 3 });
+      vi.advanceTimersByTime(1000);
+      await w.write([sourceWrite('d', 2)]); // a new transaction: the time before it opened does not count
       expect(committedWrites.count).toBe(writes0 + 1);
       await w.commit();
       expect(committedWrites.count).toBe(writes0 + 2);
-      expect(await counts(store)).toEqual({ events: 6, sources: 3 });
+      expect(await counts(store)).toEqual({ events: 8, sources: 4 });
     } finally {
+      vi.useRealTimers();
       await store.close();
     }
   });

@@ -2,14 +2,14 @@
 // the reference rule (v1's single window): per (harness, dedupe key), the
 // largest usage, then the lowest rank, then source order. Audit style: rows
 // in, the difference with the reference out, which must be empty.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/store.js';
 import { storeWideRows } from '../src/store/write.js';
+import { tempDir } from './helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'txu-billed-'));
+const dir = tempDir('txu-billed-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const REFERENCE = `

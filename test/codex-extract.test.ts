@@ -4,8 +4,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import {
   buildCodexHome,
   id,
@@ -27,10 +25,11 @@ import { Ledger, utcDay } from '../fixtures/codex/ledger.js';
 import { randomUsage, rng, RolloutWriter, ZERO_USAGE } from '../fixtures/codex/rollout.js';
 import { byModelDay, collect, collectAll, discover, skipCount, sorted, storeLike, totalsBy } from './codex-helpers.js';
 import type { SourceRef } from '../src/harnesses/types.js';
+import { tempDir } from './helpers/temp.js';
 
 const dirs: string[] = [];
 function freshHome(): string {
-  const d = mkdtempSync(join(tmpdir(), 'txu-codex-'));
+  const d = tempDir('txu-codex-');
   dirs.push(d);
   return join(d, '.codex');
 }

@@ -2,17 +2,17 @@
 // .jsonl / .jsonl.zst / archived_sessions: the union of what the runs emit,
 // deduplicated the way the store does, must be exactly one whole read.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { buildCodexHome, zstdCompress } from '../fixtures/codex/home.js';
 import { byModelDay, collect, collectAll, discover, sorted, storeLike } from './codex-helpers.js';
 import type { UsageEvent } from '../src/core/types.js';
 import type { SourceRef } from '../src/harnesses/types.js';
+import { tempDir } from './helpers/temp.js';
 
 const dirs: string[] = [];
 const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'txu-codex-res-'));
+  const d = tempDir('txu-codex-res-');
   dirs.push(d);
   return d;
 };

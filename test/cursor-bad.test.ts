@@ -1,7 +1,6 @@
 // Damaged Cursor stores: every bad reference is a warning naming the db and
 // the blob, and everything else in the chat (and the other chats) is still reported.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBadCursorHome, type BadChat } from '../fixtures/cursor-agent/bad.js';
@@ -10,6 +9,7 @@ import { looksLikeRoot } from '../src/harnesses/cursor-agent/census.js';
 import { cursorAgent } from '../src/harnesses/cursor-agent/index.js';
 import type { SourceRef } from '../src/harnesses/types.js';
 import { collectSource } from '../src/ingest/collect.js';
+import { tempDir } from './helpers/temp.js';
 
 let home: string;
 let work: string;
@@ -24,8 +24,8 @@ async function collect(dbPath: string) {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'txu-cursor-bad-'));
-  work = mkdtempSync(join(tmpdir(), 'txu-cursor-badw-'));
+  home = tempDir('txu-cursor-bad-');
+  work = tempDir('txu-cursor-badw-');
   chats = buildBadCursorHome(home);
   sources = await cursorAgent.discover(cursorAgent.roots({ home, env: {}, rootOverrides: [] }), () => {});
 });
@@ -63,7 +63,7 @@ describe('cursor-agent damaged stores', () => {
   });
 
   it('a file that is not a SQLite database is one "cannot read" warning, not a crash', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'txu-cursor-notdb-'));
+    const dir = tempDir('txu-cursor-notdb-');
     try {
       const db = join(dir, 'store.db');
       writeFileSync(db, 'this is not a database, just some text long enough to be a header '.repeat(4));

@@ -1,7 +1,6 @@
 // Cursor Agent extractor, rule by rule, through collectSource on real
 // store.db files built by fixtures/cursor-agent from DDL at test time.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCursorHome, md5, PROJECT_A, type CursorFixture, type FixtureChat } from '../fixtures/cursor-agent/home.js';
@@ -9,6 +8,7 @@ import { cursorAgent } from '../src/harnesses/cursor-agent/index.js';
 import { harnessById } from '../src/harnesses/registry.js';
 import type { SourceRef } from '../src/harnesses/types.js';
 import { collectSource, type Collected } from '../src/ingest/collect.js';
+import { tempDir } from './helpers/temp.js';
 
 let home: string;
 let work: string;
@@ -30,8 +30,8 @@ const chat = (name: string) => fx.chats.find((c) => c.name === name)!;
 const bySession = <T extends { session: string }>(rows: T[]) => [...rows].sort((a, b) => (a.session < b.session ? -1 : a.session > b.session ? 1 : 0));
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'txu-cursor-home-'));
-  work = mkdtempSync(join(tmpdir(), 'txu-cursor-work-'));
+  home = tempDir('txu-cursor-home-');
+  work = tempDir('txu-cursor-work-');
   fx = buildCursorHome(home);
   sources = await cursorAgent.discover(cursorAgent.roots(ctx()), () => {});
 });
@@ -66,7 +66,7 @@ describe('cursor-agent discovery', () => {
   });
 
   it('finds a config dir under $XDG_CONFIG_HOME/cursor and accepts a chats/ folder as root', async () => {
-    const xdgHome = mkdtempSync(join(tmpdir(), 'txu-cursor-xdg-'));
+    const xdgHome = tempDir('txu-cursor-xdg-');
     try {
       const xfx = buildCursorHome(xdgHome, join(xdgHome, 'cfg', 'cursor'));
       const found = await cursorAgent.discover(cursorAgent.roots({ home: xdgHome, env: { XDG_CONFIG_HOME: join(xdgHome, 'cfg') }, rootOverrides: [] }), () => {});

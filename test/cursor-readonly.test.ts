@@ -2,14 +2,14 @@
 // bytes and mtimes, no file is created beside them, private copies are
 // removed; only an existing -shm (the wal-index every reader updates) may change.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBadCursorHome } from '../fixtures/cursor-agent/bad.js';
 import { buildCursorHome, type CursorFixture } from '../fixtures/cursor-agent/home.js';
 import { cursorAgent } from '../src/harnesses/cursor-agent/index.js';
 import { collectSource } from '../src/ingest/collect.js';
+import { tempDir } from './helpers/temp.js';
 
 let home: string;
 let work: string;
@@ -35,8 +35,8 @@ function snap(dbPath: string): Snap {
 }
 
 beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), 'txu-cursor-ro-'));
-  work = mkdtempSync(join(tmpdir(), 'txu-cursor-row-'));
+  home = tempDir('txu-cursor-ro-');
+  work = tempDir('txu-cursor-row-');
   fx = buildCursorHome(home);
   buildBadCursorHome(home); // damaged stores must not be touched either
 });

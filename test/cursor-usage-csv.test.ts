@@ -3,9 +3,7 @@
 // fixtures written in every header generation with hand-computed totals;
 // the bad exports refused at their line and column; Cursor's model names
 // priced; imported CSVs and the report horizon.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { badCsvs } from '../fixtures/cursor-usage/bad.js';
 import { EXPECTED, GENERATIONS, ROWS, totalsOf, usageCsv, usageCsvText, type Generation, type Totals } from '../fixtures/cursor-usage/build.js';
@@ -16,6 +14,7 @@ import { usableHorizon } from '../src/ingest/horizon.js';
 import { CsvError, decodeUtf8, parseCsv } from '../src/io/csv.js';
 import { loadPricer } from '../src/pricing/index.js';
 import { candidates, cursorModelNames } from '../src/pricing/names.js';
+import { tempDir } from './helpers/temp.js';
 
 function caught(f: () => unknown): CsvError {
   try {
@@ -181,7 +180,7 @@ describe("Cursor's model names priced as the provider's", () => {
   });
 
   it('a usage CSV row of claude-4.5-sonnet-thinking gets the computed cost of claude-sonnet-4-5', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'txu-pricing-'));
+    const cacheDir = tempDir('txu-pricing-');
     onTestFinished(() => rmSync(cacheDir, { recursive: true, force: true }));
     const pricer = await loadPricer({ cacheDir });
     const at = { provider: null, ts: Date.parse('2026-11-03T10:00:00Z'), cache_read_tokens: 0, cache_write_tokens: 0, cache_write_5m_tokens: null, cache_write_1h_tokens: null, reasoning_tokens: 0 };

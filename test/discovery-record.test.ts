@@ -2,15 +2,15 @@
 // environment variable it was based on is the same: these tests change one
 // thing at a time and expect the record to be refused, and expect a record
 // that still holds to give exactly what a fresh discovery gives.
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { discoverAll, discoverRecorded } from '../src/ingest/discover.js';
 import { loadRecord, replayRecord, saveRecord, type DiscoveryRecord } from '../src/ingest/discovery-record.js';
 import type { ScanFacts } from '../src/ingest/stamp.js';
+import { tempDir } from './helpers/temp.js';
 
-const base = mkdtempSync(join(tmpdir(), 'txu-discrec-'));
+const base = tempDir('txu-discrec-');
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 let n = 0;
 

@@ -84,21 +84,42 @@ function stage(staging: string, home: string): Grown[] {
   return out;
 }
 
-/** The writer: appends each staged file to its target in chunks of 1..3000 bytes, a few ms apart, in a seeded random order. */
+/**
+ * The writer: appends each staged file to its target in chunks of 1..3000
+ * bytes, a few ms apart, in a seeded random order. At a third and at two
+ * thirds of the bytes it waits until the reader has finished one more report
+ * ("go" on stdin), so that however fast either side runs, reports overlap the
+ * writing and some see the files part-written.
+ */
 const WRITER = `
   const fs = require('node:fs');
   const [spec, seed] = JSON.parse(process.argv[1]);
   let a = seed >>> 0;
   const rnd = () => { a = (a + 0x6d2b79f5) >>> 0; let t = a; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
   const files = spec.map(([src, dst]) => ({ bytes: fs.readFileSync(src), dst, at: 0 }));
+  const total = files.reduce((s, f) => s + f.bytes.length, 0);
+  const milestones = [total / 3, (2 * total) / 3];
+  let written = 0;
+  let passed = 0;
+  let reports = 0;
+  let waiting = false;
+  process.stdin.on('data', (b) => {
+    reports += String(b).split('go').length - 1;
+    if (waiting) { waiting = false; step(); }
+  });
   let chunks = 0;
   const step = () => {
+    if (passed < milestones.length && written >= milestones[passed]) {
+      if (reports <= passed) { waiting = true; return; }
+      passed++;
+    }
     const open = files.filter((f) => f.at < f.bytes.length);
-    if (!open.length) { process.stdout.write(String(chunks)); return; }
+    if (!open.length) { process.stdout.write(String(chunks)); process.stdin.destroy(); return; }
     const f = open[Math.floor(rnd() * open.length)];
-    const n = 1 + Math.floor(rnd() * 3000);
-    fs.appendFileSync(f.dst, f.bytes.subarray(f.at, f.at + n));
-    f.at += n;
+    const part = f.bytes.subarray(f.at, f.at + 1 + Math.floor(rnd() * 3000));
+    fs.appendFileSync(f.dst, part);
+    f.at += part.length;
+    written += part.length;
     chunks++;
     setTimeout(step, Math.floor(rnd() * 10));
   };
@@ -123,7 +144,8 @@ describe('files growing while being read', () => {
     const home = tempDir('txu-growing-');
     const grown = stage(tempDir('txu-growing-stage-'), home);
     const env = cleanEnv(home);
-    const writer = spawn(process.execPath, ['-e', WRITER, JSON.stringify([grown.map((g) => [g.staged, g.target]), SEED])], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const writer = spawn(process.execPath, ['-e', WRITER, JSON.stringify([grown.map((g) => [g.staged, g.target]), SEED])], { stdio: ['pipe', 'pipe', 'inherit'] });
+    writer.stdin!.on('error', () => {}); // a "go" after the writer finished
     let chunks = '';
     writer.stdout.on('data', (b) => (chunks += b));
     const done = new Promise<number | null>((r) => writer.on('exit', r));
@@ -143,7 +165,9 @@ describe('files growing while being read', () => {
         if (m > 0 && m < N) partialSightings++;
       }
       tornWarnings += j.warnings.filter((w: string) => /incomplete final line/.test(w)).length;
+      if (writer.exitCode === null) writer.stdin!.write('go\n');
     }
+    writer.stdin!.end();
     expect(await done).toBe(0);
 
     const final = await report(env);

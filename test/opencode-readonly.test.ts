@@ -165,36 +165,57 @@ describe('opencode is read-only on user data', () => {
             tokens: { input: 10, output: 2, reasoning: 0, cache: { read: 0, write: 0 } }, time: { created: t, completed: t + 1 } }));
         upd.run(${JSON.stringify(session)});
       });
+      // It runs until its stdin ends, printing the number of steps committed after each commit.
       let i = 0;
-      const end = Date.now() + 1500;
-      const tick = () => { step(i++); if (Date.now() < end) setTimeout(tick, 3); else { db.close(); console.log(i); } };
+      let stop = false;
+      process.stdin.on('end', () => (stop = true)).resume();
+      const tick = () => { if (stop) { db.close(); console.log('done ' + i); return; } step(i++); console.log(String(i)); setTimeout(tick, 3); };
       tick();`;
-    const child = spawn(process.execPath, ['-e', writer], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (b) => (out += b));
+    const child = spawn(process.execPath, ['-e', writer], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const seen = { committed: 0, written: -1 };
+    let buf = '';
+    child.stdout.on('data', (b) => {
+      const lines = (buf += b).split('\n');
+      buf = lines.pop()!;
+      for (const l of lines) {
+        if (l.startsWith('done ')) seen.written = Number(l.slice(5));
+        else seen.committed = Number(l);
+      }
+    });
     const done = new Promise<number | null>((res) => child.on('exit', res));
+    // Each read starts after the writer has committed another step, however
+    // slowly either side runs: reads and writes interleave by construction.
+    const committedPast = async (n: number) => {
+      while (seen.committed <= n) {
+        if (child.exitCode !== null) throw new Error(`the writer exited (${child.exitCode}) after ${seen.committed} steps`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
     let last = 0;
-    let reads = 0;
-    await new Promise((r) => setTimeout(r, 150));
-    while (child.exitCode === null && reads < 20) {
-      const c = await collectDb(db.path);
-      expect(c.failed).toBe(false);
-      expect(c.warnings).toEqual([]);
-      const t = totals(c);
-      // A consistent snapshot: rows and running totals from the same transaction set.
-      expect(t.requests - base.requests).toBe((t.input_tokens - base.input_tokens) / 10);
-      expect(c.events.filter((e) => e.requests === 0).map((e) => e.input_tokens)).toEqual([base.input_tokens - 5000]);
-      expect(t.requests).toBeGreaterThanOrEqual(last);
-      last = t.requests;
-      reads++;
+    try {
+      for (let reads = 0; reads < 5; reads++) {
+        await committedPast(last);
+        const before = seen.committed;
+        const c = await collectDb(db.path);
+        expect(c.failed).toBe(false);
+        expect(c.warnings).toEqual([]);
+        const t = totals(c);
+        // A consistent snapshot: rows and running totals from the same transaction set.
+        expect(t.requests - base.requests).toBe((t.input_tokens - base.input_tokens) / 10);
+        expect(c.events.filter((e) => e.requests === 0).map((e) => e.input_tokens)).toEqual([base.input_tokens - 5000]);
+        // Every step committed before the read began is in it.
+        expect(t.requests - base.requests).toBeGreaterThanOrEqual(before);
+        expect(t.requests - base.requests).toBeGreaterThan(last);
+        last = t.requests - base.requests;
+      }
+    } finally {
+      child.stdin!.end();
     }
     expect(await done).toBe(0);
-    expect(reads).toBeGreaterThan(1);
-    const written = Number(out.trim());
-    expect(written).toBeGreaterThan(10);
+    expect(seen.written).toBeGreaterThanOrEqual(last);
     const final = totals(await collectDb(db.path));
-    expect(final.requests).toBe(base.requests + written);
-    expect(final.input_tokens).toBe(base.input_tokens + 10 * written);
+    expect(final.requests).toBe(base.requests + seen.written);
+    expect(final.input_tokens).toBe(base.input_tokens + 10 * seen.written);
   });
 });
 

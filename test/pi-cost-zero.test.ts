@@ -1,14 +1,14 @@
 // pi records cost 0 for models missing from its catalogue: zero for billed
 // tokens is read as "no recorded cost", zero for a zero-token response stays 0.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cwdDirName } from '../fixtures/pi/session.js';
 import { collect, discover } from './pi-support.js';
+import { tempDir } from './helpers/temp.js';
 
 it('treats a recorded zero cost for billed tokens as unknown', async () => {
-  const home = mkdtempSync(join(tmpdir(), 'txu-pi-zero-'));
+  const home = tempDir('txu-pi-zero-');
   const cwd = '/home/u/zero';
   const dir = join(home, '.pi/agent/sessions', cwdDirName(cwd));
   mkdirSync(dir, { recursive: true });

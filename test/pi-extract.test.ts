@@ -1,7 +1,6 @@
 // Extractor-level tests of the pi harness: every rule of the contract entry
 // `pi` checked against the independent ledger of the fixture builders.
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildDefaultHome, buildEnvLayouts, GPT, LEGACY, PROJECTS, SONNET, sessionsDir } from '../fixtures/pi/scenarios.js';
@@ -10,8 +9,9 @@ import { MAX_TRACKED_ENTRIES, type PiState } from '../src/harnesses/pi/extract.j
 import type { UsageEvent } from '../src/core/types.js';
 import type { Collected } from '../src/ingest/collect.js';
 import { collect, collectAll, discover, fromEvent, fromLedger, sorted, storeView } from './pi-support.js';
+import { tempDir } from './helpers/temp.js';
 
-const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
+const tmp = (p: string) => tempDir(p);
 
 describe('pi: default home (branched tree, fork, clone, forkFrom, v1, shared ids)', () => {
   let fx: ReturnType<typeof buildDefaultHome>;

@@ -5,15 +5,13 @@
 // case) — never by calling the code under test. The first test pins those
 // numbers, so a data upgrade that changes them fails there, loudly, instead of
 // as a mysterious mismatch further down.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitForUpdate } from '@pydantic/genai-prices';
 import type { Provider } from '@pydantic/genai-prices';
 import type { PriceableUsage, Pricer } from '../src/pricing/index.js';
 import { loadPricer } from '../src/pricing/index.js';
 import { compilePrice, costUnits, costUnitsExact, type CompiledPrice } from '../src/pricing/engine.js';
+import { tempDir } from './helpers/temp.js';
 
 const zero = {
   input_tokens: 0,
@@ -36,7 +34,7 @@ let bundled: Provider[];
 
 beforeAll(async () => {
   bundled = (await waitForUpdate())!;
-  pricer = await loadPricer({ cacheDir: mkdtempSync(join(tmpdir(), 'txu-pricing-')) });
+  pricer = await loadPricer({ cacheDir: tempDir('txu-pricing-') });
 });
 
 describe('bundled price data (the numbers the hand computations use)', () => {
@@ -237,7 +235,7 @@ describe('describe', () => {
 
 describe('fingerprint', () => {
   it('is stable for the same data', async () => {
-    const again = await loadPricer({ cacheDir: mkdtempSync(join(tmpdir(), 'txu-pricing-')) });
+    const again = await loadPricer({ cacheDir: tempDir('txu-pricing-') });
     expect(again.fingerprint).toBe(pricer.fingerprint);
     expect(pricer.fingerprint).toMatch(/^[0-9a-f]{32}$/);
   });

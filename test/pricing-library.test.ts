@@ -3,22 +3,20 @@
 // on both sides of every tier, the two totals differ by less than float noise.
 // The library is the oracle here; this file never loads a cached data file, so
 // the library's active data stays the bundled data.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { calcPrice, waitForUpdate } from '@pydantic/genai-prices';
 import type { ModelInfo, Provider } from '@pydantic/genai-prices';
 import type { Pricer } from '../src/pricing/index.js';
 import { loadPricer } from '../src/pricing/index.js';
 import { usdToE10 } from '../src/core/money.js';
+import { tempDir } from './helpers/temp.js';
 
 let providers: Provider[];
 let pricer: Pricer;
 
 beforeAll(async () => {
   providers = (await waitForUpdate())!;
-  pricer = await loadPricer({ cacheDir: mkdtempSync(join(tmpdir(), 'txu-pricing-lib-')) });
+  pricer = await loadPricer({ cacheDir: tempDir('txu-pricing-lib-') });
 });
 
 /** A name the library resolves to exactly this model of this provider, or null. */

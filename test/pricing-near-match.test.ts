@@ -2,18 +2,17 @@
 // match `claude-sonnet-5-5` to `claude-sonnet-5`) is a near match; a name
 // that is the entry's own id, one of its listed aliases, or either with a
 // snapshot date, a display tag or Bedrock's wrapping is not.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { waitForUpdate, type Provider } from '@pydantic/genai-prices';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPricer, type Pricer } from '../src/pricing/index.js';
 import { namesEntry } from '../src/pricing/names.js';
+import { tempDir } from './helpers/temp.js';
 
 let pricer: Pricer;
 let dir: string;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'txu-near-'));
+  dir = tempDir('txu-near-');
   pricer = await loadPricer({ cacheDir: dir });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

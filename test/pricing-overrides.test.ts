@@ -1,14 +1,14 @@
 // `--prices FILE`: LiteLLM-format overrides win over the bundled data for the
 // models they name. Expected costs are computed by hand from the per-token
 // numbers written into the override file below.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PriceableUsage } from '../src/pricing/index.js';
 import { loadPricer } from '../src/pricing/index.js';
+import { tempDir } from './helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'txu-pricing-ovr-'));
+const dir = tempDir('txu-pricing-ovr-');
 const cacheDir = join(dir, 'cache');
 
 // Per token; ×1e6 gives the per-million numbers used in the comments.

@@ -1,15 +1,14 @@
 // `prices update`: download the library's data file, store it under the cache
 // dir, use it from then on; without network (or with a bad download) say so and
 // keep what was in use. A local HTTP server stands in for the remote URL.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForUpdate } from '@pydantic/genai-prices';
 import type { PriceableUsage } from '../src/pricing/index.js';
 import { dataPaths, loadPricer, updatePrices } from '../src/pricing/index.js';
+import { tempDir } from './helpers/temp.js';
 
 let base = '';
 let routes: Record<string, { status: number; body: string }> = {};
@@ -61,7 +60,7 @@ const UPDATED_COST = '0.095';
 
 describe('updatePrices', () => {
   it('without network: clear message, nothing stored, bundled data kept', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'txu-upd-'));
+    const cacheDir = tempDir('txu-upd-');
     // A port nobody listens on: connection refused, as offline.
     const closed = createServer();
     await new Promise<void>((ok) => closed.listen(0, '127.0.0.1', ok));
@@ -76,7 +75,7 @@ describe('updatePrices', () => {
   });
 
   it('stores a newer data file that is used from then on, and isolates pricers from each other', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'txu-upd-'));
+    const cacheDir = tempDir('txu-upd-');
     const before = await loadPricer({ cacheDir });
     const r = await updatePrices({ cacheDir, url: `${base}/data.json` });
     expect(r).toMatchObject({ ok: true });
@@ -99,7 +98,7 @@ describe('updatePrices', () => {
   });
 
   it('rejects unusable downloads and keeps the stored data', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'txu-upd-'));
+    const cacheDir = tempDir('txu-upd-');
     expect((await updatePrices({ cacheDir, url: `${base}/data.json` })).ok).toBe(true);
     for (const [path, why] of [
       ['/object.json', /not usable price data \(expected a JSON array of providers\)/],
@@ -116,7 +115,7 @@ describe('updatePrices', () => {
   });
 
   it('falls back to the bundled data, with a warning, when the stored file is damaged', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'txu-upd-'));
+    const cacheDir = tempDir('txu-upd-');
     expect((await updatePrices({ cacheDir, url: `${base}/data.json` })).ok).toBe(true);
     writeFileSync(dataPaths(cacheDir).data, newerData.slice(0, 1000));
     const p = await loadPricer({ cacheDir });

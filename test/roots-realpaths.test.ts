@@ -1,13 +1,13 @@
 // RealPaths gives the source keys discovery dedupes by: the same answers as
 // realpath per file, for plain files, linked files, files under a linked
 // root, and a dangling link (kept as found, for extraction to report).
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RealPaths, walkFiles } from '../src/harnesses/roots.js';
+import { tempDir } from './helpers/temp.js';
 
-const base = mkdtempSync(join(tmpdir(), 'txu-realpaths-'));
+const base = tempDir('txu-realpaths-');
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe('RealPaths', () => {

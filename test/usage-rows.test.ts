@@ -2,14 +2,14 @@
 // back exactly as given — NULLs where given, 64-bit values past 2^53 and
 // negative ones, rows on both sides of a chunk boundary — and a value that
 // does not fit its column is refused instead of being stored wrong.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/store.js';
 import { UsageRowWriter, USAGE_ROW_COLUMNS, type UsageRowEvent } from '../src/store/usage-rows.js';
+import { tempDir } from './helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'txu-rows-'));
+const dir = tempDir('txu-rows-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Row {

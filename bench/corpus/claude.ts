@@ -2,6 +2,7 @@
 // the fixture builder (fixtures/claude-code/build.ts: same line shapes, same
 // ledger), its output redirected into a buffered file; the bulk around them
 // (tool output, progress lines, base64 screenshots) is added here.
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClaudeHome, ClaudeSession, type Usage } from '../../fixtures/claude-code/build.js';
@@ -36,6 +37,8 @@ export class CorpusSession extends ClaudeSession {
   ) {
     // The base class truncates the file it is given: when appending, hand it a scratch path.
     super(home, append ? join(tmpdir(), `tx-usage-bench-scratch-${process.pid}.jsonl`) : file, sessionId, cwd, sidechain);
+    // Nothing is written to the scratch file after that (raw() writes to `out`): it goes now.
+    if (append) rmSync(this.file, { force: true });
     this.out = new LineFile(file, append ? 'a' : 'w');
     this.clock = start;
   }

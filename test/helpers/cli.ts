@@ -1,7 +1,6 @@
 // Runs the real, compiled CLI (dist/) as a child process with a fixed
 // environment: the given HOME, TZ=UTC, NO_COLOR, and a private cache dir.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -14,17 +13,20 @@ export interface CliResult {
   stderr: string;
 }
 
-export function tempDir(prefix = 'txu-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir } from './temp.js';
 
-/** Environment with every harness-root variable cleared, so only `home` is searched. */
+/**
+ * Environment with every harness-root variable cleared, so only `home` is
+ * searched; TMPDIR is the test file's own (test/setup/tmp-guard.ts), so what
+ * a run leaves in the temp dir is seen.
+ */
 export function cleanEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,
     TZ: 'UTC',
     NO_COLOR: '1',
+    TMPDIR: tmpdir(),
     XDG_CACHE_HOME: join(home, '.cache'),
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_DATA_HOME: join(home, '.local/share'),

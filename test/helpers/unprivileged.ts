@@ -8,9 +8,12 @@
 // package's run-time files (package.json's "files", package.json itself and
 // node_modules) are staged in a temp dir that is, as hard links where the
 // file system allows and copies where it does not, and removed afterwards.
-// Nothing outside the temp dir is touched.
+// The run gets a temp dir of its own that user can write (the test file's
+// TMPDIR belongs to root, test/setup/tmp-guard.ts): its empty per-user
+// folder of work dirs is removed after the run, anything else is left there
+// for the guard to name. Nothing outside the temp dir is touched.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { CLI } from './cli.js';
@@ -55,9 +58,17 @@ function stagePackage(): { dir: string; cli: string; node: string } {
  */
 export function runCliAsNobody(args: string[], env: NodeJS.ProcessEnv, cwd: string): SpawnSyncReturns<string> {
   const staged = nobodyCanRead(CLI) && nobodyCanRead(process.execPath) ? null : stagePackage();
+  const tmp = mkdtempSync(join(tmpdir(), 'txu-nobody-tmp-'));
+  chownSync(tmp, NOBODY, NOBODY);
   try {
-    return spawnSync(staged?.node ?? process.execPath, [staged?.cli ?? CLI, ...args], { env, cwd, encoding: 'utf8', uid: NOBODY, gid: NOBODY });
+    return spawnSync(staged?.node ?? process.execPath, [staged?.cli ?? CLI, ...args], { env: { ...env, TMPDIR: tmp }, cwd, encoding: 'utf8', uid: NOBODY, gid: NOBODY });
   } finally {
     if (staged) rmSync(staged.dir, { recursive: true, force: true });
+    // Only empty folders go: a work dir left behind stays for the guard to name.
+    for (const d of [join(tmp, `tx-usage-runs-${NOBODY}`), tmp]) {
+      try {
+        rmdirSync(d);
+      } catch {}
+    }
   }
 }
