@@ -10,6 +10,8 @@ export interface Measured {
   wallMs: number;
   /** Peak resident set size in MB, or null when GNU time is not available. */
   rssMb: number | null;
+  /** CPU time (user + system, all threads) in ms, or null when GNU time is not available: less disturbed by machine load than wall time. */
+  cpuMs: number | null;
   status: number;
   stdout: string;
   stderr: string;
@@ -21,17 +23,19 @@ export const haveGnuTime = existsSync(GNU_TIME);
 export function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv): Measured {
   const rssFile = join(tmpdir(), `tx-usage-bench-rss-${process.pid}`);
   rmSync(rssFile, { force: true });
-  const [file, argv] = haveGnuTime ? [GNU_TIME, ['-f', '%M', '-o', rssFile, cmd, ...args]] : [cmd, args];
+  const [file, argv] = haveGnuTime ? [GNU_TIME, ['-f', '%M %U %S', '-o', rssFile, cmd, ...args]] : [cmd, args];
   const t0 = process.hrtime.bigint();
   const r = spawnSync(file, argv, { env, encoding: 'utf8', maxBuffer: 256 << 20 });
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
   let rssMb: number | null = null;
+  let cpuMs: number | null = null;
   if (haveGnuTime) {
-    const kb = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
-    if (Number.isFinite(kb)) rssMb = kb / 1024;
+    const [kb, user, sys] = (readFileSync(rssFile, 'utf8').trim().split('\n').pop() ?? '').split(' ').map(Number);
+    if (Number.isFinite(kb)) rssMb = kb! / 1024;
+    if (Number.isFinite(user) && Number.isFinite(sys)) cpuMs = (user! + sys!) * 1000;
     rmSync(rssFile, { force: true });
   }
-  return { wallMs, rssMb, status: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+  return { wallMs, rssMb, cpuMs, status: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
 export function median(xs: number[]): number {

@@ -7,7 +7,8 @@
 // tx-usage, ccusage's commands on the same files in the same run, medians of
 // wall time, peak RSS per scenario, bytes re-read after the appends, and a
 // check that tx-usage's Claude Code and Codex totals equal what the
-// generator wrote.
+// generator wrote; then the live scenarios (live.ts) and a repeated report
+// beside unchanged OpenCode and Cursor databases (databases.ts).
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -18,6 +19,7 @@ import { addDays, ensureCorpus, GIB, windowTotals, type DayTotals, type Harness,
 import { findCcusage } from './ccusage.js';
 import { haveGnuTime, measure, median, type Measured } from './measure.js';
 import { benchLive, type LiveBenchResult } from './live.js';
+import { benchUnchangedDatabases } from './databases.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 // The bin entry, as installed: dist/src/cli/fast.cjs (see src/cli/fast.ts),
@@ -299,6 +301,9 @@ async function main(): Promise<void> {
   } finally {
     restoreAppendTargets(m);
   }
+  // A repeated report beside unchanged OpenCode and Cursor databases, against the same home without them.
+  const dbs = benchUnchangedDatabases({ cli: CLI, dir: work, runs: Math.max(o.runs * 5, 15) });
+  problems.push(...dbs.problems);
   const load1 = loadavg();
 
   // Report.
@@ -342,8 +347,9 @@ async function main(): Promise<void> {
   lines.push(`totals check (Claude Code and Codex, 30-day window and by harness, before and after the appends): ${problems.length ? `FAILED\n  ${problems.join('\n  ')}` : 'passed'}${ccTot}`);
   for (const s of [cold, whole, warm, append, ...asked.map((x) => x.tx)]) for (const n of s.notes) lines.push(`note (${s.name}): ${n}`);
   lines.push(...(live?.lines ?? []));
+  lines.push(...dbs.lines);
   process.stdout.write(lines.join('\n') + '\n');
-  const result = { date: new Date().toISOString(), options: o, shape: m.shape, anchor: m.anchor, ccusage: cc?.version ?? null, load: { before: load0, after: load1 }, cold: c, wholeHistory: hw, warm: w, append: a, newQuestions: nq, ccusageRuns: k, reread, problems, live: live && { statusline: live.statusline, ccusageStatusline: live.ccusageStatusline, watchRefresh: live.watchRefresh } };
+  const result = { date: new Date().toISOString(), options: o, shape: m.shape, anchor: m.anchor, ccusage: cc?.version ?? null, load: { before: load0, after: load1 }, cold: c, wholeHistory: hw, warm: w, append: a, newQuestions: nq, ccusageRuns: k, reread, problems, live: live && { statusline: live.statusline, ccusageStatusline: live.ccusageStatusline, watchRefresh: live.watchRefresh }, databases: { with: dbs.withDatabases, without: dbs.without, ratio: dbs.ratio } };
   writeFileSync(join(o.dir, `results-${o.sizeLabel}.json`), JSON.stringify(result, null, 1));
   rmSync(work, { recursive: true, force: true });
   if (problems.length) process.exitCode = 1;

@@ -6,17 +6,12 @@
 -- the billed responses of its session (a subagent's own session counts with
 -- the session that spawned it) from the prompt to the next one, their
 -- requests (agent steps), tokens and cost, and the tool calls in the same
--- span (report_prompts in src/report/unit-macros.ts). A prompt with an
+-- span (compare_prompt_rows.sql, kept in a temporary table of that name
+-- for the run by src/report/compare-units.ts). A prompt with an
 -- unpriced response has no cost and is left out of the cost figures (see
 -- priced_prompts). Detail keys read the prompt's main model (most tokens),
 -- project, local time, session and machine. Medians and percentiles are
 -- interpolated (quantile_cont).
--- param: since DATE              first local calendar day included
--- param: until DATE              last local calendar day included
--- param: tz VARCHAR              IANA zone the range is read in
--- param: harnesses VARCHAR[]     harness ids to include
--- param: project VARCHAR         substring that the project must contain ('' = any)
--- param: cost_mode VARCHAR       auto | computed | recorded
 -- slot: detail                   ONE grouping expression from the code whitelist, or '' for per harness only
 -- column: harness                VARCHAR
 -- column: detail                 VARCHAR  the detail key's value ('' at harness level)
@@ -27,12 +22,8 @@
 -- column: tokens_per_prompt_mean DOUBLE    (and _median, _p90) input + cache read + cache write + output
 -- column: cost_per_prompt_usd_mean DOUBLE  (and _median, _p90) over priced prompts
 -- column: tool_calls_per_prompt_mean DOUBLE (and _median, _p90)
-WITH pp AS (
-  SELECT * FROM report_prompts($tz, $harnesses, $project, $cost_mode)
-  WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
-),
-k AS (
-  SELECT *, CAST({{detail}} AS VARCHAR) AS detail FROM pp
+WITH k AS (
+  SELECT *, CAST({{detail}} AS VARCHAR) AS detail FROM temp.compare_prompt_rows
 )
 SELECT harness, detail,
        count(*) AS prompts,

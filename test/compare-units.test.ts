@@ -15,6 +15,11 @@ import { Ledger as PiLedger, PiSession } from '../fixtures/pi/session.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
+import { openStore } from '../src/store/store.js';
+import { labelLocalRows } from '../src/export/local.js';
+import { unitStats } from '../src/report/compare-units.js';
+import type { ReportParams } from '../src/report/summary.js';
+import type { HarnessId } from '../src/core/types.js';
 
 const MODEL = 'units-model-1';
 const RANGE = ['--since', '2026-10-20', '--until', '2026-10-20'];
@@ -22,8 +27,9 @@ const RANGE = ['--since', '2026-10-20', '--until', '2026-10-20'];
 describe('compare: per prompt and per active hour', () => {
   let env: NodeJS.ProcessEnv;
   let prices: string;
+  let home: string;
   beforeAll(() => {
-    const home = tempDir('txu-compare-units-');
+    home = tempDir('txu-compare-units-');
     prices = join(home, 'prices.json');
     // $1 per million input tokens, $10 per million output tokens.
     writeFileSync(prices, JSON.stringify({ [MODEL]: { input_cost_per_token: 1e-6, output_cost_per_token: 1e-5 } }));
@@ -128,6 +134,37 @@ describe('compare: per prompt and per active hour', () => {
     const head = csv.split('\r\n')[0]!.split(',');
     for (const f of ['prompts', 'tool_calls', 'cost_per_prompt_usd_mean', 'cost_per_prompt_usd_median', 'cost_per_prompt_usd_p90', 'requests_per_prompt_p90', 'tokens_per_prompt_median', 'tool_calls_per_prompt_p90', 'cost_per_active_hour_usd_mean', 'active_hours']) {
       expect(head).toContain(f);
+    }
+  });
+  it('figures of a second compare on the same connection are its own, not the first one\'s (rows kept per run in temporary tables)', async () => {
+    const store = await openStore(join(home, '.cache', 'tx-usage', 'usage.duckdb'));
+    const fresh = await store.connect();
+    try {
+      await labelLocalRows(store.conn, 'm');
+      await labelLocalRows(fresh, 'm');
+      const params = (harnesses: HarnessId[], project: string): ReportParams =>
+        ({ since: '2026-10-20', until: '2026-10-20', tz: 'UTC', by: ['model'], harnesses, project, costMode: 'auto', charts: true }) as ReportParams;
+      const figures = async (u: Awaited<ReturnType<typeof unitStats>>) => ({
+        cc: u.harness('claude-code', true),
+        pi: u.harness('pi', true),
+        model: u.detail('pi', MODEL, true),
+        same: u.sameModel,
+        costs: await u.promptCosts(),
+      });
+      const first = await figures(await unitStats(store.conn, params(['claude-code', 'codex', 'pi'], ''), 'model'));
+      const second = await figures(await unitStats(store.conn, params(['pi'], 'cmp'), 'model'));
+      const alone = await figures(await unitStats(fresh, params(['pi'], 'cmp'), 'model'));
+      expect(second).toEqual(alone);
+      // The two runs differ, so a second run answered from the first one's rows would fail.
+      expect(first.cc.prompts).toBe(3);
+      expect(second.cc.prompts).toBe(0);
+      expect(first.same.length).toBe(3);
+      expect(second.same).toEqual([]);
+      expect(second.pi).toMatchObject({ prompts: 2 });
+      expect(second.costs.every((r) => r.harness === 'pi')).toBe(true);
+    } finally {
+      fresh.closeSync();
+      await store.close();
     }
   });
 });

@@ -368,7 +368,7 @@ describe('template headers', () => {
     expect(sql.trimEnd()).toMatch(/AS unpriced_tokens$/);
     for (const f of ['monthly', 'monthly_days', 'monthly_sessions', 'live_sessions', 'compare']) expect(loadTemplate(f).body, f).toContain(sql);
     const units = loadFragment('unit_counts');
-    for (const f of ['compare_sessions', 'session_view', 'monthly_sessions']) expect(loadTemplate(f).body, f).toContain(units);
+    for (const f of ['compare_session_rows', 'session_view', 'monthly_sessions']) expect(loadTemplate(f).body, f).toContain(units);
   });
 
   it('every shipped template parses, declares its columns, and binds only declared parameters', () => {

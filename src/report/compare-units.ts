@@ -2,14 +2,15 @@
 // person costs in each harness (mean, median and 90th percentile over
 // prompts), per active hour (over sessions), and the same model side by side
 // across harnesses. Figures come from compare_prompts.sql and
-// compare_sessions.sql; this module merges them into the compare report's
+// compare_sessions.sql (over the rows of compare_prompt_rows.sql and
+// compare_session_rows.sql, computed once per run); this module merges them into the compare report's
 // rows and builds its tables. Shapes: docs/reports.md.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Column, Dataset } from '../render/columns.js';
 import type { ChartRow } from './charts.js';
 import { groupExpr, type GroupKey } from './groups.js';
 import { templateValues, type ReportParams } from './summary.js';
-import { loadTemplate, runTemplate } from './template.js';
+import { loadTemplate, materializeTemplate, runTemplate } from './template.js';
 import { ensureUnitMacros } from './unit-macros.js';
 
 const STATS = ['mean', 'median', 'p90'] as const;
@@ -95,18 +96,23 @@ const keyOf = (h: string, d: string) => `${h}\u0000${d}`;
 export async function unitStats(conn: DuckDBConnection, p: ReportParams, detail: GroupKey | null): Promise<UnitStats> {
   await ensureUnitMacros(conn);
   const values = { ...templateValues(p), cost_mode: p.costMode };
+  // The range's prompts and sessions with their figures, computed once into
+  // temporary tables; each level (per harness, per detail key, per model for
+  // the same-model table, the chart's points) aggregates those rows.
+  await materializeTemplate(conn, loadTemplate('compare_prompt_rows'), values);
+  await materializeTemplate(conn, loadTemplate('compare_session_rows'), values);
   const prompts = loadTemplate('compare_prompts');
   const sessions = loadTemplate('compare_sessions');
   const byKey = (rows: Record<string, unknown>[]) => new Map(rows.map((r) => [keyOf(String(r.harness), String(r.detail ?? '')), r]));
-  const run = async (slot: string) => ({ prompts: byKey(await runTemplate(conn, prompts, values, { detail: slot })), sessions: byKey(await runTemplate(conn, sessions, values, { detail: slot })) });
+  const run = async (slot: string) => ({ prompts: byKey(await runTemplate(conn, prompts, {}, { detail: slot })), sessions: byKey(await runTemplate(conn, sessions, {}, { detail: slot })) });
   const top = await run(`''`);
   const det = detail ? await run(groupExpr(detail)) : null;
-  const models = detail === 'model' ? det!.prompts : byKey(await runTemplate(conn, prompts, values, { detail: groupExpr('model') }));
+  const models = detail === 'model' ? det!.prompts : byKey(await runTemplate(conn, prompts, {}, { detail: groupExpr('model') }));
   return {
     harness: (h, billed) => unitFigures(top.prompts.get(keyOf(h, '')), top.sessions.get(keyOf(h, '')), billed),
     detail: (h, v, billed) => unitFigures(det?.prompts.get(keyOf(h, v)), det?.sessions.get(keyOf(h, v)), billed),
     sameModel: sameModelRows([...models.values()]),
-    promptCosts: async () => (await runTemplate(conn, loadTemplate('compare_prompt_costs'), values)) as ChartRow[],
+    promptCosts: async () => (await runTemplate(conn, loadTemplate('compare_prompt_costs'), {})) as ChartRow[],
   };
 }
 

@@ -6,6 +6,7 @@
 // rejected.
 import { existsSync } from 'node:fs';
 import { readInputText } from '../core/inputs.js';
+import { mark } from '../core/trace.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -151,16 +152,8 @@ export function loadTemplate(name: string): Template {
 
 export type ParamValue = string | number | boolean | string[] | null;
 
-/**
- * Runs a template with its parameters bound and its slots filled. Slot text
- * must come from code (a whitelist), never from user input.
- */
-export async function runTemplate(
-  conn: DuckDBConnection,
-  t: Template,
-  values: Record<string, ParamValue>,
-  slots: Record<string, string> = {},
-): Promise<Record<string, unknown>[]> {
+/** A template's SQL with its slots filled, and its parameters bound. */
+function bindTemplate(t: Template, values: Record<string, ParamValue>, slots: Record<string, string>) {
   let sql = t.body;
   for (const s of t.slots) sql = sql.split(`{{${s}}}`).join(slots[s] ?? '');
   const bound: Record<string, DuckDBValue> = {};
@@ -177,6 +170,34 @@ export async function runTemplate(
       sql = sql.split(`$${p.name}`).join(`CAST($${p.name} AS DATE)`);
     } else bound[p.name] = v as DuckDBValue;
   }
+  return { sql, bound, types };
+}
+
+/**
+ * Runs a template with its parameters bound and its slots filled. Slot text
+ * must come from code (a whitelist), never from user input.
+ */
+export async function runTemplate(
+  conn: DuckDBConnection,
+  t: Template,
+  values: Record<string, ParamValue>,
+  slots: Record<string, string> = {},
+): Promise<Record<string, unknown>[]> {
+  const { sql, bound, types } = bindTemplate(t, values, slots);
   const reader = await conn.runAndReadAll(sql, bound, types);
-  return reader.getRowObjectsJson() as Record<string, unknown>[];
+  const rows = reader.getRowObjectsJson() as Record<string, unknown>[];
+  mark(`query ${t.name}: ${rows.length} rows`);
+  return rows;
+}
+
+/**
+ * Keeps a template's rows in a temporary table named after the template
+ * (this connection's, replaced by the next call), for templates that several
+ * others aggregate in one run: the rows are computed once, not once per
+ * aggregate.
+ */
+export async function materializeTemplate(conn: DuckDBConnection, t: Template, values: Record<string, ParamValue>): Promise<void> {
+  const { sql, bound, types } = bindTemplate(t, values, {});
+  await conn.run(`CREATE OR REPLACE TEMP TABLE ${t.name} AS ${sql}`, bound, types);
+  mark(`table ${t.name}`);
 }

@@ -1,0 +1,31 @@
+-- report: compare_prompt_rows
+-- One row per prompt typed by a person in the local-day range (a prompt is
+-- in the range by its own time; what answered it counts with it): the billed
+-- responses of its session (a subagent's own session counts with the session
+-- that spawned it) from the prompt to the next one, their requests (agent
+-- steps), tokens and cost, and the tool calls in the same span
+-- (report_prompts in src/report/unit-macros.ts). The compare report keeps
+-- these rows in a temporary table once per run (src/report/compare-units.ts),
+-- which compare_prompts.sql and compare_prompt_costs.sql aggregate.
+-- param: since DATE              first local calendar day included
+-- param: until DATE              last local calendar day included
+-- param: tz VARCHAR              IANA zone the range is read in
+-- param: harnesses VARCHAR[]     harness ids to include
+-- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: cost_mode VARCHAR       auto | computed | recorded
+-- column: harness                VARCHAR
+-- column: session_id             VARCHAR  the prompt's own session
+-- column: prompt_key             BIGINT   the prompt's dedupe key (hash)
+-- column: ts_ms                  BIGINT
+-- column: local_ts               TIMESTAMP the prompt's time in tz
+-- column: model                  VARCHAR  main model of its responses (most tokens), else its session's
+-- column: project                VARCHAR
+-- column: machine                VARCHAR
+-- column: requests               HUGEINT  billed responses that answered it
+-- column: total_tokens           HUGEINT  input + cache read + cache write + output
+-- column: cost_e10               HUGEINT  NULL when a response is unpriced; 0 when unanswered
+-- column: answered               BOOLEAN  at least one billed response
+-- column: tool_calls             HUGEINT
+SELECT *
+FROM report_prompts($tz, $harnesses, $project, $cost_mode)
+WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
