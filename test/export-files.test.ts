@@ -5,7 +5,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers/cli.js';
+import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
+import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { buildTeamFixture, cli, envOf, exportJson, localReport, RANGE, rollupReport, tree, type Team } from './export-helpers.js';
 
 let team: Team;
@@ -231,5 +232,29 @@ describe('--anonymize', () => {
     expect(rollupReport(team, [plain], [...RANGE, '--by', 'machine']).warnings.filter((w: string) => /key schemes/.test(w))).toEqual([]);
     const alice = localReport(team.machines[0]!, [...RANGE, '--by', 'machine']).rows[0];
     expect(r.rows.find((x: any) => x.machine === 'alice').requests).toBe(2 * alice.requests);
+  });
+});
+
+describe('home paths', () => {
+  it('a plain export writes project paths under the home folder as ~/…, others as they are (a shared output shows no home path)', async () => {
+    const home = tempDir('txu-export-home-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    claude.session({ cwd: join(home, 'src', 'app') }).response({ ts: '2026-10-03T10:00:00.000Z', usage: { input: 10, output: 20 } });
+    claude.session({ cwd: home }).response({ ts: '2026-10-03T11:00:00.000Z', usage: { input: 1, output: 2 } });
+    claude.session({ cwd: `${home}2/elsewhere` }).response({ ts: '2026-10-03T12:00:00.000Z', usage: { input: 3, output: 4 } });
+    const out = join(home, 'out');
+    const r = runCli(['export', '--out', out, '--machine', 'm1', ...RANGE, '--format', 'json'], cleanEnv(home));
+    expect(r.status, r.stderr).toBe(0);
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    try {
+      for (const [dataset, glob] of [['events', `${out}/month=*/*.parquet`], ['sessions', `${out}/_sessions/**/*.parquet`]]) {
+        const rows = (await conn.runAndReadAll(`SELECT DISTINCT project FROM read_parquet('${glob}', hive_partitioning = false) ORDER BY project`)).getRowObjectsJson();
+        expect(rows.map((x) => x.project), dataset).toEqual(['~', `${home}2/elsewhere`, '~/src/app'].sort());
+      }
+    } finally {
+      conn.closeSync();
+      inst.closeSync();
+    }
   });
 });

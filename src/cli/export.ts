@@ -50,7 +50,7 @@ export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
   const { store } = await openAndRefresh(rt, cost.fn);
   let files: ExportedFile[];
   try {
-    files = await exportParquet(store.conn, { outDir: a.out, machine, since, until, tz, salt });
+    files = await exportParquet(store.conn, { outDir: a.out, machine, since, until, tz, salt, home: rt.home });
   } finally {
     await store.close();
   }

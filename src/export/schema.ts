@@ -4,8 +4,8 @@
 // EXPORT_SCHEMA_VERSION, and readers refuse files newer than they know.
 // Independent of the store's own SCHEMA_VERSION (the store is a private cache).
 
-/** 2: adds the sessions dataset (`_sessions/`: units of work and session facts); the other datasets are as in 1. */
-export const EXPORT_SCHEMA_VERSION = 2;
+/** 3: project paths under the exporting user's home folder written `~/…`. 2: adds the sessions dataset (`_sessions/`: units of work and session facts); the other datasets are as in 1. */
+export const EXPORT_SCHEMA_VERSION = 3;
 
 /** The exported datasets; each is a set of month=YYYY-MM/ Hive partitions. */
 export const DATASETS = ['events', 'context', 'estimates', 'sessions'] as const;

@@ -39,8 +39,10 @@ export interface ExportOptions {
   since: string | null;
   until: string | null;
   tz: string;
-  /** Salt for --anonymize, or null to export projects and session ids as they are. */
+  /** Salt for --anonymize, or null to export projects and session ids as they are (home written `~`). */
   salt: string | null;
+  /** The user's home folder: a plain export writes project paths under it as `~/…` (a shared output shows no home path). */
+  home: string;
 }
 
 export interface ExportedFile {
@@ -71,7 +73,14 @@ function hashers(anonymize: boolean) {
         key: (e: string) => salted('event', e, 32),
         scheme: `'salted:' || substr(sha256($salt), 1, 8)`,
       }
-    : { project: (e: string) => e, session: (e: string) => e, key: (e: string) => `substr(sha256(${e}), 1, 32)`, scheme: `'sha256'` };
+    : {
+        // The home folder itself, or a path inside it (not /home/me2 for /home/me), written `~`, as the HTML page does (render/home-path.ts).
+        project: (e: string) =>
+          `CASE WHEN $home = '' THEN ${e} WHEN ${e} = $home THEN '~' WHEN starts_with(${e}, $home || '/') THEN '~' || substr(${e}, length($home) + 1) ELSE ${e} END`,
+        session: (e: string) => e,
+        key: (e: string) => `substr(sha256(${e}), 1, 32)`,
+        scheme: `'sha256'`,
+      };
 }
 
 /** Stages each dataset's rows (already in their exported form, plus `month`) in temp tables. */
@@ -83,6 +92,9 @@ async function stage(conn: DuckDBConnection, o: ExportOptions): Promise<void> {
   if (o.salt !== null) {
     params.salt = o.salt;
     types.salt = VARCHAR;
+  } else {
+    params.home = o.home.replace(/\/+$/, '');
+    types.home = VARCHAR;
   }
   // Local calendar days in tz, as every report cuts them.
   const day = (ms: string) => `CAST(timezone($tz, make_timestamptz((${ms}) * 1000)) AS DATE)`;
