@@ -28,9 +28,16 @@ const freshHome = (): string => {
   return d;
 };
 
-/** npm with no scripts, no network, no user config of the outer npm. */
+/**
+ * npm with no scripts, no network, no user config of the outer npm, and a
+ * temp dir of its own inside `work` (npm on Node 22 keeps Node's module
+ * compile cache in the temp dir: npm's files, not tx-usage's, removed with
+ * `work`).
+ */
 function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', [...args, '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_prefix: undefined } });
+  const tmp = join(work, 'npm-tmp');
+  mkdirSync(tmp, { recursive: true });
+  return execFileSync('npm', [...args, '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_prefix: undefined, TMPDIR: tmp } });
 }
 
 beforeAll(() => {
