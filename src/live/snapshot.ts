@@ -25,23 +25,19 @@ import type { SourceRef } from '../harnesses/types.js';
 import { parseWithBigInt, stringifyWithBigInt, type PriceCache } from '../pricing/cache.js';
 import type { EventSums } from './blocks.js';
 import type { StoredEvent } from './events.js';
+import type { SourceBookRow } from '../store/write.js';
 
 export const SNAPSHOT_VERSION = 1;
 /** How far back the snapshot's responses reach at least: "today" in any zone, and the last 24 h. */
 export const SNAPSHOT_SPAN_MS = 48 * 3_600_000;
 
-export interface SnapSource {
+/** A status-line source: where it is, and the store's resume bookkeeping of it (the same fields as its sources row). */
+export interface SnapSource extends Pick<SourceBookRow, 'size' | 'ino' | 'resume_offset' | 'resume_lines' | 'resume_state' | 'tail_hash'> {
   key: string;
   harness: HarnessId;
   path: string;
   kind: SourceRef['kind'];
   meta?: Record<string, string>;
-  size: number;
-  ino: string | null;
-  resume_offset: number | null;
-  resume_lines: number | null;
-  resume_state: string | null;
-  tail_hash: string | null;
   /** Sessions the store holds rows of from this source. */
   sessions: string[];
 }
