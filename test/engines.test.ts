@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { packageRoot } from '../src/report/template.js';
+import { packageRoot } from '../src/core/package-root.js';
 
 interface Semver {
   minVersion(range: string): { version: string } | null;

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_RANGE, buildAllHome, type AllHome } from '../fixtures/all-harnesses.js';
-import { packageRoot } from '../src/report/template.js';
+import { packageRoot } from '../src/core/package-root.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
 import { buildTwoMonthHome, XSS, XSS_PROJECT } from './report-fixture.js';
 

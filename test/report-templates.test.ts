@@ -4,7 +4,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupExpr, keysSlot } from '../src/report/groups.js';
-import { loadFragment, loadTemplate, packageRoot, parseTemplate, runTemplate, TemplateError } from '../src/report/template.js';
+import { loadFragment, loadTemplate, parseTemplate, runTemplate, TemplateError } from '../src/report/template.js';
+import { packageRoot } from '../src/core/package-root.js';
 import type { Store } from '../src/store/store.js';
 import { ALL_HARNESSES, memoryStore, type TestContext, type TestEvent } from './report-store.js';
 

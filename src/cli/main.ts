@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // tx-usage command line: yargs commands only (one parser, one option table);
 // they orchestrate, they do not parse harness files or build SQL.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../core/package-root.js';
 import type { Argv } from 'yargs';
 import { UsageError } from '../report/period.js';
 import { replayReport, saveReportMemo, takeHandedProbe, replayByArgv } from './memo.js';
@@ -23,9 +23,7 @@ let GROUP_KEYS: readonly string[] = [];
 
 /** Name, title and description of each report definition (reports/*.json), for `report --help`. */
 function reportCatalog(): { name: string; title: string; description: string }[] {
-  let d = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(d, 'package.json')) && dirname(d) !== d) d = dirname(d);
-  const dir = join(d, 'reports');
+  const dir = join(packageRoot(), 'reports');
   try {
     return readdirSync(dir)
       .filter((f) => f.endsWith('.json'))

@@ -13,10 +13,11 @@
 // fresh discovery (or its record, ingest/discovery-record.ts) and stat pass
 // give the same digest. --from, --demo, --rebuild and in-memory stores are
 // never memoized.
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../core/package-root.js';
 import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record.js';
 import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
 import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
@@ -85,16 +86,6 @@ export function noteReportOutput(text: string, outPath: string | null | undefine
 /** One memo file per cache dir (wherever --db points), so it can be found before the arguments are parsed. */
 function memoPath(env: NodeJS.ProcessEnv, home: string): string {
   return join(cacheDir(env, home), 'report-memo.json');
-}
-
-function packageRoot(): string {
-  let d = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(d, 'package.json'))) {
-    const up = dirname(d);
-    if (up === d) return d;
-    d = up;
-  }
-  return d;
 }
 
 function statLine(path: string): string {

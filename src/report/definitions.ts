@@ -13,7 +13,7 @@ import { isGroupKey, type GroupKey } from './groups.js';
 import { monthlyReport } from './monthly.js';
 import { summaryReport } from './summary.js';
 import { summaryDatasets, type ReportParams } from './summary-rows.js';
-import { packageRoot } from './template.js';
+import { packageRoot } from '../core/package-root.js';
 import type { ReadsFrom } from './period.js';
 
 export interface ReportDefinition {

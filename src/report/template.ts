@@ -4,11 +4,10 @@
 // as DuckDB `$name` parameters; a slot is filled only from a whitelist in
 // code. A template whose used parameters differ from its declared ones is
 // rejected.
-import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../core/package-root.js';
 import { readInputText } from '../core/inputs.js';
 import { mark } from '../core/trace.js';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   BIGINT,
   BOOLEAN,
@@ -39,17 +38,6 @@ export interface Template {
 }
 
 export class TemplateError extends Error {}
-
-/** The package root, whether running from src/ (tests) or dist/src/ (installed). */
-export function packageRoot(): string {
-  let d = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(d, 'package.json'))) {
-    const up = dirname(d);
-    if (up === d) throw new Error('package root not found');
-    d = up;
-  }
-  return d;
-}
 
 const SCALAR_TYPES: Record<string, DuckDBType> = { VARCHAR, DATE, BIGINT, INTEGER, DOUBLE, BOOLEAN };
 
