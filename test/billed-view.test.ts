@@ -80,7 +80,7 @@ describe('billed marks maintained at write time', () => {
       let commits = 0;
       let checked = 0;
       for (let round = 0; round < 40; round++) {
-        const batch = [];
+        const batch: ReturnType<typeof write>[] = [];
         for (let k = 0; k < 1 + Math.floor(rnd() * 3); k++) {
           const op = known.size < 3 ? 'new' : pick(['new', 'rewrite', 'rewrite', 'append', 'shrink']);
           const name = op === 'new' ? `src${round}-${k}` : pick([...known.keys()]);

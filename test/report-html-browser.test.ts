@@ -278,7 +278,7 @@ describe('what the HTML reports say', () => {
     try {
       const first = o.page.locator('section.dataset').first();
       const col = async (label: string) => first.locator('thead th', { hasText: new RegExp(`^${label}$`) }).evaluate((th) => (th as HTMLTableCellElement).cellIndex);
-      const cells = async (label: string) => first.evaluate((sec, i) => [...sec.querySelectorAll('tbody tr')].map((r) => [r.cells[i]!.textContent!, r.cells[i]!.getAttribute('data-v')!]), await col(label));
+      const cells = async (label: string) => first.evaluate((sec, i) => [...sec.querySelectorAll<HTMLTableRowElement>('tbody tr')].map((r) => [r.cells[i]!.textContent!, r.cells[i]!.getAttribute('data-v')!]), await col(label));
       for (const [text, v] of await cells('Tok/req')) {
         if (v === '') continue;
         expect(text).toMatch(/^\d{1,3}(,\d{3})*$/);

@@ -2,6 +2,7 @@
 // for tests of the store's writing and of what is kept beside it.
 import type { UsageEvent } from '../../src/core/types.js';
 import type { SourceWrite } from '../../src/store/write.js';
+import { UnitColumns } from '../../src/core/unit-columns.js';
 
 /** One source with `n` events of `tokens` input tokens each. */
 export function sourceWrite(name: string, n: number, tokens = 10, session: string | null = 's1'): SourceWrite {
@@ -33,6 +34,8 @@ export function sourceWrite(name: string, n: number, tokens = 10, session: strin
       events,
       estimates: [],
       contexts: [],
+      units: new UnitColumns(),
+      facts: [],
       warnings: [],
       tailWarnings: [],
       skips: [],
