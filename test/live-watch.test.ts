@@ -104,6 +104,16 @@ describe('watch in tmux', () => {
     expect(capture('w1')).not.toContain('q quits');
   });
 
+  it('with standard output not a terminal: the screen printed once, a note on stderr, exit 0 (not a stream until killed)', () => {
+    const r = spawnSync(process.execPath, [CLI, 'watch', '--tz', 'UTC', '--prices', fx.pricesFile], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(r.error).toBeUndefined(); // not killed by the timeout
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\d+\.\d+k tokens, ≥\$\d+\.\d+, \d+ requests/); // (the tests above appended to the transcript)
+    expect(r.stdout.match(/Active claude-code block/g)).toHaveLength(1);
+    expect(r.stdout).not.toContain('\x1b[');
+    expect(r.stderr).toContain('standard output is not a terminal');
+  });
+
   it('--poll: changes found by polling instead of fs.watch', async () => {
     start('w3', env, ['--tz', 'UTC', '--prices', fx.pricesFile, '--poll'], 80, join(dir, 'w3.exit'));
     const before = await until('w3', (x) => x.includes('polling every 2 s'), 'the first screen');

@@ -47,6 +47,12 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
   const families = a.harness === undefined ? cfg.harnesses : a.harness.split(',').map((s) => s.trim()).filter(Boolean);
   for (const h of families) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
   const out = process.stdout;
+  if (!a.once && out.isTTY !== true) {
+    // Redrawn into a pipe or a file, the screen would pile up until the run
+    // is killed (watch(1) and top refuse, or need a batch flag): printed once.
+    process.stderr.write('tx-usage watch: standard output is not a terminal, so the screen is printed once (as with --once); run it in a terminal for the live view\n');
+    a = { ...a, once: true };
+  }
   const tty = out.isTTY === true && !a.once;
   const write = (s: string) => {
     try {
