@@ -1,13 +1,14 @@
 // The three reports (summary, monthly, compare) through the real CLI, in all
 // four formats, on fixture homes and on --demo. Expected figures come from
 // the fixture builders' ledgers, never from tx-usage.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { ALL_RANGE, buildAllHome, type AllHome } from '../fixtures/all-harnesses.js';
 import type { LedgerRow } from '../fixtures/ledger.js';
-import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
+import { CLI, cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 import { buildTwoMonthHome, FORMULA_MODEL, XSS, XSS_PROJECT } from './report-fixture.js';
 
 const TOKEN_FIELDS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'] as const;
@@ -283,5 +284,20 @@ describe('--demo', () => {
     const monthly = reportJson(['monthly', '--demo'], env);
     expect(monthly.months.length).toBeGreaterThanOrEqual(2);
     expect(monthly.totals.requests).toBeGreaterThan(0);
+  });
+
+  it('Ctrl-C while the demo runs: its generated home and store are removed, exit 130', async () => {
+    const dir = tempDir('txu-demo-');
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    const child = spawn(process.execPath, [CLI, 'report', '--demo'], { env: cleanEnv(dir, { TMPDIR: tmp }), stdio: 'ignore' });
+    const demoDir = join(tmp, `tx-usage-runs-${process.getuid!()}`, `tx-usage-demo-${child.pid}`);
+    const t0 = Date.now();
+    while (!existsSync(join(demoDir, 'home')) && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 5));
+    expect(existsSync(demoDir)).toBe(true);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect(code).toBe(130);
+    expect(existsSync(demoDir)).toBe(false);
   });
 });

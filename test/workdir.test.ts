@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync 
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { makeWorkDir, runsDir, sweepDeadWorkDirs } from '../src/cli/workdir.js';
+import { makeDemoDir, makeWorkDir, runsDir, sweepDeadWorkDirs } from '../src/cli/workdir.js';
 import { tempDir } from './helpers/cli.js';
 
 /** A pid that surely exited: a child we ran to completion. */
@@ -72,4 +72,17 @@ it('does not trust a folder of that name open to others, or a link: the work dir
   symlinkSync(elsewhere, join(linked, RUNS));
   expect(runsDir(linked)).toBeNull();
   expect(makeWorkDir(linked)).toBe(join(linked, `tx-usage-${process.pid}`));
+});
+
+it("a demo's generated home goes in the same folder and is swept like a work dir once its run is gone", () => {
+  const base = tempDir('txu-workdir-');
+  const demo = makeDemoDir(base);
+  expect(demo).toBe(join(base, RUNS, `tx-usage-demo-${process.pid}`));
+  expect(statSync(demo).mode & 0o777).toBe(0o700);
+  const killedDemo = join(base, RUNS, `tx-usage-demo-${deadPid()}`);
+  mkdirSync(join(killedDemo, 'home'), { recursive: true });
+  writeFileSync(join(killedDemo, 'demo.duckdb'), 'a demo store');
+  makeWorkDir(base);
+  expect(existsSync(killedDemo)).toBe(false);
+  expect(existsSync(demo)).toBe(true);
 });

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // tx-usage command line: yargs commands only (one parser, one option table);
 // they orchestrate, they do not parse harness files or build SQL.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../core/package-root.js';
 import type { Argv } from 'yargs';
@@ -10,6 +9,7 @@ import { UsageError } from '../report/period.js';
 import { replayReport, saveReportMemo, takeHandedProbe, replayByArgv } from './memo.js';
 import type { ReportArgs } from './report.js';
 import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
+import { makeDemoDir } from './workdir.js';
 import { mark } from '../core/trace.js';
 import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 import { importModule } from './code-cache.js';
@@ -82,7 +82,14 @@ function missingValue(argv: string[], stringOptions: string[]): string | null {
 /** Runs a report on generated sample data in a private temporary home and store. */
 async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
   const { writeDemoHome } = await import('../../fixtures/demo.js');
-  const dir = mkdtempSync(join(tmpdir(), 'tx-usage-demo-'));
+  const dir = makeDemoDir();
+  // Ctrl-C: the generated home goes at once (a kill leaves it to the next run's sweep, workdir.ts).
+  const interrupted = () => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
     const home = join(dir, 'home');
     await writeDemoHome(home, new Date());
@@ -93,6 +100,8 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
     const { reportCommand } = await import('./report.js');
     await reportCommand(demoRt, { ...a, demo: true });
   } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -35,7 +35,7 @@ export function sweepDeadWorkDirs(base = tmpdir()): number {
     return 0;
   }
   for (const name of names) {
-    const m = /^tx-usage-(\d+)$/.exec(name);
+    const m = /^tx-usage-(?:demo-)?(\d+)$/.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
     if (pid === process.pid || alive(pid)) continue;
@@ -71,12 +71,26 @@ export function runsDir(base = tmpdir()): { dir: string; created: boolean } | nu
 
 /** Creates this run's work directory (mode 0700) after sweeping dead runs' ones. */
 export function makeWorkDir(base = tmpdir()): string {
+  return makeRunDir(base, PREFIX);
+}
+
+/**
+ * Creates the directory of `report --demo`'s generated home and store, beside
+ * the work dirs and swept like them once its run is gone: a demo stopped by
+ * Ctrl-C or killed leaves nothing behind for long. (Apart from the run's work
+ * dir, which the demo's own ingest makes and removes.)
+ */
+export function makeDemoDir(base = tmpdir()): string {
+  return makeRunDir(base, `${PREFIX}demo-`);
+}
+
+function makeRunDir(base: string, prefix: string): string {
   const runs = runsDir(base);
   // Without a folder to trust, work dirs go in the temp dir itself, as before;
   // a folder just made means a first run here: older versions' dirs are swept.
   if (!runs || runs.created) sweepDeadWorkDirs(base);
   if (runs) sweepDeadWorkDirs(runs.dir);
-  const dir = join(runs?.dir ?? base, `${PREFIX}${process.pid}`);
+  const dir = join(runs?.dir ?? base, `${prefix}${process.pid}`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
 }
