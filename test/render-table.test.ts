@@ -108,3 +108,21 @@ describe('money', () => {
     expect(cost('acme-2')).toBe('—');
   });
 });
+
+describe('column legends', () => {
+  it('explain a header under the table only where that column is shown', () => {
+    const d: Dataset = {
+      columns: [
+        { field: 'harness', label: 'Harness', kind: 'key', narrow: true },
+        { field: 'cost_usd', label: '$', kind: 'usd', narrow: true },
+        { field: 'per_hour', label: '$/act h', kind: 'usd', legend: '$/act h = cost per active hour.' },
+      ],
+      rows: [{ harness: 'codex', cost_usd: 1, per_hour: 2 }],
+    };
+    const wide = renderTable(d, { width: 140, color: false });
+    expect(wide).toContain('$/act h');
+    expect(strip(wide).at(-1)).toBe('$/act h = cost per active hour.');
+    const narrow = renderTable(d, { width: 80, color: false });
+    expect(narrow).not.toContain('$/act h');
+  });
+});

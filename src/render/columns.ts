@@ -17,6 +17,8 @@ export interface Column {
    * default, its first word and its distinctive tail (`claude-…-4-5-20251001`).
    */
   keep?: 'end' | 'start';
+  /** What the header means, said under a terminal table only when the column is shown in it. */
+  legend?: string;
   /**
    * Narrow tables at 80 columns leave this column out before they cut names
    * short (lowest first); a column without it is always shown.

@@ -134,7 +134,7 @@ export function renderTable(d: Dataset, o: TableOptions): string {
     out.push(bold(line(totals)));
   }
   if (!d.rows.length) out.push(dim('(no usage in this period)'));
-  const notes = [...(d.notes ?? [])];
+  const notes = [...(d.notes ?? []), ...cols.flatMap((c) => (c.legend ? [c.legend] : []))];
   if (dropped.length) notes.push(`Not shown at this width: ${dropped.map((c) => c.label).join(', ')} (a wider terminal, --format csv or json show every column).`);
   for (const n of notes) for (const l of wrapText(n, Math.max(20, o.width))) out.push(dim(l));
   return out.join('\n') + '\n';

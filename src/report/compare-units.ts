@@ -175,12 +175,12 @@ export function perPromptDataset(title: string, rows: Record<string, unknown>[],
       col('cost_per_prompt_usd_median', '$/p med', 'usd', true),
       { ...col('cost_per_prompt_usd_p90', '$/p p90', 'usd', true), drop: 5 },
       { ...col('tool_calls_per_prompt_median', 'Tools/p', 'ratio', true), drop: 1 },
-      col('cost_per_active_hour_usd_median', '$/act h', 'usd'),
+      { ...col('cost_per_active_hour_usd_median', '$/act h', 'usd'), legend: '$/act h = cost per active hour (idle gaps over 10 minutes removed), median over sessions.' },
       col('active_hours', 'Active h', 'ratio'),
     ],
     rows: rows as Dataset['rows'],
     notes: [
-      'Per prompt typed by a person: the billed responses (requests) from it to the next prompt, their tokens and cost (prompts with an unpriced response left out of the cost), and the tool calls in between. med = median; $/act h = cost per active hour (idle gaps over 10 minutes removed), median over sessions.',
+      'Per prompt typed by a person: the billed responses (requests) from it to the next prompt, their tokens and cost (prompts with an unpriced response left out of the cost), and the tool calls in between. med = median.',
     ],
   };
 }
