@@ -265,6 +265,21 @@ describe('the cursor section: billed days beside local chats', () => {
   });
 });
 
+describe('compare with only imported Cursor usage', () => {
+  it('cursor-agent keeps its billed row; no per-prompt table of dashes, a note instead', () => {
+    const t = home('only');
+    importJson(['cursor-usage', t.file('usage.csv', usageCsv('v3'))], t.env);
+    const j = reportJson(['compare', ...RANGE], t.env);
+    expect(j.harnesses.map((h: any) => [h.harness, h.billed_usage, h.prompts])).toEqual([['cursor-agent', true, 0]]);
+    const r = runCli(['report', 'compare', ...RANGE], t.env);
+    expect(r.status, r.stderr).toBe(0);
+    // No harness has prompts: no per-prompt tables (they would read "no usage"), the first table says why.
+    expect(r.stdout).not.toContain('Per prompt, per harness');
+    const first = r.stdout.slice(0, r.stdout.indexOf('\n\n'));
+    expect(first).toContain('cursor-agent: no prompts recorded in this period, so no per-prompt figures.');
+  });
+});
+
 describe('imports in the ingest', () => {
   it("a new project elsewhere re-reads Cursor's chats, not the imported CSVs (their rows name no project)", () => {
     const t = home('ingest');

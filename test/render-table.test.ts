@@ -126,3 +126,11 @@ describe('column legends', () => {
     expect(narrow).not.toContain('$/act h');
   });
 });
+
+describe('an empty table with its own words', () => {
+  it('prints them instead of a header over "(no usage in this period)"', () => {
+    const d: Dataset = { title: 'Same model', columns: [{ field: 'model', label: 'Model', kind: 'key', narrow: true }], rows: [], empty: 'No model answered prompts in two harnesses.' };
+    expect(strip(renderTable(d, { width: 80, color: false }))).toEqual(['Same model', 'No model answered prompts in two harnesses.']);
+    expect(renderTable({ ...d, empty: undefined }, { width: 80, color: false })).toContain('(no usage in this period)');
+  });
+});

@@ -48,6 +48,8 @@ export interface Dataset {
   totals?: DataRow;
   /** Lines printed under the table (e.g. what the figures do and do not mean). */
   notes?: string[];
+  /** With no rows, a terminal table prints this instead of its header (default: the header and "(no usage in this period)"). */
+  empty?: string;
   /** The zone `time` cells are shown in (the report's; default UTC). */
   timezone?: string;
 }

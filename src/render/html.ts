@@ -90,7 +90,7 @@ function renderDataset(d: Dataset, i: number): string {
   };
   const body = d.rows.map((r, k) => `<tr>${d.columns.map((c, j) => cell(c, r, texts.rows[k]![j]!)).join('')}</tr>`).join('\n');
   const foot = d.totals ? `<tfoot><tr>${d.columns.map((c, j) => cell(c, d.totals!, texts.totals![j]!)).join('')}</tr></tfoot>` : '';
-  const empty = d.rows.length ? '' : `<p class="empty">No usage in this period.</p>`;
+  const empty = d.rows.length ? '' : `<p class="empty">${escapeHtml(d.empty ?? 'No usage in this period.')}</p>`;
   const notes = (d.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
   return `<section class="dataset" id="table-${i}">
 <h2>${escapeHtml(d.title ?? 'Table')}</h2>

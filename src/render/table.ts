@@ -111,9 +111,13 @@ function layout(d: Dataset, width: number): Layout {
 }
 
 export function renderTable(d: Dataset, o: TableOptions): string {
-  const { cols, cells, totals, widths, sep, dropped } = layout(d, o.width);
   const bold = (s: string) => (o.color ? `\x1b[1m${s}\x1b[22m` : s);
   const dim = (s: string) => (o.color ? `\x1b[2m${s}\x1b[22m` : s);
+  if (!d.rows.length && d.empty !== undefined) {
+    const lines = [...(d.title ? [bold(d.title)] : []), ...[d.empty, ...(d.notes ?? [])].flatMap((n) => wrapText(n, Math.max(20, o.width)).map(dim))];
+    return lines.join('\n') + '\n';
+  }
+  const { cols, cells, totals, widths, sep, dropped } = layout(d, o.width);
   const line = (cells: string[]) =>
     cells
       .map((s, i) => {

@@ -202,10 +202,9 @@ export function sameModelDataset(rows: SameModelRow[]): Dataset {
       col('note', 'Note', 'text'),
     ],
     rows: rows as unknown as Dataset['rows'],
-    notes: [
-      rows.length
-        ? `Models that answered prompts in two or more harnesses in this period.${few.length ? ` ${few.length} row${few.length === 1 ? ' has' : 's have'} fewer than ${FEW_PROMPTS} prompts: too few to compare.` : ''}`
-        : 'No model answered prompts in two or more harnesses in this period.',
-    ],
+    notes: rows.length
+      ? [`Models that answered prompts in two or more harnesses in this period.${few.length ? ` ${few.length} row${few.length === 1 ? ' has' : 's have'} fewer than ${FEW_PROMPTS} prompts: too few to compare.` : ''}`]
+      : [],
+    empty: 'No model answered prompts in two or more harnesses in this period.',
   };
 }

@@ -222,7 +222,19 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
       ],
     },
   ];
-  out.push(perPromptDataset('Per prompt, per harness', r.harnesses.map(({ context: _c, ...h }) => ({ ...h })), [{ field: 'harness', label: 'Harness' }]));
+  // A harness with no prompts in the range (e.g. cursor-agent with only
+  // imported billing rows) has no per-prompt figures: named under the table,
+  // not a row of dashes; with none at all, the per-prompt tables are left out.
+  const prompted = r.harnesses.filter((h) => h.prompts > 0);
+  const promptless = r.harnesses.filter((h) => !(h.prompts > 0)).map((h) => h.harness);
+  const promptlessNote = promptless.length ? `${promptless.join(', ')}: no prompts recorded in this period, so no per-prompt figures.` : null;
+  if (prompted.length) {
+    const perPrompt = perPromptDataset('Per prompt, per harness', prompted.map(({ context: _c, ...h }) => ({ ...h })), [{ field: 'harness', label: 'Harness' }]);
+    if (promptlessNote) perPrompt.notes = [...(perPrompt.notes ?? []), promptlessNote];
+    out.push(perPrompt);
+  } else if (promptlessNote) {
+    out[0]!.notes = [...(out[0]!.notes ?? []), promptlessNote];
+  }
   if (detail) {
     const label = detail[0]!.toUpperCase() + detail.slice(1);
     out.push({
@@ -230,16 +242,15 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
       columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, { field: detail, label, kind: 'key', narrow: true }, ...EFFICIENCY_COLUMNS, ...UNIT_COLUMNS],
       rows: r.breakdown.map((b) => ({ ...b }) as Record<string, string | number | null>),
     });
-    out.push(
-      perPromptDataset(
-        `Per prompt, per harness and ${detail}`,
-        r.breakdown.filter((b) => b.prompts > 0),
-        [
+    const promptedRows = r.breakdown.filter((b) => b.prompts > 0);
+    if (promptedRows.length) {
+      out.push(
+        perPromptDataset(`Per prompt, per harness and ${detail}`, promptedRows, [
           { field: 'harness', label: 'Harness' },
           { field: detail, label },
-        ],
-      ),
-    );
+        ]),
+      );
+    }
   }
   out.push(sameModelDataset(r.same_model));
   const ctx = r.harnesses.filter((h) => h.context);
