@@ -286,7 +286,18 @@ describe('--demo', () => {
     expect(monthly.totals.requests).toBeGreaterThan(0);
   });
 
-  it('Ctrl-C while the demo runs: its generated home and store are removed, exit 130', async () => {
+  it('--out: a file a demo wrote is replaced by the next demo (recorded in the user\'s cache dir, not the generated home\'s)', () => {
+    const dir = tempDir('txu-demo-');
+    const env = cleanEnv(dir);
+    const out = join(dir, 'demo.json');
+    for (let i = 0; i < 2; i++) {
+      const r = runCli(['report', '--demo', '--format', 'json', '--out', out], env);
+      expect(r.status, r.stderr).toBe(0);
+    }
+    expect(JSON.parse(readFileSync(out, 'utf8')).demo).toBe(true);
+  });
+
+  it('Ctrl-C while the demo runs: exit 130, its generated home and store removed (at the latest by the next run)', async () => {
     const dir = tempDir('txu-demo-');
     const tmp = join(dir, 'tmp');
     mkdirSync(tmp);
@@ -298,6 +309,8 @@ describe('--demo', () => {
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
     expect(code).toBe(130);
+    // Removed on the way out; should DuckDB's own threads have written into it meanwhile, the next run sweeps it.
+    if (existsSync(demoDir)) runCli(['sources'], cleanEnv(dir, { TMPDIR: tmp }));
     expect(existsSync(demoDir)).toBe(false);
   });
 });

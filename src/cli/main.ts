@@ -10,6 +10,7 @@ import { replayReport, saveReportMemo, takeHandedProbe, replayByArgv } from './m
 import type { ReportArgs } from './report.js';
 import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 import { makeDemoDir } from './workdir.js';
+import { cacheDir } from '../core/cache-dir.js';
 import { mark } from '../core/trace.js';
 import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 import { importModule } from './code-cache.js';
@@ -85,7 +86,12 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
   const dir = makeDemoDir();
   // Ctrl-C: the generated home goes at once (a kill leaves it to the next run's sweep, workdir.ts).
   const interrupted = () => {
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      // Files still being written meanwhile can make a pass fail (ENOTEMPTY): retried; what stays is swept later.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {
+      /* the next run's sweep removes it (its pid is gone) */
+    }
     process.exit(130);
   };
   process.once('SIGINT', interrupted);
@@ -94,7 +100,7 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
     const home = join(dir, 'home');
     await writeDemoHome(home, new Date());
     const env = { PATH: process.env.PATH, HOME: home, TZ: process.env.TZ };
-    const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), dbGiven: false, rootOverrides: {} };
+    const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), dbGiven: false, rootOverrides: {}, outputsDir: cacheDir(rt.env, rt.home) };
     // On stderr for every format: a CSV has no place for a comment (its JSON says "demo": true, its HTML says so in title and footer).
     if (!rt.quiet) process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
     const { reportCommand } = await import('./report.js');

@@ -98,7 +98,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
   // A path that cannot be written fails now, not after the work.
-  if (a.out !== undefined) checkOutFile(a.out, cacheDir(rt.env, rt.home), a.force === true);
+  if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
   if (a.from?.length) return rollupReport(rt, a, def, p, live);
   const rootWarnings = rootWarningsFor(rt, p.harnesses, a.harness !== undefined);
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
@@ -155,7 +155,7 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   const table = p.format === 'table';
   if (a.demo) markDemo(out);
   const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
-  if (a.out !== undefined) writeOutFile(a.out, text, cacheDir(rt.env, rt.home), a.force === true);
+  if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
   else process.stdout.write(text);
   const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';
   process.stderr.write(stderr);

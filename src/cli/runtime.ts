@@ -41,6 +41,12 @@ export interface Runtime {
   yes: boolean;
   /** `--prices FILE`: LiteLLM-format price overrides. */
   pricesFile?: string;
+  /**
+   * Where the record of files tx-usage wrote (--out, out-file.ts) is kept,
+   * when not the cache dir of `env`/`home`: a demo runs on a generated home
+   * but writes the user's files, and must know them again next time.
+   */
+  outputsDir?: string;
 }
 
 
