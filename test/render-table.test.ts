@@ -134,3 +134,23 @@ describe('an empty table with its own words', () => {
     expect(renderTable({ ...d, empty: undefined }, { width: 80, color: false })).toContain('(no usage in this period)');
   });
 });
+
+describe('days and session ids at 80 columns', () => {
+  it('a day is never cut; a session id keeps both ends, so ids sharing a prefix stay apart', () => {
+    const ids = ['019ae1c2-7b3a-7000-8000-0000000000a1', '019ae1c2-7b3a-7000-8000-0000000000b2'];
+    const d: Dataset = {
+      columns: [...keyColumns(['day', 'session', 'project']), ...USAGE_METRIC_COLUMNS],
+      rows: ids.map((session, i) => ({ day: '2026-11-06', session, project: '/home/dev/src/a-long-project-name/webshop', requests: 10 + i, input_tokens: 1e6, cache_read_tokens: 2e7, cache_write_tokens: 3e5, output_tokens: 4e5, reasoning_tokens: 0, total_tokens: 2.2e7, cost_usd: 12.5, cost_source: 'computed' })),
+    };
+    const lines = strip(renderTable(d, { width: 80, color: false }));
+    const rows = lines.filter((l) => l.startsWith('2026-11-06 '));
+    expect(rows).toHaveLength(2);
+    const sessionCells = rows.map((l) => l.split(/\s+/)[1]!);
+    expect(sessionCells[0]).toMatch(/^019a.*….*a1$/);
+    expect(sessionCells[1]).toMatch(/^019a.*….*b2$/);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
+  });
+  it('cutText keeps both ends of an id', () => {
+    expect(cutText('0195f3c2-aaaa-bbbb-cccc-ddddeeeeffff', 12, 'ends')).toBe('0195f3…effff');
+  });
+});

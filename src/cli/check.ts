@@ -39,7 +39,7 @@ export async function checkCommand(rt: Runtime, a: { tz?: string; format?: strin
   if (format === 'json') {
     process.stdout.write(JSON.stringify({ ok: reasons.length === 0, timezone: tz, now: isoInZone(now, tz), budgets: results, reasons }, null, 2) + '\n');
   } else {
-    process.stdout.write(renderText('table', null, [budgetDataset(results, rt.color)], { width: process.stdout.columns ?? 80, color: rt.color }));
+    process.stdout.write(renderText('table', null, [budgetDataset(results, rt.color)], { width: process.stdout.columns || 80, color: rt.color }));
     process.stdout.write(reasons.length ? reasons.map((r) => `${r}\n`).join('') : 'All budgets within limits.\n');
   }
   if (reasons.length) process.exitCode = 1;

@@ -210,7 +210,7 @@ async function listImports(rt: Runtime, a: ImportArgs, format: string): Promise<
         })),
         notes: rows.filter((r) => r.problem).map((r) => `${r.id}: ${r.problem} (not counted; tx-usage import --remove ${r.id})`),
       },
-      { width: process.stdout.columns ?? 80, color: rt.color },
+      { width: process.stdout.columns || 80, color: rt.color },
     ),
   );
 }

@@ -47,7 +47,7 @@ export async function limitsCommand(rt: Runtime, a: LimitsArgs): Promise<void> {
     ];
     const warnings = [...(await storedWarnings(store.conn, harnesses)), ...cost.warnings];
     const report = await limitsReport(store.conn, snaps, { tz, now, since, fromMs, warnings });
-    const text = renderText(format as 'table' | 'json' | 'csv', report, limitsDatasets(report), { width: process.stdout.columns ?? 80, color: rt.color });
+    const text = renderText(format as 'table' | 'json' | 'csv', report, limitsDatasets(report), { width: process.stdout.columns || 80, color: rt.color });
     if (a.out) writeFileSync(a.out, text);
     else process.stdout.write(text);
     if (format === 'table' && !rt.quiet) process.stderr.write(warnings.map((w) => `warning: ${w}\n`).join(''));

@@ -284,7 +284,7 @@ async function main(argv: string[]): Promise<void> {
     .help()
     .alias('h', 'help')
     .version()
-    .wrap(Math.min(100, process.stdout.columns ?? 80));
+    .wrap(Math.min(100, process.stdout.columns || 80));
   await y.parseAsync();
 }
 

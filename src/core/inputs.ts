@@ -175,7 +175,7 @@ export function inputIsTTY(fd: 1 | 2): boolean {
 /** The width to lay tables out in: the terminal's, else 80. */
 export function outputColumns(): number {
   inputIsTTY(1);
-  return process.stdout.columns ?? 80;
+  return process.stdout.columns || 80;
 }
 
 export function localDay(now: Date): string {

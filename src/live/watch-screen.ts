@@ -84,7 +84,7 @@ export function renderScreen(s: ScreenInput): string[] {
   table({
     title: 'Sessions active in the last 10 minutes',
     columns: [
-      { field: 'session', label: 'Session', kind: 'key', narrow: true, keep: 'start' },
+      { field: 'session', label: 'Session', kind: 'key', narrow: true, keep: 'ends' },
       { field: 'harness', label: 'Harness', kind: 'text', narrow: true },
       { field: 'project', label: 'Project', kind: 'key', narrow: true },
       { field: 'last', label: 'Last', kind: 'text', narrow: true },

@@ -45,7 +45,7 @@ export function columnFormatter(c: Column, rows: readonly DataRow[], style: Cell
 }
 
 function formatValue(c: Column, v: Cell, style: CellStyle): string {
-  if (v === null || v === undefined) return c.kind === 'key' ? NONE_KEY : UNKNOWN;
+  if (v === null || v === undefined) return c.kind === 'key' ? (c.none ?? NONE_KEY) : UNKNOWN;
   const n = Number(v);
   switch (c.kind) {
     case 'int':

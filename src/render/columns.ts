@@ -13,10 +13,15 @@ export interface Column {
   narrow?: boolean;
   /**
    * Which part of a long key survives when the cell is shortened: its start
-   * (ids), its end (paths: the default for a value with a slash), or, by
-   * default, its first word and its distinctive tail (`claude-…-4-5-20251001`).
+   * (titles), its end (paths: the default for a value with a slash), both
+   * ends (ids: sessions of one day often share their first characters), or,
+   * by default, its first word and its distinctive tail (`claude-…-4-5-20251001`).
    */
-  keep?: 'end' | 'start';
+  keep?: 'end' | 'start' | 'ends';
+  /** A key never shortened (a day, week or month: cut, `…6-11-06` reads as no date at all). */
+  whole?: boolean;
+  /** What a key cell without a value reads (default `(none)`). */
+  none?: string;
   /** What the header means, said under a terminal table only when the column is shown in it. */
   legend?: string;
   /**
@@ -73,6 +78,16 @@ export const USAGE_METRIC_COLUMNS: Column[] = [
   { field: 'unpriced_tokens', label: 'Unpriced tok', kind: 'int' },
 ];
 
+/** Keys that are periods: shown whole. */
+const PERIOD_KEYS = new Set(['day', 'week', 'month']);
+
 export function keyColumns(keys: readonly string[]): Column[] {
-  return keys.map((k) => ({ field: k, label: k[0]!.toUpperCase() + k.slice(1), kind: 'key' as const, narrow: true }));
+  return keys.map((k) => ({
+    field: k,
+    label: k[0]!.toUpperCase() + k.slice(1),
+    kind: 'key' as const,
+    narrow: true,
+    ...(PERIOD_KEYS.has(k) ? { whole: true } : {}),
+    ...(k === 'session' ? { keep: 'ends' as const } : {}),
+  }));
 }

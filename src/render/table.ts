@@ -19,15 +19,20 @@ const WIDE_AT = 120;
 const READABLE_KEY = 24;
 
 /**
- * `s` in `w` characters. `start`: its beginning (ids); `end`: its end (paths);
+ * `s` in `w` characters. `start`: its beginning (titles); `end`: its end
+ * (paths); `ends`: its first and last characters (ids);
  * default: its first word with the separator after it, an ellipsis, and as
  * much of its tail as fits (or just the tail when the word takes more than
  * half the room, and for anything that looks like a path).
  */
-export function cutText(s: string, w: number, keep?: 'end' | 'start', headless = false): string {
+export function cutText(s: string, w: number, keep?: 'end' | 'start' | 'ends', headless = false): string {
   if (s.length <= w) return s;
   if (w <= 1) return s.slice(0, w);
   if (keep === 'start') return s.slice(0, w - 1) + '…';
+  if (keep === 'ends') {
+    const head = Math.ceil((w - 1) / 2);
+    return s.slice(0, head) + '…' + s.slice(s.length - (w - 1 - head));
+  }
   const tail = (n: number) => (n > 0 ? s.slice(s.length - n) : '');
   if (keep === 'end' || /[\\/]/.test(s)) {
     // A path keeps whole folder names where that leaves most of the room used.
@@ -42,7 +47,7 @@ export function cutText(s: string, w: number, keep?: 'end' | 'start', headless =
 }
 
 /** Cuts a column's values to `w`, keeping different values different where a tail-only cut can. */
-function cutColumn(values: string[], w: number, keep?: 'end' | 'start'): string[] {
+function cutColumn(values: string[], w: number, keep?: Column['keep']): string[] {
   const cut = values.map((v) => cutText(v, w, keep));
   const owners = new Map<string, Set<string>>();
   cut.forEach((c, i) => owners.set(c, (owners.get(c) ?? new Set()).add(values[i]!)));
@@ -81,9 +86,10 @@ function layout(d: Dataset, width: number): Layout {
     const { rows, totals } = cellTexts(d, cols, wide ? 'wide' : 'narrow');
     const all = totals ? [...rows, totals] : rows;
     const widths = cols.map((c, i) => Math.max(c.label.length, ...all.map((t) => t[i]!.length)));
-    const keyIdx = cols.map((c, i) => (c.kind === 'key' ? i : -1)).filter((i) => i >= 0);
+    // Keys that may be cut to fit (a period is always shown whole, like a number).
+    const keyIdx = cols.map((c, i) => (c.kind === 'key' && !c.whole ? i : -1)).filter((i) => i >= 0);
     const sep = wide ? 2 : cols.length > 1 && widths.reduce((a, b) => a + b, 0) + 2 * (cols.length - 1) > width ? 1 : 2;
-    const fixed = cols.reduce((n, c, i) => (c.kind === 'key' ? n : n + widths[i]!), 0) + sep * (cols.length - 1);
+    const fixed = cols.reduce((n, c, i) => (c.kind === 'key' && !c.whole ? n : n + widths[i]!), 0) + sep * (cols.length - 1);
     const room = width - fixed;
     // What each name needs to stay readable: all of it, or READABLE_KEY.
     const need = keyIdx.reduce((n, i) => n + Math.min(widths[i]!, Math.max(READABLE_KEY, cols[i]!.label.length)), 0);

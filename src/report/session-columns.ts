@@ -9,11 +9,11 @@ import type { GroupKey } from './groups.js';
 const NARROW_USAGE = new Set(['requests', 'total_tokens', 'cost_usd']);
 
 export function sessionColumns(by: readonly GroupKey[]): Column[] {
-  const keys = keyColumns(by).map((c) => (c.field === 'session' ? { ...c, keep: 'start' as const } : c));
+  const keys = keyColumns(by);
   const about: Column[] = [
     ...(by.includes('harness') ? [] : [{ field: 'harness', label: 'Harness', kind: 'text' as const, narrow: true }]),
     ...(by.includes('project') ? [] : [{ field: 'project', label: 'Project', kind: 'key' as const, narrow: true, keep: 'end' as const }]),
-    { field: 'title', label: 'Title', kind: 'key', narrow: true, keep: 'start' },
+    { field: 'title', label: 'Title', kind: 'key', narrow: true, keep: 'start', none: '' },
     { field: 'first_activity', label: 'First', kind: 'text' },
     { field: 'last_activity', label: 'Last', kind: 'text' },
     { field: 'models', label: 'Models', kind: 'text' },

@@ -190,7 +190,7 @@ export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport
     datasets.push({
       title: 'Cursor context',
       columns: [
-        { field: 'session', label: 'Chat', kind: 'key', narrow: true, keep: 'start' },
+        { field: 'session', label: 'Chat', kind: 'key', narrow: true, keep: 'ends' },
         { field: 'project', label: 'Project', kind: 'key', narrow: true },
         { field: 'model', label: 'Model', kind: 'text' },
         { field: 'turns', label: 'Turns', kind: 'int', narrow: true },
