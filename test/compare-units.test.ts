@@ -112,7 +112,10 @@ describe('compare: per prompt and per active hour', () => {
     expect(r.same_model.every((x: any) => /too few to compare/.test(x.note))).toBe(true);
     const text = runCli(['report', 'compare', ...RANGE, '--prices', prices], env).stdout;
     expect(text).toContain('Same model, different harness');
-    expect(text).toMatch(/3 rows\s+have fewer than 20 prompts/);
+    expect(text).toMatch(/3 rows\s+have fewer than 20 prompts \(marked \*\)/);
+    // Each such row is marked beside its prompt count, at 80 columns too.
+    const same = text.slice(text.indexOf('Same model, different harness'));
+    for (const h of ['claude-code', 'codex', 'pi']) expect(same).toMatch(new RegExp(`${MODEL.slice(0, 8)}\\S*\\s+${h}\\s+\\d+\\s+\\*`));
   });
 
   it('monthly top sessions and --by session show the session\'s prompts and tool calls', () => {

@@ -161,6 +161,17 @@ export const UNIT_COLUMNS: Column[] = [
   ...STATS.map((s) => col(`cost_per_active_hour_usd_${s}`, `Cost/active h ${s}`, 'usd')),
 ].map((c) => ({ ...c, table: false }));
 
+/**
+ * A row whose figures rest on fewer than FEW_PROMPTS prompts is marked `*`
+ * beside its prompt count (a display column, in every table width; the JSON
+ * row's own `note` says it in words where it has one).
+ */
+const FEW_MARK_COLUMN: Column = { field: 'few_prompts_mark', label: '', kind: 'text', narrow: true };
+const isFew = (r: Record<string, unknown>) => num(r.prompts) > 0 && num(r.prompts) < FEW_PROMPTS;
+const markFew = (r: Record<string, unknown>) => ({ ...r, few_prompts_mark: isFew(r) ? '*' : '' });
+const fewColumn = (rows: Record<string, unknown>[]) => (rows.some(isFew) ? [FEW_MARK_COLUMN] : []);
+const fewNote = (rows: Record<string, unknown>[]) => (rows.some(isFew) ? [`* fewer than ${FEW_PROMPTS} prompts: too few to compare.`] : []);
+
 /** The terminal's view of the figures: per harness (or harness × detail), the medians and the cost tail. */
 export function perPromptDataset(title: string, rows: Record<string, unknown>[], keys: { field: string; label: string }[]): Dataset {
   return {
@@ -168,6 +179,7 @@ export function perPromptDataset(title: string, rows: Record<string, unknown>[],
     columns: [
       ...keys.map((k) => ({ field: k.field, label: k.label, kind: 'key' as const, narrow: true })),
       col('prompts', 'Prompts', 'int', true),
+      ...fewColumn(rows),
       // At 80 columns these go first (lowest drop first), so that harness and model names stay whole.
       { ...col('requests_per_prompt_median', 'Req/p med', 'ratio', true), drop: 2 },
       { ...col('tokens_per_prompt_median', 'Tok/p med', 'int', true), drop: 3 },
@@ -178,8 +190,9 @@ export function perPromptDataset(title: string, rows: Record<string, unknown>[],
       { ...col('cost_per_active_hour_usd_median', '$/act h', 'usd'), legend: '$/act h = cost per active hour (idle gaps over 10 minutes removed), median over sessions.' },
       col('active_hours', 'Active h', 'ratio'),
     ],
-    rows: rows as Dataset['rows'],
+    rows: rows.map(markFew) as Dataset['rows'],
     notes: [
+      ...fewNote(rows),
       'Per prompt typed by a person: the billed responses (requests) from it to the next prompt, their tokens and cost (prompts with an unpriced response left out of the cost), and the tool calls in between. med = median.',
     ],
   };
@@ -193,6 +206,7 @@ export function sameModelDataset(rows: SameModelRow[]): Dataset {
       { field: 'model', label: 'Model', kind: 'key', narrow: true },
       { field: 'harness', label: 'Harness', kind: 'key', narrow: true },
       col('prompts', 'Prompts', 'int', true),
+      ...fewColumn(rows as unknown as Record<string, unknown>[]),
       col('requests_per_prompt_median', 'Req/p med', 'ratio', true),
       col('tokens_per_prompt_median', 'Tok/p med', 'int', true),
       col('cost_per_prompt_usd_mean', '$/p mean', 'usd'),
@@ -201,9 +215,9 @@ export function sameModelDataset(rows: SameModelRow[]): Dataset {
       col('tool_calls_per_prompt_median', 'Tools/p', 'ratio'),
       col('note', 'Note', 'text'),
     ],
-    rows: rows as unknown as Dataset['rows'],
+    rows: (rows as unknown as Record<string, unknown>[]).map(markFew) as Dataset['rows'],
     notes: rows.length
-      ? [`Models that answered prompts in two or more harnesses in this period.${few.length ? ` ${few.length} row${few.length === 1 ? ' has' : 's have'} fewer than ${FEW_PROMPTS} prompts: too few to compare.` : ''}`]
+      ? [`Models that answered prompts in two or more harnesses in this period.${few.length ? ` ${few.length} row${few.length === 1 ? ' has' : 's have'} fewer than ${FEW_PROMPTS} prompts (marked *): too few to compare.` : ''}`]
       : [],
     empty: 'No model answered prompts in two or more harnesses in this period.',
   };
