@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { BLOCKS_NOW, buildBlocksHome, type BlocksHome } from '../fixtures/live/blocks.js';
-import { identifyBlocks, latestBlockFirstTs, type LiveEvent } from '../src/live/blocks.js';
+import { activeFigures, identifyBlocks, latestBlockFirstTs, type LiveEvent } from '../src/live/blocks.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
 
 const ev = (iso: string, tokens = 1): LiveEvent => ({
@@ -58,6 +58,7 @@ const METRIC_KEYS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_wri
 const NOT_ACTIVE = {
   elapsed_minutes: null, remaining_minutes: null, tokens_per_minute_30m: null, cost_usd_per_hour_30m: null,
   tokens_per_minute_block: null, cost_usd_per_hour_block: null, projected_total_tokens: null, projected_cost_usd: null, projected_token_limit_share: null,
+  cost_per_hour_30m_partial: null, cost_per_hour_block_partial: null,
 };
 
 describe('latestBlockFirstTs (where the live snapshot starts a chain)', () => {
@@ -149,6 +150,8 @@ describe('report blocks on the fixture', () => {
         tokens_per_minute_block: 103.3, cost_usd_per_hour_block: 0.018,
         // 9300 + 9300/90 x 190 = 28933.3; $0.027 + $0.018/h x 190/60 h = $0.084
         projected_total_tokens: 28933, projected_cost_usd: 0.084, projected_token_limit_share: null,
+        // r8 (unpriced) falls in both windows: both rates, and the projection made from the block's, are lower bounds.
+        cost_per_hour_30m_partial: true, cost_per_hour_block_partial: true,
       },
     ]);
     expect(['mixed', 'partial']).toContain(j.blocks[3].cost_source);
@@ -222,8 +225,8 @@ describe('report blocks on the fixture', () => {
         '────────────────────────────────────────────────────────────────────',
         'Total                                    9  30.9k      —  ≥$0.06690*',
         'Active claude-code block: 1h 50m elapsed, 3h 10m left (ends 16:00). Burn 90',
-        'tokens/min, $0.02/h over the last 30 min; 103 tokens/min, $0.02/h over the',
-        'block. Projected at its end: 28.9k tokens, $0.08 (144.7% of the 20.0k-token',
+        'tokens/min, ≥$0.02/h over the last 30 min; 103 tokens/min, ≥$0.02/h over the',
+        'block. Projected at its end: 28.9k tokens, ≥$0.08 (144.7% of the 20.0k-token',
         'limit).',
         'Limit: 20.0k tokens per block.',
         '* 1 response (200 tokens) has no price: amounts marked * cover only the priced',
@@ -273,4 +276,16 @@ describe('report blocks on the fixture', () => {
     })();
     expect(entries.filter((e) => e.argv.includes('blocks'))).toEqual([]);
   });
+});
+
+it('an active block with nothing in the last 30 minutes burns $0.00/h there (a known zero), not an unknown cost', () => {
+  const t0 = Date.parse('2026-03-29T09:00:00.000Z');
+  const ev = (min: number): LiveEvent => ({
+    harness: 'claude-code', session: 's', project: null, model: 'm', ts: t0 + min * 60_000, requests: 1,
+    input: 600, cache_read: 0, cache_write: 0, output: 0, reasoning: 0, cost_e10: 300_000_000n, computed_e10: 300_000_000n, recorded_e10: null, uses_recorded: false,
+  });
+  const a = activeFigures({ harness: 'claude-code', start: t0, end: t0 + 5 * 3_600_000, isGap: false, events: [ev(0), ev(30)] }, t0 + 120 * 60_000)!;
+  expect(a.burn_30m).toEqual({ tokens_per_minute: 0, cost_usd_per_hour: 0, partial: false });
+  // The block's own rate: 1200 tokens and $0.06 over 120 minutes.
+  expect(a.burn_block).toEqual({ tokens_per_minute: 10, cost_usd_per_hour: 0.03, partial: false });
 });

@@ -24,6 +24,9 @@ export type BlockRow = {
   projected_total_tokens: number | null;
   projected_cost_usd: number | null;
   projected_token_limit_share: number | null;
+  /** The 30-minute and the block's cost rates (and so the projected cost) cover only the priced responses in their windows. */
+  cost_per_hour_30m_partial: boolean | null;
+  cost_per_hour_block_partial: boolean | null;
 };
 
 const share = (n: number, limit: number | null) => (limit ? Math.round((n / limit) * 1e6) / 1e6 : null);
@@ -51,6 +54,8 @@ export function blockRow(b: Block, tz: string, now: number, limit: number | null
     projected_total_tokens: a?.projected_total_tokens ?? null,
     projected_cost_usd: a?.projected_cost_usd ?? null,
     projected_token_limit_share: a ? share(a.projected_total_tokens, limit) : null,
+    cost_per_hour_30m_partial: a?.burn_30m.partial ?? null,
+    cost_per_hour_block_partial: a?.burn_block.partial ?? null,
   };
 }
 

@@ -73,11 +73,13 @@ function statusText(r: BlockRow, a: Block): string {
 export function activeNotes(rows: BlockRow[], tz: string, limit: number | null): string[] {
   const out: string[] = [];
   for (const r of rows.filter((x) => x.is_active)) {
-    const money = (v: number | null) => (v === null ? 'cost unknown' : usd(v, true));
-    const rate = (t: number | null, c: number | null) => `${abbreviate(t ?? 0)} tokens/min, ${c === null ? 'cost unknown' : `${usd(c, true)}/h`}`;
+    // A rate over a window with unpriced responses is a lower bound, as the projection made from the block's rate is.
+    const atLeast = (partial: boolean | null) => (partial ? '≥' : '');
+    const money = (v: number | null) => (v === null ? 'cost unknown' : atLeast(r.cost_per_hour_block_partial) + usd(v, true));
+    const rate = (t: number | null, c: number | null, partial: boolean | null) => `${abbreviate(t ?? 0)} tokens/min, ${c === null ? 'cost unknown' : `${atLeast(partial)}${usd(c, true)}/h`}`;
     let s =
       `Active ${r.harness} block: ${formatMinutes(r.elapsed_minutes!)} elapsed, ${formatMinutes(r.remaining_minutes!)} left (ends ${localClock(Date.parse(r.end), tz)}). ` +
-      `Burn ${rate(r.tokens_per_minute_30m, r.cost_usd_per_hour_30m)} over the last 30 min; ${rate(r.tokens_per_minute_block, r.cost_usd_per_hour_block)} over the block. ` +
+      `Burn ${rate(r.tokens_per_minute_30m, r.cost_usd_per_hour_30m, r.cost_per_hour_30m_partial)} over the last 30 min; ${rate(r.tokens_per_minute_block, r.cost_usd_per_hour_block, r.cost_per_hour_block_partial)} over the block. ` +
       `Projected at its end: ${abbreviate(r.projected_total_tokens!)} tokens, ${money(r.projected_cost_usd)}`;
     if (limit) s += ` (${pct(r.projected_token_limit_share)} of the ${abbreviate(limit)}-token limit)`;
     out.push(s + '.');
@@ -130,6 +132,8 @@ export async function blocksReport(conn: DuckDBConnection, def: ReportDefinition
     ...r,
     is_gap: String(r.is_gap),
     is_active: String(r.is_active),
+    cost_per_hour_30m_partial: r.cost_per_hour_30m_partial === null ? null : String(r.cost_per_hour_30m_partial),
+    cost_per_hour_block_partial: r.cost_per_hour_block_partial === null ? null : String(r.cost_per_hour_block_partial),
     block: `${localMinute(blocks[i]!.start, p.tz)}${harnesses.length > 1 ? ` ${r.harness}` : ''}`,
     status: statusText(r, blocks[i]!),
     models: r.models.join(', '),

@@ -186,6 +186,8 @@ export interface BurnRate {
   tokens_per_minute: number;
   /** null when none of the responses in the window is priced. */
   cost_usd_per_hour: number | null;
+  /** Some responses in the window have no price: the cost rate covers the priced ones only (a lower bound). */
+  partial: boolean;
 }
 
 /** What only the active block has: time left, burn rates and the projection to its end. */
@@ -202,11 +204,14 @@ export interface ActiveFigures {
 }
 
 function rate(events: readonly LiveEvent[], minutes: number): BurnRate {
+  // Nothing in the window: nothing spent, a known $0 (not an unknown cost).
+  if (!events.length) return { tokens_per_minute: 0, cost_usd_per_hour: 0, partial: false };
   const m = sumEvents(events);
   const cost = m.cost_e10 === null ? null : Number(BigInt(m.cost_e10)) / 1e10;
   return {
     tokens_per_minute: Number(m.total_tokens) / minutes,
     cost_usd_per_hour: cost === null ? null : (cost / minutes) * 60,
+    partial: cost !== null && Number(m.unpriced_requests) > 0,
   };
 }
 
@@ -228,8 +233,8 @@ export function activeFigures(b: Block, now: number): ActiveFigures | null {
   return {
     elapsed_minutes: round((now - b.start) / MINUTE_MS, 1),
     remaining_minutes: round(remaining, 1),
-    burn_30m: { tokens_per_minute: round(burn30.tokens_per_minute, 1), cost_usd_per_hour: burn30.cost_usd_per_hour === null ? null : round(burn30.cost_usd_per_hour, 4) },
-    burn_block: { tokens_per_minute: round(burnBlock.tokens_per_minute, 1), cost_usd_per_hour: burnBlock.cost_usd_per_hour === null ? null : round(burnBlock.cost_usd_per_hour, 4) },
+    burn_30m: { tokens_per_minute: round(burn30.tokens_per_minute, 1), cost_usd_per_hour: burn30.cost_usd_per_hour === null ? null : round(burn30.cost_usd_per_hour, 4), partial: burn30.partial },
+    burn_block: { tokens_per_minute: round(burnBlock.tokens_per_minute, 1), cost_usd_per_hour: burnBlock.cost_usd_per_hour === null ? null : round(burnBlock.cost_usd_per_hour, 4), partial: burnBlock.partial },
     projected_total_tokens: Math.round(Number(m.total_tokens) + burnBlock.tokens_per_minute * remaining),
     projected_cost_usd: cost === null ? null : round(cost + (burnBlock.cost_usd_per_hour! / 60) * remaining, 4),
   };
