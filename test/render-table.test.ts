@@ -1,10 +1,12 @@
 // Terminal table details: which parts of a long key survive, the narrow
 // layout at 80 columns, the totals row, wrapped notes, money columns at one
 // precision, and partly priced amounts marked.
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { keyColumns, USAGE_METRIC_COLUMNS, type Dataset } from '../src/render/columns.js';
 import { usd, usdDecimals } from '../src/render/format.js';
 import { cutText, renderTable, wrapText } from '../src/render/table.js';
+import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
 
 const strip = (s: string) => s.trimEnd().split('\n');
 
@@ -152,5 +154,19 @@ describe('days and session ids at 80 columns', () => {
   });
   it('cutText keeps both ends of an id', () => {
     expect(cutText('0195f3c2-aaaa-bbbb-cccc-ddddeeeeffff', 12, 'ends')).toBe('0195f3…effff');
+  });
+});
+
+
+describe('empty results in words', () => {
+  it('sql with no rows and limits with nothing recorded say so, not "(no usage in this period)"', () => {
+    const env = cleanEnv(tempDir('txu-empty-'));
+    const sql = spawnSync(process.execPath, [CLI, 'sql', 'select 1 as a where false'], { env, encoding: 'utf8' });
+    expect(sql.status, sql.stderr).toBe(0);
+    expect(sql.stdout).toBe('(no rows)\n');
+    const limits = spawnSync(process.execPath, [CLI, 'limits'], { env, encoding: 'utf8' });
+    expect(limits.status, limits.stderr).toBe(0);
+    expect(limits.stdout).toContain('No plan limits recorded');
+    expect(limits.stdout).not.toContain('no usage in this period');
   });
 });

@@ -50,7 +50,7 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
     const names = reader.columnNames();
     const columns: Column[] = names.map((n) => ({ field: n, label: n, kind: 'text', narrow: true }));
     const flat = rows.map((r) => Object.fromEntries(names.map((n) => [n, cellText(r[n])])));
-    process.stdout.write(format === 'csv' ? renderCsv({ columns, rows: flat }) : renderTable({ columns, rows: flat }, { width: process.stdout.columns || 80, color: rt.color }));
+    process.stdout.write(format === 'csv' ? renderCsv({ columns, rows: flat }) : renderTable({ columns, rows: flat, empty: '(no rows)' }, { width: process.stdout.columns || 80, color: rt.color }));
   } finally {
     await ro.close();
   }

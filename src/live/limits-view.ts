@@ -165,15 +165,14 @@ export function limitsDatasets(r: LimitsReport): Dataset[] {
         reset: String(l.reset),
         credits: l.credits === null ? null : JSON.stringify(l.credits),
       })),
-      notes: r.limits.length
-        ? r.limits.filter((l) => l.reached_type).map((l) => `${l.harness} ${l.window}: limit reached (${l.reached_type}) as of ${when(l.observed_at)}.`)
-        : ['No plan limits recorded: Codex writes them into its rollouts; Claude Code gives them to `tx-usage statusline`.'],
+      notes: r.limits.filter((l) => l.reached_type).map((l) => `${l.harness} ${l.window}: limit reached (${l.reached_type}) as of ${when(l.observed_at)}.`),
+      empty: 'No plan limits recorded: Codex writes them into its rollouts; Claude Code gives them to `tx-usage statusline`.',
     },
     {
       title: 'Windows',
       columns: past,
       rows: r.windows.map((w) => ({ ...w, ends: when(w.resets_at), peak: pctOf(w.peak_used_percent), reset: String(w.reset) })),
-      notes: r.windows.length ? [] : ['No limit window observed in this range.'],
+      empty: 'No limit window observed in this range.',
     },
   ];
 }

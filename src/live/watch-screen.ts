@@ -91,6 +91,7 @@ export function renderScreen(s: ScreenInput): string[] {
       { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
     ],
     rows: view.recent.map((r) => ({ session: r.session.slice(0, 8), harness: r.harness, project: r.project, last: localClock(r.last_ts, view.tz), ...r.metrics })),
+    empty: 'none',
   });
   const limits = s.limits.filter((l) => l.harness !== 'claude-code' || !view.blocks.some((b) => b.harness === 'claude-code'));
   if (limits.length) {
