@@ -286,6 +286,14 @@ describe('--demo', () => {
     expect(monthly.totals.requests).toBeGreaterThan(0);
   });
 
+  it('--color forces colour when piped and over NO_COLOR; by default a pipe gets none', () => {
+    const env = cleanEnv(tempDir('txu-demo-')); // NO_COLOR=1
+    expect(runCli(['report', '--demo', '--color'], env).stdout).toContain('\x1b[1m');
+    const { NO_COLOR: _n, ...withoutNoColor } = env;
+    expect(runCli(['report', '--demo'], withoutNoColor).stdout).not.toContain('\x1b[');
+    expect(runCli(['report', '--demo', '--no-color'], withoutNoColor).stdout).not.toContain('\x1b[');
+  });
+
   it('--out: a file a demo wrote is replaced by the next demo (recorded in the user\'s cache dir, not the generated home\'s)', () => {
     const dir = tempDir('txu-demo-');
     const env = cleanEnv(dir);

@@ -143,7 +143,7 @@ async function main(argv: string[]): Promise<void> {
     .option('db', { type: 'string', describe: 'store file (default $XDG_CACHE_HOME/tx-usage/usage.duckdb)', global: true })
     .option('root', { type: 'string', array: true, describe: 'HARNESS=PATH data root (repeatable)', global: true })
     .option('quiet', { type: 'boolean', describe: 'no notices, warnings or progress on stderr', global: true })
-    .option('color', { type: 'boolean', describe: 'colour in tables (--no-color to disable; NO_COLOR is honoured)', global: true })
+    .option('color', { type: 'boolean', describe: 'colour in tables: on a terminal unless NO_COLOR is set; --color forces it (piped too), --no-color turns it off', global: true })
     .option('rebuild', { type: 'boolean', describe: 'discard the store and re-read every source (with --yes when it keeps history of deleted transcripts)', global: true })
     .option('yes', { type: 'boolean', describe: 'confirm --rebuild when it would drop history that cannot be read again', global: true })
     .option('prices', { type: 'string', describe: 'price overrides FILE in LiteLLM format; wins over the bundled prices for the models it names', global: true })

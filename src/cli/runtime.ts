@@ -79,7 +79,10 @@ export function runtimeFrom(args: GlobalArgs, env: NodeJS.ProcessEnv = inputEnv)
     quiet: args.quiet === true,
     // Asked when a renderer needs it: the terminal is an input only of what is rendered for it.
     get color() {
-      return args.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== '') && inputIsTTY(1);
+      // --color / --no-color given on the command line win (over NO_COLOR, as no-color.org asks, and when piped);
+      // by default, colour on a terminal unless NO_COLOR is set.
+      if (typeof args.color === 'boolean') return args.color;
+      return !('NO_COLOR' in env && env.NO_COLOR !== '') && inputIsTTY(1);
     },
     rebuild: args.rebuild === true,
     yes: args.yes === true,
