@@ -286,6 +286,13 @@ describe('--demo', () => {
     expect(monthly.totals.requests).toBeGreaterThan(0);
   });
 
+  it('--demo with --from is refused (exit 2), not one of them silently ignored', () => {
+    const dir = tempDir('txu-demo-');
+    const r = runCli(['report', '--demo', '--from', dir], cleanEnv(dir));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--demo and --from: choose one/);
+  });
+
   it('--color forces colour when piped and over NO_COLOR; by default a pipe gets none', () => {
     const env = cleanEnv(tempDir('txu-demo-')); // NO_COLOR=1
     expect(runCli(['report', '--demo', '--color'], env).stdout).toContain('\x1b[1m');

@@ -96,6 +96,8 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   if (!def) throw new UsageError(`unknown report ${JSON.stringify(name)}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
   const p = reportParams(a, def.default_by);
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
+  // Two sources of data at once: refused rather than one silently ignored.
+  if (a.demo && a.from?.length) throw new UsageError('--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
   // A path that cannot be written fails now, not after the work.
   if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
