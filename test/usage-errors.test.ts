@@ -213,3 +213,17 @@ describe('--root HARNESS=PATH that cannot be searched', () => {
     expect(runCli(['ingest', '--root', `claude-code=${missing}`], env).stderr).toContain(`warning: --root claude-code=${missing}: no such directory`);
   });
 });
+
+describe('unknown options and missing arguments, in the user\'s terms', () => {
+  it('names an unknown option as typed, long or short, and the command whose --help lists them', () => {
+    expectUsageError(runCli(['report', '--bogus'], env), /^tx-usage: unknown option --bogus \(tx-usage report --help lists the options\)$/m);
+    expectUsageError(runCli(['report', '-s', '7d'], env), /unknown option -s \(tx-usage report --help/);
+    expectUsageError(runCli(['watch', '--once', '--format', 'json'], env), /unknown option --format \(tx-usage watch --help/);
+  });
+
+  it('says what export, sql and prices show are missing', () => {
+    expectUsageError(runCli(['export'], env), /export needs --out DIR/);
+    expectUsageError(runCli(['sql'], env), /sql needs a query: tx-usage sql "SELECT \.\.\."/);
+    expectUsageError(runCli(['prices', 'show'], env), /prices show needs a model name/);
+  });
+});

@@ -67,6 +67,37 @@ const optionsOf = (y: unknown) => (y as { getOptions(): { array: string[]; strin
  * dash (`--since -5d`: yargs reads -5d as options -5 and -d, and complains
  * about those): said as such, with the way to pass such a value.
  */
+/** The command as typed (`report`, `prices show`), for "tx-usage <command> --help". */
+function commandOf(argv: string[]): string {
+  const words = argv.filter((t) => !t.startsWith('-'));
+  if (words[0] === 'prices' && (words[1] === 'show' || words[1] === 'update')) return `prices ${words[1]}`;
+  return words[0] ?? '';
+}
+
+/** yargs' messages for an unknown option and a missing argument, said in the user's terms; null for the others. */
+function userTerms(argv: string[], msg: string): string | null {
+  const cmd = commandOf(argv);
+  const unknown = /^Unknown arguments?: (.+)$/.exec(msg.trim());
+  if (unknown) {
+    const names = unknown[1].split(', ').map((n) => n.trim());
+    // The option as typed (-s, --bogus, --format=json), else the word yargs named (a stray positional).
+    const typed = names.map((n) => {
+      const t = argv.find((a) => a.startsWith('-') && a.replace(/^-+/, '').split('=')[0] === n);
+      return t ? t.split('=')[0] : null;
+    });
+    const first = typed.find((t) => t !== null);
+    const help = `(tx-usage ${cmd ? `${cmd} ` : ''}--help lists the options)`;
+    if (first) return `unknown option ${first} ${help}`;
+    return `unexpected argument ${JSON.stringify(names[0])} (tx-usage ${cmd ? `${cmd} ` : ''}--help shows the usage)`;
+  }
+  if (/^Missing required argument: out$/.test(msg.trim()) && cmd === 'export') return 'export needs --out DIR: the export folder (tx-usage export --help)';
+  if (/^Not enough non-option arguments/.test(msg.trim())) {
+    if (cmd === 'sql') return 'sql needs a query: tx-usage sql "SELECT ..."';
+    if (cmd === 'prices show') return 'prices show needs a model name: tx-usage prices show MODEL';
+  }
+  return null;
+}
+
 function missingValue(argv: string[], stringOptions: string[]): string | null {
   const takesValue = new Set(stringOptions);
   for (let i = 0; i < argv.length; i++) {
@@ -272,7 +303,8 @@ async function main(argv: string[]): Promise<void> {
         process.exit(0);
       }
       // One line: what is wrong, and where the usage is.
-      process.stderr.write(`tx-usage: ${missingValue(argv, optionsOf(y).string) ?? msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)\n`);
+      const said = missingValue(argv, optionsOf(y).string) ?? userTerms(argv, msg);
+      process.stderr.write(`tx-usage: ${said ?? `${msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)`}\n`);
       process.exit(2);
     })
     .help()
