@@ -227,3 +227,43 @@ describe('unknown options and missing arguments, in the user\'s terms', () => {
     expectUsageError(runCli(['prices', 'show'], env), /prices show needs a model name/);
   });
 });
+
+describe('report --demo', () => {
+  it('a usage error is one line: the demo notice comes only once the arguments are valid', () => {
+    expectUsageError(runCli(['report', '--demo', '--format', 'xml'], env), /--format "xml"/);
+    expectUsageError(runCli(['report', '--demo', '--since', '5x'], env), /--since "5x"/);
+  });
+});
+
+describe('a bad time zone in the config file', () => {
+  it('is named by the config file and key, not as --tz', () => {
+    const h = join(dir, 'home-bad-tz');
+    const cfgDir = join(h, '.config', 'tx-usage');
+    mkdirSync(cfgDir, { recursive: true });
+    writeFileSync(join(cfgDir, 'config.json'), JSON.stringify({ statusline: { tz: 'Nope/Zone' } }));
+    const e = cleanEnv(h);
+    const re = new RegExp(`${join(cfgDir, 'config.json')}: "statusline.tz" "Nope/Zone": not an IANA time zone`);
+    for (const args of [['check'], ['watch', '--once']]) {
+      const r = runCli(args, e);
+      expectUsageError(r, re);
+      expect(r.stderr).not.toContain('--tz');
+    }
+    // Given on the command line, it is --tz's.
+    expectUsageError(runCli(['check', '--tz', 'Bad/Zone'], e), /^tx-usage: --tz "Bad\/Zone": not an IANA time zone/);
+  });
+});
+
+describe('dates that cannot be', () => {
+  it('an impossible date is not a calendar date; a huge N is out of range', () => {
+    expectUsageError(runCli(['report', '--since', '2026-02-30'], env), /--since "2026-02-30": not a calendar date$/m);
+    expectUsageError(runCli(['report', ...JUNE.slice(0, 2), '--until', '2026-13-01'], env), /--until "2026-13-01": not a calendar date/);
+    expectUsageError(runCli(['report', '--since', '100000d'], env), /--since "100000d": out of range \(Nd takes N from 0 to 99999\)/);
+    expect(runCli(['report', '--since', '99999d', '--format', 'json'], env).status).toBe(0);
+  });
+});
+
+describe('prices show with a model that has no price', () => {
+  it('is a usage error: exit 2, one line naming the model', () => {
+    expectUsageError(runCli(['prices', 'show', 'nonexistent-model-x'], env), /prices show "nonexistent-model-x": no price found/);
+  });
+});

@@ -127,9 +127,12 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
     const env = { PATH: process.env.PATH, HOME: home, TZ: process.env.TZ };
     const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), dbGiven: false, rootOverrides: {} };
     // On stderr for every format: a CSV has no place for a comment (its JSON says "demo": true, its HTML says so in title and footer).
-    if (!rt.quiet) process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
+    // Said once the arguments are known to be valid, so that a usage error stays one line.
+    const notice = () => {
+      if (!rt.quiet) process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
+    };
     const { reportCommand } = await import('./report.js');
-    await reportCommand(demoRt, { ...a, demo: true });
+    await reportCommand(demoRt, { ...a, demo: true }, notice);
   } finally {
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);

@@ -211,7 +211,7 @@ export async function nearMatchWarnings(conn: DuckDBConnection, p: ReportParams,
 /**
  * `tx-usage prices show MODEL [--provider ID] [--at DATE] [--format text|json]`:
  * the prices that apply to MODEL at a time, and which override or data entry matched.
- * Exit status 1 when nothing matches.
+ * A model with no price is a usage error (exit 2).
  */
 export async function pricesShowCommand(rt: Runtime, a: { model: string; provider?: string; at?: string; format?: string }): Promise<number> {
   const format = a.format ?? 'text';
@@ -223,6 +223,11 @@ export async function pricesShowCommand(rt: Runtime, a: { model: string; provide
   }
   const { pricer, warnings } = await costFunction(rt);
   const d = pricer.describe(a.model, a.provider ?? null, ts);
+  // The model is the user's input: one that has no price is a usage error (exit 2), in either format.
+  if (!d) {
+    const what = `${JSON.stringify(a.model)}${a.provider !== undefined ? ` (--provider ${a.provider})` : ''}`;
+    throw new UsageError(`prices show ${what}: no price found (neither in the price data nor in a --prices file); its cost is reported as unknown, not $0`);
+  }
   process.stdout.write(format === 'json' ? JSON.stringify(d, null, 2) + '\n' : renderDescription(a.model, d));
   if (!rt.quiet) for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   return d ? 0 : 1;
