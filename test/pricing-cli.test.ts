@@ -56,7 +56,7 @@ describe('report with computed costs', () => {
     // 0.0518 + 0.2715 = 0.3233, summed exactly in the store: the priced part, 1 response of 150 tokens left out
     expect(r.totals).toMatchObject({ cost_usd: 0.3233, computed_cost_usd: 0.3233, cost_source: 'partial', unpriced_requests: 1, unpriced_tokens: 150 });
     expect(r.warnings).toContain(
-      'no price for model "claude-mystery-9" (claude-code): 1 responses, 150 tokens have no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)',
+      'no price for model "claude-mystery-9" (claude-code): 1 response, 150 tokens have no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)',
     );
   });
 

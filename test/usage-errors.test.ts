@@ -267,3 +267,12 @@ describe('prices show with a model that has no price', () => {
     expectUsageError(runCli(['prices', 'show', 'nonexistent-model-x'], env), /prices show "nonexistent-model-x": no price found/);
   });
 });
+
+describe('counts of one', () => {
+  it('are singular: a transcript with one response is "1 event" in sources', () => {
+    const r = runCli(['sources'], env);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\.jsonl: 1 event$/m);
+    expect(r.stdout).not.toMatch(/\b1 events\b/);
+  });
+});

@@ -14,6 +14,7 @@ import type { LimitWindow } from './limits.js';
 import { windowLabel } from './limits.js';
 import { formatMinutes, localClock, localMinute } from './time.js';
 import type { LiveView } from './view.js';
+import { counted } from '../core/plural.js';
 
 export interface ScreenInput {
   view: LiveView;
@@ -58,7 +59,7 @@ export function renderScreen(s: ScreenInput): string[] {
     const filled = Math.min(barWidth, Math.round((elapsed / BLOCK_MINUTES) * barWidth));
     const bar = `[${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}]`;
     out.push(fit(`  ${bar}${label}`, width));
-    out.push(fit(`  ${abbreviate(a.total_tokens)} tokens, ${money(a)}, ${a.requests} requests`, width));
+    out.push(fit(`  ${abbreviate(a.total_tokens)} tokens, ${money(a)}, ${counted(a.requests, 'request')}`, width));
     const burn = a.cost_usd_per_hour_30m === null ? 'cost unknown' : `${usd(a.cost_usd_per_hour_30m, true)}/h`;
     out.push(fit(`  burn ${abbreviate(a.tokens_per_minute_30m ?? 0)} tokens/min, ${burn} (last 30 min)`, width));
     const proj = a.projected_cost_usd === null ? 'cost unknown' : usd(a.projected_cost_usd, true);
