@@ -86,7 +86,7 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
       const view = liveView(snap, mergeAppended(snap, []), { now, tz, families });
       const limits = latestWindows(limitWindows([...snap.limits, ...claudeSnapshots(cacheDir(rt.env, rt.home))]));
       const budgets = evaluateBudgets(cfg.budgets, { now, tz, activeBlocks: view.activeBlocks, spent: snapshotSpend(snap, view.events) });
-      lines = renderScreen({ view, limits, budgets, width, height: tty ? height : 1000, color: rt.color, status });
+      lines = renderScreen({ view, limits, budgets, width, height: tty ? height : 1000, color: rt.color, status, interactive: tty });
     }
     if (tty) write(`\x1b[H\x1b[2J${lines.join('\r\n')}`);
     else write(lines.join('\n') + '\n');

@@ -25,6 +25,8 @@ export interface ScreenInput {
   color: boolean;
   /** The footer: when the figures were last brought up to date, and how. */
   status: string;
+  /** A live screen that reads keys (`q quits` in the header); false for --once, which has nothing to quit. */
+  interactive?: boolean;
 }
 
 const BLOCK_MINUTES = 300;
@@ -41,8 +43,8 @@ export function renderScreen(s: ScreenInput): string[] {
   const bold = (t: string) => (color ? `\x1b[1m${t}\x1b[22m` : t);
   const out: string[] = [];
   const head = `tx-usage watch  ${localMinute(view.now, view.tz)} ${view.tz === 'local' ? '' : `(${view.tz})`}`.trimEnd();
-  const quit = 'q quits';
-  out.push(bold(fit(head.length + quit.length + 2 <= width ? head + ' '.repeat(width - head.length - quit.length) + quit : head, width)));
+  const quit = s.interactive === false ? '' : 'q quits';
+  out.push(bold(fit(quit && head.length + quit.length + 2 <= width ? head + ' '.repeat(width - head.length - quit.length) + quit : head, width)));
   out.push('');
   for (const b of view.blocks) {
     const a = b.active;
