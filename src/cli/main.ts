@@ -220,7 +220,7 @@ async function main(argv: string[]): Promise<void> {
       (y) =>
         y
           .option('tz', { type: 'string', describe: 'IANA time zone days and months are cut in (default: config statusline.tz, else the system zone)' })
-          .option('format', { type: 'string', default: 'text', describe: 'text | json' }),
+          .option('format', { type: 'string', default: 'table', describe: 'table | json (text is the same as table)' }),
       run(async (rt, a) => (await import('./check.js')).checkCommand(rt, a)),
     )
     .command('ingest', 'refresh the store from the harness files (report and most other commands do it first)', (y) => y, run(async (rt) => (await import('./ingest.js')).ingestCommand(rt)))
