@@ -219,6 +219,9 @@ describe('unknown options and missing arguments, in the user\'s terms', () => {
     expectUsageError(runCli(['report', '--bogus'], env), /^tx-usage: unknown option --bogus \(tx-usage report --help lists the options\)$/m);
     expectUsageError(runCli(['report', '-s', '7d'], env), /unknown option -s \(tx-usage report --help/);
     expectUsageError(runCli(['watch', '--once', '--format', 'json'], env), /unknown option --format \(tx-usage watch --help/);
+    expectUsageError(runCli(['--quiet', 'report', '--bogus=1'], env), /unknown option --bogus \(tx-usage report --help/);
+    expectUsageError(runCli(['bogus'], env), /^tx-usage: unknown command "bogus" \(tx-usage --help lists the commands\)$/m);
+    expectUsageError(runCli(['report', 'summary', 'extra'], env), /unexpected argument "extra" \(tx-usage report --help/);
   });
 
   it('says what export, sql and prices show are missing', () => {

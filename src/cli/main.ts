@@ -67,11 +67,14 @@ const optionsOf = (y: unknown) => (y as { getOptions(): { array: string[]; strin
  * dash (`--since -5d`: yargs reads -5d as options -5 and -d, and complains
  * about those): said as such, with the way to pass such a value.
  */
+const COMMANDS = ['report', 'demo', 'limits', 'statusline', 'watch', 'check', 'ingest', 'import', 'export', 'sources', 'sql', 'prices', 'completion'];
+
 /** The command as typed (`report`, `prices show`), for "tx-usage <command> --help". */
 function commandOf(argv: string[]): string {
-  const words = argv.filter((t) => !t.startsWith('-'));
-  if (words[0] === 'prices' && (words[1] === 'show' || words[1] === 'update')) return `prices ${words[1]}`;
-  return words[0] ?? '';
+  const at = argv.findIndex((t) => COMMANDS.includes(t));
+  if (at < 0) return '';
+  const next = argv.slice(at + 1).find((t) => !t.startsWith('-'));
+  return argv[at] === 'prices' && (next === 'show' || next === 'update') ? `prices ${next}` : argv[at]!;
 }
 
 /** yargs' messages for an unknown option and a missing argument, said in the user's terms; null for the others. */
@@ -80,14 +83,17 @@ function userTerms(argv: string[], msg: string): string | null {
   const unknown = /^Unknown arguments?: (.+)$/.exec(msg.trim());
   if (unknown) {
     const names = unknown[1].split(', ').map((n) => n.trim());
+    // A first word that is no command (yargs calls it an unknown argument).
+    const first = argv.find((t) => !t.startsWith('-'));
+    if (!cmd && first !== undefined && names.includes(first)) return `unknown command ${JSON.stringify(first)} (tx-usage --help lists the commands)`;
     // The option as typed (-s, --bogus, --format=json), else the word yargs named (a stray positional).
     const typed = names.map((n) => {
       const t = argv.find((a) => a.startsWith('-') && a.replace(/^-+/, '').split('=')[0] === n);
       return t ? t.split('=')[0] : null;
     });
-    const first = typed.find((t) => t !== null);
+    const option = typed.find((t) => t !== null);
     const help = `(tx-usage ${cmd ? `${cmd} ` : ''}--help lists the options)`;
-    if (first) return `unknown option ${first} ${help}`;
+    if (option) return `unknown option ${option} ${help}`;
     return `unexpected argument ${JSON.stringify(names[0])} (tx-usage ${cmd ? `${cmd} ` : ''}--help shows the usage)`;
   }
   if (/^Missing required argument: out$/.test(msg.trim()) && cmd === 'export') return 'export needs --out DIR: the export folder (tx-usage export --help)';
@@ -164,7 +170,7 @@ async function main(argv: string[]): Promise<void> {
   const run = (fn: (rt: Runtime, args: any) => Promise<void>) => async (args: any) => {
     await fn(runtimeFrom(args as GlobalArgs), args);
   };
-  const commands = 'report, demo, limits, statusline, watch, check, ingest, import, export, sources, sql, prices, completion';
+  const commands = COMMANDS.join(', ');
   const y = yargs(argv)
     .scriptName('tx-usage')
     .usage('$0 <command> [options]\n\nWhat your AI coding agents cost you: token and cost reports from local transcripts.')
