@@ -245,13 +245,20 @@ describe('a bad time zone in the config file', () => {
     mkdirSync(cfgDir, { recursive: true });
     writeFileSync(join(cfgDir, 'config.json'), JSON.stringify({ statusline: { tz: 'Nope/Zone' } }));
     const e = cleanEnv(h);
-    const re = new RegExp(`${join(cfgDir, 'config.json')}: "statusline.tz" "Nope/Zone": not an IANA time zone`);
+    const re = new RegExp(`${join(cfgDir, 'config.json')}: "statusline.tz" "Nope/Zone" is not an IANA time zone`);
     for (const args of [['check'], ['watch', '--once']]) {
       const r = runCli(args, e);
       expectUsageError(r, re);
       expect(r.stderr).not.toContain('--tz');
     }
-    // Given on the command line, it is --tz's.
+    // A report with budgets warns naming it (config problems are warnings there), and does not fail on it.
+    writeFileSync(join(cfgDir, 'config.json'), JSON.stringify({ statusline: { tz: 'Nope/Zone' }, budgets: { day: 5 } }));
+    const rep = runCli(['report', ...JUNE, '--format', 'json'], e);
+    expect(rep.status, rep.stderr).toBe(0);
+    expect(JSON.parse(rep.stdout).warnings.join('\n')).toMatch(re);
+    // Given on the command line, it is --tz's (and overrides the config's for watch).
+    expect(runCli(['watch', '--once', '--tz', 'UTC'], e).status).toBe(0);
+    writeFileSync(join(cfgDir, 'config.json'), '{}');
     expectUsageError(runCli(['check', '--tz', 'Bad/Zone'], e), /^tx-usage: --tz "Bad\/Zone": not an IANA time zone/);
   });
 });

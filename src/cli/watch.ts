@@ -42,12 +42,11 @@ const REDRAW_MS = 15_000;
 
 export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
   const cfg = liveConfig(rt.env, rt.home);
+  // A bad statusline.tz (the config file's problem, named by file and key) unless --tz overrides it.
+  const badZone = cfg.problems.find((p) => p.includes('"statusline.tz"'));
+  if (a.tz === undefined && badZone) throw new UsageError(badZone);
   const tz = a.tz ?? cfg.tz ?? systemTimeZone();
-  if (!isValidTimeZone(tz)) {
-    // Named where it came from: --tz, or the config file's statusline.tz.
-    const where = a.tz === undefined && cfg.tz !== null ? `${cfg.path}: "statusline.tz"` : '--tz';
-    throw new UsageError(`${where} ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
-  }
+  if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const families = a.harness === undefined ? cfg.harnesses : a.harness.split(',').map((s) => s.trim()).filter(Boolean);
   for (const h of families) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
   const out = process.stdout;
