@@ -77,7 +77,7 @@ describe('a transcript deleted by its harness', () => {
     expect(table.stdout).toContain(`${old.file}: 2 events (retained: file gone since `);
 
     // Another ingest changes nothing; the mark stays.
-    expect(runCli(['ingest', '--db', db], env()).stdout).toMatch(/^1 sources: 0 read, 0 appended, 1 unchanged; 1 retained in all/);
+    expect(runCli(['ingest', '--db', db], env()).stdout).toMatch(/^1 source: 0 read, 0 appended, 1 unchanged; 1 retained in all/);
 
     // --rebuild would drop that history: refused without --yes, the store untouched.
     const storeBefore = readFileSync(db);
@@ -100,7 +100,7 @@ describe('a transcript deleted by its harness', () => {
     expect(runCli(['ingest', '--db', db], env()).status).toBe(0);
     const rebuilt = runCli(['report', ...OCT, '--by', 'session', '--format', 'json', '--rebuild', '--yes', '--db', db], env());
     expect(rebuilt.status, rebuilt.stderr).toBe(0);
-    expect(rebuilt.stderr).toMatch(/rebuilt from the sources \(--rebuild\); the history of 1 sources whose files are gone was dropped \(--yes\)/);
+    expect(rebuilt.stderr).toMatch(/rebuilt from the sources \(--rebuild\); the history of 1 source whose files are gone was dropped \(--yes\)/);
     expect(JSON.parse(rebuilt.stdout).totals.requests).toBe(1);
   });
 });

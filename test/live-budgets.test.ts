@@ -60,6 +60,15 @@ describe('budgets', () => {
     const ok = runCli(['check', '--tz', 'UTC', '--prices', fx.pricesFile], env);
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout.split('\n').slice(-2)).toEqual(['All budgets within limits.', '']);
+    // --format table, as every other command calls it, is the same output; so is text (its old name); csv is not offered.
+    for (const format of ['table', 'text']) {
+      const t = runCli(['check', '--tz', 'UTC', '--prices', fx.pricesFile, '--format', format], env);
+      expect(t.status, t.stderr).toBe(0);
+      expect(t.stdout).toBe(ok.stdout);
+    }
+    const csv = runCli(['check', '--tz', 'UTC', '--format', 'csv'], env);
+    expect(csv.status).toBe(2);
+    expect(csv.stderr).toBe('tx-usage: --format "csv": expected table or json\n');
     // $0.0559 by 10:50 is $0.1238 by midnight at this pace.
     config({ budgets: { day: 0.1 } });
     const proj = runCli(['check', '--tz', 'UTC', '--prices', fx.pricesFile], env);

@@ -108,9 +108,15 @@ describe('watch in tmux', () => {
     const r = spawnSync(process.execPath, [CLI, 'watch', '--tz', 'UTC', '--prices', fx.pricesFile], { env, encoding: 'utf8', timeout: 60_000 });
     expect(r.error).toBeUndefined(); // not killed by the timeout
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/\d+\.\d+k tokens, ≥\$\d+\.\d+, \d+ requests/); // (the tests above appended to the transcript)
+    expect(r.stdout).toMatch(/\d+\.\d+k tokens, ≥\$\d+\.\d+, \d+ requests?/); // (the tests above appended to the transcript)
     expect(r.stdout.match(/Active claude-code block/g)).toHaveLength(1);
     expect(r.stdout).not.toContain('\x1b[');
+    // Nothing to quit: the header has no `q quits`, here or with --once.
+    expect(r.stdout.split('\n')[0]).toMatch(/^tx-usage watch  \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\)$/);
+    const once = spawnSync(process.execPath, [CLI, 'watch', '--once', '--tz', 'UTC', '--prices', fx.pricesFile], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(once.status, once.stderr).toBe(0);
+    expect(once.stdout).toContain('Active claude-code block');
+    expect(once.stdout).not.toContain('q quits');
     expect(r.stderr).toContain('standard output is not a terminal');
   });
 

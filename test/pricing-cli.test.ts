@@ -56,7 +56,7 @@ describe('report with computed costs', () => {
     // 0.0518 + 0.2715 = 0.3233, summed exactly in the store: the priced part, 1 response of 150 tokens left out
     expect(r.totals).toMatchObject({ cost_usd: 0.3233, computed_cost_usd: 0.3233, cost_source: 'partial', unpriced_requests: 1, unpriced_tokens: 150 });
     expect(r.warnings).toContain(
-      'no price for model "claude-mystery-9" (claude-code): 1 responses, 150 tokens have no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)',
+      'no price for model "claude-mystery-9" (claude-code): 1 response, 150 tokens have no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)',
     );
   });
 
@@ -113,10 +113,14 @@ describe('prices commands', () => {
     expect(ovr).toMatchObject({ source: 'override', matched: { file: overrides, entry: 'claude-mystery-9' }, prices_usd_per_mtok: { input_mtok: '1', output_mtok: '2' } });
   });
 
-  it('prices show: an unknown model says so and exits 1', () => {
-    const r = runCli(['prices', 'show', 'claude-mystery-9'], env);
-    expect(r.status).toBe(1);
-    expect(r.stdout).toContain('claude-mystery-9: no price found');
+  it('prices show: an unknown model is the user\'s input: one line on stderr, exit 2, in text and JSON', () => {
+    for (const format of ['text', 'json']) {
+      const r = runCli(['prices', 'show', 'claude-mystery-9', '--format', format], env);
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^tx-usage: prices show "claude-mystery-9": no price found .*\n$/);
+      expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    }
   });
 
   it('prices update: offline keeps the bundled data; a stored update re-prices the store', async () => {

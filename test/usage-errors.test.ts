@@ -213,3 +213,76 @@ describe('--root HARNESS=PATH that cannot be searched', () => {
     expect(runCli(['ingest', '--root', `claude-code=${missing}`], env).stderr).toContain(`warning: --root claude-code=${missing}: no such directory`);
   });
 });
+
+describe('unknown options and missing arguments, in the user\'s terms', () => {
+  it('names an unknown option as typed, long or short, and the command whose --help lists them', () => {
+    expectUsageError(runCli(['report', '--bogus'], env), /^tx-usage: unknown option --bogus \(tx-usage report --help lists the options\)$/m);
+    expectUsageError(runCli(['report', '-s', '7d'], env), /unknown option -s \(tx-usage report --help/);
+    expectUsageError(runCli(['watch', '--once', '--format', 'json'], env), /unknown option --format \(tx-usage watch --help/);
+    expectUsageError(runCli(['--quiet', 'report', '--bogus=1'], env), /unknown option --bogus \(tx-usage report --help/);
+    expectUsageError(runCli(['bogus'], env), /^tx-usage: unknown command "bogus" \(tx-usage --help lists the commands\)$/m);
+    expectUsageError(runCli(['report', 'summary', 'extra'], env), /unexpected argument "extra" \(tx-usage report --help/);
+  });
+
+  it('says what export, sql and prices show are missing', () => {
+    expectUsageError(runCli(['export'], env), /export needs --out DIR/);
+    expectUsageError(runCli(['sql'], env), /sql needs a query: tx-usage sql "SELECT \.\.\."/);
+    expectUsageError(runCli(['prices', 'show'], env), /prices show needs a model name/);
+  });
+});
+
+describe('report --demo', () => {
+  it('a usage error is one line: the demo notice comes only once the arguments are valid', () => {
+    expectUsageError(runCli(['report', '--demo', '--format', 'xml'], env), /--format "xml"/);
+    expectUsageError(runCli(['report', '--demo', '--since', '5x'], env), /--since "5x"/);
+  });
+});
+
+describe('a bad time zone in the config file', () => {
+  it('is named by the config file and key, not as --tz', () => {
+    const h = join(dir, 'home-bad-tz');
+    const cfgDir = join(h, '.config', 'tx-usage');
+    mkdirSync(cfgDir, { recursive: true });
+    writeFileSync(join(cfgDir, 'config.json'), JSON.stringify({ statusline: { tz: 'Nope/Zone' } }));
+    const e = cleanEnv(h);
+    const re = new RegExp(`${join(cfgDir, 'config.json')}: "statusline.tz" "Nope/Zone" is not an IANA time zone`);
+    for (const args of [['check'], ['watch', '--once']]) {
+      const r = runCli(args, e);
+      expectUsageError(r, re);
+      expect(r.stderr).not.toContain('--tz');
+    }
+    // A report with budgets warns naming it (config problems are warnings there), and does not fail on it.
+    writeFileSync(join(cfgDir, 'config.json'), JSON.stringify({ statusline: { tz: 'Nope/Zone' }, budgets: { day: 5 } }));
+    const rep = runCli(['report', ...JUNE, '--format', 'json'], e);
+    expect(rep.status, rep.stderr).toBe(0);
+    expect(JSON.parse(rep.stdout).warnings.join('\n')).toMatch(re);
+    // Given on the command line, it is --tz's (and overrides the config's for watch).
+    expect(runCli(['watch', '--once', '--tz', 'UTC'], e).status).toBe(0);
+    writeFileSync(join(cfgDir, 'config.json'), '{}');
+    expectUsageError(runCli(['check', '--tz', 'Bad/Zone'], e), /^tx-usage: --tz "Bad\/Zone": not an IANA time zone/);
+  });
+});
+
+describe('dates that cannot be', () => {
+  it('an impossible date is not a calendar date; a huge N is out of range', () => {
+    expectUsageError(runCli(['report', '--since', '2026-02-30'], env), /--since "2026-02-30": not a calendar date$/m);
+    expectUsageError(runCli(['report', ...JUNE.slice(0, 2), '--until', '2026-13-01'], env), /--until "2026-13-01": not a calendar date/);
+    expectUsageError(runCli(['report', '--since', '100000d'], env), /--since "100000d": out of range \(Nd takes N from 0 to 99999\)/);
+    expect(runCli(['report', '--since', '99999d', '--format', 'json'], env).status).toBe(0);
+  });
+});
+
+describe('prices show with a model that has no price', () => {
+  it('is a usage error: exit 2, one line naming the model', () => {
+    expectUsageError(runCli(['prices', 'show', 'nonexistent-model-x'], env), /prices show "nonexistent-model-x": no price found/);
+  });
+});
+
+describe('counts of one', () => {
+  it('are singular: a transcript with one response is "1 event" in sources', () => {
+    const r = runCli(['sources'], env);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\.jsonl: 1 event$/m);
+    expect(r.stdout).not.toMatch(/\b1 events\b/);
+  });
+});

@@ -13,8 +13,9 @@ import { costFunction } from './pricing.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 
 export async function checkCommand(rt: Runtime, a: { tz?: string; format?: string }): Promise<void> {
-  const format = a.format ?? 'text';
-  if (!['text', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected text or json`);
+  // `table`, as every other command calls its readable output; `text` (its name before) is the same.
+  const format = a.format === undefined || a.format === 'text' ? 'table' : a.format;
+  if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
   const cfg = liveConfig(rt.env, rt.home);
   if (cfg.problems.length) throw new UsageError(cfg.problems.join('\n'));
   const tz = a.tz ?? cfg.tz ?? systemTimeZone();

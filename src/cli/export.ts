@@ -7,6 +7,7 @@ import { costFunction } from './pricing.js';
 import { statSync } from 'node:fs';
 import { fsProblem } from '../core/fs-problem.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
+import { counted } from '../core/plural.js';
 
 export interface ExportArgs {
   out: string;
@@ -63,7 +64,7 @@ export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
     return;
   }
   for (const f of files) {
-    process.stdout.write(`${f.status.padEnd(9)} ${f.path}  (${f.rows} ${f.dataset === 'events' ? 'events' : 'rows'})\n`);
+    process.stdout.write(`${f.status.padEnd(9)} ${f.path}  (${counted(f.rows, f.dataset === 'events' ? 'event' : 'row')})\n`);
     for (const s of f.superseded) process.stdout.write(`removed   ${s}  (all its rows are in the file above)\n`);
   }
 }

@@ -1,6 +1,7 @@
 // `tx-usage ingest`: refresh the store explicitly and say what changed.
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction } from './pricing.js';
+import { counted } from '../core/plural.js';
 
 export async function ingestCommand(rt: Runtime): Promise<void> {
   const cost = await costFunction(rt);
@@ -9,7 +10,7 @@ export async function ingestCommand(rt: Runtime): Promise<void> {
   if (rt.quiet) return;
   const total = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
   process.stdout.write(
-    `${total} sources: ${ingest.rewritten} read, ${ingest.appended} appended, ${ingest.unchanged} unchanged` +
+    `${counted(total, 'source')}: ${ingest.rewritten} read, ${ingest.appended} appended, ${ingest.unchanged} unchanged` +
       (ingest.removed ? `, ${ingest.removed} gone from disk (their rows are kept as history)` : '') +
       (ingest.retained ? `; ${ingest.retained} retained in all (see tx-usage sources)` : '') +
       '\n',

@@ -68,6 +68,43 @@ const optionsOf = (y: unknown) => (y as { getOptions(): { array: string[]; strin
  * dash (`--since -5d`: yargs reads -5d as options -5 and -d, and complains
  * about those): said as such, with the way to pass such a value.
  */
+const COMMANDS = ['report', 'demo', 'limits', 'statusline', 'watch', 'check', 'ingest', 'import', 'export', 'sources', 'sql', 'prices', 'completion'];
+
+/** The command as typed (`report`, `prices show`), for "tx-usage <command> --help". */
+function commandOf(argv: string[]): string {
+  const at = argv.findIndex((t) => COMMANDS.includes(t));
+  if (at < 0) return '';
+  const next = argv.slice(at + 1).find((t) => !t.startsWith('-'));
+  return argv[at] === 'prices' && (next === 'show' || next === 'update') ? `prices ${next}` : argv[at]!;
+}
+
+/** yargs' messages for an unknown option and a missing argument, said in the user's terms; null for the others. */
+function userTerms(argv: string[], msg: string): string | null {
+  const cmd = commandOf(argv);
+  const unknown = /^Unknown arguments?: (.+)$/.exec(msg.trim());
+  if (unknown) {
+    const names = unknown[1].split(', ').map((n) => n.trim());
+    // A first word that is no command (yargs calls it an unknown argument).
+    const first = argv.find((t) => !t.startsWith('-'));
+    if (!cmd && first !== undefined && names.includes(first)) return `unknown command ${JSON.stringify(first)} (tx-usage --help lists the commands)`;
+    // The option as typed (-s, --bogus, --format=json), else the word yargs named (a stray positional).
+    const typed = names.map((n) => {
+      const t = argv.find((a) => a.startsWith('-') && a.replace(/^-+/, '').split('=')[0] === n);
+      return t ? t.split('=')[0] : null;
+    });
+    const option = typed.find((t) => t !== null);
+    const help = `(tx-usage ${cmd ? `${cmd} ` : ''}--help lists the options)`;
+    if (option) return `unknown option ${option} ${help}`;
+    return `unexpected argument ${JSON.stringify(names[0])} (tx-usage ${cmd ? `${cmd} ` : ''}--help shows the usage)`;
+  }
+  if (/^Missing required argument: out$/.test(msg.trim()) && cmd === 'export') return 'export needs --out DIR: the export folder (tx-usage export --help)';
+  if (/^Not enough non-option arguments/.test(msg.trim())) {
+    if (cmd === 'sql') return 'sql needs a query: tx-usage sql "SELECT ..."';
+    if (cmd === 'prices show') return 'prices show needs a model name: tx-usage prices show MODEL';
+  }
+  return null;
+}
+
 function missingValue(argv: string[], stringOptions: string[]): string | null {
   const takesValue = new Set(stringOptions);
   for (let i = 0; i < argv.length; i++) {
@@ -102,9 +139,12 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
     const env = { PATH: process.env.PATH, HOME: home, TZ: process.env.TZ };
     const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), dbGiven: false, rootOverrides: {}, outputsDir: cacheDir(rt.env, rt.home) };
     // On stderr for every format: a CSV has no place for a comment (its JSON says "demo": true, its HTML says so in title and footer).
-    if (!rt.quiet) process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
+    // Said once the arguments are known to be valid, so that a usage error stays one line.
+    const notice = () => {
+      if (!rt.quiet) process.stderr.write('tx-usage: demo mode: generated sample data, not your files\n');
+    };
     const { reportCommand } = await import('./report.js');
-    await reportCommand(demoRt, { ...a, demo: true });
+    await reportCommand(demoRt, { ...a, demo: true }, notice);
   } finally {
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
@@ -136,7 +176,7 @@ async function main(argv: string[]): Promise<void> {
   const run = (fn: (rt: Runtime, args: any) => Promise<void>) => async (args: any) => {
     await fn(runtimeFrom(args as GlobalArgs), args);
   };
-  const commands = 'report, demo, limits, statusline, watch, check, ingest, import, export, sources, sql, prices, completion';
+  const commands = COMMANDS.join(', ');
   const y = yargs(argv)
     .scriptName('tx-usage')
     .usage('$0 <command> [options]\n\nWhat your AI coding agents cost you: token and cost reports from local transcripts.')
@@ -192,7 +232,7 @@ async function main(argv: string[]): Promise<void> {
       (y) =>
         y
           .option('tz', { type: 'string', describe: 'IANA time zone days and months are cut in (default: config statusline.tz, else the system zone)' })
-          .option('format', { type: 'string', default: 'text', describe: 'text | json' }),
+          .option('format', { type: 'string', default: 'table', describe: 'table | json (text is the same as table)' }),
       run(async (rt, a) => (await import('./check.js')).checkCommand(rt, a)),
     )
     .command('ingest', 'refresh the store from the harness files (report and most other commands do it first)', (y) => y, run(async (rt) => (await import('./ingest.js')).ingestCommand(rt)))
@@ -278,7 +318,8 @@ async function main(argv: string[]): Promise<void> {
         process.exit(0);
       }
       // One line: what is wrong, and where the usage is.
-      process.stderr.write(`tx-usage: ${missingValue(argv, optionsOf(y).string) ?? msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)\n`);
+      const said = missingValue(argv, optionsOf(y).string) ?? userTerms(argv, msg);
+      process.stderr.write(`tx-usage: ${said ?? `${msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)`}\n`);
       process.exit(2);
     })
     .help()

@@ -12,6 +12,7 @@ import { UsageError } from '../report/period.js';
 import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
 import { cacheDir, type Runtime } from './runtime.js';
+import { counted } from '../core/plural.js';
 
 export interface CostSetup {
   fn: CostFn;
@@ -158,8 +159,8 @@ export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportPar
   );
   return (r.getRowObjectsJson() as { harness: string; model: string | null; responses: string; tokens: string }[]).map((x) =>
     x.model === null
-      ? `${x.responses} ${x.harness} responses (${x.tokens} tokens) name no model, so they have no computed cost (unknown, not $0)`
-      : `no price for model "${x.model}" (${x.harness}): ${x.responses} responses, ${x.tokens} tokens have no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)`,
+      ? `${counted(x.responses, `${x.harness} response`)} (${counted(x.tokens, 'token')}) ${Number(x.responses) === 1 ? 'names no model, so it has' : 'name no model, so they have'} no computed cost (unknown, not $0)`
+      : `no price for model "${x.model}" (${x.harness}): ${counted(x.responses, 'response')}, ${counted(x.tokens, 'token')} ${Number(x.tokens) === 1 ? 'has' : 'have'} no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)`,
   );
 }
 
@@ -204,14 +205,14 @@ export async function nearMatchWarnings(conn: DuckDBConnection, p: ReportParams,
   }
   return [...byModel.values()].map(
     (w) =>
-      `model "${w.model}" (${[...w.harnesses].join(', ')}) has no price entry of its own: its ${w.responses} responses are priced as "${w.entry}" (${w.provider}, the nearest entry); check with \`tx-usage prices show ${w.model}\`, or price it with --prices FILE (LiteLLM format)`,
+      `model "${w.model}" (${[...w.harnesses].join(', ')}) has no price entry of its own: its ${counted(w.responses, 'response')} ${Number(w.responses) === 1 ? 'is' : 'are'} priced as "${w.entry}" (${w.provider}, the nearest entry); check with \`tx-usage prices show ${w.model}\`, or price it with --prices FILE (LiteLLM format)`,
   );
 }
 
 /**
  * `tx-usage prices show MODEL [--provider ID] [--at DATE] [--format text|json]`:
  * the prices that apply to MODEL at a time, and which override or data entry matched.
- * Exit status 1 when nothing matches.
+ * A model with no price is a usage error (exit 2).
  */
 export async function pricesShowCommand(rt: Runtime, a: { model: string; provider?: string; at?: string; format?: string }): Promise<number> {
   const format = a.format ?? 'text';
@@ -223,6 +224,11 @@ export async function pricesShowCommand(rt: Runtime, a: { model: string; provide
   }
   const { pricer, warnings } = await costFunction(rt);
   const d = pricer.describe(a.model, a.provider ?? null, ts);
+  // The model is the user's input: one that has no price is a usage error (exit 2), in either format.
+  if (!d) {
+    const what = `${JSON.stringify(a.model)}${a.provider !== undefined ? ` (--provider ${a.provider})` : ''}`;
+    throw new UsageError(`prices show ${what}: no price found (neither in the price data nor in a --prices file); its cost is reported as unknown, not $0`);
+  }
   process.stdout.write(format === 'json' ? JSON.stringify(d, null, 2) + '\n' : renderDescription(a.model, d));
   if (!rt.quiet) for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   return d ? 0 : 1;

@@ -90,7 +90,8 @@ export function searchedLines(ing: IngestResult): string[] {
   return lines;
 }
 
-export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
+/** `argsValid` is called once the arguments have been checked (report --demo's notice comes then, not before a usage error). */
+export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () => void): Promise<void> {
   const name = a.name ?? 'summary';
   const def = findDefinition(name);
   if (!def) throw new UsageError(`unknown report ${JSON.stringify(name)}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
@@ -101,6 +102,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs): Promise<void> {
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
   // A path that cannot be written fails now, not after the work.
   if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
+  argsValid?.();
   if (a.from?.length) return rollupReport(rt, a, def, p, live);
   const rootWarnings = rootWarningsFor(rt, p.harnesses, a.harness !== undefined);
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));

@@ -10,6 +10,7 @@ import { compactDays, cursorSection, type CursorSection } from '../report/cursor
 import { defineReportMacros } from '../report/macros.js';
 import { systemTimeZone, todayIn } from '../report/period.js';
 import { cursorFirstActivity } from '../store/imports.js';
+import { counted } from '../core/plural.js';
 
 export async function sourcesCommand(rt: Runtime, format: string): Promise<void> {
   if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
@@ -62,15 +63,15 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
     out.push(
       `${h.name} (${h.harness}): ${h.files} source${h.files === 1 ? '' : 's'}` +
         (h.retained_files ? ` (+ ${h.retained_files} retained: files gone, rows kept)` : '') +
-        `, ${h.events} events extracted, ${h.billed_events} billed after dedupe` +
-        (h.context_rows ? `, ${h.context_rows} context rows` : ''),
+        `, ${counted(h.events, 'event')} extracted, ${h.billed_events} billed after dedupe` +
+        (h.context_rows ? `, ${counted(h.context_rows, 'context row')}` : ''),
     );
     for (const r of h.roots) out.push(`  root ${r.exists ? 'found  ' : 'missing'} ${r.path}  [${r.origin}]`);
     if (!h.files && !h.retained_files) out.push(`  (nothing found: ${h.how_to_point})`);
     for (const [k, n] of Object.entries(h.counts)) out.push(`  ${k}: ${n}`);
     for (const s of h.sources) {
-      const extra = s.context_rows ? `, ${s.context_rows} context rows` : '';
-      out.push(`  ${s.path}: ${s.events} events${extra}${s.retained ? ` (retained: file gone since ${s.retained_since}, rows kept)` : ''}`);
+      const extra = s.context_rows ? `, ${counted(s.context_rows, 'context row')}` : '';
+      out.push(`  ${s.path}: ${counted(s.events, 'event')}${extra}${s.retained ? ` (retained: file gone since ${s.retained_since}, rows kept)` : ''}`);
       for (const sk of s.skipped) out.push(`    skipped ${sk.count} × ${sk.reason} (first at ${sk.first})`);
       for (const w of s.warnings) out.push(`    warning: ${w}`);
     }

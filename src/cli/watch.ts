@@ -42,6 +42,9 @@ const REDRAW_MS = 15_000;
 
 export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
   const cfg = liveConfig(rt.env, rt.home);
+  // A bad statusline.tz (the config file's problem, named by file and key) unless --tz overrides it.
+  const badZone = cfg.problems.find((p) => p.includes('"statusline.tz"'));
+  if (a.tz === undefined && badZone) throw new UsageError(badZone);
   const tz = a.tz ?? cfg.tz ?? systemTimeZone();
   if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const families = a.harness === undefined ? cfg.harnesses : a.harness.split(',').map((s) => s.trim()).filter(Boolean);
@@ -82,7 +85,7 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
       const view = liveView(snap, mergeAppended(snap, []), { now, tz, families });
       const limits = latestWindows(limitWindows([...snap.limits, ...claudeSnapshots(cacheDir(rt.env, rt.home))]));
       const budgets = evaluateBudgets(cfg.budgets, { now, tz, activeBlocks: view.activeBlocks, spent: snapshotSpend(snap, view.events) });
-      lines = renderScreen({ view, limits, budgets, width, height: tty ? height : 1000, color: rt.color, status });
+      lines = renderScreen({ view, limits, budgets, width, height: tty ? height : 1000, color: rt.color, status, interactive: tty });
     }
     if (tty) write(`\x1b[H\x1b[2J${lines.join('\r\n')}`);
     else write(lines.join('\n') + '\n');

@@ -16,6 +16,7 @@ import { DuckDBInstance, type DuckDBConnection } from '../store/duckdb.js';
 import { UsageError } from '../report/period.js';
 import { COLUMNS, DATASET_DIR, DATASETS, EXPORT_SCHEMA_VERSION, IDENTITY, sqlString, type Dataset } from './schema.js';
 import { defineReportMacros } from '../report/macros.js';
+import { counted } from '../core/plural.js';
 
 export interface Rollup {
   conn: DuckDBConnection;
@@ -208,7 +209,7 @@ async function checks(conn: DuckDBConnection): Promise<string[]> {
     GROUP BY machines ORDER BY machines`);
   for (const x of shared.getRowObjectsJson() as { machines: string[]; responses: number }[]) {
     warnings.push(
-      `${x.responses} responses were exported by each of the machines ${x.machines.join(', ')} (the same transcripts on several machines: ` +
+      `${counted(x.responses, 'response')} ${x.responses === 1 ? 'was' : 'were'} exported by each of the machines ${x.machines.join(', ')} (the same transcripts on several machines: ` +
         `synced, copied or migrated); each is counted once, under ${x.machines[0]}`,
     );
   }

@@ -20,6 +20,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { configPath } from '../export/config.js';
 import { HARNESS_IDS } from '../core/types.js';
+import { isValidTimeZone } from '../report/period.js';
 
 export const SEGMENTS = ['model', 'session', 'today', 'block', 'burn', 'limits', 'context', 'budget'] as const;
 export type Segment = (typeof SEGMENTS)[number];
@@ -122,6 +123,8 @@ export function liveConfig(env: NodeJS.ProcessEnv, home: string): LiveConfig {
     seconds('stale_seconds', (ms) => (cfg.staleMs = ms));
     if (sl.tz !== undefined) {
       if (typeof sl.tz !== 'string' || !sl.tz) bad('statusline.tz', 'must be an IANA zone name');
+      // Checked here, so that it is named by the file and key, not taken for a --tz.
+      else if (!isValidTimeZone(sl.tz)) bad('statusline.tz', `${JSON.stringify(sl.tz)} is not an IANA time zone (e.g. UTC, Europe/Berlin)`);
       else cfg.tz = sl.tz;
     }
   }

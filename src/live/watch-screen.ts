@@ -14,6 +14,7 @@ import type { LimitWindow } from './limits.js';
 import { windowLabel } from './limits.js';
 import { formatMinutes, localClock, localMinute } from './time.js';
 import type { LiveView } from './view.js';
+import { counted } from '../core/plural.js';
 
 export interface ScreenInput {
   view: LiveView;
@@ -24,6 +25,8 @@ export interface ScreenInput {
   color: boolean;
   /** The footer: when the figures were last brought up to date, and how. */
   status: string;
+  /** A live screen that reads keys (`q quits` in the header); false for --once, which has nothing to quit. */
+  interactive?: boolean;
 }
 
 const BLOCK_MINUTES = 300;
@@ -40,8 +43,8 @@ export function renderScreen(s: ScreenInput): string[] {
   const bold = (t: string) => (color ? `\x1b[1m${t}\x1b[22m` : t);
   const out: string[] = [];
   const head = `tx-usage watch  ${localMinute(view.now, view.tz)} ${view.tz === 'local' ? '' : `(${view.tz})`}`.trimEnd();
-  const quit = 'q quits';
-  out.push(bold(fit(head.length + quit.length + 2 <= width ? head + ' '.repeat(width - head.length - quit.length) + quit : head, width)));
+  const quit = s.interactive === false ? '' : 'q quits';
+  out.push(bold(fit(quit && head.length + quit.length + 2 <= width ? head + ' '.repeat(width - head.length - quit.length) + quit : head, width)));
   out.push('');
   for (const b of view.blocks) {
     const a = b.active;
@@ -58,7 +61,7 @@ export function renderScreen(s: ScreenInput): string[] {
     const filled = Math.min(barWidth, Math.round((elapsed / BLOCK_MINUTES) * barWidth));
     const bar = `[${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}]`;
     out.push(fit(`  ${bar}${label}`, width));
-    out.push(fit(`  ${abbreviate(a.total_tokens)} tokens, ${money(a)}, ${a.requests} requests`, width));
+    out.push(fit(`  ${abbreviate(a.total_tokens)} tokens, ${money(a)}, ${counted(a.requests, 'request')}`, width));
     const burn = a.cost_usd_per_hour_30m === null ? 'cost unknown' : `${a.cost_per_hour_30m_partial ? '≥' : ''}${usd(a.cost_usd_per_hour_30m, true)}/h`;
     out.push(fit(`  burn ${abbreviate(a.tokens_per_minute_30m ?? 0)} tokens/min, ${burn} (last 30 min)`, width));
     const proj = a.projected_cost_usd === null ? 'cost unknown' : (a.cost_per_hour_block_partial ? '≥' : '') + usd(a.projected_cost_usd, true);

@@ -52,14 +52,18 @@ function shiftMonths(day: string, months: number): string {
 /** `30d`, `2w`, `3m` (back from today), or an ISO date `YYYY-MM-DD`. */
 export function parseDay(value: string, flag: string, today: string): string {
   const v = value.trim();
-  const rel = /^(\d{1,5})([dwm])$/.exec(v);
+  const rel = /^(\d+)([dwm])$/.exec(v);
+  if (rel && rel[1].length > 5) throw new UsageError(`${flag} ${JSON.stringify(value)}: out of range (N${rel[2]} takes N from 0 to 99999)`);
   if (rel) {
     const n = Number(rel[1]);
     if (rel[2] === 'd') return shiftDays(today, n);
     if (rel[2] === 'w') return shiftDays(today, 7 * n);
     return shiftMonths(today, n);
   }
-  if (/^\d{4}-\d{2}-\d{2}$/.test(v) && isRealDate(v)) return v;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
+    if (isRealDate(v)) return v;
+    throw new UsageError(`${flag} ${JSON.stringify(value)}: not a calendar date`);
+  }
   throw new UsageError(`${flag} ${JSON.stringify(value)}: expected Nd, Nw, Nm (days/weeks/months back from today) or a date YYYY-MM-DD`);
 }
 

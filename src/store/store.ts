@@ -9,6 +9,7 @@ import { MIGRATIONS, OLDEST_MIGRATED, SCHEMA_VERSION } from './schema.js';
 import { lockPathOf, lockStore, type StoreLock } from './lock.js';
 import { copyReads, firstLine, inspectPath, moveAside, probeReadOnly, schemaInfo, STORE_MARKER, type SchemaInfo } from './recognise.js';
 import { NotAStoreError, StoreError } from './errors.js';
+import { counted } from '../core/plural.js';
 
 export { NotAStoreError, StoreError };
 
@@ -212,12 +213,12 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
       if (kept.sources > 0 && !opts.yes) {
         throw new StoreError(
           `--rebuild would drop history that cannot be read again: ${kept.sources} source${kept.sources === 1 ? '' : 's'} whose files are gone ` +
-            `(${kept.responses} responses) ${kept.sources === 1 ? 'is' : 'are'} kept in ${path}; add --yes to rebuild anyway (tx-usage sources lists them)`,
+            `(${counted(kept.responses, 'response')}) ${kept.sources === 1 ? 'is' : 'are'} kept in ${path}; add --yes to rebuild anyway (tx-usage sources lists them)`,
           2,
         );
       }
       removeStoreFiles(path);
-      notice = `store ${path} rebuilt from the sources (--rebuild)` + (kept.sources ? `; the history of ${kept.sources} sources whose files are gone was dropped (--yes)` : '');
+      notice = `store ${path} rebuilt from the sources (--rebuild)` + (kept.sources ? `; the history of ${counted(kept.sources, 'source')} whose files are gone was dropped (--yes)` : '');
     }
     lock.forget();
     st = null;
