@@ -23,9 +23,6 @@
 // the store file tx-usage created or recognised at PATH: a file with that
 // identity is known to be ours without opening it read-only first; anything
 // else is checked for the store's marker before it is opened for writing.
-// Before a new store is made the record says so ('new'), so that a file a
-// killed run left at PATH before its record was written is still known as
-// tx-usage's (an empty DuckDB file is otherwise no one's).
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { statSync, type Stats } from 'node:fs';
@@ -45,19 +42,8 @@ export interface StoreLock {
   remember(file: Stats): void;
   /** Forgets the recorded store (it was moved aside or removed). */
   forget(): void;
-  /**
-   * Records that this run is about to make a new store at PATH (exclusive
-   * lock only): until remember() names the finished file, a file found at
-   * PATH is one a run killed while making the store left (see store.ts).
-   */
-  expectNew(): void;
-  /** Whether the record is expectNew()'s: a store was being made at PATH when its run ended. */
-  expectsNew(): boolean;
   release(): void;
 }
-
-/** The record while a new store is being made (an identity is digits and colons: never this). */
-const NEW = 'new';
 
 export const lockPathOf = (storePath: string) => `${storePath}.lock`;
 
@@ -144,8 +130,6 @@ export async function lockStore(storePath: string, mode: LockMode, waitMs = LOCK
     knows: (file) => recorded() === identityOf(file),
     remember: (file) => write(identityOf(file)),
     forget: () => write(null),
-    expectNew: () => write(NEW),
-    expectsNew: () => recorded() === NEW,
     release() {
       if (!open) return;
       open = false;

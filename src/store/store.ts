@@ -3,7 +3,7 @@
 // and never open for writing, rebuild or delete a file that is not a store
 // tx-usage made (recognise.ts).
 import { DuckDBInstance, VARCHAR, type DuckDBConnection } from './duckdb.js';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { MIGRATIONS, OLDEST_MIGRATED, SCHEMA_VERSION } from './schema.js';
 import { lockPathOf, lockStore, type StoreLock } from './lock.js';
@@ -83,14 +83,13 @@ function removeStoreFiles(path: string): void {
   for (const p of [path, path + '.wal']) rmSync(p, { force: true });
 }
 
-/** Suffix under which earlier builds made a new store beside PATH (`PATH.creating-<pid>`), then renamed it. */
+/** Suffix of a store being made (`PATH.creating-<pid>`), renamed to PATH once whole. */
 const CREATING = '.creating-';
 
 /**
- * Removes stores left half-made beside PATH by runs of earlier builds killed
- * while making them: files tx-usage made, named PATH.creating-<pid> (and
- * their WAL). The caller holds the store's exclusive lock, so no other run
- * is making one.
+ * Removes stores left half-made beside PATH by runs killed while making
+ * them: files tx-usage made, named PATH.creating-<pid> (and their WAL). The
+ * caller holds the store's exclusive lock, so no other run is making one.
  */
 function removeCreating(path: string): void {
   const dir = dirname(path);
@@ -157,14 +156,8 @@ export async function openStore(path: string, opts: OpenOptions = {}): Promise<S
     return await handle(path, instance, conn, null, null);
   }
   mkdirSync(dirname(path), { recursive: true });
-  // Before any lock file is made beside it: a directory, a text file... is
-  // refused as it is. (Where the lock file exists it may record that a run
-  // was making the store: openLocked looks, holding the lock.)
-  try {
-    inspectPath(path);
-  } catch (e) {
-    if (!(e instanceof NotAStoreError) || !existsSync(lockPathOf(path))) throw e;
-  }
+  // Before any lock file is made beside it: a directory, a text file... is refused as it is.
+  inspectPath(path);
   const lock = await lockStore(path, 'exclusive');
   try {
     const opened = await openLocked(path, lock, opts);
@@ -181,20 +174,6 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
   const threads = { ...CLI_DUCKDB, threads: String(opts.threads ?? 2) };
   let notice: string | null = null;
   // Again, now that the lock is held: another tx-usage may have made or changed it meanwhile.
-  const left = lock.expectsNew() ? statSync(path, { throwIfNoEntry: false }) : undefined;
-  if (left?.isFile()) {
-    // Left by a run killed while it made the store here: empty (its schema
-    // not yet committed) or whole is taken as it is; a file DuckDB cannot
-    // read (killed before its header was written) is moved aside.
-    const { info } = await probeReadOnly(path);
-    if (info && (info.ours || info.tables.size === 0)) {
-      lock.remember(left);
-    } else if (!info) {
-      const aside = moveAside(path, 'broken');
-      notice = `store ${path} was left half-made by an interrupted run; moved aside to ${aside}, and a new one is built from the sources`;
-      lock.forget();
-    }
-  }
   let st = inspectPath(path);
   if (st && !lock.knows(st)) {
     // Not made (or seen) by tx-usage through this lock file: a store made
@@ -224,23 +203,28 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
     st = null;
   }
   const create = async () => {
-    // Made in place, in one open: the lock records that a store is being
-    // made before DuckDB creates the file, so a run killed before the file
-    // is whole leaves one the next run knows as its own (below). (Made
-    // beside PATH and renamed, as before, it cost a second DuckDB open:
-    // ~40 ms of every first run.)
+    // Made whole beside PATH, then renamed into place: a run killed while it
+    // is made leaves nothing at PATH. (Made at PATH, a kill between DuckDB's
+    // creating the file and the lock's remembering it left an empty DuckDB
+    // file the next run could not tell from another program's, and refused.)
     removeCreating(path);
-    lock.expectNew();
+    const tmp = `${path}${CREATING}${process.pid}`;
+    const made = await DuckDBInstance.create(tmp, threads);
+    try {
+      const c = await made.connect();
+      try {
+        await createSchema(c, opts.createdMeta ?? {});
+      } finally {
+        c.closeSync();
+      }
+    } finally {
+      made.closeSync();
+    }
+    if (existsSync(`${tmp}.wal`)) renameSync(`${tmp}.wal`, `${path}.wal`);
+    renameSync(tmp, path);
+    lock.remember(statSync(path));
     const instance = await DuckDBInstance.create(path, threads);
     const conn = await instance.connect();
-    try {
-      await createSchema(conn, opts.createdMeta ?? {});
-    } catch (e) {
-      conn.closeSync();
-      instance.closeSync();
-      throw e;
-    }
-    lock.remember(statSync(path));
     return { instance, conn };
   };
   if (!st) return { ...(await create()), notice };
