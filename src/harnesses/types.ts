@@ -8,6 +8,8 @@ export interface RootSpec {
   /** How the root was chosen, e.g. "--root", "CODEX_HOME", "default". */
   origin: string;
   exists: boolean;
+  /** The root's real path, when it is (or passes through) a symbolic link; absent otherwise. */
+  target?: string;
 }
 
 export interface PathContext {
