@@ -117,4 +117,35 @@ describe('discovery record', () => {
     symlinkSync(b, link);
     expect(replay(r, home, env)).toBeNull();
   });
+
+  it('is refused when a linked project folder gains a transcript or points elsewhere', async () => {
+    const home = makeHome();
+    const a = join(base, `linkedA${n}`);
+    const b = join(base, `linkedB${n}`);
+    for (const d of [a, b]) {
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, 's5.jsonl'), '{}\n');
+    }
+    const link = join(home, '.claude', 'projects', '-home-u-linked');
+    symlinkSync(a, link);
+    const r = await recordOf(home, {}, 0);
+    expect(facts(replay(r, home)!.scans).find((s) => s.id === 'claude-code')!.sources.map((x) => x.key)).toContain(join(a, 's5.jsonl'));
+    await sleep(30);
+    writeFileSync(join(a, 's6.jsonl'), '{}\n');
+    expect(replay(r, home)).toBeNull();
+    const r2 = await recordOf(home, {}, 0);
+    unlinkSync(link);
+    symlinkSync(b, link);
+    expect(replay(r2, home)).toBeNull();
+  });
+
+  it("is refused when pi's settings.json names another session folder", async () => {
+    const home = makeHome();
+    const settings = join(home, '.pi', 'agent', 'settings.json');
+    writeFileSync(settings, JSON.stringify({ sessionDir: '~/pi-a' }));
+    const r = await recordOf(home, {}, 0);
+    expect(facts(replay(r, home)!.scans).find((s) => s.id === 'pi')!.roots.map((x) => x.path)).toContain(join(home, 'pi-a'));
+    writeFileSync(settings, JSON.stringify({ sessionDir: '~/pi-b' }));
+    expect(replay(r, home)).toBeNull();
+  });
 });

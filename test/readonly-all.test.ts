@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_RANGE, buildAllHome, pickMetrics, type AllHome } from '../fixtures/all-harnesses.js';
 import { diffSnapshots, isShm, snapshotTree, type TreeSnapshot } from '../fixtures/snapshot.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
+import { buildCoworkHome, buildLinkedHome, buildPiDirsHome, buildSilentHome } from '../fixtures/missing-sessions.js';
 
 let fx: AllHome;
 let outside: string;
@@ -96,3 +97,28 @@ describe('read-only on every harness', () => {
     console.log(`read-only (OpenCode closed): ${ran.commands} commands, ${checked} entries compared`);
   });
 });
+
+describe('read-only on the places issue 34 reads', () => {
+  it('linked folders and their targets, pi settings and trust files, extension sessions, Cowork folders: all untouched', async () => {
+    const homes = [
+      ['linked', buildLinkedHome],
+      ['pi-dirs', buildPiDirsHome],
+      ['cowork', buildCoworkHome],
+      ['silent', buildSilentHome],
+    ] as const;
+    for (const [label, build] of homes) {
+      const base = tempDir(`txu-ro-${label}-`);
+      const { home } = build(base);
+      const e = cleanEnv(home, { XDG_CACHE_HOME: join(outside, `cache-${label}`) });
+      // The whole base: targets of links, project folders and their .pi/ live beside the home.
+      const before = snapshotTree(base);
+      await new Promise((r) => setTimeout(r, 30));
+      for (const c of [['ingest'], ['report', ...ALL_RANGE, '--format', 'json'], ['sources', '--format', 'json'], ['ingest', '--rebuild']]) {
+        const r = runCli(c, e);
+        expect(r.status, `${label}: ${c.join(' ')}\n${r.stderr}`).toBe(0);
+      }
+      expect(diffSnapshots(before, snapshotTree(base)), label).toEqual([]);
+    }
+  });
+});
+

@@ -39,3 +39,38 @@ describe('RealPaths', () => {
     }
   });
 });
+
+describe('walkFiles and linked folders', () => {
+  it('follows linked folders, survives loops, and names each real file once (by its direct path when it has one)', async () => {
+    const b = join(base, 'loops');
+    const root = join(b, 'root');
+    mkdirSync(join(root, 'plain'), { recursive: true });
+    mkdirSync(join(b, 'x', 'deep'), { recursive: true });
+    mkdirSync(join(b, 'y'), { recursive: true });
+    writeFileSync(join(root, 'plain', 'p.jsonl'), '{}\n');
+    writeFileSync(join(b, 'x', 'deep', 'x.jsonl'), '{}\n');
+    writeFileSync(join(b, 'y', 'y.jsonl'), '{}\n');
+    symlinkSync(join(b, 'x'), join(root, 'to-x')); // a linked folder
+    symlinkSync(join(b, 'y'), join(b, 'x', 'to-y')); // a link inside it
+    symlinkSync(join(b, 'x'), join(b, 'y', 'to-x')); // ... and back: a cycle of two links
+    symlinkSync(root, join(root, 'plain', 'up')); // a link to an ancestor
+    symlinkSync(join(root, 'plain'), join(root, 'again')); // a folder reachable twice
+    symlinkSync(join(b, 'nowhere'), join(root, 'dangling')); // a dangling folder link
+    const rp = new RealPaths();
+    const files = await walkFiles(root, (n) => n.endsWith('.jsonl'), undefined, 12, rp);
+    expect(files).toEqual([join(root, 'plain', 'p.jsonl'), join(root, 'to-x', 'deep', 'x.jsonl'), join(root, 'to-x', 'to-y', 'y.jsonl')]);
+    const real = realpathSync(b);
+    expect(files.map((f) => rp.of(f))).toEqual([join(realpathSync(root), 'plain', 'p.jsonl'), join(real, 'x', 'deep', 'x.jsonl'), join(real, 'y', 'y.jsonl')]);
+  });
+
+  it('stops at the depth limit inside linked folders too', async () => {
+    const b = join(base, 'depth');
+    mkdirSync(join(b, 'root'), { recursive: true });
+    mkdirSync(join(b, 'far', 'a', 'b'), { recursive: true });
+    writeFileSync(join(b, 'far', 'top.jsonl'), '{}\n');
+    writeFileSync(join(b, 'far', 'a', 'b', 'deep.jsonl'), '{}\n');
+    symlinkSync(join(b, 'far'), join(b, 'root', 'far'));
+    const files = await walkFiles(join(b, 'root'), (n) => n.endsWith('.jsonl'), undefined, 2);
+    expect(files).toEqual([join(b, 'root', 'far', 'top.jsonl')]);
+  });
+});

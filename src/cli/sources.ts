@@ -51,7 +51,7 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
       counts,
       skipped: [...skips.values()],
       warnings: files.flatMap((f) => f.warnings),
-      sources: files.map((f) => ({ path: f.path, kind: f.kind, retained: f.retained_since_ms !== null, retained_since: day(f.retained_since_ms), events: f.events, billed_events: f.billed, context_rows: f.contexts, skipped: f.skips, counts: f.counts, warnings: f.warnings })),
+      sources: files.map((f) => ({ path: f.path, target: linkTarget(f), kind: f.kind, retained: f.retained_since_ms !== null, retained_since: day(f.retained_since_ms), events: f.events, billed_events: f.billed, context_rows: f.contexts, skipped: f.skips, counts: f.counts, warnings: f.warnings })),
     };
   });
   if (format === 'json') {
@@ -66,12 +66,12 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
         `, ${counted(h.events, 'event')} extracted, ${h.billed_events} billed after dedupe` +
         (h.context_rows ? `, ${counted(h.context_rows, 'context row')}` : ''),
     );
-    for (const r of h.roots) out.push(`  root ${r.exists ? 'found  ' : 'missing'} ${r.path}  [${r.origin}]`);
+    for (const r of h.roots) out.push(`  root ${r.exists ? 'found  ' : 'missing'} ${r.path}${r.target ? ` -> ${r.target}` : ''}  [${r.origin}]`);
     if (!h.files && !h.retained_files) out.push(`  (nothing found: ${h.how_to_point})`);
     for (const [k, n] of Object.entries(h.counts)) out.push(`  ${k}: ${n}`);
     for (const s of h.sources) {
       const extra = s.context_rows ? `, ${counted(s.context_rows, 'context row')}` : '';
-      out.push(`  ${s.path}: ${counted(s.events, 'event')}${extra}${s.retained ? ` (retained: file gone since ${s.retained_since}, rows kept)` : ''}`);
+      out.push(`  ${s.path}${s.target ? ` -> ${s.target}` : ''}: ${counted(s.events, 'event')}${extra}${s.retained ? ` (retained: file gone since ${s.retained_since}, rows kept)` : ''}`);
       for (const sk of s.skipped) out.push(`    skipped ${sk.count} × ${sk.reason} (first at ${sk.first})`);
       for (const w of s.warnings) out.push(`    warning: ${w}`);
     }
@@ -79,6 +79,15 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
   if (cursor) out.push(...cursorLines(cursor));
   for (const w of ingest.discoveryWarnings) out.push(`warning: ${w}`);
   process.stdout.write(out.join('\n') + '\n');
+}
+
+/**
+ * Where a source really is when it was reached through a symbolic link (a
+ * linked project or session folder, a linked file): its key is its real
+ * path (src/harnesses/roots.ts), so a key other than its path names the target.
+ */
+function linkTarget(f: { source_key: string; path: string }): string | null {
+  return f.source_key !== f.path ? f.source_key : null;
 }
 
 /** Cursor's billed days (imported) beside its local chat days, over all of its history (the `cursor` section). */

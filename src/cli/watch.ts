@@ -11,6 +11,7 @@
 // terminal; a resize redraws; the clock-driven figures (time left) are
 // redrawn every 15 s.
 import { watch as fsWatch, type FSWatcher } from 'node:fs';
+import { dirname, isAbsolute } from 'node:path';
 import { writeSync } from 'node:fs';
 import { isValidTimeZone, systemTimeZone, UsageError } from '../report/period.js';
 import { liveConfig } from '../live/config.js';
@@ -25,6 +26,7 @@ import { liveView } from '../live/view.js';
 import { nowMs } from '../live/clock.js';
 import { isHarnessId, HARNESS_IDS } from '../core/types.js';
 import { refreshSnapshot } from './live-refresh.js';
+import type { ScanFacts } from '../ingest/stamp.js';
 import { cacheDir, type Runtime } from './runtime.js';
 
 export interface WatchArgs {
@@ -99,7 +101,7 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
       snap = r.snapshot;
       if (!watchers.length && !polling && !a.once) {
         if (a.poll) fallback();
-        else startWatching(r.ingest.scans.flatMap((s) => s.roots.filter((x) => x.exists).map((x) => x.path)));
+        else startWatching(watchedFolders(r.ingest.scans));
       }
       status = `updated ${new Date().toTimeString().slice(0, 8)} in ${Math.round(performance.now() - t0)} ms (${r.ingest.appended} grew, ${r.ingest.rewritten} read${r.incremental ? '' : ', snapshot from the store'}) · ${mode}`;
     } catch (e) {
@@ -132,6 +134,18 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
     }, Math.max(0, lastRefresh + MIN_REFRESH_MS - Date.now()));
   };
 
+  /**
+   * The roots, and the real folders of sources reached through a linked
+   * folder (a recursive watch does not follow links into them).
+   */
+  const watchedFolders = (scans: ScanFacts[]): string[] => {
+    const out = new Set<string>();
+    for (const s of scans) {
+      for (const x of s.roots) if (x.exists) out.add(x.path);
+      for (const src of s.sources) if (src.key !== src.path && isAbsolute(src.key)) out.add(dirname(src.key));
+    }
+    return [...out];
+  };
   const startWatching = (roots: string[]) => {
     try {
       for (const r of roots) {

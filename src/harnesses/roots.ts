@@ -5,10 +5,24 @@ import { join, resolve, sep } from 'node:path';
 import { exists, kindOf, listDir, realpath } from '../io/observed-fs.js';
 import type { PathContext, RootSpec } from './types.js';
 
-function expandHome(p: string, home: string): string {
+export function expandHome(p: string, home: string): string {
   if (p === '~') return home;
   if (p.startsWith('~/')) return join(home, p.slice(2));
   return p;
+}
+
+/**
+ * A root as searched: whether it exists, and where it really is when it is
+ * (or passes through) a symbolic link (`tx-usage sources` shows both).
+ */
+export function rootSpec(path: string, origin: string): RootSpec {
+  const found = exists(path);
+  const spec: RootSpec = { path, origin, exists: found };
+  if (found) {
+    const real = realpath(path);
+    if (real !== null && real !== path) spec.target = real;
+  }
+  return spec;
 }
 
 export function isDir(p: string): boolean {
@@ -36,8 +50,7 @@ export function resolveRoots(
 ): RootSpec[] {
   const map = opts.mapRoot ?? ((d: string) => d);
   const mk = (p: string, origin: string): RootSpec => {
-    const path = map(resolve(expandHome(p, ctx.home)));
-    return { path, origin, exists: exists(path) };
+    return rootSpec(map(resolve(expandHome(p, ctx.home))), origin);
   };
   if (ctx.rootOverrides.length) return ctx.rootOverrides.map((p) => mk(p, '--root'));
   for (const name of opts.envVars) {
@@ -50,18 +63,41 @@ export function resolveRoots(
   return opts.defaults.map((d) => mk(join(ctx.home, d), 'default'));
 }
 
-/** Recursively lists files under `dir` whose name passes `accept`. Missing or unreadable dirs yield nothing. */
+/**
+ * Recursively lists files under `dir` whose name passes `accept`. Missing or
+ * unreadable dirs yield nothing.
+ *
+ * Linked folders are followed (issue 34: a project or session folder that is
+ * a symbolic link — dotfiles, synced drives, a moved home — holds billed
+ * sessions like any other; peers follow them, e.g. pi#7497/#7552,
+ * claude-code-history-viewer#277). Loop-safe and read-once: every folder is
+ * walked at most once by its real path, so a link back to an ancestor, a
+ * cycle of links, or a folder reachable both directly and through a link
+ * yields each file once. Links are walked after every plain folder, so a
+ * file reachable both ways is named by its direct path; its key (RealPaths)
+ * is the real path either way, so it stays the same across runs whichever
+ * way it is reached.
+ */
 export async function walkFiles(
   dir: string,
   accept: (name: string, path: string) => boolean,
   onError?: (path: string, err: Error) => void,
   maxDepth = 12,
-  /** Told the root walked and the files found that are symbolic links, to resolve real paths cheaply. */
+  /** Told the folders walked (root and linked ones) and the files found that are links, to resolve real paths cheaply. */
   realPaths?: RealPaths,
 ): Promise<string[]> {
-  realPaths?.addRoot(dir);
+  const paths = realPaths ?? new RealPaths();
   const out: string[] = [];
-  async function walk(d: string, depth: number) {
+  /** Real paths of the folders walked (a plain folder's is its parent's plus its name: no system call). */
+  const walked = new Set<string>();
+  /** Links met that are not accepted as files: followed once the plain walk is done. */
+  const links: { path: string; depth: number }[] = [];
+  const withSep = (p: string) => (p.endsWith(sep) ? p : p + sep);
+  function walk(d: string, real: string | null, depth: number) {
+    if (real !== null) {
+      if (walked.has(real)) return;
+      walked.add(real);
+    }
     let entries;
     try {
       // Synchronous: a walk of hundreds of small directories is dominated by
@@ -73,53 +109,73 @@ export async function walkFiles(
     }
     // `d` is normalized and a name has no separator: concatenation is what
     // join would give (join was a tenth of discovery's time).
-    const prefix = d.endsWith(sep) ? d : d + sep;
+    const prefix = withSep(d);
+    const realPrefix = real === null ? null : withSep(real);
     for (const ent of entries) {
       const p = prefix + ent.name;
       if (ent.kind === 'dir') {
         // A directory named like a transcript is reported, not searched.
         if (accept(ent.name, p)) onError?.(p, new Error('is a directory, not a file'));
-        else if (depth < maxDepth) await walk(p, depth + 1);
-      } else if ((ent.kind === 'file' || ent.kind === 'link') && accept(ent.name, p)) {
+        else if (depth < maxDepth) walk(p, realPrefix === null ? null : realPrefix + ent.name, depth + 1);
+      } else if (ent.kind === 'link') {
+        if (accept(ent.name, p)) {
+          out.push(p);
+          paths.links.add(p);
+        } else if (depth < maxDepth) links.push({ path: p, depth: depth + 1 });
+      } else if (ent.kind === 'file' && accept(ent.name, p)) {
         out.push(p);
-        if (realPaths && ent.kind === 'link') realPaths.links.add(p);
       }
     }
   }
-  await walk(dir, 0);
+  walk(dir, paths.addRoot(dir), 0);
+  for (let i = 0; i < links.length; i++) {
+    const { path, depth } = links[i]!;
+    // A link to a file not named like a transcript, a dangling link, or one to a folder already walked.
+    if (kindOf(path) !== 'dir') continue;
+    const real = realpath(path);
+    if (real === null || walked.has(real)) continue;
+    paths.addLinked(path, real);
+    walk(path, real, depth);
+  }
   out.sort();
   return out;
 }
 
 /**
- * Real paths (source keys) of files found by walkFiles: walkFiles never
- * follows a linked folder (a Dirent of a link is not a directory), so below
- * a walked root only the root itself and files that are links can hide a
- * link. A plain file's real path is then its root's real path (resolved once)
- * and the rest of its path; only links are resolved one by one. Same answers
- * as realpath per file, without a system call per file (that was a fifth of
- * the warm run's time).
+ * Real paths (source keys) of files found by walkFiles. Below a folder
+ * walkFiles walked (a root, or a linked folder it followed) only files that
+ * are links can hide another link: a plain file's real path is its folder's
+ * real path (resolved once) and the rest of its path; only links are
+ * resolved one by one. Same answers as realpath per file, without a system
+ * call per file (that was a fifth of the warm run's time).
  */
 export class RealPaths {
-  private readonly roots: { path: string; prefix: string; real: string | null }[] = [];
+  private readonly roots: { prefix: string; real: string | null }[] = [];
   /** Files found that are symbolic links (filled by walkFiles). */
   readonly links = new Set<string>();
 
-  /** Called by walkFiles for each folder it walks from. */
-  addRoot(dir: string): void {
-    // null for an unreadable root: walkFiles finds nothing there.
+  /** Called by walkFiles for each folder it walks from; returns its real path (null when unreadable: walkFiles finds nothing there). */
+  addRoot(dir: string): string | null {
     const real = realpath(dir);
-    this.roots.push({ path: dir, prefix: dir.endsWith(sep) ? dir : dir + sep, real });
+    this.roots.push({ prefix: dir.endsWith(sep) ? dir : dir + sep, real });
+    return real;
+  }
+
+  /** A linked folder walkFiles followed, with its real path. */
+  addLinked(dir: string, real: string): void {
+    this.roots.push({ prefix: dir.endsWith(sep) ? dir : dir + sep, real });
   }
 
   /** The real path of `file`, or `file` itself when it cannot be resolved (a dangling link: extraction reports it). */
   of(file: string): string {
     if (!this.links.has(file)) {
-      for (let i = this.roots.length - 1; i >= 0; i--) {
-        const r = this.roots[i]!;
-        // Both parts are normalized: concatenation is what join would give.
-        if (r.real !== null && file.startsWith(r.prefix)) return (r.real.endsWith(sep) ? r.real : r.real + sep) + file.slice(r.prefix.length);
+      // The deepest folder holding the file: a linked folder inside a root is a longer prefix than the root.
+      let best: { prefix: string; real: string | null } | null = null;
+      for (const r of this.roots) {
+        if (file.startsWith(r.prefix) && (best === null || r.prefix.length > best.prefix.length)) best = r;
       }
+      // Both parts are normalized: concatenation is what join would give.
+      if (best !== null && best.real !== null) return (best.real.endsWith(sep) ? best.real : best.real + sep) + file.slice(best.prefix.length);
     }
     return realpath(file) ?? file;
   }

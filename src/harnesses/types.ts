@@ -8,6 +8,8 @@ export interface RootSpec {
   /** How the root was chosen, e.g. "--root", "CODEX_HOME", "default". */
   origin: string;
   exists: boolean;
+  /** The root's real path, when it is (or passes through) a symbolic link; absent otherwise. */
+  target?: string;
 }
 
 export interface PathContext {
@@ -15,6 +17,8 @@ export interface PathContext {
   env: NodeJS.ProcessEnv;
   /** Paths given with --root <harness>=PATH (in order). */
   rootOverrides: string[];
+  /** Told what is wrong with a harness's own settings read to find its roots (a discovery warning); absent: not reported. */
+  warn?: (message: string, at: SourceLocation) => void;
 }
 
 /** `csv`: a usage export the user imported (`tx-usage import`), kept in tx-usage's cache dir. */

@@ -3,7 +3,7 @@
 // that proves a file was only appended to in tail.ts, both free of the
 // harness registry. Deliberately free of the store, so a run that finds nothing
 // changed never loads DuckDB.
-import type { HarnessId } from '../core/types.js';
+import { formatLocation, type HarnessId, type SourceLocation } from '../core/types.js';
 import { HARNESSES, harnessById } from '../harnesses/registry.js';
 import { startRecording, stopRecording } from '../io/observed-fs.js';
 import { makeRecord, watchedEnv, type DiscoveryRecord } from './discovery-record.js';
@@ -55,9 +55,10 @@ export function withHarnesses(scans: ScanFacts[]): HarnessScan[] {
 export async function discoverAll(opts: DiscoverOptions, warnings: string[]): Promise<HarnessScan[]> {
   return Promise.all(
     HARNESSES.map(async (harness) => {
-      const ctx: PathContext = { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides[harness.id] ?? [] };
+      const warn = (m: string, at: SourceLocation) => warnings.push(`${formatLocation(at)}: ${m}`);
+      const ctx: PathContext = { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides[harness.id] ?? [], warn };
       const roots = harness.roots(ctx);
-      const sources = await harness.discover(roots, (m, at) => warnings.push(`${at.file}: ${m}`));
+      const sources = await harness.discover(roots, warn);
       return { harness, roots, sources };
     }),
   );

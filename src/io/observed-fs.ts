@@ -1,11 +1,12 @@
 // The file-system questions harness discovery asks (does it exist, is it a
-// file or a folder, where does it really point, what is in this folder),
+// file or a folder, where does it really point, what is in this folder,
+// what does this small settings file say),
 // answered here so that a discovery can be recorded and later shown to be
 // still valid without being run again: discovery is a pure function of these
 // answers (and of the environment and arguments), so when every answer is
 // the same, so is what it found. Checking the answers again costs one stat
 // per folder instead of reading every folder and working through its names.
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { digest128 } from '../core/digest.js';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'other';
@@ -34,7 +35,9 @@ export type Observation =
   | { op: 'exists'; path: string; r: boolean }
   | { op: 'kind'; path: string; r: EntryKind | null }
   | { op: 'realpath'; path: string; r: string | null }
-  | { op: 'list'; path: string; r: ListWitness };
+  | { op: 'list'; path: string; r: ListWitness }
+  /** Digest of a small file's text (a harness's settings), null when it cannot be read. */
+  | { op: 'read'; path: string; r: string | null };
 
 /**
  * A folder changed less than this long before it was listed is not trusted
@@ -96,6 +99,30 @@ export function realpath(path: string): string | null {
   return r;
 }
 
+/** Small files only: a settings file larger than this is not one (read as unreadable). */
+const MAX_READ_BYTES = 1 << 20;
+
+function readNow(path: string): string | null {
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size > MAX_READ_BYTES) return null;
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The text of a small file (a harness's own settings, which say where it
+ * keeps sessions), recorded by digest; null when it is missing, unreadable,
+ * not a file or over 1 MiB. Read-only, like every question here.
+ */
+export function readSmallText(path: string): string | null {
+  const text = readNow(path);
+  recording?.push({ op: 'read', path, r: text === null ? null : digest128(text) });
+  return text;
+}
+
 function entriesHash(entries: DirEntry[] | null, err: NodeJS.ErrnoException | null): string {
   if (err) return digest128(`E${err.code ?? err.message}`);
   let text = '';
@@ -146,6 +173,10 @@ function holds(o: Observation): boolean {
       return kindNow(o.path) === o.r;
     case 'realpath':
       return realpathNow(o.path) === o.r;
+    case 'read': {
+      const text = readNow(o.path);
+      return (text === null ? null : digest128(text)) === o.r;
+    }
     case 'list': {
       const w = o.r;
       if (w.settled) {

@@ -6,6 +6,7 @@ import type { UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromKey } from './paths.js';
 import { isTitleLine, personPrompt, PROMPT_MARKERS, TITLE_HEAD_BYTES, titleOf, TOOL_CALL_BLOCKS, TURN_ENDING_STOPS } from './units.js';
+import { notBilledUsageReason, SKIP_USER_RECORD_USAGE } from './skips.js';
 
 /**
  * Only lines containing one of these can carry usage or a cost estimate, or
@@ -65,6 +66,10 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   const userLine = (text: string, line: number): boolean => {
     const r = text.indexOf('"role":"');
     if (r < 0 || text.charCodeAt(r + 8) !== 0x75 /* u(ser) */) return false;
+    // An Agent tool result's usage summary (toolUseResult.usage): named, not
+    // billed. `"usage":{` occurs in the bytes only as a key (quotes inside
+    // strings are escaped).
+    if (text.includes('"usage":{')) sink.skip(SKIP_USER_RECORD_USAGE, { file, line });
     const p = personPrompt(text);
     const ts = p ? parseTimestamp(p.ts) : null;
     if (p && ts !== null) {
@@ -103,9 +108,17 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       if (cost !== null) sink.sessionEstimate({ harness: 'claude-code', session_id: typeof rec.sessionId === 'string' ? rec.sessionId : sessionId, recorded_cost_usd: cost, ts: parseTimestamp(rec.timestamp) });
       return;
     }
-    if (rec.type !== 'assistant') return; // e.g. queued_command / toolUseResult summaries: not billed responses
+    if (rec.type !== 'assistant') {
+      // e.g. queued_command / progress summaries: not billed responses, named in `sources`.
+      const reason = notBilledUsageReason(rec);
+      if (reason) sink.skip(reason, at);
+      return;
+    }
     const msg = rec.message;
-    if (!msg || typeof msg !== 'object' || !msg.usage || typeof msg.usage !== 'object') return;
+    if (!msg || typeof msg !== 'object' || !msg.usage || typeof msg.usage !== 'object') {
+      if (msg && typeof msg === 'object' && msg.usage !== undefined && msg.usage !== null) sink.warn('assistant response: usage is not an object; not counted', at);
+      return;
+    }
     if (rec.isApiErrorMessage === true || msg.model === '<synthetic>') {
       sink.skip('synthetic API-error message (not billed)', at);
       return;

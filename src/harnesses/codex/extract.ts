@@ -195,7 +195,11 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       sink.skip('first token_count of a rollout continuing another (history_base): taken as the starting total', { file, line: p.line });
       return;
     }
-    if (p.delta.total === 0) return;
+    if (p.delta.total === 0) {
+      // Only possible when some fields went down (clamped to 0, warned): nothing billed is left.
+      sink.skip('token_count adding no tokens after its fields went down', { file, line: p.line });
+      return;
+    }
     emit(p.delta, p.ts, p.line, p.key, p.model, p.cwd, 'token_count');
   };
 

@@ -9,7 +9,7 @@ import { basename, join, resolve } from 'node:path';
 import type { SourceLocation } from '../../core/types.js';
 import { exists, listDir, realpath } from '../../io/observed-fs.js';
 import { COPY_NAME, importDir } from '../../imports/dir.js';
-import { isDir, resolveRoots } from '../roots.js';
+import { isDir, resolveRoots, rootSpec } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
 export function cursorRoots(ctx: PathContext): RootSpec[] {
@@ -22,7 +22,7 @@ function configRoots(ctx: PathContext): RootSpec[] {
   if (ctx.rootOverrides.length || ctx.env.CURSOR_CONFIG_DIR?.trim() || !xdg) return roots;
   const path = join(resolve(xdg), 'cursor');
   if (roots.some((r) => r.path === path)) return roots;
-  return [...roots, { path, origin: 'XDG_CONFIG_HOME', exists: exists(path) }];
+  return [...roots, rootSpec(path, 'XDG_CONFIG_HOME')];
 }
 
 /** Origin of the root that holds imported usage CSVs (README.md, "Imported usage CSV"). */

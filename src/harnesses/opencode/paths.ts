@@ -7,8 +7,8 @@
 // OPENCODE_DB and the channel only choose where NEW activity goes, so older
 // databases still hold billed usage.
 import { basename, isAbsolute, join } from 'node:path';
-import { exists, listDir, realpath } from '../../io/observed-fs.js';
-import { isDir, isFile, resolveRoots } from '../roots.js';
+import { listDir, realpath } from '../../io/observed-fs.js';
+import { isDir, isFile, resolveRoots, rootSpec } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
@@ -25,11 +25,11 @@ export function opencodeDataDir(ctx: PathContext): { path: string; origin: strin
 export function opencodeRoots(ctx: PathContext): RootSpec[] {
   if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });
   const data = opencodeDataDir(ctx);
-  const roots: RootSpec[] = [{ path: data.path, origin: data.origin, exists: exists(data.path) }];
+  const roots: RootSpec[] = [rootSpec(data.path, data.origin)];
   const override = ctx.env.OPENCODE_DB?.trim();
   if (override && override !== ':memory:') {
     const p = isAbsolute(override) ? override : join(data.path, override);
-    roots.push({ path: p, origin: 'OPENCODE_DB', exists: exists(p) });
+    roots.push(rootSpec(p, 'OPENCODE_DB'));
   }
   return roots;
 }

@@ -5,6 +5,17 @@ import { checkCost, parseTimestamp, readTokenFields } from '../../core/numbers.j
 import type { UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromDirKey } from './paths.js';
+import { usageObjectPath } from '../../core/usage-object.js';
+
+/**
+ * Skip reasons (README.md): a file an extension wrote below a session's
+ * folder without a pi session header is a debug copy of responses another
+ * file holds (pi-subagents' `subagent-artifacts/*_transcript.jsonl`,
+ * ccusage#1698, PiDeck#168); a usage object that is no carrier's sits in
+ * tool or extension data.
+ */
+export const SKIP_DEBUG_COPY = 'usage in a nested file without a pi session header (an extension\'s debug copy)';
+export const SKIP_TOOL_DATA = 'usage object in tool or extension data (not a usage carrier)';
 
 /**
  * Only lines holding one of these are parsed: every usage carrier has a
@@ -58,6 +69,8 @@ export interface PiState {
   copy: boolean;
   /** Header version (absent = 1: linear, no ids). */
   version: number;
+  /** A nested file whose first line is no session header: nothing in it counts. */
+  debugCopy?: boolean;
   /** (model, provider) pairs referenced below. */
   models: [string, string | null][];
   /** Latest model named in file order, index into models or -1. */
@@ -189,7 +202,10 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
     project: prev ? prev.project : meta.dirKey ? projectFromDirKey(meta.dirKey) : null,
     copy: prev?.copy ?? false,
     version: prev?.version ?? 3,
+    debugCopy: prev?.debugCopy ?? false,
   };
+  // Below a session's folder (paths.ts): a session of its own only with a header.
+  const nested = meta.nested === '1';
   // A resumed read already saw line 1.
   let headerChecked = prev !== null || (opts.resume?.lines ?? 0) > 0;
   const checkHeader = (line: number, rec: Record<string, any> | null) => {
@@ -201,13 +217,24 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
       if (str(rec.cwd)) info.project = rec.cwd; // very old files may lack it: keep the dir-name fallback
       info.copy = typeof rec.parentSession === 'string' && rec.parentSession.length > 0;
       info.version = typeof rec.version === 'number' ? rec.version : 1;
+    } else if (nested) {
+      info.debugCopy = true;
     } else {
       sink.warn('no session header before the first entry; session id taken from the file name', { file, line });
     }
   };
+  /** A debug copy's line: named when it carries a usage object (byte test: `"usage":{` occurs only as a key), never parsed. */
+  const debugLine = (text: string, line: number): boolean => {
+    if (!info.debugCopy) return false;
+    if (text.includes('"usage":{')) sink.skip(SKIP_DEBUG_COPY, { file, line });
+    return true;
+  };
 
-  // Units of work: a prompt is also the turn it starts (pi records no turn ends).
+  // Units of work: a prompt is also the turn it starts (pi records no turn
+  // ends). In a nested session (an extension's subagent) the user messages
+  // are the tasks its parent agent wrote, not a person's prompts.
   const rank = () => (info.copy ? 1 : 0);
+  const promptKinds = nested ? (['subagent_task'] as const) : (['prompt', 'turn'] as const);
   let name: { title: string; line: number } | null = null;
   const onUnmarked = (head: string, tail: string, line: number) => {
     const u = USER_HEAD_RE.exec(head);
@@ -217,7 +244,7 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
       if (ts === null) return;
       // As for usage: message.timestamp is copied verbatim into forks, ids are only 8 hex.
       const key = u ? `entry:${u[1]}:${MSG_TS_TAIL_RE.exec(tail)?.[1] ?? ts}` : `v1:${info.sessionId}:${line}`;
-      for (const kind of ['prompt', 'turn'] as const) sink.unit({ harness: 'pi', session_id: info.sessionId, kind, dedupe_key: key, dedupe_rank: rank(), ts, count: 1 });
+      for (const kind of promptKinds) sink.unit({ harness: 'pi', session_id: info.sessionId, kind, dedupe_key: key, dedupe_rank: rank(), ts, count: 1 });
       return;
     }
     if (head.startsWith(SESSION_INFO_HEAD)) {
@@ -238,10 +265,12 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
     {
       markers: MARKERS,
       resume: opts.resume,
+      beforeParse: debugLine,
       unmarkedPeek: {
         bytes: PEEK_BYTES,
         onPeek: (head, tail, line) => {
           checkHeader(line, null);
+          if (info.debugCopy) return;
           const m = HEAD_RE.exec(head) ?? TAIL_RE.exec(tail);
           if (m) tree.add(m[1]!, m[2] ?? null, -1);
           onUnmarked(head, tail, line);
@@ -251,8 +280,12 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
     sink,
     (rec, line) => {
       checkHeader(line, rec);
-      if (rec.type === 'session') return;
       const at = { file, line };
+      if (info.debugCopy) {
+        if (usageObjectPath(rec) !== null) sink.skip(SKIP_DEBUG_COPY, at);
+        return;
+      }
+      if (rec.type === 'session') return;
       const id = str(rec.id);
       // v1 files have no id/parentId: the tree is the line order, so the
       // nearest ancestor is the previous entry (parent = "unknown" → lastModel).
@@ -265,7 +298,11 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
       // descendants; a usage entry names its own model but is transparent.
       if (c && c.model && rec.type === 'message') own = tree.intern(c.model, c.provider);
       const resolved = tree.add(id, parentId, own);
-      if (!c) return;
+      if (!c) {
+        // e.g. a tool's details.usage, an extension's custom entry: named, not counted.
+        if (usageObjectPath(rec) !== null) sink.skip(SKIP_TOOL_DATA, at);
+        return;
+      }
 
       if (!isObj(c.usage)) {
         if (c.usage !== undefined) sink.warn(`${c.what}: usage is not an object; not counted`, at);
