@@ -74,10 +74,11 @@ export interface ExtractSink {
   /**
    * A usage-bearing record folded into the event of the same dedupe key that
    * this read emits (a split line of a streamed response), so not an event
-   * of its own; `rule` names the harness README rule that folded it. Only
-   * `tx-usage explain` listens (src/explain/); other sinks leave it out.
+   * of its own: `folded` is what it would have been; `rule` names the harness
+   * README rule that folded it. Only `tx-usage explain` listens
+   * (src/explain/); other sinks leave it out.
    */
-  merged?(dedupeKey: string, at: SourceLocation, rule: string): void;
+  merged?(folded: UsageEvent, rule: string): void;
   /** A line that held a usage marker and is not JSON (the reader also warns once per file, with the count). Only `tx-usage explain` listens. */
   unparsable?(at: SourceLocation): void;
 }

@@ -164,10 +164,10 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
     if (!prev || totalOf(ev) > totalOf(prev)) {
       if (prev) {
         ev.ts = Math.min(ev.ts, prev.ts);
-        sink.merged?.(dedupeKey, { file, line: prev.source_line! }, 'Largest usage wins');
+        sink.merged?.(prev, 'Largest usage wins');
       }
       byMessage.set(dedupeKey, ev);
-    } else sink.merged?.(dedupeKey, at, totalOf(ev) < totalOf(prev) ? 'Largest usage wins' : 'One response, one count');
+    } else sink.merged?.(ev, totalOf(ev) < totalOf(prev) ? 'Largest usage wins' : 'One response, one count');
   });
 
   const fallback = projectFromKey(meta.projectKey ?? '');
