@@ -128,11 +128,23 @@ function eventFields(e: UsageEvent): Pick<ExplainRecord, 'line' | 'key' | 'sessi
   return { line: e.source_line, key: e.dedupe_key, session_id: e.session_id, model: e.model, timestamp: iso(e.ts), record_tokens: e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens };
 }
 
+/** The record's fields in the documented order (README, `tx-usage explain`), whatever order they were set in. */
+function documented(r: ExplainRecord): ExplainRecord {
+  const { line, row, key, record, counted, counted_as, rule, counted_at, session_id, model, timestamp, record_tokens } = r;
+  const { requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, total_tokens } = r;
+  const { cost_usd, cost_source, computed_cost_usd, recorded_cost_usd, unpriced_requests, unpriced_tokens } = r;
+  return {
+    line, row, key, record, counted, counted_as, rule, counted_at, session_id, model, timestamp, record_tokens,
+    requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, total_tokens,
+    cost_usd, cost_source, computed_cost_usd, recorded_cost_usd, unpriced_requests, unpriced_tokens,
+  };
+}
+
 /** Orders records by line (records without one keep the extractor's order, after them). */
 function inOrder(list: { rec: ExplainRecord; seq: number }[]): ExplainRecord[] {
   return list
     .sort((a, b) => (a.rec.line ?? Infinity) - (b.rec.line ?? Infinity) || a.seq - b.seq)
-    .map((x) => x.rec);
+    .map((x) => documented(x.rec));
 }
 
 export function labelRecords(inp: LabelInput): Labelled {
