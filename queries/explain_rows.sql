@@ -1,20 +1,24 @@
 -- report: explain_rows
 -- include: metrics              the report's own aggregates (queries/fragments/metrics.sql)
--- What the store holds of one source, for `tx-usage explain`: every row the
--- ingest wrote for it (one per usage event, billed or not), in line order,
+-- What the store holds of the sources `tx-usage explain` was asked about
+-- (each a target: a source, or that source's rows of one session): every row
+-- the ingest wrote for it (one per usage event, billed or not), in line order,
 -- with the row the store bills for the same response (per harness and
 -- dedupe key: the marked row of billed_events, store/billed.ts), and, for a
 -- row that is billed and whose local day is in the window, what it adds to a
 -- report of that window: the report's aggregates over that one row, under
 -- the report's cost rule (queries/summary.sql). Summed over the rows
 -- (report/summary-rows.ts sumTemplateRows), they are what the report sums.
--- A row that adds nothing has NULL aggregates.
--- param: source_key VARCHAR      the source (sources.source_key)
--- param: session VARCHAR         only the rows of this session ('' = every row)
+-- A row that adds nothing has NULL aggregates. One query for every target:
+-- the billed rows are looked up once, not once per file.
+-- param: sources VARCHAR[]       each target's source (sources.source_key)
+-- param: sessions VARCHAR[]      each target's session, in the same order ('' = every row of its source)
 -- param: since DATE              first local calendar day of the window
 -- param: until DATE              last local calendar day of the window
 -- param: tz VARCHAR              IANA zone the window's days are cut in
 -- param: cost_mode VARCHAR       auto | computed | recorded
+-- column: target_source VARCHAR  the target the row is listed under: its source
+-- column: target_session VARCHAR and session ('' = the whole source)
 -- column: row_id BIGINT          the row (usage_rows.rowid), to tell rows of one key and line apart
 -- column: harness VARCHAR
 -- column: session_id VARCHAR
@@ -31,12 +35,17 @@
 -- column: billed_line INTEGER    its line
 -- column: billed_session VARCHAR its session
 -- column: <metrics>              what it adds (fragments/metrics.sql), NULL when nothing
-WITH mine AS (
-  SELECT r.rowid AS row_id, a.harness, a.session_id, a.model, r.ts_ms, r.dedupe_key, r.source_line, r.billed,
+WITH targets AS (
+  -- Unnested side by side: the lists are zipped.
+  SELECT DISTINCT unnest($sources) AS target_source, unnest($sessions) AS target_session
+),
+mine AS (
+  SELECT t.target_source, t.target_session, r.rowid AS row_id, a.harness, a.session_id, a.model, r.ts_ms, r.dedupe_key, r.source_line, r.billed,
          r.requests, r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.output_tokens, r.reasoning_tokens,
          r.computed_cost_e10, r.recorded_cost_e10
-  FROM usage_rows r JOIN event_attrs a USING (attr_id)
-  WHERE a.source_key = $source_key AND ($session = '' OR a.session_id = $session)
+  FROM targets t
+  JOIN event_attrs a ON a.source_key = t.target_source AND (t.target_session = '' OR a.session_id = t.target_session)
+  JOIN usage_rows r USING (attr_id)
 ),
 won AS (
   SELECT b.harness, b.dedupe_key, b.source_key, b.source_file, b.source_line, b.session_id
@@ -54,18 +63,18 @@ ev AS (
   FROM mine
 ),
 added AS (
-  SELECT row_id,
+  SELECT target_source, target_session, row_id,
          {{metrics}}
   FROM ev
   WHERE billed AND day BETWEEN $since AND $until
-  GROUP BY row_id
+  GROUP BY target_source, target_session, row_id
 )
-SELECT ev.row_id, ev.harness, ev.session_id, ev.model, ev.ts_ms, ev.dedupe_key, ev.source_line, ev.billed,
+SELECT ev.target_source, ev.target_session, ev.row_id, ev.harness, ev.session_id, ev.model, ev.ts_ms, ev.dedupe_key, ev.source_line, ev.billed,
        ev.day BETWEEN $since AND $until AS in_window, CAST(ev.day AS VARCHAR) AS local_day,
        ev.input_tokens + ev.cache_read_tokens + ev.cache_write_tokens + ev.output_tokens AS row_total_tokens,
        w.source_key AS billed_source_key, w.source_file AS billed_file, w.source_line AS billed_line, w.session_id AS billed_session,
-       added.* EXCLUDE (row_id)
+       added.* EXCLUDE (target_source, target_session, row_id)
 FROM ev
 LEFT JOIN won w ON w.harness = ev.harness AND w.dedupe_key = ev.dedupe_key
-LEFT JOIN added ON added.row_id = ev.row_id
-ORDER BY ev.source_line NULLS LAST, ev.row_id
+LEFT JOIN added ON added.target_source = ev.target_source AND added.target_session = ev.target_session AND added.row_id = ev.row_id
+ORDER BY ev.target_source, ev.target_session, ev.source_line NULLS LAST, ev.row_id

@@ -56,7 +56,29 @@ export interface ExplainDocument {
 const FIRST_DAY = '0001-01-01';
 const LAST_DAY = '9999-12-31';
 
-async function explainTarget(conn: DuckDBConnection, t: Target, p: ExplainParams, known: () => Promise<ReadonlySet<string>>): Promise<{ source: ExplainedSource; added: TemplateRow[] }> {
+/** The store's rows of every target (explain_rows.sql), by target. */
+async function storedRows(conn: DuckDBConnection, targets: Target[], p: ExplainParams): Promise<Map<string, TemplateRow[]>> {
+  const rows = await runTemplate(conn, loadTemplate('explain_rows'), {
+    sources: targets.map((t) => t.sourceKey),
+    sessions: targets.map((t) => t.session ?? ''),
+    since: p.since ?? FIRST_DAY,
+    until: p.until ?? LAST_DAY,
+    tz: p.tz,
+    cost_mode: p.costMode,
+  });
+  const out = new Map<string, TemplateRow[]>();
+  for (const r of rows) {
+    const id = targetId(String(r.target_source), String(r.target_session));
+    const list = out.get(id);
+    if (list) list.push(r);
+    else out.set(id, [r]);
+  }
+  return out;
+}
+
+const targetId = (source: string, session: string) => `${source}\u0000${session}`;
+
+async function explainTarget(t: Target, stored: TemplateRow[], p: ExplainParams, known: () => Promise<ReadonlySet<string>>): Promise<{ source: ExplainedSource; added: TemplateRow[] }> {
   const notes: string[] = [];
   let sink: TraceSink | null = null;
   if (t.source) {
@@ -68,14 +90,6 @@ async function explainTarget(conn: DuckDBConnection, t: Target, p: ExplainParams
       sink = null;
     }
   } else notes.push('its file is gone: the records below are the rows the store keeps of it (not read again, so without rule names)');
-  const stored = await runTemplate(conn, loadTemplate('explain_rows'), {
-    source_key: t.sourceKey,
-    session: t.session ?? '',
-    since: p.since ?? FIRST_DAY,
-    until: p.until ?? LAST_DAY,
-    tz: p.tz,
-    cost_mode: p.costMode,
-  });
   const { records, added } = labelRecords({ sourceKey: t.sourceKey, trace: sink?.entries ?? null, stored, session: t.session, onlySession: t.onlySession });
   if (sink?.contexts) notes.push(`${counted(sink.contexts, 'context row')}: context-window occupancy, not billed usage (the report lists ${sink.contexts === 1 ? 'it' : 'them'} apart)`);
   if (t.session !== null && !t.onlySession && sink) notes.push(`it holds other sessions too: its skipped records and warnings are not tied to one session (tx-usage explain ${t.path} lists them)`);
@@ -90,11 +104,12 @@ export async function explain(conn: DuckDBConnection, scans: HarnessScan[], args
   const targets = await resolveTargets(conn, scans, args);
   let projects: Promise<ReadonlySet<string>> | null = null;
   const known = () => (projects ??= knownProjects(conn));
+  const stored = targets.length ? await storedRows(conn, targets, p) : new Map<string, TemplateRow[]>();
   const sources: ExplainedSource[] = [];
   // Each stored row once, though a file and a session asked for together may both list it.
   const added = new Map<string, TemplateRow>();
   for (const t of targets) {
-    const r = await explainTarget(conn, t, p, known);
+    const r = await explainTarget(t, stored.get(targetId(t.sourceKey, t.session ?? '')) ?? [], p, known);
     sources.push(r.source);
     for (const row of r.added) added.set(String(row.row_id), row);
   }

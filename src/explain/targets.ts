@@ -33,8 +33,10 @@ interface KnownSource {
   path: string;
   kind: string;
   retained: boolean;
-  has_session: boolean;
-  only_session: boolean;
+  /** The arguments that are session ids of its responses. */
+  sessions: string[];
+  /** The session of all of its responses, when they have one. */
+  one_session: string | null;
 }
 
 const HOW = '`tx-usage sources` lists the files tx-usage reads; --root HARNESS=DIR adds a folder';
@@ -47,10 +49,20 @@ function realOrResolved(p: string): string {
   }
 }
 
+/** Whether something is at `p` (a path that cannot even be asked about counts as one: the loop below says why). */
+function onDisk(p: string): boolean {
+  try {
+    return statSync(resolve(p), { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 
-async function knownSources(conn: DuckDBConnection, session: string): Promise<KnownSource[]> {
-  return (await runTemplate(conn, loadTemplate('explain_sources'), { session })) as unknown as KnownSource[];
+/** The sources the store knows, with the arguments that are session ids of their responses (explain_sources.sql). */
+async function knownSources(conn: DuckDBConnection, args: string[]): Promise<KnownSource[]> {
+  return (await runTemplate(conn, loadTemplate('explain_sources'), { sessions: args })) as unknown as KnownSource[];
 }
 
 /** The sources each argument names, in the order given, each source (and session) once. */
@@ -58,8 +70,10 @@ export async function resolveTargets(conn: DuckDBConnection, scans: HarnessScan[
   const discovered = scans.flatMap((s) => s.sources.map((src) => ({ src, harness: s.harness })));
   let reals: string[] | null = null;
   const realPaths = () => (reals ??= discovered.map((d) => realOrResolved(d.src.path)));
-  let stored: KnownSource[] | null = null;
-  const retained = async () => (stored ??= (await knownSources(conn, '')).filter((s) => s.retained));
+  // Asked once, for every argument that is no file or folder on disk.
+  let known: KnownSource[] | null = null;
+  const store = async () => (known ??= await knownSources(conn, args.filter((a) => !onDisk(a))));
+  const retained = async () => (await store()).filter((s) => s.retained);
   const fromStore = (s: KnownSource, session: string | null): Target => ({
     harness: harnessById(s.harness as HarnessId)!,
     sourceKey: s.source_key,
@@ -67,7 +81,7 @@ export async function resolveTargets(conn: DuckDBConnection, scans: HarnessScan[
     kind: s.kind,
     source: s.retained ? null : (discovered.find((d) => d.src.key === s.source_key)?.src ?? null),
     session,
-    onlySession: session !== null && s.only_session,
+    onlySession: session !== null && s.one_session === session,
   });
   const out: Target[] = [];
   const seen = new Set<string>();
@@ -104,7 +118,7 @@ export async function resolveTargets(conn: DuckDBConnection, scans: HarnessScan[
       for (const g of gone) add(fromStore(g, null));
       continue;
     }
-    const ofSession = (await knownSources(conn, arg)).filter((s) => s.has_session);
+    const ofSession = (await store()).filter((s) => s.sessions.includes(arg));
     if (!ofSession.length) {
       throw new UsageError(
         /[\\/]/.test(arg)
