@@ -5,11 +5,12 @@
 // labels and README rule names worked out by hand below; a window marks what
 // is outside it; bad arguments are usage errors naming them; and the command
 // knows no harness (it works through the registry for harnesses added later).
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_KEYS } from '../fixtures/all-harnesses.js';
 import { buildExplainHome, EXPLAINED_CWD, FORK_SESSION, type ExplainHome } from '../fixtures/explain-home.js';
+import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { HARNESS_IDS } from '../src/core/types.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 
@@ -180,6 +181,27 @@ describe('what a record was counted as, by hand', () => {
     const csv = cli(['explain', fx.claude.file, '--format', 'csv']).trimEnd().split('\r\n');
     expect(csv[0]!.split(',').slice(0, 9)).toEqual(['path', 'harness', 'line', 'row', 'key', 'record', 'counted', 'counted_as', 'rule']);
     expect(csv.length - 1).toBe(section(fx.claude.file).records.length);
+  });
+});
+
+describe('a file that is gone', () => {
+  it('lists the rows the store keeps of it (retained), counted as the report counts them', () => {
+    const home = tempDir('txu-explain-gone-');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const s = claude.session({ cwd: '/home/user/gone' });
+    s.user('2026-10-08T09:00:00.000Z');
+    s.response({ ts: '2026-10-08T09:01:00.000Z', splits: 2, usage: { input: 3, output: 4, cacheRead: 100 } });
+    const own = cleanEnv(home);
+    expect(runCli(['ingest'], own).status).toBe(0);
+    rmSync(s.file);
+    const r = runCli(['explain', s.file, '--format', 'json'], own);
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.sources).toHaveLength(1);
+    // Not read again: the stored row of the response (the first split line, equal usage), without a rule name.
+    expect(doc.sources[0]).toMatchObject({ retained: true, path: s.file });
+    expect(doc.sources[0].records).toMatchObject([{ record: 'stored', line: 2, counted: true, rule: null, total_tokens: 107 }]);
+    expect(doc.totals).toEqual(reportJson(EVERYTHING, own).totals);
   });
 });
 
