@@ -6,9 +6,10 @@
 -- with the row the store bills for the same response (per harness and
 -- dedupe key: the marked row of billed_events, store/billed.ts), and, for a
 -- row that is billed and whose local day is in the window, what it adds to a
--- report of that window: the report's aggregates over that one row, under
--- the report's cost rule (queries/summary.sql). Summed over the rows
--- (report/summary-rows.ts sumTemplateRows), they are what the report sums.
+-- report of that window: the report's aggregates over that one row, read as
+-- a report reads it (the report_events macro, src/report/macros.ts: local
+-- time and the cost under --cost). Summed over the rows (report/summary-rows.ts
+-- sumTemplateRows), they are what the report sums.
 -- A row that adds nothing has NULL aggregates. One query for every target:
 -- the billed rows are looked up once, not once per file.
 -- param: sources VARCHAR[]       each target's source (sources.source_key)
@@ -17,6 +18,7 @@
 -- param: until DATE              last local calendar day of the window
 -- param: tz VARCHAR              IANA zone the window's days are cut in
 -- param: cost_mode VARCHAR       auto | computed | recorded
+-- param: harnesses VARCHAR[]     the targets' harnesses
 -- column: target_source VARCHAR  the target the row is listed under: its source
 -- column: target_session VARCHAR and session ('' = the whole source)
 -- column: row_id BIGINT          the row (usage_rows.rowid), to tell rows of one key and line apart
@@ -27,7 +29,7 @@
 -- column: dedupe_key VARCHAR
 -- column: source_line INTEGER    NULL for database rows
 -- column: billed BOOLEAN         this row is the one billed for its response
--- column: in_window BOOLEAN      its local day is in the window
+-- column: in_window BOOLEAN      the billed row of its response is on a local day in the window
 -- column: local_day VARCHAR      that day (YYYY-MM-DD in $tz)
 -- column: row_total_tokens BIGINT  the tokens this row carries
 -- column: billed_source_key VARCHAR  the source of the billed row of its response
@@ -41,40 +43,33 @@ WITH targets AS (
 ),
 mine AS (
   SELECT t.target_source, t.target_session, r.rowid AS row_id, a.harness, a.session_id, a.model, r.ts_ms, r.dedupe_key, r.source_line, r.billed,
-         r.requests, r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.output_tokens, r.reasoning_tokens,
-         r.computed_cost_e10, r.recorded_cost_e10
+         r.input_tokens + r.cache_read_tokens + r.cache_write_tokens + r.output_tokens AS row_total_tokens
   FROM targets t
   JOIN event_attrs a ON a.source_key = t.target_source AND (t.target_session = '' OR a.session_id = t.target_session)
   JOIN usage_rows r USING (attr_id)
 ),
+-- The billed row of each of their responses, as a report reads it.
 won AS (
-  SELECT b.harness, b.dedupe_key, b.source_key, b.source_file, b.source_line, b.session_id
-  FROM billed_events b SEMI JOIN mine m ON b.harness = m.harness AND b.dedupe_key = m.dedupe_key
-),
-ev AS (
-  SELECT *,
-         CAST(timezone($tz, make_timestamptz(ts_ms * 1000)) AS DATE) AS day,
-         CASE $cost_mode
-           WHEN 'computed' THEN computed_cost_e10
-           WHEN 'recorded' THEN recorded_cost_e10
-           ELSE coalesce(recorded_cost_e10, computed_cost_e10)
-         END AS cost_e10,
-         ($cost_mode = 'recorded' OR ($cost_mode = 'auto' AND recorded_cost_e10 IS NOT NULL)) AS uses_recorded
-  FROM mine
+  SELECT e.* FROM report_events($tz, $harnesses, '', $cost_mode) e
+  SEMI JOIN mine m ON e.harness = m.harness AND e.dedupe_key = m.dedupe_key
 ),
 added AS (
   SELECT target_source, target_session, row_id,
          {{metrics}}
-  FROM ev
-  WHERE billed AND day BETWEEN $since AND $until
+  FROM (
+    SELECT m.target_source, m.target_session, m.row_id, w.*
+    FROM mine m JOIN won w ON w.harness = m.harness AND w.dedupe_key = m.dedupe_key
+    WHERE m.billed AND CAST(w.local_ts AS DATE) BETWEEN $since AND $until
+  )
   GROUP BY target_source, target_session, row_id
 )
-SELECT ev.target_source, ev.target_session, ev.row_id, ev.harness, ev.session_id, ev.model, ev.ts_ms, ev.dedupe_key, ev.source_line, ev.billed,
-       ev.day BETWEEN $since AND $until AS in_window, CAST(ev.day AS VARCHAR) AS local_day,
-       ev.input_tokens + ev.cache_read_tokens + ev.cache_write_tokens + ev.output_tokens AS row_total_tokens,
+SELECT m.target_source, m.target_session, m.row_id, m.harness, m.session_id, m.model, m.ts_ms, m.dedupe_key, m.source_line, m.billed,
+       CAST(w.local_ts AS DATE) BETWEEN $since AND $until AS in_window,
+       CAST(CAST(w.local_ts AS DATE) AS VARCHAR) AS local_day,
+       m.row_total_tokens,
        w.source_key AS billed_source_key, w.source_file AS billed_file, w.source_line AS billed_line, w.session_id AS billed_session,
        added.* EXCLUDE (target_source, target_session, row_id)
-FROM ev
-LEFT JOIN won w ON w.harness = ev.harness AND w.dedupe_key = ev.dedupe_key
-LEFT JOIN added ON added.target_source = ev.target_source AND added.target_session = ev.target_session AND added.row_id = ev.row_id
-ORDER BY ev.target_source, ev.target_session, ev.source_line NULLS LAST, ev.row_id
+FROM mine m
+LEFT JOIN won w ON w.harness = m.harness AND w.dedupe_key = m.dedupe_key
+LEFT JOIN added ON added.target_source = m.target_source AND added.target_session = m.target_session AND added.row_id = m.row_id
+ORDER BY m.target_source, m.target_session, m.source_line NULLS LAST, m.row_id

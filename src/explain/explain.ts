@@ -13,6 +13,7 @@ import { readFailure } from '../ingest/collect.js';
 import { metricsOf, sumTemplateRows, type CostMode, type Metrics } from '../report/summary.js';
 import type { TemplateRow } from '../report/summary-rows.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
+import { defineReportMacros } from '../report/macros.js';
 import { counted } from '../core/plural.js';
 import { resolveTargets, type Target } from './targets.js';
 import { TraceSink } from './trace.js';
@@ -58,7 +59,9 @@ const LAST_DAY = '9999-12-31';
 
 /** The store's rows of every target (explain_rows.sql), by target. */
 async function storedRows(conn: DuckDBConnection, targets: Target[], p: ExplainParams): Promise<Map<string, TemplateRow[]>> {
+  await defineReportMacros(conn);
   const rows = await runTemplate(conn, loadTemplate('explain_rows'), {
+    harnesses: [...new Set(targets.map((t) => t.harness.id))],
     sources: targets.map((t) => t.sourceKey),
     sessions: targets.map((t) => t.session ?? ''),
     since: p.since ?? FIRST_DAY,
