@@ -173,6 +173,16 @@ describe('what a record was counted as, by hand', () => {
     expect(doc.totals.total_tokens).toBe(11);
   });
 
+  it('--cost as in report: computed prices instead of the costs Pi and OpenCode recorded', () => {
+    const dirs = [join(fx.home, '.pi'), join(fx.home, '.local/share/opencode')];
+    const doc = explainJson([...dirs, '--cost', 'computed']);
+    expect(doc.cost_mode).toBe('computed');
+    const report = reportJson([...EVERYTHING, '--cost', 'computed', '--harness', 'pi,opencode'], env);
+    expect(doc.totals).toEqual(report.totals);
+    // Under auto the same records cost what the harnesses recorded: another sum.
+    expect(doc.totals.cost_usd).not.toBeCloseTo(sumTotals(all.sources.filter((s: any) => s.harness === 'pi' || s.harness === 'opencode')).cost_usd, 2);
+  });
+
   it('a table and a CSV say the same', () => {
     const table = cli(['explain', fx.claude.file]);
     expect(table).toContain('split line of line 4');
