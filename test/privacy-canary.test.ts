@@ -47,6 +47,10 @@ beforeAll(() => {
     ['report', ...ALL_RANGE, '--format', 'csv', '--out', join(outside, 'report.csv')],
     ['sources'],
     ['sources', '--format', 'json'],
+    // explain reads every file again in its own thread: counts, ids and places only.
+    ['explain', fx.home],
+    ['explain', fx.home, '--format', 'json'],
+    ['explain', fx.home, '--format', 'csv'],
     ['sql', 'SELECT * FROM usage_events', '--format', 'json'],
     ['sql', 'SELECT * FROM source_issues', '--format', 'csv'],
     ['export', '--out', join(outside, 'export')],

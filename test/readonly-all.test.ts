@@ -39,6 +39,7 @@ function runEverything(label: string): { commands: number; htmlAvailable: boolea
     ['report', ...ALL_RANGE, '--format', 'csv', '--out', join(outside, `${label}.csv`)],
     ['sources'],
     ['sources', '--format', 'json'],
+    ['explain', fx.home, '--format', 'json'],
     ['sql', 'SELECT harness, count(*) AS n FROM usage_events GROUP BY harness ORDER BY harness'],
     ['sql', 'SELECT * FROM context_rows', '--format', 'json'],
     ['sql', 'SELECT * FROM sources', '--format', 'csv'],

@@ -68,7 +68,7 @@ const optionsOf = (y: unknown) => (y as { getOptions(): { array: string[]; strin
  * dash (`--since -5d`: yargs reads -5d as options -5 and -d, and complains
  * about those): said as such, with the way to pass such a value.
  */
-const COMMANDS = ['report', 'demo', 'limits', 'statusline', 'watch', 'check', 'ingest', 'import', 'export', 'sources', 'sql', 'prices', 'completion'];
+const COMMANDS = ['report', 'demo', 'limits', 'statusline', 'watch', 'check', 'ingest', 'import', 'export', 'sources', 'explain', 'sql', 'prices', 'completion'];
 
 /** The command as typed (`report`, `prices show`), for "tx-usage <command> --help". */
 function commandOf(argv: string[]): string {
@@ -100,6 +100,7 @@ function userTerms(argv: string[], msg: string): string | null {
   if (/^Missing required argument: out$/.test(msg.trim()) && cmd === 'export') return 'export needs --out DIR: the export folder (tx-usage export --help)';
   if (/^Not enough non-option arguments/.test(msg.trim())) {
     if (cmd === 'sql') return 'sql needs a query: tx-usage sql "SELECT ..."';
+    if (cmd === 'explain') return 'explain needs a transcript file, database, folder or session id: tx-usage explain PATH';
     if (cmd === 'prices show') return 'prices show needs a model name: tx-usage prices show MODEL';
   }
   return null;
@@ -268,6 +269,19 @@ async function main(argv: string[]): Promise<void> {
       'list roots searched, files found, events extracted and lines skipped',
       (c) => c.option('format', { type: 'string', default: 'table', describe: 'table | json' }),
       run(async (rt, a) => (await import('./sources.js')).sourcesCommand(rt, a.format)),
+    )
+    .command(
+      'explain <paths..>',
+      'why each usage record of a transcript, database or session counts or not: its line, what it was counted as, the rule, the tokens and cost it added',
+      (c) =>
+        c
+          .positional('paths', { type: 'string', array: true, describe: 'transcript files, databases, folders (every source in them) or session ids' })
+          .option('since', { type: 'string', describe: 'window start: Nd, Nw, Nm back from today, or YYYY-MM-DD; records outside the window add nothing (default: no window)' })
+          .option('until', { type: 'string', describe: 'window end, inclusive (default today when --since is given)' })
+          .option('tz', { type: 'string', describe: 'IANA time zone the window\'s days are cut in (default: the system zone)' })
+          .option('cost', { type: 'string', describe: 'auto | computed | recorded, as in report (default auto)' })
+          .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' }),
+      run(async (rt, a) => (await import('./explain.js')).explainCommand(rt, a)),
     )
     .command(
       'sql <query>',

@@ -75,6 +75,16 @@ export interface ExtractSink {
   skip(reason: string, at: SourceLocation): void;
   /** Free counters shown by `tx-usage sources` (e.g. cursor "stale roots ignored"). */
   count(name: string, n?: number): void;
+  /**
+   * A usage-bearing record folded into the event of the same dedupe key that
+   * this read emits (a split line of a streamed response), so not an event
+   * of its own: `folded` is what it would have been; `rule` names the harness
+   * README rule that folded it. Only `tx-usage explain` listens
+   * (src/explain/); other sinks leave it out.
+   */
+  merged?(folded: UsageEvent, rule: string): void;
+  /** A line that held a usage marker and is not JSON (the reader also warns once per file, with the count). Only `tx-usage explain` listens. */
+  unparsable?(at: SourceLocation): void;
 }
 
 export interface ExtractOptions {

@@ -54,21 +54,24 @@ export async function collectSource(harness: Pick<Harness, 'extract' | 'displayN
   try {
     out.resume = await harness.extract(source, sink, opts);
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    const why =
-      err.code === 'EACCES'
-        ? 'permission denied'
-        : err.code === 'EISDIR'
-          ? 'is a directory'
-          : err.code === 'ENOENT'
-            ? 'not found (dangling link?)'
-            : // SQLite naming a table/column the extractor relies on: a schema this build does not know.
-              source.kind === 'sqlite' && /^no such (table|column)\b/.test(err.message ?? '')
-              ? `unrecognised database schema (${err.message}); written by a newer ${harness.displayName}? nothing read from it`
-              : err.message;
-    out.warnings.push(`${source.path}: cannot read: ${why}`);
+    out.warnings.push(`${source.path}: cannot read: ${readFailure(e, source, harness.displayName)}`);
     out.failed = true;
   }
   out.skips = [...skips.values()];
   return out;
+}
+
+/** Why an extractor could not read a source at all, in a user's words. */
+export function readFailure(e: unknown, source: SourceRef, displayName: string): string {
+  const err = e as NodeJS.ErrnoException;
+  return err.code === 'EACCES'
+    ? 'permission denied'
+    : err.code === 'EISDIR'
+      ? 'is a directory'
+      : err.code === 'ENOENT'
+        ? 'not found (dangling link?)'
+        : // SQLite naming a table/column the extractor relies on: a schema this build does not know.
+          source.kind === 'sqlite' && /^no such (table|column)\b/.test(err.message ?? '')
+          ? `unrecognised database schema (${err.message}); written by a newer ${displayName}? nothing read from it`
+          : err.message;
 }

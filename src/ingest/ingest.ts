@@ -409,7 +409,8 @@ export function writeStats(env: NodeJS.ProcessEnv, stats: object): void {
   }
 }
 
-async function knownProjects(conn: DuckDBConnection): Promise<Set<string>> {
+/** The projects other harnesses' responses name (Cursor resolves its chats' folders against them). */
+export async function knownProjects(conn: DuckDBConnection): Promise<Set<string>> {
   const r = await conn.runAndReadAll(`SELECT DISTINCT project FROM usage_events WHERE project IS NOT NULL`);
   return new Set((r.getRowObjectsJson() as { project: string }[]).map((x) => x.project));
 }

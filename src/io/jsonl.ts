@@ -51,6 +51,7 @@ function parsingHandler(file: string, sink: ExtractSink, onRecord: RecordHandler
       rec = JSON.parse(text);
     } catch {
       if (bad++ === 0) firstBad = line;
+      sink.unparsable?.({ file, line });
       return;
     }
     if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) {

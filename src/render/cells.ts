@@ -21,6 +21,13 @@ export function isPartial(c: Column, row: DataRow): boolean {
 }
 
 export function columnFormatter(c: Column, rows: readonly DataRow[], style: CellStyle, timezone = 'UTC'): CellFormatter {
+  if (c.blankUnless === undefined) return valueFormatter(c, rows, style, timezone);
+  const shown = rows.filter((r) => r[c.blankUnless!]);
+  const f = valueFormatter(c, shown, style, timezone);
+  return (r) => (r[c.blankUnless!] ? f(r) : '');
+}
+
+function valueFormatter(c: Column, rows: readonly DataRow[], style: CellStyle, timezone: string): CellFormatter {
   const wide = style !== 'narrow';
   switch (c.kind) {
     case 'usd': {
@@ -28,7 +35,7 @@ export function columnFormatter(c: Column, rows: readonly DataRow[], style: Cell
       const decimals = usdDecimals(values, c.distinct);
       return (r) => {
         const v = r[c.field];
-        if (v === null || v === undefined) return UNKNOWN;
+        if (v === null || v === undefined) return c.none ?? UNKNOWN;
         const text = usdWith(Number(v), decimals, wide);
         if (!isPartial(c, r)) return text;
         return c.partial!.bound ? `≥${text}*` : `${text}*`;
@@ -37,7 +44,7 @@ export function columnFormatter(c: Column, rows: readonly DataRow[], style: Cell
     case 'time':
       return (r) => {
         const v = r[c.field];
-        return v === null || v === undefined ? UNKNOWN : localDateTime(String(v), timezone);
+        return v === null || v === undefined ? (c.none ?? UNKNOWN) : localDateTime(String(v), timezone);
       };
     default:
       return (r) => formatValue(c, r[c.field], style);
@@ -45,7 +52,7 @@ export function columnFormatter(c: Column, rows: readonly DataRow[], style: Cell
 }
 
 function formatValue(c: Column, v: Cell, style: CellStyle): string {
-  if (v === null || v === undefined) return c.kind === 'key' ? (c.none ?? NONE_KEY) : UNKNOWN;
+  if (v === null || v === undefined) return c.none ?? (c.kind === 'key' ? NONE_KEY : UNKNOWN);
   const n = Number(v);
   switch (c.kind) {
     case 'int':

@@ -20,8 +20,10 @@ export interface Column {
   keep?: 'end' | 'start' | 'ends';
   /** A key never shortened (a day, week or month: cut, `…6-11-06` reads as no date at all). */
   whole?: boolean;
-  /** What a key cell without a value reads (default `(none)`). */
+  /** What a cell without a value reads (default `(none)` for a key, `—`, unknown, for the others). */
   none?: string;
+  /** The cell is left empty in rows whose field of this name is empty, 0 or null (`explain`: what a record that counted nothing adds). */
+  blankUnless?: string;
   /** What the header means, said under a terminal table only when the column is shown in it. */
   legend?: string;
   /**

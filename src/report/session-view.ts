@@ -3,7 +3,7 @@
 // Cursor's context alone (no billed usage) are left to its context section,
 // and rows are sorted by cost, then tokens.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Row, SummaryReport, TemplateRow } from './summary-rows.js';
+import type { Row, SummaryReport } from './summary-rows.js';
 import { templateValues, type ReportParams } from './summary.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { ensureUnitMacros } from './unit-macros.js';
@@ -41,16 +41,18 @@ export async function sessionFacts(conn: DuckDBConnection, p: ReportParams): Pro
 }
 
 /**
- * The session view of a summary report grouped by session: rows with billed
- * usage only (a Cursor chat stays in the context section), each with its
- * session's facts, sorted by cost (unknown last), then tokens, then keys,
- * within the keys that come before `session` (their order as always).
- * `raw` are the template rows behind `report.rows`, in the same order.
+ * The session view of a summary report grouped by session: its rows (those
+ * with billed usage: summaryFromRows leaves a Cursor chat to the context
+ * section), each with its session's facts, sorted by cost (unknown last),
+ * then tokens, then keys, within the keys that come before `session` (their
+ * order as always). (The rows were once filtered again here by the index of
+ * the template row behind each, but the rows are sorted by then: a session
+ * whose place matched a Cursor chat's template row was dropped, its usage
+ * still in the totals.)
  */
-export function applySessionView(report: SummaryReport, raw: TemplateRow[], facts: Map<string, Row>): void {
+export function applySessionView(report: SummaryReport, facts: Map<string, Row>): void {
   const keys = report.group_by;
-  const kept = report.rows.filter((_, i) => num(raw[i]?.usage_events) > 0);
-  const rows = kept.map((row) => {
+  const rows = report.rows.map((row) => {
     const f = facts.get(`${row.harness ?? '*'}\u0000${row.session}`) ?? facts.get(`*\u0000${row.session}`);
     const out: Row = { ...row };
     for (const k of SESSION_FIELDS) {

@@ -28,7 +28,7 @@ export async function summaryReport(
   const raw = await runTemplate(conn, t, values, { keys: keysSlot(p.by) });
   const estimates = p.by.includes('session') ? await sessionEstimates(conn) : null;
   const report = summaryFromRows(p, raw, estimates, await contextEntries(conn, p), warnings);
-  if (p.by.includes('session')) applySessionView(report, raw, await sessionFacts(conn, p));
+  if (p.by.includes('session')) applySessionView(report, await sessionFacts(conn, p));
   return { report, raw, estimates };
 }
 

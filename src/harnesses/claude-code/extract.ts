@@ -158,6 +158,7 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       recorded_cost_usd: null,
       source_file: file,
       source_line: line,
+      rule: rec.forkedFrom ? 'Forks' : 'One response, one count',
     };
     if (ev.project === null) noProject.push(ev);
     // Tool calls: one block per split line, each once by its id (fork copies keep ids).
@@ -174,9 +175,12 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
     }
     const prev = byMessage.get(dedupeKey);
     if (!prev || totalOf(ev) > totalOf(prev)) {
-      if (prev) ev.ts = Math.min(ev.ts, prev.ts);
+      if (prev) {
+        ev.ts = Math.min(ev.ts, prev.ts);
+        sink.merged?.(prev, 'Largest usage wins');
+      }
       byMessage.set(dedupeKey, ev);
-    }
+    } else sink.merged?.(ev, totalOf(ev) < totalOf(prev) ? 'Largest usage wins' : 'One response, one count');
   });
 
   const fallback = projectFromKey(meta.projectKey ?? '');

@@ -72,6 +72,8 @@ interface Pending {
   ts: number | null;
   model: string | null;
   cwd: string | null;
+  /** The README rule that counts it, when not the plain delta of two totals (a restarted counter). */
+  rule?: string;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
@@ -155,7 +157,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     return st.lastTs;
   };
 
-  const emit = (t: Tokens, when: number | null, line: number, key: string, model: string | null, cwd: string | null, via: string) => {
+  const emit = (t: Tokens, when: number | null, line: number, key: string, model: string | null, cwd: string | null, via: string, rule = via === 'record' ? 'token_usage_record' : 'event_msg token_count') => {
     const at = { file, line };
     if (when === null) return; // already warned by usageTime
     const n = normalize(t);
@@ -180,6 +182,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       recorded_cost_usd: null, // Codex records no money anywhere (rate_limits is a plan snapshot)
       source_file: file,
       source_line: line,
+      rule,
     };
     if (ev.model === null) noModel.push(ev);
     if (ev.project === null) noProject.push(ev);
@@ -200,7 +203,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       sink.skip('token_count adding no tokens after its fields went down', { file, line: p.line });
       return;
     }
-    emit(p.delta, p.ts, p.line, p.key, p.model, p.cwd, 'token_count');
+    emit(p.delta, p.ts, p.line, p.key, p.model, p.cwd, 'token_count', p.rule);
   };
 
   /** True for records that are inherited copies (sub-agent parent context, legacy fork copies): they add nothing. */
@@ -358,7 +361,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
         return;
       }
       sink.count('cumulative total restarts');
-      pending = { total, delta: lu.tokens, key: keyAt(total.total), line, ts: usageTime(rawTs, at), model: st.model, cwd: st.cwd };
+      pending = { total, delta: lu.tokens, key: keyAt(total.total), line, ts: usageTime(rawTs, at), model: st.model, cwd: st.cwd, rule: 'Totals that go down' };
       return;
     }
     const lu = typeof info === 'object' ? readTokens(info.last_token_usage) : null;
@@ -367,7 +370,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       // again from 0 (above the old total, so it did not show as a drop).
       st.epoch++;
       sink.count('cumulative total restarts');
-      pending = { total, delta: total, key: keyAt(total.total), line, ts: usageTime(rawTs, at), model: st.model, cwd: st.cwd };
+      pending = { total, delta: total, key: keyAt(total.total), line, ts: usageTime(rawTs, at), model: st.model, cwd: st.cwd, rule: 'Totals that go down' };
       st.last = total;
       remember(total.total);
       return;

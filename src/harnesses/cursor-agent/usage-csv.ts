@@ -282,6 +282,7 @@ export function usageCsvEvents(csv: UsageCsv, file: string): UsageEvent[] {
       source_line: r.line,
       billing_kind: r.kind,
       request_units: r.requestUnits,
+      rule: 'One row = one usage event',
     });
   }
   return out;

@@ -79,6 +79,8 @@ export interface EventBase {
   dedupe_key: string;
   requests: number;
   source_file: string;
+  /** The README rule that counts it (for `tx-usage explain`). */
+  rule: string;
 }
 
 export function usageEvent(base: EventBase, u: OcUsage): UsageEvent {

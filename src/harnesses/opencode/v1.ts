@@ -68,6 +68,7 @@ export function extractV1(db: SqliteDb, file: string, layout: { hasSession: bool
     const d = parseJson(r.u);
     if (!isObject(d)) {
       if (unparsable++ === 0) firstUnparsable = id;
+      sink.unparsable?.(at);
       continue;
     }
     if (d.role !== 'assistant') continue;
@@ -91,7 +92,7 @@ export function extractV1(db: SqliteDb, file: string, layout: { hasSession: bool
           sink.warn('step-finish part without a usable timestamp skipped', pat);
           continue;
         }
-        events.push(usageEvent({ ...base, ts, dedupe_key: `part:${p.id}` }, readUsage(p.tokens, p.cost, pat, sink, 'data.tokens')));
+        events.push(usageEvent({ ...base, ts, dedupe_key: `part:${p.id}`, rule: '1.x step-finish part' }, readUsage(p.tokens, p.cost, pat, sink, 'data.tokens')));
       }
       continue;
     }
@@ -106,7 +107,7 @@ export function extractV1(db: SqliteDb, file: string, layout: { hasSession: bool
       sink.warn('assistant message without a usable timestamp skipped', at);
       continue;
     }
-    events.push(usageEvent({ ...base, ts: msgTs, dedupe_key: `msg:${id}` }, u));
+    events.push(usageEvent({ ...base, ts: msgTs, dedupe_key: `msg:${id}`, rule: '1.x message usage' }, u));
   }
   if (unparsable) {
     sink.warn(`${unparsable} message row(s) with unparsable data skipped (first: ${firstUnparsable})`, { file, row: `message ${firstUnparsable}` });

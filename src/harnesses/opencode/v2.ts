@@ -168,6 +168,7 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
     const d = parseJson(r.u) as RowFields | null;
     if (!d) {
       if (unparsable++ === 0) firstUnparsable = id;
+      sink.unparsable?.(at);
       continue;
     }
     const sessionId = String(r.session_id);
@@ -205,6 +206,7 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
           dedupe_key: `msg:${id}`,
           requests: 1,
           source_file: file,
+          rule: type === 'compaction' ? 'compaction rows' : 'assistant rows',
         },
         u,
       ),
@@ -267,6 +269,7 @@ function residualEvent(s: SessionInfo, rows: OcUsage, file: string, sink: Extrac
       dedupe_key: `residual:${s.id}`,
       requests: 0,
       source_file: file,
+      rule: 'Residual (session totals)',
     },
     r,
   );

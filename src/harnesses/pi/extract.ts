@@ -383,6 +383,8 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
         recorded_cost_usd: cost,
         source_file: file,
         source_line: line,
+        // The carrier, as the README's table of carriers names it.
+        rule: c.what,
       };
       sink.event(ev);
     },

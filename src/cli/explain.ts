@@ -1,0 +1,55 @@
+// `tx-usage explain PATH|SESSION...`: every usage-bearing record of a
+// transcript, database or session, what it was counted as and by which rule,
+// and what it added (src/explain/). Orchestration only: the store is brought
+// up to date as for `sources` (every source read), the explanation made and
+// rendered.
+import { rmSync } from 'node:fs';
+import { explain } from '../explain/explain.js';
+import { explainCsv, explainTables } from '../explain/datasets.js';
+import { renderCsv } from '../render/csv.js';
+import { renderJson } from '../render/json.js';
+import { renderTable } from '../render/table.js';
+import { outputColumns } from '../core/inputs.js';
+import { UsageError } from '../report/period.js';
+import { reportParams } from './report.js';
+import { costFunction } from './pricing.js';
+import { openAndRefresh, type Runtime } from './runtime.js';
+import { makeWorkDir } from './workdir.js';
+
+export interface ExplainArgs {
+  paths: string[];
+  since?: string;
+  until?: string;
+  tz?: string;
+  cost?: string;
+  format?: string;
+}
+
+const FORMATS = ['table', 'json', 'csv'];
+
+export async function explainCommand(rt: Runtime, a: ExplainArgs): Promise<void> {
+  const format = a.format ?? 'table';
+  if (!FORMATS.includes(format)) throw new UsageError(`--format ${JSON.stringify(a.format)}: expected table, json or csv`);
+  if (!a.paths?.length) throw new UsageError('explain needs a file, database, folder or session id: tx-usage explain PATH');
+  // The window and cost rule read as a report reads them; no window when neither end is given.
+  const windowed = a.since !== undefined || a.until !== undefined;
+  const p = reportParams({ since: a.since ?? '0001-01-01', until: a.until, tz: a.tz, cost: a.cost }, ['day']);
+  const cost = await costFunction(rt);
+  const { store, ingest, rootWarnings } = await openAndRefresh(rt, cost.fn, { keepRootWarnings: true });
+  const tmp = makeWorkDir();
+  let doc;
+  try {
+    const warnings = [...rootWarnings, ...ingest.discoveryWarnings, ...cost.warnings];
+    doc = await explain(store.conn, ingest.scans, a.paths, { since: windowed ? p.since : null, until: windowed ? p.until : null, tz: p.tz, costMode: p.costMode, tmpDir: tmp }, warnings);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+    await store.close();
+  }
+  if (format === 'json') process.stdout.write(renderJson(doc));
+  else if (format === 'csv') process.stdout.write(renderCsv(explainCsv(doc)));
+  else {
+    const opts = { width: outputColumns(), color: rt.color, home: rt.home };
+    process.stdout.write(explainTables(doc).map((d) => renderTable(d, opts)).join('\n'));
+    if (!rt.quiet) process.stderr.write(doc.warnings.map((w) => `warning: ${w}\n`).join(''));
+  }
+}
