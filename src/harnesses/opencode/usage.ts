@@ -82,6 +82,12 @@ export interface EventBase {
 }
 
 export function usageEvent(base: EventBase, u: OcUsage): UsageEvent {
+  // A recorded cost of 0 for tokens is not a known $0: OpenCode writes 0
+  // where it has no price for the model (bring-your-own-key and unpriced
+  // providers; tokei#42, openusage#1088). Read as "no recorded cost", so the
+  // computed one applies (and an unpriced model shows as unknown), as pi's
+  // zero is (src/harnesses/pi). A zero-token record keeps its recorded 0.
+  const zeroForTokens = u.cost === 0 && tokenSum(u) > 0;
   return {
     harness: 'opencode',
     ...base,
@@ -93,8 +99,9 @@ export function usageEvent(base: EventBase, u: OcUsage): UsageEvent {
     cache_write_1h_tokens: null,
     output_tokens: u.output + u.reasoning,
     reasoning_tokens: u.reasoning,
-    recorded_cost_usd: u.cost,
+    recorded_cost_usd: zeroForTokens ? null : u.cost,
     source_line: null,
+    ...(zeroForTokens ? { rule: 'recorded cost of zero' } : {}),
   };
 }
 
