@@ -166,7 +166,7 @@ export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportPar
       ? `${counted(x.responses, `${x.harness} response`)} (${counted(x.tokens, 'token')}) ${Number(x.responses) === 1 ? 'names no model, so it has' : 'name no model, so they have'} no computed cost (unknown, not $0)`
       : x.speed !== null
         ? // A model priced at standard speed whose fast-mode price is not known (src/pricing/fast-mode.ts).
-          `no ${x.speed}-mode price for model "${x.model}" (${x.harness}): ${counted(x.responses, 'response')} served at speed "${x.speed}", ${counted(x.tokens, 'token')}, ${Number(x.tokens) === 1 ? 'has' : 'have'} no computed cost (unknown, not the standard rate); price it with --prices FILE (LiteLLM format${x.speed === 'fast' ? ', provider_specific_entry.fast' : ''})`
+          `no ${x.speed}-mode price for model "${x.model}" (${x.harness}): ${counted(x.responses, 'response')} served at speed "${x.speed}" (${counted(x.tokens, 'token')}) ${Number(x.responses) === 1 ? 'has' : 'have'} no computed cost (unknown, not the standard rate); price it with --prices FILE (LiteLLM format${x.speed === 'fast' ? ', provider_specific_entry.fast' : ''})`
         : `no price for model "${x.model}" (${x.harness}): ${counted(x.responses, 'response')}, ${counted(x.tokens, 'token')} ${Number(x.tokens) === 1 ? 'has' : 'have'} no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)`,
   );
 }
