@@ -1,5 +1,5 @@
-// OpenCode records cost 0 for tokens it has no price for (bring-your-own-key
-// and unpriced providers; tokei#42, openusage#1088): not a known $0. As pi's
+// OpenCode records cost 0 for tokens of a model it has no price for
+// (openusage#1088; tokei#42): not a known $0. As pi's
 // zero (test/pi-cost-zero.test.ts): no recorded cost, the computed one
 // applies, and the JSON says which (cost_source, recorded_cost_usd). A
 // zero-token step keeps its recorded 0. Through the real CLI; costs by hand.
@@ -35,7 +35,7 @@ describe('opencode cost 0 with tokens', () => {
   it('prices a zero recorded for tokens as computed, keeps a zero-token zero and a real recorded cost', () => {
     const j = reportJson([...RANGE, '--by', 'model'], env);
     const m = Object.fromEntries(j.rows.map((r: any) => [r.model, r]));
-    // claude-sonnet-4-6 (BYOK): 1000×3 + 500×15 + 2000×0.3 = 3000+7500+600 = 11100 → $0.0111 computed;
+    // claude-sonnet-4-6 (recorded at 0): 1000×3 + 500×15 + 2000×0.3 = 3000+7500+600 = 11100 → $0.0111 computed;
     // its zero-token step stays a recorded $0: every response priced, one of each kind → mixed.
     expect(m['claude-sonnet-4-6']).toMatchObject({ requests: 2, recorded_cost_usd: 0, cost_source: 'mixed', unpriced_requests: 0 });
     expect(m['claude-sonnet-4-6'].cost_usd).toBeCloseTo(0.0111, 10);

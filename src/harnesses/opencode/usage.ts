@@ -83,10 +83,11 @@ export interface EventBase {
 
 export function usageEvent(base: EventBase, u: OcUsage): UsageEvent {
   // A recorded cost of 0 for tokens is not a known $0: OpenCode writes 0
-  // where it has no price for the model (bring-your-own-key and unpriced
-  // providers; tokei#42, openusage#1088). Read as "no recorded cost", so the
-  // computed one applies (and an unpriced model shows as unknown), as pi's
-  // zero is (src/harnesses/pi). A zero-token record keeps its recorded 0.
+  // where it has no price for the model (openusage#1088: models.dev has
+  // none; tokei#42/#43). Read as "no recorded cost", so the computed one
+  // applies (and an unpriced model shows as unknown), as pi's zero is
+  // (src/harnesses/pi). A zero-token record keeps its recorded 0 (README
+  // "Recorded cost of zero").
   const zeroForTokens = u.cost === 0 && tokenSum(u) > 0;
   return {
     harness: 'opencode',
