@@ -79,7 +79,7 @@ function spread(total: number, caps: number[]): number[] {
 }
 
 /**
- * The billed events of one response:
+ * Emits the billed events of one response:
  * - the response itself, at its speed (`usage.speed` other than "standard":
  *   "fast" is priced at the model's fast-mode rates) with its web searches
  *   (`usage.server_tool_use.web_search_requests`, a fee each);
@@ -95,14 +95,20 @@ function spread(total: number, caps: number[]): number[] {
  *   codeburn#659).
  * Iterations of another type are named as a skip reason, not counted.
  */
-export function billedEvents(r: ResponseLine, sink: ExtractSink): UsageEvent[] {
+export function emitBilledEvents(r: ResponseLine, sink: ExtractSink): void {
   const { ev, usage } = r;
-  const at: SourceLocation = { file: ev.source_file, line: ev.source_line ?? undefined };
   const speed = speedOf(usage.speed);
   const searches = ev.web_search_requests ?? null;
-  const whole: UsageEvent = { ...ev, speed, rule: speed ? RULE.fast : searches ? RULE.webSearches : RULE.response };
+  // The response as it stands (the extractor's own event, completed in place: no copy per response).
+  const whole = ev;
+  whole.speed = speed;
+  whole.rule = speed ? RULE.fast : searches ? RULE.webSearches : RULE.response;
   const iterations = Array.isArray(usage.iterations) ? (usage.iterations as unknown[]) : null;
-  if (!iterations) return [whole];
+  if (!iterations) {
+    sink.event(whole);
+    return;
+  }
+  const at: SourceLocation = { file: ev.source_file, line: ev.source_line ?? undefined };
 
   const main: { index: number; t: Tokens }[] = [];
   const advisors: { index: number; it: Obj; t: Tokens }[] = [];
@@ -114,7 +120,6 @@ export function billedEvents(r: ResponseLine, sink: ExtractSink): UsageEvent[] {
     else sink.skip(`usage iteration of type "${typeName(it.type)}" (not counted: neither the main model's nor an advisor's)`, at);
   });
 
-  const out: UsageEvent[] = [];
   const sum = (f: 'input' | 'cacheRead' | 'cacheWrite' | 'output') => main.reduce((n, m) => n + m.t[f], 0);
   const addsUp =
     main.length >= 2 && sum('input') === ev.input_tokens && sum('cacheRead') === ev.cache_read_tokens && sum('cacheWrite') === ev.cache_write_tokens && sum('output') === ev.output_tokens;
@@ -127,7 +132,7 @@ export function billedEvents(r: ResponseLine, sink: ExtractSink): UsageEvent[] {
     const splitKnown = ownSplit || ev.cache_write_1h_tokens !== null;
     main.forEach((m, k) => {
       const w1h = Math.min(oneHour[k]!, m.t.cacheWrite);
-      out.push({
+      sink.event({
         ...whole,
         dedupe_key: k === 0 ? ev.dedupe_key : `${ev.dedupe_key}#iteration:${m.index}`,
         requests: k === 0 ? 1 : 0,
@@ -144,12 +149,12 @@ export function billedEvents(r: ResponseLine, sink: ExtractSink): UsageEvent[] {
       });
     });
   } else {
-    out.push(whole);
+    sink.event(whole);
   }
 
   for (const a of advisors) {
     const model = typeof a.it.model === 'string' && a.it.model ? a.it.model : r.advisorModel;
-    out.push({
+    sink.event({
       ...ev,
       model,
       dedupe_key: `${ev.dedupe_key}#iteration:${a.index}`,
@@ -169,5 +174,4 @@ export function billedEvents(r: ResponseLine, sink: ExtractSink): UsageEvent[] {
       rule: RULE.advisor,
     });
   }
-  return out;
 }

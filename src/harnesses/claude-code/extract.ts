@@ -5,7 +5,7 @@ import { checkCost, parseTimestamp, readTokenFields } from '../../core/numbers.j
 import type { UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromKey } from './paths.js';
-import { billedEvents, USAGE_FIELDS, type ResponseLine } from './billing.js';
+import { emitBilledEvents, USAGE_FIELDS, type ResponseLine } from './billing.js';
 import { isTitleLine, personPrompt, PROMPT_MARKERS, TITLE_HEAD_BYTES, titleOf, TOOL_CALL_BLOCKS, TURN_ENDING_STOPS } from './units.js';
 
 /**
@@ -161,7 +161,7 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
 
   const fallback = projectFromKey(meta.projectKey ?? '');
   for (const e of noProject) e.project = fallback || null;
-  for (const r of byMessage.values()) for (const e of billedEvents(r, sink)) sink.event(e);
+  for (const r of byMessage.values()) emitBilledEvents(r, sink);
   endTurn();
   const named = title as { title: string; rank: number; line: number } | null;
   if (named) sink.sessionFact({ harness: 'claude-code', session_id: sessionId, title: named.title, title_rank: named.rank, parent_session_id: null, seq: named.line });
