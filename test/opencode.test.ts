@@ -169,7 +169,8 @@ describe('opencode session totals (residual events)', () => {
     const c = await collectDb(db.path);
     expect(steps(c).map((e) => e.input_tokens)).toEqual([100, 900]);
     // Per bucket: input and cost are over-covered by the rows (0), output is not (10 + 4 - 11).
-    expect(residuals(c).map((e) => [e.input_tokens, e.output_tokens, e.recorded_cost_usd])).toEqual([[0, 3, 0]]);
+    // A cost of 0 for tokens is no recorded cost (README "Recorded cost of zero"): null, the computed one applies.
+    expect(residuals(c).map((e) => [e.input_tokens, e.output_tokens, e.recorded_cost_usd])).toEqual([[0, 3, null]]);
     expect(c.counts['sessions whose rows exceed their running totals']).toBe(1);
   });
 

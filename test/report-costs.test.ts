@@ -1,8 +1,8 @@
 // Honest costs in every report: a row whose responses are only partly priced
 // shows the priced part, says `partial`, and counts what was left out
 // (unpriced_requests, unpriced_tokens); a row with no priced response has no
-// cost (null); an OpenCode row the harness recorded at $0 stays $0
-// (`recorded`); recorded + computed is `mixed`. Tables and HTML mark the
+// cost (null); a stored recorded cost of $0 stays $0 (`recorded`; the
+// extractors store 0 only where it is known, see test/opencode-cost-zero.test.ts); recorded + computed is `mixed`. Tables and HTML mark the
 // partial amounts and say under the table how many responses have no price.
 // Expected figures are worked out by hand from the rows written below.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -29,6 +29,10 @@ function event(i: number): UsageEvent {
     // Billing details only imported usage CSVs state (null elsewhere, as a worker's events carry them).
     billing_kind: i % 3 === 1 ? 'Errored, No Charge' : i % 3 === 2 ? 'Included' : null,
     request_units: i % 4 === 1 ? 17.3 : null,
+    // Claude Code's billing details: fast mode, web searches, a response's sampling iteration.
+    speed: i % 5 === 2 ? 'fast' : null,
+    web_search_requests: i % 6 === 1 ? 3 : null,
+    iteration: i % 4 === 3 ? 2 : null,
   };
 }
 

@@ -10,7 +10,9 @@ export function isHarnessId(s: string): s is HarnessId {
 
 /**
  * One billed API response (or, with requests = 0, a residual correction such as
- * OpenCode's session-total remainder). Token fields are non-negative integers.
+ * OpenCode's session-total remainder, or, with `iteration` set, a later
+ * sampling iteration of a response counted on its first). Token fields are
+ * non-negative integers.
  *
  * - input_tokens: UNCACHED input only.
  * - cache_write_tokens: all cache writes; the 5m/1h split is informational and
@@ -58,6 +60,23 @@ export interface UsageEvent {
   request_units?: number | null;
   /** Name of the harness README rule that produced this event, for `tx-usage explain`; not stored. */
   rule?: string;
+  /**
+   * The speed the response was served at where it is not the standard one
+   * (Anthropic `usage.speed: "fast"`: billed at the model's fast-mode
+   * rates, src/pricing/fast-mode.ts). Absent (null): standard.
+   */
+  speed?: string | null;
+  /** Server-side web searches the response ran (Anthropic `usage.server_tool_use.web_search_requests`), billed per search. Absent (null): none recorded. */
+  web_search_requests?: number | null;
+  /**
+   * For a response billed per sampling iteration (a Claude Code advisor
+   * turn, `usage.iterations[]`): the index of the iteration this event
+   * holds. Such an event is priced on its own input (the long-context tier
+   * is decided per iteration); one with `requests: 0` is a later iteration
+   * of a response counted on its first. Absent (null): the event holds the
+   * whole response.
+   */
+  iteration?: number | null;
 }
 
 /** A harness-recorded session-level cost estimate (Claude Code `cost-state`). Never summed into per-response costs. */

@@ -113,8 +113,10 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
            cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
            ${E10('recorded_cost_usd')} AS recorded_cost_e10, ${E10('computed_cost_usd')} AS computed_cost_e10,
            filename AS source_file, CAST(NULL AS INTEGER) AS source_line,
-           -- Not exported (yet): the billing details of imported usage CSVs.
-           CAST(NULL AS VARCHAR) AS billing_kind, CAST(NULL AS BIGINT) AS request_units_e6, machine
+           -- Not exported (yet): the billing details of imported usage CSVs, and what a
+           -- response was billed at beyond its tokens (schema v11: its costs are exported).
+           CAST(NULL AS VARCHAR) AS billing_kind, CAST(NULL AS BIGINT) AS request_units_e6, machine,
+           CAST(NULL AS VARCHAR) AS speed, CAST(NULL AS INTEGER) AS web_search_requests, CAST(NULL AS INTEGER) AS iteration
     FROM export_events
     QUALIFY row_number() OVER (
       PARTITION BY harness, dedupe_key

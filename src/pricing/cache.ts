@@ -5,7 +5,7 @@
 // (engine.ts), so a cost from the cache equals the pricer's to the digit.
 // Anything not in the cache is a miss, never a guess: the status line then
 // says it is stale until the next refresh.
-import { costUnits, type CompiledPrice } from './engine.js';
+import { costOf, type CompiledPrice } from './engine.js';
 import type { PriceableUsage } from './pricer.js';
 
 export interface CachedResolution {
@@ -44,7 +44,7 @@ export function cachedCost(cache: PriceCache, u: PriceableUsage): bigint | null 
   const c = r.buckets[String(bucketOf(r.width, u.ts))];
   if (c === undefined) return PRICE_MISS;
   if (c === null) return null;
-  return costUnits(c, u);
+  return costOf(c, u);
 }
 
 /** Entries of `b` added to `a` (same fingerprint; else `b` alone). */

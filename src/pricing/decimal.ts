@@ -57,6 +57,11 @@ export function shift(d: Dec, k: number): Dec {
   return k >= 0 ? (d.scale >= k ? normalize({ coef: d.coef, scale: d.scale - k }) : { coef: d.coef * pow10(k - d.scale), scale: 0 }) : normalize({ coef: d.coef, scale: d.scale - k });
 }
 
+/** a × b, exact. */
+export function mulDec(a: Dec, b: Dec): Dec {
+  return normalize({ coef: a.coef * b.coef, scale: a.scale + b.scale });
+}
+
 /** Rescales an amount coef/10^scale to exactly COST_DIGITS fractional digits (half-up; amounts are never negative). */
 export function roundToCostUnits(coef: bigint, scale: number): bigint {
   if (scale <= COST_DIGITS) return coef * pow10(COST_DIGITS - scale);

@@ -11,18 +11,26 @@
 //     the library does (e.g. no cache_read price → cache reads at input rate).
 //   - tiered prices pick ONE rate for the whole request from the request's
 //     TOTAL input tokens (`total > tier.start`): Anthropic's "input over 200k
-//     → whole request at long-context rates" rule.
+//     → whole request at long-context rates" rule. A row that holds one
+//     sampling iteration of a response (`iteration` set: a Claude Code
+//     advisor turn) is such a request on its own: its tier is decided on its
+//     own input, not on the response's summed one (claude-code#81620).
+//   - web searches (`web_searches_kcount`, per 1000) are a fee per search
+//     the response ran (Anthropic `server_tool_use.web_search_requests`).
+//   - fast mode (`speed: "fast"`) is priced by the price set's fast variant
+//     (`fast`, fast-mode.ts): every token rate times the model's fast-mode
+//     multiplier; none known → no cost (null), never the standard rates.
 // test/pricing-library.test.ts checks this against the library's float result
 // for every token-priced model in the bundled catalogue.
 import type { Dec } from './decimal.js';
-import { COST_DIGITS, formatDec, parseDec, pow10, roundToCostUnits, shift } from './decimal.js';
+import { COST_DIGITS, formatDec, mulDec, parseDec, pow10, roundToCostUnits, shift } from './decimal.js';
 
 /** The usage units a transcript can fill. */
-export type UnitKey = 'input' | 'cache_read' | 'cache_write' | 'cache_write_5m' | 'cache_write_1h' | 'output' | 'output_reasoning' | 'requests';
+export type UnitKey = 'input' | 'cache_read' | 'cache_write' | 'cache_write_5m' | 'cache_write_1h' | 'output' | 'output_reasoning' | 'requests' | 'web_search';
 
 /**
  * Price key → our unit and the power of ten that brings the price to "USD per
- * 1e6 units" (requests_kcount is per 1000 requests: ×1000).
+ * 1e6 units" (requests_kcount and web_searches_kcount are per 1000: ×1000).
  */
 const PRICE_KEYS: Record<string, { unit: UnitKey; shift: number }> = {
   input_mtok: { unit: 'input', shift: 0 },
@@ -33,6 +41,7 @@ const PRICE_KEYS: Record<string, { unit: UnitKey; shift: number }> = {
   output_mtok: { unit: 'output', shift: 0 },
   output_reasoning_mtok: { unit: 'output_reasoning', shift: 0 },
   requests_kcount: { unit: 'requests', shift: 3 },
+  web_searches_kcount: { unit: 'web_search', shift: 3 },
 };
 
 /** A price value as the library stores it: a number, or `{ base, tiers: [{ start, price }] }`. */
@@ -54,8 +63,23 @@ export interface CompiledPrice {
   smallCoefs: boolean;
   /** Human-readable prices, for `prices show`. */
   display: Record<string, string | { base: string; tiers: { start: number; price: string }[] }>;
-  /** Price keys of units a transcript never reports (audio, images, web searches…): they cost nothing here. */
+  /** Price keys of units a transcript never reports (audio, images…): they cost nothing here. */
   notApplicable: string[];
+  /**
+   * The same prices in fast mode (`speed: "fast"`): every token rate times
+   * `fastMultiplier`, fees per request or search unchanged. Absent: no
+   * fast-mode price is known, so a fast response has no cost.
+   */
+  fast?: CompiledPrice;
+  /** The fast-mode multiplier (decimal text) and where it comes from, for `prices show`. */
+  fastMultiplier?: string;
+  fastSource?: string;
+}
+
+/** What a price set is in fast mode: a multiplier on every token rate, and its evidence. */
+export interface FastMode {
+  multiplier: Dec;
+  source: string;
 }
 
 function asDec(v: unknown, key: string): Dec {
@@ -114,6 +138,54 @@ export function compilePrice(prices: Record<string, unknown>): CompiledPrice {
   return { scale, rates, tiered, smallCoefs, display, notApplicable };
 }
 
+/**
+ * `prices` with every token rate (`*_mtok`, tiers included) times `m`: fast
+ * mode's multiplier applies to input, output and the cache rates alike
+ * (Anthropic: prompt-caching multipliers stack on the fast-mode rates),
+ * while fees per request or per search stay as they are.
+ */
+export function scaleTokenPrices(prices: Record<string, unknown>, m: Dec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(prices)) {
+    if (raw === undefined || raw === null || !key.endsWith('_mtok')) {
+      out[key] = raw;
+      continue;
+    }
+    if (isTiered(raw)) {
+      if (!Array.isArray(raw.tiers)) throw new Error(`invalid tiers for ${key}`);
+      const tiers = (raw.tiers as { start?: unknown; price?: unknown }[]).map((t) => ({ start: t?.start, price: mulDec(asDec(t?.price, key), m) }));
+      out[key] = { base: mulDec(asDec(raw.base, key), m), tiers };
+    } else {
+      out[key] = mulDec(asDec(raw, key), m);
+    }
+  }
+  return out;
+}
+
+/** compilePrice, with the fast-mode variant where a multiplier is known. */
+export function compileWithFast(prices: Record<string, unknown>, fast: FastMode | null): CompiledPrice {
+  const c = compilePrice(prices);
+  if (!fast) return c;
+  return { ...c, fast: compilePrice(scaleTokenPrices(prices, fast.multiplier)), fastMultiplier: formatDec(fast.multiplier), fastSource: fast.source };
+}
+
+/**
+ * The price set a response is priced by, from its speed: standard (no speed,
+ * or "standard"), the fast variant for "fast" (null when none is known), and
+ * null for any other speed (unknown, so never the standard rates).
+ */
+export function priceForSpeed(c: CompiledPrice, speed: string | null | undefined): CompiledPrice | null {
+  if (speed === null || speed === undefined || speed === 'standard') return c;
+  if (speed === 'fast') return c.fast ?? null;
+  return null;
+}
+
+/** Cost of one response (speed, web searches, iteration included) in 1e-10 USD; null when its speed has no price. */
+export function costOf(c: CompiledPrice, u: EngineUsage): bigint | null {
+  const p = priceForSpeed(c, u.speed);
+  return p === null ? null : costUnits(p, u);
+}
+
 /** Token counts of one response in OUR normalized shape (input = uncached input). */
 export interface EngineUsage {
   input_tokens: number;
@@ -130,7 +202,21 @@ export interface EngineUsage {
    * request and the requests it sums are not known to cross one.
    */
   requests?: number;
+  /** Web searches the response ran (each billed at web_searches_kcount / 1000). */
+  web_search_requests?: number | null;
+  /**
+   * Set when the row holds one sampling iteration of a response (a Claude
+   * Code advisor turn): priced as a request of its own input even with
+   * `requests: 0` (a later iteration of a response counted once), so it is
+   * never taken for a residual aggregate.
+   */
+  iteration?: number | null;
+  /** The speed the response was served at ("fast": the fast-mode variant, see priceForSpeed). */
+  speed?: string | null;
 }
+
+/** A residual aggregate of unknown responses (OpenCode): base rates, no tier, no per-request fee. */
+const isResidual = (u: EngineUsage): boolean => u.requests === 0 && (u.iteration === null || u.iteration === undefined);
 
 const nn = (v: number | null | undefined): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 
@@ -157,7 +243,9 @@ export function leaves(c: CompiledPrice, u: EngineUsage): { totalInput: number; 
   // The library's input_tokens is TOTAL input: uncached + cache reads + cache writes.
   const totalInput = input + cr + cw;
   const leaf: Partial<Record<UnitKey, number>> = {};
+  // The per-request fee once per response: not on a residual, nor on a later iteration.
   if (r.requests) leaf.requests = u.requests === 0 ? 0 : 1;
+  if (r.web_search) leaf.web_search = nn(u.web_search_requests);
   if (r.output_reasoning) leaf.output_reasoning = reasoning;
   if (r.output) leaf.output = output - (r.output_reasoning ? reasoning : 0);
   if (r.cache_write_1h) leaf.cache_write_1h = w1h;
@@ -206,7 +294,7 @@ const exactPart = (p: number): boolean => p >= 0 && Number.isSafeInteger(p);
 function costUnitsFast(c: CompiledPrice, u: EngineUsage): bigint | null {
   const r = c.rates;
   const { input, cr, cw, output, reasoning, w1h, w5m } = tokenCounts(u);
-  const totalInput = u.requests === 0 ? 0 : input + cr + cw;
+  const totalInput = isResidual(u) ? 0 : input + cr + cw;
   const cwLeaf = cw - (r.cache_write_1h ? w1h : 0) - (r.cache_write_5m ? w5m : 0);
   // Leaves as in leaves(): a unit without a price falls into its parent.
   const requests = r.requests ? (u.requests === 0 ? 0 : 1) : 0;
@@ -220,9 +308,10 @@ function costUnitsFast(c: CompiledPrice, u: EngineUsage): bigint | null {
   const p6 = cwLeaf * rateNum(r.cache_write, totalInput);
   const p7 = cr * rateNum(r.cache_read, totalInput);
   const p8 = inLeaf * rateNum(r.input, totalInput);
-  const sum = p1 + p2 + p3 + p4 + p5 + p6 + p7 + p8;
+  const p9 = r.web_search ? nn(u.web_search_requests) * rateNum(r.web_search, totalInput) : 0;
+  const sum = p1 + p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9;
   // With every product a non-negative safe integer, a safe sum means every partial sum was exact too.
-  if (!exactPart(p1) || !exactPart(p2) || !exactPart(p3) || !exactPart(p4) || !exactPart(p5) || !exactPart(p6) || !exactPart(p7) || !exactPart(p8)) return null;
+  if (!exactPart(p1) || !exactPart(p2) || !exactPart(p3) || !exactPart(p4) || !exactPart(p5) || !exactPart(p6) || !exactPart(p7) || !exactPart(p8) || !exactPart(p9)) return null;
   if (!Number.isSafeInteger(sum)) return null;
   const scale = c.scale + 6;
   if (scale <= COST_DIGITS) {
@@ -256,7 +345,7 @@ export function costUnits(c: CompiledPrice, u: EngineUsage): bigint {
 /** costUnits by the leaves and, where doubles are not exact, BigInt arithmetic (exported for tests). */
 export function costUnitsExact(c: CompiledPrice, u: EngineUsage): bigint {
   const { totalInput: total, leaf } = leaves(c, u);
-  const totalInput = u.requests === 0 ? 0 : total; // residual aggregate: base rates
+  const totalInput = isResidual(u) ? 0 : total; // residual aggregate: base rates
   // Fast path: every product and the sum fit in a double's exact integer range.
   let sum = 0;
   let safe = c.smallCoefs;

@@ -27,6 +27,8 @@ export interface OverrideEntry {
   prices: Record<string, Dec | { base: Dec; tiers: { start: number; price: Dec }[] }>;
   /** The fields the entry supplied, verbatim, for `prices show`. */
   fields: Record<string, unknown>;
+  /** Fast mode's multiplier on every token rate (LiteLLM `provider_specific_entry.fast`); null: none stated, so fast responses are unpriced. */
+  fast: Dec | null;
 }
 
 export interface Overrides {
@@ -66,7 +68,15 @@ function parseEntry(file: string, key: string, raw: Record<string, unknown>, war
   const base: Record<string, Dec> = {};
   const tiers: Record<string, { start: number; price: Dec }[]> = {};
   const fields: Record<string, unknown> = {};
+  let fast: Dec | null = null;
   for (const [field, value] of Object.entries(raw)) {
+    if (field === 'provider_specific_entry' && typeof value === 'object' && value !== null && 'fast' in value) {
+      const f = (value as { fast: unknown }).fast;
+      fast = parseDec(f);
+      if (fast) fields['provider_specific_entry.fast'] = f;
+      else warnings.push(`${file}: "${key}".provider_specific_entry.fast is not a non-negative number; ignored`);
+      continue;
+    }
     const t = TIER.exec(field);
     const name = t ? t[1]! : field;
     const priceKey = FIELDS[name];
@@ -92,5 +102,5 @@ function parseEntry(file: string, key: string, raw: Record<string, unknown>, war
   }
   // An entry without any token price (image or audio models) is not an override for transcripts.
   if (Object.keys(prices).length === 0) return null;
-  return { key, prices, fields };
+  return { key, prices, fields, fast };
 }

@@ -15,8 +15,9 @@ import { dirname, join } from 'node:path';
 import type { ModelInfo, Provider } from '@pydantic/genai-prices';
 import type { HarnessId } from '../core/types.js';
 import { formatCostUnits } from './decimal.js';
-import type { CompiledPrice } from './engine.js';
-import { compilePrice, costUnits } from './engine.js';
+import type { CompiledPrice, FastMode } from './engine.js';
+import { compilePrice, compileWithFast, costOf } from './engine.js';
+import { fastModeOf } from './fast-mode.js';
 import { readStoredData } from './datafile.js';
 import { digest128 } from '../core/digest.js';
 import { bucketOf, resolutionKey, type PriceCache } from './cache.js';
@@ -37,7 +38,7 @@ export class PricesFileError extends Error {
 }
 
 /** Bump when the costing logic changes, so stores re-price their rows. */
-const ENGINE_VERSION = 'pricing-2';
+const ENGINE_VERSION = 'pricing-3';
 
 export interface PriceableUsage {
   harness: HarnessId;
@@ -51,8 +52,14 @@ export interface PriceableUsage {
   cache_write_1h_tokens: number | null;
   output_tokens: number;
   reasoning_tokens: number;
-  /** Responses the row stands for (default 1); 0 = a residual aggregate, priced at base rates without tiers. */
+  /** Responses the row stands for (default 1); 0 = a residual aggregate, priced at base rates without tiers (unless `iteration` is set). */
   requests?: number;
+  /** Speed the response was served at: absent/null standard, "fast" the model's fast-mode rates (engine.ts priceForSpeed). */
+  speed?: string | null;
+  /** Web searches the response ran, a fee each (web_searches_kcount). */
+  web_search_requests?: number | null;
+  /** The sampling iteration the row holds (Claude Code advisor turns): priced on its own input. */
+  iteration?: number | null;
 }
 
 export interface Pricer {
@@ -180,7 +187,8 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         const entry = overrides.entries.get(k);
         if (!entry) continue;
         try {
-          res = { kind: 'override', matchedKey: k, entry, compiled: compilePrice(entry.prices) };
+          const fast: FastMode | null = entry.fast ? { multiplier: entry.fast, source: `${overrides.file}: "${entry.key}".provider_specific_entry.fast` } : null;
+          res = { kind: 'override', matchedKey: k, entry, compiled: compileWithFast(entry.prices, fast) };
         } catch (e) {
           resolveErrors.set(memoKey, `override "${entry.key}": ${(e as Error).message}`);
         }
@@ -207,11 +215,12 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
   }
 
   // A model's prices are one object per price period in the data: a bucket
-  // (a day, mostly) of the same period compiles to the same thing.
+  // (a day, mostly) of the same period compiles to the same thing. (An
+  // object belongs to one model, so its fast-mode variant is the model's.)
   const compiledByPrices = new WeakMap<object, CompiledPrice>();
-  function compiledOf(prices: Record<string, unknown>): CompiledPrice {
+  function compiledOf(prices: Record<string, unknown>, fast: FastMode | null): CompiledPrice {
     let c = compiledByPrices.get(prices);
-    if (!c) compiledByPrices.set(prices, (c = compilePrice(prices)));
+    if (!c) compiledByPrices.set(prices, (c = compileWithFast(prices, fast)));
     return c;
   }
 
@@ -223,7 +232,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     let compiled: CompiledPrice | null = null;
     try {
       const m = libraryResolve(data, res.candidate.model, res.candidate.provider, new Date(ts), warn);
-      compiled = m ? compiledOf(m.prices as Record<string, unknown>) : null;
+      compiled = m ? compiledOf(m.prices as Record<string, unknown>, fastModeOf(m.provider.id, m.model.id)) : null;
     } catch {
       compiled = null; // malformed data for this model/time: unpriced rather than a crash
     }
@@ -248,7 +257,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     if (!res) return null;
     const compiled = priceAt(res, validTs(u.ts));
     if (!compiled) return null;
-    return costUnits(compiled, u);
+    return costOf(compiled, u);
   }
 
   return {
@@ -293,7 +302,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
           matched: { file: overrides!.file, entry: res.entry.key, as: res.matchedKey },
           fields: res.entry.fields,
           prices_usd_per_mtok: res.compiled.display,
-          notes: notes(res.compiled),
+          notes: notes(res.compiled, /claude/i.test(res.entry.key)),
         };
       }
       const periods = Array.isArray(res.model.prices)
@@ -311,7 +320,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         },
         prices_usd_per_mtok: compiled?.display ?? null,
         ...(periods ? { price_periods: periods } : {}),
-        notes: compiled ? notes(compiled) : ['prices could not be resolved at this time'],
+        notes: compiled ? notes(compiled, res.provider.id === 'anthropic') : ['prices could not be resolved at this time'],
       };
     },
   };
@@ -325,8 +334,8 @@ function safeDisplay(p: Record<string, unknown>): object | string {
   }
 }
 
-/** Plain-language consequences of a price set for transcript usage. */
-function notes(c: CompiledPrice): string[] {
+/** Plain-language consequences of a price set for transcript usage (`fastModeVendor`: a provider whose responses may say speed "fast"). */
+function notes(c: CompiledPrice, fastModeVendor: boolean): string[] {
   const out: string[] = [];
   const r = c.rates;
   if (r.input && !r.cache_read) out.push('no cache-read price: cache reads are billed at the input rate');
@@ -340,6 +349,9 @@ function notes(c: CompiledPrice): string[] {
     out.push(`long context: once a request's total input (uncached + cache reads + cache writes) exceeds ${s} tokens, the whole request is billed at the tier rates`);
   }
   if (r.requests) out.push('a per-request price applies (requests_kcount is per 1000 requests)');
+  if (r.web_search) out.push('web searches are billed per search (web_searches_kcount is per 1000 searches; Claude Code usage.server_tool_use.web_search_requests)');
+  if (c.fast) out.push(`fast mode (usage.speed "fast"): ${c.fastMultiplier}× every token rate (${c.fastSource})`);
+  else if (fastModeVendor) out.push('fast mode (usage.speed "fast"): no price known, so a fast response has no computed cost (unknown, not the standard rate)');
   if (c.notApplicable.length) out.push(`not from transcripts, so not charged: ${c.notApplicable.join(', ')}`);
   return out;
 }

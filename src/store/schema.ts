@@ -353,6 +353,62 @@ export const MIGRATIONS: readonly string[] = [
     FROM session_fact_rows
     GROUP BY harness, session_id;
   `,
+  // v11: what a response is billed at beyond its tokens (issue 34), kept so
+  // that a price change re-prices every row exactly (cli/pricing.ts
+  // repriceStore reads them):
+  // - event_attrs.speed: the speed it was served at where not standard
+  //   (Claude Code \`usage.speed: "fast"\`: the model's fast-mode rates);
+  // - usage_rows.web_search_requests: server-side web searches, a fee each;
+  // - usage_rows.iteration: for a response billed per sampling iteration (a
+  //   Claude Code advisor turn), the iteration a row holds: its long-context
+  //   tier is decided on its own input; NULL for a row holding a whole response.
+  // The three views carry them last.
+  // Claude Code transcripts still on disk are read again by the next ingest
+  // (their rows replaced: fast mode, advisor iterations and web searches were
+  // not kept before); a retained transcript's rows stay as they were.
+  // OpenCode's recorded cost of 0 for a response with tokens is "no recorded
+  // cost" from now on (the computed one applies; src/harnesses/opencode).
+  `
+  ALTER TABLE event_attrs ADD COLUMN speed VARCHAR;
+  ALTER TABLE usage_rows ADD COLUMN web_search_requests INTEGER;
+  ALTER TABLE usage_rows ADD COLUMN iteration INTEGER;
+  CREATE OR REPLACE VIEW usage_events AS
+    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
+           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
+           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
+           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
+           a.source_file, r.source_line, a.billing_kind, r.request_units_e6,
+           a.speed, r.web_search_requests, r.iteration
+    FROM usage_rows r JOIN event_attrs a USING (attr_id);
+  CREATE OR REPLACE VIEW billed_events AS
+    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
+           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
+           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
+           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
+           a.source_file, r.source_line, a.billing_kind, r.request_units_e6,
+           a.speed, r.web_search_requests, r.iteration
+    FROM usage_rows r JOIN event_attrs a USING (attr_id)
+    WHERE r.billed;
+  CREATE OR REPLACE VIEW usage AS
+    SELECT make_timestamptz(ts_ms * 1000) AS ts,
+           harness, project, model, provider, session_id,
+           requests, input_tokens, cache_read_tokens, cache_write_tokens,
+           cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
+           input_tokens + cache_read_tokens + cache_write_tokens + output_tokens AS total_tokens,
+           CAST(CAST(coalesce(recorded_cost_e10, computed_cost_e10) AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS cost_usd,
+           CASE WHEN recorded_cost_e10 IS NOT NULL THEN 'recorded' WHEN computed_cost_e10 IS NOT NULL THEN 'computed' ELSE 'none' END AS cost_source,
+           CAST(CAST(computed_cost_e10 AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS computed_cost_usd,
+           CAST(CAST(recorded_cost_e10 AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS recorded_cost_usd,
+           dedupe_key AS response_key,
+           speed, web_search_requests, iteration
+    FROM billed_events;
+  UPDATE usage_rows SET recorded_cost_e10 = NULL
+    WHERE recorded_cost_e10 = 0 AND input_tokens + cache_read_tokens + cache_write_tokens + output_tokens > 0
+      AND attr_id IN (SELECT attr_id FROM event_attrs WHERE harness = 'opencode');
+  UPDATE sources SET fingerprint = 'read again: schema v11', resume_offset = NULL, resume_lines = NULL, resume_state = NULL, tail_hash = NULL
+    WHERE harness = 'claude-code' AND retained_since_ms IS NULL;
+  DELETE FROM meta WHERE key = 'sources_digest';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -25,6 +25,8 @@ export type UsageRowEvent = Pick<
   | 'reasoning_tokens'
   | 'source_line'
   | 'request_units'
+  | 'web_search_requests'
+  | 'iteration'
 >;
 
 export type Kind = 'int' | 'big' | 'str' | 'bool';
@@ -50,6 +52,9 @@ const COLUMNS: readonly [string, Kind, boolean][] = [
   ['billed', 'bool', false],
   // (schema v8) Cursor's request units, imported usage CSVs only.
   ['request_units_e6', 'big', true],
+  // (schema v11) Web searches billed with the response; the sampling iteration a row holds.
+  ['web_search_requests', 'int', true],
+  ['iteration', 'int', true],
 ];
 export const USAGE_ROW_COLUMNS: readonly string[] = COLUMNS.map((c) => c[0]);
 
@@ -162,6 +167,12 @@ export class UsageRowWriter {
     const units = e.request_units ?? null;
     if (units === null) c[16]!.setNull(i);
     else c[16]!.setBig(i, Math.round(units * 1e6));
+    const searches = e.web_search_requests ?? null;
+    if (searches === null) c[17]!.setNull(i);
+    else c[17]!.setInt(i, searches);
+    const iteration = e.iteration ?? null;
+    if (iteration === null) c[18]!.setNull(i);
+    else c[18]!.setInt(i, iteration);
     this.n = i + 1;
     if (this.n === VECTOR) this.flush();
   }

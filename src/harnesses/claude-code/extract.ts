@@ -5,6 +5,7 @@ import { checkCost, parseTimestamp, readTokenFields } from '../../core/numbers.j
 import type { UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromKey } from './paths.js';
+import { emitBilledEvents, USAGE_FIELDS, type ResponseLine } from './billing.js';
 import { isTitleLine, personPrompt, PROMPT_MARKERS, TITLE_HEAD_BYTES, titleOf, TOOL_CALL_BLOCKS, TURN_ENDING_STOPS } from './units.js';
 import { notBilledUsageReason, SKIP_USER_RECORD_USAGE } from './skips.js';
 
@@ -14,16 +15,6 @@ import { notBilledUsageReason, SKIP_USER_RECORD_USAGE } from './skips.js';
  * rest are never parsed, but for title records, told by their first bytes.
  */
 const MARKERS = ['"usage"', '"cost-state"', ...PROMPT_MARKERS];
-
-const USAGE_FIELDS = {
-  input: 'input_tokens',
-  cacheRead: 'cache_read_input_tokens',
-  cacheWrite: 'cache_creation_input_tokens',
-  cache5m: 'cache_creation.ephemeral_5m_input_tokens',
-  cache1h: 'cache_creation.ephemeral_1h_input_tokens',
-  output: 'output_tokens',
-  thinking: 'output_tokens_details.thinking_tokens',
-} as const;
 
 interface ClaudeState {
   lastCwd: string | null;
@@ -42,8 +33,9 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   // Split lines of one streamed response repeat its usage; subagent files
   // before 2.1.307 carry placeholder usage on early split lines. Keep, per
   // message.id, the line with the largest usage (the store applies the same
-  // rule across files and across appends).
-  const byMessage = new Map<string, UsageEvent>();
+  // rule across files and across appends). Its usage object is kept to
+  // make the response's billed events from (billing.ts) once the file is read.
+  const byMessage = new Map<string, ResponseLine>();
   const noProject: UsageEvent[] = [];
   // Units of work (units.ts). A subagent's file holds no prompts of a
   // person: its user records are what the parent agent wrote for it.
@@ -156,6 +148,7 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       output_tokens: u.output,
       reasoning_tokens: Math.min(u.thinking, u.output),
       recorded_cost_usd: null,
+      web_search_requests: u.webSearches > 0 ? u.webSearches : null,
       source_file: file,
       source_line: line,
       rule: rec.forkedFrom ? 'Forks' : 'One response, one count',
@@ -174,18 +167,18 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       turnEnd = { key: `turn:${state.lastPrompt ?? `start:${sessionId}`}`, rank: ev.dedupe_rank, ts };
     }
     const prev = byMessage.get(dedupeKey);
-    if (!prev || totalOf(ev) > totalOf(prev)) {
+    if (!prev || totalOf(ev) > totalOf(prev.ev)) {
       if (prev) {
-        ev.ts = Math.min(ev.ts, prev.ts);
-        sink.merged?.(prev, 'Largest usage wins');
+        ev.ts = Math.min(ev.ts, prev.ev.ts);
+        sink.merged?.(prev.ev, 'Largest usage wins');
       }
-      byMessage.set(dedupeKey, ev);
-    } else sink.merged?.(ev, totalOf(ev) < totalOf(prev) ? 'Largest usage wins' : 'One response, one count');
+      byMessage.set(dedupeKey, { ev, usage: msg.usage, advisorModel: typeof rec.advisorModel === 'string' && rec.advisorModel ? rec.advisorModel : null });
+    } else sink.merged?.(ev, totalOf(ev) < totalOf(prev.ev) ? 'Largest usage wins' : 'One response, one count');
   });
 
   const fallback = projectFromKey(meta.projectKey ?? '');
   for (const e of noProject) e.project = fallback || null;
-  for (const e of byMessage.values()) sink.event(e);
+  for (const r of byMessage.values()) emitBilledEvents(r, sink);
   endTurn();
   const named = title as { title: string; rank: number; line: number } | null;
   if (named) sink.sessionFact({ harness: 'claude-code', session_id: sessionId, title: named.title, title_rank: named.rank, parent_session_id: null, seq: named.line });

@@ -84,6 +84,13 @@ export interface EventBase {
 }
 
 export function usageEvent(base: EventBase, u: OcUsage): UsageEvent {
+  // A recorded cost of 0 for tokens is not a known $0: OpenCode writes 0
+  // where it has no price for the model (openusage#1088: models.dev has
+  // none; tokei#42/#43). Read as "no recorded cost", so the computed one
+  // applies (and an unpriced model shows as unknown), as pi's zero is
+  // (src/harnesses/pi). A zero-token record keeps its recorded 0 (README
+  // "Recorded cost of zero").
+  const zeroForTokens = u.cost === 0 && tokenSum(u) > 0;
   return {
     harness: 'opencode',
     ...base,
@@ -95,8 +102,9 @@ export function usageEvent(base: EventBase, u: OcUsage): UsageEvent {
     cache_write_1h_tokens: null,
     output_tokens: u.output + u.reasoning,
     reasoning_tokens: u.reasoning,
-    recorded_cost_usd: u.cost,
+    recorded_cost_usd: zeroForTokens ? null : u.cost,
     source_line: null,
+    ...(zeroForTokens ? { rule: 'Recorded cost of zero' } : {}),
   };
 }
 
