@@ -3,7 +3,8 @@
 // what the fixture builders billed (each call once, from whichever of its
 // two records carries it), and re-reading after an append must change
 // nothing already counted.
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Ledger, tokenFields } from '../fixtures/ledger.js';
@@ -134,6 +135,25 @@ describe('qwen-code incremental reads', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
     expect(j.totals.requests).toBe(before + 1);
     expect(rowsOf(j, ['session'])).toEqual(fx.ledger.rows(['session']));
+  });
+});
+
+describe('qwen-code archive and sidecars', () => {
+  it('a session moved to chats/archive/ stays counted once; a sidecar .ledger.jsonl is not a session', () => {
+    const home = tempDir('txu-qwen-archive-');
+    const fx = buildQwenHome(home);
+    const env = cleanEnv(home);
+    expect(tokenFields(reportJson([...RANGE, ...H], env).totals)).toEqual(tokenFields(fx.ledger.totals()));
+    // Qwen Code's archive: the file moves into chats/archive/ (sessionService.ts getArchiveChatsDir).
+    const archive = join(dirname(fx.old.path), 'archive');
+    mkdirSync(archive);
+    renameSync(fx.old.path, join(archive, basename(fx.old.path)));
+    // A sidecar beside a session, holding a record that would count if it were read as one.
+    writeFileSync(fx.main.path.replace(/\.jsonl$/, '.ledger.jsonl'), readFileSync(fx.main.path, 'utf8').replace(/"uuid":"/g, '"uuid":"x'));
+    const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
+    expect(rowsOf(j, ['session'])).toEqual(fx.ledger.rows(['session']));
+    const files = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find((x: any) => x.harness === 'qwen-code');
+    expect(files.files).toBe(5); // main, old (archived), fork, fork of fork, legacy
   });
 });
 

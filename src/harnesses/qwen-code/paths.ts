@@ -2,13 +2,19 @@
 //   --root qwen-code=PATH (repeatable; a `.qwen` dir, or its projects/ or tmp/ dir),
 //   else QWEN_RUNTIME_DIR (where sessions go while it is set) AND the global
 //   dir: QWEN_HOME, else ~/.qwen (sessions written before or without it).
-// Under a root: projects/<sanitized cwd>/chats/<session>.jsonl (and one level
-// of folders below chats/), and the older tmp/<hash>/chats/*.json.
+// Under a root: projects/<sanitized cwd>/chats/<session id>.jsonl, archived
+// sessions in chats/archive/, and the older tmp/<hash>/chats/*.json. Only
+// names Qwen Code gives a session (SESSION_FILE_PATTERN) are read: the
+// sidecars beside them (<id>.ledger.jsonl, <id>.worktree.json, <id>.pr.json)
+// hold no usage.
 import { basename, join } from 'node:path';
 import { listDir } from '../../io/observed-fs.js';
 import { isDir, RealPaths, resolveRoots, walkFiles } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
+
+/** sessionService.ts SESSION_FILE_PATTERN: `<session id>.jsonl`, the id 32-36 hex digits and hyphens. */
+const SESSION_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
 
 export function qwenRoots(ctx: PathContext): RootSpec[] {
   if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });
@@ -47,11 +53,12 @@ export async function discoverQwen(roots: RootSpec[], warn: (m: string, at: Sour
         continue;
       }
       const ext = legacy ? '.json' : '.jsonl';
+      const accept = legacy ? (name: string) => name.endsWith('.json') : (name: string) => SESSION_FILE.test(name);
       for (const p of projects) {
         if (p.kind !== 'dir') continue;
         const chats = join(dir, p.name, 'chats');
         if (!isDir(chats)) continue;
-        const files = await walkFiles(chats, (name) => name.endsWith(ext), onError, legacy ? 0 : 1, realPaths);
+        const files = await walkFiles(chats, accept, onError, legacy ? 0 : 1, realPaths);
         for (const file of files) {
           const real = realPaths.of(file);
           if (seen.has(real)) continue;
