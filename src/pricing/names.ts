@@ -87,8 +87,10 @@ export function candidates(rawModel: string, rawProvider: string | null, harness
     if (harness === 'cursor-agent') for (const alt of cursorModelNames(name)) add(alt, undefined, "Cursor's name for the model");
     // 6. Qwen Code's default endpoint is Alibaba's DashScope, which the price data has no provider
     // for; OpenRouter lists the same Qwen models (`qwen/qwen3-coder-plus`), at its own prices: a
-    // near match, named as such in a report's warnings.
-    if (harness === 'qwen-code' && /^qwen/i.test(name)) add(/^qwen\//i.test(name) ? name : `qwen/${name}`, 'openrouter', "the Qwen model as OpenRouter lists it", true);
+    // near match, named as such in a report's warnings. A name already in OpenRouter's
+    // `qwen/<model>` form is OpenRouter's own id (DashScope's ids have no prefix).
+    if (harness === 'qwen-code' && /^qwen\//i.test(name)) add(name, 'openrouter', "OpenRouter's id for the Qwen model");
+    else if (harness === 'qwen-code' && /^qwen/i.test(name)) add(`qwen/${name}`, 'openrouter', 'the Qwen model as OpenRouter lists it', true);
   }
   return out;
 }
