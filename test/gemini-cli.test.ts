@@ -5,7 +5,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Ledger, tokenFields } from '../fixtures/ledger.js';
+import { byKeys, Ledger, reportRows, tokenFields } from '../fixtures/ledger.js';
 import { buildGeminiHome, buildHandSession, FLASH, PRO, PROJECTS, type GeminiHome } from '../fixtures/gemini-cli/scenarios.js';
 import { GeminiSession, randomTokens, rng } from '../fixtures/gemini-cli/session.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
@@ -13,16 +13,7 @@ import { storedCounts } from './helpers/units.js';
 
 const RANGE = ['--since', '2026-06-01', '--until', '2026-07-31'];
 const H = ['--harness', 'gemini-cli'];
-const bySorted = (keys: string[]) => (x: any, y: any) => {
-  const a = JSON.stringify(keys.map((k) => x[k]));
-  const b = JSON.stringify(keys.map((k) => y[k]));
-  return a < b ? -1 : a > b ? 1 : 0;
-};
 
-/** The report's rows, token fields only, in the ledger's order. */
-function rowsOf(j: any, keys: string[]) {
-  return j.rows.map((r: any) => tokenFields(r, keys)).sort(bySorted(keys));
-}
 
 describe('gemini-cli end to end (~/.gemini)', () => {
   let fx: GeminiHome;
@@ -36,7 +27,7 @@ describe('gemini-cli end to end (~/.gemini)', () => {
 
   it('counts every billed response once, by model and day, with every trap in the files', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'model,day'], env);
-    expect(rowsOf(j, ['model', 'day'])).toEqual(fx.ledger.rows(['model', 'day']).sort(bySorted(['model', 'day'])));
+    expect(reportRows(j, ['model', 'day'])).toEqual(fx.ledger.rows(['model', 'day']).sort(byKeys(['model', 'day'])));
     expect(tokenFields(j.totals)).toEqual(tokenFields(fx.ledger.totals()));
     // 4 in the main session (one hidden by a rewind, one naming no model), 2 of its subagent,
     // 3 of the migrated legacy session, 1 of the hash-dir session, 3 of the rewritten one, 2 by hand.
@@ -46,11 +37,11 @@ describe('gemini-cli end to end (~/.gemini)', () => {
 
   it('credits each session and project once: copies (migrated .json, hash dir, unreadable backup) add nothing', () => {
     const s = reportJson([...RANGE, ...H, '--by', 'session'], env);
-    expect(rowsOf(s, ['session'])).toEqual(fx.ledger.rows(['session']));
+    expect(reportRows(s, ['session'])).toEqual(fx.ledger.rows(['session']));
     const req = (id: string) => s.rows.find((r: any) => r.session === id)?.requests;
     expect([req(fx.main.sessionId), req(fx.sub.sessionId), req(fx.legacy.sessionId), req(fx.hashed.sessionId), req(fx.rewritten.sessionId)]).toEqual([4, 2, 3, 1, 3]);
     const p = reportJson([...RANGE, ...H, '--by', 'project'], env);
-    expect(rowsOf(p, ['project'])).toEqual(fx.ledger.rows(['project']));
+    expect(reportRows(p, ['project'])).toEqual(fx.ledger.rows(['project']));
     // The hash-named dir's project comes from projects.json, the others' from .project_root.
     expect(p.rows.map((r: any) => r.project).sort()).toEqual([...Object.values(PROJECTS), '/home/dev/hand'].sort());
   });
@@ -105,10 +96,10 @@ describe('gemini-cli incremental reads', () => {
     expect(ing.status).toBe(0);
     expect(ing.stdout + ing.stderr).toMatch(/\b1 appended/);
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(rowsOf(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(bySorted(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
     // A store that read everything at once agrees.
     const whole = reportJson([...RANGE, ...H, '--by', 'session,model'], cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-whole') }));
-    expect(rowsOf(whole, ['session', 'model'])).toEqual(rowsOf(j, ['session', 'model']));
+    expect(reportRows(whole, ['session', 'model'])).toEqual(reportRows(j, ['session', 'model']));
     expect(storedCounts(env, 'gemini-cli')[m.sessionId]).toMatchObject({ prompts: 4, tool_calls: 4 });
   });
 
@@ -124,7 +115,7 @@ describe('gemini-cli incremental reads', () => {
     fx.main.response({ model: PRO, tokens: randomTokens(rng(7)) });
     fx.main.flush();
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
-    expect(rowsOf(j, ['session'])).toEqual(fx.ledger.rows(['session']));
+    expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']));
     const main = (x: any) => x.rows.find((r: any) => r.session === fx.main.sessionId).requests;
     expect(main(j)).toBe(main(before) + 1);
   });

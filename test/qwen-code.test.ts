@@ -7,7 +7,7 @@ import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } fr
 import { basename, dirname } from 'node:path';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Ledger, tokenFields } from '../fixtures/ledger.js';
+import { byKeys, Ledger, reportRows, tokenFields } from '../fixtures/ledger.js';
 import { buildHandSession, buildQwenHome, CODER, FLASH, GEMINI, PROJECTS, type QwenHome } from '../fixtures/qwen-code/scenarios.js';
 import { QwenSession, randomUsage, rng } from '../fixtures/qwen-code/session.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
@@ -15,12 +15,6 @@ import { storedCounts } from './helpers/units.js';
 
 const RANGE = ['--since', '2026-07-01', '--until', '2026-09-30'];
 const H = ['--harness', 'qwen-code'];
-const bySorted = (keys: string[]) => (x: any, y: any) => {
-  const a = JSON.stringify(keys.map((k) => x[k]));
-  const b = JSON.stringify(keys.map((k) => y[k]));
-  return a < b ? -1 : a > b ? 1 : 0;
-};
-const rowsOf = (j: any, keys: string[]) => j.rows.map((r: any) => tokenFields(r, keys)).sort(bySorted(keys));
 
 describe('qwen-code end to end (~/.qwen)', () => {
   let fx: QwenHome;
@@ -34,7 +28,7 @@ describe('qwen-code end to end (~/.qwen)', () => {
 
   it('counts every call once, by model and day, whichever of its records carries it', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'model,day'], env);
-    expect(rowsOf(j, ['model', 'day'])).toEqual(fx.ledger.rows(['model', 'day']).sort(bySorted(['model', 'day'])));
+    expect(reportRows(j, ['model', 'day'])).toEqual(fx.ledger.rows(['model', 'day']).sort(byKeys(['model', 'day'])));
     expect(tokenFields(j.totals)).toEqual(tokenFields(fx.ledger.totals()));
     // Main 5 (one a side query with no assistant record), old 2, fork 1, fork of fork 1, legacy 2, hand 3.
     expect(j.totals.requests).toBe(14);
@@ -42,11 +36,11 @@ describe('qwen-code end to end (~/.qwen)', () => {
 
   it('credits /branch copies to the original session: a branch has only its own calls', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
-    expect(rowsOf(j, ['session'])).toEqual(fx.ledger.rows(['session']));
+    expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']));
     const req = (id: string) => j.rows.find((r: any) => r.session === id)?.requests;
     expect([req(fx.main.sessionId), req(fx.old.sessionId), req(fx.fork.sessionId), req(fx.forkOfFork.sessionId)]).toEqual([5, 2, 1, 1]);
     const p = reportJson([...RANGE, ...H, '--by', 'project'], env);
-    expect(rowsOf(p, ['project'])).toEqual(fx.ledger.rows(['project']));
+    expect(reportRows(p, ['project'])).toEqual(fx.ledger.rows(['project']));
     // The legacy conversation names no folder (only a hash of it): its project is unknown.
     expect(p.rows.map((r: any) => r.project).sort()).toEqual([PROJECTS.alpha, PROJECTS.beta, '/home/dev/qw-hand', 'unknown'].sort());
   });
@@ -118,9 +112,9 @@ describe('qwen-code incremental reads', () => {
     const ing = runCli(['ingest'], env);
     expect(ing.stdout + ing.stderr).toMatch(/\b1 appended/);
     const j = reportJson([...RANGE, ...H, '--by', 'model'], env);
-    expect(rowsOf(j, ['model'])).toEqual(ledger.rows(['model']));
+    expect(reportRows(j, ['model'])).toEqual(ledger.rows(['model']));
     const whole = reportJson([...RANGE, ...H, '--by', 'model'], cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-whole') }));
-    expect(rowsOf(whole, ['model'])).toEqual(rowsOf(j, ['model']));
+    expect(reportRows(whole, ['model'])).toEqual(reportRows(j, ['model']));
     expect(storedCounts(env, 'qwen-code')[s.sessionId]).toMatchObject({ prompts: 2, tool_calls: 1 });
   });
 
@@ -134,7 +128,7 @@ describe('qwen-code incremental reads', () => {
     b.flush();
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
     expect(j.totals.requests).toBe(before + 1);
-    expect(rowsOf(j, ['session'])).toEqual(fx.ledger.rows(['session']));
+    expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']));
   });
 });
 
@@ -151,7 +145,7 @@ describe('qwen-code archive and sidecars', () => {
     // A sidecar beside a session, holding a record that would count if it were read as one.
     writeFileSync(fx.main.path.replace(/\.jsonl$/, '.ledger.jsonl'), readFileSync(fx.main.path, 'utf8').replace(/"uuid":"/g, '"uuid":"x'));
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
-    expect(rowsOf(j, ['session'])).toEqual(fx.ledger.rows(['session']));
+    expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']));
     const files = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find((x: any) => x.harness === 'qwen-code');
     expect(files.files).toBe(5); // main, old (archived), fork, fork of fork, legacy
   });
@@ -174,7 +168,7 @@ describe('qwen-code roots and bad input', () => {
     mk(runtime, PROJECTS.runtime, 82);
     mk(qwenHome, PROJECTS.alpha, 83);
     const both = reportJson([...RANGE, ...H, '--by', 'project'], cleanEnv(home, { QWEN_RUNTIME_DIR: runtime, QWEN_HOME: qwenHome, XDG_CACHE_HOME: join(base, 'c1') }));
-    expect(rowsOf(both, ['project'])).toEqual(ledger.rows(['project']));
+    expect(reportRows(both, ['project'])).toEqual(ledger.rows(['project']));
     for (const [i, root] of [runtime, join(runtime, 'projects')].entries()) {
       const j = reportJson([...RANGE, ...H, '--by', 'project', '--root', `qwen-code=${root}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 3}`) }));
       expect(j.rows.map((x: any) => x.project)).toEqual([PROJECTS.runtime]);

@@ -92,6 +92,29 @@ export async function walkFiles(
 }
 
 /**
+ * The folders directly below `dir` that hold a folder named `child` (e.g.
+ * the project folders with a `chats` folder), as [name, path of child].
+ * An unreadable `dir` is reported and yields nothing.
+ */
+export function subdirsWith(dir: string, child: string, onError: (path: string, err: Error) => void): [string, string][] {
+  let entries;
+  try {
+    entries = listDir(dir);
+  } catch (e) {
+    onError(dir, e as Error);
+    return [];
+  }
+  const out: [string, string][] = [];
+  const prefix = dir.endsWith(sep) ? dir : dir + sep;
+  for (const ent of entries) {
+    if (ent.kind !== 'dir') continue;
+    const inner = join(prefix + ent.name, child);
+    if (isDir(inner)) out.push([ent.name, inner]);
+  }
+  return out;
+}
+
+/**
  * Real paths (source keys) of files found by walkFiles: walkFiles never
  * follows a linked folder (a Dirent of a link is not a directory), so below
  * a walked root only the root itself and files that are links can hide a

@@ -6,7 +6,7 @@
 import { parseTimestamp, readTokenFields } from '../../core/numbers.js';
 import type { HarnessId, SourceLocation, UsageEvent, WorkUnitKind } from '../../core/types.js';
 import type { ExtractSink } from '../types.js';
-import { normalizeGeminiCounts } from './usage.js';
+import { normalizeGeminiCounts, usageEventCounts } from './usage.js';
 
 /** TokensSummary (chatRecordingTypes.ts) field by field. */
 const TOKEN_FIELDS = { input: 'input', output: 'output', cached: 'cached', thoughts: 'thoughts', tool: 'tool', total: 'total' } as const;
@@ -100,15 +100,7 @@ export class MessageCounter {
       // Message ids are random UUIDs; copies of a session keep them and its id.
       dedupe_key: `${this.info.sessionId}:${id}`,
       dedupe_rank: this.info.rank,
-      requests: 1,
-      input_tokens: n.input,
-      cache_read_tokens: n.cacheRead,
-      cache_write_tokens: 0,
-      cache_write_5m_tokens: null,
-      cache_write_1h_tokens: null,
-      output_tokens: n.output,
-      reasoning_tokens: n.reasoning,
-      recorded_cost_usd: null,
+      ...usageEventCounts(n),
       source_file: this.file,
       source_line: line,
       rule: this.rule,

@@ -7,8 +7,8 @@
 // *.jsonl.unreadable-<ms> (a file Gemini CLI could not load, kept aside when
 // it wrote the session again).
 import { basename, dirname, join } from 'node:path';
-import { exists, listDir } from '../../io/observed-fs.js';
-import { isDir, RealPaths, resolveRoots, walkFiles } from '../roots.js';
+import { exists } from '../../io/observed-fs.js';
+import { isDir, RealPaths, resolveRoots, subdirsWith, walkFiles } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
@@ -44,32 +44,22 @@ export async function discoverGemini(roots: RootSpec[], warn: (m: string, at: So
   const onError = (p: string, e: Error) => warn(`cannot read directory: ${e.message}`, { file: p });
   for (const root of roots) {
     if (!root.exists) continue;
-    let projects;
-    try {
-      projects = listDir(root.path);
-    } catch (e) {
-      onError(root.path, e as Error);
-      continue;
-    }
     const registry = join(dirname(root.path), REGISTRY_FILE);
-    for (const p of projects) {
-      if (p.kind !== 'dir') continue;
-      const projectDir = join(root.path, p.name);
-      const chats = join(projectDir, 'chats');
-      if (!isDir(chats)) continue;
+    for (const [name, chats] of subdirsWith(root.path, 'chats', onError)) {
+      const projectDir = join(root.path, name);
       // Where the project folder is written down: the temp dir's marker, else
       // (an old hash-named dir) the registry whose paths hash to its name.
       const marker = join(projectDir, PROJECT_ROOT_FILE);
-      const companions = exists(marker) ? [marker] : isHashDirName(p.name) && exists(registry) ? [registry] : [];
-      const files = await walkFiles(chats, (name) => sessionFileKind(name) !== null, onError, 1, realPaths);
+      const companions = exists(marker) ? [marker] : isHashDirName(name) && exists(registry) ? [registry] : [];
+      const files = await walkFiles(chats, (n) => sessionFileKind(n) !== null, onError, 1, realPaths);
       const found = new Set(files);
       for (const file of files) {
         const real = realPaths.of(file);
         if (seen.has(real)) continue;
         seen.add(real);
-        const name = basename(file);
-        const kind = sessionFileKind(name)!;
-        const meta: Record<string, string> = { projectDir: p.name };
+        const fileName = basename(file);
+        const kind = sessionFileKind(fileName)!;
+        const meta: Record<string, string> = { projectDir: name };
         if (companions[0] === marker) meta.projectRootFile = marker;
         else if (companions.length) meta.registry = registry;
         const parent = dirname(file);
@@ -77,7 +67,7 @@ export async function discoverGemini(roots: RootSpec[], warn: (m: string, at: So
         // Copies (README "Copies of a session"): the legacy file a resume
         // copied into <name>l, the backup of an unreadable file, a hash-named
         // dir that Gemini CLI copied into its short-id dir.
-        if ((kind === 'json' && found.has(`${file}l`)) || name.includes('.unreadable-') || isHashDirName(p.name)) meta.copy = '1';
+        if ((kind === 'json' && found.has(`${file}l`)) || fileName.includes('.unreadable-') || isHashDirName(name)) meta.copy = '1';
         out.push({ harness: 'gemini-cli', key: real, path: file, kind, meta, ...(companions.length ? { companions } : {}) });
       }
     }

@@ -4,6 +4,7 @@
 // message's `tokens`; Qwen Code, a fork of Gemini CLI, records it as is
 // (assistant `usageMetadata`) and flattened (`api_response` telemetry). The
 // rules are in README.md beside this file ("Tokens").
+import type { UsageEvent } from '../../core/types.js';
 
 /** One response's counts as the harness wrote them, already checked (non-negative integers; total null when not written). */
 export interface GeminiCounts {
@@ -59,5 +60,20 @@ export function normalizeGeminiCounts(c: GeminiCounts): NormalizedUsage {
     reasoning: Math.min(t, output),
     shape: netInput ? 'net input' : thoughtsInside ? 'reasoning inside output' : null,
     cachedOverPrompt,
+  };
+}
+
+/** The counts of one billed response as UsageEvent fields: no cache writes, no recorded cost (neither harness writes one). */
+export function usageEventCounts(n: NormalizedUsage): Pick<UsageEvent, 'requests' | 'input_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'cache_write_5m_tokens' | 'cache_write_1h_tokens' | 'output_tokens' | 'reasoning_tokens' | 'recorded_cost_usd'> {
+  return {
+    requests: 1,
+    input_tokens: n.input,
+    cache_read_tokens: n.cacheRead,
+    cache_write_tokens: 0,
+    cache_write_5m_tokens: null,
+    cache_write_1h_tokens: null,
+    output_tokens: n.output,
+    reasoning_tokens: n.reasoning,
+    recorded_cost_usd: null,
   };
 }

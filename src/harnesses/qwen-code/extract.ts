@@ -10,7 +10,7 @@ import { parseTimestamp, readTokenFields } from '../../core/numbers.js';
 import type { UsageEvent } from '../../core/types.js';
 import { scanJsonlFile } from '../../io/jsonl.js';
 import { extractLegacyConversation } from '../gemini-cli/legacy.js';
-import { normalizeGeminiCounts } from '../gemini-cli/usage.js';
+import { normalizeGeminiCounts, usageEventCounts } from '../gemini-cli/usage.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { CallPairs, figures, type PairState } from './pairing.js';
 
@@ -102,15 +102,7 @@ export async function extractQwen(source: SourceRef, sink: ExtractSink, opts: Ex
       // /branch copies records with their uuid (sessionService.ts forkSession).
       dedupe_key: `uuid:${uuid}`,
       dedupe_rank: copy ? 1 : 0,
-      requests: 1,
-      input_tokens: n.input,
-      cache_read_tokens: n.cacheRead,
-      cache_write_tokens: 0,
-      cache_write_5m_tokens: null,
-      cache_write_1h_tokens: null,
-      output_tokens: n.output,
-      reasoning_tokens: n.reasoning,
-      recorded_cost_usd: null,
+      ...usageEventCounts(n),
       source_file: file,
       source_line: line,
       rule,

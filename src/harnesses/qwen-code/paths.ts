@@ -8,8 +8,7 @@
 // sidecars beside them (<id>.ledger.jsonl, <id>.worktree.json, <id>.pr.json)
 // hold no usage.
 import { basename, join } from 'node:path';
-import { listDir } from '../../io/observed-fs.js';
-import { isDir, RealPaths, resolveRoots, walkFiles } from '../roots.js';
+import { isDir, RealPaths, resolveRoots, subdirsWith, walkFiles } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
@@ -45,25 +44,14 @@ export async function discoverQwen(roots: RootSpec[], warn: (m: string, at: Sour
     if (!root.exists) continue;
     for (const { dir, legacy } of searchDirs(root.path)) {
       if (!isDir(dir)) continue;
-      let projects;
-      try {
-        projects = listDir(dir);
-      } catch (e) {
-        onError(dir, e as Error);
-        continue;
-      }
-      const ext = legacy ? '.json' : '.jsonl';
       const accept = legacy ? (name: string) => name.endsWith('.json') : (name: string) => SESSION_FILE.test(name);
-      for (const p of projects) {
-        if (p.kind !== 'dir') continue;
-        const chats = join(dir, p.name, 'chats');
-        if (!isDir(chats)) continue;
+      for (const [project, chats] of subdirsWith(dir, 'chats', onError)) {
         const files = await walkFiles(chats, accept, onError, legacy ? 0 : 1, realPaths);
         for (const file of files) {
           const real = realPaths.of(file);
           if (seen.has(real)) continue;
           seen.add(real);
-          const meta = { sessionId: basename(file).slice(0, -ext.length), projectDir: p.name };
+          const meta = { sessionId: basename(file).replace(/\.jsonl?$/, ''), projectDir: project };
           out.push({ harness: 'qwen-code', key: real, path: file, kind: legacy ? 'json' : 'jsonl', meta });
         }
       }
