@@ -2,7 +2,7 @@
 // holding every trap of src/harnesses/gemini-cli/README.md must report
 // exactly what the fixture builders billed, and re-reading after an append
 // or a rewrite of a whole file must change nothing already counted.
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, Ledger, reportRows, tokenFields } from '../fixtures/ledger.js';
@@ -153,6 +153,23 @@ describe('gemini-cli roots and bad input', () => {
       const j = reportJson([...RANGE, ...H, '--root', `gemini-cli=${root}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 2}`) }));
       expect(tokenFields(j.totals)).toEqual(tokenFields(fx.ledger.totals()));
     }
+  });
+
+  it('reads a header whatever key leads it (builds that wrote `kind` first)', () => {
+    const home = tempDir('txu-gemini-header-');
+    const chats = join(home, '.gemini', 'tmp', 'hdr', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const id = '0b5e55ed-0000-4000-8000-00000000b0b0';
+    writeFileSync(
+      join(chats, 'session-2026-06-20T09-00-0b5e55ed.jsonl'),
+      [
+        { kind: 'main', sessionId: id, projectHash: 'x', startTime: '2026-06-20T09:00:00.000Z', lastUpdated: '2026-06-20T09:00:00.000Z' },
+        { id: 'm1', timestamp: '2026-06-20T09:00:05.000Z', type: 'gemini', content: 'ok', model: PRO, tokens: { input: 10, output: 2, cached: 0, thoughts: 0, tool: 0, total: 12 } },
+      ].map((r) => JSON.stringify(r) + '\n').join(''),
+    );
+    const j = reportJson([...RANGE, ...H, '--by', 'session'], cleanEnv(home));
+    expect(j.rows.map((r: any) => [r.session, r.requests])).toEqual([[id, 1]]);
+    expect(j.warnings).toEqual([]);
   });
 
   it('names the file and line of a bad line or a broken legacy document, never their text', () => {

@@ -15,7 +15,12 @@ import { projectOfSource } from './project.js';
 import { extractLegacyConversation } from './legacy.js';
 
 const MARKERS = ['"tokens":{'];
-/** Small lines parsed for what they say about the session: the header and a generated summary (the title). */
+/**
+ * Small lines parsed for what they say about the session: the header (the
+ * first line; `sessionId` leads it at 5411f113, `kind` did in builds peers
+ * saw, https://github.com/Dicklesworthstone/coding_agent_session_search/issues/341)
+ * and a generated summary (the title).
+ */
 const HEADER = Buffer.from('{"sessionId":');
 const SUMMARY = Buffer.from('{"$set":{"summary":');
 /** A user message: {id, timestamp, type, content, …} (chatRecordingService.ts newMessage, key order kept by re-writes). */
@@ -80,7 +85,7 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
     {
       markers: MARKERS,
       resume: opts.resume,
-      unmarkedHead: { bytes: SUMMARY.length, check: (buf, start, end) => startsWith(buf, start, end, HEADER) || startsWith(buf, start, end, SUMMARY) },
+      unmarkedHead: { bytes: SUMMARY.length, check: (buf, start, end, line) => line === 1 || startsWith(buf, start, end, HEADER) || startsWith(buf, start, end, SUMMARY) },
       unmarkedPeek: {
         bytes: PEEK_BYTES,
         onPeek: (head, _tail, line) => {
@@ -112,7 +117,7 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
         if (typeof s === 'string' && s.trim()) title = { text: s.trim(), line };
         return;
       }
-      if (typeof rec.sessionId === 'string' && typeof rec.projectHash === 'string' && rec.id === undefined) {
+      if (typeof rec.sessionId === 'string' && rec.id === undefined && rec.type === undefined) {
         onHeader(rec, line);
         return;
       }
