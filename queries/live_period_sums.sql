@@ -4,6 +4,7 @@
 -- budgets (src/live/budgets.ts).
 -- param: from_ms BIGINT        first instant included (ms since the epoch)
 -- param: until_ms BIGINT       first instant excluded
+-- param: harnesses VARCHAR[]    every harness id (HARNESS_IDS)
 -- column: harness VARCHAR
 -- column: project VARCHAR
 -- column: cost_e10 HUGEINT           cost under 'auto' of the priced responses (NULL when none)
@@ -12,7 +13,7 @@
 SELECT harness, project,
        sum(cost_e10)::HUGEINT AS cost_e10,
        coalesce(sum(requests) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests
-FROM report_events('UTC', ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'], '', 'auto')
+FROM report_events('UTC', $harnesses, '', 'auto')
 WHERE ts_ms >= $from_ms AND ts_ms < $until_ms
 GROUP BY ALL
 ORDER BY ALL

@@ -209,11 +209,13 @@ describe('cursor-agent', () => {
 
 describe('unknown models', () => {
   it('cost null, never 0', () => {
-    for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'] as const) {
+    for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code'] as const) {
       expect(pricer.cost(usage({ harness: h, model: 'totally-unknown-model-x', input_tokens: 1000, output_tokens: 10 }))).toBeNull();
     }
     expect(pricer.cost(usage({ harness: 'pi', provider: 'ollama', model: 'llama3.1:8b', input_tokens: 1000 }))).toBeNull();
     expect(pricer.cost(usage({ harness: 'claude-code', model: null, input_tokens: 1000 }))).toBeNull();
+    // Qwen OAuth's alias names no model: unknown under Qwen Code too (not priced as some qwen/ entry).
+    expect(pricer.cost(usage({ harness: 'qwen-code', model: 'coder-model', input_tokens: 1000 }))).toBeNull();
     expect(pricer.describe('totally-unknown-model-x')).toBeNull();
   });
 });

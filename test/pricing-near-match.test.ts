@@ -32,8 +32,21 @@ describe('near matches', () => {
     ['gpt-5-codex', 'codex'],
     ['gpt-5-2025-08-07', 'codex'],
     ['gpt-5.1-codex-max', 'codex'],
+    ['gemini-2.5-pro', 'gemini-cli'],
+    ['gemini-3-flash-preview', 'gemini-cli'],
+    ['qwen/qwen3-coder', 'qwen-code'],
+    ['gemini-2.5-flash', 'qwen-code'],
   ] as const)('%s (%s) is priced by its own entry', (model, harness) => {
     expect(pricer.nearMatch(model, null, harness)).toBeNull();
+  });
+
+  it("a bare Qwen model name (DashScope's) is priced at OpenRouter's qwen/ listing, as a near match", () => {
+    // genai-prices has no Alibaba provider: without this rule the name has no price at all.
+    expect(pricer.nearMatch('qwen3-coder-plus', null, 'qwen-code')).toEqual({ entry: 'qwen/qwen3-coder-plus', provider: 'openrouter' });
+    // The same name from another harness is not looked up there.
+    expect(pricer.nearMatch('qwen3-coder-plus', null, 'pi')).toBeNull();
+    // Qwen OAuth's alias names no model: no price (unknown), no near match.
+    expect(pricer.nearMatch('coder-model', null, 'qwen-code')).toBeNull();
   });
 
   it('nothing is a near match when nothing matched, or an override priced it', async () => {

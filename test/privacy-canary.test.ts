@@ -71,7 +71,7 @@ describe('privacy: planted text never leaves the user files', () => {
       const bytes = Buffer.concat([f, f + '-wal'].filter(existsSync).map((p) => readFileSync(p))).toString('latin1');
       expect(leaks(bytes).length, f).toBeGreaterThan(0);
     }
-    console.log(`privacy: canaries present in ${fx.canaryFiles.length + Object.keys(bad).length} fixture files of all five harnesses`);
+    console.log(`privacy: canaries present in ${fx.canaryFiles.length + Object.keys(bad).length} fixture files of all seven harnesses`);
   });
 
   it('the DuckDB store (file bytes and every value of every table) holds no canary', async () => {
@@ -82,11 +82,11 @@ describe('privacy: planted text never leaves the user files', () => {
     const tables = await dumpStore(join(storeDir, 'usage.duckdb'));
     // The store does hold data from every harness (so the search means something).
     const all = Object.values(tables).join('\n');
-    for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi']) expect(all).toContain(`"${h}"`);
+    for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code']) expect(all).toContain(`"${h}"`);
     for (const [t, text] of Object.entries(tables)) expect(leaks(text), t).toEqual([]);
     // Units of work were read from every harness (its prompts and tool calls hold canaries), and titles,
     // which the store keeps by design (never prompt text), did arrive.
-    for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi']) expect(tables['main.unit_attrs'], h).toContain(`"${h}"`);
+    for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code']) expect(tables['main.unit_attrs'], h).toContain(`"${h}"`);
     expect(tables['main.unit_rows']).toContain('"kind":0'); // prompts (WORK_UNIT_KINDS[0])
     expect(tables['main.session_fact_rows']).toContain(TITLE_MARK);
     console.log(`privacy: store ${files.length} file(s), ${Object.keys(tables).length} tables, ${all.length} chars of values searched for ${SECRETS.length} canaries`);
@@ -119,6 +119,9 @@ describe('privacy: planted text never leaves the user files', () => {
       pi: [/:3: invalid usage field\(s\) counted as 0: input not a number/, /:4: 1 unparsable line/],
       opencode: [/\(session_message msg_\w+\): 1 session_message row\(s\) with unparsable data/, /\(session_message msg_\w+\): invalid usage field\(s\) counted as 0: data.tokens.input/],
       cursor: [/\(meta '0'\): meta value is neither hex-encoded JSON nor JSON/],
+      gemini: [/:3: invalid token field\(s\) counted as 0: input not a number/, /:4: 1 unparsable line/],
+      geminiLegacy: [/:4: not a JSON document \(cut off\); nothing read from it/],
+      qwen: [/:2: invalid usage field\(s\) counted as 0: promptTokenCount not a number/, /:3: 1 unparsable line/],
     };
     let named = 0;
     for (const [harness, file] of Object.entries(bad) as [keyof CanaryBadFiles, string][]) {

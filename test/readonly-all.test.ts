@@ -1,4 +1,4 @@
-// Read-only proof over a home holding all five harnesses: every file under it
+// Read-only proof over a home holding all seven harnesses: every file under it
 // keeps its bytes, size and mtime, no file appears or disappears (no -wal,
 // -shm or -journal created, no temp file left), directories keep their mtimes,
 // across `ingest`, every report format, `sources` and `sql`. The only entries
@@ -63,10 +63,10 @@ function proveUntouched(before: TreeSnapshot, label: string): number {
 }
 
 describe('read-only on every harness', () => {
-  it('the fixture home really holds all five harnesses, WAL files and canaries', () => {
+  it('the fixture home really holds all seven harnesses, WAL files and canaries', () => {
     const snap = snapshotTree(fx.home);
     const names = Object.keys(snap);
-    for (const dir of ['.claude/projects', '.codex/sessions', '.codex/archived_sessions', '.pi/agent/sessions', '.cursor/chats', '.local/share/opencode']) expect(names, dir).toContain(dir);
+    for (const dir of ['.claude/projects', '.codex/sessions', '.codex/archived_sessions', '.pi/agent/sessions', '.cursor/chats', '.local/share/opencode', '.gemini/tmp', '.qwen/projects', '.qwen/tmp']) expect(names, dir).toContain(dir);
     expect(names.some((n) => n.endsWith('.jsonl.zst'))).toBe(true);
     expect(names.filter((n) => n.endsWith('-wal')).length).toBeGreaterThan(2);
     expect(names.filter(isShm).length).toBeGreaterThan(2);

@@ -221,7 +221,7 @@ describe('monthly and compare on a two-month Claude Code home', () => {
   });
 });
 
-describe('compare and monthly on a home with all five harnesses', () => {
+describe('compare and monthly on a home with all seven harnesses', () => {
   let fx: AllHome;
   let env: NodeJS.ProcessEnv;
   beforeAll(() => {
@@ -233,7 +233,7 @@ describe('compare and monthly on a home with all five harnesses', () => {
   it('compare: each billed harness with its ledger totals, Cursor with context occupancy and no billed usage', () => {
     const j = reportJson(['compare', ...ALL_RANGE], env);
     const byId = new Map(j.harnesses.map((h: any) => [h.harness, h]));
-    expect([...byId.keys()].sort()).toEqual(['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi']);
+    expect([...byId.keys()].sort()).toEqual(['claude-code', 'codex', 'cursor-agent', 'gemini-cli', 'opencode', 'pi', 'qwen-code']);
     // By cost, highest first; Cursor (cost unknown) last.
     const costs = j.harnesses.map((h: any) => h.cost_usd ?? -1);
     expect(costs).toEqual([...costs].sort((a: number, b: number) => b - a));

@@ -113,7 +113,7 @@ describe('on a two-month Claude Code home', () => {
   });
 });
 
-describe('on a home with all five harnesses', () => {
+describe('on a home with all seven harnesses', () => {
   let fx: AllHome;
   let env: NodeJS.ProcessEnv;
   beforeAll(() => {

@@ -1,4 +1,4 @@
-// `--by session` over all five harnesses (issue 25): what each session is and
+// `--by session` over all seven harnesses (issue 25): what each session is and
 // did beside its usage, sorted by cost, no all-zero rows (Cursor's chats stay
 // in their context section), titles where the harness keeps one.
 import { join } from 'node:path';

@@ -8,10 +8,14 @@ import type { HarnessId } from '../core/types.js';
 import { extractClaude } from './claude-code/extract.js';
 import { extractCodex } from './codex/extract.js';
 import { extractPi } from './pi/extract.js';
+import { extractGemini } from './gemini-cli/extract.js';
+import { extractQwen } from './qwen-code/extract.js';
 import type { Harness } from './types.js';
 import { claudeCode } from './claude-code/index.js';
 import { codex } from './codex/index.js';
 import { pi } from './pi/index.js';
+import { geminiCli } from './gemini-cli/index.js';
+import { qwenCode } from './qwen-code/index.js';
 
 export const APPEND_EXTRACTORS: Record<HarnessId, Harness['extract'] | null> = {
   'claude-code': extractClaude,
@@ -19,6 +23,8 @@ export const APPEND_EXTRACTORS: Record<HarnessId, Harness['extract'] | null> = {
   'cursor-agent': null,
   opencode: null,
   pi: extractPi,
+  'gemini-cli': extractGemini,
+  'qwen-code': extractQwen,
 };
 
 /** Harness.rankMarksCopies, for the status line (which does not load the registry). */
@@ -28,4 +34,6 @@ export const RANK_MARKS_COPIES: Record<HarnessId, boolean> = {
   'cursor-agent': false,
   opencode: false,
   pi: pi.rankMarksCopies === true,
+  'gemini-cli': geminiCli.rankMarksCopies === true,
+  'qwen-code': qwenCode.rankMarksCopies === true,
 };

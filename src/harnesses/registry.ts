@@ -7,8 +7,10 @@ import { codex } from './codex/index.js';
 import { cursorAgent } from './cursor-agent/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
+import { geminiCli } from './gemini-cli/index.js';
+import { qwenCode } from './qwen-code/index.js';
 
-export const HARNESSES: readonly Harness[] = [claudeCode, codex, cursorAgent, opencode, pi];
+export const HARNESSES: readonly Harness[] = [claudeCode, codex, cursorAgent, opencode, pi, geminiCli, qwenCode];
 
 export function harnessById(id: HarnessId): Harness | undefined {
   return HARNESSES.find((h) => h.id === id);

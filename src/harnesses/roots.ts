@@ -142,6 +142,30 @@ export async function walkFiles(
 }
 
 /**
+ * The folders directly below `dir` that hold a folder named `child` (e.g.
+ * the project folders with a `chats` folder), as [name, path of child].
+ * An unreadable `dir` is reported and yields nothing.
+ */
+export function subdirsWith(dir: string, child: string, onError: (path: string, err: Error) => void): [string, string][] {
+  let entries;
+  try {
+    entries = listDir(dir);
+  } catch (e) {
+    onError(dir, e as Error);
+    return [];
+  }
+  const out: [string, string][] = [];
+  const prefix = dir.endsWith(sep) ? dir : dir + sep;
+  for (const ent of entries) {
+    // A linked project folder counts like a plain one (linked folders are followed, issue 34).
+    if (ent.kind !== 'dir' && ent.kind !== 'link') continue;
+    const inner = join(prefix + ent.name, child);
+    if (isDir(inner)) out.push([ent.name, inner]);
+  }
+  return out;
+}
+
+/**
  * Real paths (source keys) of files found by walkFiles. Below a folder
  * walkFiles walked (a root, or a linked folder it followed) only files that
  * are links can hide another link: a plain file's real path is its folder's

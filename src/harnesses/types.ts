@@ -21,8 +21,11 @@ export interface PathContext {
   warn?: (message: string, at: SourceLocation) => void;
 }
 
-/** `csv`: a usage export the user imported (`tx-usage import`), kept in tx-usage's cache dir. */
-export type SourceKind = 'jsonl' | 'jsonl.zst' | 'sqlite' | 'csv';
+/**
+ * `csv`: a usage export the user imported (`tx-usage import`), kept in tx-usage's cache dir.
+ * `json`: one JSON document, rewritten whole by its harness: read again whole when it changes (never resumed).
+ */
+export type SourceKind = 'jsonl' | 'jsonl.zst' | 'sqlite' | 'csv' | 'json';
 
 /** One file or database a harness will read. */
 export interface SourceRef {

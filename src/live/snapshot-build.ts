@@ -1,7 +1,7 @@
 // Makes the live snapshot (snapshot.ts) from a store just brought up to date.
 import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { HarnessId } from '../core/types.js';
+import { HARNESS_IDS, type HarnessId } from '../core/types.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import type { PriceCache } from '../pricing/cache.js';
 import { LIST, VARCHAR, listValue } from '../store/duckdb.js';
@@ -23,7 +23,7 @@ export interface BuildOptions {
   monthStart: number;
 }
 
-const ALL: string[] = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'];
+const ALL: string[] = [...HARNESS_IDS];
 
 /** Makes the snapshot from a store the caller has just brought up to date (with the report macros defined). */
 export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult, o: BuildOptions): Promise<LiveSnapshot> {
@@ -104,7 +104,7 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
   const limits = await storedSnapshots(conn, ALL, o.now - 8 * 86_400_000);
   const before =
     o.monthStart < from
-      ? (await runTemplate(conn, loadTemplate('live_period_sums'), { from_ms: Math.floor(o.monthStart), until_ms: Math.floor(from) })).map((r) => ({
+      ? (await runTemplate(conn, loadTemplate('live_period_sums'), { from_ms: Math.floor(o.monthStart), until_ms: Math.floor(from), harnesses: ALL })).map((r) => ({
           harness: String(r.harness),
           project: (r.project as string | null) ?? null,
           cost_e10: str(r.cost_e10),

@@ -14,6 +14,8 @@ export interface Candidate {
   provider: string | undefined;
   /** Why this attempt exists, shown by `prices show`. */
   how: string;
+  /** The entry found this way prices another seller's listing of the model: a report names it as a near match. */
+  near?: boolean;
 }
 
 /**
@@ -34,6 +36,12 @@ export function harnessProviderHint(h: HarnessId | null): string | undefined {
     case 'pi':
       // Both record the provider per response.
       return undefined;
+    case 'gemini-cli':
+      // Gemini API and Vertex AI: Google's models, Google's prices.
+      return 'google';
+    case 'qwen-code':
+      // Any OpenAI-compatible endpoint (DashScope, OpenRouter, a local server...), Gemini or Anthropic: not one provider.
+      return undefined;
     default:
       return h satisfies never;
   }
@@ -47,12 +55,12 @@ export function candidates(rawModel: string, rawProvider: string | null, harness
   const provider = rawProvider?.trim() || undefined;
   const out: Candidate[] = [];
   const seen = new Set<string>();
-  const add = (m: string, p: string | undefined, how: string) => {
+  const add = (m: string, p: string | undefined, how: string, near?: true) => {
     if (!m) return;
     const key = `${p ?? ''}\u0000${m.toLowerCase()}`;
     if (seen.has(key)) return;
     seen.add(key);
-    out.push({ model: m, provider: p, how });
+    out.push(near ? { model: m, provider: p, how, near } : { model: m, provider: p, how });
   };
   const names = [model];
   const unbracketed = model.replace(BRACKET_SUFFIX, '');
@@ -77,6 +85,12 @@ export function candidates(rawModel: string, rawProvider: string | null, harness
     for (let i = 1; i < parts.length; i++) add(parts.slice(i).join('/'), undefined, 'model name without provider prefix');
     // 5. Cursor's own spelling of provider models (its usage CSV): see cursorModelNames.
     if (harness === 'cursor-agent') for (const alt of cursorModelNames(name)) add(alt, undefined, "Cursor's name for the model");
+    // 6. Qwen Code's default endpoint is Alibaba's DashScope, which the price data has no provider
+    // for; OpenRouter lists the same Qwen models (`qwen/qwen3-coder-plus`), at its own prices: a
+    // near match, named as such in a report's warnings. A name already in OpenRouter's
+    // `qwen/<model>` form is OpenRouter's own id (DashScope's ids have no prefix).
+    if (harness === 'qwen-code' && /^qwen\//i.test(name)) add(name, 'openrouter', "OpenRouter's id for the Qwen model");
+    else if (harness === 'qwen-code' && /^qwen/i.test(name)) add(`qwen/${name}`, 'openrouter', 'the Qwen model as OpenRouter lists it', true);
   }
   return out;
 }

@@ -271,7 +271,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     costE10,
     nearMatch(model: string, provider: string | null, harness: HarnessId | null) {
       const res = resolve(model, provider, harness);
-      if (!res || res.kind !== 'library' || namesEntry(res.candidate.model, res.model)) return null;
+      if (!res || res.kind !== 'library' || (!res.candidate.near && namesEntry(res.candidate.model, res.model))) return null;
       return { entry: res.model.id, provider: res.provider.id };
     },
     exportCache(alsoAt: number[] = []): PriceCache {

@@ -14,6 +14,8 @@ export const HARNESS_COLORS: Record<string, string> = {
   'cursor-agent': '#7570b3',
   opencode: '#1f78b4',
   pi: '#d4a017',
+  'gemini-cli': '#e7298a',
+  'qwen-code': '#66a61e',
 };
 
 /** Models: a palette of their own (none of the harness colours above). */

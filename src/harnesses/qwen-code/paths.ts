@@ -1,0 +1,61 @@
+// Qwen Code data roots and session files (README.md "Where"):
+//   --root qwen-code=PATH (repeatable; a `.qwen` dir, or its projects/ or tmp/ dir),
+//   else QWEN_RUNTIME_DIR (where sessions go while it is set) AND the global
+//   dir: QWEN_HOME, else ~/.qwen (sessions written before or without it).
+// Under a root: projects/<sanitized cwd>/chats/<session id>.jsonl, archived
+// sessions in chats/archive/, and the older tmp/<hash>/chats/*.json. Only
+// names Qwen Code gives a session (SESSION_FILE_PATTERN) are read: the
+// sidecars beside them (<id>.ledger.jsonl, <id>.worktree.json, <id>.pr.json)
+// hold no usage.
+import { basename, join } from 'node:path';
+import { isDir, RealPaths, resolveRoots, subdirsWith, walkFiles } from '../roots.js';
+import type { PathContext, RootSpec, SourceRef } from '../types.js';
+import type { SourceLocation } from '../../core/types.js';
+
+/** sessionService.ts SESSION_FILE_PATTERN: `<session id>.jsonl`, the id 32-36 hex digits and hyphens. */
+const SESSION_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
+
+export function qwenRoots(ctx: PathContext): RootSpec[] {
+  if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });
+  const noFlags = { ...ctx, rootOverrides: [] };
+  const runtime = ctx.env.QWEN_RUNTIME_DIR?.trim() ? resolveRoots(noFlags, { envVars: ['QWEN_RUNTIME_DIR'], defaults: [] }) : [];
+  const global = resolveRoots(noFlags, { envVars: ['QWEN_HOME'], defaults: ['.qwen'] });
+  const seen = new Set<string>();
+  return [...runtime, ...global].filter((r) => (seen.has(r.path) ? false : (seen.add(r.path), true)));
+}
+
+/** The folders searched under a root: projects/ (JSONL) and tmp/ (legacy JSON), or the root itself when it is one of them. */
+function searchDirs(root: string): { dir: string; legacy: boolean }[] {
+  const name = basename(root);
+  if (name === 'projects') return [{ dir: root, legacy: false }];
+  if (name === 'tmp') return [{ dir: root, legacy: true }];
+  return [
+    { dir: join(root, 'projects'), legacy: false },
+    { dir: join(root, 'tmp'), legacy: true },
+  ];
+}
+
+export async function discoverQwen(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+  const seen = new Set<string>();
+  const realPaths = new RealPaths();
+  const out: SourceRef[] = [];
+  const onError = (p: string, e: Error) => warn(`cannot read directory: ${e.message}`, { file: p });
+  for (const root of roots) {
+    if (!root.exists) continue;
+    for (const { dir, legacy } of searchDirs(root.path)) {
+      if (!isDir(dir)) continue;
+      const accept = legacy ? (name: string) => name.endsWith('.json') : (name: string) => SESSION_FILE.test(name);
+      for (const [project, chats] of subdirsWith(dir, 'chats', onError)) {
+        const files = await walkFiles(chats, accept, onError, legacy ? 0 : 1, realPaths);
+        for (const file of files) {
+          const real = realPaths.of(file);
+          if (seen.has(real)) continue;
+          seen.add(real);
+          const meta = { sessionId: basename(file).replace(/\.jsonl?$/, ''), projectDir: project };
+          out.push({ harness: 'qwen-code', key: real, path: file, kind: legacy ? 'json' : 'jsonl', meta });
+        }
+      }
+    }
+  }
+  return out;
+}
