@@ -1,7 +1,7 @@
 // The normalized shapes every harness produces and every other layer consumes.
 // Nothing in here knows any harness's on-disk format.
 
-export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'] as const;
+export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'openclaw', 'cline', 'roo-code', 'kilo-code'] as const;
 export type HarnessId = (typeof HARNESS_IDS)[number];
 
 export function isHarnessId(s: string): s is HarnessId {
@@ -56,6 +56,8 @@ export interface UsageEvent {
   billing_kind?: string | null;
   /** The response's charge in request units (Cursor's usage CSV `Requests`, fractional). Absent (null) elsewhere. */
   request_units?: number | null;
+  /** Name of the harness README rule that produced this event, for `tx-usage explain`; not stored. */
+  rule?: string;
 }
 
 /** A harness-recorded session-level cost estimate (Claude Code `cost-state`). Never summed into per-response costs. */

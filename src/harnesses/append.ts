@@ -8,10 +8,12 @@ import type { HarnessId } from '../core/types.js';
 import { extractClaude } from './claude-code/extract.js';
 import { extractCodex } from './codex/extract.js';
 import { extractPi } from './pi/extract.js';
+import { extractOpenclaw } from './openclaw/extract.js';
 import type { Harness } from './types.js';
 import { claudeCode } from './claude-code/index.js';
 import { codex } from './codex/index.js';
 import { pi } from './pi/index.js';
+import { openclaw } from './openclaw/index.js';
 
 export const APPEND_EXTRACTORS: Record<HarnessId, Harness['extract'] | null> = {
   'claude-code': extractClaude,
@@ -19,6 +21,11 @@ export const APPEND_EXTRACTORS: Record<HarnessId, Harness['extract'] | null> = {
   'cursor-agent': null,
   opencode: null,
   pi: extractPi,
+  openclaw: extractOpenclaw,
+  // Whole JSON documents rewritten on every save (and kilo.db): left to the store.
+  cline: null,
+  'roo-code': null,
+  'kilo-code': null,
 };
 
 /** Harness.rankMarksCopies, for the status line (which does not load the registry). */
@@ -28,4 +35,8 @@ export const RANK_MARKS_COPIES: Record<HarnessId, boolean> = {
   'cursor-agent': false,
   opencode: false,
   pi: pi.rankMarksCopies === true,
+  openclaw: openclaw.rankMarksCopies === true,
+  cline: false,
+  'roo-code': false,
+  'kilo-code': false,
 };

@@ -7,8 +7,9 @@ import { codex } from './codex/index.js';
 import { cursorAgent } from './cursor-agent/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
+import { openclaw } from './openclaw/index.js';
 
-export const HARNESSES: readonly Harness[] = [claudeCode, codex, cursorAgent, opencode, pi];
+export const HARNESSES: readonly Harness[] = [claudeCode, codex, cursorAgent, opencode, pi, openclaw];
 
 export function harnessById(id: HarnessId): Harness | undefined {
   return HARNESSES.find((h) => h.id === id);

@@ -1,6 +1,7 @@
 // Budgets measured on the store (check, report, watch): the month so far and
 // each block family's active block, read with the live views' own queries.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { HARNESS_IDS } from '../core/types.js';
 import { activeBlock, BLOCK_MS } from './blocks.js';
 import type { Budget } from './config.js';
 import { blocksBetween, readEvents } from './events.js';
@@ -17,7 +18,7 @@ export async function storeSpendSource(conn: DuckDBConnection, budgets: readonly
   const month = periodBounds('month', now, tz);
   const day = periodBounds('day', now, tz);
   const from = Math.min(month.start, day.start);
-  const events = await readEvents(conn, { harnesses: ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'], project: '', costMode: 'auto' }, from, now + 1);
+  const events = await readEvents(conn, { harnesses: [...HARNESS_IDS], project: '', costMode: 'auto' }, from, now + 1);
   const families = budgetFamilies(budgets);
   const activeBlocks = families.length
     ? (await blocksBetween(conn, { harnesses: families, project: '', costMode: 'auto' }, now - BLOCK_MS, now + 1)).perHarness.flatMap((h) => {

@@ -1,7 +1,7 @@
 // Makes the live snapshot (snapshot.ts) from a store just brought up to date.
 import { statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { HarnessId } from '../core/types.js';
+import { HARNESS_IDS, type HarnessId } from '../core/types.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import type { PriceCache } from '../pricing/cache.js';
 import { LIST, VARCHAR, listValue } from '../store/duckdb.js';
@@ -23,7 +23,7 @@ export interface BuildOptions {
   monthStart: number;
 }
 
-const ALL: string[] = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'];
+const ALL: string[] = [...HARNESS_IDS];
 
 /** Makes the snapshot from a store the caller has just brought up to date (with the report macros defined). */
 export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult, o: BuildOptions): Promise<LiveSnapshot> {

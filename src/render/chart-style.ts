@@ -14,6 +14,10 @@ export const HARNESS_COLORS: Record<string, string> = {
   'cursor-agent': '#7570b3',
   opencode: '#1f78b4',
   pi: '#d4a017',
+  openclaw: '#e7298a',
+  cline: '#66a61e',
+  'roo-code': '#a6761d',
+  'kilo-code': '#17becf',
 };
 
 /** Models: a palette of their own (none of the harness colours above). */
