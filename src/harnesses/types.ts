@@ -17,8 +17,13 @@ export interface PathContext {
   rootOverrides: string[];
 }
 
-/** `csv`: a usage export the user imported (`tx-usage import`), kept in tx-usage's cache dir. */
-export type SourceKind = 'jsonl' | 'jsonl.zst' | 'sqlite' | 'csv';
+/**
+ * `csv`: a usage export the user imported (`tx-usage import`), kept in tx-usage's cache dir.
+ * `json`: one JSON document the harness rewrites whole on every save (Cline's
+ * ui_messages.json): always read whole, its extractor handed what it returned
+ * last time (ExtractOptions.prior).
+ */
+export type SourceKind = 'jsonl' | 'jsonl.zst' | 'sqlite' | 'csv' | 'json';
 
 /** One file or database a harness will read. */
 export interface SourceRef {
@@ -76,6 +81,12 @@ export interface ExtractSink {
 export interface ExtractOptions {
   /** Set when the source is an append-only JSONL that only grew: continue from here. */
   resume: ResumePoint | null;
+  /**
+   * A `json` source read again: the state its extractor returned on the last
+   * read (ResumePoint.state), so that what has since left a rewritten
+   * document is still counted. Absent on a first read.
+   */
+  prior?: unknown;
   /** Directory for private temporary copies (never next to user data). */
   tmpDir: string;
   /**
