@@ -8,8 +8,11 @@ import { cursorAgent } from './cursor-agent/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { openclaw } from './openclaw/index.js';
+import { cline } from './cline/index.js';
+import { rooCode } from './roo-code/index.js';
+import { kiloCode } from './kilo-code/index.js';
 
-export const HARNESSES: readonly Harness[] = [claudeCode, codex, cursorAgent, opencode, pi, openclaw];
+export const HARNESSES: readonly Harness[] = [claudeCode, codex, cursorAgent, opencode, pi, openclaw, cline, rooCode, kiloCode];
 
 export function harnessById(id: HarnessId): Harness | undefined {
   return HARNESSES.find((h) => h.id === id);

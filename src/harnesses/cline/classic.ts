@@ -19,8 +19,6 @@ import { folderFromHistory, historyItem, historyModelStamps, taskMetadataModels,
 
 export interface ClassicDialect {
   harness: HarnessId;
-  /** The say type of the message summing requests a checkpoint restore deleted. */
-  deletedSay: string;
   /** Whether a request's `tokensIn` holds its cache reads and writes (README "Input tokens"); `sum` for a message summing several. */
   inputIncludesCache(r: { ts: number; apiProtocol: unknown; providerId: string | null; sum: boolean }): boolean;
   /** Where a request's model comes from when its message names none. */
@@ -66,6 +64,12 @@ const KEPT_RULE = 'kept from an earlier read';
 /** `{"ts":N,"type":"say"|"ask","say"|"ask":"kind"` — how both extensions write a message's first keys. */
 const HEAD_RE = /^\{\s*"ts"\s*:\s*(\d+)\s*,\s*"type"\s*:\s*"(say|ask)"\s*,\s*"(?:say|ask)"\s*:\s*"([a-z_]+)"/;
 const HEAD_BYTES = 160;
+/**
+ * Messages that carry usage: a request; the sum of the requests a checkpoint
+ * restore deleted (Cline `deleted_api_reqs`, Roo and Kilo `api_req_deleted`);
+ * Cline's subagent sums; Roo's and Kilo's context condense calls.
+ */
+const USAGE_SAYS = new Set(['api_req_started', 'deleted_api_reqs', 'api_req_deleted', 'subagent_usage', 'condense_context']);
 /** Messages typed by a person (README "Units of work"). */
 const PROMPT_SAYS = new Set(['task', 'user_feedback']);
 /** Messages that are one tool call each, asked for approval or auto-approved. */
@@ -79,7 +83,7 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
   const taskDir = dirname(file);
   const taskId = basename(taskDir);
   const prior = isPrior(opts.prior) ? opts.prior.recs : [];
-  const usageSays = new Set(['api_req_started', d.deletedSay, 'subagent_usage', 'condense_context']);
+  const usageSays = USAGE_SAYS;
 
   const buf = readFileSync(file);
   const present: Rec[] = [];

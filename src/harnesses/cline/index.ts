@@ -1,0 +1,43 @@
+import type { Harness, PathContext, RootSpec } from '../types.js';
+import { join } from 'node:path';
+import { resolveRoots } from '../roots.js';
+import { discoverTasks, extensionRoots } from './paths.js';
+import type { ClassicDialect } from './classic.js';
+
+/** VS Code keeps an extension's globalStorage under its lower-cased id. */
+export const CLINE_EXTENSION_ID = 'saoudrizwan.claude-dev';
+
+/**
+ * Providers whose handler reports OpenAI's prompt_tokens (cache included) as
+ * tokensIn together with a cached count (README "Input tokens"; cline
+ * apps/vscode/src/core/api/providers/<id>.ts at 864419d8). Every other
+ * provider reports the uncached remainder, or no cache at all.
+ */
+const TOTAL_INPUT_PROVIDERS = new Set(['openai', 'openai-codex', 'requesty', 'xai', 'zai', 'litellm', 'fireworks', 'doubao', 'qwen', 'hicap', 'lmstudio', 'oca']);
+
+export const CLINE_DIALECT: ClassicDialect = {
+  harness: 'cline',
+  inputIncludesCache: ({ providerId, sum }) => !sum && providerId !== null && TOTAL_INPUT_PROVIDERS.has(providerId),
+  models: 'task-metadata',
+  folderHeading: '# Current Working Directory (',
+  // README "Not billed here: the Claude Code provider": Cline runs `claude -p`, which keeps its own transcript.
+  notBilled: (providerId) => (providerId === 'claude-code' ? 'Claude Code provider request (billed in Claude Code’s own transcripts)' : null),
+};
+
+/** Cline's own data dir (CLI, JetBrains): CLINE_DATA_DIR, else CLINE_DIR/data, else ~/.cline/data (cline sdk/legacy-state-reader.ts). */
+function clineDataDir(ctx: PathContext): RootSpec[] {
+  const noFlags = { ...ctx, rootOverrides: [] };
+  const own = resolveRoots(noFlags, { envVars: ['CLINE_DATA_DIR'], defaults: [] });
+  if (own.length) return own;
+  const dir = resolveRoots(noFlags, { envVars: ['CLINE_DIR'], defaults: [], mapRoot: (d) => join(d, 'data') });
+  return dir.length ? dir : resolveRoots(noFlags, { envVars: [], defaults: ['.cline/data'] });
+}
+
+export const cline: Harness = {
+  id: 'cline',
+  displayName: 'Cline',
+  howToPoint: 'set CLINE_DATA_DIR or CLINE_DIR (CLI data), VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs), or pass --root cline=PATH (a folder holding tasks/)',
+  roots: (ctx) => (ctx.rootOverrides.length ? extensionRoots(ctx, CLINE_EXTENSION_ID) : [...clineDataDir(ctx), ...extensionRoots(ctx, CLINE_EXTENSION_ID)]),
+  discover: (roots, warn) => discoverTasks('cline', roots, ['task_metadata.json', 'api_conversation_history.json'], warn),
+  extract: async (source, sink, opts) => (await import('./classic.js')).extractClassicTask(source, sink, opts, CLINE_DIALECT),
+};
