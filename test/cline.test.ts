@@ -15,6 +15,7 @@ import type { Harness, ResumePoint } from '../src/harnesses/types.js';
 import { buildClineHome, GPT, SONNET, type ClineHome } from '../fixtures/cline/home.js';
 import type { ClineBilled } from '../fixtures/cline/task.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
+import { storeView } from './pi-support.js';
 
 const RANGE = ['--since', '2025-01-01', '--until', '2026-12-31'];
 
@@ -22,8 +23,11 @@ const RANGE = ['--since', '2025-01-01', '--until', '2026-12-31'];
  * By hand from fixtures/cline/home.ts (billed figures as the provider billed
  * them; sums of deleted requests and subagent sums are 0 requests).
  */
-const HAND: Record<'cline' | 'roo-code' | 'kilo-tasks', { requests: number; input: number; cacheRead: number; cacheWrite: number; output: number }> = {
-  cline: {
+const HAND: Record<'cline' | 'cline-tasks' | 'cline-sdk' | 'roo-code' | 'kilo-tasks', { requests: number; input: number; cacheRead: number; cacheWrite: number; output: number }> = {
+  // SDK sessions: s1's two calls (not the banner), its sub-agent's call, the fork's own call (not its copies).
+  'cline-sdk': { requests: 4, input: 3000 + 100 + 400 + 20, cacheRead: 30000 + 5000 + 33000, cacheWrite: 2000, output: 500 + 50 + 40 + 60 },
+  cline: { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 },
+  'cline-tasks': {
     requests: 5 + 3 + 1 + 1 + 1, // c1: 2 + cancelled + ollama + retried (not the claude-code one, not the placeholder); c2: 3; c3, c4, c5: 1
     input: 1200 + 500 + 700 + 50 + 900 + 333 + (100 + 200 + 300) + (10 + 300) + 40 + 60,
     cacheRead: 20000 + 8000 + 1000 + 7000 + (1000 + 2000 + 3000) + (100 + 4000) + 400 + 600,
@@ -39,6 +43,7 @@ const HAND: Record<'cline' | 'roo-code' | 'kilo-tasks', { requests: number; inpu
   },
   'kilo-tasks': { requests: 2, input: 250 + 150, cacheRead: 5000 + 1500, cacheWrite: 750, output: 125 + 75 },
 };
+for (const k of Object.keys(HAND.cline) as (keyof (typeof HAND)['cline'])[]) HAND.cline[k] = HAND['cline-tasks'][k] + HAND['cline-sdk'][k];
 
 let fx: ClineHome;
 let home: string;
@@ -62,13 +67,20 @@ async function readHarness(id: HarnessId, prior: Map<string, ResumePoint | null>
   const warnings: string[] = [];
   const sources = await h.discover(h.roots({ home, env: {}, rootOverrides: [] }), (m) => warnings.push(m));
   const out: Read = { events: [], skips: [], warnings, units: [0, 0, 0, 0], resume: new Map() };
+  const seenUnits = new Set<string>();
   for (const s of sources) {
     const c = await collectSource(h, s, { resume: null, prior: prior.get(s.key)?.state, tmpDir: tmpdir(), knownProjects: new Set() });
     out.events.push(...c.events);
     out.warnings.push(...c.warnings);
     for (const t of c.skips) for (let i = 0; i < t.count; i++) out.skips.push(t.reason);
     // Units of the task files (kilo.db's are OpenCode's, tested there).
-    if (s.kind === 'json') for (const u of c.units.toJSON()) out.units[WORK_UNIT_KINDS.indexOf(u.kind)]! += u.count;
+    // (Keyed as the store keys them: a fork's copies are the originals' units.)
+    if (s.kind === 'json')
+      for (const u of c.units.toJSON()) {
+        if (seenUnits.has(`${u.kind}:${u.dedupe_key}`)) continue;
+        seenUnits.add(`${u.kind}:${u.dedupe_key}`);
+        out.units[WORK_UNIT_KINDS.indexOf(u.kind)]! += u.count;
+      }
     out.resume.set(s.key, c.resume);
   }
   return out;
@@ -122,8 +134,13 @@ describe('Cline-family extraction', () => {
   it('Cline: every request once, in its billed figures, with its model and folder', async () => {
     const r = await readHarness('cline');
     expect(r.warnings).toEqual([]);
-    expect(order(r.events.map(asBilled))).toEqual(order(fx.ledger.rows.filter((x) => x.harness === 'cline').map(fromLedger)));
-    expect(sums(r.events.map(asBilled))).toEqual(HAND.cline);
+    const billed = storeView(r.events);
+    // The fork's copies were read, and lose to the originals.
+    expect(r.events.length - billed.length).toBe(2);
+    expect(order(billed.map(asBilled))).toEqual(order(fx.ledger.rows.filter((x) => x.harness === 'cline').map(fromLedger)));
+    expect(sums(billed.map(asBilled))).toEqual(HAND.cline);
+    expect(sums(billed.filter((e) => e.rule === 'sdk model call').map(asBilled))).toEqual(HAND['cline-sdk']);
+    expect(r.skips.filter((s) => s.startsWith('display-only message')).length).toBe(2); // the session and its fork
     // The request without modelInfo took task_metadata.json's model; the sums are 0 requests.
     expect(r.events.find((e) => e.session_id === '1772355600000' && e.rule === 'api request')!.model).toBe(SONNET);
     expect(r.events.filter((e) => e.requests === 0).map((e) => e.rule).sort()).toEqual(['deleted requests (sum)', 'subagent usage (sum)']);
@@ -161,24 +178,27 @@ describe('Cline-family extraction', () => {
     expect(units[1]).toBe(fx.ledger.prompts); // no turn ends are recorded: each prompt is a turn
     expect(units[2]).toBe(fx.ledger.toolCalls);
     expect(units[3]).toBe(fx.ledger.subagentTasks);
-    expect(fx.ledger.subagentTasks).toBe(1);
+    expect(fx.ledger.subagentTasks).toBe(2); // Roo's subtask and the SDK sub-agent
   });
 
   it('a checkpoint restore deleting seen requests, then a file caught mid-write: nothing counted changes', async () => {
     const first = await readHarness('cline');
-    const before = sums(first.events.map(asBilled));
+    const before = sums(storeView(first.events).map(asBilled));
     const c2 = fx.tasks.c2!;
     c2.restore(2); // keeps task, first request and the feedback; deletes two requests
     c2.write();
+    // And the SDK session loses its last call (a checkpoint restore truncates the list).
+    fx.sdk.messages.splice(fx.sdk.messages.length - 1);
+    fx.sdk.write();
     const after = await readHarness('cline', first.resume);
-    expect(sums(after.events.map(asBilled))).toEqual(before);
+    expect(sums(storeView(after.events).map(asBilled))).toEqual(before);
     const kept = after.events.filter((e) => e.rule === 'kept from an earlier read');
-    expect(kept.map((e) => e.input_tokens).sort()).toEqual([200, 300]);
+    expect(kept.map((e) => e.input_tokens).sort((a, b) => a - b)).toEqual([100, 200, 300]);
     // The sum adds nothing: its requests are the kept ones.
     expect(after.events.filter((e) => e.session_id === c2.taskId && e.rule === 'deleted requests (sum)')).toEqual([]);
     c2.write({ torn: true });
     const torn = await readHarness('cline', after.resume);
-    expect(sums(torn.events.map(asBilled))).toEqual(before);
+    expect(sums(storeView(torn.events).map(asBilled))).toEqual(before);
     expect(torn.warnings.join('\n')).toMatch(/ui_messages\.json: not a complete message list \(incomplete \(ends inside the array\)\); what the last read counted is kept/);
     c2.write();
   });
@@ -206,8 +226,8 @@ describe('the Cline family through the CLI', () => {
       join(home, '.config', 'Code', 'User', 'globalStorage', 'saoudrizwan.claude-dev'),
       join(home, '.config', 'Cursor', 'User', 'globalStorage', 'saoudrizwan.claude-dev'),
     ]);
-    expect(clineSrc.sources.length).toBe(5);
-    expect(clineSrc.sources.every((s: any) => s.kind === 'json' && s.path.endsWith('ui_messages.json'))).toBe(true);
+    expect(clineSrc.sources.map((s: any) => s.path.split('/').pop()).sort()).toEqual([...Array(5).fill('ui_messages.json'), '1784094053271_p8pzo.messages.json', '1784094053271_p8pzo__researcher.messages.json', '1784094124598_rruoq.messages.json'].sort());
+    expect(clineSrc.sources.every((s: any) => s.kind === 'json')).toBe(true);
 
     // The in-flight request is filled in (the whole file rewritten): exactly it is added.
     const c1 = fx.tasks.c1!;

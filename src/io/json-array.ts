@@ -26,11 +26,11 @@ export type ArrayProblem = 'not an array' | 'incomplete (ends inside the array)'
  * one complete array of objects, else what is wrong with it (elements before
  * the fault were handed on).
  */
-export function scanJsonArray(buf: Buffer, onElement: (start: number, end: number) => void): ArrayProblem | null {
-  let i = 0;
+export function scanJsonArray(buf: Buffer, onElement: (start: number, end: number) => void, from = 0): ArrayProblem | null {
+  let i = from;
   const n = buf.length;
   // A UTF-8 byte order mark may lead the file.
-  if (n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) i = 3;
+  if (i === 0 && n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) i = 3;
   while (i < n && isSpace(buf[i]!)) i++;
   if (buf[i] !== OPEN_BRACKET) return 'not an array';
   i++;
@@ -52,8 +52,59 @@ export function scanJsonArray(buf: Buffer, onElement: (start: number, end: numbe
     onElement(i, end);
     i = end;
   }
+  if (from > 0) return null; // an array inside a document: what follows is the document's
   while (i < n && isSpace(buf[i]!)) i++;
   return i === n ? null : 'text after the array';
+}
+
+/**
+ * Where the value of `key` starts in a document that is one JSON object
+ * (its other values skipped at byte level), or -1 when the object has no such
+ * key or is incomplete.
+ */
+export function topLevelValue(buf: Buffer, key: string): number {
+  let i = 0;
+  const n = buf.length;
+  if (n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) i = 3;
+  while (i < n && isSpace(buf[i]!)) i++;
+  if (buf[i] !== OPEN_BRACE) return -1;
+  i++;
+  for (;;) {
+    while (i < n && (isSpace(buf[i]!) || buf[i] === COMMA)) i++;
+    if (i >= n || buf[i] !== QUOTE) return -1;
+    const keyEnd = skipString(buf, i);
+    if (keyEnd < 0) return -1;
+    const name = buf.toString('utf8', i + 1, keyEnd - 1);
+    i = keyEnd;
+    while (i < n && isSpace(buf[i]!)) i++;
+    if (buf[i] !== 0x3a) return -1; // ':'
+    i++;
+    while (i < n && isSpace(buf[i]!)) i++;
+    if (name === key) return i;
+    const b = buf[i];
+    let end: number;
+    if (b === OPEN_BRACE || b === OPEN_BRACKET) end = skipValue(buf, i);
+    else if (b === QUOTE) end = skipString(buf, i);
+    else {
+      end = i;
+      while (end < n && buf[end] !== COMMA && buf[end] !== CLOSE_BRACE) end++;
+    }
+    if (end < 0 || end >= n) return -1;
+    i = end;
+  }
+}
+
+/** The end (exclusive) of the string starting at `start` (its opening quote), or -1. */
+function skipString(buf: Buffer, start: number): number {
+  let j = start + 1;
+  for (;;) {
+    j = buf.indexOf(QUOTE, j);
+    if (j < 0) return -1;
+    let k = j - 1;
+    while (buf[k] === BACKSLASH) k--;
+    if ((j - 1 - k) % 2 === 0) return j + 1;
+    j++;
+  }
 }
 
 /** The end (exclusive) of the object or array starting at `start`, or -1 when the buffer ends first. */
@@ -64,17 +115,9 @@ function skipValue(buf: Buffer, start: number): number {
   while (i < n) {
     const b = buf[i]!;
     if (b === QUOTE) {
-      // Jump to the closing quote: one not preceded by an odd run of backslashes.
-      let j = i + 1;
-      for (;;) {
-        j = buf.indexOf(QUOTE, j);
-        if (j < 0) return -1;
-        let k = j - 1;
-        while (buf[k] === BACKSLASH) k--;
-        if ((j - 1 - k) % 2 === 0) break;
-        j++;
-      }
-      i = j + 1;
+      // Jump past the closing quote: one not preceded by an odd run of backslashes.
+      i = skipString(buf, i);
+      if (i < 0) return -1;
       continue;
     }
     if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;

@@ -1,7 +1,7 @@
 import type { Harness, PathContext, RootSpec } from '../types.js';
 import { join } from 'node:path';
 import { resolveRoots } from '../roots.js';
-import { discoverTasks, extensionRoots } from './paths.js';
+import { discoverSdkSessions, discoverTasks, extensionRoots } from './paths.js';
 import type { ClassicDialect } from './classic.js';
 
 /** VS Code keeps an extension's globalStorage under its lower-cased id. */
@@ -24,13 +24,19 @@ export const CLINE_DIALECT: ClassicDialect = {
   notBilled: (providerId) => (providerId === 'claude-code' ? 'Claude Code provider request (billed in Claude Code’s own transcripts)' : null),
 };
 
-/** Cline's own data dir (CLI, JetBrains): CLINE_DATA_DIR, else CLINE_DIR/data, else ~/.cline/data (cline sdk/legacy-state-reader.ts). */
+/**
+ * Cline's own data dir (CLI, JetBrains, and Cline 4's SDK sessions):
+ * CLINE_DATA_DIR, else CLINE_DIR/data, else ~/.cline/data (cline
+ * sdk/packages/shared/src/storage/paths.ts); CLINE_SESSION_DATA_DIR moves
+ * only the sessions.
+ */
 function clineDataDir(ctx: PathContext): RootSpec[] {
   const noFlags = { ...ctx, rootOverrides: [] };
+  const sessions = resolveRoots(noFlags, { envVars: ['CLINE_SESSION_DATA_DIR'], defaults: [] });
   const own = resolveRoots(noFlags, { envVars: ['CLINE_DATA_DIR'], defaults: [] });
-  if (own.length) return own;
   const dir = resolveRoots(noFlags, { envVars: ['CLINE_DIR'], defaults: [], mapRoot: (d) => join(d, 'data') });
-  return dir.length ? dir : resolveRoots(noFlags, { envVars: [], defaults: ['.cline/data'] });
+  const data = own.length ? own : dir.length ? dir : resolveRoots(noFlags, { envVars: [], defaults: ['.cline/data'] });
+  return [...data, ...sessions];
 }
 
 export const cline: Harness = {
@@ -38,6 +44,7 @@ export const cline: Harness = {
   displayName: 'Cline',
   howToPoint: 'set CLINE_DATA_DIR or CLINE_DIR (CLI data), VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs), or pass --root cline=PATH (a folder holding tasks/)',
   roots: (ctx) => (ctx.rootOverrides.length ? extensionRoots(ctx, CLINE_EXTENSION_ID) : [...clineDataDir(ctx), ...extensionRoots(ctx, CLINE_EXTENSION_ID)]),
-  discover: (roots, warn) => discoverTasks('cline', roots, ['task_metadata.json', 'api_conversation_history.json'], warn),
-  extract: async (source, sink, opts) => (await import('./classic.js')).extractClassicTask(source, sink, opts, CLINE_DIALECT),
+  discover: async (roots, warn) => [...(await discoverTasks('cline', roots, ['task_metadata.json', 'api_conversation_history.json'], warn)), ...discoverSdkSessions(roots, warn)],
+  extract: async (source, sink, opts) =>
+    source.meta?.sdk ? (await import('./sdk.js')).extractSdkSession(source, sink, opts) : (await import('./classic.js')).extractClassicTask(source, sink, opts, CLINE_DIALECT),
 };

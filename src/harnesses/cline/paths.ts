@@ -2,9 +2,9 @@
 // VS Code globalStorage folder in each editor's user dir, on Linux, macOS and
 // Windows; Cline's CLI (and its JetBrains plugin) in Cline's data dir.
 // roo-code/ and kilo-code/ use the same layout under their extension ids.
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 import type { HarnessId, SourceLocation } from '../../core/types.js';
-import { exists, listDir } from '../../io/observed-fs.js';
+import { exists, listDir, realpath } from '../../io/observed-fs.js';
 import { RealPaths, resolveRoots } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
@@ -79,4 +79,47 @@ export async function discoverTasks(harness: HarnessId, roots: RootSpec[], compa
     }
   }
   return out;
+}
+
+/**
+ * Cline 4's SDK sessions: `<root>/sessions/<id>/<stem>.messages.json` (or a
+ * root that is itself such a sessions dir, CLINE_SESSION_DATA_DIR), the
+ * stem `<id>` for the session and `<id>__<agent>` for its sub-agents; the
+ * session's manifest `<id>/<id>.json` is a companion.
+ */
+export function discoverSdkSessions(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): SourceRef[] {
+  const out: SourceRef[] = [];
+  const seen = new Set<string>();
+  for (const root of roots) {
+    if (!root.exists) continue;
+    const sessions = basename(root.path) === 'sessions' ? root.path : join(root.path, 'sessions');
+    if (!exists(sessions)) continue;
+    let dirs;
+    try {
+      dirs = listDir(sessions);
+    } catch (e) {
+      warn(`cannot read directory: ${(e as Error).message}`, { file: sessions });
+      continue;
+    }
+    for (const d of dirs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (d.kind !== 'dir') continue;
+      const dir = join(sessions, d.name);
+      let files;
+      try {
+        files = listDir(dir);
+      } catch (e) {
+        warn(`cannot read directory: ${(e as Error).message}`, { file: dir });
+        continue;
+      }
+      for (const f of files) {
+        if ((f.kind !== 'file' && f.kind !== 'link') || !f.name.endsWith('.messages.json')) continue;
+        const file = join(dir, f.name);
+        const real = realpath(file) ?? file;
+        if (seen.has(real)) continue;
+        seen.add(real);
+        out.push({ harness: 'cline', key: real, path: file, kind: 'json', companions: [join(dir, `${d.name}.json`)], meta: { sdk: '1' } });
+      }
+    }
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
