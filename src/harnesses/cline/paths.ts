@@ -4,8 +4,8 @@
 // roo-code/ and kilo-code/ use the same layout under their extension ids.
 import { basename, isAbsolute, join } from 'node:path';
 import type { HarnessId, SourceLocation } from '../../core/types.js';
-import { exists, listDir, realpath } from '../../io/observed-fs.js';
-import { RealPaths, resolveRoots } from '../roots.js';
+import { exists, realpath } from '../../io/observed-fs.js';
+import { listDirWarned, RealPaths, resolveRoots } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
 /** VS Code and the forks people run these extensions in (their user-dir names). */
@@ -59,14 +59,7 @@ export async function discoverTasks(harness: HarnessId, roots: RootSpec[], compa
     const tasks = join(root.path, 'tasks');
     if (!exists(tasks)) continue;
     realPaths.addRoot(tasks);
-    let entries;
-    try {
-      entries = listDir(tasks);
-    } catch (e) {
-      warn(`cannot read directory: ${(e as Error).message}`, { file: tasks });
-      continue;
-    }
-    for (const t of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const t of listDirWarned(tasks, warn) ?? []) {
       if (t.kind !== 'dir' && t.kind !== 'link') continue;
       const dir = join(tasks, t.name);
       const file = join(dir, 'ui_messages.json');
@@ -94,24 +87,10 @@ export function discoverSdkSessions(roots: RootSpec[], warn: (m: string, at: Sou
     if (!root.exists) continue;
     const sessions = basename(root.path) === 'sessions' ? root.path : join(root.path, 'sessions');
     if (!exists(sessions)) continue;
-    let dirs;
-    try {
-      dirs = listDir(sessions);
-    } catch (e) {
-      warn(`cannot read directory: ${(e as Error).message}`, { file: sessions });
-      continue;
-    }
-    for (const d of dirs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const d of listDirWarned(sessions, warn) ?? []) {
       if (d.kind !== 'dir') continue;
       const dir = join(sessions, d.name);
-      let files;
-      try {
-        files = listDir(dir);
-      } catch (e) {
-        warn(`cannot read directory: ${(e as Error).message}`, { file: dir });
-        continue;
-      }
-      for (const f of files) {
+      for (const f of listDirWarned(dir, warn) ?? []) {
         if ((f.kind !== 'file' && f.kind !== 'link') || !f.name.endsWith('.messages.json')) continue;
         const file = join(dir, f.name);
         const real = realpath(file) ?? file;

@@ -3,9 +3,9 @@
 // `kilo-<channel>.db`; the newer extension runs on the CLI) in its data dir.
 import { isAbsolute, join } from 'node:path';
 import type { SourceLocation } from '../../core/types.js';
-import { exists, listDir, realpath } from '../../io/observed-fs.js';
+import { exists, realpath } from '../../io/observed-fs.js';
 import { discoverTasks, extensionRoots } from '../cline/paths.js';
-import { isDir, isFile } from '../roots.js';
+import { databaseFiles } from '../opencode/paths.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
 export const KILO_EXTENSION_ID = 'kilocode.kilo-code';
@@ -25,7 +25,7 @@ export function kiloRoots(ctx: PathContext): RootSpec[] {
   return [...kiloDataDirs(ctx), ...extensionRoots(ctx, KILO_EXTENSION_ID)];
 }
 
-/** Tasks under any root's tasks/, and Kilo CLI databases in any root (or a root that is one). */
+/** Tasks under any root's tasks/, and Kilo CLI databases in any root (or a root that is one), found as OpenCode's are. */
 export async function discoverKilo(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
   const out = await discoverTasks('kilo-code', roots, ['history_item.json', 'api_conversation_history.json'], warn);
   const seen = new Set<string>();
@@ -36,21 +36,6 @@ export async function discoverKilo(roots: RootSpec[], warn: (m: string, at: Sour
     // As OpenCode's: committed rows may live only in the -wal (never the -shm, which every reader writes).
     out.push({ harness: 'kilo-code', key: real, path: file, kind: 'sqlite', companions: [file + '-wal'] });
   };
-  for (const root of roots) {
-    if (!root.exists) continue;
-    if (isFile(root.path)) {
-      if (DB_FILE.test(root.path.split(/[/\\]/).pop()!)) add(root.path);
-      continue;
-    }
-    if (!isDir(root.path)) continue;
-    let names: string[];
-    try {
-      names = listDir(root.path).map((e) => e.name).sort();
-    } catch (e) {
-      warn(`cannot read directory: ${(e as Error).message}`, { file: root.path });
-      continue;
-    }
-    for (const name of names) if (DB_FILE.test(name) && isFile(join(root.path, name))) add(join(root.path, name));
-  }
+  for (const file of databaseFiles(roots, DB_FILE, warn)) add(file);
   return out;
 }

@@ -5,8 +5,8 @@
 //   ~/.openclaw, ~/.clawdbot, ~/.moltbot, ~/.moldbot (home = OPENCLAW_HOME when set).
 import { join } from 'node:path';
 import type { SourceLocation } from '../../core/types.js';
-import { exists, listDir } from '../../io/observed-fs.js';
-import { RealPaths, resolveRoots, walkFiles } from '../roots.js';
+import { exists } from '../../io/observed-fs.js';
+import { listDirWarned, RealPaths, resolveRoots, walkFiles } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
 /** openclaw src/config/paths.ts: the new dir first, then the legacy (and misspelt) ones. */
@@ -54,14 +54,7 @@ export async function discoverOpenclaw(roots: RootSpec[], warn: (m: string, at: 
   for (const root of roots) {
     if (!root.exists) continue;
     const agentsDir = join(root.path, 'agents');
-    let agents;
-    try {
-      agents = exists(agentsDir) ? listDir(agentsDir) : [];
-    } catch (e) {
-      warn(`cannot read directory: ${(e as Error).message}`, { file: agentsDir });
-      continue;
-    }
-    for (const agent of agents) {
+    for (const agent of exists(agentsDir) ? (listDirWarned(agentsDir, warn) ?? []) : []) {
       if (agent.kind !== 'dir' && agent.kind !== 'link') continue;
       const dir = join(agentsDir, agent.name, 'sessions');
       const files = await walkFiles(dir, (name) => transcriptName(name) !== null, (p, e) => warn(`cannot read directory: ${e.message}`, { file: p }), 0, realPaths);
