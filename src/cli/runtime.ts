@@ -5,7 +5,7 @@ import { fsProblem } from '../core/fs-problem.js';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { makeWorkDir } from './workdir.js';
-import { isHarnessId, type HarnessId } from '../core/types.js';
+import { HARNESS_IDS, isHarnessId, type HarnessId } from '../core/types.js';
 import type { IngestOptions, IngestResult } from '../ingest/ingest.js';
 import type { Store } from '../store/store.js';
 import { UsageError } from '../report/period.js';
@@ -58,7 +58,7 @@ export function parseRootOverrides(list: string[] | undefined): Partial<Record<H
     const eq = item.indexOf('=');
     const id = eq > 0 ? item.slice(0, eq) : '';
     if (!isHarnessId(id) || eq === item.length - 1) {
-      throw new UsageError(`--root ${JSON.stringify(item)}: expected HARNESS=PATH with HARNESS one of claude-code, codex, cursor-agent, opencode, pi`);
+      throw new UsageError(`--root ${JSON.stringify(item)}: expected HARNESS=PATH with HARNESS one of ${HARNESS_IDS.join(', ')}`);
     }
     const path = item.slice(eq + 1);
     // Relative paths are resolved (by the harness) against the working directory: then it is an input.
