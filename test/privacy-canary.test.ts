@@ -116,6 +116,7 @@ describe('privacy: planted text never leaves the user files', () => {
       pi: [/:3: invalid usage field\(s\) counted as 0: input not a number/, /:4: 1 unparsable line/],
       opencode: [/\(session_message msg_\w+\): 1 session_message row\(s\) with unparsable data/, /\(session_message msg_\w+\): invalid usage field\(s\) counted as 0: data.tokens.input/],
       cursor: [/\(meta '0'\): meta value is neither hex-encoded JSON nor JSON/],
+      cline: [/ \(message 2\): 1 usage message\(s\) whose text is not JSON skipped/, / \(message 3\): invalid usage field\(s\) counted as 0: tokensIn not a number/],
     };
     let named = 0;
     for (const [harness, file] of Object.entries(bad) as [keyof CanaryBadFiles, string][]) {
