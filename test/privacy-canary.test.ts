@@ -10,6 +10,7 @@ import { ALL_RANGE, buildAllHome, SECRETS, TITLE_MARK, type AllHome } from '../f
 import { addCanaryBadInput, type CanaryBadFiles } from '../fixtures/canary-bad-input.js';
 import { dumpParquet, dumpStore } from '../fixtures/duckdb-dump.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
+import { HARNESS_IDS } from '../src/core/types.js';
 
 let fx: AllHome;
 let bad: CanaryBadFiles;
@@ -82,11 +83,11 @@ describe('privacy: planted text never leaves the user files', () => {
     const tables = await dumpStore(join(storeDir, 'usage.duckdb'));
     // The store does hold data from every harness (so the search means something).
     const all = Object.values(tables).join('\n');
-    for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code']) expect(all).toContain(`"${h}"`);
+    for (const h of HARNESS_IDS) expect(all).toContain(`"${h}"`);
     for (const [t, text] of Object.entries(tables)) expect(leaks(text), t).toEqual([]);
     // Units of work were read from every harness (its prompts and tool calls hold canaries), and titles,
     // which the store keeps by design (never prompt text), did arrive.
-    for (const h of ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code']) expect(tables['main.unit_attrs'], h).toContain(`"${h}"`);
+    for (const h of HARNESS_IDS) expect(tables['main.unit_attrs'], h).toContain(`"${h}"`);
     expect(tables['main.unit_rows']).toContain('"kind":0'); // prompts (WORK_UNIT_KINDS[0])
     expect(tables['main.session_fact_rows']).toContain(TITLE_MARK);
     console.log(`privacy: store ${files.length} file(s), ${Object.keys(tables).length} tables, ${all.length} chars of values searched for ${SECRETS.length} canaries`);
@@ -122,6 +123,7 @@ describe('privacy: planted text never leaves the user files', () => {
       gemini: [/:3: invalid token field\(s\) counted as 0: input not a number/, /:4: 1 unparsable line/],
       geminiLegacy: [/:4: not a JSON document \(cut off\); nothing read from it/],
       qwen: [/:2: invalid usage field\(s\) counted as 0: promptTokenCount not a number/, /:3: 1 unparsable line/],
+      cline: [/ \(message 2\): 1 usage message\(s\) whose text is not JSON skipped/, / \(message 3\): invalid usage field\(s\) counted as 0: tokensIn not a number/],
     };
     let named = 0;
     for (const [harness, file] of Object.entries(bad) as [keyof CanaryBadFiles, string][]) {

@@ -66,7 +66,7 @@ describe('read-only on every harness', () => {
   it('the fixture home really holds all seven harnesses, WAL files and canaries', () => {
     const snap = snapshotTree(fx.home);
     const names = Object.keys(snap);
-    for (const dir of ['.claude/projects', '.codex/sessions', '.codex/archived_sessions', '.pi/agent/sessions', '.cursor/chats', '.local/share/opencode', '.gemini/tmp', '.qwen/projects', '.qwen/tmp']) expect(names, dir).toContain(dir);
+    for (const dir of ['.claude/projects', '.codex/sessions', '.codex/archived_sessions', '.pi/agent/sessions', '.cursor/chats', '.local/share/opencode', '.gemini/tmp', '.qwen/projects', '.qwen/tmp', '.openclaw/agents/main/sessions', '.clawdbot/agents/main/sessions', '.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks', '.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks', '.config/Code/User/globalStorage/kilocode.kilo-code/tasks', '.cline/data/sessions', '.local/share/kilo']) expect(names, dir).toContain(dir);
     expect(names.some((n) => n.endsWith('.jsonl.zst'))).toBe(true);
     expect(names.filter((n) => n.endsWith('-wal')).length).toBeGreaterThan(2);
     expect(names.filter(isShm).length).toBeGreaterThan(2);

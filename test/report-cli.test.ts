@@ -10,6 +10,7 @@ import { ALL_RANGE, buildAllHome, type AllHome } from '../fixtures/all-harnesses
 import type { LedgerRow } from '../fixtures/ledger.js';
 import { CLI, cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 import { buildTwoMonthHome, FORMULA_MODEL, XSS, XSS_PROJECT } from './report-fixture.js';
+import { HARNESS_IDS } from '../src/core/types.js';
 
 const TOKEN_FIELDS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'] as const;
 const tokens = (r: Record<string, unknown>) => Object.fromEntries(TOKEN_FIELDS.map((k) => [k, r[k]]));
@@ -233,7 +234,7 @@ describe('compare and monthly on a home with all seven harnesses', () => {
   it('compare: each billed harness with its ledger totals, Cursor with context occupancy and no billed usage', () => {
     const j = reportJson(['compare', ...ALL_RANGE], env);
     const byId = new Map(j.harnesses.map((h: any) => [h.harness, h]));
-    expect([...byId.keys()].sort()).toEqual(['claude-code', 'codex', 'cursor-agent', 'gemini-cli', 'opencode', 'pi', 'qwen-code']);
+    expect([...byId.keys()].sort()).toEqual([...HARNESS_IDS].sort());
     // By cost, highest first; Cursor (cost unknown) last.
     const costs = j.harnesses.map((h: any) => h.cost_usd ?? -1);
     expect(costs).toEqual([...costs].sort((a: number, b: number) => b - a));
@@ -257,7 +258,7 @@ describe('compare and monthly on a home with all seven harnesses', () => {
 
   it('monthly: per-harness spend adds up over the months to each ledger; Cursor named as without billed usage', () => {
     const j = reportJson(['monthly', ...ALL_RANGE], env);
-    expect(j.months.length).toBe(13); // Dec 2025 – Dec 2026
+    expect(j.months.length).toBe(16); // Sep 2025 – Dec 2026
     for (const [id, want] of Object.entries(fx.expected)) {
       const sum: Record<string, number> = Object.fromEntries(TOKEN_FIELDS.map((f) => [f, 0]));
       for (const m of j.months) for (const r of m.by_harness) if (r.harness === id) for (const f of TOKEN_FIELDS) sum[f]! += r[f];

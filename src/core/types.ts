@@ -1,7 +1,7 @@
 // The normalized shapes every harness produces and every other layer consumes.
 // Nothing in here knows any harness's on-disk format.
 
-export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code'] as const;
+export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code', 'openclaw', 'cline', 'roo-code', 'kilo-code'] as const;
 export type HarnessId = (typeof HARNESS_IDS)[number];
 
 export function isHarnessId(s: string): s is HarnessId {

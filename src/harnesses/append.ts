@@ -10,12 +10,14 @@ import { extractCodex } from './codex/extract.js';
 import { extractPi } from './pi/extract.js';
 import { extractGemini } from './gemini-cli/extract.js';
 import { extractQwen } from './qwen-code/extract.js';
+import { extractOpenclaw } from './openclaw/extract.js';
 import type { Harness } from './types.js';
 import { claudeCode } from './claude-code/index.js';
 import { codex } from './codex/index.js';
 import { pi } from './pi/index.js';
 import { geminiCli } from './gemini-cli/index.js';
 import { qwenCode } from './qwen-code/index.js';
+import { openclaw } from './openclaw/index.js';
 
 export const APPEND_EXTRACTORS: Record<HarnessId, Harness['extract'] | null> = {
   'claude-code': extractClaude,
@@ -25,6 +27,11 @@ export const APPEND_EXTRACTORS: Record<HarnessId, Harness['extract'] | null> = {
   pi: extractPi,
   'gemini-cli': extractGemini,
   'qwen-code': extractQwen,
+  openclaw: extractOpenclaw,
+  // Whole JSON documents rewritten on every save (and kilo.db): left to the store.
+  cline: null,
+  'roo-code': null,
+  'kilo-code': null,
 };
 
 /** Harness.rankMarksCopies, for the status line (which does not load the registry). */
@@ -36,4 +43,8 @@ export const RANK_MARKS_COPIES: Record<HarnessId, boolean> = {
   pi: pi.rankMarksCopies === true,
   'gemini-cli': geminiCli.rankMarksCopies === true,
   'qwen-code': qwenCode.rankMarksCopies === true,
+  openclaw: openclaw.rankMarksCopies === true,
+  cline: false,
+  'roo-code': false,
+  'kilo-code': false,
 };

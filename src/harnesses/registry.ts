@@ -9,8 +9,12 @@ import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { geminiCli } from './gemini-cli/index.js';
 import { qwenCode } from './qwen-code/index.js';
+import { openclaw } from './openclaw/index.js';
+import { cline } from './cline/index.js';
+import { rooCode } from './roo-code/index.js';
+import { kiloCode } from './kilo-code/index.js';
 
-export const HARNESSES: readonly Harness[] = [claudeCode, codex, cursorAgent, opencode, pi, geminiCli, qwenCode];
+export const HARNESSES: readonly Harness[] = [claudeCode, codex, cursorAgent, opencode, pi, geminiCli, qwenCode, openclaw, cline, rooCode, kiloCode];
 
 export function harnessById(id: HarnessId): Harness | undefined {
   return HARNESSES.find((h) => h.id === id);

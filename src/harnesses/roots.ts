@@ -2,7 +2,8 @@
 import { join, resolve, sep } from 'node:path';
 // Discovery asks the file system through observed-fs, so that what it found
 // can be shown to be still valid without running it again.
-import { exists, kindOf, listDir, realpath } from '../io/observed-fs.js';
+import { exists, kindOf, listDir, realpath, type DirEntry } from '../io/observed-fs.js';
+import type { SourceLocation } from '../core/types.js';
 import type { PathContext, RootSpec } from './types.js';
 
 export function expandHome(p: string, home: string): string {
@@ -61,6 +62,16 @@ export function resolveRoots(
     }
   }
   return opts.defaults.map((d) => mk(join(ctx.home, d), 'default'));
+}
+
+/** The entries of `dir` by name, or null (with a warning naming it) when it cannot be listed. */
+export function listDirWarned(dir: string, warn: (m: string, at: SourceLocation) => void): DirEntry[] | null {
+  try {
+    return listDir(dir).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch (e) {
+    warn(`cannot read directory: ${(e as Error).message}`, { file: dir });
+    return null;
+  }
 }
 
 /**

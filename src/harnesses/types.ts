@@ -23,7 +23,9 @@ export interface PathContext {
 
 /**
  * `csv`: a usage export the user imported (`tx-usage import`), kept in tx-usage's cache dir.
- * `json`: one JSON document, rewritten whole by its harness: read again whole when it changes (never resumed).
+ * `json`: one JSON document the harness rewrites whole (Gemini CLI's and Qwen Code's legacy
+ * sessions, Cline's ui_messages.json): read again whole when it changes (never resumed), its
+ * extractor handed what it returned last time (ExtractOptions.prior).
  */
 export type SourceKind = 'jsonl' | 'jsonl.zst' | 'sqlite' | 'csv' | 'json';
 
@@ -93,6 +95,12 @@ export interface ExtractSink {
 export interface ExtractOptions {
   /** Set when the source is an append-only JSONL that only grew: continue from here. */
   resume: ResumePoint | null;
+  /**
+   * A `json` source read again: the state its extractor returned on the last
+   * read (ResumePoint.state), so that what has since left a rewritten
+   * document is still counted. Absent on a first read.
+   */
+  prior?: unknown;
   /** Directory for private temporary copies (never next to user data). */
   tmpDir: string;
   /**

@@ -34,7 +34,13 @@ export function harnessProviderHint(h: HarnessId | null): string | undefined {
       return 'cursor';
     case 'opencode':
     case 'pi':
-      // Both record the provider per response.
+    case 'openclaw':
+      // They record the provider per response.
+      return undefined;
+    case 'cline':
+    case 'roo-code':
+    case 'kilo-code':
+      // Any provider the user configured; Cline records its provider id where it can.
       return undefined;
     case 'gemini-cli':
       // Gemini API and Vertex AI: Google's models, Google's prices.

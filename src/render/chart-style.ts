@@ -16,6 +16,10 @@ export const HARNESS_COLORS: Record<string, string> = {
   pi: '#d4a017',
   'gemini-cli': '#e7298a',
   'qwen-code': '#66a61e',
+  openclaw: '#a6761d',
+  cline: '#17becf',
+  'roo-code': '#bcbd22',
+  'kilo-code': '#393b79',
 };
 
 /** Models: a palette of their own (none of the harness colours above). */

@@ -7,8 +7,8 @@
 // OPENCODE_DB and the channel only choose where NEW activity goes, so older
 // databases still hold billed usage.
 import { basename, isAbsolute, join } from 'node:path';
-import { listDir, realpath } from '../../io/observed-fs.js';
-import { isDir, isFile, resolveRoots, rootSpec } from '../roots.js';
+import { realpath } from '../../io/observed-fs.js';
+import { isDir, isFile, listDirWarned, resolveRoots, rootSpec } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
@@ -54,23 +54,27 @@ export async function discoverOpencode(roots: RootSpec[], warn: (m: string, at: 
       meta: { db: basename(file) },
     });
   };
+  for (const file of databaseFiles(roots, DB_FILE, warn)) add(file);
+  return out;
+}
+
+/**
+ * The database files of `roots`: a root that is a file is one; in a root that
+ * is a folder, the files whose names match `pattern`. (Kilo CLI's kilo.db is
+ * found the same way: kilo-code/paths.ts.)
+ */
+export function databaseFiles(roots: RootSpec[], pattern: RegExp, warn: (m: string, at: SourceLocation) => void): string[] {
+  const out: string[] = [];
   for (const root of roots) {
     if (!root.exists) continue;
     if (isFile(root.path)) {
-      add(root.path);
+      out.push(root.path);
       continue;
     }
     if (!isDir(root.path)) continue;
-    let names: string[];
-    try {
-      names = listDir(root.path).map((e) => e.name).sort();
-    } catch (e) {
-      warn(`cannot read directory: ${(e as Error).message}`, { file: root.path });
-      continue;
-    }
-    for (const name of names) {
-      const p = join(root.path, name);
-      if (DB_FILE.test(name) && isFile(p)) add(p);
+    for (const e of listDirWarned(root.path, warn) ?? []) {
+      const p = join(root.path, e.name);
+      if (pattern.test(e.name) && isFile(p)) out.push(p);
     }
   }
   return out;

@@ -1,8 +1,11 @@
 // Pi session file → usage events. Rules from the contract entry `pi` (see
 // README.md beside this file for the full list and the ambiguity choices).
-import { scanJsonlFile } from '../../io/jsonl.js';
+// The same reader serves harnesses that write pi's session format through
+// pi's own SessionManager (OpenClaw): they pass a PiDialect saying what
+// differs (their id, what else names a model, what is not a billed response).
+import { scanJsonlFile, scanJsonlZstFile, type ScanOptions } from '../../io/jsonl.js';
 import { checkCost, parseTimestamp, readTokenFields } from '../../core/numbers.js';
-import type { UsageEvent } from '../../core/types.js';
+import type { HarnessId, UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromDirKey } from './paths.js';
 import { usageObjectPath } from '../../core/usage-object.js';
@@ -154,6 +157,24 @@ class ModelTree {
   }
 }
 
+/**
+ * What a harness writing pi's session format does differently. Pi's own
+ * dialect (PI_DIALECT) changes nothing.
+ */
+export interface PiDialect {
+  harness: HarnessId;
+  /** Lines holding one of these are parsed too (besides usage, model_change and the header). */
+  markers: readonly string[];
+  /** A model a record names for its descendants besides assistant messages and model_change (OpenClaw's model-snapshot). */
+  namesModel?(rec: Record<string, any>): [string, string | null] | null;
+  /** The skip reason when an assistant message with usage is not a billed response (OpenClaw's delivery mirrors), else null. Such a message names no model. */
+  notBilled?(message: Record<string, any>): string | null;
+  /** Every record of the source is a copy of one another file holds (dedupe_rank 1), e.g. a backup. */
+  copyOf?(source: SourceRef): boolean;
+}
+
+export const PI_DIALECT: PiDialect = { harness: 'pi', markers: [] };
+
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -193,14 +214,21 @@ function carrierOf(rec: Record<string, any>): Carrier | null {
 }
 
 export async function extractPi(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint> {
+  return (await extractPiSession(source, sink, opts, PI_DIALECT))!;
+}
+
+/** Reads one file in pi's session format; null for a compressed (`.jsonl.zst`) file, which cannot be resumed. */
+export async function extractPiSession(source: SourceRef, sink: ExtractSink, opts: ExtractOptions, d: PiDialect): Promise<ResumePoint | null> {
   const file = source.path;
+  const harness = d.harness;
+  const markedCopy = d.copyOf?.(source) ?? false;
   const meta = source.meta ?? {};
   const prev = (opts.resume?.state as PiState | undefined) ?? null;
   const tree = ModelTree.from(prev);
   const info = {
     sessionId: prev?.sessionId ?? meta.sessionId ?? 'unknown',
     project: prev ? prev.project : meta.dirKey ? projectFromDirKey(meta.dirKey) : null,
-    copy: prev?.copy ?? false,
+    copy: prev?.copy ?? markedCopy,
     version: prev?.version ?? 3,
     debugCopy: prev?.debugCopy ?? false,
   };
@@ -215,7 +243,7 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
     if (rec && rec.type === 'session') {
       if (str(rec.id)) info.sessionId = rec.id;
       if (str(rec.cwd)) info.project = rec.cwd; // very old files may lack it: keep the dir-name fallback
-      info.copy = typeof rec.parentSession === 'string' && rec.parentSession.length > 0;
+      info.copy = markedCopy || (typeof rec.parentSession === 'string' && rec.parentSession.length > 0);
       info.version = typeof rec.version === 'number' ? rec.version : 1;
     } else if (nested) {
       info.debugCopy = true;
@@ -244,7 +272,7 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
       if (ts === null) return;
       // As for usage: message.timestamp is copied verbatim into forks, ids are only 8 hex.
       const key = u ? `entry:${u[1]}:${MSG_TS_TAIL_RE.exec(tail)?.[1] ?? ts}` : `v1:${info.sessionId}:${line}`;
-      for (const kind of promptKinds) sink.unit({ harness: 'pi', session_id: info.sessionId, kind, dedupe_key: key, dedupe_rank: rank(), ts, count: 1 });
+      for (const kind of promptKinds) sink.unit({ harness, session_id: info.sessionId, kind, dedupe_key: key, dedupe_rank: rank(), ts, count: 1 });
       return;
     }
     if (head.startsWith(SESSION_INFO_HEAD)) {
@@ -260,136 +288,141 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
     }
   };
 
-  const scanned = await scanJsonlFile(
-    file,
-    {
-      markers: MARKERS,
-      resume: opts.resume,
-      beforeParse: debugLine,
-      unmarkedPeek: {
-        bytes: PEEK_BYTES,
-        onPeek: (head, tail, line) => {
-          checkHeader(line, null);
-          if (info.debugCopy) return;
-          const m = HEAD_RE.exec(head) ?? TAIL_RE.exec(tail);
-          if (m) tree.add(m[1]!, m[2] ?? null, -1);
-          onUnmarked(head, tail, line);
-        },
+  const scanOpts: ScanOptions = {
+    markers: d.markers.length ? [...MARKERS, ...d.markers] : MARKERS,
+    resume: opts.resume,
+    beforeParse: debugLine,
+    unmarkedPeek: {
+      bytes: PEEK_BYTES,
+      onPeek: (head, tail, line) => {
+        checkHeader(line, null);
+        if (info.debugCopy) return;
+        const m = HEAD_RE.exec(head) ?? TAIL_RE.exec(tail);
+        if (m) tree.add(m[1]!, m[2] ?? null, -1);
+        onUnmarked(head, tail, line);
       },
     },
-    sink,
-    (rec, line) => {
-      checkHeader(line, rec);
-      const at = { file, line };
-      if (info.debugCopy) {
-        if (usageObjectPath(rec) !== null) sink.skip(SKIP_DEBUG_COPY, at);
-        return;
-      }
-      if (rec.type === 'session') return;
-      const id = str(rec.id);
-      // v1 files have no id/parentId: the tree is the line order, so the
-      // nearest ancestor is the previous entry (parent = "unknown" → lastModel).
-      const parentId = id === null ? undefined : rec.parentId === null ? null : (str(rec.parentId) ?? undefined);
+  };
+  const onRecord = (rec: Record<string, any>, line: number) => {
+    checkHeader(line, rec);
+    const at = { file, line };
+    if (info.debugCopy) {
+      if (usageObjectPath(rec) !== null) sink.skip(SKIP_DEBUG_COPY, at);
+      return;
+    }
+    if (rec.type === 'session') return;
+    const id = str(rec.id);
+    // v1 files have no id/parentId: the tree is the line order, so the
+    // nearest ancestor is the previous entry (parent = "unknown" → lastModel).
+    const parentId = id === null ? undefined : rec.parentId === null ? null : (str(rec.parentId) ?? undefined);
 
-      const c = carrierOf(rec);
-      let own = -1;
-      if (rec.type === 'model_change' && str(rec.modelId)) own = tree.intern(rec.modelId, str(rec.provider));
-      // Only assistant messages and model_change name the model for
-      // descendants; a usage entry names its own model but is transparent.
-      if (c && c.model && rec.type === 'message') own = tree.intern(c.model, c.provider);
-      const resolved = tree.add(id, parentId, own);
-      if (!c) {
-        // e.g. a tool's details.usage, an extension's custom entry: named, not counted.
-        if (usageObjectPath(rec) !== null) sink.skip(SKIP_TOOL_DATA, at);
-        return;
-      }
+    const c = carrierOf(rec);
+    // An assistant message the dialect says was not billed is transparent.
+    const notBilled = c && rec.type === 'message' && rec.message.role === 'assistant' && d.notBilled ? d.notBilled(rec.message) : null;
+    let own = -1;
+    if (rec.type === 'model_change' && str(rec.modelId)) own = tree.intern(rec.modelId, str(rec.provider));
+    const snapshot = d.namesModel?.(rec);
+    if (snapshot) own = tree.intern(snapshot[0], snapshot[1]);
+    // Only assistant messages and model_change name the model for
+    // descendants; a usage entry names its own model but is transparent.
+    if (c && c.model && rec.type === 'message' && notBilled === null) own = tree.intern(c.model, c.provider);
+    const resolved = tree.add(id, parentId, own);
+    if (!c) {
+      // e.g. a tool's details.usage, an extension's custom entry: named, not counted.
+      if (usageObjectPath(rec) !== null) sink.skip(SKIP_TOOL_DATA, at);
+      return;
+    }
+    if (notBilled !== null) {
+      sink.skip(notBilled, { file, line });
+      return;
+    }
 
-      if (!isObj(c.usage)) {
-        if (c.usage !== undefined) sink.warn(`${c.what}: usage is not an object; not counted`, at);
-        else sink.skip(`${c.what} without usage`, at);
-        return;
-      }
-      const ts = parseTimestamp(rec.timestamp) ?? parseTimestamp(c.msgTs);
-      if (ts === null) {
-        sink.warn(`${c.what} without a usable timestamp skipped`, at);
-        return;
-      }
-      const { values: u, invalid } = readTokenFields(c.usage, USAGE_FIELDS);
-      if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, at);
+    if (!isObj(c.usage)) {
+      if (c.usage !== undefined) sink.warn(`${c.what}: usage is not an object; not counted`, at);
+      else sink.skip(`${c.what} without usage`, at);
+      return;
+    }
+    const ts = parseTimestamp(rec.timestamp) ?? parseTimestamp(c.msgTs);
+    if (ts === null) {
+      sink.warn(`${c.what} without a usable timestamp skipped`, at);
+      return;
+    }
+    const { values: u, invalid } = readTokenFields(c.usage, USAGE_FIELDS);
+    if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, at);
 
-      // cacheWrite1h is the 1-hour share of cacheWrite; the rest is 5-minute.
-      let w1h: number | null = null;
-      let w5m: number | null = null;
-      if (c.usage.cacheWrite1h !== undefined && c.usage.cacheWrite1h !== null && !invalid.some((s) => s.startsWith('cacheWrite1h'))) {
-        if (u.cacheWrite1h > u.cacheWrite) sink.warn('usage.cacheWrite1h exceeds cacheWrite; capped at cacheWrite', at);
-        w1h = Math.min(u.cacheWrite1h, u.cacheWrite);
-        w5m = u.cacheWrite - w1h;
-      }
+    // cacheWrite1h is the 1-hour share of cacheWrite; the rest is 5-minute.
+    let w1h: number | null = null;
+    let w5m: number | null = null;
+    if (c.usage.cacheWrite1h !== undefined && c.usage.cacheWrite1h !== null && !invalid.some((s) => s.startsWith('cacheWrite1h'))) {
+      if (u.cacheWrite1h > u.cacheWrite) sink.warn('usage.cacheWrite1h exceeds cacheWrite; capped at cacheWrite', at);
+      w1h = Math.min(u.cacheWrite1h, u.cacheWrite);
+      w5m = u.cacheWrite - w1h;
+    }
 
-      let cost: number | null = null;
-      if (isObj(c.usage.cost) && c.usage.cost.total !== undefined && c.usage.cost.total !== null) {
-        cost = checkCost(c.usage.cost.total);
-        if (cost === null) sink.warn('usage.cost.total is not a valid USD amount; cost not recorded', at);
-        // pi writes cost 0 for models missing from its catalogue: a zero for
-        // billed tokens means "unknown", not "free", so computed prices apply.
-        else if (cost === 0 && u.input + u.output + u.cacheRead + u.cacheWrite > 0) cost = null;
-      } else if (c.usage.cost !== undefined && !isObj(c.usage.cost)) {
-        sink.warn('usage.cost is not an object; cost not recorded', at);
-      }
+    let cost: number | null = null;
+    if (isObj(c.usage.cost) && c.usage.cost.total !== undefined && c.usage.cost.total !== null) {
+      cost = checkCost(c.usage.cost.total);
+      if (cost === null) sink.warn('usage.cost.total is not a valid USD amount; cost not recorded', at);
+      // pi writes cost 0 for models missing from its catalogue: a zero for
+      // billed tokens means "unknown", not "free", so computed prices apply.
+      else if (cost === 0 && u.input + u.output + u.cacheRead + u.cacheWrite > 0) cost = null;
+    } else if (c.usage.cost !== undefined && !isObj(c.usage.cost)) {
+      sink.warn('usage.cost is not an object; cost not recorded', at);
+    }
 
-      // Model: the record's own, else the nearest ancestor's; no ancestor
-      // naming one → the latest model named earlier in the file.
-      if (!c.model && resolved < 0 && tree.lastModel >= 0) sink.count('pi: model taken from file order (no ancestor names one)');
-      const inherited = tree.model(resolved >= 0 ? resolved : tree.lastModel);
-      const model = c.model ?? inherited?.[0] ?? null;
-      const provider = c.model ? c.provider : (inherited?.[1] ?? null);
+    // Model: the record's own, else the nearest ancestor's; no ancestor
+    // naming one → the latest model named earlier in the file.
+    if (!c.model && resolved < 0 && tree.lastModel >= 0) sink.count('pi: model taken from file order (no ancestor names one)');
+    const inherited = tree.model(resolved >= 0 ? resolved : tree.lastModel);
+    const model = c.model ?? inherited?.[0] ?? null;
+    const provider = c.model ? c.provider : (inherited?.[1] ?? null);
 
-      // Identity of the billed response across files: fork/clone copies keep
-      // entry ids and timestamps; ids alone (8 hex) repeat across sessions.
-      let dedupeKey: string;
-      if (id !== null) {
-        const idTs = (rec.type === 'message' ? parseTimestamp(c.msgTs) : null) ?? ts;
-        dedupeKey = `entry:${id}:${idTs}`;
-      } else if (info.version < 2) {
-        // v1 is append-only and linear: the line is stable; the file is never rewritten by us.
-        dedupeKey = `v1:${info.sessionId}:${line}`;
-      } else {
-        sink.warn(`${c.what} without an entry id; keyed by file and line`, at);
-        dedupeKey = `line:${source.key}:${line}`;
-      }
+    // Identity of the billed response across files: fork/clone copies keep
+    // entry ids and timestamps; ids alone (8 hex) repeat across sessions.
+    let dedupeKey: string;
+    if (id !== null) {
+      const idTs = (rec.type === 'message' ? parseTimestamp(c.msgTs) : null) ?? ts;
+      dedupeKey = `entry:${id}:${idTs}`;
+    } else if (info.version < 2) {
+      // v1 is append-only and linear: the line is stable; the file is never rewritten by us.
+      dedupeKey = `v1:${info.sessionId}:${line}`;
+    } else {
+      sink.warn(`${c.what} without an entry id; keyed by file and line`, at);
+      dedupeKey = `line:${source.key}:${line}`;
+    }
 
-      if (c.what !== 'response') sink.count(`pi: counted ${c.what}`);
-      // The response's tool calls (toolCall content blocks), once with it: keyed like it.
-      const toolCalls = rec.type === 'message' && rec.message?.role === 'assistant' && Array.isArray(rec.message.content) ? rec.message.content.filter((b: any) => b && b.type === 'toolCall').length : 0;
-      if (toolCalls > 0) sink.unit({ harness: 'pi', session_id: info.sessionId, kind: 'tool_call', dedupe_key: dedupeKey, dedupe_rank: rank(), ts, count: toolCalls });
-      const ev: UsageEvent = {
-        harness: 'pi',
-        session_id: info.sessionId,
-        project: info.project,
-        model,
-        provider,
-        ts,
-        dedupe_key: dedupeKey,
-        // Fork/clone copies lose ties so the original session keeps the credit.
-        dedupe_rank: info.copy ? 1 : 0,
-        requests: 1,
-        input_tokens: u.input,
-        cache_read_tokens: u.cacheRead,
-        cache_write_tokens: u.cacheWrite,
-        cache_write_5m_tokens: w5m,
-        cache_write_1h_tokens: w1h,
-        output_tokens: u.output,
-        reasoning_tokens: Math.min(u.reasoning, u.output),
-        recorded_cost_usd: cost,
-        source_file: file,
-        source_line: line,
-        // The carrier, as the README's table of carriers names it.
-        rule: c.what,
-      };
-      sink.event(ev);
-    },
-  );
+    if (c.what !== 'response') sink.count(`${harness}: counted ${c.what}`);
+    // The response's tool calls (toolCall content blocks), once with it: keyed like it.
+    const toolCalls = rec.type === 'message' && rec.message?.role === 'assistant' && Array.isArray(rec.message.content) ? rec.message.content.filter((b: any) => b && b.type === 'toolCall').length : 0;
+    if (toolCalls > 0) sink.unit({ harness, session_id: info.sessionId, kind: 'tool_call', dedupe_key: dedupeKey, dedupe_rank: rank(), ts, count: toolCalls });
+    const ev: UsageEvent = {
+      harness,
+      session_id: info.sessionId,
+      project: info.project,
+      model,
+      provider,
+      ts,
+      dedupe_key: dedupeKey,
+      // Fork/clone copies lose ties so the original session keeps the credit.
+      dedupe_rank: info.copy ? 1 : 0,
+      requests: 1,
+      input_tokens: u.input,
+      cache_read_tokens: u.cacheRead,
+      cache_write_tokens: u.cacheWrite,
+      cache_write_5m_tokens: w5m,
+      cache_write_1h_tokens: w1h,
+      output_tokens: u.output,
+      reasoning_tokens: Math.min(u.reasoning, u.output),
+      recorded_cost_usd: cost,
+      source_file: file,
+      source_line: line,
+      // README "What counts": the carrier's row.
+      rule: c.what,
+    };
+    sink.event(ev);
+  };
+  const scanned = source.kind === 'jsonl.zst' ? (await scanJsonlZstFile(file, { ...scanOpts, resume: null }, sink, onRecord), null) : await scanJsonlFile(file, scanOpts, sink, onRecord);
   const named = name as { title: string; line: number } | null;
-  if (named) sink.sessionFact({ harness: 'pi', session_id: info.sessionId, title: named.title, title_rank: 0, parent_session_id: null, seq: named.line });
-  return { ...scanned, state: tree.toState(info) };
+  if (named) sink.sessionFact({ harness, session_id: info.sessionId, title: named.title, title_rank: 0, parent_session_id: null, seq: named.line });
+  return scanned ? { ...scanned, state: tree.toState(info) } : null;
 }

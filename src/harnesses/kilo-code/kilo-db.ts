@@ -1,0 +1,19 @@
+// Kilo CLI's kilo.db is OpenCode's database (Kilo CLI is an OpenCode fork;
+// README.md "Kilo CLI"): OpenCode's reader reads it, and what it finds is
+// Kilo Code's.
+import type { SessionFact, UsageEvent, WorkUnit } from '../../core/types.js';
+import { extractOpencode } from '../opencode/extract.js';
+import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
+
+export function extractKiloDb(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+  const harness = 'kilo-code' as const;
+  const mine: ExtractSink = {
+    ...sink,
+    event: (e: UsageEvent) => sink.event({ ...e, harness, rule: `OpenCode's reader: ${e.requests === 0 ? 'session residual' : 'message'}` }),
+    unit: (u: WorkUnit) => sink.unit({ ...u, harness }),
+    sessionFact: (f: SessionFact) => sink.sessionFact({ ...f, harness }),
+    sessionEstimate: (e) => sink.sessionEstimate({ ...e, harness }),
+    context: (c) => sink.context({ ...c, harness }),
+  };
+  return extractOpencode({ ...source, harness: 'opencode' }, mine, opts);
+}

@@ -1,0 +1,17 @@
+import type { Harness } from '../types.js';
+import { latestIsoField } from '../../io/last-line.js';
+import { discoverOpenclaw, openclawRoots } from './paths.js';
+
+export const openclaw: Harness = {
+  id: 'openclaw',
+  displayName: 'OpenClaw',
+  howToPoint: 'set OPENCLAW_STATE_DIR (a state dir holding agents/), OPENCLAW_DIR (comma list) or OPENCLAW_HOME, or pass --root openclaw=PATH',
+  roots: openclawRoots,
+  // pi's format: entries appended in time order; backups and checkpoint twins are marked copies (dedupe_rank 1).
+  lastLineTime: (line) => latestIsoField(line, 'timestamp'),
+  rankMarksCopies: true,
+  // Archives are compressed once, when a session is reset or deleted, and never written again.
+  sealedWhenCompressed: true,
+  discover: discoverOpenclaw,
+  extract: async (source, sink, opts) => (await import('./extract.js')).extractOpenclaw(source, sink, opts),
+};

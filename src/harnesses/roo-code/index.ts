@@ -1,0 +1,34 @@
+import type { Harness } from '../types.js';
+import { discoverTasks, extensionRoots } from '../cline/paths.js';
+import type { ClassicDialect } from '../cline/classic.js';
+
+export const ROO_EXTENSION_ID = 'rooveterinaryinc.roo-cline';
+
+/**
+ * From Roo Code 3.29.5 (released 2025-11-01, RooCodeInc/Roo-Code#8954,
+ * 416fa57) tokensIn is the whole prompt, cache included, for every provider;
+ * before, Anthropic-protocol requests recorded the uncached remainder (README
+ * "Input tokens"). The record carries no version: the release time decides.
+ */
+export const ROO_TOTAL_INPUT_FROM = Date.parse('2025-11-01T19:36:42Z');
+
+/** Roo's and Kilo's rule, given the release that made tokensIn the whole prompt. */
+export function rooInput(totalFrom: number): ClassicDialect['inputIncludesCache'] {
+  return ({ ts, apiProtocol }) => apiProtocol === 'openai' || ts >= totalFrom;
+}
+
+export const ROO_DIALECT: ClassicDialect = {
+  harness: 'roo-code',
+  inputIncludesCache: rooInput(ROO_TOTAL_INPUT_FROM),
+  models: 'history-stamps',
+  folderHeading: '# Current Workspace Directory (',
+};
+
+export const rooCode: Harness = {
+  id: 'roo-code',
+  displayName: 'Roo Code',
+  howToPoint: 'set VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs), or pass --root roo-code=PATH (a folder holding tasks/)',
+  roots: (ctx) => extensionRoots(ctx, ROO_EXTENSION_ID),
+  discover: (roots, warn) => discoverTasks('roo-code', roots, ['history_item.json', 'api_conversation_history.json'], warn),
+  extract: async (source, sink, opts) => (await import('../cline/classic.js')).extractClassicTask(source, sink, opts, ROO_DIALECT),
+};
