@@ -56,6 +56,8 @@ export interface UsageEvent {
   billing_kind?: string | null;
   /** The response's charge in request units (Cursor's usage CSV `Requests`, fractional). Absent (null) elsewhere. */
   request_units?: number | null;
+  /** Name of the harness README rule that produced this event, for `tx-usage explain`; not stored. */
+  rule?: string;
 }
 
 /** A harness-recorded session-level cost estimate (Claude Code `cost-state`). Never summed into per-response costs. */
