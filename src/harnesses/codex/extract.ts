@@ -66,6 +66,8 @@ export interface CodexState {
   recentResponses: string[];
   /** A record counted before its token_count: that token_count must not count again. */
   afterRecord: { base: number | null; usage: number; c: number | null } | null;
+  /** The last token_count counted (its total and usage): its record may come in the next run. */
+  lastTc?: { c: number; usage: number } | null;
   lastTs: number | null;
 }
 
@@ -251,6 +253,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       return;
     }
     if (p.delta.total === 0) return;
+    st.lastTc = { c: p.total.total, usage: p.delta.total };
     emit(p.delta, p, 'token_count');
   };
 
@@ -535,6 +538,8 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     }
     if (rid) pushBounded(st.recentResponses, rid, RECENT_RESPONSES);
     const usage = u.tokens;
+    const lastTc = st.lastTc;
+    st.lastTc = null;
     const ts = usageTime(rawTs, at);
     const pd = pending as Pending | null;
     const keyOwner = lin.origin ?? st.threadId;
@@ -543,7 +548,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       pending = null;
       st.afterRecord = null;
       sink.skip('token_count already counted by its token_usage_record', { file, line: pd.line });
-    } else if (thread && st.last !== null && thread.total === st.last.total && usage.total > 0 && rid) {
+    } else if (thread && st.last !== null && thread.total === st.last.total && usage.total > 0 && rid && !(lastTc?.c === thread.total && lastTc.usage === usage.total)) {
       // A request the thread total never took in (the auto-compaction
       // request, openai/codex#47003): its own response, keyed by its id so it
       // never shares the key of the response before it.
