@@ -1,0 +1,125 @@
+// Codex lineages (README "Lineage: copied history"): a child rollout that
+// opens with a copy of its parent's records, in every variant the field
+// reports show. Expected totals are worked out by hand from the fixed usages
+// in fixtures/codex/lineage.ts:
+//   parent: uncached input 800 + 500 + 500 = 1800, cached 200 + 1500 + 2500 = 4200, output 100 + 50 + 30 = 180
+//   child:  uncached input 400 + 100 = 500,         cached 100 + 600 = 700,            output 40 + 60 = 100
+import { afterAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { newContext } from '../fixtures/codex/home.js';
+import { C_START, CHILD, GRANDCHILD, lineageScenario, nestedScenario, P_START, PARENT, type Variant } from '../fixtures/codex/lineage.js';
+import { utcDay } from '../fixtures/codex/ledger.js';
+import { collect, copies, discover, own, storeLike, totalsBy } from './codex-helpers.js';
+import type { UsageEvent } from '../src/core/types.js';
+import { tempDir } from './helpers/temp.js';
+
+const dirs: string[] = [];
+function freshHome(): string {
+  const d = tempDir('txu-codex-lineage-');
+  dirs.push(d);
+  return join(d, '.codex');
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const PARENT_TOTALS = { requests: 3, input_tokens: 1800, cache_read_tokens: 4200, cache_write_tokens: 0, output_tokens: 180, reasoning_tokens: 0, total_tokens: 6180 };
+const LINEAGE_TOTALS = { requests: 5, input_tokens: 2300, cache_read_tokens: 4900, cache_write_tokens: 0, output_tokens: 280, reasoning_tokens: 0, total_tokens: 7480 };
+
+const totalOf = (events: UsageEvent[]) => totalsBy(events, () => 'all').get('all') ?? { requests: 0 };
+
+async function build(b: (ctx: ReturnType<typeof newContext>) => unknown) {
+  const codexHome = freshHome();
+  const ctx = newContext(codexHome);
+  b(ctx);
+  const refs = (await discover(codexHome)).filter((r) => r.meta?.role !== 'thread-names');
+  const collected = await Promise.all(refs.map((r) => collect(r)));
+  const byThread = (t: string) => collected.find((c) => c.source.path.includes(t))!;
+  return { ctx, collected, byThread, all: collected.flatMap((c) => c.events) };
+}
+
+function permutations<T>(xs: T[]): T[][] {
+  if (xs.length <= 1) return [xs];
+  return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((r) => [x, ...r]));
+}
+
+const BOUNDARY: Record<Variant, string | null> = {
+  original: 'copy ended by the first record dated at or after the fork was created (original timestamps)',
+  restamped: "copy ended by the fork's own first turn (turn_id time)",
+  'restamped-restart': "copy ended by the fork's own first turn (turn_id time)",
+  ordinals: 'copy ended by the ordinal reaching subagent_history_start_ordinal',
+  'second-meta': "copy ended by the fork's own session_meta written again after the copy",
+  empty: null,
+  'no-copy': "copy ended by the fork's own first turn (turn_id time)",
+};
+
+describe('codex lineage: each variant counts every billed response once', () => {
+  for (const variant of Object.keys(BOUNDARY) as Variant[]) {
+    it(`${variant}: the lineage's totals, the child's own and copied responses named, in any file order`, async () => {
+      const { all, byThread } = await build((ctx) => lineageScenario(ctx, { variant }));
+      const expected = variant === 'empty' ? PARENT_TOTALS : LINEAGE_TOTALS;
+      for (const order of permutations(all.length ? [0, 1] : [])) {
+        const files = order.map((i) => [byThread(PARENT), byThread(CHILD)][i]!);
+        expect(totalOf(storeLike(files.flatMap((c) => c.events))), `${variant} order ${order}`).toEqual(expected);
+      }
+      const child = byThread(CHILD);
+      expect(child.counts['own responses'] ?? 0).toBe(variant === 'empty' ? 0 : 2);
+      expect(child.counts[`responses copied from thread ${PARENT}`] ?? 0).toBe(variant === 'no-copy' ? 0 : 3);
+      const boundary = BOUNDARY[variant];
+      if (boundary) expect(child.counts[boundary], JSON.stringify(child.counts)).toBe(1);
+      // Copies carry the keys the parent's own file gives those responses.
+      const parentKeys = byThread(PARENT).events.map((e) => e.dedupe_key).sort();
+      expect(copies(child.events).map((e) => e.dedupe_key).sort()).toEqual(variant === 'no-copy' ? [] : parentKeys);
+      // The parent's originals win: each response on its own day; the child's on its creation day.
+      const kept = storeLike(all);
+      expect(kept.filter((e) => utcDay(e.ts) === utcDay(P_START)).length).toBe(3);
+      expect(kept.filter((e) => utcDay(e.ts) === utcDay(C_START)).length).toBe(variant === 'empty' ? 0 : 2);
+      expect(own(child.events).every((e) => e.model === 'o4-mini')).toBe(true);
+    });
+  }
+
+  it('a sub-agent (restarting its own counter) belongs to the root session; a plain fork to its own thread', async () => {
+    const sub = await build((ctx) => lineageScenario(ctx, { variant: 'restamped-restart' }));
+    expect(new Set(own(sub.byThread(CHILD).events).map((e) => e.session_id))).toEqual(new Set([PARENT]));
+    const fork = await build((ctx) => lineageScenario(ctx, { variant: 'restamped' }));
+    expect(new Set(own(fork.byThread(CHILD).events).map((e) => e.session_id))).toEqual(new Set([CHILD]));
+  });
+
+  it('parent archived and compressed: the same totals from the .jsonl.zst', async () => {
+    const { all, byThread, collected } = await build((ctx) => lineageScenario(ctx, { variant: 'restamped', parent: 'archived-zst' }));
+    expect(collected.some((c) => c.source.path.endsWith('.jsonl.zst') && c.source.path.includes('archived_sessions'))).toBe(true);
+    expect(totalOf(storeLike(all))).toEqual(LINEAGE_TOTALS);
+    expect(byThread(CHILD).counts[`responses copied from thread ${PARENT}`]).toBe(3);
+  });
+
+  it('parent missing: the copies stand in for its responses, once, dated where the copy dates them', async () => {
+    for (const variant of ['original', 'restamped', 'ordinals', 'second-meta'] as Variant[]) {
+      const { all, collected } = await build((ctx) => lineageScenario(ctx, { variant, parent: 'missing' }));
+      expect(collected).toHaveLength(1);
+      const kept = storeLike(all);
+      expect(totalOf(kept), variant).toEqual(LINEAGE_TOTALS);
+      // Re-stamped copies are dated at the child's creation; original ones keep the parent's day.
+      expect(kept.filter((e) => utcDay(e.ts) === utcDay(P_START)).length, variant).toBe(variant === 'original' ? 3 : 0);
+    }
+  });
+
+  it('nested: a fork of a sub-agent copies both ancestors; each response is keyed by the thread that made it', async () => {
+    const { all, byThread } = await build((ctx) => nestedScenario(ctx));
+    for (const order of permutations([PARENT, CHILD, GRANDCHILD])) {
+      expect(totalOf(storeLike(order.flatMap((t) => byThread(t).events))), order.join()).toEqual(LINEAGE_TOTALS);
+    }
+    const f = byThread(GRANDCHILD);
+    expect(f.counts[`responses copied from thread ${PARENT}`]).toBe(3);
+    expect(f.counts[`responses copied from thread ${CHILD}`]).toBe(1);
+    expect(f.counts['own responses']).toBe(1);
+    const s = byThread(CHILD);
+    expect(s.counts[`responses copied from thread ${PARENT}`]).toBe(3);
+    expect(s.counts['own responses']).toBe(1);
+    // The fork's copy of the sub-agent's own response has the sub-agent file's key.
+    expect(copies(f.events).map((e) => e.dedupe_key).sort()).toEqual([...byThread(PARENT).events, ...own(s.events)].map((e) => e.dedupe_key).sort());
+    // Only the grandchild and the sub-agent missing: the copies stand in, once each.
+    expect(totalOf(storeLike(f.events))).toEqual(LINEAGE_TOTALS);
+    expect(totalOf(storeLike(all))).toEqual(LINEAGE_TOTALS);
+  });
+});
