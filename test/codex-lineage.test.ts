@@ -5,8 +5,9 @@
 //   parent: uncached input 800 + 500 + 500 = 1800, cached 200 + 1500 + 2500 = 4200, output 100 + 50 + 30 = 180
 //   child:  uncached input 400 + 100 = 500,         cached 100 + 600 = 700,            output 40 + 60 = 100
 import { afterAll, describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { renameSync, rmSync, utimesSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { cleanEnv, reportJson, runCli } from './helpers/cli.js';
 import { newContext } from '../fixtures/codex/home.js';
 import { C_START, CHILD, GRANDCHILD, lineageScenario, nestedScenario, P_START, PARENT, type Variant } from '../fixtures/codex/lineage.js';
 import { utcDay } from '../fixtures/codex/ledger.js';
@@ -121,5 +122,48 @@ describe('codex lineage: each variant counts every billed response once', () => 
     // Only the grandchild and the sub-agent missing: the copies stand in, once each.
     expect(totalOf(storeLike(f.events))).toEqual(LINEAGE_TOTALS);
     expect(totalOf(storeLike(all))).toEqual(LINEAGE_TOTALS);
+  });
+});
+
+describe('codex lineage through the store: files arriving in any order over incremental runs', () => {
+  const metrics = (t: any) => ({ requests: t.requests, input_tokens: t.input_tokens, cache_read_tokens: t.cache_read_tokens, output_tokens: t.output_tokens, total_tokens: t.total_tokens });
+  const LINEAGE = { requests: 5, input_tokens: 2300, cache_read_tokens: 4900, output_tokens: 280, total_tokens: 7480 };
+  const RANGE = ['--since', '2026-01-01', '--until', '2026-02-28', '--tz', 'UTC'];
+  const byDay = (j: any) => Object.fromEntries(j.rows.map((r: any) => [r.day, r.requests]));
+
+  for (const first of ['child', 'parent'] as const) {
+    it(`the ${first} ingested first, the other in a later run: the same totals, each response once on its own day`, () => {
+      const home = dirname(freshHome());
+      const ctx = newContext(join(home, '.codex'));
+      const { parent, child } = lineageScenario(ctx, { variant: 'restamped' });
+      const held = first === 'child' ? parent! : child;
+      const aside = `${held.path}.aside`;
+      renameSync(held.path, aside);
+      const env = cleanEnv(home);
+      expect(runCli(['ingest'], env).status).toBe(0);
+      const one = reportJson(['--harness', 'codex', '--by', 'day', ...RANGE], env);
+      // Alone, the child's copies stand in for the parent's responses (dated at the child's creation);
+      // alone, the parent is its three responses.
+      expect(metrics(one.totals)).toEqual(first === 'child' ? LINEAGE : { requests: 3, input_tokens: 1800, cache_read_tokens: 4200, output_tokens: 180, total_tokens: 6180 });
+      renameSync(aside, held.path);
+      expect(runCli(['ingest'], env).status).toBe(0);
+      const both = reportJson(['--harness', 'codex', '--by', 'day', ...RANGE], env);
+      expect(metrics(both.totals)).toEqual(LINEAGE);
+      expect(byDay(both)).toEqual({ [utcDay(P_START)]: 3, [utcDay(C_START)]: 2 });
+    });
+  }
+
+  it("a report over the child's day alone reads the parent it would have left unread (a copy was met): the child's own two", () => {
+    const home = dirname(freshHome());
+    const ctx = newContext(join(home, '.codex'));
+    const later = C_START + 9 * 86_400_000;
+    const { parent } = lineageScenario(ctx, { variant: 'restamped', childStart: later });
+    const old = new Date(P_START);
+    utimesSync(parent!.path, old, old);
+    const env = cleanEnv(home);
+    const day = utcDay(later);
+    // Far from the parent's last line and modification time: deferrable, were it not for the copies.
+    const j = reportJson(['--harness', 'codex', '--by', 'day', '--since', day, '--until', day, '--tz', 'UTC'], env);
+    expect(metrics(j.totals)).toEqual({ requests: 2, input_tokens: 500, cache_read_tokens: 700, output_tokens: 100, total_tokens: 1300 });
   });
 });

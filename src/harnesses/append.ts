@@ -29,3 +29,12 @@ export const RANK_MARKS_COPIES: Record<HarnessId, boolean> = {
   opencode: false,
   pi: pi.rankMarksCopies === true,
 };
+
+/** Harness.copyRankFrom: the lowest dedupe_rank that marks a copy where ranks mark copies. */
+export const COPY_RANK_FROM: Record<HarnessId, number> = {
+  'claude-code': claudeCode.copyRankFrom ?? 1,
+  codex: codex.copyRankFrom ?? 1,
+  'cursor-agent': 1,
+  opencode: 1,
+  pi: pi.copyRankFrom ?? 1,
+};

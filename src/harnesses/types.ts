@@ -124,6 +124,12 @@ export interface Harness {
    * orders records of one file (Codex: a record before its token_count).
    */
   rankMarksCopies?: boolean;
+  /**
+   * With rankMarksCopies: the lowest dedupe_rank that marks a copy (default
+   * 1). Codex ranks a record 0 and its token_count 1 within a file, and
+   * copies of another thread's responses 2 and 3.
+   */
+  copyRankFrom?: number;
   /** All sources under the given roots. Must not throw for missing roots. */
   discover(roots: RootSpec[], warn: (msg: string, at: SourceLocation) => void): Promise<SourceRef[]>;
   /**
