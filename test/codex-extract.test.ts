@@ -22,7 +22,7 @@ import {
   zstdCompress,
 } from '../fixtures/codex/home.js';
 import { Ledger, utcDay } from '../fixtures/codex/ledger.js';
-import { randomUsage, rng, RolloutWriter, ZERO_USAGE } from '../fixtures/codex/rollout.js';
+import { randomUsage, rng, RolloutWriter, usageJson, ZERO_USAGE } from '../fixtures/codex/rollout.js';
 import { byModelDay, collect, collectAll, copies, discover, own, skipCount, sorted, storeLike, totalsBy } from './codex-helpers.js';
 import type { SourceRef } from '../src/harnesses/types.js';
 import { tempDir } from './helpers/temp.js';
@@ -415,5 +415,56 @@ describe('codex: bad input never stops the file', () => {
       expect(c.events).toEqual([]);
       expect(c.warnings.filter((w) => w.startsWith(`${c.source.path}: corrupt zstd data`))).toHaveLength(1);
     }
+  });
+});
+
+describe('codex: auto-compaction request, model and service tier without turn_context', () => {
+  /** Writes `w` as a rollout of a fresh home and collects it. */
+  async function one(w: RolloutWriter) {
+    const codexHome = freshHome();
+    const path = sessionsPath(codexHome, w.o.start, rolloutName(w.o.start, w.o.threadId));
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, w.text());
+    return collect(await refFor(codexHome, path));
+  }
+  const fixed = (input: number, cached: number, output: number) => ({ input, cached, cacheWrite: 0, output, reasoning: 0 });
+
+  it('the compaction request (its own token_usage_record, the thread total unmoved: openai/codex#47003) keeps its own key', async () => {
+    const w = new RolloutWriter({ threadId: id(0x61), start: T0, paginated: true, label: 'compact', project: '/proj/c', ledger: new Ledger() });
+    w.sessionMeta().turn('gpt-5', '/proj/c');
+    w.response(fixed(1000, 200, 100), { record: 'after' });
+    // The compaction request: usage of its own, thread_token_usage = the total before it; the next token_count repeats that total.
+    w.line('token_usage_record', { thread_id: id(0x61), turn_id: w.turnId, session_id: id(0x61), root_turn_id: w.turnId, response_id: 'resp_compaction', usage: usageJson(fixed(5000, 0, 300)), turn_token_usage: usageJson(w.turnTotal), thread_token_usage: usageJson(w.total) });
+    w.repeatTokenCount();
+    w.response(fixed(700, 600, 60), { record: 'before' });
+    const c = await one(w);
+    const kept = storeLike(c.events);
+    // By hand: uncached input 800 + 5000 + 100, cached 200 + 0 + 600, output 100 + 300 + 60.
+    expect(totalsBy(kept, () => 'all').get('all')).toMatchObject({ requests: 3, input_tokens: 5900, cache_read_tokens: 800, output_tokens: 460 });
+    expect(c.counts['requests outside the thread total (auto-compaction)']).toBe(1);
+    expect(kept.find((e) => e.dedupe_key.endsWith(':resp:resp_compaction'))).toBeDefined();
+  });
+
+  it('model from thread_settings_applied or token_count.info.model; service_tier priority (legacy "fast") marks the responses after it', async () => {
+    const w = new RolloutWriter({ threadId: id(0x62), start: T0, paginated: false, label: 'tier', project: '/proj/t', ledger: new Ledger() });
+    const settings = (model: string, tier?: string) => w.line('event_msg', { type: 'thread_settings_applied', thread_settings: { model, model_provider_id: 'openai', ...(tier ? { service_tier: tier } : {}), approval_policy: 'never', cwd: '/proj/t' } });
+    w.sessionMeta();
+    settings('gpt-5.5', 'priority');
+    w.response(fixed(1000, 0, 10));
+    // A token_count naming its model (newer builds).
+    const total = { ...w.total, input: w.total.input + 2000, output: w.total.output + 20 };
+    w.line('event_msg', { type: 'token_count', info: { model: 'gpt-5.4', total_token_usage: usageJson(total, false), last_token_usage: usageJson(fixed(2000, 0, 20), false), model_context_window: 272000 }, rate_limits: null });
+    w.total = total;
+    settings('gpt-5.5', 'default');
+    w.response(fixed(3000, 0, 30));
+    settings('gpt-5.5', 'fast');
+    w.response(fixed(4000, 0, 40));
+    const c = await one(w);
+    expect(c.events.map((e) => [e.model, e.billing_kind ?? null, e.input_tokens])).toEqual([
+      ['gpt-5.5', 'priority', 1000],
+      ['gpt-5.4', 'priority', 2000],
+      ['gpt-5.5', null, 3000],
+      ['gpt-5.5', 'priority', 4000],
+    ]);
   });
 });
