@@ -150,6 +150,11 @@ describe('codex lineage through the store: files arriving in any order over incr
       const both = reportJson(['--harness', 'codex', '--by', 'day', ...RANGE], env);
       expect(metrics(both.totals)).toEqual(LINEAGE);
       expect(byDay(both)).toEqual({ [utcDay(P_START)]: 3, [utcDay(C_START)]: 2 });
+      // `sources` names, per file, its own responses and its copies of which thread, and where the copy ended.
+      const src = runCli(['sources'], env).stdout.split('\n');
+      const at = src.findIndex((l) => l.startsWith(`  ${child.path}:`));
+      const block = src.slice(at + 1, src.findIndex((l, i) => i > at && !l.startsWith('    ')));
+      expect(block).toEqual(expect.arrayContaining([`    responses copied from thread ${PARENT}: 3`, '    own responses: 2', "    copy ended by the fork's own first turn (turn_id time): 1"]));
     });
   }
 
