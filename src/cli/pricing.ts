@@ -80,14 +80,14 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
       SELECT r.rowid::DOUBLE AS rid, a.harness, a.model, a.provider, r.ts_ms::DOUBLE AS ts,
              r.input_tokens::DOUBLE, r.cache_read_tokens::DOUBLE, r.cache_write_tokens::DOUBLE,
              r.cache_write_5m_tokens::DOUBLE, r.cache_write_1h_tokens::DOUBLE,
-             r.output_tokens::DOUBLE, r.reasoning_tokens::DOUBLE, r.computed_cost_e10, r.requests::DOUBLE
+             r.output_tokens::DOUBLE, r.reasoning_tokens::DOUBLE, r.computed_cost_e10, r.requests::DOUBLE, a.billing_kind
       FROM usage_rows r JOIN event_attrs a USING (attr_id)`);
     const rids: number[] = [];
     const costs: (bigint | null)[] = [];
     for (;;) {
       const chunk = await res.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;
-      const col = Array.from({ length: 14 }, (_, i) => chunk.getColumnVector(i));
+      const col = Array.from({ length: 15 }, (_, i) => chunk.getColumnVector(i));
       const num = (c: number, i: number) => col[c]!.getItem(i) as number;
       const numOrNull = (c: number, i: number) => col[c]!.getItem(i) as number | null;
       for (let i = 0; i < chunk.rowCount; i++) {
@@ -104,6 +104,7 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
           output_tokens: num(10, i),
           reasoning_tokens: num(11, i),
           requests: num(13, i),
+          billing_kind: col[14]!.getItem(i) as string | null,
         });
         if (e10 === (col[12]!.getItem(i) as bigint | null)) continue;
         rids.push(num(0, i));
@@ -144,7 +145,7 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
 export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportParams): Promise<string[]> {
   if (p.costMode === 'recorded') return [];
   const r = await conn.runAndReadAll(
-    `SELECT harness, model, count(*)::BIGINT AS responses,
+    `SELECT harness, model, billing_kind = 'priority' AS priority, count(*)::BIGINT AS responses,
             sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens)::BIGINT AS tokens
      FROM billed_events
      WHERE requests > 0 AND computed_cost_e10 IS NULL
@@ -157,8 +158,10 @@ export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportPar
     { mode: p.costMode, h: listValue(p.harnesses), project: p.project, tz: p.tz, since: p.since, until: p.until },
     { mode: VARCHAR, h: LIST(VARCHAR), project: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR },
   );
-  return (r.getRowObjectsJson() as { harness: string; model: string | null; responses: string; tokens: string }[]).map((x) =>
-    x.model === null
+  return (r.getRowObjectsJson() as { harness: string; model: string | null; priority: boolean | null; responses: string; tokens: string }[]).map((x) =>
+    x.priority && x.model !== null
+      ? `no priority-processing price for model "${x.model}" (${x.harness}): ${counted(x.responses, 'response')}, ${counted(x.tokens, 'token')} billed at the priority tier ${Number(x.tokens) === 1 ? 'has' : 'have'} no computed cost (unknown, not the standard rate)`
+      : x.model === null
       ? `${counted(x.responses, `${x.harness} response`)} (${counted(x.tokens, 'token')}) ${Number(x.responses) === 1 ? 'names no model, so it has' : 'name no model, so they have'} no computed cost (unknown, not $0)`
       : `no price for model "${x.model}" (${x.harness}): ${counted(x.responses, 'response')}, ${counted(x.tokens, 'token')} ${Number(x.tokens) === 1 ? 'has' : 'have'} no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)`,
   );

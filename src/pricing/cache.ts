@@ -7,6 +7,7 @@
 // says it is stale until the next refresh.
 import { costUnits, type CompiledPrice } from './engine.js';
 import type { PriceableUsage } from './pricer.js';
+import { atTier } from './service-tier.js';
 
 export interface CachedResolution {
   /** Bucket width in ms (0: one bucket for all time), as the pricer's memo cuts time. */
@@ -44,7 +45,7 @@ export function cachedCost(cache: PriceCache, u: PriceableUsage): bigint | null 
   const c = r.buckets[String(bucketOf(r.width, u.ts))];
   if (c === undefined) return PRICE_MISS;
   if (c === null) return null;
-  return costUnits(c, u);
+  return atTier(costUnits(c, u), u);
 }
 
 /** Entries of `b` added to `a` (same fingerprint; else `b` alone). */

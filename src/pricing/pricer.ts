@@ -7,6 +7,7 @@
 // The time bucket is the UTC day for models whose prices change on start dates
 // (the library compares against UTC midnight of `start_date`), the minute for
 // time-of-day prices (DeepSeek off-peak), and one bucket for constant prices.
+import { atTier } from './service-tier.js';
 import { readFileSync } from 'node:fs';
 import { readInputText } from '../core/inputs.js';
 import { fsProblem } from '../core/fs-problem.js';
@@ -37,7 +38,7 @@ export class PricesFileError extends Error {
 }
 
 /** Bump when the costing logic changes, so stores re-price their rows. */
-const ENGINE_VERSION = 'pricing-2';
+const ENGINE_VERSION = 'pricing-3';
 
 export interface PriceableUsage {
   harness: HarnessId;
@@ -53,6 +54,8 @@ export interface PriceableUsage {
   reasoning_tokens: number;
   /** Responses the row stands for (default 1); 0 = a residual aggregate, priced at base rates without tiers. */
   requests?: number;
+  /** The billing category the source states ('priority': priority processing, service-tier.ts). */
+  billing_kind?: string | null;
 }
 
 export interface Pricer {
@@ -248,7 +251,8 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     if (!res) return null;
     const compiled = priceAt(res, validTs(u.ts));
     if (!compiled) return null;
-    return costUnits(compiled, u);
+    // A priority response of a model whose priority price is unknown: null (service-tier.ts).
+    return atTier(costUnits(compiled, u), u);
   }
 
   return {
