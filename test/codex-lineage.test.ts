@@ -172,3 +172,29 @@ describe('codex lineage through the store: files arriving in any order over incr
     expect(metrics(j.totals)).toEqual({ requests: 2, input_tokens: 500, cache_read_tokens: 700, output_tokens: 100, total_tokens: 1300 });
   });
 });
+
+describe('codex lineage: a store written by an earlier build', () => {
+  it('is read again (the lineage migration): copies an older build counted under the child are replaced by the parent-keyed ones', async () => {
+    const home = dirname(freshHome());
+    const ctx = newContext(join(home, '.codex'));
+    lineageScenario(ctx, { variant: 'restamped' });
+    const env = cleanEnv(home);
+    const db = join(home, 'store.duckdb');
+    const RANGE = ['--since', '2026-01-01', '--until', '2026-02-28', '--tz', 'UTC', '--db', db];
+    expect(runCli(['ingest', '--db', db], env).status).toBe(0);
+    // What an earlier build stored: the child's re-stamped copies keyed by the child (each billed again), at the schema before.
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { MIGRATIONS, SCHEMA_VERSION } = await import('../src/store/schema.js');
+    expect(MIGRATIONS[SCHEMA_VERSION - 1]).toContain('codex lineage');
+    const inst = await DuckDBInstance.create(db);
+    const conn = await inst.connect();
+    await conn.run(`UPDATE usage_rows SET dedupe_key = replace(dedupe_key, '${PARENT}', '${CHILD}'), billed = true WHERE dedupe_rank >= 2`);
+    await conn.run(`UPDATE meta SET value = '${SCHEMA_VERSION - 1}' WHERE key = 'schema_version'`);
+    const before = await conn.runAndReadAll('SELECT count(*)::INTEGER AS n FROM billed_events');
+    expect(before.getRowObjectsJson()[0]).toEqual({ n: 8 });
+    conn.closeSync();
+    inst.closeSync();
+    const j = reportJson(['--harness', 'codex', ...RANGE], env);
+    expect({ requests: j.totals.requests, total_tokens: j.totals.total_tokens }).toEqual({ requests: 5, total_tokens: 7480 });
+  });
+});
