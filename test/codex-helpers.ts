@@ -26,7 +26,7 @@ export async function collectAll(codexHome: string): Promise<Collected[]> {
   return out;
 }
 
-/** The file's own responses, and the copies it holds of another thread's (dedupe_rank 2 and 3). */
+/** The file's own responses, and the copies it holds of another thread's (dedupe_rank 2 to 5). */
 export const own = (events: UsageEvent[]) => events.filter((e) => e.dedupe_rank < 2);
 export const copies = (events: UsageEvent[]) => events.filter((e) => e.dedupe_rank >= 2);
 

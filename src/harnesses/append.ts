@@ -30,10 +30,14 @@ export const RANK_MARKS_COPIES: Record<HarnessId, boolean> = {
   pi: pi.rankMarksCopies === true,
 };
 
-/** Harness.copyRankFrom: the lowest dedupe_rank that marks a copy where ranks mark copies. */
+/**
+ * The lowest dedupe_rank that marks a copy, where ranks mark copies: an appended copy whose original
+ * the snapshot lacks leaves the status line unproven. Codex: every copy (2 to 5), not only those
+ * Harness.copyRankFrom names for the report horizon.
+ */
 export const COPY_RANK_FROM: Record<HarnessId, number> = {
   'claude-code': claudeCode.copyRankFrom ?? 1,
-  codex: codex.copyRankFrom ?? 1,
+  codex: 2,
   'cursor-agent': 1,
   opencode: 1,
   pi: pi.copyRankFrom ?? 1,

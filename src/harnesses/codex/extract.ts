@@ -215,8 +215,10 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       provider: st.provider ?? null,
       ts: p.ts,
       dedupe_key: p.key,
-      // Originals before copies: a record (0) before its token_count (1); copies 2 and 3.
-      dedupe_rank: (via === 'record' ? 0 : 1) + (copy === null ? 0 : 2),
+      // Originals before copies: a record (0) before its token_count (1); copies that kept the
+      // original's timestamp 2 and 3, re-stamped copies 4 and 5 (only those can be dated inside a
+      // report's window while their original's file is left unread: Harness.copyRankFrom).
+      dedupe_rank: (via === 'record' ? 0 : 1) + (copy === null ? 0 : lin.stamps === 'original' ? 2 : 4),
       requests: 1,
       input_tokens: n.input,
       cache_read_tokens: n.cacheRead,
@@ -291,6 +293,9 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
 
   /** Whose record this is: the thread it was copied from, or null for the file's own. */
   const classify = (ordinal: unknown, ts: number | null): string | null => {
+    // The first dated line of a copy tells how it is dated: well before the
+    // fork's creation = original timestamps (line times then date it too).
+    if (ts !== null && lin.origin !== null && !lin.done) lin.stamps ??= st.forkCreatedTs !== null && ts < st.forkCreatedTs - BURST_MS ? 'original' : 'restamped';
     if (st.subagentStart !== null) {
       if (typeof ordinal !== 'number') return null;
       if (ordinal < st.subagentStart) return lin.origin;
@@ -299,9 +304,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     }
     if (lin.done || lin.origin === null) return null;
     if (ts !== null) {
-      // The first dated line tells how the copy is dated: well before the
-      // fork's creation = original timestamps, each line then dated by them.
-      lin.stamps ??= st.forkCreatedTs !== null && ts < st.forkCreatedTs - BURST_MS ? 'original' : 'restamped';
+      // A copy that kept its original timestamps: each line is dated by them.
       if (lin.stamps === 'original') {
         const o = ownerAt(lin, st.forkCreatedTs, ts);
         if (o === OWN) {
