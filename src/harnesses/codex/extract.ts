@@ -199,7 +199,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     tier: st.tier ?? null,
   });
 
-  const emit = (t: Tokens, p: Omit<Pending, 'total' | 'delta'>, via: 'record' | 'token_count') => {
+  const emit = (t: Tokens, p: Omit<Pending, 'total' | 'delta'>, via: 'record' | 'token_count', rule?: string) => {
     const at = { file, line: p.line };
     if (p.ts === null) return; // already warned by usageTime
     const n = normalize(t);
@@ -230,7 +230,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       recorded_cost_usd: null, // Codex records no money anywhere (rate_limits is a plan snapshot)
       source_file: file,
       source_line: p.line,
-      rule: copy !== null ? 'copied history' : via === 'record' ? 'token_usage_record' : 'token_count',
+      rule: copy !== null ? 'Lineage: copied history' : rule ?? (via === 'record' ? 'token_usage_record' : 'event_msg token_count'),
     };
     // Priority processing (thread_settings_applied.service_tier) is a billing category of its own (src/pricing).
     if (p.tier === 'priority') ev.billing_kind = 'priority';
@@ -557,7 +557,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
       // never shares the key of the response before it.
       flushPending();
       sink.count('requests outside the thread total (auto-compaction)');
-      emit(usage, { ...pend(thread, null, line, ts, st.model), key: `codex:${keyOwner}:resp:${rid}` }, 'record');
+      emit(usage, { ...pend(thread, null, line, ts, st.model), key: `codex:${keyOwner}:resp:${rid}` }, 'record', 'Auto-compaction request');
       return;
     } else {
       flushPending();
