@@ -5,8 +5,8 @@
 //   parent: uncached input 800 + 500 + 500 = 1800, cached 200 + 1500 + 2500 = 4200, output 100 + 50 + 30 = 180
 //   child:  uncached input 400 + 100 = 500,         cached 100 + 600 = 700,            output 40 + 60 = 100
 import { afterAll, describe, expect, it } from 'vitest';
-import { renameSync, rmSync, utimesSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { cleanEnv, reportJson, runCli } from './helpers/cli.js';
 import { newContext } from '../fixtures/codex/home.js';
 import { C_START, CHILD, GRANDCHILD, lineageScenario, nestedScenario, P_START, PARENT, type Variant } from '../fixtures/codex/lineage.js';
@@ -196,5 +196,38 @@ describe('codex lineage: a store written by an earlier build', () => {
     inst.closeSync();
     const j = reportJson(['--harness', 'codex', ...RANGE], env);
     expect({ requests: j.totals.requests, total_tokens: j.totals.total_tokens }).toEqual({ requests: 5, total_tokens: 7480 });
+  });
+});
+
+describe('codex lineage: a child read in two runs, cut at every line', () => {
+  it('the copy boundary and the copied keys are the same as one whole read, wherever the first run stopped', async () => {
+    const layouts: [string, (ctx: ReturnType<typeof newContext>) => unknown, string][] = [
+      ['restamped', (ctx) => lineageScenario(ctx, { variant: 'restamped' }), CHILD],
+      ['second-meta', (ctx) => lineageScenario(ctx, { variant: 'second-meta' }), CHILD],
+      ['original', (ctx) => lineageScenario(ctx, { variant: 'original' }), CHILD],
+      ['ordinals', (ctx) => lineageScenario(ctx, { variant: 'ordinals' }), CHILD],
+      ['nested', (ctx) => nestedScenario(ctx), GRANDCHILD],
+    ];
+    let cuts = 0;
+    for (const [name, b, thread] of layouts) {
+      const { byThread } = await build(b);
+      const whole = byThread(thread);
+      const full = readFileSync(whole.source.path);
+      const scratchDir = dirname(freshHome());
+      const scratch = join(scratchDir, basename(whole.source.path));
+      const sref = { ...whole.source, path: scratch, key: scratch };
+      const wanted = storeLike(whole.events).map((e) => `${e.dedupe_key} ${e.dedupe_rank} ${e.session_id} ${e.input_tokens}`).sort();
+      for (let i = 0; i < full.length; i++) {
+        if (full[i] !== 10) continue;
+        writeFileSync(scratch, full.subarray(0, i + 1));
+        const first = await collect(sref);
+        writeFileSync(scratch, full);
+        const second = await collect(sref, first.resume);
+        const union = storeLike([...first.events, ...second.events]).map((e) => `${e.dedupe_key} ${e.dedupe_rank} ${e.session_id} ${e.input_tokens}`).sort();
+        expect(union, `${name} cut after byte ${i}`).toEqual(wanted);
+        cuts++;
+      }
+    }
+    expect(cuts).toBeGreaterThan(100);
   });
 });
