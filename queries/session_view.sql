@@ -6,10 +6,9 @@
 -- its units of work in the local-day range: prompts typed by a person,
 -- turns, tool calls, subagent tasks and active minutes (the time between its
 -- records with idle gaps over 10 minutes removed), and how many sub-agent
--- threads have it as their root (session_facts' parent links, up the tree:
--- their spend is in this session where the harness attributes it to the
--- root, Codex). Every session with a billed response or a unit of work in
--- the range.
+-- threads active in the range have it as their root (session_facts' parent
+-- links, up the tree; Codex puts their spend in the root session). Every
+-- session with a billed response or a unit of work in the range.
 -- param: since DATE              first local calendar day included
 -- param: until DATE              last local calendar day included
 -- param: tz VARCHAR              IANA zone the range is read in
@@ -27,7 +26,7 @@
 -- column: turns                  HUGEINT
 -- column: tool_calls             HUGEINT
 -- column: subagent_tasks         HUGEINT
--- column: subagent_threads       BIGINT   sub-agent threads whose root is this session (any time)
+-- column: subagent_threads       BIGINT   sub-agent threads active in the range whose root is this session
 WITH a AS (SELECT * FROM session_active($tz, $harnesses, $since, $until)),
 e AS (
   SELECT harness, session_id, list(DISTINCT model ORDER BY model) FILTER (WHERE model IS NOT NULL) AS models
@@ -42,7 +41,11 @@ u AS (
   WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
   GROUP BY ALL
 ),
-sr AS (SELECT harness, root_session_id AS session_id, count(*) AS subagent_threads FROM session_roots() GROUP BY ALL)
+sr AS (
+  SELECT r.harness, r.root_session_id AS session_id, count(*) AS subagent_threads
+  FROM session_roots() r JOIN a ON a.harness = r.harness AND a.session_id = r.session_id
+  GROUP BY ALL
+)
 SELECT a.harness, a.session_id, sa.project, coalesce(e.models, []) AS models, f.title,
        a.first_ts_ms, a.last_ts_ms, a.active_ms,
        coalesce(u.prompts, 0)::HUGEINT AS prompts, coalesce(u.turns, 0)::HUGEINT AS turns,

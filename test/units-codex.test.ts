@@ -93,11 +93,10 @@ describe('Codex units of work', () => {
   });
 
   const EXPECTED = {
-    // T4's own units (a turn, a tool call, its task) are its root session's, T1's, as its spend is.
-    [T1]: { prompts: 2, turns: 2 + 1, tool_calls: 5 + 1, subagent_tasks: 1, title: 'Fix the flaky test', parent: null },
+    [T1]: { prompts: 2, turns: 2, tool_calls: 5, subagent_tasks: 0, title: 'Fix the flaky test', parent: null },
     [T2]: { prompts: 1, turns: 1, tool_calls: 1, subagent_tasks: 0, title: 'legacy work', parent: null },
     [T3]: { prompts: 1, turns: 1, tool_calls: 1, subagent_tasks: 0, title: null, parent: null },
-    [T4]: { prompts: 0, turns: 0, tool_calls: 0, subagent_tasks: 0, title: null, parent: T1 },
+    [T4]: { prompts: 0, turns: 1, tool_calls: 1, subagent_tasks: 1, title: null, parent: T1 },
   };
 
   it('counts each thread as derived by hand, read in two parts or at once', () => {

@@ -159,7 +159,10 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     const e = st.epoch ? `e${st.epoch}` : '';
     return lin.origin !== null ? `codex:${lin.origin}:-:${e}@${total}` : `codex:${st.threadId}:${rollout}:${e}@${total}`;
   };
-  /** Own responses and units belong to the session: a sub-agent's, to the root of its tree. */
+  /**
+   * Own responses belong to the session: a sub-agent's, to the root of its tree. Units of work stay
+   * on the thread (linked to its parent by a session fact, as reports attribute them).
+   */
   const ownSession = () => st.root ?? st.threadId;
 
   const out: UsageEvent[] = [];
@@ -327,7 +330,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
   let tools: { line: number; ts: number; n: number } | null = null;
   const flushTools = () => {
     if (!tools) return;
-    sink.unit({ harness: 'codex', session_id: ownSession(), kind: 'tool_call', dedupe_key: `codex:${st.threadId}:${rollout}:L${tools.line}`, dedupe_rank: 0, ts: tools.ts, count: tools.n });
+    sink.unit({ harness: 'codex', session_id: st.threadId, kind: 'tool_call', dedupe_key: `codex:${st.threadId}:${rollout}:L${tools.line}`, dedupe_rank: 0, ts: tools.ts, count: tools.n });
     tools = null;
   };
   const countUnit = (kind: WorkUnitKind | 'user', ts: number | null, ordinal: number | null, line: number) => {
@@ -342,7 +345,7 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     }
     flushTools();
     const k: WorkUnitKind = kind === 'user' ? (st.subagent ? 'subagent_task' : 'prompt') : kind;
-    sink.unit({ harness: 'codex', session_id: ownSession(), kind: k, dedupe_key: `codex:${st.threadId}:${rollout}:L${line}`, dedupe_rank: 0, ts: when, count: 1 });
+    sink.unit({ harness: 'codex', session_id: st.threadId, kind: k, dedupe_key: `codex:${st.threadId}:${rollout}:L${line}`, dedupe_rank: 0, ts: when, count: 1 });
   };
 
   /** A session_meta after line 1: a copied header naming the thread whose records follow, or this thread's own again. */
