@@ -53,9 +53,14 @@ describe('codex end to end', () => {
     }
   });
 
-  it('by session and project: sub-agents are their own session in the parent project; revert files share the thread', () => {
+  it('by session and project: a sub-agent is its root session\'s, in the parent project; revert files share the thread', () => {
     const s = reportJson(['--harness', 'codex', '--by', 'session', ...RANGE], env);
     expect(sortedMap(rowsBy(s, ['session']))).toEqual(sortedMap(fx.ledger.by((r) => r.session)));
+    // The sub-agent's spend is in its root session (the parent's thread), which counts one sub-agent thread.
+    const root = s.rows.find((r: any) => r.session === '0199aaaa-0000-7000-8000-0000000000d1');
+    expect(root.subagent_threads).toBe(1);
+    expect(s.rows.some((r: any) => r.session === '0199aaaa-0000-7000-8000-0000000000d2')).toBe(false);
+    expect(s.rows.filter((r: any) => r.subagent_threads > 0)).toHaveLength(1);
     const p = reportJson(['--harness', 'codex', '--by', 'project', ...RANGE], env);
     expect(sortedMap(rowsBy(p, ['project']))).toEqual(sortedMap(fx.ledger.by((r) => r.project)));
     expect(p.rows.some((r: any) => String(r.project).includes('.worktrees'))).toBe(false);
@@ -71,7 +76,10 @@ describe('codex end to end', () => {
     for (const w of fx.written) {
       const src = h.sources.find((s: any) => s.path === w.path);
       expect(src, w.path).toBeTruthy();
-      expect(src.events, w.label).toBe(fx.ledger.responses.filter((x) => x.file === w.label).length);
+      // A file's events: its own responses, plus the copies it holds of its parent's (keyed as the parent's file keys them).
+      expect(src.counts['own responses'] ?? 0, w.label).toBe(fx.ledger.responses.filter((x) => x.file === w.label).length);
+      const copied = Object.entries(src.counts).filter(([k]) => k.startsWith('responses copied from thread ')).reduce((n, [, v]) => n + (v as number), 0);
+      expect(src.events, w.label).toBe(fx.ledger.responses.filter((x) => x.file === w.label).length + copied);
     }
     for (const f of fx.corrupt) {
       const src = h.sources.find((s: any) => s.path === f);
@@ -85,8 +93,6 @@ describe('codex end to end', () => {
       'token_count repeating an unchanged total',
       'token_count without info (rate-limit update only)',
       'synthesized context-window-overflow total (not provider usage)',
-      'token_count inherited from a parent rollout',
-      'token_usage_record inherited from a parent rollout',
       'session_meta copied from another rollout (only the first line describes the file)',
     ]) {
       expect(reasons, want).toContain(want);

@@ -22,8 +22,8 @@ import {
   zstdCompress,
 } from '../fixtures/codex/home.js';
 import { Ledger, utcDay } from '../fixtures/codex/ledger.js';
-import { randomUsage, rng, RolloutWriter, ZERO_USAGE } from '../fixtures/codex/rollout.js';
-import { byModelDay, collect, collectAll, discover, skipCount, sorted, storeLike, totalsBy } from './codex-helpers.js';
+import { randomUsage, rng, RolloutWriter, usageJson, ZERO_USAGE } from '../fixtures/codex/rollout.js';
+import { byModelDay, collect, collectAll, copies, discover, own, skipCount, sorted, storeLike, totalsBy } from './codex-helpers.js';
 import type { SourceRef } from '../src/harnesses/types.js';
 import { tempDir } from './helpers/temp.js';
 
@@ -51,12 +51,13 @@ describe('codex: the whole fixture home', () => {
     for (const w of home.written) {
       const c = collected.find((x) => x.source.path === w.path)!;
       expect(c.failed).toBe(false);
-      expect(sorted(byModelDay(c.events)), w.label).toEqual(sorted(home.ledger.byModelDay((r) => r.file === w.label)));
+      expect(sorted(byModelDay(own(c.events))), w.label).toEqual(sorted(home.ledger.byModelDay((r) => r.file === w.label)));
     }
     const all = collected.flatMap((c) => c.events);
     expect(sorted(byModelDay(storeLike(all)))).toEqual(sorted(home.ledger.byModelDay()));
-    // No two events of different files share a dedupe key (nothing is a copy here).
-    expect(storeLike(all).length).toBe(all.length);
+    // Every copy (a fork's, a sub-agent's inherited context) shares the key of its original, which the store keeps.
+    expect(storeLike(all).length).toBe(own(all).length);
+    expect(storeLike(all).every((e) => e.dedupe_rank < 2)).toBe(true);
     expect(home.ledger.responses.length).toBeGreaterThan(40);
     // session_meta.model_provider is passed on; Codex never records a cost.
     expect(new Set(all.map((e) => `${e.provider}/${e.recorded_cost_usd}`))).toEqual(new Set(['openai/null']));
@@ -217,29 +218,35 @@ describe('codex: forks, sub-agents, reverts, migrated files', () => {
     const { byLabel, ledger } = await only((ctx) => legacyForkScenario(ctx));
     const parent = byLabel.get('fork-parent')!;
     const fork = byLabel.get('legacy-fork')!;
-    expect(sorted(byModelDay(fork.events))).toEqual(sorted(ledger.byModelDay((r) => r.file === 'legacy-fork')));
+    expect(sorted(byModelDay(own(fork.events)))).toEqual(sorted(ledger.byModelDay((r) => r.file === 'legacy-fork')));
     expect(sorted(byModelDay(parent.events))).toEqual(sorted(ledger.byModelDay((r) => r.file === 'fork-parent')));
     expect(skipCount(fork, 'session_meta copied from another rollout (only the first line describes the file)')).toBe(1);
-    expect(skipCount(fork, 'token_count inherited from a parent rollout')).toBeGreaterThanOrEqual(3);
-    expect(new Set(fork.events.map((e) => e.session_id))).toEqual(new Set([id(0xc2)]));
-    expect(fork.events.map((e) => e.model)).toEqual(['o4-mini', 'o4-mini']);
+    // The copied responses are keyed as the parent's file keys them.
+    expect(fork.counts[`responses copied from thread ${id(0xc1)}`]).toBe(3);
+    expect(fork.counts['own responses']).toBe(2);
+    expect(copies(fork.events).map((e) => e.dedupe_key).sort()).toEqual(parent.events.map((e) => e.dedupe_key).sort());
+    expect(new Set(own(fork.events).map((e) => e.session_id))).toEqual(new Set([id(0xc2)]));
+    expect(own(fork.events).map((e) => e.model)).toEqual(['o4-mini', 'o4-mini']);
     const all = [...parent.events, ...fork.events];
     expect(sorted(byModelDay(storeLike(all)))).toEqual(sorted(ledger.byModelDay()));
-    expect(storeLike(all).length).toBe(all.length);
+    expect(storeLike(all).length).toBe(own(all).length);
   });
 
   it('sub-agent: inherited parent context adds nothing; own responses go to the child thread and the parent project', async () => {
     const { byLabel, ledger } = await only((ctx) => subagentScenario(ctx));
     const child = byLabel.get('subagent')!;
-    expect(sorted(byModelDay(child.events))).toEqual(sorted(ledger.byModelDay((r) => r.file === 'subagent')));
-    expect(child.events.length).toBe(3);
-    expect(skipCount(child, 'token_usage_record inherited from a parent rollout')).toBe(2);
-    expect(skipCount(child, 'token_count inherited from a parent rollout')).toBe(2);
-    expect(new Set(child.events.map((e) => e.session_id))).toEqual(new Set([id(0xd2)]));
-    expect(new Set(child.events.map((e) => e.project))).toEqual(new Set(['/proj/delta']));
-    expect(new Set(child.events.map((e) => e.model))).toEqual(new Set(['gpt-5-mini']));
+    expect(sorted(byModelDay(own(child.events)))).toEqual(sorted(ledger.byModelDay((r) => r.file === 'subagent')));
+    expect(own(child.events).length).toBe(3);
+    expect(child.counts[`responses copied from thread ${id(0xd1)}`]).toBe(2);
+    expect(child.counts['copy ended by the ordinal reaching subagent_history_start_ordinal']).toBe(1);
+    // A sub-agent's spend belongs to the root of its session tree (here the parent, whose thread is the root).
+    expect(new Set(own(child.events).map((e) => e.session_id))).toEqual(new Set([id(0xd1)]));
+    expect(new Set(own(child.events).map((e) => e.project))).toEqual(new Set(['/proj/delta']));
+    expect(new Set(own(child.events).map((e) => e.model))).toEqual(new Set(['gpt-5-mini']));
     const parent = byLabel.get('sub-parent')!;
     expect(sorted(byModelDay(parent.events))).toEqual(sorted(ledger.byModelDay((r) => r.file === 'sub-parent')));
+    const all = [...parent.events, ...child.events];
+    expect(sorted(byModelDay(storeLike(all)))).toEqual(sorted(ledger.byModelDay()));
   });
 
   it('revert: old and new rollout of one thread each count their own responses once (history_base prefix not re-counted)', async () => {
@@ -270,13 +277,13 @@ describe('codex: forks, sub-agents, reverts, migrated files', () => {
     expect(skipCount(mig, 'duplicate token_usage_record (same response_id)')).toBe(1);
   });
 
-  it('history_base file whose first own response has no record: taken as the starting total, later responses exact', async () => {
+  it('history_base file whose first own response has only a token_count: its last_token_usage, against the inherited total', async () => {
     const { byLabel, ledger } = await only((ctx) => {
       const w = new RolloutWriter({ threadId: id(0x53), start: T0, paginated: true, firstOrdinal: 20, label: 'based', project: '/proj/b', ledger: ctx.ledger, startTotal: { input: 50000, cached: 20000, cacheWrite: 0, output: 3000, reasoning: 1000 } });
       const r = rng(8);
       w.sessionMeta({ history_base: { thread_id: id(0x54), end_ordinal_exclusive: 20, end_byte_offset: 9999 } }).turn('gpt-5', '/proj/b');
-      // The documented limit: with no record and no known starting total this one cannot be priced.
-      w.response(randomUsage(r), { record: 'none', billed: false });
+      // No record, no known starting total: the response is its last_token_usage (delta against the inherited total).
+      w.response(randomUsage(r), { record: 'none' });
       w.response(randomUsage(r), { record: 'none' }).response(randomUsage(r), { record: 'after' });
       const path = sessionsPath(ctx.codexHome, T0, rolloutName(T0, id(0x53)));
       mkdirSync(dirname(path), { recursive: true });
@@ -285,7 +292,8 @@ describe('codex: forks, sub-agents, reverts, migrated files', () => {
     });
     const c = byLabel.get('based')!;
     expect(sorted(byModelDay(c.events))).toEqual(sorted(ledger.byModelDay()));
-    expect(skipCount(c, 'first token_count of a rollout continuing another (history_base): taken as the starting total')).toBe(1);
+    expect(c.counts['responses from token_count totals']).toBe(2);
+    expect(c.skips.map((k) => k.reason)).not.toContain("first token_count after an unknown total without a usable last_token_usage: taken as the starting total");
   });
 });
 
@@ -407,5 +415,56 @@ describe('codex: bad input never stops the file', () => {
       expect(c.events).toEqual([]);
       expect(c.warnings.filter((w) => w.startsWith(`${c.source.path}: corrupt zstd data`))).toHaveLength(1);
     }
+  });
+});
+
+describe('codex: auto-compaction request, model and service tier without turn_context', () => {
+  /** Writes `w` as a rollout of a fresh home and collects it. */
+  async function one(w: RolloutWriter) {
+    const codexHome = freshHome();
+    const path = sessionsPath(codexHome, w.o.start, rolloutName(w.o.start, w.o.threadId));
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, w.text());
+    return collect(await refFor(codexHome, path));
+  }
+  const fixed = (input: number, cached: number, output: number) => ({ input, cached, cacheWrite: 0, output, reasoning: 0 });
+
+  it('the compaction request (its own token_usage_record, the thread total unmoved: openai/codex#47003) keeps its own key', async () => {
+    const w = new RolloutWriter({ threadId: id(0x61), start: T0, paginated: true, label: 'compact', project: '/proj/c', ledger: new Ledger() });
+    w.sessionMeta().turn('gpt-5', '/proj/c');
+    w.response(fixed(1000, 200, 100), { record: 'after' });
+    // The compaction request: usage of its own, thread_token_usage = the total before it; the next token_count repeats that total.
+    w.line('token_usage_record', { thread_id: id(0x61), turn_id: w.turnId, session_id: id(0x61), root_turn_id: w.turnId, response_id: 'resp_compaction', usage: usageJson(fixed(5000, 0, 300)), turn_token_usage: usageJson(w.turnTotal), thread_token_usage: usageJson(w.total) });
+    w.repeatTokenCount();
+    w.response(fixed(700, 600, 60), { record: 'before' });
+    const c = await one(w);
+    const kept = storeLike(c.events);
+    // By hand: uncached input 800 + 5000 + 100, cached 200 + 0 + 600, output 100 + 300 + 60.
+    expect(totalsBy(kept, () => 'all').get('all')).toMatchObject({ requests: 3, input_tokens: 5900, cache_read_tokens: 800, output_tokens: 460 });
+    expect(c.counts['requests outside the thread total (auto-compaction)']).toBe(1);
+    expect(kept.find((e) => e.dedupe_key.endsWith(':resp:resp_compaction'))).toBeDefined();
+  });
+
+  it('model from thread_settings_applied or token_count.info.model; service_tier priority (legacy "fast") marks the responses after it', async () => {
+    const w = new RolloutWriter({ threadId: id(0x62), start: T0, paginated: false, label: 'tier', project: '/proj/t', ledger: new Ledger() });
+    const settings = (model: string, tier?: string) => w.line('event_msg', { type: 'thread_settings_applied', thread_settings: { model, model_provider_id: 'openai', ...(tier ? { service_tier: tier } : {}), approval_policy: 'never', cwd: '/proj/t' } });
+    w.sessionMeta();
+    settings('gpt-5.5', 'priority');
+    w.response(fixed(1000, 0, 10));
+    // A token_count naming its model (newer builds).
+    const total = { ...w.total, input: w.total.input + 2000, output: w.total.output + 20 };
+    w.line('event_msg', { type: 'token_count', info: { model: 'gpt-5.4', total_token_usage: usageJson(total, false), last_token_usage: usageJson(fixed(2000, 0, 20), false), model_context_window: 272000 }, rate_limits: null });
+    w.total = total;
+    settings('gpt-5.5', 'default');
+    w.response(fixed(3000, 0, 30));
+    settings('gpt-5.5', 'fast');
+    w.response(fixed(4000, 0, 40));
+    const c = await one(w);
+    expect(c.events.map((e) => [e.model, e.billing_kind ?? null, e.input_tokens])).toEqual([
+      ['gpt-5.5', 'priority', 1000],
+      ['gpt-5.4', 'priority', 2000],
+      ['gpt-5.5', null, 3000],
+      ['gpt-5.5', 'priority', 4000],
+    ]);
   });
 });

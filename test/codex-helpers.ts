@@ -26,6 +26,10 @@ export async function collectAll(codexHome: string): Promise<Collected[]> {
   return out;
 }
 
+/** The file's own responses, and the copies it holds of another thread's (dedupe_rank 2 to 5). */
+export const own = (events: UsageEvent[]) => events.filter((e) => e.dedupe_rank < 2);
+export const copies = (events: UsageEvent[]) => events.filter((e) => e.dedupe_rank >= 2);
+
 export const eventTotal = (e: UsageEvent) => e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens;
 
 /** The store's rule: per (harness, dedupe_key) keep the largest total, then the lowest rank, then the source path. */

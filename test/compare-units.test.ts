@@ -125,8 +125,10 @@ describe('compare: per prompt and per active hour', () => {
     expect([cc.prompts, cc.tool_calls]).toEqual([3, 3]);
     expect(top.find((s: any) => s.harness === 'pi')).toMatchObject({ prompts: 2, tool_calls: 1 });
     const v = reportJson([...RANGE, '--prices', prices, '--by', 'session'], env);
-    // Sorted by cost: pi ($1.00), codex, claude-code ($0.0013).
-    expect(v.rows.map((r: any) => r.harness)).toEqual(['pi', 'codex', 'codex', 'claude-code']);
+    // Sorted by cost: pi ($1.00), codex, claude-code ($0.0013). The Codex sub-agent's spend is its
+    // root session's (as Claude Code's subagent is its session's): one Codex row, counting the thread.
+    expect(v.rows.map((r: any) => r.harness)).toEqual(['pi', 'codex', 'claude-code']);
+    expect(v.rows.find((r: any) => r.harness === 'codex')).toMatchObject({ prompts: 1, subagent_threads: 1, turns: 1 });
     expect(v.rows.find((r: any) => r.harness === 'claude-code')).toMatchObject({ prompts: 3, turns: 2, tool_calls: 3, subagent_tasks: 1, models: MODEL, active_minutes: 6 });
     const costs = v.rows.map((r: any) => r.cost_usd);
     expect([...costs].sort((a: number, b: number) => b - a)).toEqual(costs);

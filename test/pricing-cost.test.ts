@@ -126,6 +126,22 @@ describe('codex', () => {
     expect(pricer.cost({ ...u, input_tokens: 21999 })).toBe('0.1324975');
   });
 
+  it('priority processing (billing_kind "priority"): the GPT-5 family at 2x; a model without a known priority price is null, never standard', () => {
+    // gpt-5 standard 0.0475 (above) x 2 = 0.095
+    const u = usage({ harness: 'codex', model: 'gpt-5-codex', input_tokens: 10000, cache_read_tokens: 40000, output_tokens: 3000, reasoning_tokens: 1000 });
+    expect(pricer.cost({ ...u, billing_kind: 'priority' })).toBe('0.095');
+    // gpt-5.4 base (271999 total input): 0.1324975 x 2 = 0.264995
+    const v = usage({ harness: 'codex', model: 'gpt-5.4', input_tokens: 21999, cache_read_tokens: 250000, output_tokens: 1000 });
+    expect(pricer.cost({ ...v, billing_kind: 'priority' })).toBe('0.264995');
+    // Standard and other billing kinds are unchanged.
+    expect(pricer.cost({ ...u, billing_kind: null })).toBe('0.0475');
+    expect(pricer.cost({ ...u, billing_kind: 'Included' })).toBe('0.0475');
+    // gpt-5-mini has a priority price that is not 2x and is not in the data; o3 none at all: unknown.
+    expect(pricer.cost(usage({ harness: 'codex', model: 'gpt-5-mini', input_tokens: 1000, billing_kind: 'priority' }))).toBeNull();
+    expect(pricer.cost(usage({ harness: 'codex', model: 'o3', input_tokens: 1000, billing_kind: 'priority' }))).toBeNull();
+    expect(pricer.cost(usage({ harness: 'codex', model: 'o3', input_tokens: 1000 }))).not.toBeNull();
+  });
+
   it('prices o3 before and after its 2025-06-10 price cut', () => {
     const u = usage({ harness: 'codex', model: 'o3', input_tokens: 10000, cache_read_tokens: 20000, output_tokens: 5000, reasoning_tokens: 4000 });
     // 10000×10 + 20000×0.5 + 5000×40 = 310000

@@ -81,14 +81,14 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
              r.input_tokens::DOUBLE, r.cache_read_tokens::DOUBLE, r.cache_write_tokens::DOUBLE,
              r.cache_write_5m_tokens::DOUBLE, r.cache_write_1h_tokens::DOUBLE,
              r.output_tokens::DOUBLE, r.reasoning_tokens::DOUBLE, r.computed_cost_e10, r.requests::DOUBLE,
-             a.speed, r.web_search_requests::DOUBLE, r.iteration::DOUBLE
+             a.speed, r.web_search_requests::DOUBLE, r.iteration::DOUBLE, a.billing_kind
       FROM usage_rows r JOIN event_attrs a USING (attr_id)`);
     const rids: number[] = [];
     const costs: (bigint | null)[] = [];
     for (;;) {
       const chunk = await res.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;
-      const col = Array.from({ length: 17 }, (_, i) => chunk.getColumnVector(i));
+      const col = Array.from({ length: 18 }, (_, i) => chunk.getColumnVector(i));
       const num = (c: number, i: number) => col[c]!.getItem(i) as number;
       const numOrNull = (c: number, i: number) => col[c]!.getItem(i) as number | null;
       for (let i = 0; i < chunk.rowCount; i++) {
@@ -108,6 +108,7 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
           speed: col[14]!.getItem(i) as string | null,
           web_search_requests: numOrNull(15, i),
           iteration: numOrNull(16, i),
+          billing_kind: col[17]!.getItem(i) as string | null,
         });
         if (e10 === (col[12]!.getItem(i) as bigint | null)) continue;
         rids.push(num(0, i));
@@ -148,7 +149,7 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
 export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportParams): Promise<string[]> {
   if (p.costMode === 'recorded') return [];
   const r = await conn.runAndReadAll(
-    `SELECT harness, model, speed, sum(requests)::BIGINT AS responses,
+    `SELECT harness, model, speed, billing_kind = 'priority' AS priority, sum(requests)::BIGINT AS responses,
             sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens)::BIGINT AS tokens
      FROM billed_events
      WHERE (requests > 0 OR iteration IS NOT NULL) AND computed_cost_e10 IS NULL
@@ -161,8 +162,10 @@ export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportPar
     { mode: p.costMode, h: listValue(p.harnesses), project: p.project, tz: p.tz, since: p.since, until: p.until },
     { mode: VARCHAR, h: LIST(VARCHAR), project: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR },
   );
-  return (r.getRowObjectsJson() as { harness: string; model: string | null; speed: string | null; responses: string; tokens: string }[]).map((x) =>
-    x.model === null
+  return (r.getRowObjectsJson() as { harness: string; model: string | null; speed: string | null; priority: boolean | null; responses: string; tokens: string }[]).map((x) =>
+    x.priority && x.model !== null
+      ? `no priority-processing price for model "${x.model}" (${x.harness}): ${counted(x.responses, 'response')}, ${counted(x.tokens, 'token')} billed at the priority tier ${Number(x.tokens) === 1 ? 'has' : 'have'} no computed cost (unknown, not the standard rate)`
+      : x.model === null
       ? `${counted(x.responses, `${x.harness} response`)} (${counted(x.tokens, 'token')}) ${Number(x.responses) === 1 ? 'names no model, so it has' : 'name no model, so they have'} no computed cost (unknown, not $0)`
       : x.speed !== null
         ? // A model priced at standard speed whose fast-mode price is not known (src/pricing/fast-mode.ts).

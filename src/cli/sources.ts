@@ -72,6 +72,8 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
     for (const s of h.sources) {
       const extra = s.context_rows ? `, ${counted(s.context_rows, 'context row')}` : '';
       out.push(`  ${s.path}${s.target ? ` -> ${s.target}` : ''}: ${counted(s.events, 'event')}${extra}${s.retained ? ` (retained: file gone since ${s.retained_since}, rows kept)` : ''}`);
+      // Per file, what its extractor counted (Codex: own responses, copies of which thread, the copy's boundary).
+      for (const [k, n] of Object.entries(s.counts ?? {})) out.push(`    ${k}: ${n}`);
       for (const sk of s.skipped) out.push(`    skipped ${sk.count} × ${sk.reason} (first at ${sk.first})`);
       for (const w of s.warnings) out.push(`    warning: ${w}`);
     }

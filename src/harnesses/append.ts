@@ -48,3 +48,22 @@ export const RANK_MARKS_COPIES: Record<HarnessId, boolean> = {
   'roo-code': false,
   'kilo-code': false,
 };
+
+/**
+ * The lowest dedupe_rank that marks a copy, where ranks mark copies: an appended copy whose original
+ * the snapshot lacks leaves the status line unproven. Codex: every copy (2 to 5), not only those
+ * Harness.copyRankFrom names for the report horizon.
+ */
+export const COPY_RANK_FROM: Record<HarnessId, number> = {
+  'claude-code': claudeCode.copyRankFrom ?? 1,
+  codex: 2,
+  'cursor-agent': 1,
+  opencode: 1,
+  pi: pi.copyRankFrom ?? 1,
+  'gemini-cli': geminiCli.copyRankFrom ?? 1,
+  'qwen-code': qwenCode.copyRankFrom ?? 1,
+  openclaw: openclaw.copyRankFrom ?? 1,
+  cline: 1,
+  'roo-code': 1,
+  'kilo-code': 1,
+};

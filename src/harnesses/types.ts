@@ -149,6 +149,15 @@ export interface Harness {
    * orders records of one file (Codex: a record before its token_count).
    */
   rankMarksCopies?: boolean;
+  /**
+   * With rankMarksCopies: the lowest dedupe_rank that marks a copy whose
+   * original may sit in a file a report leaves unread (default 1). Codex
+   * ranks a record 0 and its token_count 1 within a file, copies that kept
+   * their original's timestamp 2 and 3 (the original's file, written at or
+   * after that time, is never left unread when the copy is in the window),
+   * re-stamped copies 4 and 5.
+   */
+  copyRankFrom?: number;
   /** All sources under the given roots. Must not throw for missing roots. */
   discover(roots: RootSpec[], warn: (msg: string, at: SourceLocation) => void): Promise<SourceRef[]>;
   /**

@@ -24,7 +24,8 @@
 // matter: a copy of a response (a fork) in a file that is read, whose
 // original sits in a file that is not. Copies that keep their original
 // timestamp are outside the window with it; copies marked as copies
-// (dedupe_rank > 0) make the ingest read the harness's deferred sources
+// (dedupe_rank >= Harness.copyRankFrom, default 1) and dated at or after the
+// horizon make the ingest read the harness's deferred sources
 // after all (ingest.ts); copies the store took in earlier runs do not (a file
 // of originals that reappears later with an old modification time, say from
 // a backup, is left unread like any other). Cursor resolves projects from the

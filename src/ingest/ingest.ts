@@ -315,7 +315,8 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         if (p.mode === 'append') result.appended++;
         else result.rewritten++;
         stats.events += r.collected.events.length;
-        if (horizon !== null && p.harness.rankMarksCopies && !copiesSeen.has(p.harness.id) && r.collected.events.some((e) => e.dedupe_rank > 0)) copiesSeen.add(p.harness.id);
+        // A copy dated before the horizon has its original there too (a copy is made after it): no report window holds either.
+        if (horizon !== null && p.harness.rankMarksCopies && !copiesSeen.has(p.harness.id) && r.collected.events.some((e) => e.dedupe_rank >= (p.harness.copyRankFrom ?? 1) && e.ts >= horizon)) copiesSeen.add(p.harness.id);
         const write: SourceWrite = { collected: r.collected, book: bookRow, mode: p.mode, fresh: p.prev === null };
         opts.onWrite?.(write);
         pending.push(write);

@@ -20,7 +20,7 @@
 //   the window), a price miss.
 import { usdToE10 } from '../core/money.js';
 import type { HarnessId, UsageEvent } from '../core/types.js';
-import { RANK_MARKS_COPIES } from '../harnesses/append.js';
+import { COPY_RANK_FROM, RANK_MARKS_COPIES } from '../harnesses/append.js';
 import { cachedCost, PRICE_MISS } from '../pricing/cache.js';
 import { totalTokensOf, type EventSums } from './blocks.js';
 import type { StoredEvent } from './events.js';
@@ -141,7 +141,7 @@ export function mergeAppended(snap: LiveSnapshot, appended: readonly UsageEvent[
     const k = `${e.harness}\u0000${e.key}`;
     const old = byKey.get(k);
     if (!old) {
-      if (e.rank > 0 && RANK_MARKS_COPIES[e.harness as HarnessId]) {
+      if (RANK_MARKS_COPIES[e.harness as HarnessId] && e.rank >= COPY_RANK_FROM[e.harness as HarnessId]) {
         unproven ??= `a copied response (${e.key}) whose original is not in the snapshot`;
         continue;
       }

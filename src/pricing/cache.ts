@@ -5,8 +5,9 @@
 // (engine.ts), so a cost from the cache equals the pricer's to the digit.
 // Anything not in the cache is a miss, never a guess: the status line then
 // says it is stale until the next refresh.
-import { costOf, type CompiledPrice } from './engine.js';
+import type { CompiledPrice } from './engine.js';
 import type { PriceableUsage } from './pricer.js';
+import { costAtTier } from './service-tier.js';
 
 export interface CachedResolution {
   /** Bucket width in ms (0: one bucket for all time), as the pricer's memo cuts time. */
@@ -44,7 +45,7 @@ export function cachedCost(cache: PriceCache, u: PriceableUsage): bigint | null 
   const c = r.buckets[String(bucketOf(r.width, u.ts))];
   if (c === undefined) return PRICE_MISS;
   if (c === null) return null;
-  return costOf(c, u);
+  return costAtTier(c, u);
 }
 
 /** Entries of `b` added to `a` (same fingerprint; else `b` alone). */

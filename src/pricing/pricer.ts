@@ -7,6 +7,7 @@
 // The time bucket is the UTC day for models whose prices change on start dates
 // (the library compares against UTC midnight of `start_date`), the minute for
 // time-of-day prices (DeepSeek off-peak), and one bucket for constant prices.
+import { costAtTier } from './service-tier.js';
 import { readFileSync } from 'node:fs';
 import { readInputText } from '../core/inputs.js';
 import { fsProblem } from '../core/fs-problem.js';
@@ -16,7 +17,7 @@ import type { ModelInfo, Provider } from '@pydantic/genai-prices';
 import type { HarnessId } from '../core/types.js';
 import { formatCostUnits } from './decimal.js';
 import type { CompiledPrice, FastMode } from './engine.js';
-import { compilePrice, compileWithFast, costOf } from './engine.js';
+import { compilePrice, compileWithFast } from './engine.js';
 import { fastModeOf } from './fast-mode.js';
 import { readStoredData } from './datafile.js';
 import { digest128 } from '../core/digest.js';
@@ -60,6 +61,8 @@ export interface PriceableUsage {
   web_search_requests?: number | null;
   /** The sampling iteration the row holds (Claude Code advisor turns): priced on its own input. */
   iteration?: number | null;
+  /** The billing category the source states ('priority': priority processing, service-tier.ts). */
+  billing_kind?: string | null;
 }
 
 export interface Pricer {
@@ -257,7 +260,8 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     if (!res) return null;
     const compiled = priceAt(res, validTs(u.ts));
     if (!compiled) return null;
-    return costOf(compiled, u);
+    // A fast or priority response of a model whose price for it is unknown: null (fast-mode.ts, service-tier.ts).
+    return costAtTier(compiled, u);
   }
 
   return {

@@ -9,7 +9,7 @@ import { loadTemplate, runTemplate } from './template.js';
 import { ensureUnitMacros } from './unit-macros.js';
 
 /** The fields a session row gets, in order (docs/reports.md). */
-export const SESSION_FIELDS = ['harness', 'project', 'title', 'first_activity', 'last_activity', 'models', 'prompts', 'turns', 'tool_calls', 'subagent_tasks', 'active_minutes'] as const;
+export const SESSION_FIELDS = ['harness', 'project', 'title', 'first_activity', 'last_activity', 'models', 'prompts', 'turns', 'tool_calls', 'subagent_tasks', 'subagent_threads', 'active_minutes'] as const;
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const iso = (ms: unknown) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
@@ -32,6 +32,7 @@ export async function sessionFacts(conn: DuckDBConnection, p: ReportParams): Pro
       turns: num(r.turns),
       tool_calls: num(r.tool_calls),
       subagent_tasks: num(r.subagent_tasks),
+      subagent_threads: num(r.subagent_threads),
       active_minutes: Math.round(num(r.active_ms) / 600) / 100,
     };
     out.set(`${fact.harness}\u0000${r.session_id}`, fact);

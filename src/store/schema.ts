@@ -409,6 +409,17 @@ export const MIGRATIONS: readonly string[] = [
     WHERE harness = 'claude-code' AND retained_since_ms IS NULL;
   DELETE FROM meta WHERE key = 'sources_digest';
   `,
+  // v12: the Codex lineage rule (issue 33; src/harnesses/codex/README.md).
+  // A fork's or sub-agent's copy of its parent's responses is keyed by the
+  // parent's thread, and a sub-agent's own spend belongs to its root session.
+  // Rows read by earlier builds keep the old keys (re-stamped copies counted
+  // again under the child's thread), so every Codex file still on disk is
+  // read again, whole, by the next ingest (its rows replaced); the rows of
+  // files that are gone are kept as they are.
+  `
+  UPDATE sources SET fingerprint = 'read again: codex lineage' WHERE harness = 'codex' AND retained_since_ms IS NULL;
+  DELETE FROM meta WHERE key = 'sources_digest'; -- (store/sources-digest.ts: the sources changed)
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
