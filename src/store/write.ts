@@ -3,7 +3,8 @@
 // chunks, see usage-rows.ts).
 import { BIGINT, INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { UsageRowWriter } from './usage-rows.js';
-import { maintainBilled, noteRemovedKeys } from './billed.js';
+import { maintainBilled, maintainKept, noteRemovedKeys } from './billed.js';
+import { refreshSessionStats } from './session-stats.js';
 import { forgetSourcesDigest } from './sources-digest.js';
 import { UnitAttrIds, writeUnitsAndFacts } from './unit-rows.js';
 import { usdToE10 } from '../core/money.js';
@@ -87,13 +88,13 @@ const int = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull(
 
 const OWNED_TABLES = ['event_attrs', 'session_estimates', 'context_rows', 'source_issues', 'rate_limit_snapshots', 'unit_attrs', 'session_fact_rows'] as const;
 
-/** Deletes the rows of sources `keys`; returns whether any responses were deleted (their dedupe keys noted, see billed.ts). */
+/** Deletes the rows of sources `keys`; returns whether any were deleted (their dedupe keys and sessions noted, see billed.ts). */
 async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<boolean> {
   if (!keys.length) return false;
   // Keys are bound as a list parameter, never spliced into SQL. A source's
   // responses go with its combinations (usage_rows has no source_key).
   const ofSources = `attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`;
-  await noteRemovedKeys(conn, ofSources, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
+  await noteRemovedKeys(conn, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
   await conn.run(`DELETE FROM usage_rows WHERE ${ofSources}`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
   // Units of work go with their combinations likewise (store/unit-rows.ts).
   await conn.run(
@@ -172,6 +173,20 @@ export async function storeWideRows(conn: DuckDBConnection, select: string): Pro
   );
   await conn.run('DROP TABLE temp.txu_wide_rows');
   await maintainBilled(conn, base.base + 1, false);
+  await refreshSessionStats(conn, base.base + 1);
+}
+
+/**
+ * What a write transaction keeps exact just before it commits, for what it
+ * appended (responses with attr_id >= `firstAttr`, units with unit_attr_id
+ * >= `firstUnitAttr`; null: none) and deleted (`removed`): the billed and
+ * kept marks of the keys it touched, then the facts of the sessions it
+ * touched (store/billed.ts, store/session-stats.ts).
+ */
+async function maintainWritten(conn: DuckDBConnection, firstAttr: number | null, firstUnitAttr: number | null, removed: boolean): Promise<void> {
+  await maintainBilled(conn, firstAttr, removed);
+  await maintainKept(conn, firstUnitAttr, removed);
+  if (firstAttr !== null || removed) await refreshSessionStats(conn, firstAttr);
 }
 
 const LIST_VARCHAR = () => LIST(VARCHAR);
@@ -275,16 +290,17 @@ export class BatchWriter {
     if (!this.open) return;
     const units = this.units;
     this.units = [];
+    let firstUnitAttr: number | null = null;
     try {
-      if (units.length) await writeUnitsAndFacts(this.conn, units, this.unitIds);
+      if (units.length) firstUnitAttr = await writeUnitsAndFacts(this.conn, units, this.unitIds);
     } catch (e) {
       await this.rollback();
       throw e;
     }
     this.open = false;
     try {
-      // The keys this transaction touched get their billed marks again, in the same transaction (store/billed.ts).
-      await maintainBilled(this.conn, this.tx.appended ? this.tx.firstAttr : null, this.tx.removed);
+      // The keys and sessions this transaction touched get their marks and facts again, in the same transaction.
+      await maintainWritten(this.conn, this.tx.appended ? this.tx.firstAttr : null, firstUnitAttr, this.tx.removed);
       await this.conn.run('COMMIT');
     } catch (e) {
       await this.conn.run('ROLLBACK').catch(() => undefined);
@@ -472,7 +488,7 @@ export async function forgetSources(conn: DuckDBConnection, keys: string[]): Pro
     await forgetSourcesDigest(conn);
     const removed = await deleteRowsOf(conn, keys);
     await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
-    await maintainBilled(conn, null, removed);
+    await maintainWritten(conn, null, null, removed);
     await conn.run('COMMIT');
     committedWrites.count++;
   } catch (e) {
