@@ -11,13 +11,17 @@
 //   its responses, kept by the ingest in session_stats, else of its Cursor
 //   context row) and machine.
 // - report_units(tz, harnesses): units with local time and root session.
-// - report_prompts(tz, harnesses, project, cost_mode): one row per prompt
-//   typed by a person, with what answered it: the billed responses of its
-//   root session from the prompt up to the next prompt (an as-of join on
-//   time; responses before a session's first prompt belong to none), their
-//   requests, tokens and cost (NULL when any of them is unpriced: a partial
-//   sum is not a prompt's cost), the tool calls in the same span, and the
-//   prompt's main model (the one with the most tokens among its responses).
+// - report_prompts(tz, harnesses, project, cost_mode, from_ms): one row per
+//   prompt typed by a person from from_ms on, with what answered it: the
+//   billed responses of its root session from the prompt up to the next
+//   prompt (an as-of join on time; responses before a session's first prompt
+//   belong to none), their requests, tokens and cost (NULL when any of them
+//   is unpriced: a partial sum is not a prompt's cost), the tool calls in the
+//   same span, and the prompt's main model (the one with the most tokens
+//   among its responses). Prompts, responses and tool calls before from_ms
+//   are left out of the join alike: a response can only answer a prompt
+//   before it, so those after from_ms are matched as over the whole history
+//   (its prompt is kept, or it answers none of the prompts kept).
 // - session_active(tz, harnesses, since, until): per session, first and last
 //   activity and active milliseconds in the local-day range: the time
 //   between its records (responses and units of work), idle gaps over 10
@@ -53,13 +57,14 @@ const MACROS = [
            timezone(p_tz, make_timestamptz(u.ts_ms * 1000)) AS local_ts
     FROM work_units u LEFT JOIN session_roots() r ON r.harness = u.harness AND r.session_id = u.session_id
     WHERE list_contains(p_harnesses, u.harness)`,
-  `CREATE OR REPLACE TEMP MACRO report_prompts(p_tz, p_harnesses, p_project, p_cost_mode) AS TABLE
-    WITH p AS (SELECT * FROM report_units(p_tz, p_harnesses) WHERE kind = 'prompt'),
+  `CREATE OR REPLACE TEMP MACRO report_prompts(p_tz, p_harnesses, p_project, p_cost_mode, p_from_ms) AS TABLE
+    WITH p AS (SELECT * FROM report_units(p_tz, p_harnesses) WHERE kind = 'prompt' AND ts_ms >= p_from_ms),
     e AS (
       SELECT ev.*, coalesce(r.root_session_id, ev.session_id) AS root_session_id,
              ev.input_tokens + ev.cache_read_tokens + ev.cache_write_tokens + ev.output_tokens AS tokens
       FROM report_events(p_tz, p_harnesses, '', p_cost_mode) ev
       LEFT JOIN session_roots() r ON r.harness = ev.harness AND r.session_id = ev.session_id
+      WHERE ev.ts_ms >= p_from_ms
     ),
     a AS (
       SELECT p.dedupe_key AS prompt_key, p.harness, e.model, e.project, e.requests, e.tokens, e.cost_e10
@@ -75,7 +80,7 @@ const MACROS = [
     ),
     t AS (
       SELECT p.dedupe_key AS prompt_key, p.harness, sum(tu.n) AS tool_calls
-      FROM (SELECT * FROM report_units(p_tz, p_harnesses) WHERE kind = 'tool_call') tu
+      FROM (SELECT * FROM report_units(p_tz, p_harnesses) WHERE kind = 'tool_call' AND ts_ms >= p_from_ms) tu
       ASOF JOIN p ON tu.harness = p.harness AND tu.root_session_id = p.root_session_id AND tu.ts_ms >= p.ts_ms
       GROUP BY ALL
     ),
@@ -95,9 +100,9 @@ const MACROS = [
     SELECT * FROM rows WHERE p_project = '' OR contains(coalesce(project, ''), p_project)`,
   `CREATE OR REPLACE TEMP MACRO session_active(p_tz, p_harnesses, p_since, p_until) AS TABLE
     WITH t AS (
-      SELECT harness, session_id, ts_ms FROM billed_events WHERE list_contains(p_harnesses, harness)
+      SELECT harness, session_id, ts_ms FROM billed_events WHERE list_contains(p_harnesses, harness) AND near_days(ts_ms, p_since, p_until)
       UNION
-      SELECT harness, session_id, ts_ms FROM work_units WHERE list_contains(p_harnesses, harness)
+      SELECT harness, session_id, ts_ms FROM work_units WHERE list_contains(p_harnesses, harness) AND near_days(ts_ms, p_since, p_until)
     ),
     d AS (
       SELECT harness, session_id, ts_ms,
