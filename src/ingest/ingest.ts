@@ -6,7 +6,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
-import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
+import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, settlePending, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
 import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
@@ -259,7 +259,8 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
 
       let pending: SourceWrite[] = [];
       let pendingEvents = 0;
-      const writer = new BatchWriter(conn, opts.cost, COMMIT_EVERY_MS);
+      // Marks and session facts are settled once, after the last phase (settlePending below).
+      const writer = new BatchWriter(conn, opts.cost, COMMIT_EVERY_MS, true);
       let writing: Promise<void> = Promise.resolve();
       // Batches are written one after another while extraction goes on; a
       // full batch waits only for the write before the previous one, so at
@@ -377,6 +378,9 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
     // (~5 ms on a cold run) goes on while the report is queried.
     void pool?.close().catch(() => undefined);
   }
+  // The billed and kept marks and the session facts of what this ingest (or one killed before it) wrote.
+  await settlePending(conn);
+  mark('ingest: settled');
   for (const list of deferred.values()) result.deferred += list.length;
   // The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run).
   const unread = new Set([...deferred.values()].flatMap((l) => l.map((x) => x.src.key)));

@@ -9,30 +9,42 @@
 // (input + cache read + cache write + output), then the lowest dedupe_rank
 // (originals before copies), then source_file, then source_line.
 //
-// Kept exact by each write transaction, just before it commits (store/
-// write.ts BatchWriter): every row is appended marked (most keys have one
-// row); the keys the transaction touched — those of the rows it appended and
-// of the rows it deleted — that now have several rows, or lost one, get
-// their marks from the rule again. A key the transaction did not touch keeps
-// its rows, so its mark stays right. BILLED_AUDIT states the invariant as a
-// query that must return no rows.
-//
 // Units of work are marked the same way (`unit_rows.kept`, schema v11, issue
-// 37; KEPT_AUDIT), and each transaction notes the sessions whose facts it may
-// have changed for store/session-stats.ts.
+// 37; KEPT_AUDIT), and the facts of the sessions whose responses changed are
+// made again (store/session-stats.ts).
+//
+// Kept exact by the ingest that writes the rows (issue 37: once per ingest,
+// not per transaction). Every row is appended marked (most keys have one
+// row). Each write transaction records, in the store and with its rows, what
+// it touched: the smallest combination id it appended responses and units
+// under (meta `billed_pending_from`, `kept_pending_from`), the keys of the
+// rows it deleted (billed_pending, kept_pending) and the sessions whose
+// responses it added or deleted (sessions_pending). settleMarks, in the
+// ingest's last transaction, decides the marks of the touched keys that now
+// have several rows or lost one, notes the sessions of those rows, makes
+// those sessions' facts again and clears the pending state. A key no
+// transaction touched keeps its rows, so its mark stays right; an ingest
+// killed half-way leaves its pending state committed with its rows, and the
+// next ingest settles it before any report reads the store (every command
+// that reads the store ingests first). BILLED_AUDIT and KEPT_AUDIT state the
+// invariant as queries that must return no rows.
 //
 // (A table holding a copy of each winning row was measured first: inserting
 // the copies cost 280-440 ms of CPU per 190k responses on a cold run, the
-// marks cost a grouping of the new keys, ~30-50 ms.)
+// marks cost a grouping of the new keys, ~30-50 ms. Settled per transaction
+// instead of per ingest, a cold ingest of the 1 GiB benchmark corpus, which
+// commits every 2 s, decided the marks and session facts three times over a
+// growing store.)
 import type { DuckDBConnection } from './duckdb.js';
 import { INTEGER } from './duckdb.js';
+import { refreshSessionStats, SESSIONS_PENDING } from './session-stats.js';
 
 const WINNER_ORDER = `input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC, dedupe_rank, source_file, source_line`;
 
 /**
  * A table whose rows are marked, one per dedupe key, at write time: its
  * combinations table, the mark column, the partition a key is unique in and
- * the rule's order (the first row wins).
+ * the rule's order (the first row wins), and its pending state.
  */
 interface MarkSpec {
   rows: string;
@@ -43,8 +55,10 @@ interface MarkSpec {
   attrCols: string;
   partition: string;
   order: string;
-  /** Connection-local table of the dedupe keys whose rows a transaction deleted. */
+  /** Table of the dedupe keys whose rows were deleted since the last settle. */
   removed: string;
+  /** meta key: the smallest attr id rows were appended under since the last settle. */
+  from: string;
 }
 
 /** Responses: `usage_rows.billed` (schema v7). */
@@ -56,7 +70,8 @@ const BILLED: MarkSpec = {
   attrCols: 'a.harness, a.source_file',
   partition: 'harness, dedupe_key',
   order: WINNER_ORDER,
-  removed: 'txu_removed_keys',
+  removed: 'billed_pending',
+  from: 'billed_pending_from',
 };
 
 /**
@@ -76,63 +91,61 @@ const KEPT: MarkSpec = {
   attrCols: 'a.harness, a.source_key',
   partition: 'harness, kind, dedupe_key',
   order: UNIT_KEPT_ORDER,
-  removed: 'txu_removed_unit_keys',
+  removed: 'kept_pending',
+  from: 'kept_pending_from',
 };
 
 /**
- * Sessions whose facts (session_stats, store/session-stats.ts) may have
- * changed in the open transaction besides those of its new rows: the
- * sessions of deleted rows and of rows whose billed mark was decided again.
+ * Records, inside the open transaction, that responses were appended under
+ * combinations with attr_id >= `firstAttr` and units under unit_attr_id >=
+ * `firstUnitAttr` (null: none): the sessions of the new responses, and where
+ * the keys to decide start.
  */
-export const TOUCHED_SESSIONS = 'txu_touched_sessions';
-
-async function ensureTemp(conn: DuckDBConnection): Promise<void> {
-  await conn.run(`CREATE TEMP TABLE IF NOT EXISTS ${BILLED.removed} (dedupe_key VARCHAR)`);
-  await conn.run(`CREATE TEMP TABLE IF NOT EXISTS ${KEPT.removed} (dedupe_key BIGINT)`);
-  await conn.run(`CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED_SESSIONS} (harness VARCHAR, session_id VARCHAR)`);
+export async function notePending(conn: DuckDBConnection, firstAttr: number | null, firstUnitAttr: number | null): Promise<void> {
+  for (const [m, first] of [[BILLED, firstAttr], [KEPT, firstUnitAttr]] as const) {
+    if (first === null) continue;
+    await conn.run(
+      `INSERT OR REPLACE INTO meta SELECT '${m.from}', CAST(least(min(TRY_CAST(value AS BIGINT)), $first) AS VARCHAR) FROM meta WHERE key = '${m.from}'`,
+      { first },
+      { first: INTEGER },
+    );
+  }
+  if (firstAttr !== null) {
+    await conn.run(`INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM event_attrs WHERE attr_id >= $first`, { first: firstAttr }, { first: INTEGER });
+  }
 }
 
 /**
  * Records what the caller is about to delete of sources `keys` (a list
- * parameter $keys): the dedupe keys of their responses and units (the
- * transaction's commit marks those keys' remaining rows again) and the
- * sessions of their responses (their facts are made again).
+ * parameter $keys): the dedupe keys of their responses and units (their
+ * remaining rows are marked again) and the sessions of their responses
+ * (their facts are made again).
  */
 export async function noteRemovedKeys(conn: DuckDBConnection, params: Record<string, unknown>, types: Record<string, unknown>): Promise<void> {
-  await ensureTemp(conn);
-  const ofSources = `attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`;
-  await conn.run(`INSERT INTO temp.${BILLED.removed} SELECT dedupe_key FROM usage_rows WHERE ${ofSources}`, params as never, types as never);
-  await conn.run(
-    `INSERT INTO temp.${TOUCHED_SESSIONS} SELECT DISTINCT harness, session_id FROM event_attrs WHERE list_contains($keys, source_key)`,
-    params as never,
-    types as never,
-  );
-  await conn.run(
-    `INSERT INTO temp.${KEPT.removed} SELECT dedupe_key FROM unit_rows WHERE unit_attr_id IN (SELECT unit_attr_id FROM unit_attrs WHERE list_contains($keys, source_key))`,
-    params as never,
-    types as never,
-  );
+  const run = (sql: string) => conn.run(sql, params as never, types as never);
+  await run(`INSERT INTO ${BILLED.removed} SELECT dedupe_key FROM usage_rows WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`);
+  await run(`INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM event_attrs WHERE list_contains($keys, source_key)`);
+  await run(`INSERT INTO ${KEPT.removed} SELECT dedupe_key FROM unit_rows WHERE unit_attr_id IN (SELECT unit_attr_id FROM unit_attrs WHERE list_contains($keys, source_key))`);
 }
 
 /**
- * Brings one kind of marks up to date, inside the caller's transaction, for
- * the keys it touched: rows appended (marked) with an attr id >= `firstNew`
- * (null: none) and rows deleted after noteRemovedKeys. `decided` is told the
- * temp table of the keys decided again, before it goes.
+ * Decides one kind of marks again for the keys touched since the last
+ * settle: rows appended with an attr id >= `from` (null: none) that now
+ * share their key, and keys in the removed table. `decided` is told the temp
+ * table of those keys, before it goes.
  */
-async function maintainMarks(conn: DuckDBConnection, m: MarkSpec, firstNew: number | null, removed: boolean, decided?: (table: string) => Promise<void>): Promise<void> {
-  if (firstNew === null && !removed) return;
-  // Keys to decide: appended ones that now have several rows, and every key that lost a row.
+async function settle(conn: DuckDBConnection, m: MarkSpec, from: number | null, removed: boolean, decided?: (table: string) => Promise<void>): Promise<void> {
+  if (from === null && !removed) return;
   const parts: string[] = [];
-  if (firstNew !== null) {
+  if (from !== null) {
     parts.push(`
       SELECT dedupe_key FROM ${m.rows}
       WHERE dedupe_key IN (SELECT dedupe_key FROM ${m.rows} WHERE ${m.attrId} >= $first)
       GROUP BY dedupe_key HAVING count(*) > 1`);
   }
-  if (removed) parts.push(`SELECT dedupe_key FROM temp.${m.removed}`);
+  if (removed) parts.push(`SELECT dedupe_key FROM ${m.removed}`);
   const decide = `CREATE OR REPLACE TEMP TABLE txu_decide AS SELECT DISTINCT dedupe_key FROM (${parts.join(' UNION ALL ')})`;
-  if (firstNew !== null) await conn.run(decide, { first: firstNew }, { first: INTEGER });
+  if (from !== null) await conn.run(decide, { first: from }, { first: INTEGER });
   else await conn.run(decide);
   await conn.run(`
     UPDATE ${m.rows} SET ${m.mark} = rowid IN (
@@ -145,28 +158,36 @@ async function maintainMarks(conn: DuckDBConnection, m: MarkSpec, firstNew: numb
     WHERE dedupe_key IN (SELECT dedupe_key FROM temp.txu_decide)`);
   await decided?.('temp.txu_decide');
   await conn.run(`DROP TABLE temp.txu_decide`);
-  if (removed) await conn.run(`DELETE FROM temp.${m.removed}`);
 }
 
 /**
- * Brings the billed marks up to date, inside the caller's transaction, for
- * the keys it touched: rows appended (marked) with attr_id >= `firstNewAttr`
- * (null: none) and rows deleted after noteRemovedKeys. The sessions of the
- * rows whose marks were decided again are noted (TOUCHED_SESSIONS).
+ * Settles, inside the caller's transaction, everything pending: the billed
+ * and kept marks of the keys touched since the last settle, then the facts
+ * of the sessions touched (those noted, and those of the responses whose
+ * billed mark was decided again). Returns whether anything was pending.
  */
-export async function maintainBilled(conn: DuckDBConnection, firstNewAttr: number | null, removed: boolean): Promise<void> {
-  await maintainMarks(conn, BILLED, firstNewAttr, removed, async (decide) => {
-    await ensureTemp(conn);
+export async function settleMarks(conn: DuckDBConnection): Promise<boolean> {
+  const r = await conn.runAndReadAll(`
+    SELECT (SELECT max(value) FILTER (WHERE key = '${BILLED.from}') FROM meta) AS billed_from,
+           (SELECT max(value) FILTER (WHERE key = '${KEPT.from}') FROM meta) AS kept_from,
+           EXISTS (SELECT 1 FROM ${BILLED.removed}) AS billed_removed,
+           EXISTS (SELECT 1 FROM ${KEPT.removed}) AS kept_removed,
+           EXISTS (SELECT 1 FROM ${SESSIONS_PENDING}) AS sessions`);
+  const p = r.getRowObjectsJson()[0] as { billed_from: string | null; kept_from: string | null; billed_removed: boolean; kept_removed: boolean; sessions: boolean };
+  const num = (v: string | null) => (v === null ? null : Number(v));
+  if (p.billed_from === null && p.kept_from === null && !p.billed_removed && !p.kept_removed && !p.sessions) return false;
+  await settle(conn, BILLED, num(p.billed_from), p.billed_removed, async (decide) => {
     await conn.run(`
-      INSERT INTO temp.${TOUCHED_SESSIONS}
+      INSERT INTO ${SESSIONS_PENDING}
       SELECT DISTINCT a.harness, a.session_id FROM usage_rows r JOIN event_attrs a USING (attr_id)
       WHERE r.dedupe_key IN (SELECT dedupe_key FROM ${decide})`);
   });
-}
-
-/** The units' kept marks, as maintainBilled keeps the billed ones: units appended with unit_attr_id >= `firstNewUnitAttr`, and deleted ones. */
-export async function maintainKept(conn: DuckDBConnection, firstNewUnitAttr: number | null, removed: boolean): Promise<void> {
-  await maintainMarks(conn, KEPT, firstNewUnitAttr, removed);
+  await settle(conn, KEPT, num(p.kept_from), p.kept_removed);
+  await refreshSessionStats(conn);
+  await conn.run(`DELETE FROM meta WHERE key IN ('${BILLED.from}', '${KEPT.from}')`);
+  if (p.billed_removed) await conn.run(`DELETE FROM ${BILLED.removed}`);
+  if (p.kept_removed) await conn.run(`DELETE FROM ${KEPT.removed}`);
+  return true;
 }
 
 /**

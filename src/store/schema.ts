@@ -363,7 +363,10 @@ export const MIGRATIONS: readonly string[] = [
   // name) of its billed responses, the rule v10's session_attrs macro
   // applied at every query, made again by each write transaction for the
   // sessions it touched (store/session-stats.ts). Both filled here for the
-  // rows the store holds.
+  // rows the store holds. The marks and facts are settled once per ingest,
+  // from what each write transaction records as pending (the smallest
+  // combination id appended under, in meta; the keys and sessions of deleted
+  // rows, in the *_pending tables; store/billed.ts).
   `
   ALTER TABLE unit_rows ADD COLUMN kept BOOLEAN;
   UPDATE unit_rows SET kept = rowid IN (
@@ -380,6 +383,9 @@ export const MIGRATIONS: readonly string[] = [
     project VARCHAR,
     model VARCHAR
   );
+  CREATE TABLE billed_pending (dedupe_key VARCHAR NOT NULL);
+  CREATE TABLE kept_pending (dedupe_key BIGINT NOT NULL);
+  CREATE TABLE sessions_pending (harness VARCHAR NOT NULL, session_id VARCHAR NOT NULL);
   INSERT INTO session_stats
     WITH e AS (
       SELECT a.harness, a.session_id, a.model, a.project, r.ts_ms,

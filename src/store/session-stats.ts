@@ -5,16 +5,17 @@
 // billed response of the whole history per query (~215 ms of each `--by
 // session` or compare at 1G before).
 //
-// Kept exact by each write transaction, after the billed marks
-// (store/billed.ts): the sessions it may have changed — those of its new
-// responses, of the responses it deleted and of the responses whose billed
-// mark it decided again — get their row made again from their billed
-// responses. A session no transaction touched keeps its responses, so its
-// row stays right. SESSION_STATS_AUDIT states the invariant as a query that
-// must return no rows.
+// Kept exact by the ingest, when it settles the billed marks
+// (store/billed.ts settleMarks): the sessions whose responses may have
+// changed since — those of new responses, of deleted ones and of the
+// responses whose billed mark was decided again, noted in sessions_pending
+// — get their row made again from their billed responses. A session nothing
+// touched keeps its responses, so its row stays right. SESSION_STATS_AUDIT
+// states the invariant as a query that must return no rows.
 import type { DuckDBConnection } from './duckdb.js';
-import { INTEGER } from './duckdb.js';
-import { TOUCHED_SESSIONS } from './billed.js';
+
+/** Sessions whose facts are to be made again at the next settle (schema v11). */
+export const SESSIONS_PENDING = 'sessions_pending';
 
 /**
  * One row per session of `events` (rows with harness, session_id, model,
@@ -40,23 +41,20 @@ const BILLED_ROWS = `(
   SELECT a.harness, a.session_id, a.model, a.project, r.ts_ms, r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.output_tokens
   FROM usage_rows r JOIN event_attrs a USING (attr_id) WHERE r.billed)`;
 
-/**
- * Makes the rows of the sessions the open transaction touched again: those
- * noted in TOUCHED_SESSIONS (deleted or re-decided responses) and those of
- * combinations with attr_id >= `firstNewAttr` (its new responses; null: none).
- */
-export async function refreshSessionStats(conn: DuckDBConnection, firstNewAttr: number | null): Promise<void> {
-  await conn.run(`CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED_SESSIONS} (harness VARCHAR, session_id VARCHAR)`);
-  const ofNew = firstNewAttr === null ? '' : `UNION SELECT harness, session_id FROM event_attrs WHERE attr_id >= $first`;
-  const sql = `CREATE OR REPLACE TEMP TABLE txu_sessions AS SELECT harness, session_id FROM temp.${TOUCHED_SESSIONS} ${ofNew}`;
-  if (firstNewAttr === null) await conn.run(sql);
-  else await conn.run(sql, { first: firstNewAttr }, { first: INTEGER });
+/** Makes the rows of the pending sessions again from their billed responses, and clears them (inside the caller's transaction). */
+export async function refreshSessionStats(conn: DuckDBConnection): Promise<void> {
+  await conn.run(`CREATE OR REPLACE TEMP TABLE txu_sessions AS SELECT DISTINCT harness, session_id FROM ${SESSIONS_PENDING}`);
   await conn.run(`DELETE FROM session_stats s USING temp.txu_sessions t WHERE s.harness = t.harness AND s.session_id = t.session_id`);
+  // The pending sessions' responses, found by their combinations' ids (an
+  // integer semi join on usage_rows) before their strings are joined.
   await conn.run(`
     INSERT INTO session_stats (harness, session_id, project, model)
-    SELECT harness, session_id, project, model FROM (${sessionStatsOf(`(SELECT * FROM ${BILLED_ROWS} b SEMI JOIN temp.txu_sessions t USING (harness, session_id))`)})`);
+    SELECT harness, session_id, project, model FROM (${sessionStatsOf(`(
+      SELECT a.harness, a.session_id, a.model, a.project, r.ts_ms, r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.output_tokens
+      FROM usage_rows r JOIN event_attrs a USING (attr_id)
+      WHERE r.billed AND r.attr_id IN (SELECT attr_id FROM event_attrs SEMI JOIN temp.txu_sessions USING (harness, session_id)))`)})`);
   await conn.run(`DROP TABLE temp.txu_sessions`);
-  await conn.run(`DELETE FROM temp.${TOUCHED_SESSIONS}`);
+  await conn.run(`DELETE FROM ${SESSIONS_PENDING}`);
 }
 
 /** The invariant: session_stats holds exactly the rows the rule makes of the billed responses. */

@@ -3,8 +3,7 @@
 // chunks, see usage-rows.ts).
 import { BIGINT, INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { UsageRowWriter } from './usage-rows.js';
-import { maintainBilled, maintainKept, noteRemovedKeys } from './billed.js';
-import { refreshSessionStats } from './session-stats.js';
+import { notePending, noteRemovedKeys, settleMarks } from './billed.js';
 import { forgetSourcesDigest } from './sources-digest.js';
 import { UnitAttrIds, writeUnitsAndFacts } from './unit-rows.js';
 import { usdToE10 } from '../core/money.js';
@@ -172,21 +171,8 @@ export async function storeWideRows(conn: DuckDBConnection, select: string): Pro
     types,
   );
   await conn.run('DROP TABLE temp.txu_wide_rows');
-  await maintainBilled(conn, base.base + 1, false);
-  await refreshSessionStats(conn, base.base + 1);
-}
-
-/**
- * What a write transaction keeps exact just before it commits, for what it
- * appended (responses with attr_id >= `firstAttr`, units with unit_attr_id
- * >= `firstUnitAttr`; null: none) and deleted (`removed`): the billed and
- * kept marks of the keys it touched, then the facts of the sessions it
- * touched (store/billed.ts, store/session-stats.ts).
- */
-async function maintainWritten(conn: DuckDBConnection, firstAttr: number | null, firstUnitAttr: number | null, removed: boolean): Promise<void> {
-  await maintainBilled(conn, firstAttr, removed);
-  await maintainKept(conn, firstUnitAttr, removed);
-  if (firstAttr !== null || removed) await refreshSessionStats(conn, firstAttr);
+  await notePending(conn, base.base + 1, null);
+  await settleMarks(conn);
 }
 
 const LIST_VARCHAR = () => LIST(VARCHAR);
@@ -240,6 +226,11 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
  * benchmark corpus committed six batches of ~5 000 events at 8-36 ms each,
  * where one commit of all of them costs ~20 ms (and its checkpoint less).
  * Reads on the same connection see the rows written so far.
+ *
+ * Each commit settles the marks and session facts its writes touched
+ * (store/billed.ts settleMarks), unless `deferSettle`: the ingest, which
+ * commits many times, settles once at its end (settlePending) and reads
+ * neither meanwhile.
  */
 export class BatchWriter {
   private open = false;
@@ -259,6 +250,7 @@ export class BatchWriter {
     private readonly conn: DuckDBConnection,
     private readonly cost: CostFn,
     private readonly commitEveryMs = 0,
+    private readonly deferSettle = false,
   ) {}
 
   async write(batch: SourceWrite[]): Promise<void> {
@@ -300,7 +292,9 @@ export class BatchWriter {
     this.open = false;
     try {
       // The keys and sessions this transaction touched get their marks and facts again, in the same transaction.
-      await maintainWritten(this.conn, this.tx.appended ? this.tx.firstAttr : null, firstUnitAttr, this.tx.removed);
+      // What this transaction touched is recorded with its rows, and settled now or at the ingest's end (store/billed.ts).
+      await notePending(this.conn, this.tx.appended ? this.tx.firstAttr : null, firstUnitAttr);
+      if (!this.deferSettle) await settleMarks(this.conn);
       await this.conn.run('COMMIT');
     } catch (e) {
       await this.conn.run('ROLLBACK').catch(() => undefined);
@@ -488,7 +482,30 @@ export async function forgetSources(conn: DuckDBConnection, keys: string[]): Pro
     await forgetSourcesDigest(conn);
     const removed = await deleteRowsOf(conn, keys);
     await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
-    await maintainWritten(conn, null, null, removed);
+    if (removed) await settleMarks(conn);
+    await conn.run('COMMIT');
+    committedWrites.count++;
+  } catch (e) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * Settles what write transactions left pending (store/billed.ts): at the
+ * end of an ingest that deferred it, and after an ingest killed half-way. One
+ * transaction, only when something is pending.
+ */
+export async function settlePending(conn: DuckDBConnection): Promise<void> {
+  const r = await conn.runAndReadAll(`
+    SELECT EXISTS (SELECT 1 FROM meta WHERE key IN ('billed_pending_from', 'kept_pending_from'))
+        OR EXISTS (SELECT 1 FROM billed_pending) OR EXISTS (SELECT 1 FROM kept_pending) OR EXISTS (SELECT 1 FROM sessions_pending) AS pending`);
+  if (!(r.getRowObjectsJson()[0] as { pending: boolean }).pending) return;
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    await bumpGeneration(conn);
+    await forgetSourcesDigest(conn);
+    await settleMarks(conn);
     await conn.run('COMMIT');
     committedWrites.count++;
   } catch (e) {
