@@ -17,6 +17,7 @@ import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
 import { deferrable, mayDefer, usableHorizon } from './horizon.js';
 import { mark } from '../core/trace.js';
+import { withMeta } from './discovery-record.js';
 
 /** Below this much new data, starting workers early costs more than it saves. */
 const EARLY_MIN_BYTES = 8 << 20;
@@ -89,7 +90,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
       const stamp = stamps && stamps.has(src.key) ? stamps.get(src.key)! : stampOf(src);
       if (!stamp) continue;
       // Ids from the top of the range, apart from the ingest's own.
-      const p = { stamp, harness: s.harness, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: src, resume: null, tmpDir, knownProjects: new Set<string>() } };
+      const p = { stamp, harness: s.harness, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: withMeta(src), resume: null, tmpDir, knownProjects: new Set<string>() } };
       if (mayDefer(s.harness, stamp, horizon)) maybe.push(p);
       else {
         bytes += stamp.size;

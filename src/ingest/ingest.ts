@@ -14,6 +14,7 @@ import { workersWanted } from './worker-count.js';
 import { digest128 } from '../core/digest.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { deferrable, usableHorizon } from './horizon.js';
+import { withMeta } from './discovery-record.js';
 import { countRetained, recordSourcesDigest, storedSourcesDigest } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
 
@@ -30,7 +31,7 @@ export interface IngestOptions {
   /** Threads that extract (default: one per core, at most 4; 1 = this thread alone, N = N - 1 workers and this thread). Env TX_USAGE_WORKERS overrides. */
   concurrency?: number;
   /** Sources already discovered (the warm fast path found them before deciding to ingest). */
-  discovered?: { scans: HarnessScan[]; warnings: string[]; stamps?: Map<string, Stamp | null> | null };
+  discovered?: { scans: HarnessScan[]; warnings: string[]; stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null };
   /** Where to leave the index of known sources for the next run's early start (see early.ts). */
   sidecar?: string | null;
   /**
@@ -124,11 +125,13 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   // is read looks changed next run, never the other way round.
   const stamps = new Map<string, Stamp | null>();
   const raw = new Map<string, string>();
+  // Taken in a thread of their own while the store opened (ingest/stamp.ts stampAllConcurrently).
+  const givenStamps = given?.stamps ? await given.stamps : null;
   for (const s of scans)
     for (const src of s.sources) {
       // A source read early was stamped before that read; one offered with
       // its discovery was stamped then, before anything was read.
-      const st = early?.jobs.get(src.key)?.stamp ?? (given?.stamps?.has(src.key) ? given.stamps.get(src.key)! : stampOf(src));
+      const st = early?.jobs.get(src.key)?.stamp ?? (givenStamps?.has(src.key) ? givenStamps.get(src.key)! : stampOf(src));
       stamps.set(src.key, st);
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
@@ -330,7 +333,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       const jobOf = (p: Plan): Job => ({
         id: ++jobId,
         harness: p.harness.id,
-        source: p.src,
+        source: withMeta(p.src),
         resume:
           p.mode === 'append' && p.prev
             ? { offset: p.prev.resume_offset!, lines: p.prev.resume_lines ?? 0, state: p.prev.resume_state ? JSON.parse(p.prev.resume_state) : undefined }
