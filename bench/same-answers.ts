@@ -15,6 +15,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { buildAllHome } from '../fixtures/all-harnesses.js';
 import { writeDemoHome } from '../fixtures/demo.js';
 
@@ -27,23 +28,13 @@ interface Options {
   keep: boolean;
 }
 
-function parseArgs(argv: string[]): Options {
-  const o: Options = { base: '', corpora: [], fixtures: true, keep: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const val = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${a} needs a value`);
-      return v;
-    };
-    if (a === '--base') o.base = resolve(val());
-    else if (a === '--corpus') o.corpora.push(resolve(val()));
-    else if (a === '--no-fixtures') o.fixtures = false;
-    else if (a === '--keep') o.keep = true;
-    else throw new Error(`unknown option ${a} (--base DIR [--corpus HOME]... [--no-fixtures] [--keep])`);
-  }
-  if (!o.base) throw new Error('--base DIR: a checkout of the base commit with dist/ built');
-  return o;
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: { base: { type: 'string' }, corpus: { type: 'string', multiple: true }, 'no-fixtures': { type: 'boolean' }, keep: { type: 'boolean' } },
+  });
+  if (!values.base) throw new Error('--base DIR: a checkout of the base commit with dist/ built ([--corpus HOME]... [--no-fixtures] [--keep])');
+  return { base: resolve(values.base), corpora: (values.corpus ?? []).map((c) => resolve(c)), fixtures: !values['no-fixtures'], keep: !!values.keep };
 }
 
 /** Every report asked of each home, in this order (the first ones read with a horizon, later ones reach further back). */
@@ -153,7 +144,7 @@ function checkHome(name: string, home: string, work: string, o: Options, now: st
 }
 
 async function main(): Promise<void> {
-  const o = parseArgs(process.argv.slice(2));
+  const o = parseOptions(process.argv.slice(2));
   const work = mkdtempSync(join(tmpdir(), 'tx-usage-same-'));
   // One instant for every run: blocks and limits read the clock (TX_USAGE_NOW pins it).
   const now = new Date().toISOString();
