@@ -49,3 +49,20 @@ describe('stampAllConcurrently', () => {
     expect(statThreads.answered).toBe(answered + 1);
   });
 });
+
+describe('the stat pass of a run with many sources, through the bundled bin', () => {
+  it('gives the ledger totals on a memo miss, cold and with the discovery record', async () => {
+    const { buildBulkHome } = await import('../fixtures/bulk-home.js');
+    const { ALL_RANGE, pickMetrics } = await import('../fixtures/all-harnesses.js');
+    const { cleanEnv, runCli } = await import('./helpers/cli.js');
+    const fx = buildBulkHome(join(dir, 'bulk'));
+    fx.close();
+    expect(fx.files).toBeGreaterThan(1000); // over stampAllConcurrently's threshold
+    const env = cleanEnv(fx.home);
+    for (const by of ['harness', 'model']) {
+      const r = runCli(['report', ...ALL_RANGE, '--by', by, '--format', 'json'], env);
+      expect(r.status, r.stderr).toBe(0);
+      expect(pickMetrics(JSON.parse(r.stdout).totals), by).toEqual(fx.total);
+    }
+  });
+});

@@ -6,6 +6,7 @@ import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceRef } from '../harnesses/types.js';
 import { digest128 } from '../core/digest.js';
 import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 /** What scanDigest needs of a harness's scan (a HarnessScan, or one replayed from a discovery record). */
 export interface ScanFacts {
@@ -70,8 +71,9 @@ export const statThreads = { answered: 0 };
 export async function stampAllConcurrently(scans: ScanFacts[], minSources = 1000): Promise<Map<string, Stamp | null>> {
   const sources = scans.flatMap((s) => s.sources);
   if (sources.length < minSources) return stampAll(scans);
-  // (Loaded here: a memo hit never needs worker threads.)
-  const { Worker } = await import('node:worker_threads');
+  // Loaded here, not at start-up: a memo hit never needs worker threads. (By
+  // require: a dynamic import() has no loader in the bundle's cached code.)
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
   let worker: InstanceType<typeof Worker>;
   try {
     worker = new Worker(STAT_WORKER, { eval: true, workerData: { paths: sources.map((x) => x.path), companions: sources.map((x) => x.companions ?? 0) } });
