@@ -64,8 +64,8 @@ export interface MemoProbe {
 interface Found {
   scans: ScanFacts[];
   warnings: string[];
-  /** A promise when taken in a thread of their own for the ingest (stampAllConcurrently), no memo entry waiting on them. */
-  stamps: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>>;
+  /** Null when no memo entry waits on them: taken for the ingest by handOff. */
+  stamps: Map<string, Stamp | null> | null;
   /**
    * Writes the discovery record this search made (absent when the old one
    * held): done once the early start has the workers busy (handOff) or the
@@ -171,9 +171,9 @@ function buildLine(): string {
 /**
  * The sources, from the discovery record in the cache dir when all its
  * answers still hold, else from a discovery run now (and recorded). Then
- * stamped: before the ingest reads anything, so the ingest uses these stamps
- * — here when a memo entry is to be checked against them, else (`forIngest`)
- * in a thread of their own while this one goes on (ingest/stamp.ts).
+ * stamped, when a memo entry is to be checked against them: before the
+ * ingest reads anything, so the ingest uses these stamps. Otherwise
+ * (`forIngest`) handOff has them taken.
  */
 async function findSources(rt: Runtime, forIngest = false): Promise<Found> {
   const path = join(cacheDir(rt.env, rt.home), 'discovery.json');
@@ -194,7 +194,7 @@ async function findSources(rt: Runtime, forIngest = false): Promise<Found> {
     found = { scans, warnings, saveRecord: save };
   }
   mark('memo: discovery record replayed');
-  if (forIngest) return { ...found, stamps: stampAllConcurrently(found.scans) };
+  if (forIngest) return { ...found, stamps: null };
   const stamps = stampAll(found.scans);
   mark('sources stamped');
   return { ...found, stamps };
@@ -205,7 +205,7 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<t
   const found = await findSources(rt);
   mark('memo: sources found and stamped');
   const { scans, warnings } = found;
-  if (scanDigest(scans, fingerprintsOf(await found.stamps), warnings) !== entry.digest) return found; // the ingest that follows writes the record (handOff)
+  if (scanDigest(scans, fingerprintsOf(found.stamps!), warnings) !== entry.digest) return found; // the ingest that follows writes the record (handOff)
   mark('memo: sources digested');
   // An --out file that may not be replaced now (changed by someone else): the full run says why.
   const force = entry.args.force === true;
@@ -314,16 +314,24 @@ function earlyHorizon(a: Record<string, unknown>): number | null {
   }
 }
 
-/** A miss: the ingest that follows gets the sources found, and new ones start being read now, while DuckDB loads. */
+/**
+ * A miss: the ingest that follows gets the sources found, and new ones start
+ * being read now, while DuckDB loads. When none are (a new question of a
+ * store that knows every source) and no memo entry took the stamps, they are
+ * taken in a thread of their own meanwhile (ingest/stamp.ts); an early
+ * extraction keeps every core busy already, and the ingest stamps the rest.
+ */
 async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): Promise<void> {
   try {
     const { withHarnesses } = await import('../ingest/discover.js');
     const scans = withHarnesses(found.scans);
-    offerDiscovery(rt, scans, found.warnings, found.stamps);
     const side = sidecarPath(rt.dbPath);
-    if (!side || rt.rebuild) return;
-    const { startEarlyExtraction } = await import('../ingest/early.js');
-    startEarlyExtraction(rt, scans, side, found.stamps instanceof Map ? found.stamps : undefined, earlyHorizon(a));
+    let early = false;
+    if (side && !rt.rebuild) {
+      const { startEarlyExtraction } = await import('../ingest/early.js');
+      early = startEarlyExtraction(rt, scans, side, found.stamps ?? undefined, earlyHorizon(a));
+    }
+    offerDiscovery(rt, scans, found.warnings, found.stamps ?? (early ? null : stampAllConcurrently(found.scans)));
   } finally {
     found.saveRecord?.();
   }

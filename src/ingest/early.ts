@@ -67,10 +67,10 @@ export function writeSidecar(path: string, keys: Iterable<string>): void {
  * Starts reading, in worker threads, the plain and compressed JSONL sources
  * of harnesses that need nothing from the store, when the sidecar does not
  * know them, the report's horizon does not leave them unread, and there is
- * enough of them. Does nothing otherwise.
+ * enough of them. Does nothing otherwise. Returns whether it started.
  */
-export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, stamps?: Map<string, Stamp | null>, horizonMs: number | null = null): void {
-  if (early || !workersAvailable()) return;
+export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, stamps?: Map<string, Stamp | null>, horizonMs: number | null = null): boolean {
+  if (early || !workersAvailable()) return false;
   const known = readSidecar(sidecarPath) ?? new Set<string>();
   // Sources the ingest will leave unread (horizon.ts) are not read early either.
   const horizon = usableHorizon(scans, horizonMs);
@@ -99,14 +99,14 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
     }
   }
   const n = workersWanted(opts.env);
-  if (n < 2) return;
+  if (n < 2) return false;
   if (bytes < EARLY_MIN_BYTES || picked.length < 2) {
     // Too little certain work to start for: the rest decides.
     const rest = maybe.filter((p) => !deferrable(p.job.source, p.harness, p.stamp, horizon));
     picked.push(...rest);
     bytes += rest.reduce((t, p) => t + p.stamp.size, 0);
     maybe.length = 0;
-    if (bytes < EARLY_MIN_BYTES || picked.length < 2) return;
+    if (bytes < EARLY_MIN_BYTES || picked.length < 2) return false;
   }
   const pool = new ExtractPool(Math.min(n, picked.length));
   const waiting = new Map<number, { resolve: (r: JobResult) => void; reject: (e: Error) => void }>();
@@ -149,6 +149,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
   };
   const done = Promise.all(runs).then(() => undefined);
   early = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, pool, jobs, release, releaseAll, done };
+  return true;
 }
 
 /** Whether an early run was started and not yet taken: its threads are reading on every core. */
