@@ -46,7 +46,7 @@ WITH ev AS (
   SELECT * FROM report_events($tz, $harnesses, $project, $cost_mode)
 ),
 f AS (
-  SELECT * FROM ev WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+  SELECT * FROM ev WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
 ),
 k AS (
   SELECT *, CAST({{detail}} AS VARCHAR) AS detail FROM f

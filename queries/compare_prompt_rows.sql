@@ -26,6 +26,8 @@
 -- column: cost_e10               HUGEINT  NULL when a response is unpriced; 0 when unanswered
 -- column: answered               BOOLEAN  at least one billed response
 -- column: tool_calls             HUGEINT
+-- (Rows before the range's first instant in any zone are left out of the
+-- join: see report_prompts and near_from_ms in src/report/macros.ts.)
 SELECT *
-FROM report_prompts($tz, $harnesses, $project, $cost_mode)
-WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+FROM report_prompts($tz, $harnesses, $project, $cost_mode, near_from_ms($since))
+WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until

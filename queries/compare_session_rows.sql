@@ -30,7 +30,7 @@
 -- column: local_ts               TIMESTAMP first activity in tz
 WITH u AS (
   SELECT harness, session_id, kind, n FROM report_units($tz, $harnesses)
-  WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+  WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
 ),
 uc AS (
   SELECT harness, session_id,
@@ -40,7 +40,7 @@ uc AS (
 e AS (
   SELECT harness, session_id, CASE WHEN count(cost_e10) = count(*) THEN sum(cost_e10) END AS cost_e10
   FROM report_events($tz, $harnesses, '', $cost_mode)
-  WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+  WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
   GROUP BY ALL
 ),
 a AS (SELECT * FROM session_active($tz, $harnesses, $since, $until)),

@@ -54,7 +54,8 @@ WITH ev AS (
 ),
 f AS (
   SELECT *, CAST(local_ts AS DATE) AS d FROM ev
-  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) - INTERVAL 1 MONTH AS DATE) AND $until
+  WHERE near_days(ts_ms, CAST(date_trunc('month', $since) - INTERVAL 1 MONTH AS DATE), $until)
+    AND CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) - INTERVAL 1 MONTH AS DATE) AND $until
 ),
 months AS (
   SELECT strftime(m, '%Y-%m') AS month,

@@ -35,7 +35,8 @@ WITH ev AS (
 ),
 f AS (
   SELECT * FROM ev
-  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
+  WHERE near_days(ts_ms, CAST(date_trunc('month', $since) AS DATE), $until)
+    AND CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
 ),
 d AS (
   SELECT strftime(local_ts, '%Y-%m') AS month,

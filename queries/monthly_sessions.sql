@@ -44,7 +44,8 @@ WITH ev AS (
 ),
 f AS (
   SELECT * FROM ev
-  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
+  WHERE near_days(ts_ms, CAST(date_trunc('month', $since) AS DATE), $until)
+    AND CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
 ),
 s AS (
   SELECT strftime(local_ts, '%Y-%m') AS month,
@@ -66,7 +67,8 @@ u AS (
   SELECT strftime(local_ts, '%Y-%m') AS month, harness, session_id AS session,
          {{unit_counts}}
   FROM report_units($tz, $harnesses)
-  WHERE CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
+  WHERE near_days(ts_ms, CAST(date_trunc('month', $since) AS DATE), $until)
+    AND CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
   GROUP BY ALL
 )
 SELECT r.month, rank, r.harness, r.session, project, models, requests, input_tokens, cache_read_tokens,

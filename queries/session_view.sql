@@ -31,14 +31,14 @@ WITH a AS (SELECT * FROM session_active($tz, $harnesses, $since, $until)),
 e AS (
   SELECT harness, session_id, list(DISTINCT model ORDER BY model) FILTER (WHERE model IS NOT NULL) AS models
   FROM report_events($tz, $harnesses, '', 'auto')
-  WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+  WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
   GROUP BY ALL
 ),
 u AS (
   SELECT harness, session_id,
          {{unit_counts}}
   FROM report_units($tz, $harnesses)
-  WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+  WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
   GROUP BY ALL
 ),
 sr AS (

@@ -54,7 +54,7 @@ ev AS (
     AND ($project = '' OR contains(coalesce(project, ''), $project))
 ),
 f AS (
-  SELECT * FROM ev WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+  SELECT * FROM ev WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
 )
 SELECT {{keys}}
        coalesce(sum(requests), 0)::HUGEINT AS requests,

@@ -2,13 +2,16 @@
 // ingest — split lines, forks, appends, rewritten files, files gone
 // (retained) and back, every harness — billed_events must equal what the
 // rule computes over usage_events: the audit query (store/billed.ts) returns
-// no rows, and the reports' totals stay those of the ledger.
+// no rows, and the reports' totals stay those of the ledger. The same holds
+// for the units' kept marks and the session facts the ingest keeps (issue
+// 37: KEPT_AUDIT, SESSION_STATS_AUDIT).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_RANGE, buildAllHome, pickMetrics, type AllHome } from '../fixtures/all-harnesses.js';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
-import { BILLED_AUDIT } from '../src/store/billed.js';
+import { BILLED_AUDIT, KEPT_AUDIT } from '../src/store/billed.js';
+import { SESSION_STATS_AUDIT } from '../src/store/session-stats.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
 
 const RANGE = ['--since', '2026-01-01', '--until', '2026-12-31'];
@@ -22,6 +25,13 @@ function audit(db: string, env: NodeJS.ProcessEnv): unknown[] {
   const r = runCli(['sql', BILLED_AUDIT, '--format', 'json', '--db', db], env);
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
+}
+
+/** Rows the units' and the session facts' audits return (both must be 0), in one run. */
+function auditKept(db: string, env: NodeJS.ProcessEnv): { kept: number; stats: number } {
+  const r = runCli(['sql', `SELECT (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept, (SELECT count(*) FROM (${SESSION_STATS_AUDIT})) AS stats`, '--format', 'json', '--db', db], env);
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout)[0];
 }
 
 function count(db: string, env: NodeJS.ProcessEnv, sql: string): number {
@@ -38,6 +48,7 @@ describe('billed_events after each kind of change', () => {
     const s1 = claude.session({ cwd: '/home/u/app' });
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
+      s1.user(`2026-10-1${i}T09:59:00.000Z`);
       ids.push(s1.response({ ts: `2026-10-1${i}T10:00:00.000Z`, splits: 1 + (i % 3), usage: { input: 10 + i, output: 20 + i, cacheRead: 100 * i } }));
     }
     // A split response whose early lines carry placeholder usage (the largest usage wins).
@@ -45,15 +56,23 @@ describe('billed_events after each kind of change', () => {
     // /branch: a second session file copying four responses.
     const fork = s1.fork('feedbeef-0000-4000-8000-000000000001', ids.slice(0, 4));
     fork.response({ ts: '2026-10-18T10:00:00.000Z', usage: { input: 3, output: 4 } });
+    // One run per step: every audit (each must find no rows) and the counts.
     const step = (label: string, responses: number) => {
       const ing = runCli(['ingest', '--db', db], env);
       expect(ing.status, ing.stderr).toBe(0);
-      expect(audit(db, env), label).toEqual([]);
-      expect(count(db, env, 'SELECT count(*) FROM billed_events'), label).toBe(responses);
-      expect(count(db, env, 'SELECT count(*) FROM billed_events') , label).toBe(count(db, env, 'SELECT count(*) FROM (SELECT DISTINCT harness, dedupe_key FROM usage_events)'));
+      const r = runCli(
+        ['sql', `SELECT (SELECT count(*) FROM (${BILLED_AUDIT})) AS billed, (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept,
+                        (SELECT count(*) FROM (${SESSION_STATS_AUDIT})) AS stats, (SELECT count(*) FROM billed_events) AS responses,
+                        (SELECT count(*) FROM (SELECT DISTINCT harness, dedupe_key FROM usage_events)) AS keys`, '--format', 'json', '--db', db],
+        env,
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)[0], label).toEqual({ billed: 0, kept: 0, stats: 0, responses, keys: responses });
     };
     step('first ingest', 8);
     expect(count(db, env, 'SELECT count(*) FROM usage_events')).toBeGreaterThan(8); // the fork's copies are there, not billed
+    // The fork's copies of tool calls are unit rows too, not kept.
+    expect(count(db, env, 'SELECT count(*) FROM unit_rows')).toBeGreaterThan(count(db, env, 'SELECT count(*) FROM work_units'));
     s1.response({ ts: '2026-10-19T10:00:00.000Z', splits: 2, usage: { input: 7, output: 8 } });
     step('appended', 9);
     // The fork rewritten (its copy of the first response dropped): the original still bills it once.
@@ -82,6 +101,7 @@ describe('billed_events after each kind of change', () => {
       expect(r.status, r.stderr).toBe(0);
       expect(pickMetrics(JSON.parse(r.stdout).totals)).toEqual(fx.total);
       expect(audit(db, env)).toEqual([]);
+      expect(auditKept(db, env)).toEqual({ kept: 0, stats: 0 });
       expect(count(db, env, 'SELECT count(*) FROM usage_events')).toBeGreaterThan(count(db, env, 'SELECT count(*) FROM billed_events'));
     } finally {
       rmSync(fx.home, { recursive: true, force: true });
@@ -113,6 +133,63 @@ describe('a store migrated to write-time deduplication', () => {
       expect(audit(db, env)).toEqual([]);
       expect(count(db, env, 'SELECT count(*) FROM usage_rows WHERE billed')).toBe(40);
       expect(count(db, env, 'SELECT count(*) FROM usage_rows')).toBe(200);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a store migrated to units and session facts kept at write time (schema v11, issue 37)', () => {
+  it('marks the units v10 deduplicated at query time and makes each session\'s facts as v10\'s queries did', async () => {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { MIGRATIONS } = await import('../src/store/schema.js');
+    const db = join(home, 'v10.duckdb');
+    const inst = await DuckDBInstance.create(db);
+    const conn = await inst.connect();
+    const v11 = MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN kept'));
+    for (const ddl of MIGRATIONS.slice(0, v11)) await conn.run(ddl);
+    await conn.run(`INSERT INTO meta VALUES ('schema_version', '${v11}')`);
+    // Session s1: m1 100 tokens at t=1 in /p/a, m2 300 tokens (two responses) up to t=3 in /p/b; m3 300 tokens at t=2.
+    // Main model: most tokens, then the name (m2 before m3); project: the latest response's (/p/b).
+    // Session s2: one response without a model, in /p/c.
+    await conn.run(`INSERT INTO event_attrs VALUES
+      (1, 'src-1', 'claude-code', 's1', '/p/a', 'm1', NULL, 'f1', NULL),
+      (2, 'src-1', 'claude-code', 's1', '/p/b', 'm2', NULL, 'f1', NULL),
+      (3, 'src-1', 'claude-code', 's1', '/p/a', 'm3', NULL, 'f1', NULL),
+      (4, 'src-2', 'codex', 's2', '/p/c', NULL, NULL, 'f2', NULL)`);
+    await conn.run(`INSERT INTO usage_rows (attr_id, ts_ms, dedupe_key, dedupe_rank, requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, billed) VALUES
+      (1, 1, 'k1', 0, 1, 100, 0, 0, 0, 0, TRUE),
+      (2, 2, 'k2', 0, 1, 100, 0, 0, 100, 0, TRUE),
+      (2, 3, 'k3', 0, 1, 50, 50, 0, 0, 0, TRUE),
+      (3, 2, 'k4', 0, 1, 0, 0, 300, 0, 0, TRUE),
+      (4, 5, 'k5', 0, 1, 7, 0, 0, 0, 0, TRUE)`);
+    // Units: key 9 three times (a fork copy of rank 1 and two originals of 2 and 5 units: 5 kept),
+    // key 8 twice of rank 0 (the first source key wins), key 7 once.
+    await conn.run(`INSERT INTO unit_attrs VALUES (1, 'src-1', 'claude-code', 's1'), (2, 'src-3', 'claude-code', 's3'), (3, 'src-2', 'codex', 's2')`);
+    await conn.run(`INSERT INTO unit_rows VALUES
+      (2, 2, 9, 1, 10, 9), (1, 2, 9, 0, 11, 2), (1, 2, 9, 0, 12, 5),
+      (2, 0, 8, 0, 20, 1), (1, 0, 8, 0, 21, 1),
+      (3, 1, 7, 0, 30, 1)`);
+    conn.closeSync();
+    inst.closeSync();
+    const empty = tempDir('txu-billed-v10-');
+    try {
+      const env = cleanEnv(empty);
+      expect(auditKept(db, env)).toEqual({ kept: 0, stats: 0 });
+      const q = (sql: string) => {
+        const r = runCli(['sql', sql, '--format', 'json', '--db', db], env);
+        expect(r.status, r.stderr).toBe(0);
+        return JSON.parse(r.stdout);
+      };
+      expect(q(`SELECT kind, dedupe_key, session_id, ts_ms, n FROM work_units ORDER BY dedupe_key`)).toEqual([
+        { kind: 'turn', dedupe_key: 7, session_id: 's2', ts_ms: 30, n: 1 },
+        { kind: 'prompt', dedupe_key: 8, session_id: 's1', ts_ms: 21, n: 1 },
+        { kind: 'tool_call', dedupe_key: 9, session_id: 's1', ts_ms: 12, n: 5 },
+      ]);
+      expect(q(`SELECT harness, session_id, project, model FROM session_stats ORDER BY session_id`)).toEqual([
+        { harness: 'claude-code', session_id: 's1', project: '/p/b', model: 'm2' },
+        { harness: 'codex', session_id: 's2', project: '/p/c', model: null },
+      ]);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

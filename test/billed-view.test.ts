@@ -133,3 +133,78 @@ describe('billed marks maintained at write time', () => {
     }
   });
 });
+
+describe('marks and session facts settled once per ingest (issue 37)', () => {
+  it('a deferring writer leaves its work pending, committed with its rows; settlePending (and the next ingest of the CLI) settles it', async () => {
+    const { BatchWriter, settlePending } = await import('../src/store/write.js');
+    const { BILLED_AUDIT, KEPT_AUDIT } = await import('../src/store/billed.js');
+    const { SESSION_STATS_AUDIT } = await import('../src/store/session-stats.js');
+    const { sourceWrite } = await import('./helpers/source-write.js');
+    const { cleanEnv, runCli } = await import('./helpers/cli.js');
+    const { prng } = await import('../fixtures/demo.js');
+    const rnd = prng(37);
+    const path = join(dir, 'deferred.duckdb');
+    /** Responses and units sharing keys across sources, in a few sessions with two models. */
+    const write = (name: string, n: number, fresh: boolean) => {
+      const w = sourceWrite(name, n);
+      w.fresh = fresh;
+      w.collected.events = w.collected.events.map((e, i) => ({
+        ...e,
+        session_id: `s${Math.floor(rnd() * 4)}`,
+        model: rnd() < 0.5 ? 'm-a' : 'm-b',
+        dedupe_key: `k${Math.floor(rnd() * 20)}`,
+        dedupe_rank: rnd() < 0.3 ? 1 : 0,
+        input_tokens: Math.floor(rnd() * 50),
+        source_line: i + 1,
+      }));
+      for (let i = 0; i < n; i++) {
+        w.collected.units.push({ harness: 'claude-code', session_id: `s${Math.floor(rnd() * 4)}`, kind: rnd() < 0.5 ? 'prompt' : 'tool_call', dedupe_key: `u${Math.floor(rnd() * 15)}`, dedupe_rank: rnd() < 0.3 ? 1 : 0, ts: 1_764_000_000_000 + i, count: 1 + Math.floor(rnd() * 3) });
+      }
+      return w;
+    };
+    const audits = async (conn: import('@duckdb/node-api').DuckDBConnection) => {
+      const n = async (sql: string) => (await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM (${sql})`)).getRowObjectsJson()[0]!.n;
+      return { billed: await n(BILLED_AUDIT), kept: await n(KEPT_AUDIT), stats: await n(SESSION_STATS_AUDIT) };
+    };
+    const pending = async (conn: import('@duckdb/node-api').DuckDBConnection) =>
+      (await conn.runAndReadAll(`SELECT (SELECT count(*) FROM meta WHERE key LIKE '%_pending_from')::INTEGER AS m, (SELECT count(*) FROM billed_pending)::INTEGER AS b,
+                                        (SELECT count(*) FROM kept_pending)::INTEGER AS k, (SELECT count(*) FROM sessions_pending)::INTEGER AS s`)).getRowObjectsJson()[0];
+    let store = await openStore(path);
+    try {
+      const w = new BatchWriter(store.conn, () => 5n, 0, true);
+      await w.write([write('a', 12, true), write('b', 9, true)]);
+      await w.commit();
+      await w.write([write('c', 10, true), write('a', 7, false)]); // a rewritten: its old rows' keys are pending
+      await w.commit();
+      // Committed, not settled: duplicates are all still marked, no session has facts yet.
+      expect(await audits(store.conn)).not.toEqual({ billed: 0, kept: 0, stats: 0 });
+      expect(await pending(store.conn)).toMatchObject({ m: 2 });
+      expect((await pending(store.conn))!.b).toBeGreaterThan(0);
+    } finally {
+      await store.close(); // as a run killed after those commits leaves the store
+    }
+    store = await openStore(path);
+    try {
+      expect(await pending(store.conn)).toMatchObject({ m: 2 });
+      await settlePending(store.conn);
+      expect(await audits(store.conn)).toEqual({ billed: 0, kept: 0, stats: 0 });
+      expect(await pending(store.conn)).toEqual({ m: 0, b: 0, k: 0, s: 0 });
+      // Pending again, then left for the CLI: its ingest (nothing to read in an empty home) settles it before any report.
+      const w = new BatchWriter(store.conn, () => 5n, 0, true);
+      await w.write([write('d', 11, true), write('b', 4, false)]);
+      await w.commit();
+      expect(await audits(store.conn)).not.toEqual({ billed: 0, kept: 0, stats: 0 });
+    } finally {
+      await store.close();
+    }
+    const home = tempDir('txu-settle-home-');
+    try {
+      const env = cleanEnv(home);
+      const r = runCli(['sql', `SELECT (SELECT count(*) FROM (${BILLED_AUDIT})) AS billed, (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept, (SELECT count(*) FROM (${SESSION_STATS_AUDIT})) AS stats, (SELECT count(*) FROM sessions_pending) AS pending`, '--format', 'json', '--db', path], env);
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual([{ billed: 0, kept: 0, stats: 0, pending: 0 }]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});

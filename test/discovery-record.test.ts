@@ -6,7 +6,7 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync }
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { discoverAll, discoverRecorded } from '../src/ingest/discover.js';
-import { loadRecord, replayRecord, saveRecord, type DiscoveryRecord } from '../src/ingest/discovery-record.js';
+import { loadRecord, replayRecord, saveRecord, withMeta, type DiscoveryRecord } from '../src/ingest/discovery-record.js';
 import type { ScanFacts } from '../src/ingest/stamp.js';
 import { tempDir } from './helpers/temp.js';
 
@@ -31,8 +31,9 @@ function makeHome(): string {
   return home;
 }
 
+/** What a scan found, each source with its meta (a replayed source gets it when it is to be read: withMeta). */
 function facts(scans: ScanFacts[]) {
-  return scans.map((s) => ({ id: s.harness.id, roots: s.roots, sources: s.sources }));
+  return scans.map((s) => ({ id: s.harness.id, roots: s.roots, sources: s.sources.map(withMeta) }));
 }
 
 async function recordOf(home: string, env: NodeJS.ProcessEnv = {}, settleMs?: number): Promise<DiscoveryRecord> {
@@ -54,6 +55,23 @@ describe('discovery record', () => {
     const file = join(base, `rec${n}.json`);
     saveRecord(file, r);
     expect(facts(replay(loadRecord(file)!, home)!.scans)).toEqual(facts(fresh));
+  });
+
+  it('keeps names with tabs, newlines, U+001F and backslashes, and gives each source its meta only when asked (issue 37)', async () => {
+    const home = makeHome();
+    const p = join(home, '.claude', 'projects', '-home-u-app');
+    for (const name of ['a\tb.jsonl', 'c\nd.jsonl', 'e\u001ff.jsonl', 'g\\h\\t.jsonl']) writeFileSync(join(p, name), '{}\n');
+    const r = await recordOf(home);
+    const fresh = await discoverAll({ home, env: {}, rootOverrides: {} }, []);
+    expect(fresh.reduce((k, s) => k + s.sources.length, 0)).toBe(8);
+    const file = join(base, `rec-odd${n}.json`);
+    saveRecord(file, r);
+    const replayed = replay(loadRecord(file)!, home)!.scans;
+    const claude = replayed.find((s) => s.harness.id === 'claude-code')!.sources;
+    // Not parsed for a run that only stats the sources; there once a source is to be read.
+    expect(claude.every((s) => s.meta === undefined)).toBe(true);
+    expect(withMeta(claude[0]!).meta).toBeDefined();
+    expect(facts(replayed)).toEqual(facts(fresh));
   });
 
   it('is refused once a transcript is added, removed or renamed, or a folder appears', async () => {

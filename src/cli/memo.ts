@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../core/package-root.js';
 import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record.js';
-import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
+import { fingerprintsOf, scanDigest, stampAll, stampAllConcurrently, type ScanFacts, type Stamp } from '../ingest/stamp.js';
 import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
 import { firstDayRead, parseDay, systemZoneWithoutIntl, todayIn, type ReadsFrom } from '../report/period.js';
 import { horizonOfDay } from '../ingest/horizon.js';
@@ -64,7 +64,8 @@ export interface MemoProbe {
 interface Found {
   scans: ScanFacts[];
   warnings: string[];
-  stamps: Map<string, Stamp | null>;
+  /** Null when no memo entry waits on them: taken for the ingest by handOff. */
+  stamps: Map<string, Stamp | null> | null;
   /**
    * Writes the discovery record this search made (absent when the old one
    * held): done once the early start has the workers busy (handOff) or the
@@ -170,9 +171,11 @@ function buildLine(): string {
 /**
  * The sources, from the discovery record in the cache dir when all its
  * answers still hold, else from a discovery run now (and recorded). Then
- * stamped: before the ingest reads anything, so the ingest uses these stamps.
+ * stamped, when a memo entry is to be checked against them: before the
+ * ingest reads anything, so the ingest uses these stamps. Otherwise
+ * (`forIngest`) handOff has them taken.
  */
-async function findSources(rt: Runtime): Promise<Found> {
+async function findSources(rt: Runtime, forIngest = false): Promise<Found> {
   const path = join(cacheDir(rt.env, rt.home), 'discovery.json');
   const build = buildLine();
   const rec = loadRecord(path);
@@ -191,6 +194,7 @@ async function findSources(rt: Runtime): Promise<Found> {
     found = { scans, warnings, saveRecord: save };
   }
   mark('memo: discovery record replayed');
+  if (forIngest) return { ...found, stamps: null };
   const stamps = stampAll(found.scans);
   mark('sources stamped');
   return { ...found, stamps };
@@ -201,7 +205,7 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<t
   const found = await findSources(rt);
   mark('memo: sources found and stamped');
   const { scans, warnings } = found;
-  if (scanDigest(scans, fingerprintsOf(found.stamps), warnings) !== entry.digest) return found; // the ingest that follows writes the record (handOff)
+  if (scanDigest(scans, fingerprintsOf(found.stamps!), warnings) !== entry.digest) return found; // the ingest that follows writes the record (handOff)
   mark('memo: sources digested');
   // An --out file that may not be replaced now (changed by someone else): the full run says why.
   const force = entry.args.force === true;
@@ -282,7 +286,7 @@ export async function replayReport(rt: Runtime, a: Record<string, unknown>): Pro
     const entry = readEntries(memoPath(rt.env, rt.home)).find((e) => e.key === key);
     const r = entry && inputsStillHold(entry) ? await replayIfCurrent(rt, entry, t0) : null;
     if (r === true) return { hit: true, key };
-    found = r ?? (await findSources(rt));
+    found = r ?? (await findSources(rt, true));
   }
   await handOff(rt, found, a);
   return { hit: false, key };
@@ -310,16 +314,24 @@ function earlyHorizon(a: Record<string, unknown>): number | null {
   }
 }
 
-/** A miss: the ingest that follows gets the sources found, and new ones start being read now, while DuckDB loads. */
+/**
+ * A miss: the ingest that follows gets the sources found, and new ones start
+ * being read now, while DuckDB loads. When none are (a new question of a
+ * store that knows every source) and no memo entry took the stamps, they are
+ * taken in a thread of their own meanwhile (ingest/stamp.ts); an early
+ * extraction keeps every core busy already, and the ingest stamps the rest.
+ */
 async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): Promise<void> {
   try {
     const { withHarnesses } = await import('../ingest/discover.js');
     const scans = withHarnesses(found.scans);
-    offerDiscovery(rt, scans, found.warnings, found.stamps);
     const side = sidecarPath(rt.dbPath);
-    if (!side || rt.rebuild) return;
-    const { startEarlyExtraction } = await import('../ingest/early.js');
-    startEarlyExtraction(rt, scans, side, found.stamps, earlyHorizon(a));
+    let early = false;
+    if (side && !rt.rebuild) {
+      const { startEarlyExtraction } = await import('../ingest/early.js');
+      early = startEarlyExtraction(rt, scans, side, found.stamps ?? undefined, earlyHorizon(a));
+    }
+    offerDiscovery(rt, scans, found.warnings, found.stamps ?? (early ? null : stampAllConcurrently(found.scans)));
   } finally {
     found.saveRecord?.();
   }

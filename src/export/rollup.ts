@@ -17,6 +17,7 @@ import { UsageError } from '../report/period.js';
 import { COLUMNS, DATASET_DIR, DATASETS, EXPORT_SCHEMA_VERSION, IDENTITY, sqlString, type Dataset } from './schema.js';
 import { defineReportMacros } from '../report/macros.js';
 import { counted } from '../core/plural.js';
+import { sessionStatsOf } from '../store/session-stats.js';
 
 export interface Rollup {
   conn: DuckDBConnection;
@@ -151,6 +152,8 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
       )
       .join('\n    UNION ALL\n    ')}`);
   await conn.run(`CREATE VIEW session_facts AS SELECT harness, session_id, title, parent_session_id, machine FROM session_rows`);
+  // What the local store keeps per session at write time (store/session-stats.ts), computed here.
+  await conn.run(`CREATE VIEW session_stats AS ${sessionStatsOf('billed_events', ', first(machine) AS machine')}`);
   await conn.run(`
     CREATE VIEW session_estimate_latest AS
     SELECT harness, session_id, ${E10('recorded_cost_usd')} AS recorded_cost_e10, ts_ms, machine

@@ -13,11 +13,99 @@ import type { ScanFacts } from './stamp.js';
 import { digest128 } from '../core/digest.js';
 
 // 4: digests by SHA-256 (core/digest.ts) instead of XXH64.
-const RECORD_VERSION = 4;
+// 5: sources as folders and lines, their meta as text read when a source is read (issue 37).
+const RECORD_VERSION = 5;
 const KIND = 'discovery-record';
 
-/** A source as stored: path, key ('' when the same as the path), kind, companions, meta. */
-type StoredSource = [string, string, SourceKind, string[] | 0, Record<string, string> | 0];
+/**
+ * A harness's sources as stored, in discovery order. Every run that misses
+ * the report memo loads the record (10 142 sources at the 3 GiB benchmark
+ * corpus): each source is one line of `files`, `folder index TAB name TAB
+ * key ('' when the path) TAB kind TAB companions (joined by U+001F)`, its
+ * folder once in `dirs`; the harness's per-source meta (what only its
+ * extractor reads) is one JSON text, parsed when a source is to be read
+ * (withMeta), not for the sources a run only stats. As arrays of arrays and
+ * objects, the record cost a fresh process ~85 ms of CPU to parse at 3 GiB.
+ */
+interface StoredScan {
+  harness: HarnessId;
+  roots: RootSpec[];
+  dirs: string[];
+  files: string;
+  /** JSON of (meta | 0)[], in the order of `files`. */
+  meta: string;
+}
+
+const FIELD = '\t';
+const LIST = '\u001f';
+/** A name, key or companion with a tab, newline, U+001F or backslash in it is written escaped (backslash, then t, n, f or itself). */
+const SPECIAL = /[\\\t\n\u001f]/g;
+const HAS_SPECIAL = /[\\\t\n\u001f]/;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\u001f': '\\f' };
+const UNESCAPES: Record<string, string> = { '\\': '\\', t: '\t', n: '\n', f: '\u001f' };
+const esc = (v: string) => (HAS_SPECIAL.test(v) ? v.replace(SPECIAL, (c) => ESCAPES[c]!) : v);
+const unesc = (v: string) => (v.includes('\\') ? v.replace(/\\(.)/g, (_, c: string) => UNESCAPES[c] ?? c) : v);
+
+function storeScan(s: ScanFacts): StoredScan {
+  const dirs: string[] = [];
+  const index = new Map<string, number>();
+  const lines: string[] = [];
+  for (const x of s.sources) {
+    // The folder with its separator ('' for a bare name), so the path is folder + name on any platform.
+    const cut = Math.max(x.path.lastIndexOf('/'), x.path.lastIndexOf('\\'));
+    const dir = x.path.slice(0, cut + 1);
+    let d = index.get(dir);
+    if (d === undefined) {
+      d = dirs.length;
+      dirs.push(dir);
+      index.set(dir, d);
+    }
+    lines.push([d, esc(x.path.slice(cut + 1)), x.key === x.path ? '' : esc(x.key), x.kind, x.companions?.length ? x.companions.map(esc).join(LIST) : ''].join(FIELD));
+  }
+  return { harness: s.harness.id, roots: s.roots, dirs, files: lines.join('\n'), meta: JSON.stringify(s.sources.map((x) => x.meta ?? 0)) };
+}
+
+/** Fills in the meta of a replayed source's harness's sources (once), by source. */
+const metaFill = new WeakMap<SourceRef, () => void>();
+
+/**
+ * The source with its meta, for reading it: a source replayed from a record
+ * gets it here, from the record's text (all of its harness's at once); any
+ * other source already has it. Call before a source goes to an extractor.
+ */
+export function withMeta(src: SourceRef): SourceRef {
+  metaFill.get(src)?.();
+  return src;
+}
+
+function replayScan(s: StoredScan): SourceRef[] {
+  if (!s.files) return [];
+  const dirs = s.dirs;
+  const sources: SourceRef[] = [];
+  for (const line of s.files.split('\n')) {
+    const a = line.indexOf(FIELD);
+    const b = line.indexOf(FIELD, a + 1);
+    const c = line.indexOf(FIELD, b + 1);
+    const d = line.indexOf(FIELD, c + 1);
+    const path = dirs[Number(line.slice(0, a))] + unesc(line.slice(a + 1, b));
+    const key = unesc(line.slice(b + 1, c));
+    const ref: SourceRef = { harness: s.harness, key: key || path, path, kind: line.slice(c + 1, d) as SourceKind };
+    if (d + 1 < line.length) ref.companions = line.slice(d + 1).split(LIST).map(unesc);
+    sources.push(ref);
+  }
+  let filled = false;
+  const fill = () => {
+    if (filled) return;
+    filled = true;
+    const metas = JSON.parse(s.meta) as (Record<string, string> | 0)[];
+    sources.forEach((ref, i) => {
+      if (metas[i]) ref.meta = metas[i] as Record<string, string>;
+      metaFill.delete(ref);
+    });
+  };
+  for (const ref of sources) metaFill.set(ref, fill);
+  return sources;
+}
 
 export interface DiscoveryRecord {
   v: number;
@@ -30,7 +118,7 @@ export interface DiscoveryRecord {
   /** Set when discovery enumerated the environment: a hash of all of it. */
   envAll: string | null;
   obs: Observation[];
-  scans: { harness: HarnessId; roots: RootSpec[]; sources: StoredSource[] }[];
+  scans: StoredScan[];
   warnings: string[];
 }
 
@@ -83,11 +171,7 @@ export function makeRecord(
     env: [...watched.reads],
     envAll: watched.enumerated() ? envHash(o.env) : null,
     obs,
-    scans: scans.map((s) => ({
-      harness: s.harness.id,
-      roots: s.roots,
-      sources: s.sources.map((x): StoredSource => [x.path, x.key === x.path ? '' : x.key, x.kind, x.companions?.length ? x.companions : 0, x.meta ?? 0]),
-    })),
+    scans: scans.map(storeScan),
     warnings,
   };
 }
@@ -112,15 +196,6 @@ export function replayRecord(r: DiscoveryRecord, o: RecordOptions): { scans: Sca
   for (const [k, v] of r.env) if ((o.env[k] ?? null) !== v) return null;
   if (r.envAll !== null && r.envAll !== envHash(o.env)) return null;
   if (!stillHolds(r.obs)) return null;
-  const scans = r.scans.map((s) => ({
-    harness: { id: s.harness },
-    roots: s.roots,
-    sources: s.sources.map(([path, key, kind, companions, meta]): SourceRef => {
-      const ref: SourceRef = { harness: s.harness, key: key || path, path, kind };
-      if (companions) ref.companions = companions;
-      if (meta) ref.meta = meta;
-      return ref;
-    }),
-  }));
+  const scans = r.scans.map((s) => ({ harness: { id: s.harness }, roots: s.roots, sources: replayScan(s) }));
   return { scans, warnings: [...r.warnings] };
 }

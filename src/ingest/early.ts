@@ -17,6 +17,7 @@ import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
 import { deferrable, mayDefer, usableHorizon } from './horizon.js';
 import { mark } from '../core/trace.js';
+import { withMeta } from './discovery-record.js';
 
 /** Below this much new data, starting workers early costs more than it saves. */
 const EARLY_MIN_BYTES = 8 << 20;
@@ -66,10 +67,10 @@ export function writeSidecar(path: string, keys: Iterable<string>): void {
  * Starts reading, in worker threads, the plain and compressed JSONL sources
  * of harnesses that need nothing from the store, when the sidecar does not
  * know them, the report's horizon does not leave them unread, and there is
- * enough of them. Does nothing otherwise.
+ * enough of them. Does nothing otherwise. Returns whether it started.
  */
-export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, stamps?: Map<string, Stamp | null>, horizonMs: number | null = null): void {
-  if (early || !workersAvailable()) return;
+export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, stamps?: Map<string, Stamp | null>, horizonMs: number | null = null): boolean {
+  if (early || !workersAvailable()) return false;
   const known = readSidecar(sidecarPath) ?? new Set<string>();
   // Sources the ingest will leave unread (horizon.ts) are not read early either.
   const horizon = usableHorizon(scans, horizonMs);
@@ -89,7 +90,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
       const stamp = stamps && stamps.has(src.key) ? stamps.get(src.key)! : stampOf(src);
       if (!stamp) continue;
       // Ids from the top of the range, apart from the ingest's own.
-      const p = { stamp, harness: s.harness, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: src, resume: null, tmpDir, knownProjects: new Set<string>() } };
+      const p = { stamp, harness: s.harness, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: withMeta(src), resume: null, tmpDir, knownProjects: new Set<string>() } };
       if (mayDefer(s.harness, stamp, horizon)) maybe.push(p);
       else {
         bytes += stamp.size;
@@ -98,14 +99,14 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
     }
   }
   const n = workersWanted(opts.env);
-  if (n < 2) return;
+  if (n < 2) return false;
   if (bytes < EARLY_MIN_BYTES || picked.length < 2) {
     // Too little certain work to start for: the rest decides.
     const rest = maybe.filter((p) => !deferrable(p.job.source, p.harness, p.stamp, horizon));
     picked.push(...rest);
     bytes += rest.reduce((t, p) => t + p.stamp.size, 0);
     maybe.length = 0;
-    if (bytes < EARLY_MIN_BYTES || picked.length < 2) return;
+    if (bytes < EARLY_MIN_BYTES || picked.length < 2) return false;
   }
   const pool = new ExtractPool(Math.min(n, picked.length));
   const waiting = new Map<number, { resolve: (r: JobResult) => void; reject: (e: Error) => void }>();
@@ -148,6 +149,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
   };
   const done = Promise.all(runs).then(() => undefined);
   early = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, pool, jobs, release, releaseAll, done };
+  return true;
 }
 
 /** Whether an early run was started and not yet taken: its threads are reading on every core. */

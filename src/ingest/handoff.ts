@@ -10,7 +10,8 @@ export function sidecarPath(dbPath: string): string | null {
 
 // Hand-offs within one process, so the warm fast path and the ingest that
 // may follow it do not search twice and the memo learns what was ingested.
-let offered: { opts: DiscoverOptions; scans: HarnessScan[]; warnings: string[]; stamps: Map<string, Stamp | null> | null } | null = null;
+type Stamps = Map<string, Stamp | null> | Promise<Map<string, Stamp | null>>;
+let offered: { opts: DiscoverOptions; scans: HarnessScan[]; warnings: string[]; stamps: Stamps | null } | null = null;
 let lastDigest: string | null = null;
 
 /**
@@ -18,11 +19,11 @@ let lastDigest: string | null = null;
  * same options (taken once), with the stamps taken of them before anything
  * was read, if any.
  */
-export function offerDiscovery(opts: DiscoverOptions, scans: HarnessScan[], warnings: string[], stamps: Map<string, Stamp | null> | null = null): void {
+export function offerDiscovery(opts: DiscoverOptions, scans: HarnessScan[], warnings: string[], stamps: Stamps | null = null): void {
   offered = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, scans, warnings: [...warnings], stamps };
 }
 
-export function takeOfferedDiscovery(opts: DiscoverOptions): { scans: HarnessScan[]; warnings: string[]; stamps: Map<string, Stamp | null> | null } | null {
+export function takeOfferedDiscovery(opts: DiscoverOptions): { scans: HarnessScan[]; warnings: string[]; stamps: Stamps | null } | null {
   const o = offered;
   offered = null;
   if (!o || o.opts.home !== opts.home || o.opts.env !== opts.env || JSON.stringify(o.opts.rootOverrides) !== JSON.stringify(opts.rootOverrides)) return null;

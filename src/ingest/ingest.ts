@@ -6,7 +6,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
-import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
+import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, settlePending, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
 import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
@@ -14,6 +14,7 @@ import { workersWanted } from './worker-count.js';
 import { digest128 } from '../core/digest.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { deferrable, usableHorizon } from './horizon.js';
+import { withMeta } from './discovery-record.js';
 import { countRetained, recordSourcesDigest, storedSourcesDigest } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
 
@@ -30,7 +31,7 @@ export interface IngestOptions {
   /** Threads that extract (default: one per core, at most 4; 1 = this thread alone, N = N - 1 workers and this thread). Env TX_USAGE_WORKERS overrides. */
   concurrency?: number;
   /** Sources already discovered (the warm fast path found them before deciding to ingest). */
-  discovered?: { scans: HarnessScan[]; warnings: string[]; stamps?: Map<string, Stamp | null> | null };
+  discovered?: { scans: HarnessScan[]; warnings: string[]; stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null };
   /** Where to leave the index of known sources for the next run's early start (see early.ts). */
   sidecar?: string | null;
   /**
@@ -124,11 +125,13 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   // is read looks changed next run, never the other way round.
   const stamps = new Map<string, Stamp | null>();
   const raw = new Map<string, string>();
+  // Taken in a thread of their own while the store opened (ingest/stamp.ts stampAllConcurrently).
+  const givenStamps = given?.stamps ? await given.stamps : null;
   for (const s of scans)
     for (const src of s.sources) {
       // A source read early was stamped before that read; one offered with
       // its discovery was stamped then, before anything was read.
-      const st = early?.jobs.get(src.key)?.stamp ?? (given?.stamps?.has(src.key) ? given.stamps.get(src.key)! : stampOf(src));
+      const st = early?.jobs.get(src.key)?.stamp ?? (givenStamps?.has(src.key) ? givenStamps.get(src.key)! : stampOf(src));
       stamps.set(src.key, st);
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
@@ -259,7 +262,8 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
 
       let pending: SourceWrite[] = [];
       let pendingEvents = 0;
-      const writer = new BatchWriter(conn, opts.cost, COMMIT_EVERY_MS);
+      // Marks and session facts are settled once, after the last phase (settlePending below).
+      const writer = new BatchWriter(conn, opts.cost, COMMIT_EVERY_MS, true);
       let writing: Promise<void> = Promise.resolve();
       // Batches are written one after another while extraction goes on; a
       // full batch waits only for the write before the previous one, so at
@@ -330,7 +334,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       const jobOf = (p: Plan): Job => ({
         id: ++jobId,
         harness: p.harness.id,
-        source: p.src,
+        source: withMeta(p.src),
         resume:
           p.mode === 'append' && p.prev
             ? { offset: p.prev.resume_offset!, lines: p.prev.resume_lines ?? 0, state: p.prev.resume_state ? JSON.parse(p.prev.resume_state) : undefined }
@@ -380,6 +384,9 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
     // (~5 ms on a cold run) goes on while the report is queried.
     void pool?.close().catch(() => undefined);
   }
+  // The billed and kept marks and the session facts of what this ingest (or one killed before it) wrote.
+  await settlePending(conn);
+  mark('ingest: settled');
   for (const list of deferred.values()) result.deferred += list.length;
   // The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run).
   const unread = new Set([...deferred.values()].flatMap((l) => l.map((x) => x.src.key)));

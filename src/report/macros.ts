@@ -21,6 +21,22 @@ CREATE OR REPLACE TEMP MACRO report_events(p_tz, p_harnesses, p_project, p_cost_
   WHERE list_contains(p_harnesses, harness)
     AND (p_project = '' OR contains(coalesce(project, ''), p_project))`;
 
+// near_days(ts_ms, first, last): a test on the stored UTC milliseconds alone,
+// true for every instant whose local calendar day lies in [first, last] in
+// any zone (UTC offsets lie within -12 h .. +14 h; two days of margin each
+// side). Written beside each exact local-day test (issue 37): DuckDB then
+// filters rows on the column in its scan, before it joins their strings and
+// converts their times, so a query costs what its range holds, not the whole
+// history. It never changes an answer: the exact test follows.
+// near_from_ms(first) is its lower bound: no instant of day `first` or later,
+// in any zone, lies before it.
+const NEAR_DAYS = [
+  `CREATE OR REPLACE TEMP MACRO near_from_ms(p_first) AS epoch_ms(CAST(p_first AS TIMESTAMP)) - 172800000`,
+  `CREATE OR REPLACE TEMP MACRO near_days(p_ts_ms, p_first, p_last) AS
+     p_ts_ms >= near_from_ms(p_first) AND p_ts_ms < epoch_ms(CAST(p_last AS TIMESTAMP)) + 259200000`,
+];
+
 export async function defineReportMacros(conn: DuckDBConnection): Promise<void> {
   await conn.run(REPORT_EVENTS);
+  for (const m of NEAR_DAYS) await conn.run(m);
 }

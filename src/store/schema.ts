@@ -409,7 +409,51 @@ export const MIGRATIONS: readonly string[] = [
     WHERE harness = 'claude-code' AND retained_since_ms IS NULL;
   DELETE FROM meta WHERE key = 'sources_digest';
   `,
-  // v12: the Codex lineage rule (issue 33; src/harnesses/codex/README.md).
+  // v12: units of work deduplicated at write time and session facts kept by
+  // the ingest (issue 37), as v7 did for responses. unit_rows.kept marks the
+  // one row per (harness, kind, dedupe_key) that v10's work_units picked at
+  // every query — the lowest rank, then the most units, then a stable order —
+  // kept exact by each write transaction (store/billed.ts); work_units is
+  // the kept rows joined with their strings. session_stats holds per session
+  // the latest project and the main model (most tokens, then the model's
+  // name) of its billed responses, the rule v10's session_attrs macro
+  // applied at every query, made again by each write transaction for the
+  // sessions it touched (store/session-stats.ts). Both filled here for the
+  // rows the store holds. The marks and facts are settled once per ingest,
+  // from what each write transaction records as pending (the smallest
+  // combination id appended under, in meta; the keys and sessions of deleted
+  // rows, in the *_pending tables; store/billed.ts).
+  `
+  ALTER TABLE unit_rows ADD COLUMN kept BOOLEAN;
+  UPDATE unit_rows SET kept = rowid IN (
+    SELECT rid FROM (SELECT r.rowid AS rid, r.*, a.harness, a.source_key FROM unit_rows r JOIN unit_attrs a USING (unit_attr_id))
+    QUALIFY row_number() OVER (PARTITION BY harness, kind, dedupe_key ORDER BY dedupe_rank, n DESC, source_key, ts_ms) = 1
+  );
+  CREATE OR REPLACE VIEW work_units AS
+    SELECT a.harness, a.session_id, ['prompt', 'turn', 'tool_call', 'subagent_task'][r.kind + 1] AS kind, r.dedupe_key, r.ts_ms, r.n
+    FROM unit_rows r JOIN unit_attrs a USING (unit_attr_id)
+    WHERE r.kept;
+  CREATE TABLE session_stats (
+    harness VARCHAR NOT NULL,
+    session_id VARCHAR NOT NULL,
+    project VARCHAR,
+    model VARCHAR
+  );
+  CREATE TABLE billed_pending (dedupe_key VARCHAR NOT NULL);
+  CREATE TABLE kept_pending (dedupe_key BIGINT NOT NULL);
+  CREATE TABLE sessions_pending (harness VARCHAR NOT NULL, session_id VARCHAR NOT NULL);
+  INSERT INTO session_stats
+    WITH e AS (
+      SELECT a.harness, a.session_id, a.model, a.project, r.ts_ms,
+             r.input_tokens + r.cache_read_tokens + r.cache_write_tokens + r.output_tokens AS tokens
+      FROM usage_rows r JOIN event_attrs a USING (attr_id) WHERE r.billed
+    ),
+    m AS (SELECT harness, session_id, model, sum(tokens) AS tokens FROM e GROUP BY ALL),
+    em AS (SELECT harness, session_id, first(model ORDER BY tokens DESC, model NULLS LAST) AS model FROM m GROUP BY ALL),
+    ep AS (SELECT harness, session_id, first(project ORDER BY ts_ms DESC) AS project FROM e GROUP BY ALL)
+    SELECT ep.harness, ep.session_id, ep.project, em.model FROM ep JOIN em USING (harness, session_id);
+  `,
+  // v13: the Codex lineage rule (issue 33; src/harnesses/codex/README.md).
   // A fork's or sub-agent's copy of its parent's responses is keyed by the
   // parent's thread, and a sub-agent's own spend belongs to its root session.
   // Rows read by earlier builds keep the old keys (re-stamped copies counted

@@ -17,7 +17,11 @@ const COLUMNS: readonly [string, Kind][] = [
   ['dedupe_rank', 'int'],
   ['ts_ms', 'big'],
   ['n', 'int'],
+  // (schema v12) Every row is written as its key's kept unit; the write
+  // transaction corrects the keys that have several rows (store/billed.ts).
+  ['kept', 'bool'],
 ];
+const WIDTH: Record<Kind, number> = { int: 4, big: 8, bool: 1, str: 0 };
 
 const VECTOR = duckdb.vector_size();
 
@@ -56,7 +60,7 @@ export class UnitRowWriter {
     const n = this.n;
     if (chunk === null || n === 0) return;
     this.cols.forEach((c, k) => {
-      duckdb.copy_data_to_vector(duckdb.data_chunk_get_vector(chunk.chunk, k), 0, c.bytes, 0, n * (c.kind === 'int' ? 4 : 8));
+      duckdb.copy_data_to_vector(duckdb.data_chunk_get_vector(chunk.chunk, k), 0, c.bytes, 0, n * WIDTH[c.kind]);
     });
     duckdb.data_chunk_set_size(chunk.chunk, n);
     this.appender.appendDataChunk(chunk);
@@ -67,7 +71,7 @@ export class UnitRowWriter {
 
 let types: Bindings.LogicalType[] | null = null;
 const TYPES = () =>
-  (types ??= COLUMNS.map(([, kind]) => duckdb.create_logical_type(kind === 'int' ? duckdb.Type.INTEGER : duckdb.Type.BIGINT)));
+  (types ??= COLUMNS.map(([, kind]) => duckdb.create_logical_type(kind === 'int' ? duckdb.Type.INTEGER : kind === 'bool' ? duckdb.Type.BOOLEAN : duckdb.Type.BIGINT)));
 
 /** The next free unit_attr_id, read once per writer (one process writes the store at a time). */
 export class UnitAttrIds {
@@ -86,17 +90,25 @@ const str = (a: DuckDBAppender, v: string | null) => (v === null ? a.appendNull(
 /**
  * A batch's units of work and session facts, inside the caller's transaction
  * (write.ts writeRows): `sources` pairs each source key with what its
- * extraction collected.
+ * extraction collected. Returns the first unit_attr_id it gave out (every
+ * unit row it appended has this one or a larger one), null when it appended
+ * no units: what the kept marks are maintained for (store/billed.ts).
  */
 export async function writeUnitsAndFacts(
   conn: DuckDBConnection,
   sources: { key: string; units: UnitColumns; facts: readonly SessionFact[] }[],
   ids: UnitAttrIds,
-): Promise<void> {
+): Promise<number | null> {
   const anyUnits = sources.some((s) => s.units.length > 0);
   const anyFacts = sources.some((s) => s.facts.length > 0);
+  let first: number | null = null;
   if (anyUnits) {
-    const nextId = await ids.take(conn);
+    const take = await ids.take(conn);
+    const nextId = () => {
+      const id = take();
+      first ??= id;
+      return id;
+    };
     const rowsA = await conn.createAppender('unit_rows');
     const attrsA = await conn.createAppender('unit_attrs');
     const rows = new UnitRowWriter(rowsA);
@@ -138,4 +150,5 @@ export async function writeUnitsAndFacts(
     }
     fa.closeSync();
   }
+  return first;
 }

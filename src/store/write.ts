@@ -3,7 +3,7 @@
 // chunks, see usage-rows.ts).
 import { BIGINT, INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection } from './duckdb.js';
 import { UsageRowWriter } from './usage-rows.js';
-import { maintainBilled, noteRemovedKeys } from './billed.js';
+import { notePending, noteRemovedKeys, settleMarks } from './billed.js';
 import { forgetSourcesDigest } from './sources-digest.js';
 import { UnitAttrIds, writeUnitsAndFacts } from './unit-rows.js';
 import { usdToE10 } from '../core/money.js';
@@ -87,13 +87,13 @@ const int = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull(
 
 const OWNED_TABLES = ['event_attrs', 'session_estimates', 'context_rows', 'source_issues', 'rate_limit_snapshots', 'unit_attrs', 'session_fact_rows'] as const;
 
-/** Deletes the rows of sources `keys`; returns whether any responses were deleted (their dedupe keys noted, see billed.ts). */
+/** Deletes the rows of sources `keys`; returns whether any were deleted (their dedupe keys and sessions noted, see billed.ts). */
 async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<boolean> {
   if (!keys.length) return false;
   // Keys are bound as a list parameter, never spliced into SQL. A source's
   // responses go with its combinations (usage_rows has no source_key).
   const ofSources = `attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`;
-  await noteRemovedKeys(conn, ofSources, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
+  await noteRemovedKeys(conn, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
   await conn.run(`DELETE FROM usage_rows WHERE ${ofSources}`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
   // Units of work go with their combinations likewise (store/unit-rows.ts).
   await conn.run(
@@ -171,7 +171,8 @@ export async function storeWideRows(conn: DuckDBConnection, select: string): Pro
     types,
   );
   await conn.run('DROP TABLE temp.txu_wide_rows');
-  await maintainBilled(conn, base.base + 1, false);
+  await notePending(conn, base.base + 1, null);
+  await settleMarks(conn);
 }
 
 const LIST_VARCHAR = () => LIST(VARCHAR);
@@ -225,6 +226,11 @@ export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], c
  * benchmark corpus committed six batches of ~5 000 events at 8-36 ms each,
  * where one commit of all of them costs ~20 ms (and its checkpoint less).
  * Reads on the same connection see the rows written so far.
+ *
+ * Each commit settles the marks and session facts its writes touched
+ * (store/billed.ts settleMarks), unless `deferSettle`: the ingest, which
+ * commits many times, settles once at its end (settlePending) and reads
+ * neither meanwhile.
  */
 export class BatchWriter {
   private open = false;
@@ -244,6 +250,7 @@ export class BatchWriter {
     private readonly conn: DuckDBConnection,
     private readonly cost: CostFn,
     private readonly commitEveryMs = 0,
+    private readonly deferSettle = false,
   ) {}
 
   async write(batch: SourceWrite[]): Promise<void> {
@@ -275,16 +282,19 @@ export class BatchWriter {
     if (!this.open) return;
     const units = this.units;
     this.units = [];
+    let firstUnitAttr: number | null = null;
     try {
-      if (units.length) await writeUnitsAndFacts(this.conn, units, this.unitIds);
+      if (units.length) firstUnitAttr = await writeUnitsAndFacts(this.conn, units, this.unitIds);
     } catch (e) {
       await this.rollback();
       throw e;
     }
     this.open = false;
     try {
-      // The keys this transaction touched get their billed marks again, in the same transaction (store/billed.ts).
-      await maintainBilled(this.conn, this.tx.appended ? this.tx.firstAttr : null, this.tx.removed);
+      // The keys and sessions this transaction touched get their marks and facts again, in the same transaction.
+      // What this transaction touched is recorded with its rows, and settled now or at the ingest's end (store/billed.ts).
+      await notePending(this.conn, this.tx.appended ? this.tx.firstAttr : null, firstUnitAttr);
+      if (!this.deferSettle) await settleMarks(this.conn);
       await this.conn.run('COMMIT');
     } catch (e) {
       await this.conn.run('ROLLBACK').catch(() => undefined);
@@ -473,7 +483,30 @@ export async function forgetSources(conn: DuckDBConnection, keys: string[]): Pro
     await forgetSourcesDigest(conn);
     const removed = await deleteRowsOf(conn, keys);
     await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
-    await maintainBilled(conn, null, removed);
+    if (removed) await settleMarks(conn);
+    await conn.run('COMMIT');
+    committedWrites.count++;
+  } catch (e) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * Settles what write transactions left pending (store/billed.ts): at the
+ * end of an ingest that deferred it, and after an ingest killed half-way. One
+ * transaction, only when something is pending.
+ */
+export async function settlePending(conn: DuckDBConnection): Promise<void> {
+  const r = await conn.runAndReadAll(`
+    SELECT EXISTS (SELECT 1 FROM meta WHERE key IN ('billed_pending_from', 'kept_pending_from'))
+        OR EXISTS (SELECT 1 FROM billed_pending) OR EXISTS (SELECT 1 FROM kept_pending) OR EXISTS (SELECT 1 FROM sessions_pending) AS pending`);
+  if (!(r.getRowObjectsJson()[0] as { pending: boolean }).pending) return;
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    await bumpGeneration(conn);
+    await forgetSourcesDigest(conn);
+    await settleMarks(conn);
     await conn.run('COMMIT');
     committedWrites.count++;
   } catch (e) {
