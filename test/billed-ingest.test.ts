@@ -139,7 +139,7 @@ describe('a store migrated to write-time deduplication', () => {
   });
 });
 
-describe('a store migrated to units and session facts kept at write time (schema v11, issue 37)', () => {
+describe('a store migrated to units and session facts kept at write time (schema v12, issue 37)', () => {
   it('marks the units v10 deduplicated at query time and makes each session\'s facts as v10\'s queries did', async () => {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const { MIGRATIONS } = await import('../src/store/schema.js');
@@ -152,7 +152,8 @@ describe('a store migrated to units and session facts kept at write time (schema
     // Session s1: m1 100 tokens at t=1 in /p/a, m2 300 tokens (two responses) up to t=3 in /p/b; m3 300 tokens at t=2.
     // Main model: most tokens, then the name (m2 before m3); project: the latest response's (/p/b).
     // Session s2: one response without a model, in /p/c.
-    await conn.run(`INSERT INTO event_attrs VALUES
+    // Columns named: the migrations before this one may add columns of their own (v11's speed).
+    await conn.run(`INSERT INTO event_attrs (attr_id, source_key, harness, session_id, project, model, provider, source_file, billing_kind) VALUES
       (1, 'src-1', 'claude-code', 's1', '/p/a', 'm1', NULL, 'f1', NULL),
       (2, 'src-1', 'claude-code', 's1', '/p/b', 'm2', NULL, 'f1', NULL),
       (3, 'src-1', 'claude-code', 's1', '/p/a', 'm3', NULL, 'f1', NULL),

@@ -39,6 +39,9 @@ function rowOf(i: number): Row {
       source_line: i % 8 === 0 ? null : i + 1,
       // Cursor's request units (fractional), stored in millionths; null for every other source.
       request_units: i % 3 === 1 ? null : i % 3 === 2 ? 17.3 + i : i / 4,
+      // Web searches billed with the response, and the sampling iteration a row holds (schema v11).
+      web_search_requests: i % 4 === 0 ? null : i % 4,
+      iteration: i % 5 === 0 ? i % 3 : null,
     },
     recorded: i % 4 === 0 ? null : i % 13 === 0 ? -big : BigInt(i) * 10_000_000_000n,
     computed: i % 6 === 0 ? null : i % 10 === 0 ? big : BigInt(-i * 3),
@@ -67,6 +70,8 @@ function columnsOf(r: Row): Record<string, string | null> {
     source_line: t(e.source_line),
     billed: 'true', // written as its key's winner (store/billed.ts corrects keys with several rows)
     request_units_e6: t(e.request_units == null ? null : Math.round(e.request_units * 1e6)),
+    web_search_requests: t(e.web_search_requests ?? null),
+    iteration: t(e.iteration ?? null),
   };
 }
 
