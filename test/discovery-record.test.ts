@@ -68,10 +68,27 @@ describe('discovery record', () => {
     saveRecord(file, r);
     const replayed = replay(loadRecord(file)!, home)!.scans;
     const claude = replayed.find((s) => s.harness.id === 'claude-code')!.sources;
-    // Not parsed for a run that only stats the sources; there once a source is to be read.
-    expect(claude.every((s) => s.meta === undefined)).toBe(true);
+    // Not parsed for a run that only stats the sources (still an accessor); there once a source is to be read.
+    const lazy = (s: object) => typeof Object.getOwnPropertyDescriptor(s, 'meta')?.get === 'function';
+    expect(claude.every(lazy)).toBe(true);
     expect(withMeta(claude[0]!).meta).toBeDefined();
+    expect(claude.some(lazy)).toBe(false);
     expect(facts(replayed)).toEqual(facts(fresh));
+  });
+
+  it('gives a replayed source its meta wherever it is read, without withMeta: copies by spread and structured clone included', async () => {
+    const home = makeHome();
+    const fresh = await discoverAll({ home, env: {}, rootOverrides: {} }, []);
+    const file = join(base, `rec-copies${n}.json`);
+    saveRecord(file, await recordOf(home));
+    const want = fresh.find((s) => s.harness.id === 'claude-code')!.sources.map((x) => x.meta);
+    expect(want.some((m) => m !== undefined)).toBe(true);
+    // A reader that took the source by a copy once saw no meta at all: Claude Code's resumed reads
+    // then counted every response under session "unknown" (test/faults-growing.test.ts).
+    for (const copy of [(x: object) => ({ ...x }), (x: object) => structuredClone(x), (x: { meta?: unknown }) => ({ meta: x.meta })]) {
+      const claude = replay(loadRecord(file)!, home)!.scans.find((s) => s.harness.id === 'claude-code')!.sources;
+      expect(claude.map((x) => (copy(x) as { meta?: unknown }).meta)).toEqual(want);
+    }
   });
 
   it('is refused once a transcript is added, removed or renamed, or a folder appears', async () => {

@@ -65,16 +65,13 @@ function storeScan(s: ScanFacts): StoredScan {
   return { harness: s.harness.id, roots: s.roots, dirs, files: lines.join('\n'), meta: JSON.stringify(s.sources.map((x) => x.meta ?? 0)) };
 }
 
-/** Fills in the meta of a replayed source's harness's sources (once), by source. */
-const metaFill = new WeakMap<SourceRef, () => void>();
-
 /**
- * The source with its meta, for reading it: a source replayed from a record
- * gets it here, from the record's text (all of its harness's at once); any
- * other source already has it. Call before a source goes to an extractor.
+ * The source with its meta, for reading it. A source replayed from a record
+ * has its meta filled from the record's text on first use (all of its
+ * harness's at once, see replayScan); any other source already has it.
  */
 export function withMeta(src: SourceRef): SourceRef {
-  metaFill.get(src)?.();
+  void src.meta;
   return src;
 }
 
@@ -93,17 +90,32 @@ function replayScan(s: StoredScan): SourceRef[] {
     if (d + 1 < line.length) ref.companions = line.slice(d + 1).split(LIST).map(unesc);
     sources.push(ref);
   }
-  let filled = false;
+  // The meta is parsed on first use, by anyone (an extractor, the live
+  // snapshot, a record saved again): each replayed ref carries an accessor
+  // that fills every ref of the scan with a plain property. A copy made by
+  // spreading or structured cloning reads it too, so no reader can see a
+  // source without the meta it was discovered with.
+  let metas: (Record<string, string> | 0)[] | null = null;
   const fill = () => {
-    if (filled) return;
-    filled = true;
-    const metas = JSON.parse(s.meta) as (Record<string, string> | 0)[];
+    metas ??= JSON.parse(s.meta) as (Record<string, string> | 0)[];
     sources.forEach((ref, i) => {
-      if (metas[i]) ref.meta = metas[i] as Record<string, string>;
-      metaFill.delete(ref);
+      const m = metas![i];
+      Object.defineProperty(ref, 'meta', { value: m ? m : undefined, enumerable: m !== 0, writable: true, configurable: true });
     });
   };
-  for (const ref of sources) metaFill.set(ref, fill);
+  for (const ref of sources)
+    Object.defineProperty(ref, 'meta', {
+      enumerable: true,
+      configurable: true,
+      get() {
+        fill();
+        return ref.meta;
+      },
+      set(v: Record<string, string> | undefined) {
+        fill();
+        ref.meta = v;
+      },
+    });
   return sources;
 }
 
