@@ -13,6 +13,8 @@ import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
 import { cacheDir, type Runtime } from './runtime.js';
 import { counted } from '../core/plural.js';
+import { messageLine, printableLines, warningLines } from '../render/terminal-text.js';
+import { renderJson } from '../render/json.js';
 
 export interface CostSetup {
   fn: CostFn;
@@ -229,14 +231,14 @@ export async function pricesShowCommand(rt: Runtime, a: { model: string; provide
     const what = `${JSON.stringify(a.model)}${a.provider !== undefined ? ` (--provider ${a.provider})` : ''}`;
     throw new UsageError(`prices show ${what}: no price found (neither in the price data nor in a --prices file); its cost is reported as unknown, not $0`);
   }
-  process.stdout.write(format === 'json' ? JSON.stringify(d, null, 2) + '\n' : renderDescription(a.model, d));
-  if (!rt.quiet) for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  process.stdout.write(format === 'json' ? renderJson(d) : printableLines(renderDescription(a.model, d)));
+  if (!rt.quiet) process.stderr.write(warningLines(warnings));
   return d ? 0 : 1;
 }
 
 /** `tx-usage prices update`: the only command that touches the network. Exit status 1 when nothing was stored. */
 export async function pricesUpdateCommand(rt: Runtime): Promise<number> {
   const r = await updatePrices({ cacheDir: cacheDir(rt.env, rt.home) });
-  (r.ok ? process.stdout : process.stderr).write(`${r.ok ? '' : 'tx-usage: '}${r.message}\n`);
+  (r.ok ? process.stdout : process.stderr).write(r.ok ? `${printableLines(r.message)}\n` : messageLine(r.message));
   return r.ok ? 0 : 1;
 }

@@ -11,6 +11,7 @@ import { defineReportMacros } from '../report/macros.js';
 import { systemTimeZone, todayIn } from '../report/period.js';
 import { cursorFirstActivity } from '../store/imports.js';
 import { counted } from '../core/plural.js';
+import { printableLines } from '../render/terminal-text.js';
 
 export async function sourcesCommand(rt: Runtime, format: string): Promise<void> {
   if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
@@ -78,7 +79,7 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
   }
   if (cursor) out.push(...cursorLines(cursor));
   for (const w of ingest.discoveryWarnings) out.push(`warning: ${w}`);
-  process.stdout.write(out.join('\n') + '\n');
+  process.stdout.write(printableLines(out.join('\n')) + '\n');
 }
 
 /** Cursor's billed days (imported) beside its local chat days, over all of its history (the `cursor` section). */

@@ -12,6 +12,7 @@ import { openStoreReadOnly, StoreError } from '../store/store.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction } from './pricing.js';
 import { cellText, exactConverter, exactJson } from './sql-output.js';
+import { terminalSafeJson } from '../render/terminal-text.js';
 
 /** DuckDB settings of the `sql` command's instance (DuckDB 1.5; see test/sql-sandbox.test.ts for what each refuses). */
 export const SQL_SANDBOX: Record<string, string> = {
@@ -44,7 +45,7 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
     }
     const rows = reader.convertRowObjects(exactConverter);
     if (format === 'json') {
-      process.stdout.write(exactJson(rows) + '\n');
+      process.stdout.write(terminalSafeJson(exactJson(rows)) + '\n');
       return;
     }
     const names = reader.columnNames();
