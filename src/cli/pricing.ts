@@ -25,6 +25,9 @@ export interface CostSetup {
   pricer: Pricer;
 }
 
+/** Most one response may cost, in units of 1e-10 USD: USD 1,000,000, the bound of a recorded cost (core/numbers.ts checkCost). */
+const MAX_COST_E10 = 10n ** 16n;
+
 /** The setup behind each cost function, so the store chores below can be given just the function. */
 const setups = new WeakMap<CostFn, CostSetup>();
 
@@ -40,7 +43,14 @@ export async function costFunction(rt: Runtime): Promise<CostSetup> {
     if (e instanceof PricesFileError) throw new UsageError(`${config ? `"prices" in ${config.path}:` : '--prices'} ${e.path}: ${e.problem}`);
     throw e;
   }
-  const fn: CostFn = (e) => pricer.costE10(e);
+  const fn: CostFn = (e) => {
+    const units = pricer.costE10(e);
+    if (units === null || units <= MAX_COST_E10) return units;
+    // Stored as BIGINT units of 1e-10 USD: a cost past any real one is a bad price or count, not a crash.
+    const w = `a ${e.model} response would cost more than $1,000,000 at its price; left unpriced (check the price)`;
+    if (!pricer.warnings.includes(w)) pricer.warnings.push(w);
+    return null;
+  };
   // The pricer's own array: warnings met while pricing during the ingest show up too.
   const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer };
   setups.set(fn, setup);
