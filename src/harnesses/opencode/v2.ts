@@ -47,6 +47,8 @@ export function readSessions(db: SqliteDb, table: string, file: string, sink: Ex
     let totals: OcUsage | null = null;
     if (hasTotals) {
       const field = (name: string) => {
+        // SQL NULL in a totals column is tolerated as 0, as the cost column's is (running totals, not a response's usage).
+        if (r[name] === null) return 0;
         const c = checkTokenCount(r[name]);
         if (!c.ok) sink.warn(`invalid session total ${name} counted as 0 (${c.reason})`, at);
         return c.value;
