@@ -7,10 +7,11 @@
 // one aborted the ingest with `bigint out of int64 range`). A config file
 // that is valid JSON but not an object (null, []) is exit 2.
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
+import { refreshesDone } from './helpers/live.js';
 import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
 
 interface Run {
@@ -72,9 +73,7 @@ describe('settings files that are not regular files, or not what they should hol
     config = join(configDir, 'config.json');
   });
   afterAll(async () => {
-    // A status line may have started a background refresh: let it finish.
-    const lock = join(home, '.cache', 'tx-usage', 'live', 'refresh.lock');
-    for (let i = 0; i < 600 && existsSync(lock); i++) await new Promise((r) => setTimeout(r, 100));
+    await refreshesDone(home); // a status line may have started a background refresh
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -4,25 +4,15 @@
 // while it is unreadable. A store this user cannot write is said to be
 // read-only, not "open in another program". Both need a user that is not
 // root (root reads and writes everything): the CLI runs as uid 65534.
-import { chmodSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome, type ClaudeSession } from '../fixtures/claude-code/build.js';
 import { cleanEnv, tempDir } from './helpers/cli.js';
-import { runCliAsNobody } from './helpers/unprivileged.js';
+import { openUp, runCliAsNobody } from './helpers/unprivileged.js';
 
 const RANGE = ['--since', '2026-09-01', '--until', '2026-09-30'];
 const asRoot = process.getuid?.() === 0;
-
-/** Every folder 0755 and file 0644 under `dir` (the test's temp dir belongs to root). */
-function openUp(dir: string): void {
-  chmodSync(dir, 0o755);
-  for (const e of readdirSync(dir)) {
-    const p = join(dir, e);
-    if (statSync(p).isDirectory()) openUp(p);
-    else chmodSync(p, 0o644);
-  }
-}
 
 describe.skipIf(!asRoot)('as an unprivileged user', () => {
   let home: string;

@@ -7,10 +7,11 @@
 // stdin's model.display_name too) show each as a visible escape (`\x1b`,
 // `\x9b`, `\u202e`); JSON keeps the values, escaped. tx-usage's own colour
 // codes still colour the table.
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHostileHome, CSI8, HOSTILE_DAY, HOSTILE_MODEL, HOSTILE_PROJECT, HOSTILE_TITLE, RLO, type HostileHome } from '../fixtures/hostile-input.js';
+import { refreshesDone } from './helpers/live.js';
 import { cleanEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
 
 /** Every character a terminal would act on; `\n` is a line break of the output itself. */
@@ -52,9 +53,7 @@ describe('terminal control characters from transcripts', () => {
     env = cleanEnv(fx.home, { TX_USAGE_NOW: `${HOSTILE_DAY}T09:05:00.000Z` });
   });
   afterAll(async () => {
-    // A status line may have started a background refresh: let it finish.
-    const lock = join(fx.home, '.cache', 'tx-usage', 'live', 'refresh.lock');
-    for (let i = 0; i < 600 && existsSync(lock); i++) await new Promise((r) => setTimeout(r, 100));
+    await refreshesDone(fx.home); // a status line may have started a background refresh
     rmSync(dir, { recursive: true, force: true });
   });
 
