@@ -35,6 +35,16 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
+ * The record's tokens as written: undefined when the field is absent. The
+ * extraction queries project `data -> '$.tokens'` (a missing field reads as
+ * JSON null there) beside `json_type(data, '$.tokens')` (NULL only when the
+ * field is absent), so a written `null` is told from a missing field.
+ */
+export function writtenTokens(d: { tokens?: unknown; tokens_type?: unknown }): unknown {
+  return d.tokens_type === null || d.tokens_type === undefined ? undefined : d.tokens;
+}
+
+/**
  * True when a record carries usage at all: tokens (an object, or a value in
  * its place that readUsage names as not one) or a numeric cost.
  */
