@@ -43,18 +43,19 @@ export function readRegularText(path: string, maxBytes: number): string {
     }
     const tooLarge = () => new UnusableFileError('EFBIG', `too large (over ${maxBytes >= MB ? `${Math.floor(maxBytes / MB)} MB` : `${maxBytes} bytes`}); not read`);
     if (st.size > maxBytes) throw tooLarge();
-    // Read to the end (a file may grow while it is read), never past the limit.
-    const chunk = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(st.size + 1, 4096)));
+    // Read to the end (a file may grow while it is read), never past the
+    // limit: one read of its size (and one that finds the end), as a rule.
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const n = readSync(fd, chunk, 0, chunk.length, null);
+      const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1 - total, Math.max(st.size + 1 - total, 64 * 1024)));
+      const n = readSync(fd, buf, 0, buf.length, null);
       if (n === 0) break;
       total += n;
       if (total > maxBytes) throw tooLarge();
-      chunks.push(Buffer.from(chunk.subarray(0, n)));
+      chunks.push(buf.subarray(0, n));
     }
-    return Buffer.concat(chunks, total).toString('utf8');
+    return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString('utf8');
   } finally {
     closeSync(fd);
   }

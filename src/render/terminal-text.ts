@@ -45,11 +45,6 @@ export function printableLines(s: string): string {
   return CONTROL.test(s) ? s.replace(CONTROLS_BUT_LF, visible) : s;
 }
 
-/** Whether `s` holds a character printable() would replace. */
-export function hasControl(s: string): boolean {
-  return CONTROL.test(s);
-}
-
 /** The `warning: …` lines for stderr, one per warning, each made printable. */
 export function warningLines(warnings: readonly string[]): string {
   return warnings.map((w) => `warning: ${printable(w)}\n`).join('');
