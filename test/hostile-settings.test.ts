@@ -126,23 +126,27 @@ describe('settings files that are not regular files, or not what they should hol
       [() => symlinkSync(fifo, config), /not a regular file \(a FIFO/],
       [() => writeFileSync(config, `{"machine": "m", "pad": "${'x'.repeat(2 << 20)}"}`), /too large/],
     ];
-    for (const [make, why] of cases) {
-      rmSync(config, { force: true });
-      make();
-      for (const args of [['report', ...RANGE], ['sources'], ['check'], ['watch', '--once']]) {
-        expectRefused(run(args, env), config, why);
+    try {
+      for (const [make, why] of cases) {
+        rmSync(config, { force: true });
+        make();
+        for (const args of [['report', ...RANGE], ['sources'], ['check'], ['watch', '--once']]) {
+          expectRefused(run(args, env), config, why);
+        }
+        const line = run(['statusline'], env, JSON.stringify({ session_id: 's1', model: { display_name: 'Sonnet' } }));
+        expect(line.signal, `status line killed after ${line.ms} ms`).toBeNull();
+        expect(line.status).toBe(0);
+        expect(line.stderr).toBe('');
+        expect(line.stdout).toMatch(/^Sonnet/);
       }
-      const line = run(['statusline'], env, JSON.stringify({ session_id: 's1', model: { display_name: 'Sonnet' } }));
-      expect(line.signal, `status line killed after ${line.ms} ms`).toBeNull();
-      expect(line.status).toBe(0);
-      expect(line.stderr).toBe('');
-      expect(line.stdout).toMatch(/^Sonnet/);
+    } finally {
+      rmSync(config, { force: true }); // never left a link to the FIFO: writing it would wait for a reader
     }
-    rmSync(config, { force: true });
   });
 
   it('a config file that is JSON but not an object (null, [], a number): exit 2; the status line uses its defaults', () => {
     for (const text of ['null', '[]', '42']) {
+      rmSync(config, { force: true });
       writeFileSync(config, text);
       for (const args of [['report', ...RANGE], ['check'], ['export', '--out', join(dir, 'export')]]) {
         expectRefused(run(args, env), config, /expected a JSON object of settings/);
