@@ -419,10 +419,11 @@ function unreadFingerprint(stamp: Stamp): string {
 }
 
 /**
- * What is written of a failed read: its warnings only, each held until the
- * source is next read (as a torn tail's is: `tailWarnings`), nothing it may
- * have extracted before failing (a partial read; when the store holds the
- * source, its rows from the last good read are kept instead).
+ * What is written of a failed read: its warnings, each held until the source
+ * is next read (as a torn tail's is: `tailWarnings`). Of a source the store
+ * holds (`known`), nothing else: its rows from the last good read are kept,
+ * not replaced by what a partial read found. Of a new one, what it found
+ * before failing: the next read replaces it whole.
  */
 function unreadResult(c: Collected, known: boolean): Collected {
   const warnings = [...c.warnings, ...c.tailWarnings];
