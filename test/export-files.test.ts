@@ -1,6 +1,7 @@
 // The exported files themselves: byte-identical re-exports, periods that add
 // files, superseded files, and --anonymize leaving no path or session id.
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -106,7 +107,7 @@ describe('files in the export folder that tx-usage did not write', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/is in the way and was not written by tx-usage export: left as it is/);
     expect(readFileSync(target, 'utf8')).toBe('someone else\'s file');
-    expect(readdirSync(monthDir).filter((f) => f.startsWith('.tmp-'))).toEqual([]);
+    expect(readdirSync(monthDir).filter((f) => f.startsWith('.tmp-') || f.startsWith('.tx-usage-export-'))).toEqual([]);
     // --out naming a file: exit 2, the file untouched.
     const file = join(team.base, 'not-a-folder.txt');
     writeFileSync(file, 'x');
@@ -114,6 +115,45 @@ describe('files in the export folder that tx-usage did not write', () => {
     expect(f.status).toBe(2);
     expect(f.stderr).toMatch(/^tx-usage: --out .*not-a-folder\.txt: not a folder/);
     expect(readFileSync(file, 'utf8')).toBe('x');
+  });
+});
+
+describe('what a killed export leaves', () => {
+  it('never breaks a glob over the folder: temporaries do not end in .parquet, and the next export removes those of dead runs', async () => {
+    const alice = team.machines[0]!;
+    const dir = join(team.base, 'killed');
+    const first = exportJson(alice, dir);
+    const events = first.files.find((f: any) => f.dataset === 'events');
+    const monthDir = join(events.path, '..');
+    // What SIGKILL during COPY left: half a Parquet file under the name older versions gave it, and one under
+    // today's name, each of a process that is gone; and the temporary file of an export still running (this one).
+    const dead = spawnSync('true').pid!;
+    const half = readFileSync(events.path).subarray(0, 200);
+    const legacy = join(monthDir, `.tmp-${alice.name}-${dead}.parquet`);
+    const current = join(monthDir, `.tx-usage-export-${alice.name}-${dead}.partial`);
+    const running = join(monthDir, `.tx-usage-export-${alice.name}-${process.pid}.partial`);
+    const otherMachine = join(monthDir, `.tx-usage-export-bob-${dead}.partial`);
+    for (const f of [legacy, current, running, otherMachine]) writeFileSync(f, half);
+    const glob = `SELECT count(*) AS n FROM read_parquet('${join(dir, '**', '*.parquet')}')`;
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    try {
+      // The half-written legacy file breaks any engine's glob over the folder (DuckDB lists dot-files).
+      await expect(conn.runAndReadAll(glob)).rejects.toThrow();
+      const again = exportJson(alice, dir);
+      expect(again.files.every((f: any) => f.status === 'unchanged')).toBe(true);
+      const left = readdirSync(monthDir).filter((f) => f.startsWith('.'));
+      // This machine's leftovers of dead runs are gone; a running export's file and another machine's are not ours to remove.
+      expect(left.sort()).toEqual([`.tx-usage-export-${alice.name}-${process.pid}.partial`, `.tx-usage-export-bob-${dead}.partial`].sort());
+      // With half-written .partial files still there, the glob reads every exported row (the side datasets' too: `**`).
+      const n = Number(((await conn.runAndReadAll(glob)).getRowObjectsJson()[0] as { n: string }).n);
+      expect(n).toBe(first.files.reduce((a: number, f: any) => a + f.rows, 0));
+    } finally {
+      conn.closeSync();
+      inst.closeSync();
+      rmSync(running, { force: true });
+      rmSync(otherMachine, { force: true });
+    }
   });
 });
 

@@ -31,7 +31,6 @@ const OVERRIDES = {
   'my-local-model': { input_cost_per_token: 1e-7, output_cost_per_token: 2e-7 }, // 0.1 / 0.2
   'openrouter/qwen/qwen3-coder': { input_cost_per_token: 2.2e-7, output_cost_per_token: 9.5e-7 }, // 0.22 / 0.95
   'dall-e-3': { mode: 'image_generation', input_cost_per_pixel: 1e-8 }, // no token prices: not an override
-  'bad-model': { input_cost_per_token: 'cheap', output_cost_per_token: 1e-6 },
 };
 const file = join(dir, 'prices.json');
 writeFileSync(file, JSON.stringify(OVERRIDES));
@@ -89,11 +88,25 @@ describe('LiteLLM override file', () => {
     expect(p.cost(u({ model: 'sample_spec', input_tokens: 300 }))).toBeNull();
   });
 
-  it('warns about unusable fields and keeps the rest of the entry', async () => {
-    const p = await loadPricer({ cacheDir, pricesFile: file });
-    expect(p.warnings.join('\n')).toContain('"bad-model".input_cost_per_token is not a non-negative number');
-    // output only: 1000×1 = 1000; the unusable input price is 0 (and said so above)
-    expect(p.cost(u({ model: 'bad-model', input_tokens: 1000, output_tokens: 1000 }))).toBe('0.001');
+  it('refuses a price that is not a number from 0 to $1 per token, naming the file, the entry and the field', async () => {
+    const cases: [unknown, RegExp][] = [
+      ['cheap', /is a string, not a number/],
+      ['3e-6', /is a string, not a number/],
+      [{}, /is an object, not a number/],
+      [null, /is null, not a number/],
+      [-1e-6, /is negative/],
+      [15, /is 15 USD per token, more than 1 \(a price per million tokens in a per-token field\?\)/],
+      [1e308, /more than 1/],
+    ];
+    for (const [value, why] of cases) {
+      const bad = join(dir, 'bad-field.json');
+      writeFileSync(bad, JSON.stringify({ 'my-local-model': { input_cost_per_token: 1e-7 }, 'bad-model': { output_cost_per_token: 1e-6, input_cost_per_token: value } }));
+      await expect(loadPricer({ cacheDir, pricesFile: bad }), JSON.stringify(value)).rejects.toThrow(/bad-field\.json: entry "bad-model": input_cost_per_token /);
+      await expect(loadPricer({ cacheDir, pricesFile: bad }), JSON.stringify(value)).rejects.toThrow(why);
+    }
+    const notObject = join(dir, 'not-object.json');
+    writeFileSync(notObject, JSON.stringify({ 'bad-model': 3e-6 }));
+    await expect(loadPricer({ cacheDir, pricesFile: notObject })).rejects.toThrow(/not-object\.json: entry "bad-model" is a number, not an object of prices/);
   });
 
   it('shows which entry matched', async () => {

@@ -100,9 +100,10 @@ describe('claude-code bad input', () => {
     chmodSync(dbDir, 0o777);
     const env = { ...cleanEnv(h2), XDG_CACHE_HOME: dbDir };
     const r = runCliAsNobody(['report', ...RANGE, '--format', 'json'], env, h2);
-    expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout);
+    // Warnings go to stderr in every format (issue 35): exactly the JSON's.
+    expect(r.stderr).toBe(j.warnings.map((w: string) => `warning: ${w}\n`).join(''));
     expect(j.totals.input_tokens).toBe(10);
     expect(j.warnings.join('\n')).toContain(`${locked.file}: cannot read: permission denied`);
   });

@@ -2,7 +2,7 @@
 // warning naming the file (and line), the report exits 0, and every other
 // response still counts exactly. Plus .jsonl.zst damage (truncated frame,
 // wrong magic, a frame of garbage, a zip bomb) and a 10,000-line fuzz.
-import { appendFileSync, chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { fuzzLines } from '../fixtures/fuzz.js';
 import { Ledger } from '../fixtures/ledger.js';
 import { rleBombFrame } from '../fixtures/zstd-bomb.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
-import { runCliAsNobody } from './helpers/unprivileged.js';
+import { openUp, runCliAsNobody } from './helpers/unprivileged.js';
 
 const RANGE = ['--since', '2026-01-01', '--until', '2026-01-31'];
 const T = (day: number, h = 9) => Date.UTC(2026, 0, day, h, 0, 0);
@@ -298,13 +298,4 @@ describe('codex fuzz', () => {
 
 function esc(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function openUp(dir: string): void {
-  chmodSync(dir, 0o755);
-  for (const e of readdirSync(dir)) {
-    const p = join(dir, e);
-    if (statSync(p).isDirectory()) openUp(p);
-    else chmodSync(p, 0o644);
-  }
 }

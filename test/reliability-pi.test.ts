@@ -1,7 +1,7 @@
 // Bad input for the Pi reader, end to end through the CLI: each case is a
 // warning naming the file (and line), the report exits 0, and every other
 // billed usage still counts exactly. Plus a 10,000-line fuzz.
-import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fuzzLines } from '../fixtures/fuzz.js';
@@ -9,7 +9,7 @@ import { Ledger } from '../fixtures/ledger.js';
 import { buildTree, sessionsDir, SONNET, totalsOf } from '../fixtures/pi/scenarios.js';
 import { Ledger as PiLedger, PiSession, randomUsage, rng } from '../fixtures/pi/session.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
-import { runCliAsNobody } from './helpers/unprivileged.js';
+import { openUp, runCliAsNobody } from './helpers/unprivileged.js';
 
 const RANGE = ['--since', '2026-01-01', '--until', '2026-01-31'];
 const METRICS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'] as const;
@@ -212,13 +212,4 @@ describe('pi fuzz', () => {
 
 function esc(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function openUp(dir: string): void {
-  chmodSync(dir, 0o755);
-  for (const e of readdirSync(dir)) {
-    const p = join(dir, e);
-    if (statSync(p).isDirectory()) openUp(p);
-    else chmodSync(p, 0o644);
-  }
 }

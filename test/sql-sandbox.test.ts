@@ -82,6 +82,26 @@ describe('tx-usage sql refuses everything but reading the store', () => {
   });
 });
 
+describe('one statement', () => {
+  it('several statements are refused (exit 2) before any runs; one with a trailing semicolon is fine; none is refused', () => {
+    for (const q of ['SELECT 1 AS a; SELECT 2 AS b', "SELECT count(*) AS n FROM usage; SELECT 'x' AS y;", 'SELECT 1 AS a;\n-- two\nSELECT 2 AS b']) {
+      for (const format of ['json', 'table', 'csv']) {
+        const r = sql(q, format);
+        expect(r.status, `${q}: ${r.stderr}`).toBe(2);
+        expect(r.stdout, q).toBe('');
+        expect(r.stderr, q).toMatch(/^tx-usage: sql runs one statement; this text has 2 \(run each on its own, or make one query of them with WITH or UNION ALL\)\n$/);
+      }
+    }
+    expect(JSON.parse(sql('SELECT 1 AS a;').stdout)).toEqual([{ a: 1 }]);
+    for (const q of ['  ', '/* nothing */']) {
+      const r = sql(q);
+      expect(r.status, JSON.stringify(q)).toBe(2);
+      expect(r.stderr).toBe('tx-usage: sql: no SQL statement given\n');
+    }
+    expect(sql('SELEC 1').stderr).toMatch(/^tx-usage: SQL error: Parser Error: syntax error at or near "SELEC"/);
+  });
+});
+
 describe('output', () => {
   it('JSON prints integers and decimals as exact numbers, nested ones too', () => {
     const r = sql(`SELECT 1::TINYINT AS t, 9007199254740993::BIGINT AS big, 170141183460469231731687303715884105727::HUGEINT AS huge,

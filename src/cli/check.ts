@@ -11,6 +11,8 @@ import { budgetDataset, budgetReasons } from '../live/budget-view.js';
 import { isoInZone } from '../live/time.js';
 import { costFunction } from './pricing.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
+import { printableLines } from '../render/terminal-text.js';
+import { renderJson } from '../render/json.js';
 
 export async function checkCommand(rt: Runtime, a: { tz?: string; format?: string }): Promise<void> {
   // `table`, as every other command calls its readable output; `text` (its name before) is the same.
@@ -23,7 +25,7 @@ export async function checkCommand(rt: Runtime, a: { tz?: string; format?: strin
   const now = nowMs(rt.env);
   if (!cfg.budgets.length) {
     const msg = `no budgets in ${cfg.path}: add e.g. "budgets": { "day": 20, "month": 400, "block": 10 }`;
-    process.stdout.write(format === 'json' ? JSON.stringify({ ok: true, timezone: tz, now: isoInZone(now, tz), budgets: [], reasons: [], note: msg }, null, 2) + '\n' : `${msg}\n`);
+    process.stdout.write(format === 'json' ? renderJson({ ok: true, timezone: tz, now: isoInZone(now, tz), budgets: [], reasons: [], note: msg }) : `${printableLines(msg)}\n`);
     return;
   }
   const cost = await costFunction(rt);
@@ -38,10 +40,10 @@ export async function checkCommand(rt: Runtime, a: { tz?: string; format?: strin
   }
   const reasons = budgetReasons(results);
   if (format === 'json') {
-    process.stdout.write(JSON.stringify({ ok: reasons.length === 0, timezone: tz, now: isoInZone(now, tz), budgets: results, reasons }, null, 2) + '\n');
+    process.stdout.write(renderJson({ ok: reasons.length === 0, timezone: tz, now: isoInZone(now, tz), budgets: results, reasons }));
   } else {
     process.stdout.write(renderText('table', null, [budgetDataset(results, rt.color)], { width: process.stdout.columns || 80, color: rt.color }));
-    process.stdout.write(reasons.length ? reasons.map((r) => `${r}\n`).join('') : 'All budgets within limits.\n');
+    process.stdout.write(reasons.length ? reasons.map((r) => `${printableLines(r)}\n`).join('') : 'All budgets within limits.\n');
   }
   if (reasons.length) process.exitCode = 1;
 }

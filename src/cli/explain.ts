@@ -9,6 +9,7 @@ import { explainCsv, explainTables } from '../explain/datasets.js';
 import { renderCsv } from '../render/csv.js';
 import { renderJson } from '../render/json.js';
 import { renderTable } from '../render/table.js';
+import { warningLines } from '../render/terminal-text.js';
 import { outputColumns } from '../core/inputs.js';
 import { UsageError } from '../report/period.js';
 import { reportParams } from './report.js';
@@ -50,6 +51,7 @@ export async function explainCommand(rt: Runtime, a: ExplainArgs): Promise<void>
   else {
     const opts = { width: outputColumns(), color: rt.color, home: rt.home };
     process.stdout.write(explainTables(doc).map((d) => renderTable(d, opts)).join('\n'));
-    if (!rt.quiet) process.stderr.write(doc.warnings.map((w) => `warning: ${w}\n`).join(''));
   }
+  // Warnings go to stderr in every format (JSON carries them too), control characters made visible.
+  if (!rt.quiet) process.stderr.write(warningLines(doc.warnings));
 }

@@ -8,6 +8,8 @@ import { statSync } from 'node:fs';
 import { fsProblem } from '../core/fs-problem.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { counted } from '../core/plural.js';
+import { printable } from '../render/terminal-text.js';
+import { renderJson } from '../render/json.js';
 
 export interface ExportArgs {
   out: string;
@@ -56,7 +58,7 @@ export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
     await store.close();
   }
   if (format === 'json') {
-    process.stdout.write(JSON.stringify({ machine, since, until, timezone: tz, anonymized: salt !== null, files }, null, 2) + '\n');
+    process.stdout.write(renderJson({ machine, since, until, timezone: tz, anonymized: salt !== null, files }));
     return;
   }
   if (!files.length) {
@@ -64,7 +66,7 @@ export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
     return;
   }
   for (const f of files) {
-    process.stdout.write(`${f.status.padEnd(9)} ${f.path}  (${counted(f.rows, f.dataset === 'events' ? 'event' : 'row')})\n`);
-    for (const s of f.superseded) process.stdout.write(`removed   ${s}  (all its rows are in the file above)\n`);
+    process.stdout.write(`${f.status.padEnd(9)} ${printable(f.path)}  (${counted(f.rows, f.dataset === 'events' ? 'event' : 'row')})\n`);
+    for (const s of f.superseded) process.stdout.write(`removed   ${printable(s)}  (all its rows are in the file above)\n`);
   }
 }

@@ -15,6 +15,7 @@ import { renderJson } from '../render/json.js';
 import { renderTable } from '../render/table.js';
 import { costFunction } from './pricing.js';
 import { notice, openAndRefresh, type Runtime } from './runtime.js';
+import { messageLine, printableLines } from '../render/terminal-text.js';
 
 export interface ImportArgs {
   kind?: string;
@@ -150,9 +151,9 @@ export async function importCommand(rt: Runtime, a: ImportArgs): Promise<void> {
       const dup = (r.also_in_other_imports as number) ? `, ${r.also_in_other_imports} of them also in other imports (counted once)` : '';
       return `${r.status} ${r.file} as ${r.id}: ${plural(r.rows as number, 'row')}${span}; ${plural(r.billed_events as number, 'billed response')}${dup}${none}`;
     });
-    if (lines.length) process.stdout.write(lines.join('\n') + '\n');
+    if (lines.length) process.stdout.write(printableLines(lines.join('\n')) + '\n');
   }
-  for (const f of failed) process.stderr.write(`tx-usage: ${f}\n`);
+  for (const f of failed) process.stderr.write(messageLine(f));
   if (failed.length) process.exitCode = 2;
 }
 
@@ -249,5 +250,5 @@ async function removeImports(rt: Runtime, a: ImportArgs, format: string): Promis
   }
   for (const c of list) removeCopy(importDir(rt.env, rt.home, c.kind), c);
   if (format === 'json') process.stdout.write(renderJson({ removed: list.map((c) => ({ kind: c.kind, id: c.id, file: c.original })) }));
-  else process.stdout.write(list.map((c) => `removed ${c.id}${c.original ? ` (${c.original})` : ''} and its rows`).join('\n') + '\n');
+  else process.stdout.write(printableLines(list.map((c) => `removed ${c.id}${c.original ? ` (${c.original})` : ''} and its rows`).join('\n')) + '\n');
 }

@@ -2,6 +2,7 @@
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction } from './pricing.js';
 import { counted } from '../core/plural.js';
+import { warningLines } from '../render/terminal-text.js';
 
 export async function ingestCommand(rt: Runtime): Promise<void> {
   const cost = await costFunction(rt);
@@ -15,5 +16,5 @@ export async function ingestCommand(rt: Runtime): Promise<void> {
       (ingest.retained ? `; ${ingest.retained} retained in all (see tx-usage sources)` : '') +
       '\n',
   );
-  for (const w of ingest.discoveryWarnings) process.stderr.write(`warning: ${w}\n`);
+  process.stderr.write(warningLines(ingest.discoveryWarnings));
 }

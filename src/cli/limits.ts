@@ -15,6 +15,7 @@ import { localDayStartMs } from '../live/time.js';
 import { storedWarnings } from '../store/read.js';
 import { costFunction } from './pricing.js';
 import { cacheDir, openAndRefresh, type Runtime } from './runtime.js';
+import { warningLines } from '../render/terminal-text.js';
 
 export interface LimitsArgs {
   since?: string;
@@ -50,7 +51,8 @@ export async function limitsCommand(rt: Runtime, a: LimitsArgs): Promise<void> {
     const text = renderText(format as 'table' | 'json' | 'csv', report, limitsDatasets(report), { width: process.stdout.columns || 80, color: rt.color });
     if (a.out) writeFileSync(a.out, text);
     else process.stdout.write(text);
-    if (format === 'table' && !rt.quiet) process.stderr.write(warnings.map((w) => `warning: ${w}\n`).join(''));
+    // Warnings on stderr in every format (the JSON carries them too).
+    if (!rt.quiet) process.stderr.write(warningLines(warnings));
   } finally {
     await store.close();
   }

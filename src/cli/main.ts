@@ -16,6 +16,7 @@ import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 import { importModule } from './code-cache.js';
 import { STATUSLINE_FLAGS } from './statusline-flags.js';
 import { HARNESS_IDS } from '../core/types.js';
+import { messageLine, printableLines } from '../render/terminal-text.js';
 // Command modules are imported when their command runs: most of them load
 // DuckDB, which a report answered from its memo never needs.
 
@@ -333,7 +334,7 @@ async function main(argv: string[]): Promise<void> {
       }
       // One line: what is wrong, and where the usage is.
       const said = missingValue(argv, optionsOf(y).string) ?? userTerms(argv, msg);
-      process.stderr.write(`tx-usage: ${said ?? `${msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)`}\n`);
+      process.stderr.write(messageLine(said ?? `${msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)`));
       process.exit(2);
     })
     .help()
@@ -347,12 +348,12 @@ exitQuietlyWhenStdoutCloses();
 // What yargs' hideBin returns under Node, without loading yargs for it.
 main(process.argv.slice(2)).catch(async (e: unknown) => {
   if (e instanceof UsageError) {
-    process.stderr.write(`tx-usage: ${e.message}\n`);
+    process.stderr.write(messageLine(e.message));
     process.exit(2);
   }
   const { StoreError } = await import('../store/errors.js');
   const msg = e instanceof StoreError ? e.message : (e as Error)?.message ?? String(e);
-  process.stderr.write(`tx-usage: ${msg}\n`);
-  if (process.env.TX_USAGE_DEBUG) process.stderr.write(`${(e as Error)?.stack}\n`);
+  process.stderr.write(messageLine(msg));
+  if (process.env.TX_USAGE_DEBUG) process.stderr.write(`${printableLines(String((e as Error)?.stack))}\n`);
   process.exit(e instanceof StoreError ? e.exitCode : 1);
 });

@@ -13,6 +13,8 @@ import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
 import { cacheDir, type Runtime } from './runtime.js';
 import { counted } from '../core/plural.js';
+import { messageLine, printableLines, warningLines } from '../render/terminal-text.js';
+import { renderJson } from '../render/json.js';
 
 export interface CostSetup {
   fn: CostFn;
@@ -22,6 +24,9 @@ export interface CostSetup {
   fingerprint: string;
   pricer: Pricer;
 }
+
+/** Most one response may cost, in units of 1e-10 USD: USD 1,000,000, the bound of a recorded cost (core/numbers.ts checkCost). */
+const MAX_COST_E10 = 10n ** 16n;
 
 /** The setup behind each cost function, so the store chores below can be given just the function. */
 const setups = new WeakMap<CostFn, CostSetup>();
@@ -38,7 +43,14 @@ export async function costFunction(rt: Runtime): Promise<CostSetup> {
     if (e instanceof PricesFileError) throw new UsageError(`${config ? `"prices" in ${config.path}:` : '--prices'} ${e.path}: ${e.problem}`);
     throw e;
   }
-  const fn: CostFn = (e) => pricer.costE10(e);
+  const fn: CostFn = (e) => {
+    const units = pricer.costE10(e);
+    if (units === null || units <= MAX_COST_E10) return units;
+    // Stored as BIGINT units of 1e-10 USD: a cost past any real one is a bad price or count, not a crash.
+    const w = `a ${e.model} response would cost more than $1,000,000 at its price; left unpriced (check the price)`;
+    if (!pricer.warnings.includes(w)) pricer.warnings.push(w);
+    return null;
+  };
   // The pricer's own array: warnings met while pricing during the ingest show up too.
   const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer };
   setups.set(fn, setup);
@@ -239,14 +251,14 @@ export async function pricesShowCommand(rt: Runtime, a: { model: string; provide
     const what = `${JSON.stringify(a.model)}${a.provider !== undefined ? ` (--provider ${a.provider})` : ''}`;
     throw new UsageError(`prices show ${what}: no price found (neither in the price data nor in a --prices file); its cost is reported as unknown, not $0`);
   }
-  process.stdout.write(format === 'json' ? JSON.stringify(d, null, 2) + '\n' : renderDescription(a.model, d));
-  if (!rt.quiet) for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  process.stdout.write(format === 'json' ? renderJson(d) : printableLines(renderDescription(a.model, d)));
+  if (!rt.quiet) process.stderr.write(warningLines(warnings));
   return d ? 0 : 1;
 }
 
 /** `tx-usage prices update`: the only command that touches the network. Exit status 1 when nothing was stored. */
 export async function pricesUpdateCommand(rt: Runtime): Promise<number> {
   const r = await updatePrices({ cacheDir: cacheDir(rt.env, rt.home) });
-  (r.ok ? process.stdout : process.stderr).write(`${r.ok ? '' : 'tx-usage: '}${r.message}\n`);
+  (r.ok ? process.stdout : process.stderr).write(r.ok ? `${printableLines(r.message)}\n` : messageLine(r.message));
   return r.ok ? 0 : 1;
 }

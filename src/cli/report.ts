@@ -23,6 +23,7 @@ import { mark } from '../core/trace.js';
 import { nowMs } from '../live/clock.js';
 import type { BlocksOptions } from '../live/blocks-report.js';
 import { addBudgets, budgetHorizonDay } from '../live/report-budgets.js';
+import { printableLines, warningLines } from '../render/terminal-text.js';
 
 export interface ReportArgs {
   name?: string;
@@ -127,6 +128,8 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
     const [, read] = await both;
     const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
     const warnings = [...rootWarnings, ...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
+    // "No harness data found" and where it looked: in the JSON's warnings, said on stderr as lines of its own.
+    let noData: string | null = null;
     if (totalSources === 0) {
       const msg = [
         'No harness data found. Searched:',
@@ -135,18 +138,19 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
         'or try `tx-usage report --demo` to see a report on generated sample data.',
       ];
       if (p.format === 'table') {
-        process.stdout.write(msg.join('\n') + '\n');
-        if (!rt.quiet) process.stderr.write(warnings.map((w) => `warning: ${w}\n`).join(''));
+        process.stdout.write(printableLines(msg.join('\n')) + '\n');
+        if (!rt.quiet) process.stderr.write(warningLines(warnings));
         return;
       }
-      warnings.push(msg.join('\n'));
+      noData = msg.join('\n');
+      warnings.push(noData);
     }
     mark('warnings read');
     const out = await runReport(store.conn, def, p, warnings, live);
     // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
     if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
     mark('report query');
-    await emit(rt, a, p, out, warnings);
+    await emit(rt, a, p, out, warnings, noData);
     mark('rendered');
   } finally {
     await store.close();
@@ -154,14 +158,19 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
   }
 }
 
-async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[]): Promise<void> {
+/**
+ * Writes the report, and its warnings to stderr in every format (JSON and
+ * HTML carry them too; CSV has no place for them). `noData`: the "no harness
+ * data found" message among the warnings, printed as the lines it has.
+ */
+async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], noData: string | null = null): Promise<void> {
   // The terminal's width and colour only for a table: the other formats do not depend on the terminal.
   const table = p.format === 'table';
   if (a.demo) markDemo(out);
   const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
   if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
   else process.stdout.write(text);
-  const stderr = p.format === 'table' && !rt.quiet ? warnings.map((w) => `warning: ${w}\n`).join('') : '';
+  const stderr = rt.quiet ? '' : (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(noData === null ? warnings : warnings.filter((w) => w !== noData));
   process.stderr.write(stderr);
   // A blocks report changes with the clock (the active block's time left): never replayed from the memo.
   if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderr);

@@ -13,6 +13,7 @@ import type { CostFn } from '../store/write.js';
 import { mark } from '../core/trace.js';
 import { cacheDir } from '../core/cache-dir.js';
 import { inputEnv, inputIsTTY, resolveInputPath } from '../core/inputs.js';
+import { messageLine, warningLines } from '../render/terminal-text.js';
 
 export { cacheDir };
 
@@ -106,7 +107,7 @@ export function progressBar(rt: Runtime): ((done: number, total: number) => void
 }
 
 export function notice(rt: Runtime, msg: string): void {
-  if (!rt.quiet) process.stderr.write(`tx-usage: ${msg}\n`);
+  if (!rt.quiet) process.stderr.write(messageLine(msg));
 }
 
 export interface Refreshed {
@@ -138,7 +139,7 @@ export function checkDbFolder(rt: Runtime): void {
 export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null; keepRootWarnings?: boolean; onWrite?: IngestOptions['onWrite'] } = {}): Promise<Refreshed> {
   checkDbFolder(rt);
   const rootWarnings = [...rootProblems(rt).values()].flat();
-  if (!o.keepRootWarnings && !rt.quiet) for (const w of rootWarnings) process.stderr.write(`warning: ${w}\n`);
+  if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(rootWarnings));
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
   const [{ openStore }, { ingest, sidecarPath }, { repriceStore, pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
     import('../store/store.js'),

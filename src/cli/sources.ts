@@ -11,6 +11,7 @@ import { defineReportMacros } from '../report/macros.js';
 import { systemTimeZone, todayIn } from '../report/period.js';
 import { cursorFirstActivity } from '../store/imports.js';
 import { counted } from '../core/plural.js';
+import { printableLines } from '../render/terminal-text.js';
 
 export async function sourcesCommand(rt: Runtime, format: string): Promise<void> {
   if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
@@ -80,7 +81,7 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
   }
   if (cursor) out.push(...cursorLines(cursor));
   for (const w of ingest.discoveryWarnings) out.push(`warning: ${w}`);
-  process.stdout.write(out.join('\n') + '\n');
+  process.stdout.write(printableLines(out.join('\n')) + '\n');
 }
 
 /**

@@ -4,6 +4,7 @@
 // access (COPY, read_csv, ATTACH, INSTALL...), no extension installed or
 // loaded behind the user's back, and the configuration locked so that no SET
 // undoes any of it. The queryable schema is documented in docs/sql.md.
+import type { DuckDBConnection } from '../store/duckdb.js';
 import { renderCsv } from '../render/csv.js';
 import { renderTable } from '../render/table.js';
 import type { Column } from '../render/columns.js';
@@ -12,6 +13,7 @@ import { openStoreReadOnly, StoreError } from '../store/store.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction } from './pricing.js';
 import { cellText, exactConverter, exactJson } from './sql-output.js';
+import { terminalSafeJson } from '../render/terminal-text.js';
 
 /** DuckDB settings of the `sql` command's instance (DuckDB 1.5; see test/sql-sandbox.test.ts for what each refuses). */
 export const SQL_SANDBOX: Record<string, string> = {
@@ -38,13 +40,18 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
   try {
     let reader;
     try {
+      // One statement (docs/sql.md): with several, DuckDB runs them all and
+      // the output would show one result only; refused before any runs.
+      const n = await statementCount(ro.conn, query);
+      if (n !== 1) throw new UsageError(n === 0 ? 'sql: no SQL statement given' : `sql runs one statement; this text has ${n} (run each on its own, or make one query of them with WITH or UNION ALL)`);
       reader = await ro.conn.runAndReadAll(query);
     } catch (e) {
+      if (e instanceof UsageError) throw e;
       throw new UsageError(`SQL error: ${(e as Error).message}`);
     }
     const rows = reader.convertRowObjects(exactConverter);
     if (format === 'json') {
-      process.stdout.write(exactJson(rows) + '\n');
+      process.stdout.write(terminalSafeJson(exactJson(rows)) + '\n');
       return;
     }
     const names = reader.columnNames();
@@ -53,5 +60,19 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
     process.stdout.write(format === 'csv' ? renderCsv({ columns, rows: flat }) : renderTable({ columns, rows: flat, empty: '(no rows)' }, { width: process.stdout.columns || 80, color: rt.color }));
   } finally {
     await ro.close();
+  }
+}
+
+/**
+ * How many statements `query` holds. DuckDB's extraction fails on a text with
+ * none (blank, a comment) and on a syntax error alike: running the text then
+ * throws the syntax error itself, or runs nothing (0).
+ */
+async function statementCount(conn: DuckDBConnection, query: string): Promise<number> {
+  try {
+    return (await conn.extractStatements(query)).count;
+  } catch {
+    await conn.runAndReadAll(query);
+    return 0;
   }
 }

@@ -15,7 +15,7 @@
 // main.ts. statusline-flags.ts is the one list of its options for both.
 import { spawn } from 'node:child_process';
 import { isatty } from 'node:tty';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeAllSync } from './closed-stdout.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
@@ -31,6 +31,7 @@ import { lastFailure, passLock, refreshRunningSince, takeLock } from '../live/re
 import { evaluateBudgets, periodBounds, snapshotSpend } from '../live/budgets.js';
 import { LOCAL_ZONE } from '../live/time.js';
 import { mark } from '../core/trace.js';
+import { terminalSafeJson } from '../render/terminal-text.js';
 
 export interface StatuslineArgs extends GlobalArgs {
   format?: string;
@@ -40,13 +41,35 @@ export interface StatuslineArgs extends GlobalArgs {
 /** The harness whose session the status line describes. */
 const LINE_HARNESS = 'claude-code';
 
-function readStdin(): string {
+/** Claude Code's status input is a few KB: more than this is not it (`/dev/zero` on stdin would never end). */
+const MAX_INPUT_BYTES = 1 << 20;
+
+/** Standard input's text; null when it is larger than MAX_INPUT_BYTES (read no further). */
+function readStdin(): string | null {
   if (isatty(0)) return '';
-  try {
-    return readFileSync(0, 'utf8');
-  } catch {
-    return '';
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, chunk, 0, chunk.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // A non-blocking pipe with nothing in it yet: wait a little for the writer.
+      if (code === 'EAGAIN') {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      if (code === 'EOF') break;
+      return total ? null : '';
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > MAX_INPUT_BYTES) return null;
+    chunks.push(Buffer.from(chunk.subarray(0, n)));
   }
+  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 interface LastGood {
@@ -124,7 +147,7 @@ function figuresFrom(snap: LiveSnapshot, input: StatusInput, cfg: LiveConfig, me
 }
 
 function output(format: string, line: string, figures: object): void {
-  writeAllSync(1, format === 'json' ? JSON.stringify({ line, ...figures }, null, 2) + '\n' : line + '\n');
+  writeAllSync(1, format === 'json' ? terminalSafeJson(JSON.stringify({ line, ...figures }, null, 2)) + '\n' : line + '\n');
 }
 
 /** Never throws, never writes to stderr: whatever goes wrong, a line is printed. */
@@ -143,7 +166,8 @@ export async function statuslineCommand(a: StatuslineArgs, env: NodeJS.ProcessEn
     if (Number.isFinite(t)) now = t;
   }
   mark('statusline: loaded');
-  const { input, problem } = parseStatusInput(readStdin());
+  const text = readStdin();
+  const { input, problem } = text === null ? { input: null, problem: 'unreadable' as const } : parseStatusInput(text);
   mark('statusline: input read');
   if (!input) {
     const line = problemLine(problem!);

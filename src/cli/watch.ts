@@ -28,6 +28,7 @@ import { isHarnessId, HARNESS_IDS } from '../core/types.js';
 import { refreshSnapshot } from './live-refresh.js';
 import type { ScanFacts } from '../ingest/stamp.js';
 import { cacheDir, type Runtime } from './runtime.js';
+import { printable } from '../render/terminal-text.js';
 
 export interface WatchArgs {
   tz?: string;
@@ -47,6 +48,8 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
   // A bad statusline.tz (the config file's problem, named by file and key) unless --tz overrides it.
   const badZone = cfg.problems.find((p) => p.includes('"statusline.tz"'));
   if (a.tz === undefined && badZone) throw new UsageError(badZone);
+  // A config file that cannot be used at all (not JSON, not an object, a FIFO…) stops it, as it stops reports.
+  if (cfg.fileProblem) throw new UsageError(cfg.fileProblem);
   const tz = a.tz ?? cfg.tz ?? systemTimeZone();
   if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const families = a.harness === undefined ? cfg.harnesses : a.harness.split(',').map((s) => s.trim()).filter(Boolean);
@@ -82,7 +85,7 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
     const height = Math.max(5, out.rows ?? 40);
     const now = nowMs(rt.env);
     let lines: string[];
-    if (!snap) lines = ['tx-usage watch', '', status];
+    if (!snap) lines = ['tx-usage watch', '', printable(status)];
     else {
       const view = liveView(snap, mergeAppended(snap, []), { now, tz, families });
       const limits = latestWindows(limitWindows([...snap.limits, ...claudeSnapshots(cacheDir(rt.env, rt.home))]));

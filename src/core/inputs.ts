@@ -7,10 +7,11 @@
 // and, on a later run, asks each question again: same answers, same inputs.
 // A read that bypasses this module is a bug that can make the memo replay a
 // stale answer; a knob noted that changes nothing only costs a miss.
-import { fstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { fstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { digest128 } from './digest.js';
+import { readRegularText } from '../io/regular-file.js';
 
 /** One question and the answer it had. */
 export type Input =
@@ -97,10 +98,18 @@ export const inputEnv: NodeJS.ProcessEnv = new Proxy(process.env, {
   },
 });
 
-/** A file's text (UTF-8), its stat noted first: a change while it is read shows as a change next time. */
-export function readInputText(path: string): string {
+/** Largest settings file read (prices overrides, price data, the config file): LiteLLM's whole price list is ~2 MB. */
+export const MAX_INPUT_FILE_BYTES = 64 << 20;
+
+/**
+ * A file's text (UTF-8), its stat noted first: a change while it is read
+ * shows as a change next time. Only a regular file of at most `maxBytes`
+ * (io/regular-file.ts): a device, a FIFO or a huge file throws
+ * UnusableFileError instead of being read until memory runs out.
+ */
+export function readInputText(path: string, maxBytes = MAX_INPUT_FILE_BYTES): string {
   note(`file\0${path}`, { k: 'file', path, v: statLine(path) });
-  return readFileSync(path, 'utf8');
+  return readRegularText(path, maxBytes);
 }
 
 /** Notes a file read by other means (or whose absence matters); returns whether it can be stat'ed. */

@@ -6,9 +6,15 @@ export const MAX_TOKENS_PER_FIELD = 1_000_000_000_000;
 
 export type TokenCheck = { ok: true; value: number } | { ok: false; value: 0; reason: string };
 
-/** Missing (undefined/null) counts as 0 and is fine; anything else must be a non-negative integer. */
+/**
+ * Missing (undefined) counts as 0 and is fine; anything else must be a
+ * non-negative integer. `null` is not missing: no harness's format writes a
+ * token count as null (contract: integers), so one is named like any other
+ * invalid value rather than passed as 0 without a word.
+ */
 export function checkTokenCount(v: unknown): TokenCheck {
-  if (v === undefined || v === null) return { ok: true, value: 0 };
+  if (v === undefined) return { ok: true, value: 0 };
+  if (v === null) return { ok: false, value: 0, reason: 'null' };
   if (typeof v !== 'number') return { ok: false, value: 0, reason: `not a number (${typeof v})` };
   if (!Number.isFinite(v)) return { ok: false, value: 0, reason: 'not finite' };
   if (v < 0) return { ok: false, value: 0, reason: 'negative' };
@@ -34,6 +40,17 @@ export function parseTimestamp(v: unknown): number | null {
   else if (typeof v === 'string' && v.length >= 10) ms = Date.parse(v);
   else return null;
   return Number.isFinite(ms) && ms >= MIN_TS && ms < MAX_TS ? Math.floor(ms) : null;
+}
+
+/**
+ * What a usage value that should be an object is instead (`null`, `a
+ * string`, `a list`…), or null when it is an object: for the warning that
+ * names a usage record the extractor cannot count (never its content).
+ */
+export function notAnObject(v: unknown): string | null {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? null : `a ${typeof v}`;
 }
 
 /**
@@ -91,7 +108,7 @@ function readerOf<K extends string>(fields: Record<K, string>): Reader<K> {
         expr = `(x !== null && typeof x === 'object' ? x[${lit(parts[j]!)}] : undefined)`;
       }
       body.push(`const v${i} = ${expr};`);
-      body.push(`if (!(v${i} === undefined || v${i} === null || (typeof v${i} === 'number' && Number.isInteger(v${i}) && v${i} >= 0 && v${i} <= ${MAX_TOKENS_PER_FIELD}))) return null;`);
+      body.push(`if (!(v${i} === undefined || (typeof v${i} === 'number' && Number.isInteger(v${i}) && v${i} >= 0 && v${i} <= ${MAX_TOKENS_PER_FIELD}))) return null;`);
     });
     body.push(`return { ${entries.map(([k], i) => `${lit(k)}: v${i} ?? 0`).join(', ')} };`);
     r = new Function('o', body.join('\n')) as Reader<string>;

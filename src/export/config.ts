@@ -7,6 +7,7 @@ import { inputHostname, noteInputFile, readInputText } from '../core/inputs.js';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../report/period.js';
 import { MACHINE_RE } from './schema.js';
+import { fsProblem } from '../core/fs-problem.js';
 
 export interface TeamConfig {
   machine?: string;
@@ -22,17 +23,40 @@ export function configPath(env: NodeJS.ProcessEnv, home: string): string {
   return join(base, 'tx-usage', 'config.json');
 }
 
+/** Largest config file read: settings, not data (a FIFO or /dev/zero at its path is refused, io/regular-file.ts). */
+export const MAX_CONFIG_BYTES = 1 << 20;
+
+/**
+ * The config file's top-level object, or what is wrong with it (naming the
+ * file): unreadable, not a regular file, too large, not JSON, or JSON that
+ * is not an object (`null`, `[]`, a number). `read` gives its text.
+ */
+export function parseConfigText(path: string, read: () => string): Record<string, unknown> | string {
+  let text: string;
+  try {
+    text = read();
+  } catch (e) {
+    return `${path}: cannot read the config file: ${fsProblem(e)}`;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return `${path}: not valid JSON (${(e as Error).message})`;
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return `${path}: expected a JSON object of settings ({ "machine": …, "budgets": … }), not ${raw === null ? 'null' : Array.isArray(raw) ? 'a list' : `a ${typeof raw}`}`;
+  }
+  return raw as Record<string, unknown>;
+}
+
 export function readTeamConfig(env: NodeJS.ProcessEnv, home: string): TeamConfig {
   const path = configPath(env, home);
   // Through core/inputs.ts: the report memo keys on the config file (its absence too).
   if (!noteInputFile(path)) return { path };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readInputText(path));
-  } catch (e) {
-    throw new UsageError(`${path}: not valid JSON (${(e as Error).message})`);
-  }
-  const obj = (raw ?? {}) as { machine?: unknown; export?: { salt?: unknown }; prices?: unknown };
+  const raw = parseConfigText(path, () => readInputText(path, MAX_CONFIG_BYTES));
+  if (typeof raw === 'string') throw new UsageError(raw);
+  const obj = raw as { machine?: unknown; export?: { salt?: unknown }; prices?: unknown };
   const out: TeamConfig = { path };
   if (obj.machine !== undefined) {
     if (typeof obj.machine !== 'string') throw new UsageError(`${path}: "machine" must be a string`);

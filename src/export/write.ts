@@ -236,9 +236,72 @@ async function removeSuperseded(conn: DuckDBConnection, ds: Dataset, dir: string
   return removed;
 }
 
+// A file being written is named so that no reader takes it for data: a
+// dot-file (Hive, Arrow and Spark dataset readers and our --from skip those)
+// that does not end in `.parquet` (DuckDB's `read_parquet('DIR/**/*.parquet')`
+// lists dot-files too: a half-written one made the whole folder unreadable).
+// A run killed while writing leaves it behind; the next export of the same
+// machine removes it once its process is gone, and the `.tmp-…parquet` files
+// older versions left.
+const TEMP_FILE = /^\.tx-usage-export-(.+)-(\d+)(?:-\d+)?\.partial$/;
+const LEGACY_TEMP_FILE = /^\.tmp-(.+)-(\d+)(?:-\d+)?\.parquet$/;
+
+/** A new temporary file's path in `dir`, for `machine`: no file already there. */
+function tempFileFor(dir: string, machine: string): string {
+  let tmp = join(dir, `.tx-usage-export-${machine}-${process.pid}.partial`);
+  for (let i = 2; existsSync(tmp); i++) tmp = join(dir, `.tx-usage-export-${machine}-${process.pid}-${i}.partial`);
+  return tmp;
+}
+
+/** Whether process `pid` runs on this machine (another export may be writing its temporary file). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporary files an export of `machine` left in any month
+ * folder of OUT when it was killed (their process is gone); returns them.
+ * Only names of tx-usage's temporary files of this machine are touched.
+ */
+export function removeStaleTemps(outDir: string, machine: string): string[] {
+  const removed: string[] = [];
+  for (const ds of DATASETS) {
+    const base = join(outDir, DATASET_DIR[ds]);
+    let months: string[];
+    try {
+      months = readdirSync(base).filter((m) => m.startsWith('month='));
+    } catch {
+      continue;
+    }
+    for (const m of months) {
+      let names: string[];
+      try {
+        names = readdirSync(join(base, m));
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const t = TEMP_FILE.exec(name) ?? LEGACY_TEMP_FILE.exec(name);
+        if (!t || t[1] !== machine || Number(t[2]) === process.pid || processRuns(Number(t[2]))) continue;
+        const path = join(base, m, name);
+        if (!statSync(path, { throwIfNoEntry: false })?.isFile()) continue;
+        rmSync(path, { force: true });
+        removed.push(path);
+      }
+    }
+  }
+  return removed;
+}
+
 /** Writes every dataset's month files; returns what was written, left unchanged or superseded. */
 export async function exportParquet(conn: DuckDBConnection, o: ExportOptions): Promise<ExportedFile[]> {
   checkOutDir(o.outDir);
+  removeStaleTemps(o.outDir, o.machine);
   await stage(conn, o);
   const marker = `KV_METADATA {${EXPORT_MARKER.key}: ${sqlString(EXPORT_MARKER.value)}, export_schema_version: '${EXPORT_SCHEMA_VERSION}'}`;
   const out: ExportedFile[] = [];
@@ -250,10 +313,7 @@ export async function exportParquet(conn: DuckDBConnection, o: ExportOptions): P
       for (const { month, n } of months as { month: string; n: number }[]) {
         const dir = join(o.outDir, DATASET_DIR[ds], `month=${month}`);
         mkdirSync(dir, { recursive: true });
-        // A dot-file while being written: every reader (and our --from) skips
-        // it. Named so that it is no file already there.
-        let tmp = join(dir, `.tmp-${o.machine}-${process.pid}.parquet`);
-        for (let i = 2; existsSync(tmp); i++) tmp = join(dir, `.tmp-${o.machine}-${process.pid}-${i}.parquet`);
+        const tmp = tempFileFor(dir, o.machine);
         await conn.run(
           `COPY (SELECT ${cols} FROM ${table} WHERE month = ${sqlString(month)} ORDER BY ALL)
            TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION snappy, ${marker})`,

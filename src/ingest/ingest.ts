@@ -17,6 +17,8 @@ import { deferrable, usableHorizon } from './horizon.js';
 import { withMeta } from './discovery-record.js';
 import { countRetained, recordSourcesDigest, storedSourcesDigest } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
+import { UnitColumns } from '../core/unit-columns.js';
+import type { Collected } from './collect.js';
 
 export { discoverAll, sidecarPath, type HarnessScan } from './discover.js';
 
@@ -76,6 +78,8 @@ export interface IngestResult {
   retained: number;
   /** Sources left unread under the horizon (see horizon.ts): unknown to the store until a command needs them. */
   deferred: number;
+  /** Sources that could not be read this run (permission denied…): warned about, and read again next run. */
+  unread: number;
   /** Warnings raised while discovering (unreadable directories...). */
   discoveryWarnings: string[];
   /** Digest of roots, discovery warnings and every source's stamp taken BEFORE reading it (what the store now reflects). */
@@ -139,7 +143,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, upToDate: false, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
 
   setLastIngestDigest(null);
-  const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, returned: 0, retained: 0, deferred: 0, discoveryWarnings, digest, stats };
+  const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, returned: 0, retained: 0, deferred: 0, unread: 0, discoveryWarnings, digest, stats };
   // Nothing changed since the last complete ingest (store/sources-digest.ts): nothing to read or write.
   const storedDigest = await storedSourcesDigest(conn);
   if (storedDigest === digest && !early) {
@@ -177,6 +181,8 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const deferred = new Map<HarnessId, Item[]>();
   const copiesSeen = new Set<HarnessId>();
   let done = 0;
+  /** Sources whose read failed this run (permission denied…): no sources digest is recorded, so the next run reads them again. */
+  let unreadSources = 0;
   let pool: ExtractPool | null = early?.pool ?? null;
   if (pool) stats.workers = pool.size;
   let jobId = 0;
@@ -302,6 +308,10 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       const accept = async (p: Plan, r: JobResult) => {
         stats.bytesRead += r.bytesRead;
         stats.peakHeldBytes = Math.max(stats.peakHeldBytes, r.peakHeldBytes ?? 0);
+        if (r.collected.failed) {
+          unreadSources++;
+          r = { ...r, collected: unreadResult(r.collected, p.prev !== null) };
+        }
         const rp = r.collected.resume;
         const bookRow: SourceBookRow = {
           source_key: p.src.key,
@@ -321,7 +331,16 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
         stats.events += r.collected.events.length;
         // A copy dated before the horizon has its original there too (a copy is made after it): no report window holds either.
         if (horizon !== null && p.harness.rankMarksCopies && !copiesSeen.has(p.harness.id) && r.collected.events.some((e) => e.dedupe_rank >= (p.harness.copyRankFrom ?? 1) && e.ts >= horizon)) copiesSeen.add(p.harness.id);
-        const write: SourceWrite = { collected: r.collected, book: bookRow, mode: p.mode, fresh: p.prev === null };
+        let write: SourceWrite = { collected: r.collected, book: bookRow, mode: p.mode, fresh: p.prev === null };
+        // A source that could not be read: tried again next run (its
+        // bookkeeping never matches a stamp), and what the store held of it
+        // is kept meanwhile (its rows and resume point, as an append of
+        // nothing), with the failure as its warning until it is read.
+        if (r.collected.failed) {
+          write = p.prev
+            ? { collected: r.collected, book: { ...p.prev, fingerprint: unreadFingerprint(p.stamp) }, mode: 'append', fresh: false }
+            : { ...write, book: { ...bookRow, fingerprint: unreadFingerprint(p.stamp), resume_offset: null, resume_lines: null, resume_state: null, tail_hash: null } };
+        }
         opts.onWrite?.(write);
         pending.push(write);
         pendingEvents += r.collected.events.length;
@@ -395,15 +414,40 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, storeKeys);
   mark('ingest: extracted and written');
   // Everything found was read (or was unchanged): the next run with the same digest has nothing to do.
-  if (result.deferred === 0 && [...stamps.values()].every((st) => st !== null)) await recordSourcesDigest(conn, digest, storedDigest);
+  if (result.deferred === 0 && unreadSources === 0 && [...stamps.values()].every((st) => st !== null)) await recordSourcesDigest(conn, digest, storedDigest);
+  result.unread = unreadSources;
   return finishStats(opts, result, t0, digest);
+}
+
+/**
+ * The bookkeeping fingerprint of a source whose read failed: never equal to
+ * a stamp's (those start with its size), so every run plans it again until a
+ * read succeeds. (A permission fixed by chmod changes no size or mtime.)
+ */
+function unreadFingerprint(stamp: Stamp): string {
+  return `unread|${stamp.fingerprint}`;
+}
+
+/**
+ * What is written of a failed read: its warnings, each held until the source
+ * is next read (as a torn tail's is: `tailWarnings`). Of a source the store
+ * holds (`known`), nothing else: its rows from the last good read are kept,
+ * not replaced by what a partial read found. Of a new one, what it found
+ * before failing: the next read replaces it whole.
+ */
+function unreadResult(c: Collected, known: boolean): Collected {
+  const warnings = [...c.warnings, ...c.tailWarnings];
+  return known
+    ? { ...c, events: [], estimates: [], contexts: [], rateLimits: [], units: new UnitColumns(), facts: [], skips: [], counts: {}, warnings: [], tailWarnings: warnings, resume: null }
+    : { ...c, warnings: [], tailWarnings: warnings, resume: null };
 }
 
 function finishStats(opts: IngestOptions, result: IngestResult, t0: number, digest: string): IngestResult {
   const stats = result.stats;
   stats.ms.total = performance.now() - t0;
   stats.at.end = performance.now();
-  setLastIngestDigest(digest);
+  // A source left unread is read again by the next run: no report of this one is memoized on this digest.
+  setLastIngestDigest(result.unread ? null : digest);
   writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed, retained: result.retained, deferred: result.deferred });
   return result;
 }

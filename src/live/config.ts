@@ -17,8 +17,9 @@
 //
 // Read without throwing: the status line must print a line whatever the
 // file says, so problems come back as messages for the caller to show.
-import { existsSync, readFileSync } from 'node:fs';
-import { configPath } from '../export/config.js';
+import { existsSync } from 'node:fs';
+import { configPath, MAX_CONFIG_BYTES, parseConfigText } from '../export/config.js';
+import { readRegularText } from '../io/regular-file.js';
 import { HARNESS_IDS } from '../core/types.js';
 import { isValidTimeZone } from '../report/period.js';
 
@@ -65,6 +66,8 @@ export interface LiveConfig {
   budgets: Budget[];
   /** What was wrong in the file (each names the file and the setting). */
   problems: string[];
+  /** The file as a whole could not be used (unreadable, not a regular file, not JSON, not an object): its defaults apply. */
+  fileProblem: string | null;
 }
 
 export function liveConfig(env: NodeJS.ProcessEnv, home: string): LiveConfig {
@@ -79,13 +82,14 @@ export function liveConfig(env: NodeJS.ProcessEnv, home: string): LiveConfig {
     tz: null,
     budgets: [],
     problems: [],
+    fileProblem: null,
   };
   if (!existsSync(path)) return cfg;
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8')) ?? {};
-  } catch (e) {
-    cfg.problems.push(`${path}: not valid JSON (${(e as Error).message})`);
+  // Only a regular file of a sane size (a FIFO or /dev/zero there would hang or exhaust the status line).
+  const raw = parseConfigText(path, () => readRegularText(path, MAX_CONFIG_BYTES));
+  if (typeof raw === 'string') {
+    cfg.problems.push(raw);
+    cfg.fileProblem = raw;
     return cfg;
   }
   const bad = (what: string, why: string) => cfg.problems.push(`${path}: "${what}" ${why}`);

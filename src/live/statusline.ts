@@ -12,6 +12,7 @@ import type { LiveMetrics } from './blocks.js';
 import type { BlockRow } from './block-rows.js';
 import { paint, type LiveConfig, type Segment } from './config.js';
 import { formatMinutes } from './time.js';
+import { printable } from '../render/terminal-text.js';
 
 export interface LimitReading {
   used_percent: number;
@@ -129,7 +130,9 @@ const pctText = (v: number) => `${Math.round(v)}%`;
 
 /** The line, segment by segment in the configured order; colours when `color`. */
 export function renderStatusLine(f: StatusFigures, cfg: LiveConfig, color: boolean, now: number): string {
-  const P = (role: Parameters<typeof paint>[1], t: string) => paint(cfg, role, t, color);
+  // Every segment's text goes through here: made printable (a model name from
+  // stdin, a project in a budget's scope) before its colour is added.
+  const P = (role: Parameters<typeof paint>[1], t: string) => paint(cfg, role, printable(t), color);
   const level = (share: number | null) => (share === null ? null : share >= 1 ? 'over' : share >= 0.8 ? 'warn' : null);
   const parts: string[] = [];
   const seg: Record<Segment, () => string | null> = {

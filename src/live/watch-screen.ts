@@ -15,6 +15,7 @@ import { windowLabel } from './limits.js';
 import { formatMinutes, localClock, localMinute } from './time.js';
 import type { LiveView } from './view.js';
 import { counted } from '../core/plural.js';
+import { printable } from '../render/terminal-text.js';
 
 export interface ScreenInput {
   view: LiveView;
@@ -116,6 +117,6 @@ export function renderScreen(s: ScreenInput): string[] {
   }
   if (s.budgets.length) table(budgetDataset(s.budgets, color));
   out.push('');
-  out.push(fit(s.status, width));
+  out.push(fit(printable(s.status), width));
   return out.slice(0, Math.max(1, s.height));
 }

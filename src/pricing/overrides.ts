@@ -38,6 +38,33 @@ export interface Overrides {
   warnings: string[];
 }
 
+/**
+ * Most a token may cost (USD): a thousand times the dearest price published
+ * (600 USD per million output tokens). A larger one is a mistake, most often
+ * a per-million price written into a per-token field (15 for 1.5e-05).
+ */
+export const MAX_PRICE_PER_TOKEN = 1;
+
+const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
+/**
+ * A price field's value, exactly, or why it is not one. Only a JSON number:
+ * a string, an object or null is refused rather than ignored or read as a
+ * number (each would silently leave a price out or change it).
+ */
+function priceOf(v: unknown): Dec | string {
+  if (typeof v !== 'number') return `is ${typeName(v)}, not a number`;
+  if (!Number.isFinite(v)) return 'is not a finite number';
+  if (v < 0) return `is negative (${v})`;
+  if (v > MAX_PRICE_PER_TOKEN) return `is ${v} USD per token, more than ${MAX_PRICE_PER_TOKEN} (a price per million tokens in a per-token field?)`;
+  return parseDec(v) ?? 'is not a decimal number';
+}
+
+/**
+ * Reads an overrides file. Every token price must be a number from 0 to
+ * MAX_PRICE_PER_TOKEN: anything else throws, naming the file, the entry and
+ * the field (a `--prices` problem is exit 2, never a silently dropped price).
+ */
 export function parseOverrides(file: string, text: string): Overrides {
   let json: unknown;
   try {
@@ -52,8 +79,7 @@ export function parseOverrides(file: string, text: string): Overrides {
   for (const [key, raw] of Object.entries(json as Record<string, unknown>)) {
     if (key === 'sample_spec') continue; // LiteLLM's documentation entry
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      out.warnings.push(`${file}: entry "${key}" is not an object; ignored`);
-      continue;
+      throw new Error(`${file}: entry ${JSON.stringify(key)} is ${typeName(raw)}, not an object of prices`);
     }
     const entry = parseEntry(file, key, raw as Record<string, unknown>, out.warnings);
     if (!entry) continue;
@@ -81,11 +107,8 @@ function parseEntry(file: string, key: string, raw: Record<string, unknown>, war
     const name = t ? t[1]! : field;
     const priceKey = FIELDS[name];
     if (!priceKey) continue; // context sizes, modes, image/audio prices… not transcript token prices
-    const d = parseDec(value);
-    if (!d) {
-      warnings.push(`${file}: "${key}".${field} is not a non-negative number; ignored`);
-      continue;
-    }
+    const d = priceOf(value);
+    if (typeof d === 'string') throw new Error(`${file}: entry ${JSON.stringify(key)}: ${field} ${d}`);
     fields[field] = value;
     const perMtok = shift(d, 6);
     if (t) (tiers[priceKey] ??= []).push({ start: Number(t[2]) * 1000, price: perMtok });

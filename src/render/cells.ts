@@ -5,6 +5,7 @@
 import type { Cell, Column, DataRow, Dataset } from './columns.js';
 import { abbreviate, grouped, pct, usdDecimals, usdWith } from './format.js';
 import { localDateTime } from '../report/period.js';
+import { printable } from './terminal-text.js';
 
 /** narrow: the 80-column terminal table (abbreviated numbers); wide: a wide terminal; html: the HTML page. */
 export type CellStyle = 'narrow' | 'wide' | 'html';
@@ -74,11 +75,16 @@ function formatValue(c: Column, v: Cell, style: CellStyle): string {
 
 /**
  * Every cell's text, rows then the totals row: the totals row says `Total` in
- * its first key column and leaves the other key columns empty.
+ * its first key column and leaves the other key columns empty. Control
+ * characters from the data are made visible here (terminal-text.ts), before
+ * a table cuts any cell to its width.
  */
 export function cellTexts(d: Dataset, cols: readonly Column[], style: CellStyle): { rows: string[][]; totals: string[] | null } {
   const all = d.totals ? [...d.rows, d.totals] : d.rows;
-  const fmts = cols.map((c) => columnFormatter(c, all, style, d.timezone));
+  const fmts = cols.map((c) => {
+    const f = columnFormatter(c, all, style, d.timezone);
+    return (r: DataRow) => printable(f(r));
+  });
   const rows = d.rows.map((r) => fmts.map((f) => f(r)));
   if (!d.totals) return { rows, totals: null };
   const firstKey = cols.findIndex((c) => c.kind === 'key');

@@ -6,6 +6,7 @@
 // Notes under a table are wrapped to the width.
 import { cellTexts } from './cells.js';
 import type { Column, Dataset } from './columns.js';
+import { printable } from './terminal-text.js';
 
 export interface TableOptions {
   width: number;
@@ -116,7 +117,16 @@ function layout(d: Dataset, width: number): Layout {
   }
 }
 
-export function renderTable(d: Dataset, o: TableOptions): string {
+export function renderTable(data: Dataset, o: TableOptions): string {
+  // Headers (a `sql` column's name), the title and notes may carry data too;
+  // the cells are made printable by cellTexts.
+  const d: Dataset = {
+    ...data,
+    columns: data.columns.map((c) => ({ ...c, label: printable(c.label) })),
+    ...(data.title !== undefined ? { title: printable(data.title) } : {}),
+    ...(data.notes ? { notes: data.notes.map(printable) } : {}),
+    ...(data.empty !== undefined ? { empty: printable(data.empty) } : {}),
+  };
   const bold = (s: string) => (o.color ? `\x1b[1m${s}\x1b[22m` : s);
   const dim = (s: string) => (o.color ? `\x1b[2m${s}\x1b[22m` : s);
   if (!d.rows.length && d.empty !== undefined) {

@@ -26,7 +26,7 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { statSync, type Stats } from 'node:fs';
-import { StoreError } from './errors.js';
+import { readOnlyProblem, readOnlyStoreError, StoreError } from './errors.js';
 
 export type LockMode = 'shared' | 'exclusive';
 
@@ -72,6 +72,8 @@ export async function lockStore(storePath: string, mode: LockMode, waitMs = LOCK
   try {
     db = new Database(path, { timeout: 0 });
   } catch (e) {
+    const readOnly = readOnlyProblem(path);
+    if (readOnly) throw readOnlyStoreError(storePath, readOnly);
     throw new StoreError(`cannot open the store's lock file ${path}: ${(e as Error).message}`);
   }
   const started = Date.now();
@@ -104,6 +106,8 @@ export async function lockStore(storePath: string, mode: LockMode, waitMs = LOCK
       }
       db.close();
       if (busy(e)) throw new StoreError(`the store ${storePath} is in use by another tx-usage process; try again when it finishes`);
+      const readOnly = readOnlyProblem(path);
+      if (readOnly) throw readOnlyStoreError(storePath, readOnly);
       throw new StoreError(`cannot lock the store ${storePath} (${path}: ${(e as Error).message})`);
     }
   }

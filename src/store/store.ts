@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { MIGRATIONS, OLDEST_MIGRATED, SCHEMA_VERSION } from './schema.js';
 import { lockPathOf, lockStore, type StoreLock } from './lock.js';
 import { copyReads, firstLine, inspectPath, moveAside, probeReadOnly, schemaInfo, STORE_MARKER, type SchemaInfo } from './recognise.js';
-import { NotAStoreError, StoreError } from './errors.js';
+import { NotAStoreError, readOnlyProblem, readOnlyStoreError, StoreError } from './errors.js';
 import { counted } from '../core/plural.js';
 
 export { NotAStoreError, StoreError };
@@ -243,7 +243,9 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
       throw e;
     }
   } catch (e) {
-    // No tx-usage holds the store (this process has its lock): in use by another program, or damaged.
+    // No tx-usage holds the store (this process has its lock): read-only for this user, in use by another program, or damaged.
+    const readOnly = readOnlyProblem(path);
+    if (readOnly) throw readOnlyStoreError(path, readOnly);
     if (await copyReads(path)) {
       throw new StoreError(`the store ${path} is open in another program (not tx-usage): close it and try again (${firstLine(e)})`);
     }

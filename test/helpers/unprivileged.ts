@@ -13,12 +13,22 @@
 // folder of work dirs is removed after the run, anything else is left there
 // for the guard to name. Nothing outside the temp dir is touched.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { CLI } from './cli.js';
 
 export const NOBODY = 65534;
+
+/** Every folder under `dir` (itself included) 0755 and every file 0644, so uid 65534 can read them (a test's temp dir belongs to root). */
+export function openUp(dir: string): void {
+  chmodSync(dir, 0o755);
+  for (const e of readdirSync(dir)) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) openUp(p);
+    else chmodSync(p, 0o644);
+  }
+}
 
 const ROOT = resolve(__dirname, '../..');
 

@@ -1,7 +1,7 @@
 // Claude Code transcript → usage events. Rules from the contract entry
 // `claude-code` (see README.md beside this file for the full list).
 import { scanJsonlFile } from '../../io/jsonl.js';
-import { checkCost, parseTimestamp, readTokenFields } from '../../core/numbers.js';
+import { checkCost, notAnObject, parseTimestamp, readTokenFields } from '../../core/numbers.js';
 import type { UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromKey } from './paths.js';
@@ -107,12 +107,15 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       return;
     }
     const msg = rec.message;
-    if (!msg || typeof msg !== 'object' || !msg.usage || typeof msg.usage !== 'object') {
-      if (msg && typeof msg === 'object' && msg.usage !== undefined && msg.usage !== null) sink.warn('assistant response: usage is not an object; not counted', at);
-      return;
-    }
+    if (!msg || typeof msg !== 'object' || msg.usage === undefined) return;
     if (rec.isApiErrorMessage === true || msg.model === '<synthetic>') {
       sink.skip('synthetic API-error message (not billed)', at);
+      return;
+    }
+    // A response whose usage is null, a string, a list…: named, as an invalid count is, not passed over.
+    const notObject = notAnObject(msg.usage);
+    if (notObject) {
+      sink.warn(`message.usage is ${notObject}, not an object; response not counted`, at);
       return;
     }
     const ts = parseTimestamp(rec.timestamp);

@@ -11,7 +11,7 @@
 // same dedupe key (thread, rollout, position on the total) — stable when the
 // file is compressed, archived or re-read.
 import { scanJsonlFile, scanJsonlZstFile } from '../../io/jsonl.js';
-import { parseTimestamp } from '../../core/numbers.js';
+import { notAnObject, parseTimestamp } from '../../core/numbers.js';
 import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { parseRolloutName } from './paths.js';
@@ -450,7 +450,10 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     }
     const read = typeof info === 'object' ? readTokens(info.total_token_usage) : null;
     if (!read) {
-      sink.skip('token_count without total_token_usage', at);
+      // info, or its total, that is not an object (a string, a list, null): named, not passed over.
+      const bad: [string, string | null] = notAnObject(info) ? ['info', notAnObject(info)] : ['info.total_token_usage', info.total_token_usage === undefined ? null : notAnObject(info.total_token_usage)];
+      if (bad[1]) sink.warn(`token_count ${bad[0]} is ${bad[1]}, not an object; not counted`, at);
+      else sink.skip('token_count without total_token_usage', at);
       return;
     }
     if (read.invalid.length) {
@@ -534,7 +537,8 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
   const onUsageRecord = (p: any, line: number, rawTs: number | null, at: SourceLocation) => {
     const u = readTokens(p.usage);
     if (!u) {
-      sink.warn('token_usage_record without usage ignored', at);
+      const notObject = p.usage === undefined ? null : notAnObject(p.usage);
+      sink.warn(notObject ? `token_usage_record usage is ${notObject}, not an object; not counted` : 'token_usage_record without usage ignored', at);
       return;
     }
     if (u.invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${u.invalid.join(', ')}`, at);

@@ -2,7 +2,7 @@
 // tokens {input, output, reasoning, cache:{read, write}} with NO total field;
 // `input` is uncached input and `reasoning` is a SEPARATE bucket, so
 // normalized output = output + reasoning and reasoning is its subset.
-import { checkCost, readTokenFields } from '../../core/numbers.js';
+import { checkCost, notAnObject, readTokenFields } from '../../core/numbers.js';
 import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { ExtractSink } from '../types.js';
 
@@ -34,9 +34,22 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** True when a record carries usage at all: a tokens object or a numeric cost. */
+/**
+ * The record's tokens as written: undefined when the field is absent. The
+ * extraction queries project `data -> '$.tokens'` (a missing field reads as
+ * JSON null there) beside `json_type(data, '$.tokens')` (NULL only when the
+ * field is absent), so a written `null` is told from a missing field.
+ */
+export function writtenTokens(d: { tokens?: unknown; tokens_type?: unknown }): unknown {
+  return d.tokens_type === null || d.tokens_type === undefined ? undefined : d.tokens;
+}
+
+/**
+ * True when a record carries usage at all: tokens (an object, or a value in
+ * its place that readUsage names as not one) or a numeric cost.
+ */
 export function hasUsage(tokens: unknown, cost: unknown): boolean {
-  return isObject(tokens) || typeof cost === 'number';
+  return tokens !== undefined || typeof cost === 'number';
 }
 
 /**
@@ -49,8 +62,9 @@ export function readUsage(tokens: unknown, cost: unknown, at: SourceLocation, si
     const { values, invalid } = readTokenFields(tokens, TOKEN_FIELDS);
     if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.map((f) => `${what}.${f}`).join(', ')}`, at);
     Object.assign(u, values);
-  } else if (tokens !== undefined && tokens !== null) {
-    sink.warn(`${what} is not an object; its tokens count as 0`, at);
+  } else if (tokens !== undefined) {
+    // null, a string, a list: named like an invalid count (they passed as 0 without a word).
+    sink.warn(`${what} is ${notAnObject(tokens)}, not an object; its tokens count as 0`, at);
   }
   if (cost !== undefined && cost !== null) {
     u.cost = checkCost(cost);

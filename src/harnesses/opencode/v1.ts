@@ -11,7 +11,7 @@ import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { SqliteDb } from '../../io/sqlite.js';
 import type { ExtractSink } from '../types.js';
 import { columnNames } from './tables.js';
-import { isObject, parseJson, readUsage, tokenSum, usageEvent } from './usage.js';
+import { isObject, parseJson, readUsage, tokenSum, usageEvent, writtenTokens } from './usage.js';
 
 const MESSAGES_SQL = `
   SELECT id, session_id, time_created,
@@ -19,6 +19,7 @@ const MESSAGES_SQL = `
       'role', data -> '$.role',
       'time', data -> '$.time',
       'tokens', data -> '$.tokens',
+      'tokens_type', json_type(data, '$.tokens'),
       'cost', data -> '$.cost',
       'modelID', data -> '$.modelID',
       'providerID', data -> '$.providerID',
@@ -29,7 +30,7 @@ const MESSAGES_SQL = `
 
 const STEP_PARTS_SQL = `
   SELECT id, message_id, time_created,
-    CASE WHEN json_valid(data) THEN json_object('tokens', data -> '$.tokens', 'cost', data -> '$.cost') END AS u
+    CASE WHEN json_valid(data) THEN json_object('tokens', data -> '$.tokens', 'tokens_type', json_type(data, '$.tokens'), 'cost', data -> '$.cost') END AS u
   FROM part
   WHERE CASE WHEN json_valid(data) THEN data ->> '$.type' END = 'step-finish'
   ORDER BY message_id, id`;
@@ -54,7 +55,7 @@ export function extractV1(db: SqliteDb, file: string, layout: { hasSession: bool
       const d = parseJson(r.u);
       if (!isObject(d)) continue;
       const list = steps.get(String(r.message_id)) ?? [];
-      list.push({ id: String(r.id), ts: parseTimestamp(r.time_created), tokens: d.tokens, cost: d.cost });
+      list.push({ id: String(r.id), ts: parseTimestamp(r.time_created), tokens: writtenTokens(d), cost: d.cost });
       steps.set(String(r.message_id), list);
     }
   }
@@ -98,7 +99,7 @@ export function extractV1(db: SqliteDb, file: string, layout: { hasSession: bool
     }
     // No step parts: the message's own usage, when it has any (1.x creates
     // assistant messages with zeroed tokens before the first step ends).
-    const u = readUsage(d.tokens, d.cost, at, sink, 'data.tokens');
+    const u = readUsage(writtenTokens(d), d.cost, at, sink, 'data.tokens');
     if (tokenSum(u) === 0 && !u.cost) {
       sink.skip('1.x assistant message without usage', at);
       continue;

@@ -7,7 +7,7 @@ import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { SqliteDb } from '../../io/sqlite.js';
 import type { ExtractSink } from '../types.js';
 import { columnNames, pick } from './tables.js';
-import { addUsage, hasUsage, isObject, modelRef, parseJson, readUsage, usageEvent, zeroUsage, type OcUsage } from './usage.js';
+import { addUsage, hasUsage, isObject, modelRef, parseJson, readUsage, usageEvent, writtenTokens, zeroUsage, type OcUsage } from './usage.js';
 import { readUnitsV2, type WorkRead } from './units.js';
 
 export interface SessionInfo {
@@ -47,6 +47,8 @@ export function readSessions(db: SqliteDb, table: string, file: string, sink: Ex
     let totals: OcUsage | null = null;
     if (hasTotals) {
       const field = (name: string) => {
+        // SQL NULL in a totals column is tolerated as 0, as the cost column's is (running totals, not a response's usage).
+        if (r[name] === null) return 0;
         const c = checkTokenCount(r[name]);
         if (!c.ok) sink.warn(`invalid session total ${name} counted as 0 (${c.reason})`, at);
         return c.value;
@@ -119,6 +121,7 @@ const ROWS_SQL = `
       'status', data -> '$.status',
       'cost', data -> '$.cost',
       'tokens', data -> '$.tokens',
+      'tokens_type', json_type(data, '$.tokens'),
       'model', data -> '$.model',
       'error', json_type(data, '$.error')
     ) END AS u
@@ -131,6 +134,8 @@ interface RowFields {
   status?: unknown;
   cost?: unknown;
   tokens?: unknown;
+  /** json_type of data.tokens: NULL when the field is absent (see writtenTokens). */
+  tokens_type?: unknown;
   model?: unknown;
   error?: unknown;
 }
@@ -165,7 +170,8 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
   for (const r of db.prepare(ROWS_SQL).iterate() as Iterable<Record<string, unknown>>) {
     const id = String(r.id);
     const at: SourceLocation = { file, row: `session_message ${id}` };
-    const d = parseJson(r.u) as RowFields | null;
+    const raw = parseJson(r.u) as RowFields | null;
+    const d = raw && { ...raw, tokens: writtenTokens(raw) };
     if (!d) {
       if (unparsable++ === 0) firstUnparsable = id;
       sink.unparsable?.(at);
