@@ -15,7 +15,7 @@ const FIELDS = {
   deep: 'a.b.c',
 } as const;
 
-/** The rule, written out here on its own: missing is 0; anything but a plain count is 0 and named with its reason. */
+/** The rule, written out here on its own: missing is 0; anything but a plain count (null included, issue 35) is 0 and named with its reason. */
 function expected(rec: Record<string, unknown>) {
   const values: Record<string, number> = {};
   const invalid: string[] = [];
@@ -23,7 +23,8 @@ function expected(rec: Record<string, unknown>) {
     let cur: unknown = rec;
     for (const part of path.split('.')) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
     let reason: string | null = null;
-    if (cur === undefined || cur === null) reason = null;
+    if (cur === undefined) reason = null;
+    else if (cur === null) reason = 'null';
     else if (typeof cur !== 'number') reason = `not a number (${typeof cur})`;
     else if (!Number.isFinite(cur)) reason = 'not finite';
     else if (cur < 0) reason = 'negative';
