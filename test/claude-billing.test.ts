@@ -201,6 +201,12 @@ describe('Opus 4.6 fast mode around the end of its launch promotion (50% off unt
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('fast mode (usage.speed "fast"): 6× every token rate');
     expect(r.stdout).toContain('fast mode before 2026-02-17T08:00:00.000Z: 3× every token rate instead');
+    expect(r.stdout).not.toContain('no price known');
+    // A model with a fast price and no promotion: its multiplier alone.
+    const o48 = runCli(['prices', 'show', 'claude-opus-4-8', '--at', '2026-02-10'], penv);
+    expect(o48.stdout).toContain('fast mode (usage.speed "fast"): 2× every token rate');
+    expect(o48.stdout).not.toContain('fast mode before');
+    expect(o48.stdout).not.toContain('no price known');
   });
 });
 

@@ -359,8 +359,8 @@ function notes(c: CompiledPrice, fastModeVendor: boolean): string[] {
   if (r.requests) out.push('a per-request price applies (requests_kcount is per 1000 requests)');
   if (r.web_search) out.push('web searches are billed per search (web_searches_kcount is per 1000 searches; Claude Code usage.server_tool_use.web_search_requests)');
   if (c.fast) out.push(`fast mode (usage.speed "fast"): ${c.fastMultiplier}× every token rate (${c.fastSource})`);
-  if (c.fastPromo) out.push(`fast mode before ${new Date(c.fastPromo.until).toISOString()}: ${c.fastPromo.multiplier}× every token rate instead (${c.fastPromo.source})`);
   else if (fastModeVendor) out.push('fast mode (usage.speed "fast"): no price known, so a fast response has no computed cost (unknown, not the standard rate)');
+  if (c.fastPromo) out.push(`fast mode before ${new Date(c.fastPromo.until).toISOString()}: ${c.fastPromo.multiplier}× every token rate instead (${c.fastPromo.source})`);
   if (c.notApplicable.length) out.push(`not from transcripts, so not charged: ${c.notApplicable.join(', ')}`);
   return out;
 }
