@@ -9,7 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { waitForUpdate } from '@pydantic/genai-prices';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CANARY } from '../fixtures/claude-code/build.js';
-import { BILLING_PROJECTS, buildBillingHome, OPUS_46_USAGE, type BillingHome } from '../fixtures/claude-code/billing.js';
+import { BILLING_PROJECTS, buildBillingHome, buildFastPromoHome, OPUS_46_USAGE, PROMO_END, PROMO_LONG_USAGE, PROMO_PROJECTS, PROMO_USAGE, type BillingHome } from '../fixtures/claude-code/billing.js';
 import { tokenFields } from '../fixtures/ledger.js';
 import { MIGRATIONS } from '../src/store/schema.js';
 import { stampOf } from '../src/ingest/stamp.js';
@@ -141,6 +141,72 @@ describe('claude-code billing beyond tokens', () => {
     const none = runCli(['prices', 'show', 'claude-opus-5-5'], env);
     expect(none.stdout).toContain('fast mode (usage.speed "fast"): no price known');
     expect(known.stdout).toContain('web searches are billed per search');
+  });
+});
+
+describe('Opus 4.6 fast mode around the end of its launch promotion (50% off until 11:59pm PT on 2026-02-16)', () => {
+  // Opus 4.6's rates before 2026-03-13 (USD per MTok; over 200k total input the whole request at the tier).
+  const BASE = { input: 5, cacheWrite5m: 6.25, cacheRead: 0.5, output: 25 };
+  const TIER = { input: 10, cacheWrite5m: 12.5, cacheRead: 1, output: 37.5 };
+  type U = { input: number; output: number; cacheRead?: number; cacheWrite5m?: number };
+  /** USD of one response at `mult` × every token rate in force, from the rates above. */
+  const usd = (u: U, mult: number): number => {
+    const total = u.input + (u.cacheRead ?? 0) + (u.cacheWrite5m ?? 0);
+    const r = total > 200000 ? TIER : BASE;
+    return (mult * (u.input * r.input + u.output * r.output + (u.cacheRead ?? 0) * r.cacheRead + (u.cacheWrite5m ?? 0) * r.cacheWrite5m)) / 1e6;
+  };
+  // Before the end: a standard response, a long-context fast one and a fast one in the last millisecond at 3×
+  // ($15 / $75 per MTok; $30 / $112.50 over 200k). After: the same fast ones at the regular 6×.
+  const BEFORE = usd(PROMO_USAGE, 1) + usd(PROMO_LONG_USAGE, 3) + usd(PROMO_USAGE, 3);
+  const AFTER = usd(PROMO_USAGE, 6) + usd(PROMO_LONG_USAGE, 6);
+  const FEB = ['--since', '2026-02-01', '--until', '2026-02-28', '--by', 'project'];
+  let ph: string;
+  let penv: NodeJS.ProcessEnv;
+  let db: string;
+  beforeAll(() => {
+    ph = tempDir('txu-fast-promo-');
+    buildFastPromoHome(ph);
+    penv = cleanEnv(ph);
+    db = join(ph, 'store.duckdb');
+  });
+  const byProject = (j: any) => Object.fromEntries(j.rows.map((r: any) => [r.project, r]));
+
+  it('prices fast responses up to the end at half the fast rate, from the end on at the full one', () => {
+    expect(BEFORE).toBeCloseTo(0.995, 12); // 0.063125 + 3 × 0.2475 + 3 × 0.063125, worked by hand as well
+    const p = byProject(reportJson([...FEB, '--db', db], penv));
+    expect(p[PROMO_PROJECTS.before]).toMatchObject({ requests: 3, cost_source: 'computed', unpriced_requests: 0 });
+    expect(p[PROMO_PROJECTS.after]).toMatchObject({ requests: 2, cost_source: 'computed', unpriced_requests: 0 });
+    expect(p[PROMO_PROJECTS.before].cost_usd).toBeCloseTo(BEFORE, 10);
+    expect(p[PROMO_PROJECTS.after].cost_usd).toBeCloseTo(AFTER, 10);
+  });
+
+  it('re-prices a store priced before the rule (fast responses of those days at 6×): the speed is kept per row', async () => {
+    reportJson([...FEB, '--db', db], penv);
+    const inst = await DuckDBInstance.create(db);
+    const conn = await inst.connect();
+    // What an earlier tx-usage left: the promotion's fast rows at twice their cost, and its own fingerprint.
+    await conn.run(`UPDATE usage_rows SET computed_cost_e10 = computed_cost_e10 * 2 WHERE ts_ms < ${Date.parse(PROMO_END)} AND attr_id IN (SELECT attr_id FROM event_attrs WHERE speed = 'fast')`);
+    await conn.run("UPDATE meta SET value = 'pricing-3-era' WHERE key = 'pricing_fingerprint'");
+    const stale = await conn.runAndReadAll('SELECT sum(computed_cost_e10)::DOUBLE / 1e10 AS c FROM usage_rows');
+    expect((stale.getRowObjectsJson()[0] as any).c).toBeCloseTo(BEFORE + usd(PROMO_LONG_USAGE, 3) + usd(PROMO_USAGE, 3) + AFTER, 10);
+    conn.closeSync();
+    inst.closeSync();
+    const p = byProject(reportJson([...FEB, '--db', db], penv));
+    expect(p[PROMO_PROJECTS.before].cost_usd).toBeCloseTo(BEFORE, 10);
+    expect(p[PROMO_PROJECTS.after].cost_usd).toBeCloseTo(AFTER, 10);
+  });
+
+  it('prices show names the promotion and its end', () => {
+    const r = runCli(['prices', 'show', 'claude-opus-4-6', '--at', '2026-02-10'], penv);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('fast mode (usage.speed "fast"): 6× every token rate');
+    expect(r.stdout).toContain('fast mode before 2026-02-17T08:00:00.000Z: 3× every token rate instead');
+    expect(r.stdout).not.toContain('no price known');
+    // A model with a fast price and no promotion: its multiplier alone.
+    const o48 = runCli(['prices', 'show', 'claude-opus-4-8', '--at', '2026-02-10'], penv);
+    expect(o48.stdout).toContain('fast mode (usage.speed "fast"): 2× every token rate');
+    expect(o48.stdout).not.toContain('fast mode before');
+    expect(o48.stdout).not.toContain('no price known');
   });
 });
 

@@ -20,6 +20,10 @@
 //   - fast mode (`speed: "fast"`) is priced by the price set's fast variant
 //     (`fast`, fast-mode.ts): every token rate times the model's fast-mode
 //     multiplier; none known → no cost (null), never the standard rates.
+//     A response before the end of a promotion (`fastPromo`, fast-mode.ts)
+//     is priced by that variant instead: chosen by the response's own
+//     timestamp here, so a price set (a pricer memo bucket, a cached one)
+//     holds both and stays valid on either side of the end.
 // test/pricing-library.test.ts checks this against the library's float result
 // for every token-priced model in the bundled catalogue.
 import type { Dec } from './decimal.js';
@@ -74,12 +78,19 @@ export interface CompiledPrice {
   /** The fast-mode multiplier (decimal text) and where it comes from, for `prices show`. */
   fastMultiplier?: string;
   fastSource?: string;
+  /**
+   * Fast mode's prices for a response before `until` (ms since the epoch,
+   * exclusive): a promotion's multiplier in place of `fastMultiplier`.
+   */
+  fastPromo?: { until: number; price: CompiledPrice; multiplier: string; source: string };
 }
 
 /** What a price set is in fast mode: a multiplier on every token rate, and its evidence. */
 export interface FastMode {
   multiplier: Dec;
   source: string;
+  /** A promotion: `multiplier` instead for responses before `until` (ms since the epoch, exclusive). */
+  promo?: { multiplier: Dec; until: number; source: string };
 }
 
 function asDec(v: unknown, key: string): Dec {
@@ -166,23 +177,27 @@ export function scaleTokenPrices(prices: Record<string, unknown>, m: Dec): Recor
 export function compileWithFast(prices: Record<string, unknown>, fast: FastMode | null): CompiledPrice {
   const c = compilePrice(prices);
   if (!fast) return c;
-  return { ...c, fast: compilePrice(scaleTokenPrices(prices, fast.multiplier)), fastMultiplier: formatDec(fast.multiplier), fastSource: fast.source };
+  const out: CompiledPrice = { ...c, fast: compilePrice(scaleTokenPrices(prices, fast.multiplier)), fastMultiplier: formatDec(fast.multiplier), fastSource: fast.source };
+  const p = fast.promo;
+  if (p) out.fastPromo = { until: p.until, price: compilePrice(scaleTokenPrices(prices, p.multiplier)), multiplier: formatDec(p.multiplier), source: p.source };
+  return out;
 }
 
 /**
  * The price set a response is priced by, from its speed: standard (no speed,
- * or "standard"), the fast variant for "fast" (null when none is known), and
- * null for any other speed (unknown, so never the standard rates).
+ * or "standard"), the fast variant for "fast" (null when none is known; the
+ * promotion's where `ts` is before its end), and null for any other speed
+ * (unknown, so never the standard rates).
  */
-export function priceForSpeed(c: CompiledPrice, speed: string | null | undefined): CompiledPrice | null {
+export function priceForSpeed(c: CompiledPrice, speed: string | null | undefined, ts?: number): CompiledPrice | null {
   if (speed === null || speed === undefined || speed === 'standard') return c;
-  if (speed === 'fast') return c.fast ?? null;
+  if (speed === 'fast') return c.fastPromo !== undefined && ts !== undefined && ts < c.fastPromo.until ? c.fastPromo.price : (c.fast ?? null);
   return null;
 }
 
 /** Cost of one response (speed, web searches, iteration included) in 1e-10 USD; null when its speed has no price. */
 export function costOf(c: CompiledPrice, u: EngineUsage): bigint | null {
-  const p = priceForSpeed(c, u.speed);
+  const p = priceForSpeed(c, u.speed, u.ts);
   return p === null ? null : costUnits(p, u);
 }
 
@@ -213,6 +228,8 @@ export interface EngineUsage {
   iteration?: number | null;
   /** The speed the response was served at ("fast": the fast-mode variant, see priceForSpeed). */
   speed?: string | null;
+  /** When the response was made (ms since the epoch): picks a fast-mode promotion's prices before its end (priceForSpeed). */
+  ts?: number;
 }
 
 /** A residual aggregate of unknown responses (OpenCode): base rates, no tier, no per-request fee. */

@@ -28,8 +28,34 @@
 //     quoted in models.dev#4123; momoraul/Lupen#47, maki#272): 2x.
 // Not listed, so unpriced in fast mode: Opus 5.5, Fable 5.2 and any later
 // model (fast mode is available for them; no rate was found documented).
-// Not modelled: the launch promotion (50% off fast mode until 2026-02-16,
-// Claude Code's fast-mode page); responses of those days are priced at 6x.
+//
+// Launch promotion: Opus 4.6 fast responses before 2026-02-17T08:00:00Z at 3x
+// (half the 6x: $15 / $75 per MTok, $30 / $112.50 over 200k). Claude Code's
+// fast-mode page at launch (code.claude.com/docs/en/fast-mode, Feb 2026, as
+// mirrored; its Indonesian edition docs/id/fast-mode says the same): "Fast
+// mode for Opus 4.6 pricing starts at $30/150 MTok. Fast mode is available
+// at a 50% discount for all plans until 11:59pm PT on February 16." and
+// "Available to all Claude Code users on subscription plans
+// (Pro/Max/Team/Enterprise) and Claude Console". Also: ruvnet/ruflo ADR-047
+// (2026-02-08) "50% discount available until Feb 16, 2026 11:59pm PT";
+// Factory's changelog 0.57.9 (2026-02-07) "Opus 4.6 Fast Mode promo pricing"
+// halving its multiplier. So:
+//   - the discount is on the fast price, every rate of it (the page names
+//     no exception): the multiplier is 3 instead of 6;
+//   - 11:59pm PT on February 16 is PST (UTC-8), the promotion covering that
+//     whole minute: it ends at 2026-02-17T08:00:00Z, exclusive;
+//   - no start: fast mode began with the promotion (Claude Code 2.1.36
+//     "Fast mode is now available for Opus 4.6"; Anthropic's SDKs on
+//     2026-02-07 "enabling fast-mode in claude-opus-4-6"), so no fast
+//     response is older than it;
+//   - Opus 4.6 only, the only fast-mode model then (Opus 4.7 came in April).
+// The API's own fast-mode page of the time names no discount; but only
+// Claude Code's transcripts state a response's speed here
+// (harnesses/claude-code/billing.ts), and its page counts Console (API key)
+// users among "all plans". A response's timestamp is when Claude Code wrote
+// it: one that ended in the promotion's last seconds may be billed either way.
+// The promotion's prices sit beside the regular fast ones in a compiled price
+// set, picked per response by its timestamp (engine.ts priceForSpeed).
 import { parseDec } from './decimal.js';
 import type { FastMode } from './engine.js';
 
@@ -41,11 +67,23 @@ const ANTHROPIC_FAST: Record<string, string> = {
   'claude-opus-5': '2',
 };
 
-const SOURCE = 'tx-usage fast-mode table (src/pricing/fast-mode.ts, from Anthropic\'s fast-mode pricing)';
+/** A launch promotion: the multiplier for responses before `until` (exclusive, UTC), in place of the model's. */
+const ANTHROPIC_FAST_PROMO: Record<string, { multiplier: string; until: string }> = {
+  'claude-opus-4-6': { multiplier: '3', until: '2026-02-17T08:00:00Z' },
+};
 
-/** The fast-mode multiplier of the price-data entry `modelId` of provider `providerId`; null when none is known. */
+const SOURCE = 'tx-usage fast-mode table (src/pricing/fast-mode.ts, from Anthropic\'s fast-mode pricing)';
+const PROMO_SOURCE = 'tx-usage fast-mode table (src/pricing/fast-mode.ts): Claude Code\'s launch promotion, 50% off fast mode until 11:59pm PT on 2026-02-16';
+
+/** The fast-mode multiplier of the price-data entry `modelId` of provider `providerId` (and its launch promotion); null when none is known. */
 export function fastModeOf(providerId: string, modelId: string): FastMode | null {
   if (providerId !== 'anthropic') return null;
   const m = ANTHROPIC_FAST[modelId];
-  return m === undefined ? null : { multiplier: parseDec(m)!, source: SOURCE };
+  if (m === undefined) return null;
+  const p = ANTHROPIC_FAST_PROMO[modelId];
+  return {
+    multiplier: parseDec(m)!,
+    source: SOURCE,
+    ...(p ? { promo: { multiplier: parseDec(p.multiplier)!, until: Date.parse(p.until), source: PROMO_SOURCE } } : {}),
+  };
 }

@@ -7,6 +7,10 @@
 // The time bucket is the UTC day for models whose prices change on start dates
 // (the library compares against UTC midnight of `start_date`), the minute for
 // time-of-day prices (DeepSeek off-peak), and one bucket for constant prices.
+// A fast-mode promotion's end (fast-mode.ts) cuts no bucket: a compiled price
+// set holds the promotion's fast variant beside the regular one, and the
+// response's own timestamp picks between them (engine.ts priceForSpeed), here
+// and in the exported cache alike.
 import { costAtTier } from './service-tier.js';
 import { readFileSync } from 'node:fs';
 import { readInputText } from '../core/inputs.js';
@@ -39,7 +43,7 @@ export class PricesFileError extends Error {
 }
 
 /** Bump when the costing logic changes, so stores re-price their rows. */
-const ENGINE_VERSION = 'pricing-3';
+const ENGINE_VERSION = 'pricing-4';
 
 export interface PriceableUsage {
   harness: HarnessId;
@@ -356,6 +360,7 @@ function notes(c: CompiledPrice, fastModeVendor: boolean): string[] {
   if (r.web_search) out.push('web searches are billed per search (web_searches_kcount is per 1000 searches; Claude Code usage.server_tool_use.web_search_requests)');
   if (c.fast) out.push(`fast mode (usage.speed "fast"): ${c.fastMultiplier}× every token rate (${c.fastSource})`);
   else if (fastModeVendor) out.push('fast mode (usage.speed "fast"): no price known, so a fast response has no computed cost (unknown, not the standard rate)');
+  if (c.fastPromo) out.push(`fast mode before ${new Date(c.fastPromo.until).toISOString()}: ${c.fastPromo.multiplier}× every token rate instead (${c.fastPromo.source})`);
   if (c.notApplicable.length) out.push(`not from transcripts, so not charged: ${c.notApplicable.join(', ')}`);
   return out;
 }
