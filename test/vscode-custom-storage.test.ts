@@ -2,7 +2,8 @@
 // (fixtures/cline/custom-storage.ts): the folders the editors' settings
 // files name are searched, their tasks counted once; a broken settings file
 // and a relative path are named in warnings and stop nothing else.
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCustomStorageHome, type CustomStorageHome } from '../fixtures/cline/custom-storage.js';
@@ -66,7 +67,7 @@ describe('customStoragePath in the editors settings', () => {
     expect(roo.map((r) => r[0])).not.toContain(join(home, 'never'));
     expect(warnings).toEqual([
       `${fx.files.cursor}:${fx.cursorBadLine}: not valid JSON with comments (unexpected character); roo-cline.customStoragePath not read from it`,
-      `${fx.files.vscodium}: roo-cline.customStoragePath "roo-tasks" is not an absolute path (the extension resolves it against the editor's own working folder); point --root at that folder`,
+      `${fx.files.vscodium}: roo-cline.customStoragePath "roo-tasks" is not an absolute path (the extension resolves it against the editor's own working folder); point --root roo-code=PATH at that folder`,
     ]);
     warnings.length = 0;
     const kilo = harnessById('kilo-code')!.roots(ctx).map((r) => [r.path, r.origin]);
@@ -97,5 +98,20 @@ describe('customStoragePath in the editors settings', () => {
     expect(rooSrc.sources.filter((s: any) => s.path.startsWith(fx.roo + '/')).length).toBe(2);
     // Read-only: the settings files are as written.
     expect(readFileSync(fx.files.cursor, 'utf8')).toContain('"editor.fontSize": 12');
+  });
+
+  it('a settings file that is a FIFO or over 1 MiB is named, never waited on or read whole', () => {
+    const h = tempDir('txu-custom-storage-odd-');
+    const user = join(h, '.config', 'Code', 'User');
+    mkdirSync(join(user, 'profiles', 'p1'), { recursive: true });
+    execFileSync('mkfifo', [join(user, 'settings.json')]);
+    writeFileSync(join(user, 'profiles', 'p1', 'settings.json'), `{"roo-cline.customStoragePath": "/x", "pad": "${'y'.repeat(1 << 20)}"}`);
+    const warnings: string[] = [];
+    const roots = harnessById('roo-code')!.roots({ home: h, env: {}, rootOverrides: [], warn: (m, at) => warnings.push(`${at.file}: ${m}`) });
+    expect(roots.map((r) => r.path)).not.toContain('/x');
+    expect(warnings).toEqual([
+      `${join(user, 'settings.json')}: not a regular file; roo-cline.customStoragePath not read from it`,
+      `${join(user, 'profiles', 'p1', 'settings.json')}: cannot be read, or over 1 MiB; roo-cline.customStoragePath not read from it`,
+    ]);
   });
 });

@@ -43,7 +43,7 @@ export function editorUserDirs(ctx: PathContext, platform: NodeJS.Platform = pro
  * as the extension's `customStoragePath` (vscode-settings.ts); `--root
  * NAME=PATH` (a folder holding tasks/) replaces them all.
  */
-export function extensionRoots(ctx: PathContext, extensionId: string, opts: { settingsSection?: string; platform?: NodeJS.Platform } = {}): RootSpec[] {
+export function extensionRoots(ctx: PathContext, extensionId: string, opts: { settingsSection?: { section: string; harness: HarnessId }; platform?: NodeJS.Platform } = {}): RootSpec[] {
   if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });
   const userDirs = editorUserDirs(ctx, opts.platform);
   const roots: RootSpec[] = userDirs.map(({ path, origin }) => {
@@ -51,7 +51,8 @@ export function extensionRoots(ctx: PathContext, extensionId: string, opts: { se
     return { path: p, origin, exists: exists(p) };
   });
   if (opts.settingsSection === undefined) return roots;
-  for (const d of customStorageDirs(userDirs, opts.settingsSection, ctx.warn)) {
+  const { section, harness } = opts.settingsSection;
+  for (const d of customStorageDirs(userDirs, section, `--root ${harness}=PATH`, ctx.warn)) {
     if (!roots.some((r) => r.path === d.path)) roots.push(rootSpec(d.path, d.origin));
   }
   return roots;

@@ -44,7 +44,7 @@ export function settingsFiles(dir: EditorUserDir, warn: Warn | undefined): strin
 }
 
 /** One settings file's value of `<section>.customStoragePath`, checked; undefined when unset or unusable (with a warning). */
-function customStorageOf(file: string, key: string, warn: Warn | undefined): string | undefined {
+function customStorageOf(file: string, key: string, rootFlag: string, warn: Warn | undefined): string | undefined {
   const text = readSmallText(file);
   if (text === null) {
     // Missing is the rule; anything else there is said.
@@ -76,19 +76,23 @@ function customStorageOf(file: string, key: string, warn: Warn | undefined): str
   // would be made by mkdir against the editor process's working folder
   // (storage.ts: no `~` expansion either), which cannot be known here.
   if (!isAbsolute(value)) {
-    warn?.(`${key} ${JSON.stringify(value)} is not an absolute path (the extension resolves it against the editor's own working folder); point --root at that folder`, { file });
+    warn?.(`${key} ${JSON.stringify(value)} is not an absolute path (the extension resolves it against the editor's own working folder); point ${rootFlag} at that folder`, { file });
     return undefined;
   }
   return value;
 }
 
-/** Every folder `<section>.customStoragePath` names in the editors' settings files, each once, with the file that named it. */
-export function customStorageDirs(userDirs: EditorUserDir[], section: string, warn: Warn | undefined): { path: string; origin: string }[] {
+/**
+ * Every folder `<section>.customStoragePath` names in the editors' settings
+ * files, each once, with the file that named it. `rootFlag` is the flag a
+ * warning tells the user to use instead (`--root roo-code=PATH`).
+ */
+export function customStorageDirs(userDirs: EditorUserDir[], section: string, rootFlag: string, warn: Warn | undefined): { path: string; origin: string }[] {
   const key = `${section}.customStoragePath`;
   const out: { path: string; origin: string }[] = [];
   for (const dir of userDirs) {
     for (const file of settingsFiles(dir, warn)) {
-      const p = customStorageOf(file, key, warn);
+      const p = customStorageOf(file, key, rootFlag, warn);
       if (p !== undefined && !out.some((d) => d.path === p)) out.push({ path: p, origin: `${key} in ${file}` });
     }
   }

@@ -23,7 +23,7 @@ function kiloDataDirs(ctx: PathContext): RootSpec[] {
 }
 
 export function kiloRoots(ctx: PathContext): RootSpec[] {
-  const ext = extensionRoots(ctx, KILO_EXTENSION_ID, { settingsSection: KILO_SETTINGS_SECTION });
+  const ext = extensionRoots(ctx, KILO_EXTENSION_ID, { settingsSection: { section: KILO_SETTINGS_SECTION, harness: 'kilo-code' } });
   if (ctx.rootOverrides.length) return ext;
   return [...kiloDataDirs(ctx), ...ext];
 }
