@@ -6,8 +6,9 @@
 // answers (and of the environment and arguments), so when every answer is
 // the same, so is what it found. Checking the answers again costs one stat
 // per folder instead of reading every folder and working through its names.
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { digest128 } from '../core/digest.js';
+import { readRegularText } from './regular-file.js';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'other';
 export interface DirEntry {
@@ -104,9 +105,9 @@ const MAX_READ_BYTES = 1 << 20;
 
 function readNow(path: string): string | null {
   try {
-    const st = statSync(path, { throwIfNoEntry: false });
-    if (!st || !st.isFile() || st.size > MAX_READ_BYTES) return null;
-    return readFileSync(path, 'utf8');
+    // Opened without waiting and asked what it is through the descriptor
+    // (regular-file.ts): a FIFO or device swapped in after a stat cannot hang it.
+    return readRegularText(path, MAX_READ_BYTES);
   } catch {
     return null;
   }

@@ -5,8 +5,9 @@
 import { basename, isAbsolute, join } from 'node:path';
 import type { HarnessId, SourceLocation } from '../../core/types.js';
 import { exists, realpath } from '../../io/observed-fs.js';
-import { listDirWarned, RealPaths, resolveRoots } from '../roots.js';
+import { listDirWarned, RealPaths, resolveRoots, rootSpec } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
+import { customStorageDirs, type EditorUserDir } from './vscode-settings.js';
 
 /** VS Code and the forks people run these extensions in (their user-dir names). */
 const EDITORS = ['Code', 'Code - Insiders', 'Cursor', 'VSCodium', 'Windsurf'];
@@ -14,8 +15,8 @@ const EDITORS = ['Code', 'Code - Insiders', 'Cursor', 'VSCodium', 'Windsurf'];
 const SERVERS = ['.vscode-server', '.cursor-server'];
 
 /** The editors' `User` dirs, for this platform. */
-export function editorUserDirs(ctx: PathContext, platform: NodeJS.Platform = process.platform): { path: string; origin: string }[] {
-  const out: { path: string; origin: string }[] = [];
+export function editorUserDirs(ctx: PathContext, platform: NodeJS.Platform = process.platform): EditorUserDir[] {
+  const out: EditorUserDir[] = [];
   const portable = ctx.env.VSCODE_PORTABLE?.trim();
   if (portable) out.push({ path: join(portable, 'user-data', 'User'), origin: 'VSCODE_PORTABLE' });
   let base: string;
@@ -32,17 +33,29 @@ export function editorUserDirs(ctx: PathContext, platform: NodeJS.Platform = pro
     if (xdg && isAbsolute(xdg)) origin = 'XDG_CONFIG_HOME';
   }
   for (const e of EDITORS) out.push({ path: join(base, e, 'User'), origin });
-  if (platform === 'linux') for (const s of SERVERS) out.push({ path: join(ctx.home, s, 'data', 'User'), origin: 'default' });
+  if (platform === 'linux') for (const s of SERVERS) out.push({ path: join(ctx.home, s, 'data', 'User'), origin: 'default', server: true });
   return out;
 }
 
-/** `<editor user dir>/globalStorage/<extension id>` for every editor; `--root NAME=PATH` (a folder holding tasks/) replaces them. */
-export function extensionRoots(ctx: PathContext, extensionId: string, platform?: NodeJS.Platform): RootSpec[] {
+/**
+ * `<editor user dir>/globalStorage/<extension id>` for every editor, then
+ * (Roo, Kilo: `settingsSection` given) every folder the editors' settings name
+ * as the extension's `customStoragePath` (vscode-settings.ts); `--root
+ * NAME=PATH` (a folder holding tasks/) replaces them all.
+ */
+export function extensionRoots(ctx: PathContext, extensionId: string, opts: { settingsSection?: { section: string; harness: HarnessId }; platform?: NodeJS.Platform } = {}): RootSpec[] {
   if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });
-  return editorUserDirs(ctx, platform).map(({ path, origin }) => {
+  const userDirs = editorUserDirs(ctx, opts.platform);
+  const roots: RootSpec[] = userDirs.map(({ path, origin }) => {
     const p = join(path, 'globalStorage', extensionId);
     return { path: p, origin, exists: exists(p) };
   });
+  if (opts.settingsSection === undefined) return roots;
+  const { section, harness } = opts.settingsSection;
+  for (const d of customStorageDirs(userDirs, section, `--root ${harness}=PATH`, ctx.warn)) {
+    if (!roots.some((r) => r.path === d.path)) roots.push(rootSpec(d.path, d.origin));
+  }
+  return roots;
 }
 
 /**

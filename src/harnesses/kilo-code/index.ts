@@ -20,7 +20,7 @@ export const KILO_DIALECT: ClassicDialect = {
 export const kiloCode: Harness = {
   id: 'kilo-code',
   displayName: 'Kilo Code',
-  howToPoint: 'set KILO_DATA_DIR or XDG_DATA_HOME (Kilo CLI), VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs), or pass --root kilo-code=PATH (a folder holding tasks/ or kilo.db)',
+  howToPoint: 'set KILO_DATA_DIR or XDG_DATA_HOME (Kilo CLI), VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs; kilo-code.customStoragePath in their settings.json is followed), or pass --root kilo-code=PATH (a folder holding tasks/ or kilo.db)',
   roots: kiloRoots,
   discover: discoverKilo,
   extract: async (source, sink, opts) =>

@@ -9,6 +9,8 @@ import { databaseFiles } from '../opencode/paths.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
 export const KILO_EXTENSION_ID = 'kilocode.kilo-code';
+/** The legacy extension's settings section (package name `kilo-code`): `kilo-code.customStoragePath` moves its tasks, as Roo's does. */
+const KILO_SETTINGS_SECTION = 'kilo-code';
 const DB_FILE = /^kilo(?:-[A-Za-z0-9._-]+)?\.db$/;
 
 /** Kilo CLI's data dir: KILO_DATA_DIR (comma list; peers' name), else $XDG_DATA_HOME/kilo, else ~/.local/share/kilo (OpenCode's layout). */
@@ -21,8 +23,9 @@ function kiloDataDirs(ctx: PathContext): RootSpec[] {
 }
 
 export function kiloRoots(ctx: PathContext): RootSpec[] {
-  if (ctx.rootOverrides.length) return extensionRoots(ctx, KILO_EXTENSION_ID);
-  return [...kiloDataDirs(ctx), ...extensionRoots(ctx, KILO_EXTENSION_ID)];
+  const ext = extensionRoots(ctx, KILO_EXTENSION_ID, { settingsSection: { section: KILO_SETTINGS_SECTION, harness: 'kilo-code' } });
+  if (ctx.rootOverrides.length) return ext;
+  return [...kiloDataDirs(ctx), ...ext];
 }
 
 /** Tasks under any root's tasks/, and Kilo CLI databases in any root (or a root that is one), found as OpenCode's are. */

@@ -3,6 +3,8 @@ import { discoverTasks, extensionRoots } from '../cline/paths.js';
 import type { ClassicDialect } from '../cline/classic.js';
 
 export const ROO_EXTENSION_ID = 'rooveterinaryinc.roo-cline';
+/** Roo's settings section (its package name, `roo-cline`): `roo-cline.customStoragePath` moves its tasks (README "Where"). */
+export const ROO_SETTINGS_SECTION = 'roo-cline';
 
 /**
  * From Roo Code 3.29.5 (released 2025-11-01, RooCodeInc/Roo-Code#8954,
@@ -27,8 +29,8 @@ export const ROO_DIALECT: ClassicDialect = {
 export const rooCode: Harness = {
   id: 'roo-code',
   displayName: 'Roo Code',
-  howToPoint: 'set VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs), or pass --root roo-code=PATH (a folder holding tasks/)',
-  roots: (ctx) => extensionRoots(ctx, ROO_EXTENSION_ID),
+  howToPoint: 'set VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs; roo-cline.customStoragePath in their settings.json is followed), or pass --root roo-code=PATH (a folder holding tasks/)',
+  roots: (ctx) => extensionRoots(ctx, ROO_EXTENSION_ID, { settingsSection: { section: ROO_SETTINGS_SECTION, harness: 'roo-code' } }),
   discover: (roots, warn) => discoverTasks('roo-code', roots, ['history_item.json', 'api_conversation_history.json'], warn),
   extract: async (source, sink, opts) => (await import('../cline/classic.js')).extractClassicTask(source, sink, opts, ROO_DIALECT),
 };
