@@ -137,8 +137,8 @@ describe('what a record was counted as, by hand', () => {
     expect(at(f, 3)).toMatchObject([{ record: 'split line', counted: false, counted_as: 'split line of line 4', rule: 'One response, one count', record_tokens: 2 }]);
     expect(at(f, 4)).toMatchObject([{ record: 'usage', counted: true, counted_as: 'response of claude-opus-5-5', rule: 'One response, one count', requests: 1, input_tokens: 40, cache_read_tokens: 2000, output_tokens: 60, total_tokens: 2100 }]);
     expect(at(f, 5)).toMatchObject([{ record: 'skipped', counted: false, counted_as: 'not counted', rule: 'synthetic API-error message (not billed)' }]);
-    expect(at(f, 6).map((r: any) => r.record).sort()).toEqual(['unparsable', 'warning']);
-    expect(at(f, 6).find((r: any) => r.record === 'unparsable').rule).toBe('Bad input');
+    // Once, as the record at its line: not again as the reader's per-file count ("1 unparsable line skipped").
+    expect(at(f, 6)).toMatchObject([{ record: 'unparsable', counted: false, counted_as: 'unparsable', rule: 'Bad input' }]);
     expect(at(f, 7)).toMatchObject([{ record: 'usage', counted: true, total_tokens: 11, key: `msg:${fx.claude.late}` }]);
     // Two responses: 2100 + 11 tokens.
     expect(section(f).totals).toMatchObject({ requests: 2, total_tokens: 2111, input_tokens: 45, output_tokens: 66, cache_read_tokens: 2000 });
@@ -182,6 +182,19 @@ describe('what a record was counted as, by hand', () => {
     expect(doc.totals).toEqual(report.totals);
     // Under auto the same records cost what the harnesses recorded: another sum.
     expect(doc.totals.cost_usd).not.toBeCloseTo(sumTotals(all.sources.filter((s: any) => s.harness === 'pi' || s.harness === 'opencode')).cost_usd, 2);
+  });
+
+  it('an unparsable line is listed once, in JSON and in the table; reports keep their warning for it', () => {
+    const f = fx.claude.file;
+    const doc = explainJson([f]);
+    const bad = doc.sources[0].records.filter((r: any) => r.line === 6 || /unparsable/.test(`${r.record} ${r.counted_as} ${r.rule}`));
+    expect(bad).toMatchObject([{ line: 6, record: 'unparsable', rule: 'Bad input' }]);
+    expect(JSON.stringify(doc)).not.toMatch(/unparsable lines? skipped/);
+    const table = cli(['explain', f]);
+    expect(table.split('\n').filter((l) => /^6 /.test(l))).toEqual([expect.stringMatching(/^6 +unparsable +Bad input *$/)]);
+    expect(table.match(/unparsable/g)).toHaveLength(1);
+    // The report path is unchanged: one warning per file with the count, naming file and line.
+    expect(reportJson(EVERYTHING, env).warnings).toContain(`${f}:6: 1 unparsable line skipped (first at line 6)`);
   });
 
   it('a table and a CSV say the same', () => {

@@ -13,6 +13,7 @@ import { costFunction } from './pricing.js';
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { printableLines } from '../render/terminal-text.js';
 import { renderJson } from '../render/json.js';
+import { outputColumns } from '../core/inputs.js';
 
 export async function checkCommand(rt: Runtime, a: { tz?: string; format?: string }): Promise<void> {
   // `table`, as every other command calls its readable output; `text` (its name before) is the same.
@@ -42,7 +43,7 @@ export async function checkCommand(rt: Runtime, a: { tz?: string; format?: strin
   if (format === 'json') {
     process.stdout.write(renderJson({ ok: reasons.length === 0, timezone: tz, now: isoInZone(now, tz), budgets: results, reasons }));
   } else {
-    process.stdout.write(renderText('table', null, [budgetDataset(results, rt.color)], { width: process.stdout.columns || 80, color: rt.color }));
+    process.stdout.write(renderText('table', null, [budgetDataset(results, rt.color)], { width: outputColumns(), color: rt.color }));
     process.stdout.write(reasons.length ? reasons.map((r) => `${printableLines(r)}\n`).join('') : 'All budgets within limits.\n');
   }
   if (reasons.length) process.exitCode = 1;

@@ -16,6 +16,7 @@ import { renderTable } from '../render/table.js';
 import { costFunction } from './pricing.js';
 import { notice, openAndRefresh, type Runtime } from './runtime.js';
 import { messageLine, printableLines } from '../render/terminal-text.js';
+import { outputColumns } from '../core/inputs.js';
 
 export interface ImportArgs {
   kind?: string;
@@ -211,7 +212,7 @@ async function listImports(rt: Runtime, a: ImportArgs, format: string): Promise<
         })),
         notes: rows.filter((r) => r.problem).map((r) => `${r.id}: ${r.problem} (not counted; tx-usage import --remove ${r.id})`),
       },
-      { width: process.stdout.columns || 80, color: rt.color },
+      { width: outputColumns(), color: rt.color },
     ),
   );
 }

@@ -16,6 +16,7 @@ import { storedWarnings } from '../store/read.js';
 import { costFunction } from './pricing.js';
 import { cacheDir, openAndRefresh, type Runtime } from './runtime.js';
 import { warningLines } from '../render/terminal-text.js';
+import { outputColumns } from '../core/inputs.js';
 
 export interface LimitsArgs {
   since?: string;
@@ -48,7 +49,7 @@ export async function limitsCommand(rt: Runtime, a: LimitsArgs): Promise<void> {
     ];
     const warnings = [...(await storedWarnings(store.conn, harnesses)), ...cost.warnings];
     const report = await limitsReport(store.conn, snaps, { tz, now, since, fromMs, warnings });
-    const text = renderText(format as 'table' | 'json' | 'csv', report, limitsDatasets(report), { width: process.stdout.columns || 80, color: rt.color });
+    const text = renderText(format as 'table' | 'json' | 'csv', report, limitsDatasets(report), { width: format === 'table' ? outputColumns() : 80, color: rt.color });
     if (a.out) writeFileSync(a.out, text);
     else process.stdout.write(text);
     // Warnings on stderr in every format (the JSON carries them too).

@@ -340,6 +340,11 @@ async function main(argv: string[]): Promise<void> {
     .help()
     .alias('h', 'help')
     .version()
+    // Not outputColumns(): this runs on every command line, a memoized report's too, and
+    // noting the terminal here keys every report memo (JSON, CSV, HTML, --out) on the
+    // terminal and its width, which only a table depends on (report.ts asks for tables
+    // only): tried, a JSON report run on a terminal after a piped one then missed its memo.
+    // The width shapes help text alone, and help is never memoized (memo.ts).
     .wrap(Math.min(100, process.stdout.columns || 80));
   await y.parseAsync();
 }

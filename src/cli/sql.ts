@@ -14,6 +14,7 @@ import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction } from './pricing.js';
 import { cellText, exactConverter, exactJson } from './sql-output.js';
 import { terminalSafeJson } from '../render/terminal-text.js';
+import { outputColumns } from '../core/inputs.js';
 
 /** DuckDB settings of the `sql` command's instance (DuckDB 1.5; see test/sql-sandbox.test.ts for what each refuses). */
 export const SQL_SANDBOX: Record<string, string> = {
@@ -57,7 +58,7 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
     const names = reader.columnNames();
     const columns: Column[] = names.map((n) => ({ field: n, label: n, kind: 'text', narrow: true }));
     const flat = rows.map((r) => Object.fromEntries(names.map((n) => [n, cellText(r[n])])));
-    process.stdout.write(format === 'csv' ? renderCsv({ columns, rows: flat }) : renderTable({ columns, rows: flat, empty: '(no rows)' }, { width: process.stdout.columns || 80, color: rt.color }));
+    process.stdout.write(format === 'csv' ? renderCsv({ columns, rows: flat }) : renderTable({ columns, rows: flat, empty: '(no rows)' }, { width: outputColumns(), color: rt.color }));
   } finally {
     await ro.close();
   }

@@ -5,7 +5,7 @@
 // the two hooks only explain needs (ExtractSink.merged / unparsable).
 // Counts, ids and places only: nothing here holds record text.
 import type { SourceLocation, UsageEvent } from '../core/types.js';
-import type { ExtractSink } from '../harnesses/types.js';
+import type { ExtractSink, WarnOptions } from '../harnesses/types.js';
 
 /** One thing the extractor said about a place in the source. */
 export type TraceEntry =
@@ -31,7 +31,9 @@ export class TraceSink implements ExtractSink {
   skip(reason: string, at: SourceLocation): void {
     this.entries.push({ kind: 'skipped', seq: this.seq++, at, reason });
   }
-  warn(message: string, at: SourceLocation): void {
+  warn(message: string, at: SourceLocation, opts?: WarnOptions): void {
+    // The reader's count of the unparsable records listed one by one below: each bad line once, at its line.
+    if (opts?.sumsUpUnparsable) return;
     this.entries.push({ kind: 'warning', seq: this.seq++, at, message });
   }
   unparsable(at: SourceLocation): void {

@@ -87,22 +87,30 @@ export async function resolveFrom(conn: DuckDBConnection, values: string[]): Pro
   return out;
 }
 
-/** The raw rows of one dataset: its files, or an empty relation of the same columns. */
-function source(ds: Dataset, files: string[]): string {
+/**
+ * The raw rows of one dataset: its files, or an empty relation of the same
+ * columns. A column of COLUMNS that none of the files has (one added to the
+ * schema after they were written, e.g. the events' `speed`) is null, so the
+ * views below read files of every version alike.
+ */
+async function source(conn: DuckDBConnection, ds: Dataset, files: string[]): Promise<string> {
   const cols = COLUMNS[ds];
   if (!files.length) return `(SELECT ${cols.map((c) => `CAST(NULL AS ${c.type}) AS ${c.name}`).join(', ')}, CAST(NULL AS VARCHAR) AS filename WHERE false)`;
-  // union_by_name: files of a later compatible version may add columns; hive
-  // partition columns are not read (month is derived from ts_ms where needed).
-  return `read_parquet([${files.map(sqlString).join(', ')}], union_by_name = true, hive_partitioning = false, filename = true)`;
+  // union_by_name: files of a later compatible version may add columns, and a
+  // column some files lack is null in their rows; hive partition columns are
+  // not read (month is derived from ts_ms where needed).
+  const read = `read_parquet([${files.map(sqlString).join(', ')}], union_by_name = true, hive_partitioning = false, filename = true)`;
+  const r = await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${read}`);
+  const present = new Set((r.getRowObjectsJson() as { column_name: string }[]).map((x) => x.column_name));
+  const missing = cols.filter((c) => !present.has(c.name));
+  if (!missing.length) return read;
+  return `(SELECT *, ${missing.map((c) => `CAST(NULL AS ${c.type}) AS ${c.name}`).join(', ')} FROM ${read})`;
 }
 
 const E10 = (usd: string) => `CAST(${usd} * 10000000000 AS BIGINT)`;
 
 async function createViews(conn: DuckDBConnection, files: Record<Dataset, string[]>): Promise<void> {
-  await conn.run(`CREATE VIEW export_events AS SELECT * FROM ${source('events', files.events)}`);
-  await conn.run(`CREATE VIEW export_context AS SELECT * FROM ${source('context', files.context)}`);
-  await conn.run(`CREATE VIEW export_estimates AS SELECT * FROM ${source('estimates', files.estimates)}`);
-  await conn.run(`CREATE VIEW export_sessions AS SELECT * FROM ${source('sessions', files.sessions)}`);
+  for (const ds of DATASETS) await conn.run(`CREATE VIEW export_${ds} AS SELECT * FROM ${await source(conn, ds, files[ds])}`);
   // The store's columns (source_* name the Parquet file), plus machine. The
   // same response exported twice is one row: were the copies to differ, the
   // store's own rule applies (largest usage), then the first machine by name,
@@ -114,10 +122,10 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
            cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
            ${E10('recorded_cost_usd')} AS recorded_cost_e10, ${E10('computed_cost_usd')} AS computed_cost_e10,
            filename AS source_file, CAST(NULL AS INTEGER) AS source_line,
-           -- Not exported (yet): the billing details of imported usage CSVs, and what a
-           -- response was billed at beyond its tokens (schema v11: its costs are exported).
+           -- Not exported (yet): the billing details of imported usage CSVs (their costs are exported).
            CAST(NULL AS VARCHAR) AS billing_kind, CAST(NULL AS BIGINT) AS request_units_e6, machine,
-           CAST(NULL AS VARCHAR) AS speed, CAST(NULL AS INTEGER) AS web_search_requests, CAST(NULL AS INTEGER) AS iteration
+           -- What a response was billed at beyond its tokens; null in files written before they were exported.
+           speed, web_search_requests, iteration
     FROM export_events
     QUALIFY row_number() OVER (
       PARTITION BY harness, dedupe_key

@@ -56,6 +56,13 @@ export const COLUMNS: Record<Dataset, ExportColumn[]> = {
     c('reasoning_tokens', 'BIGINT'),
     c('recorded_cost_usd', 'DECIMAL(38,10)'),
     c('computed_cost_usd', 'DECIMAL(38,10)'),
+    // Added within schema 3 (additive, so no new version: docs/team.md):
+    // what a response was billed at beyond its tokens, as the store keeps it
+    // since its v11 (store/schema.ts). Files written before lack them; a
+    // roll-up reads them as null there (rollup.ts source()).
+    c('speed', 'VARCHAR'),
+    c('web_search_requests', 'INTEGER'),
+    c('iteration', 'INTEGER'),
   ],
   context: [
     ...HEAD,

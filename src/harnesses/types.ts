@@ -57,6 +57,14 @@ export interface ResumePoint {
 
 export interface WarnOptions {
   /**
+   * The warning sums up records the reader also reported one by one through
+   * ExtractSink.unparsable() ("N unparsable lines skipped (first at …)"): a
+   * sink that lists those records (explain's, src/explain/trace.ts) leaves it
+   * out, so each bad line is listed once, at its own line; the ingest keeps
+   * it (the one warning per file that reports print).
+   */
+  sumsUpUnparsable?: boolean;
+  /**
    * The warning concerns bytes past the resume point (a torn final line): it
    * is dropped when the source is next resumed, which re-reads those bytes.
    */
@@ -88,7 +96,7 @@ export interface ExtractSink {
    * (src/explain/); other sinks leave it out.
    */
   merged?(folded: UsageEvent, rule: string): void;
-  /** A line that held a usage marker and is not JSON (the reader also warns once per file, with the count). Only `tx-usage explain` listens. */
+  /** A line that held a usage marker and is not JSON (the reader also warns once per file, with the count: WarnOptions.sumsUpUnparsable). Only `tx-usage explain` listens. */
   unparsable?(at: SourceLocation): void;
 }
 

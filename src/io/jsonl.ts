@@ -62,7 +62,7 @@ function parsingHandler(file: string, sink: ExtractSink, onRecord: RecordHandler
   };
   const finish = (res: SplitResult, opts: { tailWarning?: boolean } = {}) => {
     if (bad > 0) {
-      sink.warn(`${bad} unparsable line${bad > 1 ? 's' : ''} skipped (first at line ${firstBad})`, { file, line: firstBad });
+      sink.warn(`${bad} unparsable line${bad > 1 ? 's' : ''} skipped (first at line ${firstBad})`, { file, line: firstBad }, { sumsUpUnparsable: true });
     }
     if (res.tornTail && opts.tailWarning !== false) {
       sink.warn(`incomplete final line (${res.tornTail.bytes} bytes) left for the next run`, { file, line: res.tornTail.line }, { untilResumed: true });

@@ -111,7 +111,7 @@ export function extractV1(db: SqliteDb, file: string, layout: { hasSession: bool
     events.push(usageEvent({ ...base, ts: msgTs, dedupe_key: `msg:${id}`, rule: '1.x message usage' }, u));
   }
   if (unparsable) {
-    sink.warn(`${unparsable} message row(s) with unparsable data skipped (first: ${firstUnparsable})`, { file, row: `message ${firstUnparsable}` });
+    sink.warn(`${unparsable} message row(s) with unparsable data skipped (first: ${firstUnparsable})`, { file, row: `message ${firstUnparsable}` }, { sumsUpUnparsable: true });
   }
   return events;
 }

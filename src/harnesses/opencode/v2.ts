@@ -222,7 +222,7 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
     addUsage(sum, u);
   }
   if (unparsable) {
-    sink.warn(`${unparsable} session_message row(s) with unparsable data skipped (first: ${firstUnparsable})`, { file, row: `session_message ${firstUnparsable}` });
+    sink.warn(`${unparsable} session_message row(s) with unparsable data skipped (first: ${firstUnparsable})`, { file, row: `session_message ${firstUnparsable}` }, { sumsUpUnparsable: true });
   }
 
   for (const s of sessions.values()) {
