@@ -92,6 +92,11 @@ describe.skipIf(process.platform === 'win32')('a store that cannot be written', 
     expect(roTable.status, roTable.stderr).toBe(0);
     expect(roTable.stdout).toBe(table.stdout);
     expect(roTable.stderr).toContain(w);
+    // `sql` queries it as it is too (its warning on stderr).
+    const sql = run(['sql', 'SELECT count(*) AS n FROM usage_events', '--format', 'json']);
+    expect(sql.status, sql.stderr).toBe(0);
+    expect(JSON.parse(sql.stdout)).toEqual([{ n: 2 }]);
+    expect(sql.stderr).toContain(w);
     expect(snapshot()).toEqual(before);
 
     // A source changed since: not read (the answer is the store's), and said.
@@ -107,6 +112,9 @@ describe.skipIf(process.platform === 'win32')('a store that cannot be written', 
     const noLock = reportJson(['--by', 'model']);
     expect(noLock.totals).toEqual(first.totals);
     expect(readOnlyWarning(noLock.warnings)).toContain('1 source new or changed');
+    const sqlNoLock = run(['sql', 'SELECT count(*) AS n FROM usage_events', '--format', 'json']);
+    expect(sqlNoLock.status, sqlNoLock.stderr).toBe(0);
+    expect(JSON.parse(sqlNoLock.stdout)).toEqual([{ n: 2 }]);
     expect(snapshot()).toEqual(withoutLock);
 
     // Writable again: the new response is read, and the warning is gone.
