@@ -156,7 +156,7 @@ const STAT_FIELDS = 7;
 
 /**
  * stampOf's stats, in a worker: per source size, mtimeMs, ino, dev, mode,
- * uid, gid (NaN: cannot be stat'ed; readMark runs on them here) and its
+ * uid, gid (NaN: cannot be stat'ed; readMark runs on them in the main thread) and its
  * companions' part of the fingerprint.
  */
 const STAT_WORKER = `
