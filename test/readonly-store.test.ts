@@ -8,7 +8,7 @@
 // warning names it. File modes bind no root: as root (CI), the CLI runs as
 // uid 65534 (test/helpers/unprivileged.ts); as any other user, as itself.
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome, type ClaudeSession } from '../fixtures/claude-code/build.js';
@@ -97,6 +97,15 @@ describe.skipIf(process.platform === 'win32')('a store that cannot be written', 
     expect(sql.status, sql.stderr).toBe(0);
     expect(JSON.parse(sql.stdout)).toEqual([{ n: 2 }]);
     expect(sql.stderr).toContain(w);
+    expect(snapshot()).toEqual(before);
+
+    // Other prices than the store was written with (an override): it cannot be repriced, and says so.
+    const prices = join(home, 'prices.json');
+    writeFileSync(prices, JSON.stringify({ 'claude-sonnet-4-5': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 } }));
+    chmodSync(prices, 0o644);
+    const repriced = reportJson(['--prices', prices]);
+    expect(repriced.totals).toEqual(first.totals);
+    expect(readOnlyWarning(repriced.warnings)).toContain('which no source has changed since it was last written; its computed costs are at the prices it was last written with, not the current ones (give');
     expect(snapshot()).toEqual(before);
 
     // A source changed since: not read (the answer is the store's), and said.
