@@ -66,7 +66,7 @@ describe.skipIf(!asRoot)('as an unprivileged user', () => {
   });
 
   it('a file the store has read, changed and then unreadable, keeps its rows meanwhile; its new responses count once it can be read', () => {
-    // (An unchanged file is not read at all, readable or not.)
+    // (An unchanged file that turns unreadable: test/readonly-store.test.ts.)
     locked.response({ ts: '2026-09-04T11:00:00.000Z', model: 'claude-sonnet-4-5', usage: { input: 5, output: 6 } });
     chmodSync(locked.file, 0o000);
     const during = report();
@@ -84,11 +84,16 @@ describe.skipIf(!asRoot)('as an unprivileged user', () => {
     const db = join(cache, 'tx-usage', 'usage.duckdb');
     chmodSync(db, 0o444);
     try {
-      const r = runCliAsNobody(['report', ...RANGE], env, home);
+      // `ingest` is there to write it: refused.
+      const r = runCliAsNobody(['ingest'], env, home);
       expect(r.status).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(`tx-usage: the store ${db} is read-only (${db}: permission denied): tx-usage writes to it on every run; give it write permission, or use --db for a store elsewhere\n`);
       expect(r.stderr).not.toContain('another program');
+      // A report answers from it as it is, and says so (test/readonly-store.test.ts).
+      const ro = report();
+      expect(ro.totals.requests).toBe(3);
+      expect(ro.warnings[0]).toMatch(new RegExp(`^the store ${db} is read-only \\(${db}: permission denied\\): answered from what it holds`));
     } finally {
       chmodSync(db, 0o644);
     }

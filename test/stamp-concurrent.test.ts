@@ -2,10 +2,11 @@
 // stampAllConcurrently, issue 37) gives exactly the stamps of the stat pass
 // in this thread: sizes, times, inodes, companions (present, missing) and
 // sources that cannot be stat'ed, whatever the number of sources.
-import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stampAll, stampAllConcurrently, statThreads, type ScanFacts } from '../src/ingest/stamp.js';
+import { stampAll, stampAllConcurrently, statThreads, UNREADABLE, type ScanFacts } from '../src/ingest/stamp.js';
+import { openUp, runModuleAsNobody } from './helpers/unprivileged.js';
 import type { SourceRef } from '../src/harnesses/types.js';
 import { tempDir } from './helpers/temp.js';
 
@@ -47,6 +48,39 @@ describe('stampAllConcurrently', () => {
     // Few sources: the pass runs here (no worker), with the same result.
     expect([...(await stampAllConcurrently(scans)).entries()]).toEqual([...here.entries()]);
     expect(statThreads.answered).toBe(answered + 1);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('a source this process may not read', () => {
+  // As root (CI) file modes bind no one: the stat passes run as uid 65534 then.
+  const asRoot = process.getuid?.() === 0;
+
+  it('is marked unreadable by the stat worker as by stampAll, and only it', async () => {
+    const here = tempDir('txu-stamp-modes-');
+    const paths = ['open.jsonl', 'closed.jsonl', 'owner-only.jsonl'].map((n) => join(here, n));
+    for (const p of paths) writeFileSync(p, '{}\n');
+    openUp(here);
+    chmodSync(paths[1]!, 0o000);
+    chmodSync(paths[2]!, 0o600); // the owner's (root's, or this user's) only
+    const scans: ScanFacts[] = [{ harness: { id: 'codex' }, roots: [], sources: paths.map((p) => ({ harness: 'codex', key: p, path: p, kind: 'jsonl' })) }];
+    let both: [string, string | null][][];
+    if (asRoot) {
+      const code = `
+        const { stampAll, stampAllConcurrently } = await import(process.argv[1] + '/dist/src/ingest/stamp.js');
+        const scans = JSON.parse(process.env.SCANS);
+        const fp = (m) => [...m.entries()].map(([k, v]) => [k, v && v.fingerprint]);
+        console.log(JSON.stringify([fp(stampAll(scans)), fp(await stampAllConcurrently(scans, 0))]));`;
+      const r = runModuleAsNobody(code, { PATH: process.env.PATH, SCANS: JSON.stringify(scans) }, here);
+      expect(r.status, r.stderr).toBe(0);
+      both = JSON.parse(r.stdout);
+    } else {
+      const fp = (m: Map<string, { fingerprint: string } | null>) => [...m.entries()].map(([k, v]) => [k, v && v.fingerprint] as [string, string | null]);
+      both = [fp(stampAll(scans)), fp(await stampAllConcurrently(scans, 0))];
+    }
+    const [main, worker] = both;
+    expect(worker).toEqual(main);
+    const marked = (i: number) => main![i]![1]!.endsWith(UNREADABLE);
+    expect([marked(0), marked(1), marked(2)]).toEqual([false, true, asRoot]);
   });
 });
 

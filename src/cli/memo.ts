@@ -29,6 +29,7 @@ import { mark } from '../core/trace.js';
 import { writeAllSync } from './closed-stdout.js';
 import { outFileWritable, writeOutFile } from './out-file.js';
 import { ownJson, replaceOwnFile } from '../io/own-file.js';
+import { readOnlyProblem } from '../store/errors.js';
 
 // 5: entries keyed on the inputs the run read (core/inputs.ts).
 const MEMO_VERSION = 5;
@@ -210,6 +211,9 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<t
   // An --out file that may not be replaced now (changed by someone else): the full run says why.
   const force = entry.args.force === true;
   if (entry.outPath && !outFileWritable(entry.outPath, cacheDir(rt.env, rt.home), force)) return found;
+  // A store that cannot be written now: the full run answers from it and says so (runtime.ts answerReadOnly),
+  // a warning the entry, rendered when it could be written, does not carry. (A few access(2) calls.)
+  if (readOnlyProblem(rt.dbPath)) return found;
   writeOutput(rt, entry, force);
   found.saveRecord?.();
   writeStatsFile({ kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });

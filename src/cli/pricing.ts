@@ -71,6 +71,17 @@ export function pricingMetaOf(fn: CostFn): Record<string, string> {
   return setup ? { [FINGERPRINT_KEY]: setup.fingerprint } : {};
 }
 
+async function storedPricing(conn: DuckDBConnection): Promise<string | null> {
+  const cur = await conn.runAndReadAll(`SELECT value FROM meta WHERE key = '${FINGERPRINT_KEY}'`);
+  return (cur.getRowObjectsJson()[0] as { value?: string } | undefined)?.value ?? null;
+}
+
+/** Whether the store's computed costs are at `fn`'s prices (what repriceStore would leave): asked of a store that cannot be repriced. */
+export async function pricedAsNow(conn: DuckDBConnection, fn: CostFn): Promise<boolean> {
+  const setup = setups.get(fn);
+  return !setup || (await storedPricing(conn)) === setup.fingerprint;
+}
+
 /**
  * Brings every stored row's computed cost up to date with the current prices,
  * once per price change: a no-op while the store's recorded fingerprint equals
@@ -81,9 +92,7 @@ export function pricingMetaOf(fn: CostFn): Record<string, string> {
 export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<number> {
   const setup = setups.get(fn);
   if (!setup) return 0;
-  const cur = await conn.runAndReadAll(`SELECT value FROM meta WHERE key = '${FINGERPRINT_KEY}'`);
-  const stored = (cur.getRowObjectsJson()[0] as { value?: string } | undefined)?.value ?? null;
-  if (stored === setup.fingerprint) return 0;
+  if ((await storedPricing(conn)) === setup.fingerprint) return 0;
   let changed = 0;
   await conn.run('BEGIN TRANSACTION');
   try {

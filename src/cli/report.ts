@@ -113,7 +113,8 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
   const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
   const horizonMs = horizonOfDay(readFrom, p.tz);
-  const { store, ingest } = await openAndRefresh(rt, cost.fn, { horizonMs, keepRootWarnings: true });
+  // A store this user cannot write is answered from as it is, with a warning (runtime.ts answerReadOnly).
+  const { store, ingest, storeWarnings } = await openAndRefresh(rt, cost.fn, { horizonMs, keepRootWarnings: true, readOnlyOk: true });
   try {
     // The warnings are read on a second connection while the first labels
     // this machine's rows.
@@ -127,7 +128,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
     both.catch(() => undefined);
     const [, read] = await both;
     const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
-    const warnings = [...rootWarnings, ...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
+    const warnings = [...storeWarnings, ...rootWarnings, ...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
     // "No harness data found" and where it looked: in the JSON's warnings, said on stderr as lines of its own.
     let noData: string | null = null;
     if (totalSources === 0) {

@@ -14,6 +14,7 @@ import { mark } from '../core/trace.js';
 import { cacheDir } from '../core/cache-dir.js';
 import { inputEnv, inputIsTTY, resolveInputPath } from '../core/inputs.js';
 import { messageLine, warningLines } from '../render/terminal-text.js';
+import { counted } from '../core/plural.js';
 
 export { cacheDir };
 
@@ -115,6 +116,12 @@ export interface Refreshed {
   ingest: IngestResult;
   /** The --root problems (rootProblems), already on stderr unless the caller kept them. */
   rootWarnings: string[];
+  /**
+   * The store could not be written and was answered from as it is (opened
+   * read-only, nothing ingested: `readOnlyOk`): its warning, already on
+   * stderr unless the caller kept it (with `keepRootWarnings`). Else empty.
+   */
+  storeWarnings: string[];
 }
 
 /** `--db PATH` in a folder that does not exist: a usage error (the default store's folder is made). */
@@ -136,12 +143,16 @@ export function checkDbFolder(rt: Runtime): void {
  * --root problems go to stderr as warnings, unless `keepRootWarnings` (the
  * report puts them among its own warnings).
  */
-export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?: number | null; keepRootWarnings?: boolean; onWrite?: IngestOptions['onWrite'] } = {}): Promise<Refreshed> {
+export async function openAndRefresh(
+  rt: Runtime,
+  cost: CostFn,
+  o: { horizonMs?: number | null; keepRootWarnings?: boolean; onWrite?: IngestOptions['onWrite']; readOnlyOk?: boolean } = {},
+): Promise<Refreshed> {
   checkDbFolder(rt);
   const rootWarnings = [...rootProblems(rt).values()].flat();
   if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(rootWarnings));
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
-  const [{ openStore }, { ingest, sidecarPath }, { repriceStore, pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
+  const [{ openStore, ReadOnlyStoreError }, { ingest, sidecarPath }, { repriceStore, pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
     import('../store/store.js'),
     import('../ingest/ingest.js'),
     import('./pricing.js'),
@@ -154,7 +165,17 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?:
   // ~25 ms faster, whole-history ones ~40 ms, the report queries and the
   // checkpoint after the ingest included.
   const threads = earlyExtractionStarted() ? 1 : 2;
-  const store = await openStore(rt.dbPath, { rebuild: rt.rebuild, yes: rt.yes, createdMeta: pricingMetaOf(cost), threads });
+  let store: Store;
+  try {
+    store = await openStore(rt.dbPath, { rebuild: rt.rebuild, yes: rt.yes, createdMeta: pricingMetaOf(cost), threads });
+  } catch (e) {
+    // A store there is, but this user cannot write it: a command that only reads answers from it as it is.
+    if (!(o.readOnlyOk && !rt.rebuild && e instanceof ReadOnlyStoreError)) throw e;
+    const answered = await answerReadOnly(rt, cost, e, o.horizonMs ?? null);
+    if (!answered) throw e;
+    if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(answered.storeWarnings));
+    return { ...answered, rootWarnings };
+  }
   mark('store open');
   if (store.notice) notice(rt, store.notice);
   const tmp = makeWorkDir();
@@ -176,12 +197,38 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: { horizonMs?:
     mark('ingested');
     // The checkpoint runs on DuckDB's threads while the caller's queries run (store.close() waits for it).
     store.settle();
-    return { store, ingest: result, rootWarnings };
+    return { store, ingest: result, rootWarnings, storeWarnings: [] };
   } catch (e) {
     await store.close();
     throw e;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The store at rt.dbPath cannot be written (`e` says why): opened read-only
+ * instead, without ingesting (ingest/survey.ts counts what an ingest would
+ * have read), with a warning that says so. Null when there is no store to
+ * answer from (none yet, one of another schema version, or one DuckDB cannot
+ * open read-only either): the caller then throws `e` as it is.
+ */
+async function answerReadOnly(rt: Runtime, cost: CostFn, e: { path: string; problem: string }, horizonMs: number | null): Promise<Omit<Refreshed, 'rootWarnings'> | null> {
+  const [{ openStoreReadOnly }, { surveyReadOnly }, { pricedAsNow }] = await Promise.all([import('../store/store.js'), import('../ingest/survey.js'), import('./pricing.js')]);
+  const store = await openStoreReadOnly(rt.dbPath, {}, { withoutLockFile: true });
+  if (!store) return null;
+  mark('store open read-only');
+  try {
+    const { result, changed } = await surveyReadOnly(store.conn, { home: rt.home, env: rt.env, rootOverrides: rt.rootOverrides, tmpDir: '', cost, horizonMs });
+    const prices = (await pricedAsNow(store.conn, cost)) ? '' : '; its computed costs are at the prices it was last written with, not the current ones';
+    const what =
+      changed === 0
+        ? 'answered from what it holds, which no source has changed since it was last written'
+        : `answered from what it holds: ${counted(changed, 'source')} new or changed since it was last written ${changed === 1 ? 'was' : 'were'} not read, so the answer may be stale`;
+    return { store, ingest: result, storeWarnings: [`the store ${e.path} is read-only (${e.problem}): ${what}${prices} (give it write permission, or use --db for a store elsewhere)`] };
+  } catch (err) {
+    await store.close();
+    throw err;
   }
 }
 

@@ -32,11 +32,12 @@ export const SQL_SANDBOX: Record<string, string> = {
 export async function sqlCommand(rt: Runtime, query: string, format: string): Promise<void> {
   if (!['table', 'json', 'csv'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table, json or csv`);
   const cost = await costFunction(rt);
-  const { store } = await openAndRefresh(rt, cost.fn);
+  // A store this user cannot write is queried as it is, with a warning on stderr (runtime.ts answerReadOnly).
+  const { store } = await openAndRefresh(rt, cost.fn, { readOnlyOk: true });
   await store.close();
   // Another tx-usage may take the store between the refresh above and this
   // open: the store's lock waits for it.
-  const ro = await openStoreReadOnly(rt.dbPath, SQL_SANDBOX);
+  const ro = await openStoreReadOnly(rt.dbPath, SQL_SANDBOX, { withoutLockFile: true });
   if (!ro) throw new StoreError(`the store ${rt.dbPath} could not be opened read-only`);
   try {
     let reader;

@@ -118,13 +118,23 @@ function planSource(src: SourceRef, harness: Harness, stamp: Stamp, prev: Source
   return { src, harness, stamp, mode: 'full', prev: prev ?? null, bytes: stamp.size };
 }
 
-export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
-  const t0 = performance.now();
+/** What an ingest (or a survey of a read-only store, survey.ts) found before reading anything. */
+export interface Found {
+  scans: HarnessScan[];
+  discoveryWarnings: string[];
+  /** Every source's stamp (null: it cannot be stat'ed), and its fingerprint ('missing' then). */
+  stamps: Map<string, Stamp | null>;
+  raw: Map<string, string>;
+  digest: string;
+  early: ReturnType<typeof takeEarlyExtraction>;
+}
+
+/** The sources (offered by the memo's search, else discovered now) and their stamps, taken before anything is read. */
+export async function findAndStamp(opts: IngestOptions): Promise<Found> {
   const given = opts.discovered ?? takeOfferedDiscovery(opts);
   const early = takeEarlyExtraction(opts);
   const discoveryWarnings: string[] = given ? [...given.warnings] : [];
   const scans = given ? given.scans : await discoverAll(opts, discoveryWarnings);
-  const tDiscovered = performance.now();
   // Stamps are taken before anything is read: a file that changes while it
   // is read looks changed next run, never the other way round.
   const stamps = new Map<string, Stamp | null>();
@@ -139,7 +149,13 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
       stamps.set(src.key, st);
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
-  const digest = scanDigest(scans, raw, discoveryWarnings);
+  return { scans, discoveryWarnings, stamps, raw, digest: scanDigest(scans, raw, discoveryWarnings), early };
+}
+
+export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
+  const t0 = performance.now();
+  const { scans, discoveryWarnings, stamps, raw, digest, early } = await findAndStamp(opts);
+  const tDiscovered = performance.now();
   const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, upToDate: false, events: 0, ms: { discover: tDiscovered - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
 
   setLastIngestDigest(null);

@@ -5,7 +5,7 @@
 import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceRef } from '../harnesses/types.js';
 import { digest128 } from '../core/digest.js';
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /** What scanDigest needs of a harness's scan (a HarnessScan, or one replayed from a discovery record). */
@@ -19,10 +19,52 @@ export interface Stamp {
   size: number;
   /** device:inode of the source itself. */
   ino: string;
-  /** size:mtime:inode of the source, size:mtime of each companion: changes when any of them does. */
+  /**
+   * size:mtime:inode of the source (and UNREADABLE when this process may not
+   * read it: readMark), size:mtime of each companion: changes when any of
+   * them does.
+   */
   fingerprint: string;
   /** Modification time of the source itself (ms since the epoch). */
   mtimeMs: number;
+}
+
+/** What a fingerprint carries, after the source's own size:mtime:inode, when the source cannot be read by this process (readMark). */
+export const UNREADABLE = ':unreadable';
+
+/** This process's user and groups, for readMark; null where file modes do not bind it (root) or do not exist (Windows). */
+let self: { uid: number; gids: Set<number> } | null | undefined;
+
+function whoAmI(): { uid: number; gids: Set<number> } | null {
+  if (self !== undefined) return self;
+  const uid = process.geteuid?.();
+  if (uid === undefined || uid === 0) return (self = null);
+  return (self = { uid, gids: new Set([process.getegid?.() ?? -1, ...(process.getgroups?.() ?? [])]) });
+}
+
+/**
+ * UNREADABLE when this process may not read the file at `path`, else ''.
+ * A file that turns unreadable (chmod) keeps its size and mtime: without
+ * this mark its stamp would match the store's and the file would be passed
+ * over as unchanged, in silence. With it, the stamp differs, the ingest tries
+ * the file, the read fails, and the existing rule for a failed read applies
+ * (its rows kept, a warning naming it, tried again every run). Decided from
+ * the stat already taken (mode, owner, group: the permission check of
+ * POSIX's "File Access Permissions", owner class first), so a readable file
+ * costs no system call; only where the mode bits say no is access(2) asked,
+ * since an ACL may still grant the read. Root's reads are not refused by
+ * modes (CAP_DAC_OVERRIDE): never marked.
+ */
+export function readMark(path: string, mode: number, uid: number, gid: number, me = whoAmI()): string {
+  if (!me) return '';
+  const bit = uid === me.uid ? 0o400 : me.gids.has(gid) ? 0o040 : 0o004;
+  if (mode & bit) return '';
+  try {
+    accessSync(path, constants.R_OK);
+    return '';
+  } catch {
+    return UNREADABLE;
+  }
 }
 
 /** Stamps one source; null when the source itself cannot be stat'ed. */
@@ -34,7 +76,7 @@ export function stampOf(src: SourceRef): Stamp | null {
     return null;
   }
   if (!st) return null;
-  let fingerprint = `${st.size}:${st.mtimeMs}:${st.ino}`;
+  let fingerprint = `${st.size}:${st.mtimeMs}:${st.ino}${readMark(src.path, st.mode, st.uid, st.gid)}`;
   for (const c of src.companions ?? []) {
     let cs;
     try {
@@ -94,11 +136,13 @@ export async function stampAllConcurrently(scans: ScanFacts[], minSources = 1000
       const out = new Map<string, Stamp | null>();
       const n = m.nums;
       sources.forEach((src, i) => {
-        const size = n[4 * i]!;
+        const o = STAT_FIELDS * i;
+        const size = n[o]!;
         if (Number.isNaN(size)) return void out.set(src.key, null);
-        const mtimeMs = n[4 * i + 1]!;
-        const ino = n[4 * i + 2]!;
-        out.set(src.key, { size, ino: `${n[4 * i + 3]}:${ino}`, fingerprint: `${size}:${mtimeMs}:${ino}${m.extra[i] ?? ''}`, mtimeMs });
+        const mtimeMs = n[o + 1]!;
+        const ino = n[o + 2]!;
+        const mark = readMark(src.path, n[o + 4]!, n[o + 5]!, n[o + 6]!);
+        out.set(src.key, { size, ino: `${n[o + 3]}:${ino}`, fingerprint: `${size}:${mtimeMs}:${ino}${mark}${m.extra[i] ?? ''}`, mtimeMs });
       });
       resolve(out);
     });
@@ -107,18 +151,27 @@ export async function stampAllConcurrently(scans: ScanFacts[], minSources = 1000
   });
 }
 
-/** stampOf's stats, in a worker: per source size, mtimeMs, ino, dev (NaN: cannot be stat'ed) and its companions' part of the fingerprint. */
+/** Numbers per source the stat worker sends: size, mtimeMs, ino, dev, mode, uid, gid. */
+const STAT_FIELDS = 7;
+
+/**
+ * stampOf's stats, in a worker: per source size, mtimeMs, ino, dev, mode,
+ * uid, gid (NaN: cannot be stat'ed; readMark runs on them in the main thread) and its
+ * companions' part of the fingerprint.
+ */
 const STAT_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { statSync } = require('node:fs');
 const { paths, companions } = workerData;
 const stat = (p) => { try { return statSync(p, { throwIfNoEntry: false }); } catch { return undefined; } };
-const nums = new Float64Array(paths.length * 4).fill(NaN);
+const F = ${STAT_FIELDS};
+const nums = new Float64Array(paths.length * F).fill(NaN);
 const extra = {};
 for (let i = 0; i < paths.length; i++) {
   const st = stat(paths[i]);
   if (!st) continue;
-  nums[4 * i] = st.size; nums[4 * i + 1] = st.mtimeMs; nums[4 * i + 2] = st.ino; nums[4 * i + 3] = st.dev;
+  const o = F * i;
+  nums[o] = st.size; nums[o + 1] = st.mtimeMs; nums[o + 2] = st.ino; nums[o + 3] = st.dev; nums[o + 4] = st.mode; nums[o + 5] = st.uid; nums[o + 6] = st.gid;
   if (companions[i]) {
     let f = '';
     for (const c of companions[i]) { const cs = stat(c); f += cs ? '|' + cs.size + ':' + cs.mtimeMs : '|-'; }

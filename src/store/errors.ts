@@ -40,7 +40,21 @@ export function readOnlyProblem(path: string): string | null {
   return null;
 }
 
-/** The store (or what it needs beside it) cannot be written: said as such, with what to do. */
-export function readOnlyStoreError(path: string, problem: string): StoreError {
-  return new StoreError(`the store ${path} is read-only (${problem}): tx-usage writes to it on every run; give it write permission, or use --db for a store elsewhere`);
+/**
+ * The store (or what it needs beside it) cannot be written: said as such,
+ * with what to do. A command that only reads may still answer from the store
+ * as it is (runtime.ts openAndRefresh, `readOnlyOk`): `problem` is kept for
+ * its warning.
+ */
+export class ReadOnlyStoreError extends StoreError {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`the store ${path} is read-only (${problem}): tx-usage writes to it on every run; give it write permission, or use --db for a store elsewhere`);
+  }
+}
+
+export function readOnlyStoreError(path: string, problem: string): ReadOnlyStoreError {
+  return new ReadOnlyStoreError(path, problem);
 }

@@ -8,10 +8,10 @@ import { basename, dirname, join } from 'node:path';
 import { MIGRATIONS, OLDEST_MIGRATED, SCHEMA_VERSION } from './schema.js';
 import { lockPathOf, lockStore, type StoreLock } from './lock.js';
 import { copyReads, firstLine, inspectPath, moveAside, probeReadOnly, schemaInfo, STORE_MARKER, type SchemaInfo } from './recognise.js';
-import { NotAStoreError, readOnlyProblem, readOnlyStoreError, StoreError } from './errors.js';
+import { NotAStoreError, ReadOnlyStoreError, readOnlyProblem, readOnlyStoreError, StoreError } from './errors.js';
 import { counted } from '../core/plural.js';
 
-export { NotAStoreError, StoreError };
+export { NotAStoreError, ReadOnlyStoreError, StoreError };
 
 export interface Store {
   path: string;
@@ -391,14 +391,26 @@ function walBytes(path: string): number {
  * of another schema version, or not yet seen by this lock file — so that the
  * caller opens it with openStore (which creates, migrates or recognises it).
  * Throws NotAStoreError for anything that is not a store.
+ *
+ * `withoutLockFile`: a store in a folder this user cannot write (shared from
+ * another machine, `chmod -w`) may have no lock file, and none can be made:
+ * it is then opened without one. DuckDB's own lock still keeps a writer out
+ * while it is open (a READ_ONLY open takes a shared lock on the file) and
+ * makes the open fail while one writes; the caller then says what openStore
+ * said.
  */
-export async function openStoreReadOnly(path: string, config: Record<string, string> = {}): Promise<Store | null> {
+export async function openStoreReadOnly(path: string, config: Record<string, string> = {}, o: { withoutLockFile?: boolean } = {}): Promise<Store | null> {
   if (path === ':memory:' || !inspectPath(path)) return null;
-  const lock = await lockStore(path, 'shared');
+  let lock: StoreLock | null = null;
+  try {
+    lock = await lockStore(path, 'shared');
+  } catch (e) {
+    if (!(o.withoutLockFile && e instanceof ReadOnlyStoreError && !existsSync(lockPathOf(path)))) throw e;
+  }
   try {
     const st = inspectPath(path);
     if (!st) {
-      lock.release();
+      lock?.release();
       return null;
     }
     let instance: DuckDBInstance;
@@ -406,7 +418,7 @@ export async function openStoreReadOnly(path: string, config: Record<string, str
       instance = await DuckDBInstance.create(path, { ...CLI_DUCKDB, ...config, access_mode: 'READ_ONLY' });
     } catch {
       // Damaged, or held by another program: openStore tells which.
-      lock.release();
+      lock?.release();
       return null;
     }
     const conn = await instance.connect();
@@ -415,13 +427,13 @@ export async function openStoreReadOnly(path: string, config: Record<string, str
       const foreign = info !== null && !info.ours && info.tables.size > 0;
       conn.closeSync();
       instance.closeSync();
-      lock.release();
+      lock?.release();
       if (foreign) throw new NotAStoreError(path, "a DuckDB database without tx-usage's marker");
       return null;
     }
     return await handle(path, instance, conn, null, lock, true);
   } catch (e) {
-    lock.release();
+    lock?.release();
     throw e;
   }
 }

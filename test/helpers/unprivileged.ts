@@ -49,7 +49,7 @@ function stageItem(from: string, dir: string): void {
  * node binary when that is out of reach too (CI's Node 22 lives in a 0700
  * temp dir); `dir` is removed by the caller.
  */
-function stagePackage(): { dir: string; cli: string; node: string } {
+function stagePackage(): { dir: string; node: string } {
   const dir = mkdtempSync(join(tmpdir(), 'txu-nobody-pkg-'));
   chmodSync(dir, 0o755);
   const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
@@ -59,7 +59,7 @@ function stagePackage(): { dir: string; cli: string; node: string } {
     stageItem(node, dir);
     node = join(dir, basename(node));
   }
-  return { dir, cli: join(dir, relative(ROOT, CLI)), node };
+  return { dir, node };
 }
 
 /**
@@ -67,11 +67,25 @@ function stagePackage(): { dir: string; cli: string; node: string } {
  * enter, e.g. the test's opened-up home).
  */
 export function runCliAsNobody(args: string[], env: NodeJS.ProcessEnv, cwd: string): SpawnSyncReturns<string> {
+  return runNodeAsNobody((root) => [join(root, relative(ROOT, CLI)), ...args], env, cwd);
+}
+
+/**
+ * Runs `code` (an ES module) with node as uid/gid 65534 in `cwd`; the
+ * package's folder (staged when needed: import its `dist/` from there) is
+ * process.argv[1].
+ */
+export function runModuleAsNobody(code: string, env: NodeJS.ProcessEnv, cwd: string): SpawnSyncReturns<string> {
+  return runNodeAsNobody((root) => ['--input-type=module', '-e', code, root], env, cwd);
+}
+
+/** `node ...argsOf(the package's folder, staged when needed)` as uid/gid 65534 in `cwd`. */
+function runNodeAsNobody(argsOf: (root: string) => string[], env: NodeJS.ProcessEnv, cwd: string): SpawnSyncReturns<string> {
   const staged = nobodyCanRead(CLI) && nobodyCanRead(process.execPath) ? null : stagePackage();
   const tmp = mkdtempSync(join(tmpdir(), 'txu-nobody-tmp-'));
   chownSync(tmp, NOBODY, NOBODY);
   try {
-    return spawnSync(staged?.node ?? process.execPath, [staged?.cli ?? CLI, ...args], { env: { ...env, TMPDIR: tmp }, cwd, encoding: 'utf8', uid: NOBODY, gid: NOBODY });
+    return spawnSync(staged?.node ?? process.execPath, argsOf(staged?.dir ?? ROOT), { env: { ...env, TMPDIR: tmp }, cwd, encoding: 'utf8', uid: NOBODY, gid: NOBODY });
   } finally {
     if (staged) rmSync(staged.dir, { recursive: true, force: true });
     // Only empty folders go: a work dir left behind stays for the guard to name.
