@@ -89,6 +89,12 @@ describe('a report after the harness folder is moved away', () => {
       expect(t.stderr, name).not.toContain('No harness data found. Searched:');
     }
 
+    // `sources` cannot know the moved file is deleted (it is not: it is under claude-moved): it says only
+    // that the searched folders no longer hold it.
+    const src = run(['sources']).stdout;
+    expect(src).toMatch(/: 2 events \(retained: no longer found in the searched folders since \d{4}-\d{2}-\d{2}, rows kept\)/);
+    expect(src).not.toMatch(/gone/);
+
     // A store that holds nothing for the question's harnesses: the search list, as before.
     const none = run(['report', ...OCT, '--harness', 'codex']);
     expect(none.stdout).toContain('No harness data found. Searched:');
