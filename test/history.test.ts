@@ -57,7 +57,7 @@ describe('a transcript deleted by its harness', () => {
     rmSync(empty.file);
     const ing = runCli(['ingest', '--db', db], env());
     expect(ing.status, ing.stderr).toBe(0);
-    expect(ing.stdout).toMatch(/2 gone from disk \(their rows are kept as history\); 1 retained in all/);
+    expect(ing.stdout).toMatch(/2 no longer found in the searched folders \(their rows are kept as history\); 1 retained in all/);
     const after = report(OCT, 'model', db);
     expect(after.totals.requests).toBe(before.totals.requests);
     expect(tokens(after.totals)).toBe(tokens(before.totals));
@@ -73,8 +73,8 @@ describe('a transcript deleted by its harness', () => {
     expect(listed.retained_since).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(s.sources.some((x: any) => x.path === empty.file)).toBe(false);
     const table = runCli(['sources', '--db', db], env());
-    expect(table.stdout).toMatch(/1 source \(\+ 1 retained: files gone, rows kept\)/);
-    expect(table.stdout).toContain(`${old.file}: 2 events (retained: file gone since `);
+    expect(table.stdout).toMatch(/1 source \(\+ 1 retained: files no longer found in the searched folders, rows kept\)/);
+    expect(table.stdout).toContain(`${old.file}: 2 events (retained: no longer found in the searched folders since `);
 
     // Another ingest changes nothing; the mark stays.
     expect(runCli(['ingest', '--db', db], env()).stdout).toMatch(/^1 source: 0 read, 0 appended, 1 unchanged; 1 retained in all/);
@@ -83,7 +83,7 @@ describe('a transcript deleted by its harness', () => {
     const storeBefore = readFileSync(db);
     const refused = runCli(['report', ...OCT, '--by', 'day', '--rebuild', '--db', db], env());
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/^tx-usage: --rebuild would drop history that cannot be read again: 1 source whose files are gone \(2 responses\) is kept in .*; add --yes to rebuild anyway/);
+    expect(refused.stderr).toMatch(/^tx-usage: --rebuild would drop history it cannot read again: 1 source no longer found in the searched folders \(2 responses\) is kept in .*; add --yes to rebuild anyway/);
     expect(refused.stdout).toBe('');
     expect(readFileSync(db).equals(storeBefore)).toBe(true);
 
@@ -100,7 +100,7 @@ describe('a transcript deleted by its harness', () => {
     expect(runCli(['ingest', '--db', db], env()).status).toBe(0);
     const rebuilt = runCli(['report', ...OCT, '--by', 'session', '--format', 'json', '--rebuild', '--yes', '--db', db], env());
     expect(rebuilt.status, rebuilt.stderr).toBe(0);
-    expect(rebuilt.stderr).toMatch(/rebuilt from the sources \(--rebuild\); the history of 1 source whose files are gone was dropped \(--yes\)/);
+    expect(rebuilt.stderr).toMatch(/rebuilt from the sources \(--rebuild\); the history of 1 source no longer found in the searched folders was dropped \(--yes\)/);
     expect(JSON.parse(rebuilt.stdout).totals.requests).toBe(1);
   });
 });

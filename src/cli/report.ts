@@ -13,7 +13,7 @@ import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } 
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import '../render/html.js'; // registers the HTML renderer (--format html)
-import { hasUnpricedResponses, storedWarningsBySource } from '../store/read.js';
+import { hasStoredRows, hasUnpricedResponses, storedWarningsBySource } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { cacheDir, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
@@ -91,6 +91,10 @@ export function searchedLines(ing: IngestResult): string[] {
   return lines;
 }
 
+/** The note of a report that found no harness data on disk but answers from the rows the store kept. */
+export const RETAINED_ONLY =
+  'no harness data found in the searched locations: the rows shown are the store\'s retained history (read on earlier runs); `tx-usage sources` shows where it looked';
+
 /** `argsValid` is called once the arguments have been checked (report --demo's notice comes then, not before a usage error). */
 export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () => void): Promise<void> {
   const name = a.name ?? 'summary';
@@ -130,8 +134,12 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
     const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
     const warnings = [...storeWarnings, ...rootWarnings, ...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
     // "No harness data found" and where it looked: in the JSON's warnings, said on stderr as lines of its own.
+    // Only when the store holds nothing either: rows it kept from earlier runs (a harness folder moved,
+    // a custom storage path no longer readable) are still the user's spend, and every format shows them,
+    // with a note saying where they come from (README "retained history").
     let noData: string | null = null;
-    if (totalSources === 0) {
+    if (totalSources === 0 && (await hasStoredRows(store.conn, p.harnesses))) warnings.push(RETAINED_ONLY);
+    else if (totalSources === 0) {
       const msg = [
         'No harness data found. Searched:',
         ...searchedLines(ingest),

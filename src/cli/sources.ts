@@ -44,7 +44,9 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
       how_to_point: s.harness.howToPoint,
       roots: s.roots,
       files: onDisk.length,
-      // Files gone from disk whose rows the store keeps (history outlives the transcripts).
+      // Files no longer found whose rows the store keeps (history outlives the transcripts). tx-usage
+      // knows only that the searched folders no longer hold them, not that they are deleted: a moved
+      // home or a changed customStoragePath leaves them on disk elsewhere (user audit, 2026-12-05).
       retained_files: files.length - onDisk.length,
       events: files.reduce((n, f) => n + f.events, 0),
       billed_events: files.reduce((n, f) => n + f.billed, 0),
@@ -63,7 +65,7 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
   for (const h of harnesses) {
     out.push(
       `${h.name} (${h.harness}): ${h.files} source${h.files === 1 ? '' : 's'}` +
-        (h.retained_files ? ` (+ ${h.retained_files} retained: files gone, rows kept)` : '') +
+        (h.retained_files ? ` (+ ${h.retained_files} retained: files no longer found in the searched folders, rows kept)` : '') +
         `, ${counted(h.events, 'event')} extracted, ${h.billed_events} billed after dedupe` +
         (h.context_rows ? `, ${counted(h.context_rows, 'context row')}` : ''),
     );
@@ -72,7 +74,7 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
     for (const [k, n] of Object.entries(h.counts)) out.push(`  ${k}: ${n}`);
     for (const s of h.sources) {
       const extra = s.context_rows ? `, ${counted(s.context_rows, 'context row')}` : '';
-      out.push(`  ${s.path}${s.target ? ` -> ${s.target}` : ''}: ${counted(s.events, 'event')}${extra}${s.retained ? ` (retained: file gone since ${s.retained_since}, rows kept)` : ''}`);
+      out.push(`  ${s.path}${s.target ? ` -> ${s.target}` : ''}: ${counted(s.events, 'event')}${extra}${s.retained ? ` (retained: no longer found in the searched folders since ${s.retained_since}, rows kept)` : ''}`);
       // Per file, what its extractor counted (Codex: own responses, copies of which thread, the copy's boundary).
       for (const [k, n] of Object.entries(s.counts ?? {})) out.push(`    ${k}: ${n}`);
       for (const sk of s.skipped) out.push(`    skipped ${sk.count} × ${sk.reason} (first at ${sk.first})`);

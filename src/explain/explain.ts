@@ -92,7 +92,7 @@ async function explainTarget(t: Target, stored: TemplateRow[], p: ExplainParams,
       notes.push(`cannot read it: ${readFailure(e, t.source, t.harness.displayName)}; the records below are the rows the store keeps of it`);
       sink = null;
     }
-  } else notes.push('its file is gone: the records below are the rows the store keeps of it (not read again, so without rule names)');
+  } else notes.push('its file is no longer found in the searched folders: the records below are the rows the store keeps of it (not read again, so without rule names)');
   const { records, added } = labelRecords({ sourceKey: t.sourceKey, trace: sink?.entries ?? null, stored, session: t.session, onlySession: t.onlySession });
   if (sink?.contexts) notes.push(`${counted(sink.contexts, 'context row')}: context-window occupancy, not billed usage (the report lists ${sink.contexts === 1 ? 'it' : 'them'} apart)`);
   if (t.session !== null && !t.onlySession && sink) notes.push(`it holds other sessions too: its skipped records and warnings are not tied to one session (tx-usage explain ${t.path} lists them)`);

@@ -25,6 +25,20 @@ export async function hasUnpricedResponses(conn: DuckDBConnection): Promise<bool
   return (r.getRowObjectsJson()[0] as { some: boolean }).some === true;
 }
 
+/**
+ * Whether the store holds any usage row of these harnesses, whatever its day:
+ * a report that found no harness folder on disk still answers from them
+ * (history outlives the transcripts, cli/report.ts). One EXISTS probe.
+ */
+export async function hasStoredRows(conn: DuckDBConnection, harnesses: string[]): Promise<boolean> {
+  const r = await conn.runAndReadAll(
+    `SELECT EXISTS (SELECT 1 FROM usage_events WHERE list_contains($h, harness)) AS some`,
+    { h: listValue(harnesses) },
+    { h: LIST(VARCHAR) },
+  );
+  return (r.getRowObjectsJson()[0] as { some: boolean }).some === true;
+}
+
 export interface SourceFigures {
   source_key: string;
   harness: string;

@@ -183,7 +183,8 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
     lock.remember(st);
   }
   if (st && opts.rebuild) {
-    // Rows of transcripts that are gone cannot be read again: dropped only when the user says so.
+    // Rows of transcripts no longer found cannot be read again from the searched folders: dropped only
+    // when the user says so. Whether the files still exist elsewhere is not known, so not said.
     const kept = await retainedHistory(path);
     if (kept === null) {
       const aside = moveAside(path, 'broken');
@@ -191,13 +192,13 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
     } else {
       if (kept.sources > 0 && !opts.yes) {
         throw new StoreError(
-          `--rebuild would drop history that cannot be read again: ${kept.sources} source${kept.sources === 1 ? '' : 's'} whose files are gone ` +
+          `--rebuild would drop history it cannot read again: ${kept.sources} source${kept.sources === 1 ? '' : 's'} no longer found in the searched folders ` +
             `(${counted(kept.responses, 'response')}) ${kept.sources === 1 ? 'is' : 'are'} kept in ${path}; add --yes to rebuild anyway (tx-usage sources lists them)`,
           2,
         );
       }
       removeStoreFiles(path);
-      notice = `store ${path} rebuilt from the sources (--rebuild)` + (kept.sources ? `; the history of ${counted(kept.sources, 'source')} whose files are gone was dropped (--yes)` : '');
+      notice = `store ${path} rebuilt from the sources (--rebuild)` + (kept.sources ? `; the history of ${counted(kept.sources, 'source')} no longer found in the searched folders was dropped (--yes)` : '');
     }
     lock.forget();
     st = null;
