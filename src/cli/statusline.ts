@@ -8,7 +8,12 @@
 // `refresh_seconds`, it starts a detached `tx-usage statusline --refresh`
 // (one at a time) and prints from what it has; when a refresh has been
 // pending for `stale_seconds` (a busy store) or its own appends cannot be
-// proven equal to the store's, the line says it is stale.
+// proven equal to the store's, the line says it is stale. When no refresh
+// can bring it up to date (the cache dir's live/ folder cannot be written, or
+// the last refresh failed: a read-only store), it says why in a few words
+// (`stale_note`: `(stale 3m, cache not writable)`); it used to print nothing
+// at all when the lock could not be made (mkdir threw), or `(stale 3m)`
+// with the reason only in its JSON.
 //
 // The bin entry (fast.ts) runs this module from its own bundle
 // (statusline.cjs) without yargs; `--refresh` and `--help` go through
