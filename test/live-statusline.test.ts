@@ -227,6 +227,28 @@ describe('statusline numbers equal the store\'s (the snapshot + own appends inva
   });
 });
 
+describe('statusline when something unforeseen fails', () => {
+  it('still prints a line: the model from the input and "(tx-usage error)", the error in the JSON; exit 0, nothing on stderr', () => {
+    const dir = tempDir('txu-statusline-error-');
+    try {
+      const home = join(dir, 'home');
+      const live = join(home, '.cache', 'tx-usage', 'live');
+      mkdirSync(live, { recursive: true });
+      // A snapshot of this store's that parses, but whose session totals are not an object (as no refresh writes): making the figures throws.
+      writeFileSync(join(live, 'snapshot.json'), JSON.stringify({ v: 1, db: join(home, '.cache', 'tx-usage', 'usage.duckdb'), made_at: Date.parse(BLOCKS_NOW), from: 0, block_from: {}, strings: [], rows: [], prices: '{}', sessions: null, sources: {}, limits: [], month: { start: 0, before: [] } }));
+      const env = cleanEnv(home, { TX_USAGE_NOW: BLOCKS_NOW });
+      const stdin = JSON.stringify({ session_id: 's', model: { display_name: 'Opus' } });
+      const r = runCli(['statusline'], env, stdin);
+      expect([r.status, r.stdout, r.stderr]).toEqual([0, 'Opus (tx-usage error)\n', '']);
+      const j = JSON.parse(runCli(['statusline', '--format', 'json'], env, stdin).stdout);
+      expect(j).toMatchObject({ line: 'Opus (tx-usage error)', stale: true, stale_note: 'tx-usage error' });
+      expect(j.stale_reason).toMatch(/^tx-usage failed: ./);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('statusline on a busy store', () => {
   it('prints from the snapshot, marked stale once a refresh has waited for the store longer than stale_seconds; never blocks', async () => {
     const dir = tempDir('txu-statusline-busy-');
