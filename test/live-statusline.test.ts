@@ -77,12 +77,12 @@ describe('statusline', () => {
 
   it('--format json: the figures behind the line', () => {
     const j = JSON.parse(line(input(fx), ['--format', 'json']));
-    expect(Object.keys(j)).toEqual(['line', 'model', 'session', 'today', 'block', 'rate_limits', 'context_used_percent', 'budgets', 'stale', 'stale_reason', 'snapshot_age_seconds']);
+    expect(Object.keys(j)).toEqual(['line', 'model', 'session', 'today', 'block', 'rate_limits', 'context_used_percent', 'budgets', 'stale', 'stale_reason', 'snapshot_age_seconds', 'stale_note']);
     expect(j.session).toMatchObject({ id: SESSION, requests: 10, total_tokens: 30990, cost_usd: 0.0672, unpriced_requests: 1, claude_estimate_usd: 0.05 });
     expect(j.today).toMatchObject({ day: '2026-03-29', harnesses: ['claude-code'], requests: 7, total_tokens: 17580, cost_usd: 0.0559 });
     expect(j.block).toMatchObject({ start: '2026-03-29T09:00:00+00:00', end: '2026-03-29T14:00:00+00:00', cost_usd: 0.027, remaining_minutes: 190, cost_usd_per_hour_30m: 0.018, projected_cost_usd: 0.084 });
     expect(j.rate_limits).toEqual({ five_hour: { used_percent: 42.5, resets_at: Date.parse('2026-03-29T14:00:00Z') }, seven_day: { used_percent: 85, resets_at: Date.parse('2026-04-01T00:00:00Z') } });
-    expect([j.context_used_percent, j.stale, j.stale_reason, j.snapshot_age_seconds]).toEqual([12.4, false, null, 0]);
+    expect([j.context_used_percent, j.stale, j.stale_reason, j.snapshot_age_seconds, j.stale_note]).toEqual([12.4, false, null, 0, null]);
   });
 
   it('empty, garbage and non-object input: a short line, exit 0, nothing on stderr', () => {
@@ -227,6 +227,28 @@ describe('statusline numbers equal the store\'s (the snapshot + own appends inva
   });
 });
 
+describe('statusline when something unforeseen fails', () => {
+  it('still prints a line: the model from the input and "(tx-usage error)", the error in the JSON; exit 0, nothing on stderr', () => {
+    const dir = tempDir('txu-statusline-error-');
+    try {
+      const home = join(dir, 'home');
+      const live = join(home, '.cache', 'tx-usage', 'live');
+      mkdirSync(live, { recursive: true });
+      // A snapshot of this store's that parses, but whose session totals are not an object (as no refresh writes): making the figures throws.
+      writeFileSync(join(live, 'snapshot.json'), JSON.stringify({ v: 1, db: join(home, '.cache', 'tx-usage', 'usage.duckdb'), made_at: Date.parse(BLOCKS_NOW), from: 0, block_from: {}, strings: [], rows: [], prices: '{}', sessions: null, sources: {}, limits: [], month: { start: 0, before: [] } }));
+      const env = cleanEnv(home, { TX_USAGE_NOW: BLOCKS_NOW });
+      const stdin = JSON.stringify({ session_id: 's', model: { display_name: 'Opus' } });
+      const r = runCli(['statusline'], env, stdin);
+      expect([r.status, r.stdout, r.stderr]).toEqual([0, 'Opus (tx-usage error)\n', '']);
+      const j = JSON.parse(runCli(['statusline', '--format', 'json'], env, stdin).stdout);
+      expect(j).toMatchObject({ line: 'Opus (tx-usage error)', stale: true, stale_note: 'tx-usage error' });
+      expect(j.stale_reason).toMatch(/^tx-usage failed: ./);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('statusline on a busy store', () => {
   it('prints from the snapshot, marked stale once a refresh has waited for the store longer than stale_seconds; never blocks', async () => {
     const dir = tempDir('txu-statusline-busy-');
@@ -249,7 +271,7 @@ describe('statusline on a busy store', () => {
       // 2 min later the block has 3h 08m left; the figures are the snapshot's.
       expect(r.stdout).toBe('Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 08m left | ≥$0.02/h | 5h 43% 7d 85% (stale 2m)\n');
       const j = JSON.parse(runCli(['statusline', '--format', 'json'], later, input(fx)).stdout);
-      expect([j.stale, j.stale_reason, j.snapshot_age_seconds]).toEqual([true, 'the store is busy: a refresh has been waiting for it', 120]);
+      expect([j.stale, j.stale_reason, j.snapshot_age_seconds, j.stale_note]).toEqual([true, 'the store is busy: a refresh has been waiting for it', 120, null]);
     } finally {
       holder.child.kill();
       await holder.exited;

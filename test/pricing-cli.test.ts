@@ -113,6 +113,22 @@ describe('prices commands', () => {
     expect(ovr).toMatchObject({ source: 'override', matched: { file: overrides, entry: 'claude-mystery-9' }, prices_usd_per_mtok: { input_mtok: '1', output_mtok: '2' } });
   });
 
+  it('prices show: a near match says so, in the words of the report\'s warning, in text and JSON (matched.near_match)', () => {
+    const text = runCli(['prices', 'show', 'claude-sonnet-5-5'], env);
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toContain('  matched: anthropic / claude-sonnet-5 ');
+    expect(text.stdout).toContain('  near match: "claude-sonnet-5-5" has no price entry of its own: it is priced as "claude-sonnet-5" (anthropic, the nearest entry);');
+    const near = JSON.parse(runCli(['prices', 'show', 'claude-sonnet-5-5', '--format', 'json'], env).stdout);
+    expect(near.matched).toMatchObject({ model_id: 'claude-sonnet-5', near_match: true });
+    // A name that is the entry's own (dated, here) is no near match: nothing said.
+    const own = runCli(['prices', 'show', 'claude-sonnet-4-5-20250929'], env);
+    expect(own.stdout).toContain('matched: anthropic / claude-sonnet-4-5');
+    expect(own.stdout).not.toContain('near match');
+    expect(JSON.parse(runCli(['prices', 'show', 'claude-sonnet-4-5-20250929', '--format', 'json'], env).stdout).matched.near_match).toBe(false);
+    const ovr = JSON.parse(runCli(['prices', 'show', 'claude-mystery-9', '--prices', overrides, '--format', 'json'], env).stdout);
+    expect(ovr.matched.near_match).toBe(false);
+  });
+
   it('prices show: an unknown model is the user\'s input: one line on stderr, exit 2, in text and JSON', () => {
     for (const format of ['text', 'json']) {
       const r = runCli(['prices', 'show', 'claude-mystery-9', '--format', format], env);

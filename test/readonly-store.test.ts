@@ -133,7 +133,7 @@ describe.skipIf(process.platform === 'win32')('a store that cannot be written', 
     expect(readOnlyWarning(after.warnings)).toBeUndefined();
   });
 
-  it('with no store at all, in a folder that cannot be written: the read-only error, exit 1', () => {
+  it('with no store at all, in a folder that cannot be written: it cannot be created (not "read-only"), exit 1', () => {
     const dir = join(home, 'ro-empty');
     mkdirSync(dir, { mode: 0o555 });
     chmodSync(dir, 0o555);
@@ -141,7 +141,13 @@ describe.skipIf(process.platform === 'win32')('a store that cannot be written', 
     const r = run(['--db', path, 'report', ...RANGE]);
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(new RegExp(`^tx-usage: the store ${path} is read-only \\(.*: permission denied\\): tx-usage writes to it on every run; give it write permission, or use --db for a store elsewhere\\n$`));
+    const cannot = (store: string, folder: string) =>
+      `tx-usage: the store ${store} cannot be created (${folder}: permission denied): there is no store yet, and this user cannot make one there; give that folder write permission, or use --db for a store elsewhere\n`;
+    expect(r.stderr).toBe(cannot(path, dir));
+    expect(readdirSync(dir)).toEqual([]);
+    // The default store, whose folder cannot be made: the same words, naming the folder it would be made in (not an EACCES line).
+    const noCache = asRoot ? runCliAsNobody(['ingest'], { ...env, XDG_CACHE_HOME: join(dir, 'cache') }, home) : runCli(['ingest'], { ...env, XDG_CACHE_HOME: join(dir, 'cache') });
+    expect([noCache.status, noCache.stdout, noCache.stderr]).toEqual([1, '', cannot(join(dir, 'cache', 'tx-usage', 'usage.duckdb'), dir)]);
     expect(readdirSync(dir)).toEqual([]);
   });
 

@@ -17,7 +17,8 @@ import { defineReportMacros } from '../report/macros.js';
 import { sessionKey, snapSource, writeSnapshot, type LiveSnapshot, type SnapSource } from '../live/snapshot.js';
 import { buildSnapshot } from '../live/snapshot-build.js';
 import { mergeAppended, sumsToRow } from '../live/merge.js';
-import { clearFailure, recordFailure, refreshRunningSince, releaseLock, takeLock } from '../live/refresh-lock.js';
+import { clearFailure, liveDirProblem, recordFailure, refreshRunningSince, releaseLock, takeLock } from '../live/refresh-lock.js';
+import { ReadOnlyStoreError } from '../store/errors.js';
 import { costFunction, type CostSetup } from './pricing.js';
 import { cacheDir, openAndRefresh, type Runtime } from './runtime.js';
 import { mark } from '../core/trace.js';
@@ -27,6 +28,12 @@ export interface Refreshed {
   ingest: IngestResult;
   /** The previous snapshot was carried forward with the ingest's new rows (no store queries). */
   incremental: boolean;
+  /**
+   * With `readOnlyOk`, a store that cannot be written was read as it is
+   * (nothing ingested, the snapshot not written to the cache dir): its
+   * warning (runtime.ts answerReadOnly). Else empty.
+   */
+  storeWarnings: string[];
 }
 
 export interface RefreshOptions {
@@ -72,14 +79,20 @@ function carryForward(prev: LiveSnapshot, writes: SourceWrite[], ingest: IngestR
   return { ...prev, made_at: o.now, events: merged.events, sessions, sources, limits, prices: cost.pricer.exportCache([o.now, o.now + 86_400_000]) };
 }
 
-/** One refresh: the incremental ingest (appended bytes only), then the snapshot, written to the cache dir. */
-export async function refreshSnapshot(rt: Runtime, o: RefreshOptions, prev: LiveSnapshot | null = null): Promise<Refreshed> {
+/**
+ * One refresh: the incremental ingest (appended bytes only), then the
+ * snapshot, written to the cache dir. `readOnlyOk` (watch): a store that
+ * cannot be written is answered from as `report` does; that snapshot is not
+ * written, since status lines take a snapshot in the cache dir for the store
+ * brought up to date.
+ */
+export async function refreshSnapshot(rt: Runtime, o: RefreshOptions, prev: LiveSnapshot | null = null, readOnlyOk = false): Promise<Refreshed> {
   // The pricer once per process (watch refreshes many times).
   setup ??= await costFunction(rt);
   const cost = setup;
   const writes: SourceWrite[] = [];
   // Everything is read: blocks chain back past any window (see report blocks).
-  const { store, ingest } = await openAndRefresh({ ...rt, quiet: true }, cost.fn, { horizonMs: null, onWrite: (w) => writes.push(w) });
+  const { store, ingest, storeWarnings } = await openAndRefresh({ ...rt, quiet: true }, cost.fn, { horizonMs: null, onWrite: (w) => writes.push(w), readOnlyOk });
   try {
     let snapshot = prev ? carryForward(prev, writes, ingest, rt, o, cost) : null;
     const incremental = snapshot !== null;
@@ -92,9 +105,11 @@ export async function refreshSnapshot(rt: Runtime, o: RefreshOptions, prev: Live
       sinceRebuild = 0;
     }
     mark(`snapshot: made (${incremental ? 'carried forward' : 'from the store'})`);
-    writeSnapshot(cacheDir(rt.env, rt.home), snapshot);
-    mark('snapshot: written');
-    return { snapshot, ingest, incremental };
+    if (!storeWarnings.length) {
+      writeSnapshot(cacheDir(rt.env, rt.home), snapshot);
+      mark('snapshot: written');
+    }
+    return { snapshot, ingest, incremental, storeWarnings };
   } finally {
     await store.close();
   }
@@ -107,6 +122,10 @@ export async function refreshSnapshot(rt: Runtime, o: RefreshOptions, prev: Live
  */
 export async function lockedRefresh(rt: Runtime, o: RefreshOptions): Promise<void> {
   const dir = cacheDir(rt.env, rt.home);
+  // Nowhere to write the snapshot (nor the lock, nor a failure record): said
+  // to whoever ran it by hand (exit 1); a status line finds it out itself.
+  const unwritable = liveDirProblem(dir);
+  if (unwritable) throw new Error(`the live snapshot cannot be written (${unwritable}): give tx-usage's cache folder write permission, or set XDG_CACHE_HOME to one it can write`);
   const started = Date.now();
   while (!takeLock(dir, process.pid)) {
     if (refreshRunningSince(dir) === null && Date.now() - started > 5_000) break;
@@ -117,8 +136,14 @@ export async function lockedRefresh(rt: Runtime, o: RefreshOptions): Promise<voi
     await refreshSnapshot(rt, o);
     clearFailure(dir);
   } catch (e) {
-    recordFailure(dir, Date.now(), (e as Error)?.message ?? String(e));
+    recordFailure(dir, Date.now(), (e as Error)?.message ?? String(e), failureNote(e));
   } finally {
     releaseLock(dir, process.pid);
   }
+}
+
+/** The few words a status line shows for a failed refresh (its JSON has the whole message). */
+function failureNote(e: unknown): string {
+  if (e instanceof ReadOnlyStoreError) return e.missing ? 'store cannot be created' : 'store read-only';
+  return 'refresh failed';
 }

@@ -8,7 +8,12 @@
 // `refresh_seconds`, it starts a detached `tx-usage statusline --refresh`
 // (one at a time) and prints from what it has; when a refresh has been
 // pending for `stale_seconds` (a busy store) or its own appends cannot be
-// proven equal to the store's, the line says it is stale.
+// proven equal to the store's, the line says it is stale. When no refresh
+// can bring it up to date (the cache dir's live/ folder cannot be written, or
+// the last refresh failed: a read-only store), it says why in a few words
+// (`stale_note`: `(stale 3m, cache not writable)`); it used to print nothing
+// at all when the lock could not be made (mkdir threw), or `(stale 3m)`
+// with the reason only in its JSON.
 //
 // The bin entry (fast.ts) runs this module from its own bundle
 // (statusline.cjs) without yargs; `--refresh` and `--help` go through
@@ -19,7 +24,7 @@ import { mkdirSync, readFileSync, readSync, renameSync, writeFileSync } from 'no
 import { dirname, join } from 'node:path';
 import { writeAllSync } from './closed-stdout.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
-import { liveConfig, type LiveConfig } from '../live/config.js';
+import { defaultLiveConfig, liveConfig, type LiveConfig } from '../live/config.js';
 import { recordClaudeReading } from '../live/claude-limits.js';
 import { readSnapshot, type LiveSnapshot } from '../live/snapshot.js';
 import { readOwnAppends } from '../live/own-files.js';
@@ -27,7 +32,7 @@ import { mergeAppended } from '../live/merge.js';
 import { liveView } from '../live/view.js';
 import { metricsOfEvents } from '../live/blocks.js';
 import { parseStatusInput, problemLine, renderStatusLine, type StatusFigures, type StatusInput } from '../live/statusline.js';
-import { lastFailure, passLock, refreshRunningSince, takeLock } from '../live/refresh-lock.js';
+import { lastFailure, liveDirProblem, passLock, refreshRunningSince, takeLock } from '../live/refresh-lock.js';
 import { evaluateBudgets, periodBounds, snapshotSpend } from '../live/budgets.js';
 import { LOCAL_ZONE } from '../live/time.js';
 import { mark } from '../core/trace.js';
@@ -108,13 +113,22 @@ function saveLastGood(dir: string, all: Record<string, LastGood>, key: string, v
 /** After a failed refresh, the next one waits this long (a status line runs every few hundred ms). */
 const RETRY_AFTER_FAILURE_MS = 30_000;
 
-/** Starts `tx-usage statusline --refresh` detached, unless one runs already or the last one failed moments ago. */
-function startRefresh(rt: Runtime, a: StatuslineArgs, dir: string, now: number): void {
+/** What a line says when its cache dir cannot be written (the whole reason is in the JSON's stale_reason). */
+const UNWRITABLE_NOTE = 'cache not writable';
+
+/**
+ * Starts `tx-usage statusline --refresh` detached, unless one runs already or
+ * the last one failed moments ago. Returns why none can run at all (the live
+ * folder cannot be written: no lock, no snapshot), else null.
+ */
+function startRefresh(rt: Runtime, a: StatuslineArgs, dir: string, now: number): string | null {
+  const unwritable = liveDirProblem(dir);
+  if (unwritable) return `the cache folder cannot be written (${unwritable}), so the live snapshot cannot be refreshed: give it write permission, or set XDG_CACHE_HOME to one tx-usage can write`;
   const failed = lastFailure(dir);
-  if (failed && Date.now() - failed.at < RETRY_AFTER_FAILURE_MS) return;
-  if (!takeLock(dir, process.pid, now)) return;
+  if (failed && Date.now() - failed.at < RETRY_AFTER_FAILURE_MS) return null;
+  if (!takeLock(dir, process.pid, now)) return null;
   const bin = process.argv[1];
-  if (!bin) return;
+  if (!bin) return null;
   const args = [bin, 'statusline', '--refresh', ...(a.db ? ['--db', a.db] : []), ...(a.root ?? []).flatMap((r) => ['--root', r]), ...(a.prices ? ['--prices', a.prices] : [])];
   try {
     const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: rt.env });
@@ -124,6 +138,7 @@ function startRefresh(rt: Runtime, a: StatuslineArgs, dir: string, now: number):
   } catch {
     /* no refresh this time: the next line tries again */
   }
+  return null;
 }
 
 function figuresFrom(snap: LiveSnapshot, input: StatusInput, cfg: LiveConfig, merged: ReturnType<typeof mergeAppended>, now: number): StatusFigures {
@@ -143,16 +158,53 @@ function figuresFrom(snap: LiveSnapshot, input: StatusInput, cfg: LiveConfig, me
     stale: false,
     stale_reason: null,
     snapshot_age_seconds: Math.max(0, Math.round((now - snap.made_at) / 1000)),
+    stale_note: null,
   };
 }
 
+/** The figures of a line made from the input alone (no snapshot to add to it). */
+function inputOnly(input: StatusInput | null, reason: string, note: string | null): StatusFigures {
+  return {
+    model: input?.model ?? null,
+    session: null,
+    today: null,
+    block: null,
+    rate_limits: input && (input.five_hour || input.seven_day) ? { five_hour: input.five_hour, seven_day: input.seven_day } : null,
+    context_used_percent: input?.context_used_percent ?? null,
+    budgets: [],
+    stale: true,
+    stale_reason: reason,
+    snapshot_age_seconds: null,
+    stale_note: note,
+  };
+}
+
+let printed = false;
+
 function output(format: string, line: string, figures: object): void {
+  printed = true;
   writeAllSync(1, format === 'json' ? terminalSafeJson(JSON.stringify({ line, ...figures }, null, 2)) + '\n' : line + '\n');
 }
 
 /** Never throws, never writes to stderr: whatever goes wrong, a line is printed. */
 export async function statuslineCommand(a: StatuslineArgs, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const format = a.format === 'json' ? 'json' : 'text';
+  const got: { input: StatusInput | null } = { input: null };
+  try {
+    await statusline(a, env, format, (i) => (got.input = i));
+  } catch (e) {
+    if (printed) return;
+    // Whatever it was (a cache file it could not read or write…): the line from the input, and that something failed.
+    const f = inputOnly(got.input, `tx-usage failed: ${(e as Error)?.message ?? String(e)}`, 'tx-usage error');
+    try {
+      output(format, renderStatusLine(f, defaultLiveConfig(''), false, Date.now()), f);
+    } catch {
+      /* stdout is gone */
+    }
+  }
+}
+
+async function statusline(a: StatuslineArgs, env: NodeJS.ProcessEnv, format: 'json' | 'text', gotInput: (i: StatusInput) => void): Promise<void> {
   let rt: Runtime;
   try {
     rt = runtimeFrom(a, env);
@@ -173,6 +225,7 @@ export async function statuslineCommand(a: StatuslineArgs, env: NodeJS.ProcessEn
     const line = problemLine(problem!);
     return output(format, line, { problem });
   }
+  gotInput(input);
   const cfg = liveConfig(rt.env, rt.home);
   const color = format === 'text' && a.color !== false && !('NO_COLOR' in rt.env && rt.env.NO_COLOR !== '') && cfg.colors !== null;
   if (input.five_hour || input.seven_day) {
@@ -181,19 +234,14 @@ export async function statuslineCommand(a: StatuslineArgs, env: NodeJS.ProcessEn
   const snap = readSnapshot(dir, rt.dbPath);
   mark('statusline: snapshot read');
   if (!snap) {
-    startRefresh(rt, a, dir, now);
-    const figures: StatusFigures = {
-      model: input.model,
-      session: null,
-      today: null,
-      block: null,
-      rate_limits: input.five_hour || input.seven_day ? { five_hour: input.five_hour, seven_day: input.seven_day } : null,
-      context_used_percent: input.context_used_percent,
-      budgets: [],
-      stale: true,
-      stale_reason: 'no live snapshot yet: a refresh has started',
-      snapshot_age_seconds: null,
-    };
+    const unwritable = startRefresh(rt, a, dir, now);
+    // A refresh that failed (a read-only store, say) is said, not `(updating)` for ever.
+    const failed = unwritable ? null : lastFailure(dir);
+    const figures = unwritable
+      ? inputOnly(input, unwritable, UNWRITABLE_NOTE)
+      : failed
+        ? inputOnly(input, `no live snapshot yet: refresh failed: ${failed.message}`, failed.note)
+        : inputOnly(input, 'no live snapshot yet: a refresh has started', null);
     return output(format, renderStatusLine(figures, cfg, color, now), figures);
   }
   const own = input.session_id ? await readOwnAppends(snap, LINE_HARNESS, input.session_id, input.transcript_path) : { events: [], unproven: null };
@@ -203,20 +251,23 @@ export async function statuslineCommand(a: StatuslineArgs, env: NodeJS.ProcessEn
   mark('statusline: figures made');
   const age = now - snap.made_at;
   const behind = age > cfg.refreshMs;
-  if (behind) startRefresh(rt, a, dir, now);
+  const unwritable = behind ? startRefresh(rt, a, dir, now) : null;
   const pending = refreshRunningSince(dir, now);
   const failed = lastFailure(dir);
   const unproven = own.unproven ?? merged.unproven;
   const stalled = behind && ((pending !== null && now - pending > cfg.staleMs) || (failed !== null && failed.at > snap.made_at && age > cfg.staleMs));
   const lastGood = readLastGood(dir);
   const key = input.session_id ?? '';
-  if (unproven || stalled) {
+  if (unproven || stalled || unwritable) {
     figures.stale = true;
-    figures.stale_reason = unproven ?? (failed && failed.at > snap.made_at ? `refresh failed: ${failed.message}` : 'the store is busy: a refresh has been waiting for it');
+    // Said on the line too when it needs the user (a cache or store that cannot be written); a busy store passes.
+    const failedSince = failed && failed.at > snap.made_at ? failed : null;
+    figures.stale_reason = unwritable ?? unproven ?? (failedSince ? `refresh failed: ${failedSince.message}` : 'the store is busy: a refresh has been waiting for it');
+    figures.stale_note = unwritable ? UNWRITABLE_NOTE : !unproven && failedSince ? failedSince.note : null;
     const prev = unproven ? lastGood[key] : undefined;
     if (prev) {
       // The last line proven equal to the store's, marked stale.
-      const f = { ...prev.figures, stale: true, stale_reason: figures.stale_reason, snapshot_age_seconds: Math.round((now - prev.at) / 1000) };
+      const f = { ...prev.figures, stale: true, stale_reason: figures.stale_reason, stale_note: unwritable ? UNWRITABLE_NOTE : null, snapshot_age_seconds: Math.round((now - prev.at) / 1000) };
       return output(format, renderStatusLine(f, cfg, color, now), f);
     }
   }

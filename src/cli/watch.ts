@@ -10,6 +10,13 @@
 // refresh starts at most once a second. `q` or Ctrl-C quits and restores the
 // terminal; a resize redraws; the clock-driven figures (time left) are
 // redrawn every 15 s.
+//
+// A store that cannot be written is shown as it holds it, as `report` answers
+// from it (runtime.ts answerReadOnly): the footer says so and why, and so
+// does stderr with --once (exit 0). A refresh that fails with nothing to show
+// (no store, none can be created, a busy store) is the footer of a live
+// screen, which tries again on the next change; with --once it is the error
+// (exit 1), as for any other command that cannot answer.
 import { watch as fsWatch, type FSWatcher } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { writeSync } from 'node:fs';
@@ -28,7 +35,7 @@ import { isHarnessId, HARNESS_IDS } from '../core/types.js';
 import { refreshSnapshot } from './live-refresh.js';
 import type { ScanFacts } from '../ingest/stamp.js';
 import { cacheDir, type Runtime } from './runtime.js';
-import { printable } from '../render/terminal-text.js';
+import { printable, warningLines } from '../render/terminal-text.js';
 
 export interface WatchArgs {
   tz?: string;
@@ -96,18 +103,28 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
     else write(lines.join('\n') + '\n');
   };
 
+  /** The store's warnings of the last refresh (a read-only store's). */
+  let storeWarnings: string[] = [];
+  /** The last refresh's error, when it failed. */
+  let failure: unknown = null;
+
   const refresh = async () => {
     const t0 = performance.now();
     const now = nowMs(rt.env);
+    failure = null;
     try {
-      const r = await refreshSnapshot({ ...rt, quiet: true }, { now, lineHarnesses: ['claude-code'], monthStart: periodBounds('month', now, tz).start }, snap);
+      const r = await refreshSnapshot({ ...rt, quiet: true }, { now, lineHarnesses: ['claude-code'], monthStart: periodBounds('month', now, tz).start }, snap, true);
       snap = r.snapshot;
+      storeWarnings = r.storeWarnings;
       if (!watchers.length && !polling && !a.once) {
         if (a.poll) fallback();
         else startWatching(watchedFolders(r.ingest.scans));
       }
-      status = `updated ${new Date().toTimeString().slice(0, 8)} in ${Math.round(performance.now() - t0)} ms (${r.ingest.appended} grew, ${r.ingest.rewritten} read${r.incremental ? '' : ', snapshot from the store'}) · ${mode}`;
+      status = storeWarnings.length
+        ? `${storeWarnings.join('; ')} · ${mode}`
+        : `updated ${new Date().toTimeString().slice(0, 8)} in ${Math.round(performance.now() - t0)} ms (${r.ingest.appended} grew, ${r.ingest.rewritten} read${r.incremental ? '' : ', snapshot from the store'}) · ${mode}`;
     } catch (e) {
+      failure = e;
       status = `not updated: ${(e as Error).message}`;
     }
     lastRefresh = Date.now();
@@ -169,7 +186,10 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
 
   if (a.once) {
     await refresh();
+    // Nothing to show: the error, exit 1 (main.ts), not a screen that only says it.
+    if (failure) throw failure;
     draw();
+    if (!rt.quiet) process.stderr.write(warningLines(storeWarnings));
     return;
   }
 

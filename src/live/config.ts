@@ -70,9 +70,9 @@ export interface LiveConfig {
   fileProblem: string | null;
 }
 
-export function liveConfig(env: NodeJS.ProcessEnv, home: string): LiveConfig {
-  const path = configPath(env, home);
-  const cfg: LiveConfig = {
+/** The settings with no config file (`path` the file they would come from). */
+export function defaultLiveConfig(path: string): LiveConfig {
+  return {
     path,
     segments: [...DEFAULT_SEGMENTS],
     colors: { ...DEFAULT_COLORS },
@@ -84,6 +84,11 @@ export function liveConfig(env: NodeJS.ProcessEnv, home: string): LiveConfig {
     problems: [],
     fileProblem: null,
   };
+}
+
+export function liveConfig(env: NodeJS.ProcessEnv, home: string): LiveConfig {
+  const path = configPath(env, home);
+  const cfg = defaultLiveConfig(path);
   if (!existsSync(path)) return cfg;
   // Only a regular file of a sane size (a FIFO or /dev/zero there would hang or exhaust the status line).
   const raw = parseConfigText(path, () => readRegularText(path, MAX_CONFIG_BYTES));

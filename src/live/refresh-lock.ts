@@ -3,9 +3,10 @@
 // time. A lock whose process is gone, or older than LOCK_MAX_MS, is taken
 // over. A refresh that fails leaves live/refresh-failed.json, so that status
 // lines can say their figures are stale rather than wait for it.
-import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { alive } from '../cli/workdir.js';
+import { fsProblem } from '../core/fs-problem.js';
 
 /** A refresh waits up to a minute for a busy store (store.ts), then gives up: a lock older than this is abandoned. */
 export const LOCK_MAX_MS = 150_000;
@@ -33,10 +34,35 @@ export function refreshRunningSince(cacheDir: string, now = Date.now()): number 
   return l && alive(l.pid) && now - l.at < LOCK_MAX_MS ? l.at : null;
 }
 
-/** Takes the lock for `pid` (true), or finds a live refresh holding it (false). */
+/**
+ * Why no refresh can write here (the cache dir's `live` folder cannot be made
+ * or written: the lock, the snapshot and the failure record all go there),
+ * as `FOLDER: permission denied`; null when it can. A read-only cache dir (a
+ * first run under sudo left it root's) otherwise starts no refresh and leaves
+ * nothing behind that says why.
+ */
+export function liveDirProblem(cacheDir: string): string | null {
+  const dir = join(cacheDir, 'live');
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    return null;
+  } catch (e) {
+    // The folder at fault: `live` itself, or the first on the way to it that exists (mkdir could not make one in it).
+    let at = dir;
+    while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+    return `${at}: ${fsProblem(e)}`;
+  }
+}
+
+/** Takes the lock for `pid` (true), or finds a live refresh holding it, or cannot make it (false). */
 export function takeLock(cacheDir: string, pid: number, now = Date.now()): boolean {
   const path = lockPath(cacheDir);
-  mkdirSync(dirname(path), { recursive: true });
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch {
+    return false;
+  }
   for (let i = 0; i < 2; i++) {
     try {
       const fd = openSync(path, 'wx');
@@ -70,10 +96,14 @@ export function releaseLock(cacheDir: string, pid: number): void {
   if (l && l.pid === pid) rmSync(lockPath(cacheDir), { force: true });
 }
 
-export function recordFailure(cacheDir: string, at: number, message: string): void {
+/**
+ * A failed refresh: `message` in full (a status line's JSON stale_reason),
+ * `note` the few words its line shows (`store read-only`).
+ */
+export function recordFailure(cacheDir: string, at: number, message: string, note = 'refresh failed'): void {
   try {
     mkdirSync(join(cacheDir, 'live'), { recursive: true });
-    writeFileSync(failurePath(cacheDir), JSON.stringify({ at, message }));
+    writeFileSync(failurePath(cacheDir), JSON.stringify({ at, message, note }));
   } catch {
     /* best effort */
   }
@@ -83,9 +113,10 @@ export function clearFailure(cacheDir: string): void {
   rmSync(failurePath(cacheDir), { force: true });
 }
 
-export function lastFailure(cacheDir: string): { at: number; message: string } | null {
+export function lastFailure(cacheDir: string): { at: number; message: string; note: string } | null {
   try {
-    return JSON.parse(readFileSync(failurePath(cacheDir), 'utf8'));
+    const f = JSON.parse(readFileSync(failurePath(cacheDir), 'utf8')) as { at: number; message: string; note?: unknown };
+    return { ...f, note: typeof f.note === 'string' ? f.note : 'refresh failed' };
   } catch {
     return null;
   }

@@ -117,6 +117,12 @@ export interface StatusFigures {
   stale: boolean;
   stale_reason: string | null;
   snapshot_age_seconds: number | null;
+  /**
+   * The few words the line shows after its age when they need the user
+   * (`cache not writable`, `store read-only`); null when the line says only
+   * `(stale 2m)` or `(updating)`.
+   */
+  stale_note: string | null;
 }
 
 /** `$1.23`, `≥$1.23` when part of it is unpriced, `$?` when nothing is priced. */
@@ -180,7 +186,9 @@ export function renderStatusLine(f: StatusFigures, cfg: LiveConfig, color: boole
   let line = parts.join(P('separator', ' | '));
   if (f.stale) {
     const age = f.snapshot_age_seconds;
-    line += (line ? ' ' : '') + P('stale', age === null ? '(updating)' : `(stale ${age < 60 ? `${Math.round(age)}s` : formatMinutes(age / 60)})`);
+    const note = f.stale_note ?? null;
+    const text = age === null ? note ?? 'updating' : `stale ${age < 60 ? `${Math.round(age)}s` : formatMinutes(age / 60)}${note ? `, ${note}` : ''}`;
+    line += (line ? ' ' : '') + P('stale', `(${text})`);
   }
   return line;
 }

@@ -107,6 +107,15 @@ type LibraryResolution = {
 type OverrideResolution = { kind: 'override'; matchedKey: string; entry: OverrideEntry; compiled: CompiledPrice };
 type Resolution = LibraryResolution | OverrideResolution;
 
+/**
+ * A price-data entry found for a name that does not name it (it merely begins
+ * like it, or another seller's listing): a near match. The one test behind
+ * the report's warning (nearMatch) and `prices show` (describe).
+ */
+function isNearMatch(res: Resolution): res is LibraryResolution {
+  return res.kind === 'library' && (res.candidate.near === true || !namesEntry(res.candidate.model, res.model));
+}
+
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
@@ -279,7 +288,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     costE10,
     nearMatch(model: string, provider: string | null, harness: HarnessId | null) {
       const res = resolve(model, provider, harness);
-      if (!res || res.kind !== 'library' || (!res.candidate.near && namesEntry(res.candidate.model, res.model))) return null;
+      if (!res || !isNearMatch(res)) return null;
       return { entry: res.model.id, provider: res.provider.id };
     },
     exportCache(alsoAt: number[] = []): PriceCache {
@@ -307,7 +316,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         return {
           ...base,
           source: 'override',
-          matched: { file: overrides!.file, entry: res.entry.key, as: res.matchedKey },
+          matched: { file: overrides!.file, entry: res.entry.key, as: res.matchedKey, near_match: false },
           fields: res.entry.fields,
           prices_usd_per_mtok: res.compiled.display,
           notes: notes(res.compiled, /claude/i.test(res.entry.key)),
@@ -325,6 +334,8 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
           model_id: res.model.id,
           model_name: res.model.name ?? res.model.id,
           looked_up_as: { model: res.candidate.model, provider: res.candidate.provider ?? null, why: res.candidate.how },
+          // The entry is another model's, used because the name begins like it (said in the report's warnings too).
+          near_match: isNearMatch(res),
         },
         prices_usd_per_mtok: compiled?.display ?? null,
         ...(periods ? { price_periods: periods } : {}),

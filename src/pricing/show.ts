@@ -26,6 +26,8 @@ export function renderDescription(model: string, d: any): string {
   } else {
     const m = d.matched;
     out.push(`  matched: ${m.provider_id} / ${m.model_id} "${m.model_name}" (looked up as ${m.looked_up_as.model}${m.looked_up_as.provider ? ` under ${m.looked_up_as.provider}` : ''}: ${m.looked_up_as.why})`);
+    // In the words of the report's warning (cli/pricing.ts nearMatchWarnings), which sends the user here.
+    if (m.near_match) out.push(`  near match: "${d.model}" has no price entry of its own: it is priced as "${m.model_id}" (${m.provider_id}, the nearest entry); price it with --prices FILE (LiteLLM format) if that is not its price`);
     out.push(`  data: ${d.data}`);
   }
   out.push('  USD per million tokens (*_kcount: per 1000 requests or searches):');

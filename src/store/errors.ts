@@ -44,17 +44,45 @@ export function readOnlyProblem(path: string): string | null {
  * The store (or what it needs beside it) cannot be written: said as such,
  * with what to do. A command that only reads may still answer from the store
  * as it is (runtime.ts openAndRefresh, `readOnlyOk`): `problem` is kept for
- * its warning.
+ * its warning. When there is no store file yet, it is not "read-only" (there
+ * is nothing to write to): it cannot be created in that folder, and that is
+ * what the message says.
  */
 export class ReadOnlyStoreError extends StoreError {
   constructor(
     readonly path: string,
     readonly problem: string,
+    /** No store file exists at `path`: it cannot be made there. */
+    readonly missing = false,
   ) {
-    super(`the store ${path} is read-only (${problem}): tx-usage writes to it on every run; give it write permission, or use --db for a store elsewhere`);
+    super(
+      missing
+        ? `the store ${path} cannot be created (${problem}): there is no store yet, and this user cannot make one there; give that folder write permission, or use --db for a store elsewhere`
+        : `the store ${path} is read-only (${problem}): tx-usage writes to it on every run; give it write permission, or use --db for a store elsewhere`,
+    );
   }
 }
 
 export function readOnlyStoreError(path: string, problem: string): ReadOnlyStoreError {
-  return new ReadOnlyStoreError(path, problem);
+  return new ReadOnlyStoreError(path, problem, !existsSync(path));
+}
+
+/**
+ * The store's folder (`dir`) cannot be made (`e`, from mkdir): the store
+ * cannot be created, said as such rather than as an errno line. Other errors
+ * are returned as they are.
+ */
+export function storeFolderError(path: string, dir: string, e: unknown): unknown {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return e;
+  // mkdir names the folder it could not make; the one at fault is the first that exists on the way up.
+  let at = dir;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  let why = fsProblem(e);
+  try {
+    accessSync(at, constants.W_OK);
+  } catch (err) {
+    why = fsProblem(err);
+  }
+  return new ReadOnlyStoreError(path, `${at}: ${why}`, true);
 }

@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { MIGRATIONS, OLDEST_MIGRATED, SCHEMA_VERSION } from './schema.js';
 import { lockPathOf, lockStore, type StoreLock } from './lock.js';
 import { copyReads, firstLine, inspectPath, moveAside, probeReadOnly, schemaInfo, STORE_MARKER, type SchemaInfo } from './recognise.js';
-import { NotAStoreError, ReadOnlyStoreError, readOnlyProblem, readOnlyStoreError, StoreError } from './errors.js';
+import { NotAStoreError, ReadOnlyStoreError, readOnlyProblem, readOnlyStoreError, StoreError, storeFolderError } from './errors.js';
 import { counted } from '../core/plural.js';
 
 export { NotAStoreError, ReadOnlyStoreError, StoreError };
@@ -155,7 +155,11 @@ export async function openStore(path: string, opts: OpenOptions = {}): Promise<S
     await createSchema(conn, opts.createdMeta ?? {});
     return await handle(path, instance, conn, null, null);
   }
-  mkdirSync(dirname(path), { recursive: true });
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (e) {
+    throw storeFolderError(path, dirname(path), e);
+  }
   // Before any lock file is made beside it: a directory, a text file... is refused as it is.
   inspectPath(path);
   const lock = await lockStore(path, 'exclusive');
