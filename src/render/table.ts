@@ -202,7 +202,7 @@ function layout(d: Dataset, width: number): Layout {
       const whole = keyIdx.filter((i) => !cols[i]!.flex).reduce((n, i) => n + widths[i]!, 0);
       const cut = flex.length && room - whole >= flex.reduce((n, i) => n + cols[i]!.label.length, 0) ? flex : keyIdx;
       const left = cut === flex ? room - whole : room;
-      const got = share(cut.map((i) => widths[i]!), Math.max(left, cut.length * 8), cut.map((i) => cols[i]!.label.length));
+      const got = share(cut.map((i) => widths[i]!), cut === flex ? left : Math.max(left, cut.length * 8), cut.map((i) => cols[i]!.label.length));
       cut.forEach((i, k) => (widths[i] = got[k]!));
       cutCells(all, cols, widths, cut);
     }
