@@ -95,8 +95,26 @@ interface Step {
 function measure(d: Dataset, s: Step) {
   const { rows, totals } = cellTexts(d, s.cols, s.style);
   const all = totals ? [...rows, totals] : rows;
-  const widths = s.cols.map((c, i) => Math.max(c.label.length, ...all.map((t) => t[i]!.length)));
+  const widths = s.cols.map((c, i) => all.reduce((w, t) => Math.max(w, t[i]!.length), c.label.length));
   return { rows, totals, all, widths };
+}
+
+/**
+ * Each column's natural width in each style, its cells formatted once (a
+ * column's cells do not depend on the others beside it): the layouts tried
+ * are measured without formatting a large table once per layout.
+ */
+function widthsOf(d: Dataset, shown: Column[]): (s: Step) => number[] {
+  const known = new Map<string, Map<Column, number>>();
+  return (s) => {
+    let m = known.get(s.style);
+    if (!m) {
+      const w = measure(d, { ...s, cols: s.style === 'wide' ? shown : shown.filter((c) => c.narrow) }).widths;
+      m = new Map((s.style === 'wide' ? shown : shown.filter((c) => c.narrow)).map((c, i) => [c, w[i]!]));
+      known.set(s.style, m);
+    }
+    return s.cols.map((c) => m.get(c)!);
+  };
 }
 
 /** Keys that may be cut to fit (a period is always shown whole, like a number). */
@@ -162,14 +180,15 @@ function cutCells(all: string[][], cols: Column[], widths: number[], idx: number
  */
 function layout(d: Dataset, width: number): Layout {
   const tried = steps(d, width);
+  const sized = widthsOf(d, d.columns.filter((c) => c.table !== false));
   for (const s of tried) {
-    const { rows, totals, all, widths } = measure(d, s);
     const flex = s.cols.map((c, i) => (cuttable(c) && c.flex ? i : -1)).filter((i) => i >= 0);
-    const least = widths.map((w, i) => (flex.includes(i) ? Math.min(w, Math.max(READABLE_KEY, s.cols[i]!.label.length)) : w));
+    const least = sized(s).map((w, i) => (flex.includes(i) ? Math.min(w, Math.max(READABLE_KEY, s.cols[i]!.label.length)) : w));
     const seps = s.sep * (s.cols.length - 1);
     if (least.reduce((a, b) => a + b, 0) + seps > width) continue;
-    const natural = widths.reduce((a, b) => a + b, 0) + seps;
-    if (natural > width) {
+    // This one fits: its cells, measured again as they will be shown.
+    const { rows, totals, all, widths } = measure(d, s);
+    if (widths.reduce((a, b) => a + b, 0) + seps > width) {
       // Titles take what the whole columns leave.
       const room = width - seps - widths.reduce((n, w, i) => (flex.includes(i) ? n : n + w), 0);
       const got = share(flex.map((i) => widths[i]!), room, flex.map((i) => least[i]!));
