@@ -60,6 +60,23 @@ describe('tables at the terminal width', () => {
     });
   }
 
+  // User audit: at 120 and 130 columns the report took the full layout, 131 columns wide, with
+  // model names cut (`…pus-4-6`); the layout is now the widest that fits (render/table.ts).
+  it('report --by model: never wider than the terminal, every model name whole, more columns as it widens', () => {
+    const args = ['report', '--by', 'model', '--since', '2026-11-01', '--until', '2026-11-30', '--tz', 'UTC'];
+    const models = (JSON.parse(piped([...args, '--format', 'json'])).rows as { model: string }[]).map((r) => r.model);
+    expect(models).toContain('claude-4.6-opus-high-thinking');
+    const shown: number[] = [];
+    for (const cols of [80, 100, 120, 130, 140, 200]) {
+      const out = onTerminal(cols, args);
+      expect(widest(out), out).toBeLessThanOrEqual(cols);
+      for (const m of models) expect(out.split('\n').some((l) => l.startsWith(`${m} `)), `${cols}: ${m}`).toBe(true);
+      shown.push(out.split('\n')[1]!.trim().split(/\s{2,}/).length);
+    }
+    expect(shown).toEqual([...shown].sort((a, b) => a - b));
+    expect(shown.at(-1)).toBeGreaterThan(shown[0]!);
+  });
+
   it('sql: the rule under the header is as wide as the terminal, 80 when it reports 0 columns', () => {
     const args = ['sql', "SELECT repeat('x', 150) AS long, 1 AS n"];
     const rule = (text: string) => [...text.split('\n').find((l) => l.startsWith('─'))!].length;

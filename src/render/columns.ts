@@ -32,6 +32,14 @@ export interface Column {
    */
   drop?: number;
   /**
+   * A wide-only column (not `narrow`): the order such columns leave a table
+   * too wide for the terminal, lowest first; those without one leave after
+   * them, from the right. All leave before numbers are abbreviated.
+   */
+  wideDrop?: number;
+  /** A key read from its start that takes the room the other columns leave (a session's title): cut to READABLE_KEY before a wide-only column leaves. */
+  flex?: boolean;
+  /**
    * Money only: the row fields that say `partial` when the amount covers only
    * the priced responses. `bound`: the amount is a lower bound (`≥$4.18*`);
    * otherwise (a difference of amounts) it is only marked (`$1.20*`).
@@ -64,20 +72,21 @@ export interface Dataset {
 /** A report's own cost: partial when some of its responses have no price. */
 export const COST_PARTIAL = { by: ['cost_source'], bound: true };
 
+/** Wide-only columns leave first the unpriced counts (the note under the table says them), then the cost comparisons. */
 export const USAGE_METRIC_COLUMNS: Column[] = [
   { field: 'requests', label: 'Reqs', kind: 'int', narrow: true },
   { field: 'input_tokens', label: 'Input', kind: 'int', narrow: true, drop: 2 },
   { field: 'cache_read_tokens', label: 'Cache rd', kind: 'int', narrow: true, drop: 3 },
   { field: 'cache_write_tokens', label: 'Cache wr', kind: 'int', narrow: true, drop: 1 },
   { field: 'output_tokens', label: 'Output', kind: 'int', narrow: true, drop: 4 },
-  { field: 'reasoning_tokens', label: 'Reasoning', kind: 'int' },
+  { field: 'reasoning_tokens', label: 'Reasoning', kind: 'int', wideDrop: 6 },
   { field: 'total_tokens', label: 'Total', kind: 'int', narrow: true },
   { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
-  { field: 'cost_source', label: 'Cost src', kind: 'text' },
-  { field: 'computed_cost_usd', label: 'Computed', kind: 'usd' },
-  { field: 'recorded_cost_usd', label: 'Recorded', kind: 'usd' },
-  { field: 'unpriced_requests', label: 'Unpriced', kind: 'int' },
-  { field: 'unpriced_tokens', label: 'Unpriced tok', kind: 'int' },
+  { field: 'cost_source', label: 'Cost src', kind: 'text', wideDrop: 5 },
+  { field: 'computed_cost_usd', label: 'Computed', kind: 'usd', wideDrop: 4 },
+  { field: 'recorded_cost_usd', label: 'Recorded', kind: 'usd', wideDrop: 3 },
+  { field: 'unpriced_requests', label: 'Unpriced', kind: 'int', wideDrop: 2 },
+  { field: 'unpriced_tokens', label: 'Unpriced tok', kind: 'int', wideDrop: 1 },
 ];
 
 /** Keys that are periods: shown whole. */

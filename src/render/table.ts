@@ -1,9 +1,14 @@
-// Terminal tables: readable at 80 columns, wide when the terminal is wide.
-// At 80 columns the numbers are abbreviated and the narrow column set shown;
-// when names still do not fit, the least telling number columns are left out
-// (and the table says so) before any name is cut, and a name that must be cut
-// keeps its distinctive parts (`claude-…-4-5-20251001`, `…/src/webshop`).
-// Notes under a table are wrapped to the width.
+// Terminal tables: never wider than the terminal, as wide as it allows.
+// The layout is the widest whose width, measured from the cells, fits with
+// every name whole: every column (grouped numbers) on a wide terminal, then
+// the wide-only columns leaving one by one, then the narrow column set with
+// abbreviated numbers (at 80 columns or fewer, and in a pipe, always that
+// one, as README shows it). No 120-column threshold: a 120-column
+// terminal used to get the full layout, 131 columns wide, names cut to
+// `…pus-4-6`. When names still do not fit, the least telling number columns
+// are left out (and the table says so) before any name is cut, and a name
+// that must be cut keeps its distinctive parts (`claude-…-4-5-20251001`,
+// `…/src/webshop`). The title and notes are wrapped to the width.
 import { cellTexts } from './cells.js';
 import type { Column, Dataset } from './columns.js';
 import { printable } from './terminal-text.js';
@@ -15,7 +20,8 @@ export interface TableOptions {
   home?: string;
 }
 
-const WIDE_AT = 120;
+/** At this width or less, the narrow set with abbreviated numbers (the 80-column table, a pipe's). */
+const NARROW_AT = 80;
 /** A name shorter than this is not cut while a droppable number column is left to drop. */
 const READABLE_KEY = 24;
 
@@ -78,24 +84,131 @@ interface Layout {
   dropped: Column[];
 }
 
+/** One way to lay the table out: its columns, how numbers read, the space between columns. */
+interface Step {
+  cols: Column[];
+  style: 'wide' | 'narrow';
+  sep: number;
+}
+
+/** A step's cells and each column's natural width (every cell whole). */
+function measure(d: Dataset, s: Step) {
+  const { rows, totals } = cellTexts(d, s.cols, s.style);
+  const all = totals ? [...rows, totals] : rows;
+  const widths = s.cols.map((c, i) => all.reduce((w, t) => Math.max(w, t[i]!.length), c.label.length));
+  return { rows, totals, all, widths };
+}
+
+/**
+ * Each column's natural width in each style, its cells formatted once (a
+ * column's cells do not depend on the others beside it): the layouts tried
+ * are measured without formatting a large table once per layout.
+ */
+function widthsOf(d: Dataset, shown: Column[]): (s: Step) => number[] {
+  const known = new Map<string, Map<Column, number>>();
+  return (s) => {
+    let m = known.get(s.style);
+    if (!m) {
+      const w = measure(d, { ...s, cols: s.style === 'wide' ? shown : shown.filter((c) => c.narrow) }).widths;
+      m = new Map((s.style === 'wide' ? shown : shown.filter((c) => c.narrow)).map((c, i) => [c, w[i]!]));
+      known.set(s.style, m);
+    }
+    return s.cols.map((c) => m.get(c)!);
+  };
+}
+
+/** Keys that may be cut to fit (a period is always shown whole, like a number). */
+const cuttable = (c: Column) => c.kind === 'key' && !c.whole;
+
+/**
+ * The layouts tried before any `drop` column leaves, widest first: every
+ * column; then the wide-only columns leaving one by one (lowest `wideDrop`
+ * first, then from the right); then the narrow set with abbreviated
+ * numbers (the 80-column table); then with one space between columns.
+ */
+function steps(d: Dataset, width: number): Step[] {
+  const shown = d.columns.filter((c) => c.table !== false);
+  const narrow = shown.filter((c) => c.narrow);
+  const narrowSteps: Step[] = [
+    { cols: narrow, style: 'narrow', sep: 2 },
+    { cols: narrow, style: 'narrow', sep: 1 },
+  ];
+  // 80 columns (and a pipe) read as README documents them, whatever fits: scripts and tests read them.
+  if (width <= NARROW_AT && narrow.length) return narrowSteps;
+  const rank = (c: Column) => c.wideDrop ?? Number.POSITIVE_INFINITY;
+  const order = shown
+    .map((c, i) => ({ c, i }))
+    .filter(({ c }) => !c.narrow)
+    .sort((a, b) => rank(a.c) - rank(b.c) || b.i - a.i)
+    .map(({ c }) => c);
+  const out: Step[] = [];
+  let cols = shown;
+  out.push({ cols, style: 'wide', sep: 2 });
+  // The last wide-only column leaves with the grouped numbers: the narrow set reads as at 80 columns.
+  for (const c of order.slice(0, -1)) {
+    cols = cols.filter((x) => x !== c);
+    out.push({ cols, style: 'wide', sep: 2 });
+  }
+  if (narrow.length) out.push(...narrowSteps);
+  return out;
+}
+
+/** Widths `want` cut to share `room` (at least `floor` each), each its share: a short one gives the rest to the others. */
+function share(want: number[], room: number, floor: number[]): number[] {
+  const out = [...want];
+  let left = room;
+  const byWidth = want.map((_, k) => k).sort((a, b) => want[a]! - want[b]!);
+  byWidth.forEach((k, n) => {
+    const part = Math.floor(left / (byWidth.length - n));
+    out[k] = Math.max(Math.min(want[k]!, part), floor[k]!, 1);
+    left -= out[k]!;
+  });
+  return out;
+}
+
+function cutCells(all: string[][], cols: Column[], widths: number[], idx: number[]): void {
+  const cut = new Map(idx.map((i) => [i, cutColumn(all.map((t) => t[i]!), widths[i]!, cols[i]!.keep)]));
+  all.forEach((t, r) => idx.forEach((i) => (t[i] = cut.get(i)![r]!)));
+}
+
+/**
+ * The widest layout whose rendered width, measured from the data, fits
+ * `width` with every key whole (a `flex` key, a title, may be cut to
+ * READABLE_KEY: it gets what the others leave). Only when none does: the
+ * narrow set, `drop` columns leaving until the names have READABLE_KEY
+ * each, and the names sharing what the numbers leave.
+ */
 function layout(d: Dataset, width: number): Layout {
-  const wide = width >= WIDE_AT;
-  // A column marked `table: false` is for CSV and HTML only.
-  let cols = (wide ? d.columns : d.columns.filter((c) => c.narrow)).filter((c) => c.table !== false);
+  const tried = steps(d, width);
+  const sized = widthsOf(d, d.columns.filter((c) => c.table !== false));
+  for (const s of tried) {
+    const flex = s.cols.map((c, i) => (cuttable(c) && c.flex ? i : -1)).filter((i) => i >= 0);
+    const least = sized(s).map((w, i) => (flex.includes(i) ? Math.min(w, Math.max(READABLE_KEY, s.cols[i]!.label.length)) : w));
+    const seps = s.sep * (s.cols.length - 1);
+    if (least.reduce((a, b) => a + b, 0) + seps > width) continue;
+    // This one fits: its cells, measured again as they will be shown.
+    const { rows, totals, all, widths } = measure(d, s);
+    if (widths.reduce((a, b) => a + b, 0) + seps > width) {
+      // Titles take what the whole columns leave.
+      const room = width - seps - widths.reduce((n, w, i) => (flex.includes(i) ? n : n + w), 0);
+      const got = share(flex.map((i) => widths[i]!), room, flex.map((i) => least[i]!));
+      flex.forEach((i, k) => (widths[i] = got[k]!));
+      cutCells(all, s.cols, widths, flex);
+    }
+    return { cols: s.cols, cells: rows, totals, widths, sep: s.sep, dropped: [] };
+  }
+  let cols = tried.at(-1)!.cols;
   const dropped: Column[] = [];
   for (;;) {
-    const { rows, totals } = cellTexts(d, cols, wide ? 'wide' : 'narrow');
-    const all = totals ? [...rows, totals] : rows;
-    const widths = cols.map((c, i) => Math.max(c.label.length, ...all.map((t) => t[i]!.length)));
-    // Keys that may be cut to fit (a period is always shown whole, like a number).
-    const keyIdx = cols.map((c, i) => (c.kind === 'key' && !c.whole ? i : -1)).filter((i) => i >= 0);
-    const sep = wide ? 2 : cols.length > 1 && widths.reduce((a, b) => a + b, 0) + 2 * (cols.length - 1) > width ? 1 : 2;
-    const fixed = cols.reduce((n, c, i) => (c.kind === 'key' && !c.whole ? n : n + widths[i]!), 0) + sep * (cols.length - 1);
+    const { rows, totals, all, widths } = measure(d, { cols, style: 'narrow', sep: 1 });
+    const keyIdx = cols.map((c, i) => (cuttable(c) ? i : -1)).filter((i) => i >= 0);
+    const sep = cols.length > 1 && widths.reduce((a, b) => a + b, 0) + 2 * (cols.length - 1) > width ? 1 : 2;
+    const fixed = cols.reduce((n, c, i) => (cuttable(c) ? n : n + widths[i]!), 0) + sep * (cols.length - 1);
     const room = width - fixed;
     // What each name needs to stay readable: all of it, or READABLE_KEY.
     const need = keyIdx.reduce((n, i) => n + Math.min(widths[i]!, Math.max(READABLE_KEY, cols[i]!.label.length)), 0);
     const droppable = cols.filter((c) => c.drop !== undefined).sort((a, b) => a.drop! - b.drop!);
-    if (!wide && keyIdx.length && room < need && droppable.length) {
+    if (keyIdx.length && room < need && droppable.length) {
       dropped.push(droppable[0]!);
       cols = cols.filter((c) => c !== droppable[0]);
       continue;
@@ -103,19 +216,21 @@ function layout(d: Dataset, width: number): Layout {
     // Give the names what the numbers leave, each its share (a short one gives the rest to the others).
     const want = keyIdx.reduce((n, i) => n + widths[i]!, 0);
     if (keyIdx.length && want > room) {
-      let left = Math.max(room, keyIdx.length * 8);
-      const byWidth = [...keyIdx].sort((a, b) => widths[a]! - widths[b]!);
-      byWidth.forEach((i, k) => {
-        const share = Math.floor(left / (byWidth.length - k));
-        widths[i] = Math.max(Math.min(widths[i]!, share), cols[i]!.label.length, 1);
-        left -= widths[i]!;
-      });
-      const cutCols = new Map(keyIdx.map((i) => [i, cutColumn(all.map((t) => t[i]!), widths[i]!, cols[i]!.keep)]));
-      all.forEach((t, r) => keyIdx.forEach((i) => (t[i] = cutCols.get(i)![r]!)));
+      // A title yields first: the other names stay whole when that leaves it its header's width.
+      const flex = keyIdx.filter((i) => cols[i]!.flex);
+      const whole = keyIdx.filter((i) => !cols[i]!.flex).reduce((n, i) => n + widths[i]!, 0);
+      const cut = flex.length && room - whole >= flex.reduce((n, i) => n + cols[i]!.label.length, 0) ? flex : keyIdx;
+      const left = cut === flex ? room - whole : room;
+      const got = share(cut.map((i) => widths[i]!), cut === flex ? left : Math.max(left, cut.length * 8), cut.map((i) => cols[i]!.label.length));
+      cut.forEach((i, k) => (widths[i] = got[k]!));
+      cutCells(all, cols, widths, cut);
     }
     return { cols, cells: rows, totals, widths, sep, dropped };
   }
 }
+
+/** A title as it is when it fits, else wrapped at spaces (a path longer than the width stays one line: copied whole). */
+const titleLines = (title: string, width: number) => (title.length <= width ? [title] : wrapText(title, Math.max(20, width)));
 
 export function renderTable(data: Dataset, o: TableOptions): string {
   // Headers (a `sql` column's name), the title and notes may carry data too;
@@ -130,7 +245,7 @@ export function renderTable(data: Dataset, o: TableOptions): string {
   const bold = (s: string) => (o.color ? `\x1b[1m${s}\x1b[22m` : s);
   const dim = (s: string) => (o.color ? `\x1b[2m${s}\x1b[22m` : s);
   if (!d.rows.length && d.empty !== undefined) {
-    const lines = [...(d.title ? [bold(d.title)] : []), ...[d.empty, ...(d.notes ?? [])].flatMap((n) => wrapText(n, Math.max(20, o.width)).map(dim))];
+    const lines = [...(d.title ? titleLines(d.title, o.width).map(bold) : []), ...[d.empty, ...(d.notes ?? [])].flatMap((n) => wrapText(n, Math.max(20, o.width)).map(dim))];
     return lines.join('\n') + '\n';
   }
   const { cols, cells, totals, widths, sep, dropped } = layout(d, o.width);
@@ -144,7 +259,8 @@ export function renderTable(data: Dataset, o: TableOptions): string {
       .join(' '.repeat(sep))
       .trimEnd();
   const out: string[] = [];
-  if (d.title) out.push(bold(d.title));
+  // The title wraps at spaces; a path longer than the terminal stays one line (copied whole).
+  if (d.title) for (const l of titleLines(d.title, o.width)) out.push(bold(l));
   out.push(bold(line(cols.map((c) => c.label))));
   const rule = dim('─'.repeat(Math.min(o.width, widths.reduce((a, b) => a + b, 0) + sep * (cols.length - 1))));
   out.push(rule);
