@@ -17,6 +17,8 @@ import { importModule } from './code-cache.js';
 import { STATUSLINE_FLAGS } from './statusline-flags.js';
 import { HARNESS_IDS } from '../core/types.js';
 import { messageLine, printableLines } from '../render/terminal-text.js';
+import { commandHint, optionHint } from './hints.js';
+import { formatOfOutFile } from './out-file.js';
 // Command modules are imported when their command runs: most of them load
 // DuckDB, which a report answered from its memo never needs.
 
@@ -36,39 +38,52 @@ function reportCatalog(): { name: string; title: string; description: string }[]
   }
 }
 
-function reportOptions<T>(y: Argv<T>) {
+/**
+ * The options that may be given more than once, each occurrence with one
+ * value (`--root A --root B`); declared as strings, not `array` (an array
+ * option takes every word after it: `--root X report` lost its command).
+ * yargs collects a repeated string option into an array
+ * (duplicate-arguments-array); the middleware below makes one value an array too.
+ */
+const REPEATABLE = ['root', 'from', 'remove'];
+
+/** The commands whose --format follows the --out file's extension when --format is not given, and the formats they write. */
+const OUT_FILE_COMMANDS: Record<string, string[]> = { report: ['table', 'json', 'csv', 'html'], demo: ['table', 'json', 'csv', 'html'], limits: ['table', 'json', 'csv'] };
+
+/** `demo`: a report on sample data, so without --demo and --from (which pick the data). */
+function reportOptions<T>(y: Argv<T>, forDemo = false) {
   const catalog = reportCatalog();
-  return y
+  const o = y
     .positional('name', {
       type: 'string',
       describe: `the report (default summary): ${catalog.map((r) => r.name).join(', ')}`,
     })
-    .option('since', { type: 'string', describe: 'first day: Nd, Nw, Nm back from today, or YYYY-MM-DD (default 30d)' })
+    .option('since', { type: 'string', describe: 'first day: Nd, Nw, Nm back from today, or YYYY-MM-DD (or YYYYMMDD) (default 30d)' })
     .option('until', { type: 'string', describe: 'last day, inclusive (default today)' })
     .option('by', { type: 'string', describe: `comma list of ${GROUP_KEYS.join(', ')} (default day)` })
     .option('harness', { type: 'string', describe: `comma list of ${HARNESS_IDS.join(', ')}` })
     .option('project', { type: 'string', describe: 'only projects whose path contains TEXT' })
     .option('tz', { type: 'string', describe: 'IANA time zone for days (default: the system zone)' })
-    .option('format', { type: 'string', describe: 'table | json | csv | html', default: 'table' })
+    .option('format', { type: 'string', describe: 'table | json | csv | html (default table, or what the --out file name ends in: .csv, .json, .html)' })
     .option('out', { type: 'string', describe: 'write the report to FILE instead of stdout (replaces only a file tx-usage wrote)' })
     .option('force', { type: 'boolean', describe: 'with --out: replace the file even if tx-usage did not write it' })
     .option('cost', { type: 'string', describe: 'auto | computed | recorded (default auto)' })
     .option('sort', { type: 'string', describe: 'row order: cost | tokens | date | name (default: days, weeks, months in order, anything else by cost)' })
-    .option('demo', { type: 'boolean', describe: 'report on generated sample data instead of your files' })
-    .option('from', { type: 'string', array: true, describe: 'report on exported Parquet (file, folder or glob; repeatable) instead of the local store' })
     .option('machine', { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' })
-    .option('token-limit', { type: 'string', describe: 'report blocks: tokens per block to compare each block with, or "max" (the largest finished block)' })
-    .epilog(['Reports:', ...catalog.map((r) => `  ${r.name.padEnd(10)} ${r.title}: ${r.description}`)].join('\n'));
+    .option('token-limit', { type: 'string', describe: 'report blocks: tokens per block to compare each block with, or "max" (the largest finished block)' });
+  const data = forDemo
+    ? o
+    : o
+        .option('demo', { type: 'boolean', describe: 'report on generated sample data instead of your files' })
+        .option('from', { type: 'string', describe: 'report on exported Parquet (file, folder or glob) instead of the local store; repeat --from for more' });
+  return data.epilog(['Reports:', ...catalog.map((r) => `  ${r.name.padEnd(10)} ${r.title}: ${r.description}`)].join('\n'));
 }
 
 /** The options yargs knows by type (getOptions is public API without a type). */
-const optionsOf = (y: unknown) => (y as { getOptions(): { array: string[]; string: string[] } }).getOptions();
+const optionsOf = (y: unknown) => (y as { getOptions(): { array: string[]; string: string[]; boolean: string[] } }).getOptions();
 
-/**
- * An option that takes a value given none, or given one that starts with a
- * dash (`--since -5d`: yargs reads -5d as options -5 and -d, and complains
- * about those): said as such, with the way to pass such a value.
- */
+const COMPLETION_HELP = 'print a bash/zsh completion script (add `source <(tx-usage completion)` to ~/.bashrc or ~/.zshrc)';
+
 const COMMANDS = ['report', 'demo', 'limits', 'statusline', 'watch', 'check', 'ingest', 'import', 'export', 'sources', 'explain', 'sql', 'prices', 'completion'];
 
 /** The command as typed (`report`, `prices show`), for "tx-usage <command> --help". */
@@ -79,15 +94,15 @@ function commandOf(argv: string[]): string {
   return argv[at] === 'prices' && (next === 'show' || next === 'update') ? `prices ${next}` : argv[at]!;
 }
 
-/** yargs' messages for an unknown option and a missing argument, said in the user's terms; null for the others. */
-function userTerms(argv: string[], msg: string): string | null {
+/** yargs' messages for an unknown option and a missing argument, said in the user's terms; null for the others. `known`: the options of the command. */
+function userTerms(argv: string[], msg: string, known: string[]): string | null {
   const cmd = commandOf(argv);
   const unknown = /^Unknown arguments?: (.+)$/.exec(msg.trim());
   if (unknown) {
     const names = unknown[1].split(', ').map((n) => n.trim());
     // A first word that is no command (yargs calls it an unknown argument).
     const first = argv.find((t) => !t.startsWith('-'));
-    if (!cmd && first !== undefined && names.includes(first)) return `unknown command ${JSON.stringify(first)} (tx-usage --help lists the commands)`;
+    if (!cmd && first !== undefined && names.includes(first)) return `unknown command ${JSON.stringify(first)} (${commandHint(first) ?? 'tx-usage --help lists the commands'})`;
     // The option as typed (-s, --bogus, --format=json), else the word yargs named (a stray positional).
     const typed = names.map((n) => {
       const t = argv.find((a) => a.startsWith('-') && a.replace(/^-+/, '').split('=')[0] === n);
@@ -95,7 +110,10 @@ function userTerms(argv: string[], msg: string): string | null {
     });
     const option = typed.find((t) => t !== null);
     const help = `(tx-usage ${cmd ? `${cmd} ` : ''}--help lists the options)`;
-    if (option) return `unknown option ${option} ${help}`;
+    if (option) {
+      const hint = optionHint(option, known);
+      return `unknown option ${option}${hint ? `: ${hint}` : ''} ${help}`;
+    }
     return `unexpected argument ${JSON.stringify(names[0])} (tx-usage ${cmd ? `${cmd} ` : ''}--help shows the usage)`;
   }
   if (/^Missing required argument: out$/.test(msg.trim()) && cmd === 'export') return 'export needs --out DIR: the export folder (tx-usage export --help)';
@@ -107,10 +125,19 @@ function userTerms(argv: string[], msg: string): string | null {
   return null;
 }
 
+/**
+ * An option that takes a value given none (`--from` last, or followed by
+ * another option), or given a value that starts with a dash (`--since -5d`:
+ * yargs reads -5d as options -5 and -d, and complains about those): said as
+ * such, with the way to pass such a value. yargs itself gives such an option
+ * "" (or [] when repeatable), which would report on the local store for a
+ * bare `--from`; `--from ""` (an empty variable, quoted) stays a value.
+ */
 function missingValue(argv: string[], stringOptions: string[]): string | null {
   const takesValue = new Set(stringOptions);
   for (let i = 0; i < argv.length; i++) {
     const t = argv[i]!;
+    if (t === '--') break; // what follows is positional
     if (!t.startsWith('--') || t.includes('=') || !takesValue.has(t.slice(2))) continue;
     const next = argv[i + 1];
     if (next === undefined) return `${t} needs a value`;
@@ -164,6 +191,11 @@ async function report(rt: Runtime, a: ReportArgs, argv: string[]): Promise<void>
 }
 
 async function main(argv: string[]): Promise<void> {
+  // yargs answers `completion --help` with the script itself: the help it would give a command instead.
+  if (argv[0] === 'completion' && argv.some((t) => t === '--help' || t === '-h')) {
+    process.stdout.write(`tx-usage completion\n\n${COMPLETION_HELP}\n`);
+    return;
+  }
   // A report seen before, with nothing changed since, is answered before yargs
   // (~50 ms) loads; one seen before with changes runs on the arguments yargs made of it then.
   if (argv[0] === 'report') {
@@ -183,7 +215,7 @@ async function main(argv: string[]): Promise<void> {
     .scriptName('tx-usage')
     .usage('$0 <command> [options]\n\nWhat your AI coding agents cost you: token and cost reports from local transcripts.')
     .option('db', { type: 'string', describe: 'store file (default $XDG_CACHE_HOME/tx-usage/usage.duckdb)', global: true })
-    .option('root', { type: 'string', array: true, describe: 'HARNESS=PATH data root (repeatable)', global: true })
+    .option('root', { type: 'string', describe: 'HARNESS=PATH data root (repeat --root for more)', global: true })
     .option('quiet', { type: 'boolean', describe: 'no notices, warnings or progress on stderr', global: true })
     .option('color', { type: 'boolean', describe: 'colour in tables: on a terminal unless NO_COLOR is set; --color forces it (piped too), --no-color turns it off', global: true })
     .option('rebuild', { type: 'boolean', describe: 'discard the store and re-read every source (with --yes when it keeps history of deleted transcripts)', global: true })
@@ -195,7 +227,7 @@ async function main(argv: string[]): Promise<void> {
       (c) => reportOptions(c),
       run(async (rt, a) => (a.demo ? demo(rt, a) : report(rt, a, argv))),
     )
-    .command('demo [name]', 'a report on generated sample data (try it on a machine with no harness data)', (c) => reportOptions(c), run(demo))
+    .command('demo [name]', 'a report on generated sample data (try it on a machine with no harness data)', (c) => reportOptions(c, true), run(demo))
     .command(
       'limits',
       'plan rate limits per harness and window (5 h, weekly): used %, reset time, peak and spend per window',
@@ -204,7 +236,7 @@ async function main(argv: string[]): Promise<void> {
           .option('since', { type: 'string', describe: 'list windows resetting since: Nd, Nw, Nm back from today, or YYYY-MM-DD (default 7d)' })
           .option('tz', { type: 'string', describe: 'IANA time zone for times (default: the system zone)' })
           .option('harness', { type: 'string', describe: 'comma list of harnesses (default: all that record limits)' })
-          .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' })
+          .option('format', { type: 'string', describe: 'table | json | csv (default table, or what the --out file name ends in: .csv, .json)' })
           .option('out', { type: 'string', describe: 'write to FILE instead of stdout' }),
       run(async (rt, a) => (await import('./limits.js')).limitsCommand(rt, a)),
     )
@@ -261,7 +293,7 @@ async function main(argv: string[]): Promise<void> {
           .positional('kind', { type: 'string', describe: 'what the files are: cursor-usage' })
           .positional('files', { type: 'string', array: true, describe: 'CSV files, folders or globs' })
           .option('list', { type: 'boolean', describe: 'list the imports kept in the cache dir' })
-          .option('remove', { type: 'string', array: true, describe: 'remove an import (id from --list, or the imported file) and its rows' })
+          .option('remove', { type: 'string', describe: 'remove an import (id from --list, or the imported file) and its rows; repeat --remove for more' })
           .option('format', { type: 'string', default: 'table', describe: 'table | json' }),
       run(async (rt, a) => (await import('./import.js')).importCommand(rt, a)),
     )
@@ -276,7 +308,8 @@ async function main(argv: string[]): Promise<void> {
       'why each usage record of a transcript, database or session counts or not: its line, what it was counted as, the rule, the tokens and cost it added',
       (c) =>
         c
-          .positional('paths', { type: 'string', array: true, describe: 'transcript files, databases, folders (every source in them) or session ids' })
+          // No default: yargs' [] showed as "[default: []]" beside "[required]" in the help.
+          .positional('paths', { type: 'string', array: true, default: undefined, describe: 'transcript files, databases, folders (every source in them) or session ids' })
           .option('since', { type: 'string', describe: 'window start: Nd, Nw, Nm back from today, or YYYY-MM-DD; records outside the window add nothing (default: no window)' })
           .option('until', { type: 'string', describe: 'window end, inclusive (default today when --since is given)' })
           .option('tz', { type: 'string', describe: 'IANA time zone the window\'s days are cut in (default: the system zone)' })
@@ -310,12 +343,27 @@ async function main(argv: string[]): Promise<void> {
         .demandCommand(1, 'name a prices command: show or update'),
     )
     // An option given twice: the last one wins (a shell alias often sets one),
-    // for every command; the repeatable ones (declared `array`) keep them all.
+    // for every command; the repeatable ones (REPEATABLE, and variadic
+    // positionals, declared `array`) keep them all, as an array even when given once.
     .middleware((args) => {
-      const repeatable = new Set(optionsOf(y).array);
-      for (const [k, v] of Object.entries(args)) if (k !== '_' && Array.isArray(v) && !repeatable.has(k)) args[k] = v[v.length - 1];
+      const opts = optionsOf(y);
+      const missing = missingValue(argv, opts.string);
+      if (missing) throw new UsageError(missing);
+      const repeatable = new Set([...opts.array, ...REPEATABLE]);
+      for (const [k, v] of Object.entries(args)) {
+        if (k === '_') continue;
+        if (Array.isArray(v) && !repeatable.has(k)) args[k] = v[v.length - 1];
+        else if (typeof v === 'string' && REPEATABLE.includes(k)) args[k] = [v];
+      }
+      // --out r.csv without --format: the format its name ends in (an explicit --format wins).
+      const cmd = String(args._[0]);
+      if (Object.hasOwn(OUT_FILE_COMMANDS, cmd) && typeof args.out === 'string' && args.format === undefined) {
+        const f = formatOfOutFile(args.out);
+        if (f && !OUT_FILE_COMMANDS[cmd]!.includes(f)) throw new UsageError(`--out ${args.out}: ${cmd} writes no ${f}; add --format ${OUT_FILE_COMMANDS[cmd]!.join('|')}`);
+        if (f) args.format = f;
+      }
     }, true)
-    .completion('completion', 'print a bash/zsh completion script (add `source <(tx-usage completion)` to ~/.bashrc or ~/.zshrc)')
+    .completion('completion', COMPLETION_HELP)
     // Every example here is run by test/readme-examples.test.ts.
     .example('$0 report', 'the last 30 days per day, every harness')
     .example('$0 report --since 7d --by harness,model', 'last week per harness and model')
@@ -333,7 +381,8 @@ async function main(argv: string[]): Promise<void> {
         process.exit(0);
       }
       // One line: what is wrong, and where the usage is.
-      const said = missingValue(argv, optionsOf(y).string) ?? userTerms(argv, msg);
+      const opts = optionsOf(y);
+      const said = missingValue(argv, opts.string) ?? userTerms(argv, msg, [...opts.string, ...opts.boolean]);
       process.stderr.write(messageLine(said ?? `${msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)`));
       process.exit(2);
     })

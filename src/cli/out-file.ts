@@ -107,3 +107,15 @@ export function writeOutFile(path: string, text: string, cacheDir: string, force
   for (const k of keys.slice(0, Math.max(0, keys.length - MAX_RECORDED))) delete files[k];
   replaceOwnFile(recordPath(cacheDir), ownJson(KIND, { files }), KIND);
 }
+
+/**
+ * The format an --out file's name asks for (`r.csv`: csv), used when
+ * --format is not given: a table written into `r.csv` was what the
+ * user got before. Null for any other name (the default, table, stays).
+ */
+export function formatOfOutFile(path: string): 'csv' | 'json' | 'html' | null {
+  const ext = /\.([A-Za-z]+)$/.exec(path)?.[1]?.toLowerCase();
+  if (ext === 'csv' || ext === 'json') return ext;
+  if (ext === 'html' || ext === 'htm') return 'html';
+  return null;
+}

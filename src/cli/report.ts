@@ -17,6 +17,7 @@ import { hasStoredRows, hasUnpricedResponses, storedWarningsBySource } from '../
 import type { IngestResult } from '../ingest/ingest.js';
 import { cacheDir, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
+import { reportHint } from './hints.js';
 import { costFunction, nearMatchWarnings, unpricedModelWarnings } from './pricing.js';
 import { noteReportOutput } from './memo.js';
 import { mark } from '../core/trace.js';
@@ -99,7 +100,10 @@ export const RETAINED_ONLY =
 export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () => void): Promise<void> {
   const name = a.name ?? 'summary';
   const def = findDefinition(name);
-  if (!def) throw new UsageError(`unknown report ${JSON.stringify(name)}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
+  if (!def) {
+    const hint = reportHint(name);
+    throw new UsageError(`unknown report ${JSON.stringify(name)}${hint ? ` (${hint})` : ''}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
+  }
   const p = reportParams(a, def.default_by);
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
   // Two sources of data at once: refused rather than one silently ignored.

@@ -64,6 +64,14 @@ export function parseDay(value: string, flag: string, today: string): string {
     if (isRealDate(v)) return v;
     throw new UsageError(`${flag} ${JSON.stringify(value)}: not a calendar date`);
   }
+  // ccusage's form, YYYYMMDD (its docs/guide/cli-options.md: `--since 20260101`): a date
+  // only when it is a real calendar day; any other 8-digit number stays an error.
+  const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
+  if (compact) {
+    const day = `${compact[1]}-${compact[2]}-${compact[3]}`;
+    if (isRealDate(day)) return day;
+    throw new UsageError(`${flag} ${JSON.stringify(value)}: not a calendar date (YYYYMMDD)`);
+  }
   throw new UsageError(`${flag} ${JSON.stringify(value)}: expected Nd, Nw, Nm (days/weeks/months back from today) or a date YYYY-MM-DD`);
 }
 
