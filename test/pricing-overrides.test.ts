@@ -113,7 +113,7 @@ describe('LiteLLM override file', () => {
     const p = await loadPricer({ cacheDir, pricesFile: file });
     const d = p.describe('claude-opus-5-5-20260301') as any;
     expect(d.source).toBe('override');
-    expect(d.matched).toEqual({ file, entry: 'claude-opus-5-5', as: 'claude-opus-5-5' });
+    expect(d.matched).toEqual({ file, entry: 'claude-opus-5-5', as: 'claude-opus-5-5', near_match: false });
     expect(d.prices_usd_per_mtok.input_mtok).toEqual({ base: '6', tiers: [{ start: 200000, price: '12' }] });
     expect(d.prices_usd_per_mtok.cache_write_1h_mtok).toEqual({ base: '12', tiers: [{ start: 200000, price: '24' }] });
   });
