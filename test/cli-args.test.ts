@@ -152,6 +152,10 @@ describe("ccusage's habits and misspelt options: the existing error, with a poin
     usageError(runCli(['report', 'bogus'], env), /^tx-usage: unknown report "bogus"; available: /m);
   });
 
+  it('a second path after --from (an unquoted glob the shell expanded) says to repeat the flag', () => {
+    usageError(runCli(['report', '--from', join(dir, 'a.parquet'), join(dir, 'b.parquet')], env), /unknown report ".*b\.parquet" \(--from and --root take one path each: repeat the flag for every path, or quote a glob\)/);
+  });
+
   it('blocks, daily, monthly, session, weekly as commands point at report', () => {
     usageError(runCli(['blocks'], env), /^tx-usage: unknown command "blocks" \(did you mean: tx-usage report blocks\?\)$/m);
     usageError(runCli(['daily'], env), /unknown command "daily" \(did you mean: tx-usage report --by day\?\)/);

@@ -15,10 +15,17 @@ const CCUSAGE_REPORTS: Record<string, string> = {
   blocks: 'tx-usage report blocks',
 };
 
-/** The hint for `report NAME` when NAME is no report but is one of ccusage's (null otherwise). */
+/**
+ * The hint for `report NAME` when NAME is no report: one of ccusage's, or a
+ * path (an unquoted glob after --from expands to several words, and --from
+ * and --root take one value per flag, so the second word lands here); null
+ * otherwise.
+ */
 export function reportHint(name: string): string | null {
   const to = CCUSAGE_REPORTS[name];
-  return to && name !== 'monthly' && name !== 'blocks' ? `ccusage's ${name} is: ${to}` : null;
+  if (to) return name !== 'monthly' && name !== 'blocks' ? `ccusage's ${name} is: ${to}` : null;
+  if (/[/\\]|\.parquet$/i.test(name)) return '--from and --root take one path each: repeat the flag for every path, or quote a glob';
+  return null;
 }
 
 /** The hint for an unknown first word that is one of ccusage's commands (null otherwise). */
