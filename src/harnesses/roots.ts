@@ -133,7 +133,10 @@ export async function walkFiles(
           out.push(p);
           paths.links.add(p);
         } else if (depth < maxDepth) links.push({ path: p, depth: depth + 1 });
-      } else if (ent.kind === 'file' && accept(ent.name, p)) {
+      } else if ((ent.kind === 'file' || ent.kind === 'other') && accept(ent.name, p)) {
+        // A FIFO, socket or device named like a transcript is a source too:
+        // its read refuses it (io/regular-file.ts), so it is named in the
+        // warnings and `sources`, never read and never passed over in silence.
         out.push(p);
       }
     }
@@ -212,6 +215,10 @@ export class RealPaths {
       // Both parts are normalized: concatenation is what join would give.
       if (best !== null && best.real !== null) return (best.real.endsWith(sep) ? best.real : best.real + sep) + file.slice(best.prefix.length);
     }
-    return realpath(file) ?? file;
+    const real = realpath(file);
+    // A link to what is not a regular file (/dev/zero, a FIFO) is keyed by
+    // its own path: two harnesses' links to one device are two sources, each
+    // refused by name when read (io/regular-file.ts).
+    return real !== null && (!this.links.has(file) || kindOf(real) === 'file') ? real : file;
   }
 }

@@ -2,7 +2,7 @@
 // `json`): a harness that rewrites a whole file on every save. Such a file is
 // read whole every time it changes (it cannot be resumed), so it is read once
 // per change, parsed once, and its bytes counted like the JSONL readers'.
-import { readFileSync } from 'node:fs';
+import { readRegularBytes } from './regular-file.js';
 import type { ExtractSink } from '../harnesses/types.js';
 import { readCounter } from './jsonl.js';
 
@@ -12,7 +12,7 @@ import { readCounter } from './jsonl.js';
  * null without a warning: harnesses create a file before they first write it.
  */
 export function readJsonFile(file: string, sink: ExtractSink): unknown {
-  const bytes = readFileSync(file);
+  const bytes = readRegularBytes(file);
   readCounter.bytes += bytes.length;
   const text = bytes.toString('utf8');
   if (text.trim() === '') return null;

@@ -1,7 +1,8 @@
 // The shared JSONL readers: plain files resumed at a byte offset, and
 // single-frame `.jsonl.zst` files decoded as a stream. Harnesses never open
 // transcript files themselves.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegular } from './regular-file.js';
 import { createRequire } from 'node:module';
 import { LineSplitter, type SplitResult, type UnmarkedHead, type UnmarkedPeek } from './lines.js';
 import type { ExtractSink, ResumePoint } from '../harnesses/types.js';
@@ -86,7 +87,7 @@ export async function scanJsonlFile(
   // Synchronous reads into one buffer per thread: extraction runs in worker
   // threads (or on small inputs), where awaiting each read only adds
   // thread-pool round trips, and nothing can interleave with this loop.
-  const fd = openSync(file, 'r');
+  const fd = openRegular(file); // regular files only: a FIFO or /dev/zero is refused, never read
   let res: SplitResult;
   try {
     const reread = (offset: number, length: number) => {
@@ -147,7 +148,7 @@ export async function scanJsonlZstFile(
   });
   // Read synchronously, like plain files (the decoding is the work): no
   // node:fs/promises to load for it.
-  const fd = openSync(file, 'r');
+  const fd = openRegular(file); // regular files only: a FIFO or /dev/zero is refused, never read
   let fault: string | null = null;
   try {
     const buf = Buffer.allocUnsafe(CHUNK);

@@ -9,7 +9,7 @@
 // and the state this reader returns remembers what it counted: a request that
 // has left the file is counted again from memory, with its own key, and a sum
 // of deleted requests adds only what the memory does not already hold.
-import { readFileSync } from 'node:fs';
+import { readRegularBytes } from '../../io/regular-file.js';
 import { basename, dirname } from 'node:path';
 import { checkCost, checkTokenCount } from '../../core/numbers.js';
 import type { HarnessId, SourceLocation, UsageEvent, WorkUnitKind } from '../../core/types.js';
@@ -85,7 +85,7 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
   const prior = isPrior(opts.prior) ? opts.prior.recs : [];
   const usageSays = USAGE_SAYS;
 
-  const buf = readFileSync(file);
+  const buf = readRegularBytes(file);
   const present: Rec[] = [];
   const units: { kind: WorkUnitKind; ts: number; key: string }[] = [];
   let index = 0;

@@ -3,7 +3,7 @@
 // events (README.md "Cline SDK sessions"). Each assistant message carries
 // its one model call's `metrics`; the document is rewritten whole, and a
 // message that has left it is counted again from what this reader remembers.
-import { readFileSync } from 'node:fs';
+import { readRegularBytes } from '../../io/regular-file.js';
 import { basename, dirname, join } from 'node:path';
 import { checkCost, checkTokenCount } from '../../core/numbers.js';
 import type { UsageEvent, WorkUnitKind } from '../../core/types.js';
@@ -35,7 +35,7 @@ function has(buf: Buffer, needle: Buffer, start: number, end: number): boolean {
 /** The session's manifest `<root>/<root>.json`: its working folder, model, and whether it is a fork. */
 function manifestOf(dir: string, root: string): { cwd: string | null; model: string | null; provider: string | null; fork: boolean } {
   try {
-    const m = JSON.parse(readFileSync(join(dir, `${root}.json`), 'utf8'));
+    const m = JSON.parse(readRegularBytes(join(dir, `${root}.json`), 1 << 20).toString('utf8'));
     return { cwd: str(m?.cwd) ?? str(m?.workspace_root), model: str(m?.model), provider: str(m?.provider), fork: isObj(m?.metadata?.fork) };
   } catch {
     return { cwd: null, model: null, provider: null, fork: false };
@@ -52,7 +52,7 @@ export async function extractSdkSession(source: SourceRef, sink: ExtractSink, op
   const man = manifestOf(dir, root);
   const prior = isObj(opts.prior) && opts.prior.v === 1 && Array.isArray(opts.prior.kept) ? (opts.prior as SdkState).kept : [];
   const rank = man.fork ? 1 : 0;
-  const buf = readFileSync(file);
+  const buf = readRegularBytes(file);
   const kept: Kept[] = [];
   const units: { kind: WorkUnitKind; ts: number; key: string; count: number }[] = [];
   let index = 0;

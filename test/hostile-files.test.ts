@@ -1,0 +1,124 @@
+// Issue 47: files that are not what their names say. A transcript or
+// database that is a FIFO, a link to /dev/zero or /dev/urandom, or a
+// database whose -wal is one of those, is refused at open (non-blocking open,
+// fstat through the descriptor: src/io/regular-file.ts openRegular), named in
+// the warnings and in `sources`, and never read; what the store held of it
+// stays. Each run is bounded by that design: the CLI below would be killed
+// (and the test fail) only if it hung.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaudeHome } from '../fixtures/claude-code/build.js';
+import { buildCursorHome } from '../fixtures/cursor-agent/home.js';
+import { globalStorage } from '../fixtures/cline/home.js';
+import { buildMainDb } from '../fixtures/opencode/scenarios.js';
+import type { OpenCodeDb } from '../fixtures/opencode/builder.js';
+import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
+
+interface Run {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** The CLI; a kill (hang or runaway memory) is reported as such, never waited out. */
+function run(args: string[], env: NodeJS.ProcessEnv): Run {
+  const t = Date.now();
+  const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 });
+  return { status: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ms: Date.now() - t };
+}
+
+function ok(r: Run): Run {
+  expect(r.signal, `killed after ${r.ms} ms (hung or ran out of memory); stderr: ${r.stderr.slice(0, 500)}`).toBeNull();
+  expect(r.status, r.stderr).toBe(0);
+  return r;
+}
+
+const mkfifo = (p: string) => expect(spawnSync('mkfifo', [p]).status).toBe(0);
+
+describe('transcripts and databases that are FIFOs or device links', () => {
+  let dir: string;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  let claudeProject: string;
+  let oc: OpenCodeDb;
+  let ocPath: string;
+
+  beforeAll(() => {
+    dir = tempDir('txu-hostile-files-');
+    home = join(dir, 'home');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const s = claude.session({ cwd: '/w/app' });
+    s.user('2026-05-04T10:00:00.000Z');
+    s.response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input: 1000, output: 200 } });
+    claudeProject = join(home, '.claude', 'projects', '-w-app');
+    const ocDir = join(home, '.local', 'share', 'opencode');
+    mkdirSync(ocDir, { recursive: true });
+    ocPath = join(ocDir, 'opencode.db');
+    oc = buildMainDb(ocPath); // its writer stays open: rows live in the -wal
+    env = cleanEnv(home);
+  });
+  afterAll(() => {
+    oc.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('named in the warnings and in `sources`, never read; every other file counted; what the store held stays', () => {
+    // First a good read of the OpenCode database (its rows partly in the -wal).
+    const before = JSON.parse(ok(run(['report', '--since', '2020-01-01', '--format', 'json'], env)).stdout);
+    const ocBefore = before.rows.length ? before.totals : null;
+    expect(ocBefore).not.toBeNull();
+
+    // Claude Code: a FIFO, a link to /dev/zero and one to /dev/urandom named like transcripts.
+    mkfifo(join(claudeProject, 'fifo.jsonl'));
+    symlinkSync('/dev/zero', join(claudeProject, 'zero.jsonl'));
+    symlinkSync('/dev/urandom', join(claudeProject, 'random.jsonl'));
+    // Gemini CLI: a session file linked to /dev/zero.
+    const chats = join(home, '.gemini', 'tmp', 'proj', 'chats');
+    mkdirSync(chats, { recursive: true });
+    symlinkSync('/dev/zero', join(chats, 'session-x.json'));
+    // Cline: a task's ui_messages.json that is a plain FIFO.
+    const task = join(globalStorage(home, 'Code', 'saoudrizwan.claude-dev'), 'tasks', '1772355600000');
+    mkdirSync(task, { recursive: true });
+    mkfifo(join(task, 'ui_messages.json'));
+    // Cursor: a chat's meta.json that is a FIFO.
+    buildCursorHome(home);
+    const chatsDir = join(home, '.cursor', 'chats');
+    const ws = readdirSync(chatsDir)[0]!;
+    const chat = readdirSync(join(chatsDir, ws))[0]!;
+    const meta = join(chatsDir, ws, chat, 'meta.json');
+    rmSync(meta, { force: true });
+    mkfifo(meta);
+    // OpenCode: the -wal replaced by a FIFO (the writer keeps its own), and a second database that is a FIFO.
+    renameSync(`${ocPath}-wal`, join(dir, 'kept-wal'));
+    mkfifo(`${ocPath}-wal`);
+    mkfifo(join(home, '.local', 'share', 'opencode', 'opencode-dev.db'));
+
+    const r = ok(run(['report', '--since', '2020-01-01', '--format', 'json'], env));
+    const rep = JSON.parse(r.stdout);
+    const warnings: string[] = rep.warnings;
+    const says = (file: string, what: RegExp) => expect(warnings.some((w) => w.includes(file) && what.test(w)), `${file} ${what}: ${warnings.join('\n')}`).toBe(true);
+    says('fifo.jsonl', /not a regular file \(a FIFO/);
+    says('zero.jsonl', /not a regular file \(a character device\); never read/);
+    says('random.jsonl', /not a regular file \(a character device\)/);
+    says('session-x.json', /character device/);
+    says('ui_messages.json', /FIFO/);
+    says('meta.json', /FIFO/);
+    says('opencode.db', /its wal file .*opencode\.db-wal is not a regular file \(a FIFO/);
+    says('opencode-dev.db', /FIFO/);
+    // The Claude session still counts; OpenCode's rows from the good read are kept, not dropped.
+    expect(rep.totals).toEqual(ocBefore);
+
+    const src = JSON.parse(ok(run(['sources', '--format', 'json'], env)).stdout);
+    const all = src.harnesses.flatMap((h: any) => h.sources.map((s: any) => ({ ...s, harness: h.harness })));
+    for (const name of ['fifo.jsonl', 'zero.jsonl', 'random.jsonl', 'session-x.json', 'ui_messages.json', 'opencode.db', 'opencode-dev.db']) {
+      const s = all.find((x: any) => x.path.endsWith(`/${name}`));
+      expect(s, name).toBeDefined();
+      expect(s.warnings.join('\n'), name).toMatch(/not a regular file|never read/);
+    }
+    renameSync(join(dir, 'kept-wal'), `${ocPath}-wal`);
+  });
+});
