@@ -122,3 +122,53 @@ describe('transcripts and databases that are FIFOs or device links', () => {
     renameSync(join(dir, 'kept-wal'), `${ocPath}-wal`);
   });
 });
+
+describe('--out naming the store or one of its files', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let db: string;
+
+  beforeAll(() => {
+    dir = tempDir('txu-hostile-out-');
+    const home = join(dir, 'home');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const s = claude.session({ cwd: '/w/app' });
+    s.response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input: 1000, output: 200 } });
+    env = cleanEnv(home);
+    db = join(dir, 'store', 'u.duckdb');
+    mkdirSync(join(dir, 'store'));
+    ok(run(['ingest', '--db', db], env));
+    ok(run(['ingest'], env)); // the default store in the cache dir
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is refused even with --force (exit 2, naming it), by real path, links included; the store is unchanged', () => {
+    const cache = join(env.XDG_CACHE_HOME!, 'tx-usage');
+    const defaultStore = join(cache, 'usage.duckdb');
+    symlinkSync(db, join(dir, 'link-to-store.csv'));
+    symlinkSync(join(dir, 'store'), join(dir, 'linked-folder'));
+    const cases: [string[], string][] = [
+      [['--db', db], db],
+      [['--db', db], `${db}.wal`],
+      [['--db', db], `${db}.lock`],
+      [['--db', db], `${db}.sources.json`],
+      [['--db', db], join(dir, 'link-to-store.csv')],
+      [['--db', db], join(dir, 'linked-folder', 'u.duckdb')],
+      [[], defaultStore],
+      [[], join(cache, readdirSync(cache).find((f) => f.endsWith('.json'))!)],
+    ];
+    const size = (p: string) => spawnSync('stat', ['-c', '%s', p], { encoding: 'utf8' }).stdout.trim();
+    const before = [size(db), size(defaultStore)];
+    for (const [flags, out] of cases) {
+      const r = run(['report', ...flags, '--since', '2026-05-01', '--format', 'csv', '--out', out, '--force'], env);
+      expect(r.status, `${out}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`--out ${out}`);
+      expect(r.stderr).toMatch(/tx-usage's (store|own files|store \()|a file of tx-usage's store|one of tx-usage's own files/);
+      expect(r.stderr).toMatch(/never replaced, even with --force/);
+    }
+    expect([size(db), size(defaultStore)]).toEqual(before);
+    // The store still answers with what it held.
+    const rep = JSON.parse(ok(run(['report', '--db', db, '--since', '2026-05-01', '--format', 'json'], env)).stdout);
+    expect(rep.totals.input_tokens).toBe(1000);
+  });
+});

@@ -132,7 +132,7 @@ function inputsStillHold(entry: Entry): boolean {
 
 /** A memoized rendering written as the report wrote it (to --out or stdout, notices to stderr), without creating the stdio streams. */
 function writeOutput(rt: Runtime, entry: Entry, force: boolean): void {
-  if (entry.outPath) writeOutFile(entry.outPath, entry.stdout, cacheDir(rt.env, rt.home), force);
+  if (entry.outPath) writeOutFile(entry.outPath, entry.stdout, cacheDir(rt.env, rt.home), force, rt.dbPath);
   else if (!writeAllSync(1, entry.stdout)) return;
   if (entry.stderr) writeAllSync(2, entry.stderr);
 }
@@ -210,7 +210,7 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<t
   mark('memo: sources digested');
   // An --out file that may not be replaced now (changed by someone else): the full run says why.
   const force = entry.args.force === true;
-  if (entry.outPath && !outFileWritable(entry.outPath, cacheDir(rt.env, rt.home), force)) return found;
+  if (entry.outPath && !outFileWritable(entry.outPath, cacheDir(rt.env, rt.home), force, rt.dbPath)) return found;
   // A store that cannot be written now: the full run answers from it and says so (runtime.ts answerReadOnly),
   // a warning the entry, rendered when it could be written, does not carry. (A few access(2) calls.)
   if (readOnlyProblem(rt.dbPath)) return found;

@@ -110,7 +110,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
   if (a.demo && a.from?.length) throw new UsageError('--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
   // A path that cannot be written fails now, not after the work.
-  if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
+  if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   argsValid?.();
   if (a.from?.length) return rollupReport(rt, a, def, p, live);
   const rootWarnings = rootWarningsFor(rt, p.harnesses, a.harness !== undefined);
@@ -181,7 +181,7 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   const table = p.format === 'table';
   if (a.demo) markDemo(out);
   const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
-  if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
+  if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   else process.stdout.write(text);
   const stderr = rt.quiet ? '' : (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(noData === null ? warnings : warnings.filter((w) => w !== noData));
   process.stderr.write(stderr);
