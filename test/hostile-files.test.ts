@@ -6,7 +6,7 @@
 // stays. Each run is bounded by that design: the CLI below would be killed
 // (and the test fail) only if it hung.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
@@ -170,5 +170,42 @@ describe('--out naming the store or one of its files', () => {
     // The store still answers with what it held.
     const rep = JSON.parse(ok(run(['report', '--db', db, '--since', '2026-05-01', '--format', 'json'], env)).stdout);
     expect(rep.totals.input_tokens).toBe(1000);
+  });
+});
+
+describe('report --from with Parquet files that are not what they claim', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    dir = tempDir('txu-hostile-parquet-');
+    env = cleanEnv(join(dir, 'home'));
+    const month = join(dir, 'bad', 'month=2026-05');
+    mkdirSync(month, { recursive: true });
+    writeFileSync(join(month, 'empty.parquet'), '');
+    writeFileSync(join(month, 'text.parquet'), 'this is not parquet\n');
+    const { DuckDBInstance } = await import('../src/store/duckdb.js');
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    // A Parquet file with the events' columns, input_tokens as text.
+    await conn.run(`COPY (SELECT 1 AS schema_version, 'm' AS machine, 'claude-code' AS harness, 'abc' AS input_tokens) TO '${join(month, 'typed.parquet')}' (FORMAT parquet)`);
+    conn.closeSync();
+    inst.closeSync();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names the file and what is wrong, exit 2', () => {
+    const month = join(dir, 'bad', 'month=2026-05');
+    for (const [name, why] of [
+      ['empty.parquet', /an empty file/],
+      ['text.parquet', /not a Parquet file/],
+      ['typed.parquet', /column input_tokens is VARCHAR, expected BIGINT/],
+    ] as const) {
+      const r = run(['report', '--from', join(month, name), '--since', '2026-05-01', '--until', '2026-05-31'], env);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toContain(join(month, name));
+      expect(r.stderr).toMatch(why);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 });

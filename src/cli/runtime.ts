@@ -11,7 +11,7 @@ import type { Store } from '../store/store.js';
 import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
 import { mark } from '../core/trace.js';
-import { cacheDir } from '../core/cache-dir.js';
+import { cacheDir, cacheDirProblem } from '../core/cache-dir.js';
 import { inputEnv, inputIsTTY, resolveInputPath } from '../core/inputs.js';
 import { messageLine, warningLines } from '../render/terminal-text.js';
 import { counted } from '../core/plural.js';
@@ -126,6 +126,11 @@ export interface Refreshed {
 
 /** `--db PATH` in a folder that does not exist: a usage error (the default store's folder is made). */
 export function checkDbFolder(rt: Runtime): void {
+  if (!rt.dbGiven) {
+    // The default store's folder is made: one that cannot be is said in words, not as mkdir's ENOTDIR.
+    const problem = cacheDirProblem(rt.env, rt.home);
+    if (problem) throw new UsageError(problem);
+  }
   if (!rt.dbGiven || rt.dbPath === ':memory:') return;
   const dir = dirname(rt.dbPath);
   let st;
