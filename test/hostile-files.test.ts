@@ -209,3 +209,47 @@ describe('report --from with Parquet files that are not what they claim', () => 
     }
   });
 });
+
+describe('the environment: an unknown system zone, XDG_CACHE_HOME a file or relative', () => {
+  let dir: string;
+  let home: string;
+
+  beforeAll(() => {
+    dir = tempDir('txu-hostile-env-');
+    home = join(dir, 'home');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    claude.session({ cwd: '/w/app' }).response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input: 1000, output: 200 } });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('TZ empty or unknown: report, export, limits and check use UTC and say so once', () => {
+    for (const tz of ['', 'Nowhere/Zone']) {
+      const env = cleanEnv(home, { TZ: tz });
+      for (const args of [['report', '--since', '2026-05-01', '--format', 'json'], ['export', '--out', join(dir, 'export')], ['limits'], ['check']]) {
+        const r = ok(run(args, env));
+        const notices = r.stderr.split('\n').filter((l) => l.includes('the system time zone is unknown'));
+        expect(notices, `${tz} ${args[0]}: ${r.stderr}`).toHaveLength(1);
+        expect(notices[0]).toContain(`TZ=${JSON.stringify(tz)}`);
+        expect(r.stderr).not.toContain('not an IANA time zone');
+        if (args[0] === 'report') expect(JSON.parse(r.stdout).timezone ?? 'UTC').toBe('UTC');
+      }
+    }
+  });
+
+  it('XDG_CACHE_HOME naming a file: exit 2 naming it; relative: ignored (the default cache folder is used)', () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    const r = run(['report', '--since', '2026-05-01'], cleanEnv(home, { XDG_CACHE_HOME: file }));
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`XDG_CACHE_HOME=${file}: ${file} is not a folder`);
+    expect(r.stderr).not.toMatch(/ENOTDIR|mkdir/);
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    const t = Date.now();
+    const rel = spawnSync(process.execPath, [CLI, 'report', '--since', '2026-05-01', '--format', 'json'], { cwd: work, env: cleanEnv(home, { XDG_CACHE_HOME: 'relative-cache' }), encoding: 'utf8', timeout: 60_000 });
+    expect(rel.status, `${rel.stderr} after ${Date.now() - t} ms`).toBe(0);
+    expect(JSON.parse(rel.stdout).totals.input_tokens).toBe(1000);
+    expect(readdirSync(work)).toEqual([]);
+    expect(readdirSync(join(home, '.cache', 'tx-usage'))).toContain('usage.duckdb');
+  });
+});
