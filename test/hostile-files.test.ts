@@ -5,7 +5,7 @@
 // the warnings and in `sources`, and never read; what the store held of it
 // stays. Each run is bounded by that design: the CLI below would be killed
 // (and the test fail) only if it hung.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -251,5 +251,49 @@ describe('the environment: an unknown system zone, XDG_CACHE_HOME a file or rela
     expect(JSON.parse(rel.stdout).totals.input_tokens).toBe(1000);
     expect(readdirSync(work)).toEqual([]);
     expect(readdirSync(join(home, '.cache', 'tx-usage'))).toContain('usage.duckdb');
+  });
+});
+
+describe('the status line with a writer that keeps its end open', () => {
+  let dir: string;
+  afterAll(async () => {
+    const { refreshesDone } = await import('./helpers/live.js');
+    await refreshesDone(join(dir, 'home'));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs the status line, writes `input` (if any) and never closes its stdin; resolves when it exits on its own. */
+  function statusline(env: NodeJS.ProcessEnv, input: string | null): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+    return new Promise((done) => {
+      const t = Date.now();
+      const child = spawn(process.execPath, [CLI, 'statusline'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      if (input !== null) child.stdin.write(input);
+      // Only so a hang fails the test instead of stalling it: the design ends the run long before.
+      const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('exit', (code) => {
+        clearTimeout(guard);
+        child.stdin.destroy();
+        done({ code, stdout, stderr, ms: Date.now() - t });
+      });
+    });
+  }
+
+  it('prints its line once one JSON value is in, or gives up after a short wait with the short line', async () => {
+    dir = tempDir('txu-hostile-statusline-');
+    const env = cleanEnv(join(dir, 'home'));
+    const full = await statusline(env, JSON.stringify({ session_id: 's1', model: { id: 'claude-sonnet-4-5', display_name: 'Sonnet' } }) + '\n');
+    expect(full.code, full.stderr).toBe(0);
+    expect(full.stdout).toMatch(/claude-sonnet-4-5|Sonnet/);
+    expect(full.ms).toBeLessThan(15_000);
+    const none = await statusline(env, null);
+    expect(none.code).toBe(0);
+    expect(none.stdout + none.stderr).toMatch(/tx-usage: (no|unreadable) status input/);
+    const half = await statusline(env, '{"session_id": "s1", "model": ');
+    expect(half.code).toBe(0);
+    expect(half.stdout + half.stderr).toMatch(/unreadable status input/);
   });
 });
