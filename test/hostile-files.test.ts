@@ -297,3 +297,49 @@ describe('the status line with a writer that keeps its end open', () => {
     expect(half.stdout + half.stderr).toMatch(/unreadable status input/);
   });
 });
+
+describe('linked folders into system folders; many warnings', () => {
+  let dir: string;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  const FILES = 200;
+
+  beforeAll(() => {
+    dir = tempDir('txu-hostile-walk-');
+    home = join(dir, 'home');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    for (let i = 0; i < FILES; i++) {
+      const s = claude.session({ cwd: `/w/p${i % 7}` });
+      s.response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input: 10, output: 2 } });
+      s.garbage();
+    }
+    const projects = join(home, '.claude', 'projects');
+    symlinkSync('/', join(projects, '-root'));
+    symlinkSync('/proc', join(projects, '-proc'));
+    symlinkSync('/sys/kernel', join(projects, '-sys'));
+    mkfifo(join(projects, '-w-p0', 'fifo.jsonl'));
+    env = cleanEnv(home);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('never walks /, /proc, /sys or /dev (says where each walk was cut); warnings above a few are summarised by kind', () => {
+    const r = ok(run(['report', '--since', '2026-05-01', '--format', 'json'], env));
+    const rep = JSON.parse(r.stdout);
+    expect(rep.totals.input_tokens).toBe(FILES * 10);
+    // JSON keeps every warning; stderr summarises.
+    expect(rep.warnings.filter((w: string) => /unparsable line/.test(w))).toHaveLength(FILES);
+    const lines = r.stderr.split('\n').filter(Boolean);
+    expect(lines.length, r.stderr).toBeLessThan(20);
+    expect(r.stderr).toMatch(/-root: linked folder not followed: it is the root of the file system \(\/\)/);
+    expect(r.stderr).toMatch(/-proc: linked folder not followed: it is in \/proc/);
+    expect(r.stderr).toMatch(/-sys: linked folder not followed: it is in \/sys/);
+    expect(r.stderr).toMatch(/fifo\.jsonl: cannot read: not a regular file/);
+    expect(lines.filter((l) => /unparsable line/.test(l))).toHaveLength(3);
+    expect(r.stderr).toContain(`… and ${FILES - 3} more like the ones above`);
+    expect(r.stderr).toMatch(/\d+ warnings in all; `tx-usage sources` lists every one by file/);
+    // --root at a system folder: not searched, said so.
+    const p = ok(run(['report', '--root', 'claude-code=/proc', '--since', '2026-05-01'], env));
+    expect(p.stderr).toMatch(/\/proc: not searched: it is in \/proc/);
+    expect(p.ms).toBeLessThan(30_000);
+  });
+});

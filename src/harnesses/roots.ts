@@ -74,6 +74,21 @@ export function listDirWarned(dir: string, warn: (m: string, at: SourceLocation)
   }
 }
 
+/** Folders no harness keeps sessions in, whose walk never ends or reads the whole machine. */
+const SYSTEM_FOLDERS = ['/proc', '/sys', '/dev'];
+
+/**
+ * Why the folder at real path `real` is never walked (a link into /proc,
+ * /sys or /dev, or to `/`: `projects/-x -> /` walked the whole file system),
+ * or null. Links elsewhere are followed (issue 34).
+ */
+export function systemFolder(real: string | null): string | null {
+  if (real === null) return null;
+  if (real === '/' || /^[A-Za-z]:\\?$/.test(real)) return `it is the root of the file system (${real})`;
+  for (const f of SYSTEM_FOLDERS) if (real === f || real.startsWith(`${f}/`)) return `it is in ${f} (${real}), a system folder`;
+  return null;
+}
+
 /**
  * Recursively lists files under `dir` whose name passes `accept`. Missing or
  * unreadable dirs yield nothing.
@@ -141,13 +156,24 @@ export async function walkFiles(
       }
     }
   }
-  walk(dir, paths.addRoot(dir), 0);
+  const rootReal = paths.addRoot(dir);
+  const rootCut = systemFolder(rootReal);
+  if (rootCut) {
+    onError?.(dir, new Error(`not searched: ${rootCut}`));
+    return out;
+  }
+  walk(dir, rootReal, 0);
   for (let i = 0; i < links.length; i++) {
     const { path, depth } = links[i]!;
     // A link to a file not named like a transcript, a dangling link, or one to a folder already walked.
     if (kindOf(path) !== 'dir') continue;
     const real = realpath(path);
     if (real === null || walked.has(real)) continue;
+    const cut = systemFolder(real);
+    if (cut) {
+      onError?.(path, new Error(`linked folder not followed: ${cut}`));
+      continue;
+    }
     paths.addLinked(path, real);
     walk(path, real, depth);
   }

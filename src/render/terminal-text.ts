@@ -47,7 +47,38 @@ export function printableLines(s: string): string {
 
 /** The `warning: …` lines for stderr, one per warning, each made printable. */
 export function warningLines(warnings: readonly string[]): string {
-  return warnings.map((w) => `warning: ${printable(w)}\n`).join('');
+  return summarised(warnings).map((w) => `warning: ${printable(w)}\n`).join('');
+}
+
+/** Up to this many warnings are printed one by one; more are summarised (5,000 files with a bad line each printed 700 KB on every run). */
+export const WARNINGS_IN_FULL = 10;
+/** Examples printed of each kind of warning when they are summarised. */
+const EXAMPLES = 3;
+
+/**
+ * The warnings to print: all of them up to WARNINGS_IN_FULL, else by kind
+ * (the message with its place and numbers left out), each kind's first
+ * EXAMPLES and a count of the rest, and where to see them all. Every kind
+ * keeps at least one line, so a rare warning is never hidden by a common one.
+ */
+export function summarised(warnings: readonly string[]): string[] {
+  if (warnings.length <= WARNINGS_IN_FULL) return [...warnings];
+  const kinds = new Map<string, string[]>();
+  for (const w of warnings) {
+    // `FILE[:LINE]: message`: the kind is the message, its numbers as #.
+    const m = /^(?:\/|[A-Za-z]:\\|~)[^\n]*?(?::\d+)?: (.*)$/s.exec(w);
+    const kind = (m ? m[1]! : w).replace(/\d+(\.\d+)?/g, '#');
+    const list = kinds.get(kind);
+    if (list) list.push(w);
+    else kinds.set(kind, [w]);
+  }
+  const out: string[] = [];
+  for (const list of kinds.values()) {
+    out.push(...list.slice(0, EXAMPLES));
+    if (list.length > EXAMPLES) out.push(`… and ${list.length - EXAMPLES} more like the one${EXAMPLES > 1 ? 's' : ''} above`);
+  }
+  if (out.length < warnings.length) out.push(`${warnings.length} warnings in all; \`tx-usage sources\` lists every one by file`);
+  return out;
 }
 
 /** A `tx-usage: …` message line for stderr (an error or a notice), made printable. */
