@@ -6,7 +6,7 @@
 // stays. Each run is bounded by that design: the CLI below would be killed
 // (and the test fail) only if it hung.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
@@ -341,5 +341,53 @@ describe('linked folders into system folders; many warnings', () => {
     const p = ok(run(['report', '--root', 'claude-code=/proc', '--since', '2026-05-01'], env));
     expect(p.stderr).toMatch(/\/proc: not searched: it is in \/proc/);
     expect(p.ms).toBeLessThan(30_000);
+  });
+});
+
+describe('transcripts in other encodings and line ends', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let files: Record<string, string>;
+
+  beforeAll(() => {
+    dir = tempDir('txu-hostile-enc-');
+    const home = join(dir, 'home');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    files = {};
+    const make = (name: string, input: number) => {
+      const s = claude.session({ cwd: `/w/${name}` });
+      s.response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input, output: 1 } });
+      s.response({ ts: '2026-05-04T10:01:05.000Z', model: 'claude-sonnet-4-5', usage: { input, output: 1 } });
+      files[name] = s.file;
+      return readFileSync(s.file);
+    };
+    const bom = make('bom', 100);
+    writeFileSync(files.bom!, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bom]));
+    const cr = make('cr', 1000);
+    writeFileSync(files.cr!, Buffer.from(cr.toString('latin1').replace(/\n/g, '\r'), 'latin1'));
+    const crlf = make('crlf', 10000);
+    writeFileSync(files.crlf!, Buffer.from(crlf.toString('latin1').replace(/\n/g, '\r\n'), 'latin1'));
+    const u16 = make('utf16', 100000);
+    writeFileSync(files.utf16!, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(u16.toString('utf8'), 'utf16le')]));
+    const u16nobom = make('utf16nobom', 1000000);
+    writeFileSync(files.utf16nobom!, Buffer.from(u16nobom.toString('utf8'), 'utf16le'));
+    env = cleanEnv(home);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a UTF-8 byte order mark is skipped, lone-CR and CRLF line ends are read, UTF-16 is named as unreadable: never a silent 0', () => {
+    const r = ok(run(['report', '--since', '2026-05-01', '--format', 'json'], env));
+    const rep = JSON.parse(r.stdout);
+    // Both responses of the BOM, CR and CRLF files: 2 × (100 + 1000 + 10000).
+    expect(rep.totals.input_tokens).toBe(2 * 11100);
+    const warnings: string[] = rep.warnings;
+    for (const f of [files.utf16!, files.utf16nobom!]) {
+      expect(warnings.filter((w) => w.startsWith(f)), warnings.join('\n')).toEqual([expect.stringMatching(/the file is UTF-16 text; .*nothing read from it/)]);
+    }
+    expect(warnings.filter((w) => !w.includes('utf16')), warnings.join('\n')).toEqual([]);
+    // Appending to the lone-CR file is read from where the last read stopped.
+    appendFileSync(files.cr!, Buffer.from(`${JSON.stringify({ type: 'assistant', timestamp: '2026-05-04T10:02:05.000Z', sessionId: 'x', cwd: '/w/cr', message: { id: 'msg_cr_3', model: 'claude-sonnet-4-5', usage: { input_tokens: 1000, output_tokens: 1 } }, requestId: 'req_cr_3' })}\r`));
+    const again = JSON.parse(ok(run(['report', '--since', '2026-05-01', '--format', 'json'], env)).stdout);
+    expect(again.totals.input_tokens).toBe(2 * 11100 + 1000);
   });
 });

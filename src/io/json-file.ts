@@ -5,6 +5,7 @@
 import { readRegularBytes } from './regular-file.js';
 import type { ExtractSink } from '../harnesses/types.js';
 import { readCounter } from './jsonl.js';
+import { textStart } from './text-encoding.js';
 
 /**
  * The parsed document, or null when it is not JSON (a warning naming the file
@@ -14,7 +15,13 @@ import { readCounter } from './jsonl.js';
 export function readJsonFile(file: string, sink: ExtractSink): unknown {
   const bytes = readRegularBytes(file);
   readCounter.bytes += bytes.length;
-  const text = bytes.toString('utf8');
+  // A byte order mark is skipped; UTF-16 is named, not read (text-encoding.ts).
+  const start = textStart(bytes.subarray(0, 4));
+  if ('unreadable' in start) {
+    sink.warn(start.unreadable, { file });
+    return null;
+  }
+  const text = bytes.toString('utf8', start.skip);
   if (text.trim() === '') return null;
   try {
     return JSON.parse(text);

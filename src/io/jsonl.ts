@@ -3,6 +3,7 @@
 // transcript files themselves.
 import { closeSync, readSync } from 'node:fs';
 import { openRegular } from './regular-file.js';
+import { crToLf, endsLinesWithCr, textStart } from './text-encoding.js';
 import { createRequire } from 'node:module';
 import { LineSplitter, type SplitResult, type UnmarkedHead, type UnmarkedPeek } from './lines.js';
 import type { ExtractSink, ResumePoint } from '../harnesses/types.js';
@@ -90,6 +91,18 @@ export async function scanJsonlFile(
   const fd = openRegular(file); // regular files only: a FIFO or /dev/zero is refused, never read
   let res: SplitResult;
   try {
+    // How the text is written (text-encoding.ts): a byte order mark is
+    // skipped, UTF-16 is named and not read, lone-CR line ends are read.
+    if (base.offset === 0) {
+      const head = Buffer.alloc(4);
+      const start = textStart(head.subarray(0, readSync(fd, head, 0, 4, 0)));
+      if ('unreadable' in start) {
+        sink.warn(start.unreadable, { file });
+        return { offset: 0, lines: 0 };
+      }
+      base.offset = start.skip;
+    }
+    let crOnly: boolean | null = null;
     const reread = (offset: number, length: number) => {
       const b = Buffer.allocUnsafe(length);
       const n = readSync(fd, b, 0, length, offset);
@@ -105,7 +118,9 @@ export async function scanJsonlFile(
       if (bytesRead === 0) break;
       pos += bytesRead;
       readCounter.bytes += bytesRead;
-      splitter.push(buf.subarray(0, bytesRead));
+      const got = buf.subarray(0, bytesRead);
+      if ((crOnly ??= endsLinesWithCr(got))) crToLf(got);
+      splitter.push(got);
     }
     res = splitter.end();
     lastSplitStats.peakHeldBytes = Math.max(lastSplitStats.peakHeldBytes, splitter.peakHeldBytes);
