@@ -391,3 +391,29 @@ describe('transcripts in other encodings and line ends', () => {
     expect(again.totals.input_tokens).toBe(2 * 11100 + 1000);
   });
 });
+
+describe('timestamps without a zone, dates that do not exist', () => {
+  let dir: string;
+  let home: string;
+
+  beforeAll(() => {
+    dir = tempDir('txu-hostile-ts-');
+    home = join(dir, 'home');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const s = claude.session({ cwd: '/w/ts' });
+    s.response({ ts: '2026-05-04T23:30:00', model: 'claude-sonnet-4-5', usage: { input: 100, output: 1 } });
+    s.response({ ts: '2026-02-30T10:00:00Z', model: 'claude-sonnet-4-5', usage: { input: 5000, output: 1 } });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a zone-less time is UTC whatever the machine zone at ingest; an impossible date is warned about, not rolled over', () => {
+    const day = (tz: string, cache: string, d: string) =>
+      JSON.parse(ok(run(['report', '--since', d, '--until', d, '--tz', 'UTC', '--format', 'json'], cleanEnv(home, { TZ: tz, XDG_CACHE_HOME: join(dir, cache) }))).stdout);
+    for (const [tz, cache] of [['Pacific/Auckland', 'c1'], ['America/Los_Angeles', 'c2']] as const) {
+      const r = day(tz, cache, '2026-05-04');
+      expect(r.totals.input_tokens, tz).toBe(100);
+      expect(r.warnings.some((w: string) => /:2: .*without a usable timestamp/.test(w)), r.warnings.join('\n')).toBe(true);
+      expect(day(tz, cache, '2026-03-02').totals.input_tokens).toBe(0);
+    }
+  });
+});
