@@ -417,3 +417,39 @@ describe('timestamps without a zone, dates that do not exist', () => {
     }
   });
 });
+
+describe('responses dated in the future', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let file: string;
+  const NOW = '2026-06-01T12:00:00.000Z';
+
+  beforeAll(() => {
+    dir = tempDir('txu-hostile-future-');
+    const home = join(dir, 'home');
+    const claude = new ClaudeHome(join(home, '.claude'));
+    const s = claude.session({ cwd: '/w/future' });
+    s.response({ ts: '2026-06-01T11:30:00.000Z', model: 'claude-sonnet-4-5', usage: { input: 100, output: 1 } });
+    s.response({ ts: '2026-06-01T13:30:00.000Z', model: 'claude-sonnet-4-5', usage: { input: 1000, output: 1 } });
+    s.response({ ts: '2028-01-01T00:00:00.000Z', model: 'claude-sonnet-4-5', usage: { input: 10000, output: 1 } });
+    s.response({ ts: '2099-01-01T00:00:00.000Z', model: 'claude-sonnet-4-5', usage: { input: 100000, output: 1 } });
+    file = s.file;
+    env = cleanEnv(home, { TX_USAGE_NOW: NOW });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('only the block holding now is active; future rows are named once and kept out of the live views', () => {
+    const j = JSON.parse(ok(run(['report', 'blocks', '--since', '2026-05-30', '--until', '2099-12-31', '--tz', 'UTC', '--format', 'json'], env)).stdout);
+    const blocks = j.blocks.filter((b: any) => !b.is_gap);
+    expect(blocks.filter((b: any) => b.is_active)).toHaveLength(1);
+    expect(blocks.map((b: any) => b.start)).toEqual(['2026-06-01T11:00:00+00:00']);
+    expect(blocks[0].total_tokens ?? blocks[0].input_tokens + 1).toBeLessThan(1000);
+    const warnings: string[] = j.warnings;
+    expect(warnings.filter((w) => w.includes('dated in the future')), warnings.join('\n')).toEqual([
+      `${file}:2: 3 responses dated in the future (the first 2026-06-01T13:30:00.000Z); counted on their dates in reports, left out of the live views (blocks, watch, status line, budgets, limits)`,
+    ]);
+    // A report counts them on their dates.
+    const all = JSON.parse(ok(run(['report', '--since', '2026-05-30', '--until', '2099-12-31', '--format', 'json'], env)).stdout);
+    expect(all.totals.input_tokens).toBe(111100);
+  });
+});

@@ -18,6 +18,8 @@
 //   window), a copy (dedupe_rank > 0 where the harness marks copies so) of a
 //   response the snapshot does not hold (its original may be stored outside
 //   the window), a price miss.
+import { nowMs } from './clock.js';
+import { FUTURE_SKEW_MS } from '../ingest/collect.js';
 import { usdToE10 } from '../core/money.js';
 import type { HarnessId, UsageEvent } from '../core/types.js';
 import { COPY_RANK_FROM, RANK_MARKS_COPIES } from '../harnesses/append.js';
@@ -129,6 +131,8 @@ export function mergeAppended(snap: LiveSnapshot, appended: readonly UsageEvent[
   };
   let unproven: string | null = null;
   for (const raw of appended) {
+    // Dated in the future: out of the live views, as readEvents leaves them (events.ts).
+    if (raw.ts > nowMs() + FUTURE_SKEW_MS) continue;
     if (raw.ts < snap.from) {
       unproven ??= `a response dated before the snapshot's window (${new Date(raw.ts).toISOString()})`;
       continue;
