@@ -7,7 +7,7 @@
 // (and the test fail) only if it hung.
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { buildCursorHome } from '../fixtures/cursor-agent/home.js';
@@ -451,5 +451,35 @@ describe('responses dated in the future', () => {
     // A report counts them on their dates.
     const all = JSON.parse(ok(run(['report', '--since', '2026-05-30', '--until', '2099-12-31', '--format', 'json'], env)).stdout);
     expect(all.totals.input_tokens).toBe(111100);
+  });
+});
+
+describe('the store held by a process that does not let go', () => {
+  let dir: string;
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a later run says what it waits for and on which process, then gives up naming it', async () => {
+    dir = tempDir('txu-hostile-lock-');
+    const home = join(dir, 'home');
+    new ClaudeHome(join(home, '.claude')).session({ cwd: '/w/a' }).response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input: 1, output: 1 } });
+    const db = join(dir, 'store.duckdb');
+    const env = cleanEnv(home, { TX_USAGE_LOCK_WAIT_MS: '2500' });
+    ok(run(['ingest', '--db', db], env));
+    // A stuck tx-usage: it took the store's lock and never ends (until this test ends it).
+    const lockModule = resolve(__dirname, '../dist/src/store/lock.js');
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', `const {lockStore}=await import(${JSON.stringify(lockModule)});await lockStore(${JSON.stringify(db)},'exclusive');console.log('held');setInterval(()=>{},1000)`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((done) => holder.stdout!.once('data', () => done()));
+      const r = run(['ingest', '--db', db], env);
+      expect(r.signal).toBeNull();
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`tx-usage: waiting for the store ${db}: process ${holder.pid} (`);
+      expect(r.stderr).toMatch(/this run writes to it\); giving up after 3 s/);
+      expect(r.stderr).toContain(`the store ${db} is in use by process ${holder.pid}`);
+      expect(r.stderr).toContain(`or end it (kill ${holder.pid}) if it is stuck`);
+      expect(r.ms).toBeLessThan(20_000);
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
 });
