@@ -483,3 +483,49 @@ describe('the store held by a process that does not let go', () => {
     }
   });
 });
+
+describe('names that are not valid UTF-8', () => {
+  let dir: string;
+  const B = (s: string) => Buffer.from(s, 'latin1');
+
+  beforeAll(() => {
+    dir = tempDir('txu-hostile-bytes-');
+    // A home folder /…/caf\xe9, a project folder bad\xffdir and one -caf\xe9, a transcript x\xff.jsonl.
+    const home = B(`${dir}/caf\xe9`);
+    const at = (rel: string) => Buffer.concat([home, B(rel)]);
+    const line = (id: string, input: number) =>
+      JSON.stringify({ type: 'assistant', timestamp: '2026-05-04T10:00:05.000Z', sessionId: id, cwd: '/w', message: { id, model: 'claude-sonnet-4-5', usage: { input_tokens: input, output_tokens: 1 } }, requestId: `r${id}` }) + '\n';
+    for (const d of ['/.claude/projects/bad\xffdir', '/.claude/projects/-caf\xe9', '/.claude/projects/-w']) mkdirSync(at(d), { recursive: true });
+    writeFileSync(at('/.claude/projects/bad\xffdir/a.jsonl'), line('m1', 1));
+    writeFileSync(at('/.claude/projects/-caf\xe9/b.jsonl'), line('m2', 10));
+    writeFileSync(at('/.claude/projects/-w/x\xff.jsonl'), line('m3', 100));
+    writeFileSync(at('/.claude/projects/-w/c.jsonl'), line('m4', 1000));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The CLI with HOME set to the raw bytes `<dir>/caf\xe9` (an environment a JS string cannot carry). */
+  const withRawHome = (args: string[]) => {
+    const r = spawnSync('sh', ['-c', `HOME="$(printf '%s/caf\\351' "$1")"; export HOME; shift; exec "$@"`, 'sh', dir, process.execPath, CLI, ...args], {
+      env: { ...cleanEnv('/nonexistent', { XDG_CACHE_HOME: join(dir, 'cache') }), HOME: undefined } as NodeJS.ProcessEnv,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return r;
+  };
+
+  it('are walked and opened by their bytes, and shown with each invalid byte escaped', () => {
+    for (const pass of ['first', 'unchanged']) {
+      const r = withRawHome(['report', '--since', '2026-05-01', '--format', 'json']);
+      expect(r.status, `${pass}: ${r.stderr}`).toBe(0);
+      const rep = JSON.parse(r.stdout);
+      expect(rep.totals.input_tokens, pass).toBe(1111);
+      expect(rep.warnings, pass).toEqual([]);
+    }
+    const s = withRawHome(['sources']);
+    expect(s.status, s.stderr).toBe(0);
+    expect(s.stdout).toContain(`${dir}/caf\\xe9/.claude/projects/-w/x\\xff.jsonl: 1 event`);
+    expect(s.stdout).toContain(`${dir}/caf\\xe9/.claude/projects/bad\\xffdir/a.jsonl: 1 event`);
+    expect(s.stdout).toContain(`${dir}/caf\\xe9/.claude/projects/-caf\\xe9/b.jsonl: 1 event`);
+    expect(s.stdout).not.toContain('\uFFFD');
+  });
+});

@@ -13,6 +13,7 @@
 // fresh discovery (or its record, ingest/discovery-record.ts) and stat pass
 // give the same digest. --from, --demo, --rebuild and in-memory stores are
 // never memoized.
+import { envPathValue } from '../io/raw-path.js';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -247,7 +248,7 @@ export function takeHandedProbe(): ArgvProbe | null {
 export async function replayByArgv(argv: string[]): Promise<ArgvProbe> {
   const t0 = sinceStart();
   const env = process.env;
-  const home = env.HOME && env.HOME.trim() ? env.HOME : homedir();
+  const home = env.HOME && env.HOME.trim() ? envPathValue('HOME', env.HOME) : homedir();
   const line = JSON.stringify(argv);
   const entry = readEntries(memoPath(env, home)).find((e) => e.argv === line);
   if (!entry) return { hit: false };

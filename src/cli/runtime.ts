@@ -1,5 +1,6 @@
 // What every command needs: resolved global options, the store opened and
 // refreshed, progress on stderr, and clean error reporting.
+import { envPathValue } from '../io/raw-path.js';
 import { accessSync, constants, rmSync, statSync } from 'node:fs';
 import { fsProblem } from '../core/fs-problem.js';
 import { homedir } from 'node:os';
@@ -71,7 +72,7 @@ export function parseRootOverrides(list: string[] | undefined): Partial<Record<H
 }
 
 export function runtimeFrom(args: GlobalArgs, env: NodeJS.ProcessEnv = inputEnv): Runtime {
-  const home = env.HOME && env.HOME.trim() ? env.HOME : homedir();
+  const home = env.HOME && env.HOME.trim() ? envPathValue('HOME', env.HOME) : homedir();
   return {
     home,
     env,

@@ -6,6 +6,7 @@ import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceRef } from '../harnesses/types.js';
 import { digest128 } from '../core/digest.js';
 import { accessSync, constants, statSync } from 'node:fs';
+import { fsPath } from '../io/raw-path.js';
 import { createRequire } from 'node:module';
 
 /** What scanDigest needs of a harness's scan (a HarnessScan, or one replayed from a discovery record). */
@@ -60,7 +61,7 @@ export function readMark(path: string, mode: number, uid: number, gid: number, m
   const bit = uid === me.uid ? 0o400 : me.gids.has(gid) ? 0o040 : 0o004;
   if (mode & bit) return '';
   try {
-    accessSync(path, constants.R_OK);
+    accessSync(fsPath(path), constants.R_OK);
     return '';
   } catch {
     return UNREADABLE;
@@ -71,7 +72,7 @@ export function readMark(path: string, mode: number, uid: number, gid: number, m
 export function stampOf(src: SourceRef): Stamp | null {
   let st;
   try {
-    st = statSync(src.path, { throwIfNoEntry: false });
+    st = statSync(fsPath(src.path), { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -80,7 +81,7 @@ export function stampOf(src: SourceRef): Stamp | null {
   for (const c of src.companions ?? []) {
     let cs;
     try {
-      cs = statSync(c, { throwIfNoEntry: false });
+      cs = statSync(fsPath(c), { throwIfNoEntry: false });
     } catch {
       cs = null;
     }
@@ -118,7 +119,7 @@ export async function stampAllConcurrently(scans: ScanFacts[], minSources = 1000
   const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
   let worker: InstanceType<typeof Worker>;
   try {
-    worker = new Worker(STAT_WORKER, { eval: true, workerData: { paths: sources.map((x) => x.path), companions: sources.map((x) => x.companions ?? 0) } });
+    worker = new Worker(STAT_WORKER, { eval: true, workerData: { paths: sources.map((x) => fsPath(x.path)), companions: sources.map((x) => x.companions?.map(fsPath) ?? 0) } });
   } catch {
     return stampAll(scans);
   }
@@ -163,7 +164,7 @@ const STAT_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { statSync } = require('node:fs');
 const { paths, companions } = workerData;
-const stat = (p) => { try { return statSync(p, { throwIfNoEntry: false }); } catch { return undefined; } };
+const stat = (p) => { try { return statSync(typeof p === 'string' ? p : Buffer.from(p), { throwIfNoEntry: false }); } catch { return undefined; } };
 const F = ${STAT_FIELDS};
 const nums = new Float64Array(paths.length * F).fill(NaN);
 const extra = {};

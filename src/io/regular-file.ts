@@ -6,6 +6,7 @@
 // open descriptor is asked what it is (fstat: no race with a rename), and
 // only a regular file no larger than the limit is read.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { fsPath } from './raw-path.js';
 
 /** A path that is not a regular file, or one larger than the limit: `code` says which. */
 export class UnusableFileError extends Error {
@@ -38,7 +39,7 @@ const MB = 1 << 20;
  * EACCES…) or UnusableFileError('ENOTREG') naming what is there.
  */
 export function openRegular(path: string | Buffer): number {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const fd = openSync(typeof path === 'string' ? fsPath(path) : path, constants.O_RDONLY | constants.O_NONBLOCK);
   let st;
   try {
     st = fstatSync(fd);
@@ -67,7 +68,7 @@ function notRegular(st: ReturnType<typeof fstatSync>): UnusableFileError {
 export function refuseNonRegular(path: string | Buffer): void {
   let st;
   try {
-    st = statSync(path);
+    st = statSync(typeof path === 'string' ? fsPath(path) : path);
   } catch {
     return;
   }

@@ -19,10 +19,12 @@
 
 /** The characters a terminal acts on beyond C0: DEL, C1, the bidirectional ones, U+2028/2029. */
 const BEYOND_C0 = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029';
-const CONTROL = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`);
+/** The characters that stand for the bytes of a name that is not valid UTF-8 (src/io/raw-path.ts): shown as `\xNN`. */
+const RAW_BYTES = '\\uf780-\\uf7ff';
+const CONTROL = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}${RAW_BYTES}]`);
 const CONTROLS = new RegExp(CONTROL.source, 'g');
 /** The same, but a line feed is kept: text of several lines (a message, a listing). */
-const CONTROLS_BUT_LF = new RegExp(`[\\u0000-\\u0009\\u000b-\\u001f${BEYOND_C0}]`, 'g');
+const CONTROLS_BUT_LF = new RegExp(`[\\u0000-\\u0009\\u000b-\\u001f${BEYOND_C0}${RAW_BYTES}]`, 'g');
 const JSON_LEFT = new RegExp(`[${BEYOND_C0}]`);
 const JSON_LEFTS = new RegExp(JSON_LEFT.source, 'g');
 
@@ -32,6 +34,7 @@ function visible(c: string): string {
   const short = SHORT[c];
   if (short) return short;
   const code = c.charCodeAt(0);
+  if (code >= 0xf780 && code <= 0xf7ff) return `\\x${(code - 0xf700).toString(16)}`;
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
