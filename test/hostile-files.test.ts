@@ -14,22 +14,10 @@ import { buildCursorHome } from '../fixtures/cursor-agent/home.js';
 import { globalStorage } from '../fixtures/cline/home.js';
 import { buildMainDb } from '../fixtures/opencode/scenarios.js';
 import type { OpenCodeDb } from '../fixtures/opencode/builder.js';
-import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
+import { CLI, cleanEnv, runBounded, tempDir, type BoundedRun } from './helpers/cli.js';
 
-interface Run {
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** The CLI; a kill (hang or runaway memory) is reported as such, never waited out. */
-function run(args: string[], env: NodeJS.ProcessEnv): Run {
-  const t = Date.now();
-  const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 });
-  return { status: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ms: Date.now() - t };
-}
+type Run = BoundedRun;
+const run = (args: string[], env: NodeJS.ProcessEnv): Run => runBounded(args, env);
 
 function ok(r: Run): Run {
   expect(r.signal, `killed after ${r.ms} ms (hung or ran out of memory); stderr: ${r.stderr.slice(0, 500)}`).toBeNull();
@@ -38,6 +26,13 @@ function ok(r: Run): Run {
 }
 
 const mkfifo = (p: string) => expect(spawnSync('mkfifo', [p]).status).toBe(0);
+
+/** A Claude Code home under `home` with one response of `input` tokens (2026-05-04) in project `/w/app`. */
+function oneResponse(home: string, input = 1000): ClaudeHome {
+  const claude = new ClaudeHome(join(home, '.claude'));
+  claude.session({ cwd: '/w/app' }).response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input, output: 200 } });
+  return claude;
+}
 
 describe('transcripts and databases that are FIFOs or device links', () => {
   let dir: string;
@@ -50,10 +45,7 @@ describe('transcripts and databases that are FIFOs or device links', () => {
   beforeAll(() => {
     dir = tempDir('txu-hostile-files-');
     home = join(dir, 'home');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const s = claude.session({ cwd: '/w/app' });
-    s.user('2026-05-04T10:00:00.000Z');
-    s.response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input: 1000, output: 200 } });
+    oneResponse(home);
     claudeProject = join(home, '.claude', 'projects', '-w-app');
     const ocDir = join(home, '.local', 'share', 'opencode');
     mkdirSync(ocDir, { recursive: true });
@@ -131,9 +123,7 @@ describe('--out naming the store or one of its files', () => {
   beforeAll(() => {
     dir = tempDir('txu-hostile-out-');
     const home = join(dir, 'home');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    const s = claude.session({ cwd: '/w/app' });
-    s.response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input: 1000, output: 200 } });
+    oneResponse(home);
     env = cleanEnv(home);
     db = join(dir, 'store', 'u.duckdb');
     mkdirSync(join(dir, 'store'));
@@ -217,8 +207,7 @@ describe('the environment: an unknown system zone, XDG_CACHE_HOME a file or rela
   beforeAll(() => {
     dir = tempDir('txu-hostile-env-');
     home = join(dir, 'home');
-    const claude = new ClaudeHome(join(home, '.claude'));
-    claude.session({ cwd: '/w/app' }).response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input: 1000, output: 200 } });
+    oneResponse(home);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -461,7 +450,7 @@ describe('the store held by a process that does not let go', () => {
   it('a later run says what it waits for and on which process, then gives up naming it', async () => {
     dir = tempDir('txu-hostile-lock-');
     const home = join(dir, 'home');
-    new ClaudeHome(join(home, '.claude')).session({ cwd: '/w/a' }).response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input: 1, output: 1 } });
+    oneResponse(home, 1);
     const db = join(dir, 'store.duckdb');
     const env = cleanEnv(home, { TX_USAGE_LOCK_WAIT_MS: '2500' });
     ok(run(['ingest', '--db', db], env));
