@@ -41,6 +41,8 @@ describe('transcripts and databases that are FIFOs or device links', () => {
   let claudeProject: string;
   let oc: OpenCodeDb;
   let ocPath: string;
+  let oz: OpenCodeDb;
+  let ozPath: string;
 
   beforeAll(() => {
     dir = tempDir('txu-hostile-files-');
@@ -51,10 +53,13 @@ describe('transcripts and databases that are FIFOs or device links', () => {
     mkdirSync(ocDir, { recursive: true });
     ocPath = join(ocDir, 'opencode.db');
     oc = buildMainDb(ocPath); // its writer stays open: rows live in the -wal
+    ozPath = join(ocDir, 'opencode-z.db');
+    oz = buildMainDb(ozPath);
     env = cleanEnv(home);
   });
   afterAll(() => {
     oc.close();
+    oz.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -88,6 +93,9 @@ describe('transcripts and databases that are FIFOs or device links', () => {
     renameSync(`${ocPath}-wal`, join(dir, 'kept-wal'));
     mkfifo(`${ocPath}-wal`);
     mkfifo(join(home, '.local', 'share', 'opencode', 'opencode-dev.db'));
+    // And another database's -wal replaced by a link to /dev/zero (read as an empty WAL, its requests were dropped).
+    renameSync(`${ozPath}-wal`, join(dir, 'kept-wal-z'));
+    symlinkSync('/dev/zero', `${ozPath}-wal`);
 
     const r = ok(run(['report', '--since', '2020-01-01', '--format', 'json'], env));
     const rep = JSON.parse(r.stdout);
@@ -101,17 +109,20 @@ describe('transcripts and databases that are FIFOs or device links', () => {
     says('meta.json', /FIFO/);
     says('opencode.db', /its wal file .*opencode\.db-wal is not a regular file \(a FIFO/);
     says('opencode-dev.db', /FIFO/);
+    says('opencode-z.db', /its wal file .*opencode-z\.db-wal is not a regular file \(a character device\); database never read/);
     // The Claude session still counts; OpenCode's rows from the good read are kept, not dropped.
     expect(rep.totals).toEqual(ocBefore);
 
     const src = JSON.parse(ok(run(['sources', '--format', 'json'], env)).stdout);
     const all = src.harnesses.flatMap((h: any) => h.sources.map((s: any) => ({ ...s, harness: h.harness })));
-    for (const name of ['fifo.jsonl', 'zero.jsonl', 'random.jsonl', 'session-x.json', 'ui_messages.json', 'opencode.db', 'opencode-dev.db']) {
+    for (const name of ['fifo.jsonl', 'zero.jsonl', 'random.jsonl', 'session-x.json', 'ui_messages.json', 'opencode.db', 'opencode-dev.db', 'opencode-z.db']) {
       const s = all.find((x: any) => x.path.endsWith(`/${name}`));
       expect(s, name).toBeDefined();
       expect(s.warnings.join('\n'), name).toMatch(/not a regular file|never read/);
     }
     renameSync(join(dir, 'kept-wal'), `${ocPath}-wal`);
+    rmSync(`${ozPath}-wal`);
+    renameSync(join(dir, 'kept-wal-z'), `${ozPath}-wal`);
   });
 });
 
