@@ -15,6 +15,7 @@ import { onTokenCount } from '../src/harnesses/codex/token-count.js';
 import { onRollback, onTaskStarted, onThreadSettings, onTurnContext } from '../src/harnesses/codex/turn-records.js';
 import { onUsageRecord, type UsageRecord } from '../src/harnesses/codex/usage-record.js';
 import type { Tokens } from '../src/harnesses/codex/usage.js';
+import { uuidV7 } from '../fixtures/codex/rollout.js';
 
 const FILE = '/codex/rollout.jsonl';
 const THREAD = '0199aaaa-0000-7000-8000-00000000c0de';
@@ -133,11 +134,40 @@ describe('session_meta (session-meta.ts)', () => {
     onSessionMeta(r, meta({ id: PARENT, created: T - 86_400_000, root: PARENT }), 2, T);
     expect(r.lin.origin).toBe(PARENT);
     expect(r.st.last?.total).toBe(0);
-    expect(r.lin.headers).toEqual([{ id: PARENT, created: T - 86_400_000, root: PARENT }]);
+    expect(r.lin.headers).toEqual([{ id: PARENT, created: T - 86_400_000, root: PARENT, seen: true }]);
     onSessionMeta(r, meta({ id: THREAD }), 9, T);
     expect(r.lin).toMatchObject({ origin: null, done: true });
     expect(rec.counts["copy ended by the fork's own session_meta written again after the copy"]).toBe(1);
     expect(rec.skips).toEqual(['2: session_meta copied from another rollout (only the first line describes the file)', '9: session_meta copied from another rollout (only the first line describes the file)']);
+  });
+});
+
+describe('session_meta: copied headers of the thread id alone (lineage.ts)', () => {
+  it('the turns of a copy go to the newest thread created before them, its creation read from its UUIDv7 id', () => {
+    const DAY = 86_400_000;
+    const root = uuidV7(T - 2 * DAY, 1);
+    const sub = uuidV7(T - DAY, 2);
+    const { r, rec } = reader();
+    onSessionMeta(r, meta({ id: THREAD, forkedFrom: sub, created: T }), 1, T);
+    onSessionMeta(r, meta({ id: sub }), 2, T);
+    onSessionMeta(r, meta({ id: root }), 3, T);
+    expect(r.lin.origin).toBe(root);
+    r.onTurn(uuidV7(T - 2 * DAY + 60_000, 9), null); // the root's turn
+    expect(r.lin.origin).toBe(root);
+    r.onTurn(uuidV7(T - DAY + 60_000, 9), null); // the sub-agent's own turn, copied
+    expect(r.lin.origin).toBe(sub);
+    r.onTurn(uuidV7(T + 60_000, 9), null); // the file's own
+    expect(r.lin).toMatchObject({ origin: null, done: true });
+    expect(rec.counts["copy ended by the fork's own first turn (turn_id time)"]).toBe(1);
+  });
+
+  it('a header of the id alone seen again goes on from where that thread was, not from 0', () => {
+    const { r } = reader();
+    onSessionMeta(r, meta({ id: THREAD }), 1, T);
+    onSessionMeta(r, meta({ id: PARENT }), 2, T);
+    onTokenCount(r, total(tok(1000, 0, 100)), 3, T);
+    onSessionMeta(r, meta({ id: PARENT }), 4, T);
+    expect(r.st.last?.total).toBe(1100);
   });
 });
 

@@ -3,7 +3,7 @@
 // records follow (README "Lineage: copied history"), or the file's own
 // header written again after a copy.
 import type { SourceLocation } from '../../core/types.js';
-import { addHeader } from './lineage.js';
+import { addHeader, headerSeen } from './lineage.js';
 import type { RolloutReader } from './reader.js';
 import type { SessionMeta } from './records.js';
 
@@ -55,11 +55,12 @@ function onCopiedMeta(r: RolloutReader, meta: SessionMeta | null, at: SourceLoca
     r.endCopy("the fork's own session_meta written again after the copy");
     return;
   }
-  const known = lin.headers.some((h) => h.id === id && h.created !== null);
+  const known = lin.headers.some((h) => h.id === id && headerSeen(h));
   const created = meta!.created;
   addHeader(lin, { id, created, root: meta!.root });
   const h = lin.headers.find((x) => x.id === id)!;
   if (h.created === null) Object.assign(h, { created, root: meta!.root });
+  h.seen = true;
   // First sight: that thread's own file starts here, at 0. Again: its own records go on.
   r.switchTo(id, !known);
 }
