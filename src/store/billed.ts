@@ -38,8 +38,11 @@
 import type { DuckDBConnection } from './duckdb.js';
 import { INTEGER } from './duckdb.js';
 import { refreshSessionStats, SESSIONS_PENDING } from './session-stats.js';
+import { winnerOrderSql } from '../harnesses/dedupe.js';
+import { HARNESSES } from '../harnesses/registry.js';
 
-const WINNER_ORDER = `input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC, dedupe_rank, source_file, source_line`;
+/** Each harness's winner order (src/harnesses/dedupe.ts), the one its extractors fold split lines by. */
+const WINNER_ORDER = winnerOrderSql(HARNESSES);
 
 /**
  * A table whose rows are marked, one per dedupe key, at write time: its

@@ -25,7 +25,7 @@ import { headUnit, UNIT_HEAD_BYTES } from './units.js';
 import { onUsageRecord } from './usage-record.js';
 
 /** Only lines containing one of these can matter; the rest (messages, tool output, images) are never parsed. */
-const MARKERS = ['"session_meta"', '"turn_context"', '"token_count"', '"token_usage_record"', '"task_started"', '"turn_started"', '"thread_rolled_back"', '"thread_settings_applied"'];
+export const MARKERS = ['"session_meta"', '"turn_context"', '"token_count"', '"token_usage_record"', '"task_started"', '"turn_started"', '"thread_rolled_back"', '"thread_settings_applied"'];
 
 export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
   if (source.meta?.role === 'thread-names') return extractThreadNames(source, sink, opts);

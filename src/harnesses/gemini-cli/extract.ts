@@ -13,8 +13,9 @@ import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../typ
 import { MessageCounter, type SessionInfo } from './messages.js';
 import { projectOfSource } from './project.js';
 import { extractLegacyConversation } from './legacy.js';
+import { RULE } from './rules.js';
 
-const MARKERS = ['"tokens":{'];
+export const MARKERS = ['"tokens":{'];
 /**
  * Small lines parsed for what they say about the session: the header (the
  * first line; `sessionId` leads it at 5411f113, `kind` did in builds peers
@@ -61,7 +62,7 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
     subagent: prev?.subagent ?? meta.parentSession !== undefined,
     lastModel: prev?.lastModel ?? null,
   };
-  const counter = new MessageCounter(info, sink, file, 'gemini', 'message tokens');
+  const counter = new MessageCounter(info, sink, file, 'gemini', RULE.message);
   let headerSeen = prev !== null || (opts.resume?.lines ?? 0) > 0;
   let title: { text: string; line: number } | null = null;
 

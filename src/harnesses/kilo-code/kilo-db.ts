@@ -4,12 +4,13 @@
 import type { SessionFact, UsageEvent, WorkUnit } from '../../core/types.js';
 import { extractOpencode } from '../opencode/extract.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
+import { RULE } from './rules.js';
 
 export function extractKiloDb(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
   const harness = 'kilo-code' as const;
   const mine: ExtractSink = {
     ...sink,
-    event: (e: UsageEvent) => sink.event({ ...e, harness, rule: `OpenCode's reader: ${e.requests === 0 ? 'session residual' : 'message'}` }),
+    event: (e: UsageEvent) => sink.event({ ...e, harness, rule: e.requests === 0 ? RULE.dbResidual : RULE.dbMessage }),
     unit: (u: WorkUnit) => sink.unit({ ...u, harness }),
     sessionFact: (f: SessionFact) => sink.sessionFact({ ...f, harness }),
     sessionEstimate: (e) => sink.sessionEstimate({ ...e, harness }),

@@ -9,6 +9,7 @@ import type { ExtractSink } from '../types.js';
 import { columnNames, pick } from './tables.js';
 import { addUsage, hasUsage, isObject, modelRef, parseJson, readUsage, usageEvent, writtenTokens, zeroUsage, type OcUsage } from './usage.js';
 import { readUnitsV2, type WorkRead } from './units.js';
+import { RULE } from './rules.js';
 
 export interface SessionInfo {
   id: string;
@@ -212,7 +213,7 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
           dedupe_key: `msg:${id}`,
           requests: 1,
           source_file: file,
-          rule: type === 'compaction' ? 'compaction rows' : 'assistant rows',
+          rule: type === 'compaction' ? RULE.compaction : RULE.assistant,
         },
         u,
       ),
@@ -275,7 +276,7 @@ function residualEvent(s: SessionInfo, rows: OcUsage, file: string, sink: Extrac
       dedupe_key: `residual:${s.id}`,
       requests: 0,
       source_file: file,
-      rule: 'Residual (session totals)',
+      rule: RULE.residual,
     },
     r,
   );
