@@ -1,15 +1,19 @@
 // Kilo CLI's kilo.db is OpenCode's database (Kilo CLI is an OpenCode fork;
 // README.md "Kilo CLI"): OpenCode's reader reads it, and what it finds is
 // Kilo Code's.
-import type { SessionFact, UsageEvent, WorkUnit } from '../../core/types.js';
+import type { SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../../core/types.js';
 import { extractOpencode } from '../opencode/extract.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { RULE } from './rules.js';
 
 export function extractKiloDb(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
   const harness = 'kilo-code' as const;
+  // Every method named (a spread would leave out a class sink's methods, e.g. explain's TraceSink).
   const mine: ExtractSink = {
-    ...sink,
+    warn: (m, at, o) => sink.warn(m, at, o),
+    skip: (reason, at) => sink.skip(reason, at),
+    count: (name, n) => sink.count(name, n),
+    ...(sink.unparsable ? { unparsable: (at: SourceLocation) => sink.unparsable!(at) } : {}),
     event: (e: UsageEvent) => sink.event({ ...e, harness, rule: e.requests === 0 ? RULE.dbResidual : RULE.dbMessage }),
     unit: (u: WorkUnit) => sink.unit({ ...u, harness }),
     sessionFact: (f: SessionFact) => sink.sessionFact({ ...f, harness }),
