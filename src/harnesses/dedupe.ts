@@ -6,7 +6,12 @@
 // merge of appended lines (src/live/merge.ts). A harness names its order in
 // its Harness object (`winnerOrder`); most take LARGEST_USAGE_FIRST.
 import type { UsageEvent } from '../core/types.js';
-import type { Harness } from './types.js';
+
+/** What of a harness the order is read from (Harness.winnerOrder). */
+interface OrderOwner {
+  id: string;
+  winnerOrder?: WinnerOrder;
+}
 
 /** What the order compares of a row. */
 export interface Contender {
@@ -51,7 +56,7 @@ export function contender(e: UsageEvent): Contender {
 }
 
 /** A harness's order (LARGEST_USAGE_FIRST unless it names another). */
-export function winnerOrderOf(h: Pick<Harness, 'winnerOrder'> | undefined): WinnerOrder {
+export function winnerOrderOf(h: Pick<OrderOwner, 'winnerOrder'> | undefined): WinnerOrder {
   return h?.winnerOrder ?? LARGEST_USAGE_FIRST;
 }
 
@@ -63,7 +68,7 @@ const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
  * takes the same, else one CASE per term (the orders must then have their
  * terms in the same number and directions).
  */
-export function winnerOrderSql(harnesses: readonly Pick<Harness, 'id' | 'winnerOrder'>[]): string {
+export function winnerOrderSql(harnesses: readonly OrderOwner[]): string {
   const orders = harnesses.map((h) => [h.id, winnerOrderOf(h)] as const);
   const first = orders[0]![1];
   const term = (t: OrderTerm) => `${t.expr}${t.desc ? ' DESC' : ''}`;

@@ -7,7 +7,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, settlePending, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
-import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
+import { discoverAll, scanDigest, stampOf, tailCheckBytes, tailHash, type HarnessScan, type Stamp } from './discover.js';
+import { setLastIngestDigest, takeOfferedDiscovery } from './handoff.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
@@ -20,7 +21,7 @@ import { mark } from '../core/trace.js';
 import { UnitColumns } from '../core/unit-columns.js';
 import type { Collected } from './collect.js';
 
-export { discoverAll, sidecarPath, type HarnessScan } from './discover.js';
+export { sidecarPath } from './handoff.js';
 
 export interface IngestOptions {
   home: string;

@@ -4,7 +4,7 @@
 // and rows are sorted by cost, then tokens.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Row, SummaryReport } from './summary-rows.js';
-import { templateValues, type ReportParams } from './summary.js';
+import { templateValues, type ReportParams } from './summary-rows.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { ensureUnitMacros } from './unit-macros.js';
 

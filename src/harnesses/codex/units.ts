@@ -18,12 +18,6 @@
 //   copy block) count nothing, as for usage.
 import type { WorkUnitKind } from '../../core/types.js';
 
-export interface LineUnit {
-  kind: WorkUnitKind;
-  ts: number | null;
-  ordinal: number | null;
-}
-
 /** Bytes of a line's head read by headUnit: the envelope plus an item_completed's ids. */
 export const UNIT_HEAD_BYTES = 320;
 

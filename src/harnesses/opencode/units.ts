@@ -16,7 +16,7 @@ import { parseTimestamp } from '../../core/numbers.js';
 import type { SessionFact, WorkUnit } from '../../core/types.js';
 import type { SqliteDb } from '../../io/sqlite.js';
 import { isObject, parseJson } from './usage.js';
-import { isForkCopy, type SessionInfo } from './v2.js';
+import { isForkCopy, type SessionInfo } from './sessions.js';
 
 /** What one database's units-of-work queries found (emitted with its usage, once every query succeeded). */
 export interface WorkRead {
