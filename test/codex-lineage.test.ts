@@ -200,7 +200,7 @@ describe('codex lineage through the store: files arriving in any order over incr
     utimesSync(parent!.path, old, old);
     const env = cleanEnv(home);
     const day = utcDay(later);
-    // Far from the parent's last line and modification time: deferrable, were it not for the copies.
+    // Far from the parent's last line and modification time: left unread, were it not for the copies.
     const j = reportJson(['--harness', 'codex', '--by', 'day', '--since', day, '--until', day, '--tz', 'UTC'], env);
     expect(metrics(j.totals)).toEqual({ requests: 2, input_tokens: 500, cache_read_tokens: 700, output_tokens: 100, total_tokens: 1300 });
   });

@@ -116,7 +116,7 @@ export interface RateLimitSnapshot {
 }
 
 /**
- * What a unit of work counts (issue 27): a prompt typed by a person, an
+ * What a unit of work counts: a prompt typed by a person, an
  * assistant turn that ended, tool invocations, and prompts a parent agent
  * wrote for a subagent. Counts only: a unit never carries text.
  */

@@ -14,7 +14,7 @@ import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
 import { digest128 } from '../core/digest.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
-import { deferrable, usableHorizon } from './horizon.js';
+import { mayLeaveUnread, usableHorizon } from './horizon.js';
 import { withMeta } from './discovery-record.js';
 import { countRetained, recordSourcesDigest, storedSourcesDigest } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
@@ -238,7 +238,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
           opts.progress?.(++done, total);
           continue;
         }
-        if (!late && !fingerprints.has(src.key) && !early?.jobs.has(src.key) && deferrable(src, harness, stamp, horizon)) {
+        if (!late && !fingerprints.has(src.key) && !early?.jobs.has(src.key) && mayLeaveUnread(src, harness, stamp, horizon)) {
           const list = deferred.get(harness.id) ?? [];
           if (!list.length) deferred.set(harness.id, list);
           list.push({ src, harness });

@@ -1,4 +1,4 @@
-// `--by session` (issues 25 and 27): each session's row gets what the
+// `--by session`: each session's row gets what the
 // session is and did beside its usage (queries/session_view.sql), rows from
 // Cursor's context alone (no billed usage) are left to its context section,
 // and rows are sorted by cost, then tokens.

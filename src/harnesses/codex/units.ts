@@ -1,4 +1,4 @@
-// Codex units of work (issue 27), read from the first bytes of a rollout
+// Codex units of work, read from the first bytes of a rollout
 // line: Codex writes every line as {"timestamp":"…","ordinal":N,"type":"…",
 // "payload":{"type":"…", so the record's kind, time and ordinal sit at its
 // start, before any message text or tool output, and a few byte comparisons

@@ -1,4 +1,4 @@
-// OpenCode units of work (issue 27) and session facts, read in SQL like the
+// OpenCode units of work and session facts, read in SQL like the
 // usage (only a few JSON paths of `data`; prompt text, tool output and
 // attachments never reach JS). Rules (contract `opencode`, README.md):
 // - 2.x prompts: session_message rows of type `user` (typed prompts); in a
