@@ -7,7 +7,6 @@
 import { readTokenFields } from '../../core/numbers.js';
 import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { ExtractSink } from '../types.js';
-import { RULE } from './rules.js';
 
 /** Token fields of a `usage` object and of each `usage.iterations[]` entry (the same names). */
 export const USAGE_FIELDS = {
@@ -21,6 +20,16 @@ export const USAGE_FIELDS = {
   webSearches: 'server_tool_use.web_search_requests',
 } as const;
 
+/** The rules' names as the README states them (UsageEvent.rule, for `tx-usage explain`). */
+export const RULE = {
+  response: 'One response, one count',
+  largest: 'Largest usage wins',
+  forks: 'Forks',
+  fast: 'Fast mode',
+  webSearches: 'Web searches',
+  mainIteration: 'Main-model iteration',
+  advisor: 'Advisor iteration',
+} as const;
 
 /** The line whose usage stands for a response: its event (top-level usage), the usage object and the envelope's advisor model. */
 export interface ResponseLine {

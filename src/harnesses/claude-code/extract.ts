@@ -5,10 +5,10 @@ import { checkCost, notAnObject, parseTimestamp, readTokenFields } from '../../c
 import type { UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromKey } from './paths.js';
-import { emitBilledEvents, USAGE_FIELDS, type ResponseLine } from './billing.js';
+import { emitBilledEvents, RULE, USAGE_FIELDS, type ResponseLine } from './billing.js';
 import { isTitleLine, personPrompt, PROMPT_MARKERS, TITLE_HEAD_BYTES, titleOf, TOOL_CALL_BLOCKS, TURN_ENDING_STOPS } from './units.js';
 import { notBilledUsageReason, SKIP_USER_RECORD_USAGE } from './skips.js';
-import { RULE, WINNER_ORDER } from './rules.js';
+import { WINNER_ORDER } from './rules.js';
 import { contender } from '../dedupe.js';
 
 /**

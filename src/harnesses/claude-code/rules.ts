@@ -1,17 +1,9 @@
 // The rules that count a Claude Code response, by the names its README states
-// under "Rule names" (UsageEvent.rule, ExtractSink.merged; `tx-usage explain`),
-// and the order that picks a response's counted line among its split lines and
-// copies, in this extractor and in the store alike.
+// under "Rule names" (billing.ts RULE: UsageEvent.rule, ExtractSink.merged;
+// `tx-usage explain`), and the order that picks a response's counted line
+// among its split lines and copies, in this extractor and in the store alike.
 import { LARGEST_USAGE_FIRST } from '../dedupe.js';
 
-export const RULE = {
-  response: 'One response, one count',
-  largest: 'Largest usage wins',
-  forks: 'Forks',
-  fast: 'Fast mode',
-  webSearches: 'Web searches',
-  mainIteration: 'Main-model iteration',
-  advisor: 'Advisor iteration',
-} as const;
+export { RULE } from './billing.js';
 
 export const WINNER_ORDER = LARGEST_USAGE_FIRST;

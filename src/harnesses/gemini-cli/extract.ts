@@ -15,7 +15,7 @@ import { projectOfSource } from './project.js';
 import { extractLegacyConversation } from './legacy.js';
 import { RULE } from './rules.js';
 
-export const MARKERS = ['"tokens":{'];
+const MARKERS = ['"tokens":{'];
 /**
  * Small lines parsed for what they say about the session: the header (the
  * first line; `sessionId` leads it at 5411f113, `kind` did in builds peers
@@ -135,3 +135,6 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
   const state: GeminiState = { sessionId: info.sessionId, project: info.project, subagent: info.subagent, lastModel: info.lastModel };
   return { ...scanned, state };
 }
+
+/** The lines parsed (Harness.scanMarkers). */
+export { MARKERS };

@@ -4,21 +4,21 @@
 import type { SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../../core/types.js';
 import { extractOpencode } from '../opencode/extract.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
-import { RULE } from './rules.js';
 
 export function extractKiloDb(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
   const harness = 'kilo-code' as const;
-  // Every method named (a spread would leave out a class sink's methods, e.g. explain's TraceSink).
   const mine: ExtractSink = {
-    warn: (m, at, o) => sink.warn(m, at, o),
-    skip: (reason, at) => sink.skip(reason, at),
-    count: (name, n) => sink.count(name, n),
-    ...(sink.unparsable ? { unparsable: (at: SourceLocation) => sink.unparsable!(at) } : {}),
-    event: (e: UsageEvent) => sink.event({ ...e, harness, rule: e.requests === 0 ? RULE.dbResidual : RULE.dbMessage }),
+    ...sink,
+    event: (e: UsageEvent) => sink.event({ ...e, harness, rule: `OpenCode's reader: ${e.requests === 0 ? 'session residual' : 'message'}` }),
     unit: (u: WorkUnit) => sink.unit({ ...u, harness }),
     sessionFact: (f: SessionFact) => sink.sessionFact({ ...f, harness }),
     sessionEstimate: (e) => sink.sessionEstimate({ ...e, harness }),
     context: (c) => sink.context({ ...c, harness }),
+    // Named, as the spread above leaves out a class sink's methods (explain's TraceSink).
+    warn: (m, at, o) => sink.warn(m, at, o),
+    skip: (reason, at) => sink.skip(reason, at),
+    count: (name, n) => sink.count(name, n),
+    ...(sink.unparsable ? { unparsable: (at: SourceLocation) => sink.unparsable!(at) } : {}),
   };
   return extractOpencode({ ...source, harness: 'opencode' }, mine, opts);
 }

@@ -12,7 +12,6 @@ import type { SqliteDb } from '../../io/sqlite.js';
 import type { ExtractSink } from '../types.js';
 import { columnNames } from './tables.js';
 import { isObject, parseJson, readUsage, tokenSum, usageEvent, writtenTokens } from './usage.js';
-import { RULE } from './rules.js';
 
 const MESSAGES_SQL = `
   SELECT id, session_id, time_created,
@@ -94,7 +93,7 @@ export function extractV1(db: SqliteDb, file: string, layout: { hasSession: bool
           sink.warn('step-finish part without a usable timestamp skipped', pat);
           continue;
         }
-        events.push(usageEvent({ ...base, ts, dedupe_key: `part:${p.id}`, rule: RULE.stepFinish }, readUsage(p.tokens, p.cost, pat, sink, 'data.tokens')));
+        events.push(usageEvent({ ...base, ts, dedupe_key: `part:${p.id}`, rule: '1.x step-finish part' }, readUsage(p.tokens, p.cost, pat, sink, 'data.tokens')));
       }
       continue;
     }
@@ -109,7 +108,7 @@ export function extractV1(db: SqliteDb, file: string, layout: { hasSession: bool
       sink.warn('assistant message without a usable timestamp skipped', at);
       continue;
     }
-    events.push(usageEvent({ ...base, ts: msgTs, dedupe_key: `msg:${id}`, rule: RULE.message1x }, u));
+    events.push(usageEvent({ ...base, ts: msgTs, dedupe_key: `msg:${id}`, rule: '1.x message usage' }, u));
   }
   if (unparsable) {
     sink.warn(`${unparsable} message row(s) with unparsable data skipped (first: ${firstUnparsable})`, { file, row: `message ${firstUnparsable}` }, { sumsUpUnparsable: true });
