@@ -1,6 +1,6 @@
 -- report: session_view
 -- include: unit_counts        the shared counts of units of work (queries/fragments/unit_counts.sql)
--- What `--by session` shows beside each session's usage:
+-- What `--by session` shows beside each session's usage (issues 25 and 27):
 -- its harness, project, first and last activity, the models of its billed
 -- responses, its title where the harness keeps one (never prompt text), and
 -- its units of work in the local-day range: prompts typed by a person,

@@ -1,4 +1,4 @@
-// Units of work as reports see them: connection-local table
+// Units of work as reports see them (issue 27): connection-local table
 // macros over work_units, session_facts, billed_events and context_rows, so
 // every template reads them by name and they resolve to whatever the
 // connection shows under those names (the store's views labelled with a

@@ -37,13 +37,12 @@
 // instead of per ingest, a cold ingest of the 1 GiB benchmark corpus, which
 // commits every 2 s, decided the marks and session facts three times over a
 // growing store.)
+import { winnerOrderSql } from '../harnesses/dedupe.js';
+import { HARNESSES } from '../harnesses/registry.js';
 import type { DuckDBConnection } from './duckdb.js';
 import { INTEGER } from './duckdb.js';
 import { refreshSessionStats, SESSIONS_PENDING } from './session-stats.js';
-import { winnerOrderSql } from '../harnesses/dedupe.js';
-import { HARNESSES } from '../harnesses/registry.js';
 
-/** Each harness's winner order (src/harnesses/dedupe.ts), the one its extractors fold split lines by. */
 const WINNER_ORDER = winnerOrderSql(HARNESSES);
 
 /**
