@@ -7,7 +7,7 @@ import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
-import { deferrable, horizonOfDay, usableHorizon } from '../ingest/horizon.js';
+import { mayLeaveUnread, horizonOfDay, usableHorizon } from '../ingest/horizon.js';
 import { stampOf } from '../ingest/stamp.js';
 import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
@@ -221,7 +221,7 @@ function inReportWindow(stored: { source_key: string; reason: string }[], ingest
       if (out === undefined) {
         const s = bySource.get(w.source_key);
         // A source no longer found keeps its warnings (what the store still holds of it is reported).
-        out = s ? deferrable(s.src, s.harness, stampOf(s.src), horizon) : false;
+        out = s ? mayLeaveUnread(s.src, s.harness, stampOf(s.src), horizon) : false;
         outside.set(w.source_key, out);
       }
       return !out;

@@ -16,6 +16,7 @@ import type { HarnessId, SourceLocation, UsageEvent, WorkUnitKind } from '../../
 import { scanJsonArray } from '../../io/json-array.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { folderFromHistory, historyItem, historyModelStamps, taskMetadataModels, type ModelStamp } from './task-files.js';
+import { RULE } from './rules.js';
 
 export interface ClassicDialect {
   harness: HarnessId;
@@ -54,12 +55,12 @@ interface ClassicState {
 }
 
 const RULES: Record<Rec['k'], string> = {
-  req: 'api request',
-  sum: 'deleted requests (sum)',
-  sub: 'subagent usage (sum)',
-  condense: 'context condense',
+  req: RULE.request,
+  sum: RULE.deletedSum,
+  sub: RULE.subagentSum,
+  condense: RULE.condense,
 };
-const KEPT_RULE = 'kept from an earlier read';
+const KEPT_RULE = RULE.kept;
 
 /** `{"ts":N,"type":"say"|"ask","say"|"ask":"kind"` — how both extensions write a message's first keys. */
 const HEAD_RE = /^\{\s*"ts"\s*:\s*(\d+)\s*,\s*"type"\s*:\s*"(say|ask)"\s*,\s*"(?:say|ask)"\s*:\s*"([a-z_]+)"/;
