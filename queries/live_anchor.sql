@@ -9,10 +9,10 @@
 -- param: block_ms BIGINT       a block's length in ms
 -- column: harness VARCHAR
 -- column: anchor_ms BIGINT
--- report_events: billed events (src/report/macros.ts); the cost mode does not matter here
+-- response_events: billed events of grain response (src/report/macros.ts); the cost mode does not matter here; session totals left out
 WITH e AS (
   SELECT harness, ts_ms, ts_ms - lag(ts_ms) OVER (PARTITION BY harness ORDER BY ts_ms) AS gap
-  FROM report_events('UTC', $harnesses, $project, 'auto')
+  FROM response_events('UTC', $harnesses, $project, 'auto')
   WHERE ts_ms <= $before_ms
 )
 SELECT harness, max(ts_ms) AS anchor_ms

@@ -9,8 +9,8 @@
 -- param: from_ms BIGINT        the chain's start (queries/live_anchor.sql)
 -- param: until_ms BIGINT       last instant included
 -- column: ts_ms BIGINT
--- report_events: billed events (src/report/macros.ts); the cost mode does not matter here
+-- response_events: billed events of grain response (src/report/macros.ts); the cost mode does not matter here; session totals left out
 SELECT DISTINCT ts_ms
-FROM report_events('UTC', $harnesses, $project, 'auto')
+FROM response_events('UTC', $harnesses, $project, 'auto')
 WHERE ts_ms BETWEEN $from_ms AND $until_ms
 ORDER BY ts_ms

@@ -9,11 +9,11 @@
 -- column: project VARCHAR
 -- column: cost_e10 HUGEINT           cost under 'auto' of the priced responses (NULL when none)
 -- column: unpriced_requests HUGEINT
--- report_events: billed events with cost_e10 (src/report/macros.ts)
+-- response_events: billed events of grain response, with cost_e10 (src/report/macros.ts); session totals left out
 SELECT harness, project,
        sum(cost_e10)::HUGEINT AS cost_e10,
        coalesce(sum(requests) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests
-FROM report_events('UTC', $harnesses, '', 'auto')
+FROM response_events('UTC', $harnesses, '', 'auto')
 WHERE ts_ms >= $from_ms AND ts_ms < $until_ms
 GROUP BY ALL
 ORDER BY ALL

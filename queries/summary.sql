@@ -28,14 +28,17 @@
 -- column: active_days            BIGINT   distinct local days with activity
 -- column: unpriced_requests      HUGEINT  requests of billed events without a cost under cost_mode
 -- column: unpriced_tokens        HUGEINT  their total tokens
+-- column: session_grain_requests HUGEINT  of the requests, those of rows made from session totals (grain session or snapshot)
+-- column: session_grain_tokens   HUGEINT  their total tokens
+-- column: session_grain_cost_e10 HUGEINT  their cost under cost_mode (NULL when none is priced)
 WITH raw AS (
   SELECT harness, session_id, project, model, ts_ms, requests, input_tokens, cache_read_tokens,
          cache_write_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
-         computed_cost_e10, recorded_cost_e10, TRUE AS billable, machine
+         computed_cost_e10, recorded_cost_e10, TRUE AS billable, machine, grain <> 'response' AS session_grain
   FROM billed_events
   UNION ALL
   SELECT harness, session, project, model, coalesce(last_ts_ms, first_ts_ms), 0, 0, 0, 0, NULL, 0, 0,
-         NULL, NULL, FALSE, machine
+         NULL, NULL, FALSE, machine, FALSE
   FROM context_rows
   WHERE coalesce(last_ts_ms, first_ts_ms) IS NOT NULL
 ),
@@ -74,7 +77,10 @@ SELECT {{keys}}
        count(DISTINCT harness || ':' || session_id) AS sessions,
        count(DISTINCT CAST(local_ts AS DATE)) AS active_days,
        coalesce(sum(requests) FILTER (WHERE billable AND cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests,
-       coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE billable AND cost_e10 IS NULL), 0)::HUGEINT AS unpriced_tokens
+       coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE billable AND cost_e10 IS NULL), 0)::HUGEINT AS unpriced_tokens,
+       coalesce(sum(requests) FILTER (WHERE session_grain), 0)::HUGEINT AS session_grain_requests,
+       coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE session_grain), 0)::HUGEINT AS session_grain_tokens,
+       sum(cost_e10) FILTER (WHERE session_grain)::HUGEINT AS session_grain_cost_e10
 FROM f
 GROUP BY ALL
 ORDER BY ALL

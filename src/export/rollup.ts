@@ -163,7 +163,9 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
            -- Not exported (yet): the billing details of imported usage CSVs (their costs are exported).
            CAST(NULL AS VARCHAR) AS billing_kind, CAST(NULL AS BIGINT) AS request_units_e6, machine,
            -- What a response was billed at beyond its tokens; null in files written before they were exported.
-           speed, web_search_requests, iteration
+           speed, web_search_requests, iteration,
+           -- What the row was made from; files written before it was exported hold responses only.
+           coalesce(grain, 'response') AS grain
     FROM export_events
     QUALIFY row_number() OVER (
       PARTITION BY harness, dedupe_key

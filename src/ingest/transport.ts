@@ -11,7 +11,7 @@ import { UnitColumns } from '../core/unit-columns.js';
 import type { JobResult } from './job.js';
 
 /** Every field of UsageEvent, in row order; strings go through the table. */
-const STRING_FIELDS = ['harness', 'session_id', 'project', 'model', 'provider', 'dedupe_key', 'source_file', 'billing_kind', 'speed'] as const;
+const STRING_FIELDS = ['harness', 'session_id', 'project', 'model', 'provider', 'dedupe_key', 'source_file', 'billing_kind', 'speed', 'grain'] as const;
 const NUMBER_FIELDS = [
   'ts',
   'dedupe_rank',
@@ -37,7 +37,7 @@ const everyField: Record<Exclude<keyof UsageEvent, 'rule'>, true> = Object.fromE
 void everyField;
 
 // decodeResult writes its object literal in these orders: kept in step here.
-if (STRING_FIELDS.join() !== 'harness,session_id,project,model,provider,dedupe_key,source_file,billing_kind,speed' || NUMBER_FIELDS.join() !== 'ts,dedupe_rank,requests,input_tokens,cache_read_tokens,cache_write_tokens,cache_write_5m_tokens,cache_write_1h_tokens,output_tokens,reasoning_tokens,recorded_cost_usd,source_line,request_units,web_search_requests,iteration') {
+if (STRING_FIELDS.join() !== 'harness,session_id,project,model,provider,dedupe_key,source_file,billing_kind,speed,grain' || NUMBER_FIELDS.join() !== 'ts,dedupe_rank,requests,input_tokens,cache_read_tokens,cache_write_tokens,cache_write_5m_tokens,cache_write_1h_tokens,output_tokens,reasoning_tokens,recorded_cost_usd,source_line,request_units,web_search_requests,iteration') {
   throw new Error('transport.ts: decodeResult no longer matches the field lists');
 }
 
@@ -166,6 +166,7 @@ export function decodeResult(e: EncodedResult): JobResult {
       speed: str(refs[r + 8]!),
       web_search_requests: num(nums[m + 13]!),
       iteration: num(nums[m + 14]!),
+      grain: str(refs[r + 9]!) as UsageEvent['grain'],
     };
   }
   o.collected.events = events;

@@ -21,6 +21,16 @@ CREATE OR REPLACE TEMP MACRO report_events(p_tz, p_harnesses, p_project, p_cost_
   WHERE list_contains(p_harnesses, harness)
     AND (p_project = '' OR contains(coalesce(project, ''), p_project))`;
 
+// response_events(tz, harnesses, project, cost_mode): report_events' rows
+// of grain 'response' only (core/types.ts GRAINS), for what places usage in
+// time finer than a session: the live views (5-hour blocks, limits, budgets,
+// watch, status line) and the prompts each response answered. A session's
+// total is placed at its last activity, which says nothing of the block or
+// prompt it was spent in; those views say that they leave such rows out.
+const RESPONSE_EVENTS = `
+CREATE OR REPLACE TEMP MACRO response_events(p_tz, p_harnesses, p_project, p_cost_mode) AS TABLE
+  SELECT * FROM report_events(p_tz, p_harnesses, p_project, p_cost_mode) WHERE grain = 'response'`;
+
 // near_days(ts_ms, first, last): a test on the stored UTC milliseconds alone,
 // true for every instant whose local calendar day lies in [first, last] in
 // any zone (UTC offsets lie within -12 h .. +14 h; two days of margin each
@@ -38,5 +48,6 @@ const NEAR_DAYS = [
 
 export async function defineReportMacros(conn: DuckDBConnection): Promise<void> {
   await conn.run(REPORT_EVENTS);
+  await conn.run(RESPONSE_EVENTS);
   for (const m of NEAR_DAYS) await conn.run(m);
 }

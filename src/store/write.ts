@@ -299,10 +299,13 @@ export class BatchWriter {
   }
 }
 
+/** event_attrs.grain (schema v14): NULL for a response's row, the grain's name otherwise. */
+const storedGrain = (e: UsageEvent): string | null => (e.grain && e.grain !== 'response' ? e.grain : null);
+
 /** The strings event_attrs keeps for a response, as one key (NUL-separated; \u0001 for null). */
 function comboKey(e: UsageEvent): string {
   const n = (v: string | null) => (v === null ? '\u0001' : v);
-  return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}\0${n(e.billing_kind ?? null)}\0${n(e.speed ?? null)}`;
+  return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}\0${n(e.billing_kind ?? null)}\0${n(e.speed ?? null)}\0${n(storedGrain(e))}`;
 }
 
 /** A batch's rows and bookkeeping, inside the caller's transaction; says whether it appended and deleted responses. */
@@ -335,7 +338,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
     let lastId = 0;
     for (const e of c.events) {
       let id = 0;
-      if (last !== null && last.session_id === e.session_id && last.project === e.project && last.model === e.model && last.provider === e.provider && last.source_file === e.source_file && last.harness === e.harness && (last.billing_kind ?? null) === (e.billing_kind ?? null) && (last.speed ?? null) === (e.speed ?? null)) {
+      if (last !== null && last.session_id === e.session_id && last.project === e.project && last.model === e.model && last.provider === e.provider && last.source_file === e.source_file && last.harness === e.harness && (last.billing_kind ?? null) === (e.billing_kind ?? null) && (last.speed ?? null) === (e.speed ?? null) && storedGrain(last) === storedGrain(e)) {
         id = lastId;
       } else {
         const k = comboKey(e);
@@ -354,6 +357,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
           str(at, e.source_file);
           str(at, e.billing_kind ?? null);
           str(at, e.speed ?? null);
+          str(at, storedGrain(e));
           at.endRow();
         }
         last = e;
