@@ -9,7 +9,7 @@ export function extractKiloDb(source: SourceRef, sink: ExtractSink, opts: Extrac
   const harness = 'kilo-code' as const;
   const mine: ExtractSink = {
     ...sink,
-    event: (e: UsageEvent) => sink.event({ ...e, harness, rule: `OpenCode's reader: ${e.requests === 0 ? 'session residual' : 'message'}` }),
+    event: (e: UsageEvent) => sink.event({ ...e, harness, rule: `OpenCode's reader: ${e.rule ?? (e.requests === 0 ? 'session residual' : 'message')}` }),
     unit: (u: WorkUnit) => sink.unit({ ...u, harness }),
     sessionFact: (f: SessionFact) => sink.sessionFact({ ...f, harness }),
     sessionEstimate: (e) => sink.sessionEstimate({ ...e, harness }),
