@@ -117,6 +117,21 @@ function isNearMatch(res: Resolution): res is LibraryResolution {
   return res.kind === 'library' && (res.candidate.near === true || !namesEntry(res.candidate.model, res.model));
 }
 
+/**
+ * README "Fast-mode names": a harness that names the fast variant as a model
+ * of its own (pi's `claude-opus-4-8-fast`; OpenRouter's
+ * `anthropic/claude-opus-5-fast`) is priced by that name's own entry where
+ * the data has one, else as the base model served at speed "fast" (its
+ * fast-mode price, or unknown) — never at the base model's standard rate,
+ * which a name beginning like it would otherwise match.
+ */
+const FAST_SUFFIX = /-fast$/i;
+const FAST_SUFFIX_LEN = '-fast'.length;
+
+function fastNamed(u: { model: string; speed?: string | null }, res: Resolution | null): boolean {
+  return !u.speed && FAST_SUFFIX.test(u.model) && u.model.length > FAST_SUFFIX_LEN && (res === null || isNearMatch(res));
+}
+
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
@@ -276,6 +291,8 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
       res = resolve(u.model, u.provider, u.harness);
       last = { model: u.model, provider: u.provider, harness: u.harness, res };
     }
+    // README "Fast-mode names": `<model>-fast` without a price entry of its own is `<model>` at speed "fast".
+    if (fastNamed({ model: u.model, speed: u.speed }, res)) return costE10({ ...u, model: u.model.slice(0, -FAST_SUFFIX_LEN), speed: 'fast' });
     if (!res) return null;
     const compiled = priceAt(res, validTs(u.ts));
     if (!compiled) return null;
@@ -318,6 +335,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         return err ? { ...base, matched: null, error: err } : null;
       }
       const compiled = priceAt(res, at);
+      const fastNote = fastNamed({ model }, res) ? [`a "-fast" name without a price entry of its own: priced as ${model.slice(0, -FAST_SUFFIX_LEN)} at speed "fast" (its fast-mode price, else unknown)`] : [];
       if (res.kind === 'override') {
         return {
           ...base,
@@ -345,7 +363,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         },
         prices_usd_per_mtok: compiled?.display ?? null,
         ...(periods ? { price_periods: periods } : {}),
-        notes: compiled ? [...notes(compiled, res.provider.id === 'anthropic'), ...regionalNotes(model, compiled)] : ['prices could not be resolved at this time'],
+        notes: compiled ? [...fastNote, ...notes(compiled, res.provider.id === 'anthropic'), ...regionalNotes(model, compiled)] : ['prices could not be resolved at this time'],
       };
     },
   };
