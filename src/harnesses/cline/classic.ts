@@ -9,13 +9,14 @@
 // and the state this reader returns remembers what it counted: a request that
 // has left the file is counted again from memory, with its own key, and a sum
 // of deleted requests adds only what the memory does not already hold.
-import { readFileSync } from 'node:fs';
+import { readRegularBytes } from '../../io/regular-file.js';
 import { basename, dirname } from 'node:path';
 import { checkCost, checkTokenCount } from '../../core/numbers.js';
 import type { HarnessId, SourceLocation, UsageEvent, WorkUnitKind } from '../../core/types.js';
 import { scanJsonArray } from '../../io/json-array.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { folderFromHistory, historyItem, historyModelStamps, taskMetadataModels, type ModelStamp } from './task-files.js';
+import { RULE } from './rules.js';
 
 export interface ClassicDialect {
   harness: HarnessId;
@@ -54,12 +55,12 @@ interface ClassicState {
 }
 
 const RULES: Record<Rec['k'], string> = {
-  req: 'api request',
-  sum: 'deleted requests (sum)',
-  sub: 'subagent usage (sum)',
-  condense: 'context condense',
+  req: RULE.request,
+  sum: RULE.deletedSum,
+  sub: RULE.subagentSum,
+  condense: RULE.condense,
 };
-const KEPT_RULE = 'kept from an earlier read';
+const KEPT_RULE = RULE.kept;
 /** The skip reason (and rule name) of a request whose stream failed before any usage: not a request. */
 const FAILED_EMPTY = 'failed request without usage (streaming_failed: not billed)';
 const USAGE_FIELDS = ['tokensIn', 'tokensOut', 'cacheWrites', 'cacheReads', 'cost'];
@@ -88,7 +89,7 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
   const prior = isPrior(opts.prior) ? opts.prior.recs : [];
   const usageSays = USAGE_SAYS;
 
-  const buf = readFileSync(file);
+  const buf = readRegularBytes(file);
   const present: Rec[] = [];
   /** Requests still in the file that count nothing (a failed stream): the memory must not count them as gone. */
   const held = new Set<string>();

@@ -13,6 +13,7 @@ import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../typ
 import { MessageCounter, type SessionInfo } from './messages.js';
 import { projectOfSource } from './project.js';
 import { extractLegacyConversation } from './legacy.js';
+import { RULE } from './rules.js';
 
 /**
  * A message's `tokens` (the marker): one JSON string, so a line is found
@@ -46,8 +47,6 @@ export interface GeminiState {
 
 /** The first bytes of a line, for the tests above (latin1: only ASCII structure is tested). */
 const headOf = (buf: Buffer, start: number, end: number) => buf.toString('latin1', start, Math.min(end, start + HEAD_TEST_BYTES));
-/** A `$set` checkpoint's messages are counted under this README rule when first seen there. */
-const CHECKPOINT_RULE = '$set checkpoints';
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `session-2026-04-09T10-00-<first 8 of id>.jsonl` or a subagent's `<id>.jsonl`: the best id the name gives (only a header has the whole id). */
@@ -73,7 +72,7 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
     subagent: prev?.subagent ?? meta.parentSession !== undefined,
     lastModel: prev?.lastModel ?? null,
   };
-  const counter = new MessageCounter(info, sink, file, 'gemini', 'message tokens');
+  const counter = new MessageCounter(info, sink, file, 'gemini', RULE.message);
   let headerSeen = prev !== null || (opts.resume?.lines ?? 0) > 0;
   let title: { text: string; line: number } | null = null;
 
@@ -133,7 +132,7 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
           let added = 0;
           for (const m of messages) {
             if (!isObj(m)) continue;
-            if (counter.isResponse(m.type) && m.tokens !== null && m.tokens !== undefined) added += counter.response(m, at, line, CHECKPOINT_RULE) ? 1 : 0;
+            if (counter.isResponse(m.type) && m.tokens !== null && m.tokens !== undefined) added += counter.response(m, at, line, RULE.checkpoint) ? 1 : 0;
             else if (m.type === 'user') counter.userRecord(m);
           }
           if (!added) sink.skip('$set checkpoint (repeats messages written before it)', at);
@@ -157,3 +156,6 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
   const state: GeminiState = { sessionId: info.sessionId, project: info.project, subagent: info.subagent, lastModel: info.lastModel };
   return { ...scanned, state };
 }
+
+/** The lines parsed (Harness.scanMarkers). */
+export { MARKERS };

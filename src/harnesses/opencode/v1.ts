@@ -18,6 +18,7 @@ import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { SqliteDb } from '../../io/sqlite.js';
 import type { ExtractSink } from '../types.js';
 import { columnNames } from './tables.js';
+import { RULE } from './rules.js';
 import { addUsage, isObject, parseJson, readUsage, tokenSum, usageEvent, writtenTokens, zeroUsage, type OcUsage } from './usage.js';
 import { readSessions, residualEvent } from './v2.js';
 
@@ -122,7 +123,7 @@ export function readV1Messages(db: SqliteDb, file: string, layout: { hasSession:
       source_file: file,
     };
     const event = (ts: number, step: number | null, u: OcUsage, rule: string): UsageEvent => ({
-      ...usageEvent({ ...base, ts, dedupe_key: responseKey(msgTs ?? ts, model, provider, step, u), rule: copy ? 'Forks (1.x)' : rule }, u),
+      ...usageEvent({ ...base, ts, dedupe_key: responseKey(msgTs ?? ts, model, provider, step, u), rule: copy ? RULE.fork1x : rule }, u),
       ...(copy ? { dedupe_rank: 1 } : {}),
     });
     const parts = steps.get(id);
