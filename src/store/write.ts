@@ -299,7 +299,7 @@ export class BatchWriter {
   }
 }
 
-/** event_attrs.grain (schema v14): NULL for a response's row, the grain's name otherwise. */
+/** event_attrs.grain (schema v15): NULL for a response's row, the grain's name otherwise. */
 const storedGrain = (e: UsageEvent): string | null => (e.grain && e.grain !== 'response' ? e.grain : null);
 
 /** The strings event_attrs keeps for a response, as one key (NUL-separated; \u0001 for null). */
