@@ -55,6 +55,17 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
     expect(first).toMatch(/185/);
   });
 
+  it('compare counts the session totals in tokens and says so; blocks leave them out', () => {
+    const c = runCli(['report', 'compare', ...RANGE, ...H, '--format', 'json'], env);
+    expect(c.status, c.stderr).toBe(0);
+    const j = JSON.parse(c.stdout);
+    expect(j.totals.session_grain_tokens).toBe(j.totals.total_tokens);
+    expect(runCli(['report', 'compare', ...RANGE, ...H], env).stdout).toMatch(/The figures include [\d,]+ tokens its harnesses record as session totals/);
+    const b = runCli(['report', 'blocks', ...RANGE, ...H, '--format', 'json'], env);
+    expect(b.status, b.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(b.stdout))).not.toMatch(/"total_tokens":[1-9]/);
+  });
+
   it('explain names the grain of the row', () => {
     const r = runCli(['explain', fx.home.settingsPath(fx.sessions.long), ...RANGE, '--format', 'json'], env);
     expect(r.status, r.stderr).toBe(0);
