@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, reportRows, tokenFields } from '../fixtures/ledger.js';
 import { buildDroidHome, type DroidFixture } from '../fixtures/droid/home.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
+import { storedCounts } from './helpers/units.js';
 
 const RANGE = ['--since', '2026-09-01', '--until', '2026-09-30'];
 const H = ['--harness', 'droid'];
@@ -60,7 +61,7 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
     expect(c.status, c.stderr).toBe(0);
     const j = JSON.parse(c.stdout);
     expect(j.totals.session_grain_tokens).toBe(j.totals.total_tokens);
-    expect(runCli(['report', 'compare', ...RANGE, ...H], env).stdout).toMatch(/The figures include [\d,]+ tokens its harnesses record as session totals/);
+    expect(runCli(['report', 'compare', ...RANGE, ...H], env).stdout.replace(/\s+/g, ' ')).toMatch(/The figures include [\d,]+ tokens its harnesses record as session totals/);
     const b = runCli(['report', 'blocks', ...RANGE, ...H, '--format', 'json'], env);
     expect(b.status, b.stderr).toBe(0);
     expect(JSON.stringify(JSON.parse(b.stdout))).not.toMatch(/"total_tokens":[1-9]/);
@@ -71,6 +72,12 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
     expect(r.status, r.stderr).toBe(0);
     const recs = JSON.parse(r.stdout).sources.flatMap((s: any) => s.records);
     expect(recs.find((x: any) => x.grain === 'session')).toMatchObject({ counted: true, counted_as: expect.stringMatching(/^session total of/) });
+  });
+
+  it('prompts from the transcript as units of work; a Task child keeps its parent', () => {
+    const c = storedCounts(env, 'droid');
+    expect(c[fx.sessions.plain.id]).toMatchObject({ prompts: 2 });
+    expect(c[fx.sessions.child.id]).toMatchObject({ prompts: 1, parent: fx.sessions.parent.id });
   });
 
   it('a snapshot rewritten in place replaces its row (the second snapshot is the total)', () => {

@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { HARNESS_IDS } from '../core/types.js';
 import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
-import { grainNote, unpricedNote } from '../render/cells.js';
+import { GRAIN_MARK, grainNote, unpricedNote } from '../render/cells.js';
 import { baseChartData } from './charts.js';
 import type { ReportDefinition, ReportOutput } from './output.js';
 import { groupExpr, type GroupKey } from './groups.js';
@@ -285,5 +285,5 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
  */
 function compareGrainNote(tokens: number): string | null {
   const n = grainNote(tokens);
-  return n === null ? null : `${n.replace(/^† includes/, 'The figures include')} Compare counts them in tokens, costs and sessions; they add no requests.`;
+  return n === null ? null : `${n.replace(`${GRAIN_MARK} includes`, 'The figures include')} Compare counts them in tokens, costs and sessions; they add no requests.`;
 }

@@ -22,13 +22,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 interface Transcript {
+  /** Prompts typed (README "Units of work"): a user message with text that is not a system reminder. */
+  prompts: { id: string; ts: number }[];
   lastTs: number | null;
   cwd: string | null;
   title: string | null;
 }
 
 async function readTranscript(file: string, sink: ExtractSink): Promise<Transcript> {
-  const out: Transcript = { lastTs: null, cwd: null, title: null };
+  const out: Transcript = { prompts: [], lastTs: null, cwd: null, title: null };
   if (kindOf(file) !== 'file') return out;
   await scanJsonlFile(file, { markers: DROID_MARKERS }, sink, (rec) => {
     if (rec.type === 'session_start') {
@@ -37,6 +39,10 @@ async function readTranscript(file: string, sink: ExtractSink): Promise<Transcri
     }
     const ts = parseTimestamp(rec.timestamp);
     if (ts !== null && (out.lastTs === null || ts > out.lastTs)) out.lastTs = ts;
+    const m = rec.type === 'message' && isObject(rec.message) ? rec.message : null;
+    if (ts !== null && m?.role === 'user' && Array.isArray(m.content) && m.content.some((b: unknown) => isObject(b) && b.type === 'text' && typeof b.text === 'string' && !b.text.trimStart().startsWith('<system-reminder>'))) {
+      out.prompts.push({ id: text(rec.id) ?? String(ts), ts });
+    }
   });
   return out;
 }
@@ -60,6 +66,7 @@ export async function extractDroid(source: SourceRef, sink: ExtractSink, _opts: 
   }
   const session = source.meta?.session ?? file;
   const transcript = await readTranscript(join(dirname(file), `${session}.jsonl`), sink);
+  for (const p of transcript.prompts) sink.unit({ harness: 'droid', session_id: session, kind: 'prompt', dedupe_key: `droid:${session}:${p.id}`, dedupe_rank: 0, ts: p.ts, count: 1 });
   const parent = Array.isArray(doc.tags) ? doc.tags.map((t) => (isObject(t) && isObject(t.metadata) ? text(t.metadata.callingSessionId) : null)).find((p) => p !== null) ?? null : null;
   if (transcript.title !== null || parent !== null) {
     const fact: SessionFact = { harness: 'droid', session_id: session, title: transcript.title, title_rank: 0, parent_session_id: parent, seq: 0 };
