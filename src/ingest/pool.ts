@@ -17,9 +17,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { runJob, type Job, type JobResult } from './job.js';
 import type { BatchMessage } from './worker.js';
-import { decodeResult, type EncodedResult } from './transport.js';
+import { received, resultsOf, type SentPack } from './transport.js';
 
-type Reply = { kind: 'result'; index: number; result: EncodedResult } | { kind: 'failed'; index: number; error: string } | { kind: 'done' };
+type Reply = { kind: 'pack'; pack: SentPack } | { kind: 'failed'; index: number; error: string } | { kind: 'done' };
 
 // The bundled worker (scripts/bundle.mjs) when the build made one: one file to load instead of ~40 modules.
 const WORKER_URL = ((bundled) => (bundled.protocol === 'file:' && existsSync(fileURLToPath(bundled)) ? bundled : new URL('./worker.js', import.meta.url)))(
@@ -182,7 +182,7 @@ export class ExtractPool {
         };
         s.onDeath = end;
         s.onMessage = (m) => {
-          if (m.kind === 'result') take(decodeResult(m.result), m.index);
+          if (m.kind === 'pack') for (const { index, result } of resultsOf(received(m.pack), (i) => jobs[i]!)) take(result, index);
           else if (m.kind === 'failed') {
             done[m.index] = true;
             failure ??= new Error(m.error);

@@ -10,6 +10,7 @@ import { usdToE10 } from '../core/money.js';
 import type { RateLimitSnapshot, SessionFact, UsageEvent } from '../core/types.js';
 import { UnitColumns } from '../core/unit-columns.js';
 import type { Collected } from '../ingest/collect.js';
+import { EventCursor, PackBuilder, PackedCollected } from '../ingest/transport.js';
 
 /** What the store remembers about a source to decide, next run, what changed. */
 export interface SourceBookRow {
@@ -310,10 +311,23 @@ export class BatchWriter {
   }
 }
 
-/** The strings event_attrs keeps for a response, as one key (NUL-separated; \u0001 for null). */
-function comboKey(e: UsageEvent): string {
-  const n = (v: string | null) => (v === null ? '\u0001' : v);
-  return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}\0${n(e.billing_kind ?? null)}\0${n(e.speed ?? null)}`;
+/**
+ * Every source of a batch with its rows as packed columns (ingest/transport.ts):
+ * as they came from an extraction thread, or packed here, together, when
+ * they were extracted in this thread (and in tests).
+ */
+function packedBatch(batch: SourceWrite[]): PackedCollected[] {
+  const builder = new PackBuilder();
+  const at: number[] = [];
+  batch.forEach((w, i) => {
+    if (w.collected instanceof PackedCollected) return;
+    at.push(i);
+    builder.add({ id: 0, collected: w.collected, tailHash: null, bytesRead: 0, peakHeldBytes: 0 }, i);
+  });
+  const local = builder.take();
+  const out = batch.map((w) => (w.collected instanceof PackedCollected ? w.collected : null));
+  if (local) for (const e of local.entries) out[e.index] = new PackedCollected(local, e, batch[e.index]!.collected.source);
+  return out as PackedCollected[];
 }
 
 /** A batch's rows and bookkeeping, inside the caller's transaction; says whether it appended and deleted responses. */
@@ -324,11 +338,12 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   if (resumed.length) {
     await conn.run(`DELETE FROM source_issues WHERE kind = 'warning-tail' AND list_contains($keys, source_key)`, { keys: listValue(resumed) }, { keys: LIST_VARCHAR() });
   }
+  const packs = packedBatch(batch);
   // An appender only for tables that get rows: each costs a round trip to
   // create and one to flush, a sizeable part of a small append's ingest.
   const has = (rows: (c: Collected) => number) => batch.some((w) => rows(w.collected) > 0);
   const issueCount = (c: Collected) => c.warnings.length + c.tailWarnings.length + c.skips.length + Object.keys(c.counts).length;
-  const evA = has((c) => c.events.length) ? await conn.createAppender('usage_rows') : null;
+  const evA = packs.some((c) => c.eventCount > 0) ? await conn.createAppender('usage_rows') : null;
   const atA = evA ? await conn.createAppender('event_attrs') : null;
   const rows = evA ? new UsageRowWriter(evA) : null;
   const nextId = evA ? await ids.take(conn) : null;
@@ -336,20 +351,22 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   const cxA = has((c) => c.contexts.length) ? await conn.createAppender('context_rows') : null;
   const rlA = has((c) => c.rateLimits?.length ?? 0) ? await conn.createAppender('rate_limit_snapshots') : null;
   const isA = has(issueCount) ? await conn.createAppender('source_issues') : null;
-  for (const { collected: c, book } of batch) {
+  const e = new EventCursor();
+  batch.forEach(({ collected: c, book }, b) => {
     const key = book.source_key;
-    // A source's responses share a few combinations of the repeated strings:
-    // one, mostly, so the last one is compared first; a database source
-    // (OpenCode, Cursor) has one per session, found by a joined key.
+    const { pack, entry } = packs[b]!;
+    e.over(pack);
+    // A source's responses share a few combinations of the repeated strings
+    // (the same table entries: compared as indexes): one, mostly, so the last
+    // one is compared first; a database source (OpenCode, Cursor) has one per
+    // session, found by a joined key.
     const combos = new Map<string, number>();
-    let last: UsageEvent | null = null;
     let lastId = 0;
-    for (const e of c.events) {
-      let id = 0;
-      if (last !== null && last.session_id === e.session_id && last.project === e.project && last.model === e.model && last.provider === e.provider && last.source_file === e.source_file && last.harness === e.harness && (last.billing_kind ?? null) === (e.billing_kind ?? null) && (last.speed ?? null) === (e.speed ?? null)) {
-        id = lastId;
-      } else {
-        const k = comboKey(e);
+    for (let i = entry.e0; i < entry.e1; i++) {
+      e.at(i);
+      let id = lastId;
+      if (id === 0 || !e.sameCombination(i - 1)) {
+        const k = e.combinationKey();
         id = combos.get(k) ?? 0;
         if (id === 0) {
           id = nextId!();
@@ -363,11 +380,10 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
           str(at, e.model);
           str(at, e.provider);
           str(at, e.source_file);
-          str(at, e.billing_kind ?? null);
-          str(at, e.speed ?? null);
+          str(at, e.billing_kind);
+          str(at, e.speed);
           at.endRow();
         }
-        last = e;
         lastId = id;
       }
       rows!.add(id, e, e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd), cost(e));
@@ -398,13 +414,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
       cx.endRow();
     }
     for (const r of c.rateLimits ?? []) writeRateLimit(rlA!, key, r);
-    const issues: [string, string, number, string | null][] = [
-      ...c.warnings.map((w): [string, string, number, string | null] => ['warning', w, 1, null]),
-      ...c.tailWarnings.map((w): [string, string, number, string | null] => ['warning-tail', w, 1, null]),
-      ...c.skips.map((s): [string, string, number, string | null] => ['skip', s.reason, s.count, s.first]),
-      ...Object.entries(c.counts).map(([k, n]): [string, string, number, string | null] => ['count', k, n, null]),
-    ];
-    for (const [kind, reason, count, first] of issues) {
+    const issue = (kind: string, reason: string, count: number, first: string | null) => {
       const is = isA!;
       str(is, key);
       str(is, kind);
@@ -412,12 +422,16 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
       big(is, count);
       str(is, first);
       is.endRow();
-    }
-  }
+    };
+    for (const w of c.warnings) issue('warning', w, 1, null);
+    for (const w of c.tailWarnings) issue('warning-tail', w, 1, null);
+    for (const s of c.skips) issue('skip', s.reason, s.count, s.first);
+    for (const [k, n] of Object.entries(c.counts)) issue('count', k, n, null);
+    // Units of work are written by the BatchWriter when it commits (see there).
+    if (entry.u1 > entry.u0 || c.facts?.length) units.push({ key, units: packs[b]!.units, facts: c.facts ?? [] });
+  });
   rows?.close();
   for (const a of [evA, atA, esA, cxA, rlA, isA]) a?.closeSync();
-  // Units of work are written by the BatchWriter when it commits (see there).
-  for (const w of batch) if (w.collected.units?.length || w.collected.facts?.length) units.push({ key: w.book.source_key, units: w.collected.units ?? new UnitColumns(), facts: w.collected.facts ?? [] });
   // Bookkeeping rows replaced in bulk (one DELETE, one appender): a
   // statement per source costs milliseconds each.
   const known = batch.filter((w) => !w.fresh).map((w) => w.book.source_key);
