@@ -151,8 +151,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const deferred = new Map<HarnessId, Item[]>();
   const copiesSeen = new Set<HarnessId>();
   const tally: WriteTally = { appended: 0, rewritten: 0, unread: 0, events: 0, bytesRead: 0, peakHeldBytes: 0 };
-  let jobId = 0;
-  const jobs: RunJobsContext = { env: opts.env, concurrency: opts.concurrency, tmpDir: opts.tmpDir, early, pool: early?.pool ?? null, nextJobId: () => ++jobId, stats };
+  const jobs: RunJobsContext = { env: opts.env, concurrency: opts.concurrency, tmpDir: opts.tmpDir, early, pool: early?.pool ?? null, jobIds: { last: 0 }, stats };
   if (jobs.pool) stats.workers = jobs.pool.size;
   try {
     for (const phase of phasesOf(scans, deferred, copiesSeen)) {

@@ -19,7 +19,20 @@ import { runJob, type Job, type JobResult } from './job.js';
 import type { BatchMessage } from './worker.js';
 import { received, resultsOf, type SentPack } from './transport.js';
 
-type Reply = { kind: 'pack'; pack: SentPack } | { kind: 'failed'; index: number; error: string } | { kind: 'done' };
+type Reply = { kind: 'pack'; pack: SentPack } | { kind: 'failed'; index: number; error: string } | { kind: 'need'; from: number } | { kind: 'done' };
+
+/**
+ * The jobs of a batch, made when first asked for (an array is one): a
+ * worker is sent them JOB_CHUNK at a time as it claims them, so neither
+ * thread holds a job object per source of a large phase at once.
+ */
+export interface JobList {
+  readonly length: number;
+  at(index: number): Job | undefined;
+}
+
+/** Jobs a worker is sent at a time (worker.ts asks for the next chunk before it runs out). */
+const JOB_CHUNK = 512;
 
 // The bundled worker (scripts/bundle.mjs) when the build made one: one file to load instead of ~40 modules.
 const WORKER_URL = ((bundled) => (bundled.protocol === 'file:' && existsSync(fileURLToPath(bundled)) ? bundled : new URL('./worker.js', import.meta.url)))(
@@ -88,7 +101,7 @@ export class ExtractPool {
    * workers' messages go to one batch's handlers at a time (the ingest gives
    * its own batch to the pool the early extraction is still using).
    */
-  runAll(jobs: Job[], onResult: (r: JobResult) => Promise<void>, ahead = AHEAD): Promise<void> {
+  runAll(jobs: JobList, onResult: (r: JobResult) => Promise<void>, ahead = AHEAD): Promise<void> {
     // With no batch in progress, the jobs go to the workers now, before this
     // call returns. Through a promise they went when the caller's stack next
     // emptied: the early extraction is started by a caller that goes on with
@@ -107,7 +120,7 @@ export class ExtractPool {
   /** Batches given and not yet finished (the one running included). */
   private running = 0;
 
-  private runBatch(jobs: Job[], onResult: (r: JobResult) => Promise<void>, ahead: number): Promise<void> {
+  private runBatch(jobs: JobList, onResult: (r: JobResult) => Promise<void>, ahead: number): Promise<void> {
     const live = this.slots.filter((s) => !s.dead);
     // See BatchMessage (worker.ts).
     const shared = new SharedArrayBuffer(16);
@@ -133,8 +146,8 @@ export class ExtractPool {
         if (--open > 0) return;
         for (const s of live) s.onMessage = s.onDeath = null;
         // Jobs taken by a worker that died (or never run): again, here.
-        const missing = jobs.filter((_, i) => !done[i]);
-        const rest = missing.reduce<Promise<void>>((p, job) => p.then(async () => onResult(await runJob(job))), chain);
+        const missing = done.flatMap((d, i) => (d ? [] : [i]));
+        const rest = missing.reduce<Promise<void>>((p, i) => p.then(async () => onResult(await runJob(jobs.at(i)!))), chain);
         rest.then(
           () => (failure ? reject(failure) : resolve()),
           (e: unknown) => reject(failure ?? (e as Error)),
@@ -159,7 +172,7 @@ export class ExtractPool {
         }
         if (j < front) return finish();
         this.ranHere++;
-        runJob(jobs[j]!)
+        runJob(jobs.at(j)!)
           .then(
             (r) => {
               Atomics.add(counters, 2, 1);
@@ -182,14 +195,15 @@ export class ExtractPool {
         };
         s.onDeath = end;
         s.onMessage = (m) => {
-          if (m.kind === 'pack') for (const { index, result } of resultsOf(received(m.pack), (i) => jobs[i]!)) take(result, index);
+          if (m.kind === 'pack') for (const { index, result } of resultsOf(received(m.pack), (i) => jobs.at(i)!)) take(result, index);
+          else if (m.kind === 'need') s.worker.postMessage({ kind: 'jobs', from: m.from, jobs: chunkOf(jobs, m.from) });
           else if (m.kind === 'failed') {
             done[m.index] = true;
             failure ??= new Error(m.error);
             Atomics.add(counters, 1, 1);
           } else end();
         };
-        const msg: BatchMessage = { jobs, shared, ahead };
+        const msg: BatchMessage = { kind: 'batch', jobs: chunkOf(jobs, 0), total: jobs.length, shared, ahead };
         s.worker.postMessage(msg);
       }
     });
@@ -200,4 +214,11 @@ export class ExtractPool {
     for (const s of live) s.dead = true;
     await Promise.all(live.map((s) => s.worker.terminate()));
   }
+}
+
+/** Jobs [from, from + JOB_CHUNK) of a list (fewer at its end). */
+function chunkOf(jobs: JobList, from: number): Job[] {
+  const out: Job[] = [];
+  for (let i = from; i < Math.min(jobs.length, from + JOB_CHUNK); i++) out.push(jobs.at(i)!);
+  return out;
 }

@@ -7,7 +7,7 @@ import { withMeta } from './discovery-record.js';
 import type { EarlyRun } from './early.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import type { Plan } from './plan.js';
-import { ExtractPool, workersAvailable } from './pool.js';
+import { ExtractPool, workersAvailable, type JobList } from './pool.js';
 import { workersWanted } from './worker-count.js';
 
 /** Below this much to read, starting worker threads costs more than it saves. */
@@ -20,14 +20,15 @@ export interface RunJobsContext {
   early: EarlyRun | null;
   /** The pool, once one runs (the early run's, or one started here): kept for later phases. */
   pool: ExtractPool | null;
-  nextJobId: () => number;
+  /** The last job id given out (ids are unique within the run). */
+  jobIds: { last: number };
   stats: { earlyUsed: number; workers: number };
 }
 
 /** The job that reads `p` (its resume point for an append; a whole document's prior state). */
-export function jobOf(p: Plan, ctx: Pick<RunJobsContext, 'tmpDir' | 'nextJobId'>, knownProjects: ReadonlySet<string>): Job {
+export function jobOf(p: Plan, id: number, tmpDir: string, knownProjects: ReadonlySet<string>): Job {
   return {
-    id: ctx.nextJobId(),
+    id,
     harness: p.harness.id,
     source: withMeta(p.src),
     resume:
@@ -36,9 +37,37 @@ export function jobOf(p: Plan, ctx: Pick<RunJobsContext, 'tmpDir' | 'nextJobId'>
         : null,
     // A whole document rewritten on every save is read in full, with what its last read remembered.
     prior: p.src.kind === 'json' && p.prev?.resume_state ? JSON.parse(p.prev.resume_state) : undefined,
-    tmpDir: ctx.tmpDir,
+    tmpDir,
     knownProjects,
   };
+}
+
+/**
+ * The plans' jobs, made when first asked for (pool.ts JobList) and let go
+ * once their result is taken (taken()): job i has id `base + i`.
+ */
+function lazyJobs(plans: Plan[], ctx: RunJobsContext, knownProjects: ReadonlySet<string>): JobList & { base: number; taken(id: number): Plan } {
+  const base = ctx.jobIds.last + 1;
+  ctx.jobIds.last += plans.length;
+  const made = new Map<number, Job>();
+  return {
+    base,
+    length: plans.length,
+    at(i) {
+      let j = made.get(i);
+      if (!j && i >= 0 && i < plans.length) made.set(i, (j = jobOf(plans[i]!, base + i, ctx.tmpDir, knownProjects)));
+      return j;
+    },
+    taken(id) {
+      made.delete(id - base);
+      return plans[id - base]!;
+    },
+  };
+}
+
+/** A job of its own (ids after every one given out). */
+function oneJob(p: Plan, ctx: RunJobsContext, knownProjects: ReadonlySet<string>): Job {
+  return jobOf(p, ++ctx.jobIds.last, ctx.tmpDir, knownProjects);
 }
 
 /** The plans the early run is already reading, taken out of `plans` (as full reads); the early run lets go of the others. */
@@ -84,22 +113,17 @@ export async function runPlans(plans: Plan[], knownProjects: ReadonlySet<string>
   const earlyTaken = Promise.all(
     fromEarly.map(({ plan, result, id }) =>
       result
-        .catch(() => runJob(jobOf(plan, ctx, knownProjects)))
+        .catch(() => runJob(oneJob(plan, ctx, knownProjects)))
         .then((r) => takeOne(plan, r))
         .finally(() => ctx.early?.release(id)),
     ),
   );
   fromEarly.length = 0;
   if (pool && plans.length > 1) {
-    const jobs = plans.map((p) => jobOf(p, ctx, knownProjects));
-    const byId = new Map(jobs.map((j, i) => [j.id, plans[i]!]));
-    await pool.runAll(jobs, (r) => {
-      const p = byId.get(r.id)!;
-      byId.delete(r.id);
-      return takeOne(p, r);
-    });
+    const jobs = lazyJobs(plans, ctx, knownProjects);
+    await pool.runAll(jobs, (r) => takeOne(jobs.taken(r.id), r));
   } else {
-    for (const p of plans) await takeOne(p, await runJob(jobOf(p, ctx, knownProjects)));
+    for (const p of plans) await takeOne(p, await runJob(oneJob(p, ctx, knownProjects)));
   }
   await earlyTaken;
   await taking;
