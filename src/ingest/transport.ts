@@ -401,7 +401,6 @@ export class EventCursor implements UsageEvent {
   web_search_requests: number | null = null;
   iteration: number | null = null;
   private p: Pack | null = null;
-  private row = 0;
 
   /** Reads rows of `p` from now on. */
   over(p: Pack): void {
@@ -415,7 +414,6 @@ export class EventCursor implements UsageEvent {
     const m = i * NN;
     const str = (k: number) => (k === -1 ? null : strings[k]!);
     const num = (v: number) => (v !== v ? null : v); // NaN stands for null
-    this.row = i;
     this.harness = strings[refs[r]!] as UsageEvent['harness'];
     this.session_id = strings[refs[r + 1]!]!;
     this.project = str(refs[r + 2]!);
@@ -442,21 +440,72 @@ export class EventCursor implements UsageEvent {
     this.iteration = num(nums[m + 14]!);
   }
 
-  /** The current row has the same combination of repeated strings as row j. */
-  sameCombination(j: number): boolean {
+  /** Rows i and j have the same combination of repeated strings. */
+  sameRows(i: number, j: number): boolean {
     const refs = this.p!.erefs;
-    const a = this.row * NS;
+    const a = i * NS;
     const b = j * NS;
     for (const f of COMBINATION) if (refs[a + f] !== refs[b + f]) return false;
     return true;
   }
 
-  /** The current row's combination as a key (of this pack's table). */
-  combinationKey(): string {
+  /** Row i's combination as a key (of this pack's table). */
+  keyOf(i: number): string {
     const refs = this.p!.erefs;
-    const a = this.row * NS;
+    const a = i * NS;
     let k = '';
     for (const f of COMBINATION) k += `${refs[a + f]},`;
     return k;
   }
+}
+
+/**
+ * A source's responses as the writer reads them, one row at a time: in a
+ * pack (read in place through a cursor) or as the objects an extraction in
+ * this thread made. Written once over both (store/write.ts).
+ */
+export interface EventRows {
+  readonly length: number;
+  /** Response i (0-based): an object valid until the next call. */
+  at(i: number): UsageEvent;
+  /** Responses i and j share the strings event_attrs keeps (their combination). */
+  same(i: number, j: number): boolean;
+  /** Response i's combination, as a key (equal keys, equal combinations: within this source). */
+  key(i: number): string;
+}
+
+/** The strings event_attrs keeps for a response, as one key (NUL-separated; \u0001 for null). */
+function comboKey(e: UsageEvent): string {
+  const n = (v: string | null) => (v === null ? '\u0001' : v);
+  return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}\0${n(e.billing_kind ?? null)}\0${n(e.speed ?? null)}`;
+}
+
+function sameStrings(a: UsageEvent, b: UsageEvent): boolean {
+  return (
+    a.session_id === b.session_id &&
+    a.project === b.project &&
+    a.model === b.model &&
+    a.provider === b.provider &&
+    a.source_file === b.source_file &&
+    a.harness === b.harness &&
+    (a.billing_kind ?? null) === (b.billing_kind ?? null) &&
+    (a.speed ?? null) === (b.speed ?? null)
+  );
+}
+
+/** The rows of a result: from its pack's columns when it came packed, else its objects. */
+export function eventRows(c: Collected): EventRows {
+  if (c instanceof PackedCollected) {
+    const { e0, e1 } = c.entry;
+    const cur = new EventCursor();
+    cur.over(c.pack);
+    return {
+      length: e1 - e0,
+      at: (i) => (cur.at(e0 + i), cur),
+      same: (i, j) => cur.sameRows(e0 + i, e0 + j),
+      key: (i) => cur.keyOf(e0 + i),
+    };
+  }
+  const ev = c.events;
+  return { length: ev.length, at: (i) => ev[i]!, same: (i, j) => sameStrings(ev[i]!, ev[j]!), key: (i) => comboKey(ev[i]!) };
 }

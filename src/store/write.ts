@@ -10,7 +10,7 @@ import { usdToE10 } from '../core/money.js';
 import type { RateLimitSnapshot, SessionFact, UsageEvent } from '../core/types.js';
 import { UnitColumns } from '../core/unit-columns.js';
 import type { Collected } from '../ingest/collect.js';
-import { EventCursor, PackBuilder, PackedCollected } from '../ingest/transport.js';
+import { eventRows } from '../ingest/transport.js';
 
 /** What the store remembers about a source to decide, next run, what changed. */
 export interface SourceBookRow {
@@ -311,25 +311,6 @@ export class BatchWriter {
   }
 }
 
-/**
- * Every source of a batch with its rows as packed columns (ingest/transport.ts):
- * as they came from an extraction thread, or packed here, together, when
- * they were extracted in this thread (and in tests).
- */
-function packedBatch(batch: SourceWrite[]): PackedCollected[] {
-  const builder = new PackBuilder();
-  const at: number[] = [];
-  batch.forEach((w, i) => {
-    if (w.collected instanceof PackedCollected) return;
-    at.push(i);
-    builder.add({ id: 0, collected: w.collected, tailHash: null, bytesRead: 0, peakHeldBytes: 0 }, i);
-  });
-  const local = builder.take();
-  const out = batch.map((w) => (w.collected instanceof PackedCollected ? w.collected : null));
-  if (local) for (const e of local.entries) out[e.index] = new PackedCollected(local, e, batch[e.index]!.collected.source);
-  return out as PackedCollected[];
-}
-
 /** A batch's rows and bookkeeping, inside the caller's transaction; says whether it appended and deleted responses. */
 async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds, units: PendingUnits): Promise<{ appended: boolean; removed: boolean }> {
   const removed = await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
@@ -338,12 +319,12 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   if (resumed.length) {
     await conn.run(`DELETE FROM source_issues WHERE kind = 'warning-tail' AND list_contains($keys, source_key)`, { keys: listValue(resumed) }, { keys: LIST_VARCHAR() });
   }
-  const packs = packedBatch(batch);
+  const rowsOf = batch.map((w) => eventRows(w.collected));
   // An appender only for tables that get rows: each costs a round trip to
   // create and one to flush, a sizeable part of a small append's ingest.
   const has = (rows: (c: Collected) => number) => batch.some((w) => rows(w.collected) > 0);
   const issueCount = (c: Collected) => c.warnings.length + c.tailWarnings.length + c.skips.length + Object.keys(c.counts).length;
-  const evA = packs.some((c) => c.eventCount > 0) ? await conn.createAppender('usage_rows') : null;
+  const evA = rowsOf.some((r) => r.length > 0) ? await conn.createAppender('usage_rows') : null;
   const atA = evA ? await conn.createAppender('event_attrs') : null;
   const rows = evA ? new UsageRowWriter(evA) : null;
   const nextId = evA ? await ids.take(conn) : null;
@@ -351,26 +332,23 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   const cxA = has((c) => c.contexts.length) ? await conn.createAppender('context_rows') : null;
   const rlA = has((c) => c.rateLimits?.length ?? 0) ? await conn.createAppender('rate_limit_snapshots') : null;
   const isA = has(issueCount) ? await conn.createAppender('source_issues') : null;
-  const e = new EventCursor();
   batch.forEach(({ collected: c, book }, b) => {
     const key = book.source_key;
-    const { pack, entry } = packs[b]!;
-    e.over(pack);
-    // A source's responses share a few combinations of the repeated strings
-    // (the same table entries: compared as indexes): one, mostly, so the last
-    // one is compared first; a database source (OpenCode, Cursor) has one per
-    // session, found by a joined key.
+    const ev = rowsOf[b]!;
+    // A source's responses share a few combinations of the repeated strings:
+    // one, mostly, so the previous response's is compared first; a database
+    // source (OpenCode, Cursor) has one per session, found by a joined key.
     const combos = new Map<string, number>();
     let lastId = 0;
-    for (let i = entry.e0; i < entry.e1; i++) {
-      e.at(i);
+    for (let i = 0; i < ev.length; i++) {
       let id = lastId;
-      if (id === 0 || !e.sameCombination(i - 1)) {
-        const k = e.combinationKey();
+      if (id === 0 || !ev.same(i, i - 1)) {
+        const k = ev.key(i);
         id = combos.get(k) ?? 0;
         if (id === 0) {
           id = nextId!();
           combos.set(k, id);
+          const e = ev.at(i);
           const at = atA!;
           int(at, id);
           str(at, key);
@@ -380,12 +358,13 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
           str(at, e.model);
           str(at, e.provider);
           str(at, e.source_file);
-          str(at, e.billing_kind);
-          str(at, e.speed);
+          str(at, e.billing_kind ?? null);
+          str(at, e.speed ?? null);
           at.endRow();
         }
         lastId = id;
       }
+      const e = ev.at(i);
       rows!.add(id, e, e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd), cost(e));
     }
     for (const s of c.estimates) {
@@ -428,7 +407,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
     for (const s of c.skips) issue('skip', s.reason, s.count, s.first);
     for (const [k, n] of Object.entries(c.counts)) issue('count', k, n, null);
     // Units of work are written by the BatchWriter when it commits (see there).
-    if (entry.u1 > entry.u0 || c.facts?.length) units.push({ key, units: packs[b]!.units, facts: c.facts ?? [] });
+    if (c.units.length || c.facts?.length) units.push({ key, units: c.units, facts: c.facts ?? [] });
   });
   rows?.close();
   for (const a of [evA, atA, esA, cxA, rlA, isA]) a?.closeSync();
