@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageEvent } from '../src/core/types.js';
 import type { JobResult } from '../src/ingest/job.js';
-import { EventCursor, PackBuilder, PackedCollected, received, resultsOf, sendable, transferList } from '../src/ingest/transport.js';
+import { EventCursor, eventRows, PackBuilder, PackedCollected, received, resultsOf, sendable, transferList } from '../src/ingest/transport.js';
 import { UnitColumns } from '../src/core/unit-columns.js';
 
 function event(i: number): UsageEvent {
@@ -106,6 +106,27 @@ describe('worker → main transport', () => {
       const k = c.keyOf(i);
       if (keys.has(k)) expect(keys.get(k)).toBe(combo(e));
       else keys.set(k, combo(e));
+    }
+    expect(new Set(keys.values()).size).toBe(keys.size);
+  });
+
+  it('the writer reads the same rows from a packed result as from the objects it was made of', () => {
+    const events = Array.from({ length: 40 }, (_, i) => event(i));
+    const plain = result(1, events, new UnitColumns());
+    const b = new PackBuilder();
+    b.add(plain, 0);
+    const pack = b.take()!;
+    const a = eventRows(plain.collected);
+    const p = eventRows(new PackedCollected(pack, pack.entries[0]!, plain.collected.source));
+    expect(p.length).toBe(a.length);
+    const keys = new Map<string, string>();
+    for (let i = 0; i < a.length; i++) {
+      expect({ ...p.at(i) }).toMatchObject(Object.fromEntries(Object.entries(a.at(i)).map(([k, v]) => [k, v ?? null])));
+      for (let j = 0; j < i; j++) expect(p.same(i, j), `${i} ${j}`).toBe(a.same(i, j));
+      // Equal keys exactly when equal combinations, in both.
+      const [kp, ka] = [p.key(i), a.key(i)];
+      if (keys.has(kp)) expect(keys.get(kp)).toBe(ka);
+      else keys.set(kp, ka);
     }
     expect(new Set(keys.values()).size).toBe(keys.size);
   });

@@ -63,11 +63,9 @@ export class PhaseWriter {
 
   /**
    * Near the end of the pool's jobs, results are written as they come
-   * instead of in batches: this thread would otherwise finish its last jobs
-   * holding up to a batch and write it after them, on the run's tail, while
-   * the workers have nothing left to do. Writing takes this thread's time,
-   * so the workers claim more of the last jobs. Results taken in one turn of
-   * the event loop (a backlog) go together.
+   * instead of in batches: the last batch would otherwise be written after
+   * the workers have finished, on the run's tail. Results taken in one turn
+   * of the event loop (a backlog) go together.
    */
   watch(pool: ExtractPool): void {
     this.pool = pool;

@@ -1,8 +1,7 @@
 // Worker-thread entry. A batch message carries the first jobs of an ingest
 // phase (the rest come a chunk at a time, asked for before they are needed)
-// and shared counters: each worker claims the next job from the front itself
-// (no round trip through the main thread, which may be busy writing; the
-// main thread claims from the back, see pool.ts), runs jobs one at a time
+// and shared counters: each worker claims the next job itself (no round trip
+// through the main thread, which may be busy writing), runs jobs one at a time
 // (so each job's bytes-read figure is its own) and posts their results in
 // packs (transport.ts): columns for many sources at once, moved with the
 // message. It waits while too many results are still unread, which bounds
@@ -18,9 +17,8 @@ export interface BatchMessage {
   /** Jobs in the batch. */
   total: number;
   /**
-   * Int32Array over a SharedArrayBuffer: [next job to claim from the front,
-   * results taken by the main thread, results posted, one past the last job
-   * the main thread has not claimed from the back].
+   * Int32Array over a SharedArrayBuffer: [next job to claim, results taken
+   * by the main thread, results posted, one past the last job to claim].
    */
   shared: SharedArrayBuffer;
   /** Results all workers together may have posted and not yet had taken. */
@@ -120,7 +118,7 @@ async function runBatch(m: BatchMessage): Promise<void> {
   const packSources = Math.max(1, Math.min(PACK_SOURCES, m.ahead >> 1));
   for (;;) {
     const i = Atomics.add(counters, 0, 1);
-    // Past the end, or where the main thread's claims from the back begin.
+    // Past the end.
     if (i >= m.total || i >= Atomics.load(counters, 3)) break;
     try {
       const r = await runJob(await jobAt(i, m.total, chunk));
