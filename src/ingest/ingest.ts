@@ -8,7 +8,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { loadSourceStates, markRetained, settlePending, type CostFn, type SourceWrite } from '../store/write.js';
-import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
+import { discoverAll, scanDigest, stampOf, type HarnessScan, type Stamp } from './discover.js';
+import { setLastIngestDigest, takeOfferedDiscovery } from './handoff.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { usableHorizon } from './horizon.js';
 import { countRetained, recordSourcesDigest, storedSourcesDigest } from '../store/sources-digest.js';
@@ -17,7 +18,7 @@ import { byHarness, planPhase, type Item, type PhaseInput } from './plan.js';
 import { PhaseWriter, type WriteTally } from './phase-writer.js';
 import { runPlans, type RunJobsContext } from './run-jobs.js';
 
-export { discoverAll, sidecarPath, type HarnessScan } from './discover.js';
+export { sidecarPath } from './handoff.js';
 export { knownProjects } from './plan.js';
 
 export interface IngestOptions {

@@ -4,7 +4,9 @@
 // transactions the BatchWriter commits every COMMIT_EVERY_MS and at the end
 // of the phase. A full batch waits only for the write before the previous
 // one, so at most two batches are held besides the one being filled.
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
+import { countedRowsOf } from '../store/counted-rows.js';
 import { mark } from '../core/trace.js';
 import { UnitColumns } from '../core/unit-columns.js';
 import { BatchWriter, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
@@ -53,7 +55,7 @@ export class PhaseWriter {
   private pool: ExtractPool | null = null;
 
   constructor(
-    conn: ConstructorParameters<typeof BatchWriter>[0],
+    private readonly conn: DuckDBConnection,
     private readonly o: PhaseWriterOptions,
     private readonly tally: WriteTally,
   ) {
@@ -95,6 +97,7 @@ export class PhaseWriter {
 
   /** Takes a result: its source's write joins the batch; a full batch is written (waiting for the write before the previous one). */
   async accept(p: Plan, r: JobResult): Promise<void> {
+    if (!r.collected.failed && p.mode === 'full' && p.prev !== null) r = { ...r, collected: await keepCounted(this.conn, p, r.collected) };
     const t = this.tally;
     t.bytesRead += r.bytesRead;
     t.peakHeldBytes = Math.max(t.peakHeldBytes, r.peakHeldBytes ?? 0);
@@ -125,6 +128,28 @@ export class PhaseWriter {
     await this.writer.commit();
     mark('ingest: phase committed');
   }
+}
+
+/**
+ * The rewrite rule for an append-only transcript (JSONL) read again from its
+ * start because it shrank or changed before where the last read ended
+ * (truncated, rewritten in place): the responses counted from it before
+ * stay counted (the README: last month's spend does not shrink; deleting the
+ * file keeps them too, as retained rows), what it holds now is counted by its
+ * responses' keys (a response read before and still there is the new read's
+ * row), and the change is named once, in the warnings and `sources`.
+ */
+async function keepCounted(conn: DuckDBConnection, p: Plan, c: Collected): Promise<Collected> {
+  if (p.src.kind !== 'jsonl' || p.prev?.kind !== 'jsonl' || p.prev.resume_offset === null) return c;
+  const old = await countedRowsOf(conn, p.src.key);
+  if (!old.length) return c;
+  const plain = c instanceof PackedCollected ? c.plain() : c;
+  const now = new Set(plain.events.map((e) => `${e.harness}\0${e.dedupe_key}`));
+  const kept = old.filter((e) => !now.has(`${e.harness}\0${e.dedupe_key}`));
+  if (!kept.length) return c;
+  const how = p.stamp.size < p.prev.resume_offset ? `truncated (${p.stamp.size} bytes; ${p.prev.resume_offset} had been read)` : 'rewritten in place (its bytes before the end of the last read changed)';
+  const warning = `${p.src.path}: ${how}: ${kept.length} response${kept.length > 1 ? 's' : ''} counted before and no longer in it stay counted; what it holds now is counted by response id`;
+  return { ...plain, events: [...plain.events, ...kept], warnings: [...plain.warnings, warning] };
 }
 
 /** Responses in a result (without making them objects when packed). */

@@ -7,7 +7,7 @@ import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { digest128 } from '../core/digest.js';
 import { loadSourceBook, type SourceBookRow } from '../store/write.js';
-import { deferrable } from './horizon.js';
+import { mayLeaveUnread } from './horizon.js';
 import type { Stamp } from './stamp.js';
 import { tailCheckBytes, tailHash } from './tail.js';
 
@@ -85,7 +85,7 @@ export async function planPhase(
       out.unchanged++;
       continue;
     }
-    if (!phase.late && !ctx.fingerprints.has(src.key) && !ctx.earlyKeys(src.key) && deferrable(src, harness, stamp, ctx.horizon)) {
+    if (!phase.late && !ctx.fingerprints.has(src.key) && !ctx.earlyKeys(src.key) && mayLeaveUnread(src, harness, stamp, ctx.horizon)) {
       out.deferred.push({ src, harness });
       continue;
     }

@@ -344,6 +344,12 @@ export class PackedCollected implements Collected {
     return new PackedCollected(this.pack, entry, this.source);
   }
 
+  /** The same result as plain objects (for the rare change that adds rows: ingest's rewrite rule). */
+  plain(): Collected {
+    const { source, events, estimates, contexts, rateLimits, units, facts, warnings, tailWarnings, skips, counts, resume, failed } = this;
+    return { source, events, estimates, contexts, rateLimits, units, facts, warnings, tailWarnings, skips, counts, resume, failed };
+  }
+
   /** The same rows with other fields changed (warnings, resume…). */
   with(rest: Partial<Rest>): PackedCollected {
     return new PackedCollected(this.pack, { ...this.entry, rest: { ...this.entry.rest, ...rest } }, this.source);

@@ -48,9 +48,6 @@ const PRICE_KEYS: Record<string, { unit: UnitKey; shift: number }> = {
   web_searches_kcount: { unit: 'web_search', shift: 3 },
 };
 
-/** A price value as the library stores it: a number, or `{ base, tiers: [{ start, price }] }`. */
-export type RawPriceValue = number | string | Dec | { base: unknown; tiers: unknown };
-
 interface UnitRate {
   base: number;
   tiers: { start: number; coef: number }[];

@@ -1,5 +1,5 @@
 // What one Claude Code response is billed for besides its top-level tokens
-// (issue 34; README "What a response is billed at"): the speed it was served
+// (README "What a response is billed at"): the speed it was served
 // at, the web searches it ran, and the sampling iterations an advisor turn
 // is made of. Called once per response (message.id), on the line whose usage
 // won (extract.ts), so every split line of the response yields these events
@@ -23,6 +23,8 @@ export const USAGE_FIELDS = {
 /** The rules' names as the README states them (UsageEvent.rule, for `tx-usage explain`). */
 export const RULE = {
   response: 'One response, one count',
+  largest: 'Largest usage wins',
+  forks: 'Forks',
   fast: 'Fast mode',
   webSearches: 'Web searches',
   mainIteration: 'Main-model iteration',

@@ -5,24 +5,24 @@ import { checkCost, notAnObject, parseTimestamp, readTokenFields } from '../../c
 import type { UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromKey } from './paths.js';
-import { emitBilledEvents, USAGE_FIELDS, type ResponseLine } from './billing.js';
+import { emitBilledEvents, RULE, USAGE_FIELDS, type ResponseLine } from './billing.js';
 import { isTitleLine, personPrompt, PROMPT_MARKERS, TITLE_HEAD_BYTES, titleOf, TOOL_CALL_BLOCKS, TURN_ENDING_STOPS } from './units.js';
 import { notBilledUsageReason, SKIP_USER_RECORD_USAGE } from './skips.js';
+import { WINNER_ORDER } from './rules.js';
+import { contender } from '../dedupe.js';
 
 /**
  * Only lines containing one of these can carry usage or a cost estimate, or
  * be a prompt (units.ts: those are read at byte level, never parsed); the
  * rest are never parsed, but for title records, told by their first bytes.
  */
-const MARKERS = ['"usage"', '"cost-state"', ...PROMPT_MARKERS];
+export const MARKERS = ['"usage"', '"cost-state"', ...PROMPT_MARKERS];
 
 interface ClaudeState {
   lastCwd: string | null;
   /** uuid of the last prompt read (a turn is keyed by the prompt that started it, across appends). */
   lastPrompt?: string | null;
 }
-
-const totalOf = (e: UsageEvent) => e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens;
 
 export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint> {
   const file = source.path;
@@ -32,9 +32,10 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   const state: ClaudeState = { lastCwd: prior?.lastCwd ?? null, lastPrompt: prior?.lastPrompt ?? null };
   // Split lines of one streamed response repeat its usage; subagent files
   // before 2.1.307 carry placeholder usage on early split lines. Keep, per
-  // message.id, the line with the largest usage (the store applies the same
-  // rule across files and across appends). Its usage object is kept to
-  // make the response's billed events from (billing.ts) once the file is read.
+  // message.id, the line the harness's winner order keeps (the largest
+  // usage; rules.ts), which the store applies across files and appends. Its
+  // usage object is kept to make the response's billed events from
+  // (billing.ts) once the file is read.
   const byMessage = new Map<string, ResponseLine>();
   const noProject: UsageEvent[] = [];
   // Units of work (units.ts). A subagent's file holds no prompts of a
@@ -154,7 +155,7 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       web_search_requests: u.webSearches > 0 ? u.webSearches : null,
       source_file: file,
       source_line: line,
-      rule: rec.forkedFrom ? 'Forks' : 'One response, one count',
+      rule: rec.forkedFrom ? RULE.forks : RULE.response,
     };
     if (ev.project === null) noProject.push(ev);
     // Tool calls: one block per split line, each once by its id (fork copies keep ids).
@@ -170,13 +171,15 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       turnEnd = { key: `turn:${state.lastPrompt ?? `start:${sessionId}`}`, rank: ev.dedupe_rank, ts };
     }
     const prev = byMessage.get(dedupeKey);
-    if (!prev || totalOf(ev) > totalOf(prev.ev)) {
+    const mine = contender(ev);
+    const theirs = prev ? contender(prev.ev) : null;
+    if (!prev || WINNER_ORDER.compare(mine, theirs!) < 0) {
       if (prev) {
         ev.ts = Math.min(ev.ts, prev.ev.ts);
-        sink.merged?.(prev.ev, 'Largest usage wins');
+        sink.merged?.(prev.ev, RULE.largest);
       }
       byMessage.set(dedupeKey, { ev, usage: msg.usage, advisorModel: typeof rec.advisorModel === 'string' && rec.advisorModel ? rec.advisorModel : null });
-    } else sink.merged?.(ev, totalOf(ev) < totalOf(prev.ev) ? 'Largest usage wins' : 'One response, one count');
+    } else sink.merged?.(ev, mine.usage < theirs!.usage ? RULE.largest : RULE.response);
   });
 
   const fallback = projectFromKey(meta.projectKey ?? '');

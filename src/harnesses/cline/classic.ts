@@ -9,13 +9,14 @@
 // and the state this reader returns remembers what it counted: a request that
 // has left the file is counted again from memory, with its own key, and a sum
 // of deleted requests adds only what the memory does not already hold.
-import { readFileSync } from 'node:fs';
+import { readRegularBytes } from '../../io/regular-file.js';
 import { basename, dirname } from 'node:path';
 import { checkCost, checkTokenCount } from '../../core/numbers.js';
 import type { HarnessId, SourceLocation, UsageEvent, WorkUnitKind } from '../../core/types.js';
 import { scanJsonArray } from '../../io/json-array.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { folderFromHistory, historyItem, historyModelStamps, taskMetadataModels, type ModelStamp } from './task-files.js';
+import { RULE } from './rules.js';
 
 export interface ClassicDialect {
   harness: HarnessId;
@@ -54,12 +55,12 @@ interface ClassicState {
 }
 
 const RULES: Record<Rec['k'], string> = {
-  req: 'api request',
-  sum: 'deleted requests (sum)',
-  sub: 'subagent usage (sum)',
-  condense: 'context condense',
+  req: RULE.request,
+  sum: RULE.deletedSum,
+  sub: RULE.subagentSum,
+  condense: RULE.condense,
 };
-const KEPT_RULE = 'kept from an earlier read';
+const KEPT_RULE = RULE.kept;
 
 /** `{"ts":N,"type":"say"|"ask","say"|"ask":"kind"` — how both extensions write a message's first keys. */
 const HEAD_RE = /^\{\s*"ts"\s*:\s*(\d+)\s*,\s*"type"\s*:\s*"(say|ask)"\s*,\s*"(?:say|ask)"\s*:\s*"([a-z_]+)"/;
@@ -85,7 +86,7 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
   const prior = isPrior(opts.prior) ? opts.prior.recs : [];
   const usageSays = USAGE_SAYS;
 
-  const buf = readFileSync(file);
+  const buf = readRegularBytes(file);
   const present: Rec[] = [];
   const units: { kind: WorkUnitKind; ts: number; key: string }[] = [];
   let index = 0;

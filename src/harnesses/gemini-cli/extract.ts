@@ -13,6 +13,7 @@ import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../typ
 import { MessageCounter, type SessionInfo } from './messages.js';
 import { projectOfSource } from './project.js';
 import { extractLegacyConversation } from './legacy.js';
+import { RULE } from './rules.js';
 
 const MARKERS = ['"tokens":{'];
 /**
@@ -61,7 +62,7 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
     subagent: prev?.subagent ?? meta.parentSession !== undefined,
     lastModel: prev?.lastModel ?? null,
   };
-  const counter = new MessageCounter(info, sink, file, 'gemini', 'message tokens');
+  const counter = new MessageCounter(info, sink, file, 'gemini', RULE.message);
   let headerSeen = prev !== null || (opts.resume?.lines ?? 0) > 0;
   let title: { text: string; line: number } | null = null;
 
@@ -134,3 +135,6 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
   const state: GeminiState = { sessionId: info.sessionId, project: info.project, subagent: info.subagent, lastModel: info.lastModel };
   return { ...scanned, state };
 }
+
+/** The lines parsed (Harness.scanMarkers). */
+export { MARKERS };

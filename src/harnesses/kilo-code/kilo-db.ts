@@ -1,7 +1,7 @@
 // Kilo CLI's kilo.db is OpenCode's database (Kilo CLI is an OpenCode fork;
 // README.md "Kilo CLI"): OpenCode's reader reads it, and what it finds is
 // Kilo Code's.
-import type { SessionFact, UsageEvent, WorkUnit } from '../../core/types.js';
+import type { SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../../core/types.js';
 import { extractOpencode } from '../opencode/extract.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 
@@ -14,6 +14,11 @@ export function extractKiloDb(source: SourceRef, sink: ExtractSink, opts: Extrac
     sessionFact: (f: SessionFact) => sink.sessionFact({ ...f, harness }),
     sessionEstimate: (e) => sink.sessionEstimate({ ...e, harness }),
     context: (c) => sink.context({ ...c, harness }),
+    // Named, as the spread above leaves out a class sink's methods (explain's TraceSink).
+    warn: (m, at, o) => sink.warn(m, at, o),
+    skip: (reason, at) => sink.skip(reason, at),
+    count: (name, n) => sink.count(name, n),
+    ...(sink.unparsable ? { unparsable: (at: SourceLocation) => sink.unparsable!(at) } : {}),
   };
   return extractOpencode({ ...source, harness: 'opencode' }, mine, opts);
 }

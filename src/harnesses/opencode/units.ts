@@ -1,4 +1,4 @@
-// OpenCode units of work (issue 27) and session facts, read in SQL like the
+// OpenCode units of work and session facts, read in SQL like the
 // usage (only a few JSON paths of `data`; prompt text, tool output and
 // attachments never reach JS). Rules (contract `opencode`, README.md):
 // - 2.x prompts: session_message rows of type `user` (typed prompts); in a
@@ -16,7 +16,7 @@ import { parseTimestamp } from '../../core/numbers.js';
 import type { SessionFact, WorkUnit } from '../../core/types.js';
 import type { SqliteDb } from '../../io/sqlite.js';
 import { isObject, parseJson } from './usage.js';
-import { isForkCopy, type SessionInfo } from './v2.js';
+import { isForkCopy, type SessionInfo } from './sessions.js';
 
 /** What one database's units-of-work queries found (emitted with its usage, once every query succeeded). */
 export interface WorkRead {

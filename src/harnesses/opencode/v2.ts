@@ -9,22 +9,8 @@ import type { ExtractSink } from '../types.js';
 import { columnNames, pick } from './tables.js';
 import { addUsage, hasUsage, isObject, modelRef, parseJson, readUsage, usageEvent, writtenTokens, zeroUsage, type OcUsage } from './usage.js';
 import { readUnitsV2, type WorkRead } from './units.js';
-
-export interface SessionInfo {
-  id: string;
-  /** session_v2.title (never prompt text); null when absent. */
-  title: string | null;
-  /** The session that spawned this one (subagent child sessions). */
-  parentId: string | null;
-  directory: string | null;
-  model: string | null;
-  provider: string | null;
-  ts: number | null;
-  forkOf: string | null;
-  boundary: { type: string; messageID: string } | null;
-  /** Running totals; null when the table has no usage columns. */
-  totals: OcUsage | null;
-}
+import { RULE } from './rules.js';
+import { isForkCopy, type SessionInfo } from './sessions.js';
 
 /** Cost differences below this are float noise, not lost spend. */
 const COST_EPSILON = 1e-9;
@@ -103,12 +89,6 @@ export function lastCopiedSeqs(db: SqliteDb, sessions: Map<string, SessionInfo>)
     out.set(s.id, typeof last === 'number' ? last : null);
   }
   return out;
-}
-
-export function isForkCopy(id: string, seq: number, lastCopied: number | null | undefined): boolean {
-  const m = /^msg_[^_]+_(\d+)$/.exec(id);
-  if (m && Number(m[1]) === seq) return true;
-  return typeof lastCopied === 'number' && seq <= lastCopied;
 }
 
 // Only the few usage fields are pulled out of `data` (rows also hold prompt
@@ -212,7 +192,7 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
           dedupe_key: `msg:${id}`,
           requests: 1,
           source_file: file,
-          rule: type === 'compaction' ? 'compaction rows' : 'assistant rows',
+          rule: type === 'compaction' ? RULE.compaction : RULE.assistant,
         },
         u,
       ),
@@ -275,7 +255,7 @@ function residualEvent(s: SessionInfo, rows: OcUsage, file: string, sink: Extrac
       dedupe_key: `residual:${s.id}`,
       requests: 0,
       source_file: file,
-      rule: 'Residual (session totals)',
+      rule: RULE.residual,
     },
     r,
   );
