@@ -141,6 +141,8 @@ export class PhaseWriter {
  */
 async function keepCounted(conn: DuckDBConnection, p: Plan, c: Collected): Promise<Collected> {
   if (p.src.kind !== 'jsonl' || p.prev?.kind !== 'jsonl' || p.prev.resume_offset === null) return c;
+  // A migration's re-read ('read again: …', store/schema.ts) replaces what an earlier build counted: nothing is kept.
+  if (p.prev.fingerprint.startsWith('read again:')) return c;
   const old = await countedRowsOf(conn, p.src.key);
   if (!old.length) return c;
   const plain = c instanceof PackedCollected ? c.plain() : c;
