@@ -150,7 +150,6 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
       source_line: null,
       billing_kind: credits === null ? null : CREDITS_KIND,
       request_units: credits,
-      grain: 'response',
       rule: RULE.call,
     });
   }
