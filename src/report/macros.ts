@@ -6,6 +6,7 @@
 // resolves to whatever the connection shows under that name: the store's
 // view with a machine label (export/local.ts) or a roll-up's Parquet views.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { slotLast, slotOf } from '../store/rollups.js';
 
 const REPORT_EVENTS = `
 CREATE OR REPLACE TEMP MACRO report_events(p_tz, p_harnesses, p_project, p_cost_mode) AS TABLE
@@ -57,8 +58,17 @@ CREATE OR REPLACE TEMP MACRO report_slots(p_tz, p_harnesses, p_project, p_cost_m
   WHERE list_contains(p_harnesses, harness)
     AND (p_project = '' OR contains(coalesce(project, ''), p_project))`;
 
+// slot_of(ts) and slot_last(slot): an instant's slot and a slot's last
+// instant (store/rollups.ts), for templates that cut time at instants
+// slots do not end on (the live views' windows).
+const SLOT_MACROS = [
+  `CREATE OR REPLACE TEMP MACRO slot_of(p_ts) AS ${slotOf('p_ts')}`,
+  `CREATE OR REPLACE TEMP MACRO slot_last(p_slot) AS ${slotLast('p_slot')}`,
+];
+
 export async function defineReportMacros(conn: DuckDBConnection): Promise<void> {
   await conn.run(REPORT_EVENTS);
   await conn.run(REPORT_SLOTS);
+  for (const m of SLOT_MACROS) await conn.run(m);
   for (const m of NEAR_DAYS) await conn.run(m);
 }

@@ -28,7 +28,7 @@ const floorTo = (x: string, m: number) => `(${x} - ((${x} % ${m}) + ${m}) % ${m}
 const offsetAt = (x: string) => `(epoch_ms(timezone($tz, make_timestamptz((${x}) * 1000))) - (${x}))`;
 
 /** Whether `tz` cuts none of the slots of usage_slots and session_slots. */
-async function slotsWhole(conn: DuckDBConnection, tz: string): Promise<boolean> {
+export async function slotsWhole(conn: DuckDBConnection, tz: string): Promise<boolean> {
   const r = await conn.runAndReadAll(
     `WITH b AS (
        SELECT DISTINCT ${floorTo('slot_ms', SLOT_MS)} AS b FROM (SELECT slot_ms FROM usage_slots UNION ALL SELECT slot_ms FROM session_slots)
