@@ -29,12 +29,9 @@ CREATE OR REPLACE TEMP MACRO report_events(p_tz, p_harnesses, p_project, p_cost_
 // filters rows on the column in its scan, before it joins their strings and
 // converts their times, so a query costs what its range holds, not the whole
 // history. It never changes an answer: the exact test follows.
-// near_from_ms(first) is its lower bound: no instant of day `first` or later,
-// in any zone, lies before it.
 const NEAR_DAYS = [
-  `CREATE OR REPLACE TEMP MACRO near_from_ms(p_first) AS epoch_ms(CAST(p_first AS TIMESTAMP)) - 172800000`,
   `CREATE OR REPLACE TEMP MACRO near_days(p_ts_ms, p_first, p_last) AS
-     p_ts_ms >= near_from_ms(p_first) AND p_ts_ms < epoch_ms(CAST(p_last AS TIMESTAMP)) + 259200000`,
+     p_ts_ms >= epoch_ms(CAST(p_first AS TIMESTAMP)) - 172800000 AND p_ts_ms < epoch_ms(CAST(p_last AS TIMESTAMP)) + 259200000`,
 ];
 
 // report_slots(tz, harnesses, project, cost_mode): the roll-up of billed
