@@ -48,6 +48,13 @@ const MACROS = [
     FROM d GROUP BY ALL`,
 ];
 
+/** Work a connection does before its first report that reads units of work (a roll-up's prompts, export/rollup.ts). */
+const deferred = new WeakMap<DuckDBConnection, () => Promise<void>>();
+
+export function whenUnitsRead(conn: DuckDBConnection, make: () => Promise<void>): void {
+  deferred.set(conn, make);
+}
+
 /** Local stores' label (export/local.ts): their database and machine name, per connection. */
 const labels = new WeakMap<DuckDBConnection, { db: string; machine: string }>();
 const ready = new WeakSet<DuckDBConnection>();
@@ -67,6 +74,7 @@ export function noteLocalLabel(conn: DuckDBConnection, db: string, machine: stri
  */
 export async function ensureUnitMacros(conn: DuckDBConnection): Promise<void> {
   if (ready.has(conn)) return;
+  await deferred.get(conn)?.();
   const label = labels.get(conn);
   if (label) {
     for (const view of ['work_units', 'session_facts', 'session_stats', 'prompt_stats']) {

@@ -380,39 +380,56 @@ export const ROLLUPS_AUDIT: Record<string, string> = Object.fromEntries(
   ]),
 );
 
+/** Per connection: the extra columns its builder inputs (temp.txr_*) were made with. */
+const inputsOf = new WeakMap<DuckDBConnection, string>();
+
 /**
- * Makes usage_slots, session_slots and (`prompts`) prompt_stats as
- * connection-local tables from whatever the connection shows as
- * billed_events, work_units and session_facts (a roll-up's Parquet views,
- * export/rollup.ts; the store's rows one instant per slot, where a zone's
- * cut would split a 15-minute slot, src/report/slots.ts), with the same
- * builders as the store's own. `extra`: columns of billed_events (and of
- * work_units, for the prompts) carried along (a roll-up's machine).
+ * Makes the roll-ups in `parts` as connection-local tables from whatever the
+ * connection shows as billed_events, work_units and session_facts (a
+ * roll-up's Parquet views, export/rollup.ts; the store's rows one instant
+ * per slot, where a zone's cut would split a 15-minute slot,
+ * src/report/slots.ts), with the same builders as the store's own. `extra`:
+ * columns of billed_events (and of work_units, for the prompts) carried
+ * along (a roll-up's machine). The builders' inputs are made once per
+ * connection and kept for the parts made later.
  */
-export async function buildRollups(conn: DuckDBConnection, o: { grain: number; extra: readonly string[]; prompts: boolean }): Promise<void> {
-  const keys = ['harness', 'session_id', 'project', 'model', 'provider', ...o.extra];
+export async function buildRollups(conn: DuckDBConnection, o: { grain: number; extra: readonly string[]; parts: readonly ('usage' | 'sessions' | 'prompts')[] }): Promise<void> {
   const run = (sql: string) => conn.run(sql);
-  await run(`SET asof_loop_join_threshold = 0`);
-  await run(`CREATE OR REPLACE TEMP TABLE txr_attrs AS SELECT row_number() OVER () AS attr_id, * FROM (SELECT DISTINCT ${keys.join(', ')} FROM billed_events)`);
-  await run(`
-    CREATE OR REPLACE TEMP TABLE txr_rows AS
-    SELECT a.attr_id, e.ts_ms, e.dedupe_key, e.requests, e.input_tokens, e.cache_read_tokens, e.cache_write_tokens, e.cache_write_1h_tokens,
-           e.output_tokens, e.reasoning_tokens, e.recorded_cost_e10, e.computed_cost_e10
-    FROM billed_events e JOIN temp.txr_attrs a ON ${keys.map((k) => `a.${k} IS NOT DISTINCT FROM e.${k}`).join(' AND ')}`);
-  await run(`
-    CREATE OR REPLACE TEMP TABLE txr_sessions AS
-    ${sessionsMap(`(SELECT DISTINCT harness, session_id FROM (SELECT harness, session_id FROM billed_events UNION ALL SELECT harness, session_id FROM work_units))`, `(${sessionRootsSelect('session_facts')})`)}`);
-  await run(`CREATE OR REPLACE TEMP TABLE txr_attr_sessions AS SELECT a.attr_id, s.sid FROM temp.txr_attrs a JOIN temp.txr_sessions s USING (harness, session_id)`);
-  await run(`
-    CREATE OR REPLACE TEMP TABLE txr_units AS
-    SELECT s.sid, list_position([${UNIT_KINDS.map((k) => `'${k}'`).join(', ')}], u.kind) - 1 AS kind, u.dedupe_key, u.ts_ms, u.n${o.prompts ? carried(o.extra, 'u') : ''}
-    FROM work_units u JOIN temp.txr_sessions s USING (harness, session_id)`);
-  // A name the connection shows as a view (a local store's labelled one) gives way to the table.
-  for (const t of ['usage_slots', 'session_slots', ...(o.prompts ? ['prompt_stats'] : [])]) await run(`DROP VIEW IF EXISTS temp.${t}`);
-  await run(`CREATE OR REPLACE TEMP TABLE usage_slots AS ${usageSlotsSelect('temp.txr_rows', 'temp.txr_attrs', o.grain, o.extra)}`);
-  await run(`CREATE OR REPLACE TEMP TABLE session_slots AS ${sessionSlotsSelect('temp.txr_rows', 'temp.txr_attr_sessions', 'temp.txr_units', 'temp.txr_sessions', o.grain)}`);
-  if (o.prompts) {
-    await run(`CREATE OR REPLACE TEMP TABLE prompt_stats AS ${promptStatsSelect('temp.txr_rows', 'temp.txr_attrs', 'temp.txr_attr_sessions', 'temp.txr_units', 'temp.txr_sessions', o.extra)}`);
+  if (inputsOf.get(conn) !== o.extra.join(',')) {
+    const keys = ['harness', 'session_id', 'project', 'model', 'provider', ...o.extra];
+    // The billed rows once (a roll-up's view deduplicates its Parquet rows at every read).
+    await run(`
+      CREATE OR REPLACE TEMP TABLE txr_billed AS
+      SELECT ${keys.join(', ')}, ts_ms, dedupe_key, requests, input_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
+             output_tokens, reasoning_tokens, recorded_cost_e10, computed_cost_e10
+      FROM billed_events`);
+    await run(`CREATE OR REPLACE TEMP TABLE txr_attrs AS SELECT row_number() OVER () AS attr_id, * FROM (SELECT DISTINCT ${keys.join(', ')} FROM temp.txr_billed)`);
+    await run(`
+      CREATE OR REPLACE TEMP TABLE txr_rows AS
+      SELECT a.attr_id, e.* EXCLUDE (${keys.join(', ')})
+      FROM temp.txr_billed e JOIN temp.txr_attrs a ON ${keys.map((k) => `a.${k} IS NOT DISTINCT FROM e.${k}`).join(' AND ')}`);
+    await run(`CREATE OR REPLACE TEMP TABLE txr_units_raw AS SELECT * FROM work_units`);
+    await run(`
+      CREATE OR REPLACE TEMP TABLE txr_sessions AS
+      ${sessionsMap(`(SELECT DISTINCT harness, session_id FROM (SELECT harness, session_id FROM temp.txr_attrs UNION ALL SELECT harness, session_id FROM temp.txr_units_raw))`, `(${sessionRootsSelect('session_facts')})`)}`);
+    await run(`CREATE OR REPLACE TEMP TABLE txr_attr_sessions AS SELECT a.attr_id, s.sid FROM temp.txr_attrs a JOIN temp.txr_sessions s USING (harness, session_id)`);
+    // The prompts carry the units' extra columns, where work_units has them (a local store's unlabelled one has none).
+    const unitCols = new Set((await conn.runAndReadAll(`DESCRIBE SELECT * FROM temp.txr_units_raw`)).getRowObjectsJson().map((r) => String(r.column_name)));
+    const unitExtra = carried(o.extra.filter((c) => unitCols.has(c)), 'u');
+    await run(`
+      CREATE OR REPLACE TEMP TABLE txr_units AS
+      SELECT s.sid, list_position([${UNIT_KINDS.map((k) => `'${k}'`).join(', ')}], u.kind) - 1 AS kind, u.dedupe_key, u.ts_ms, u.n${unitExtra}
+      FROM temp.txr_units_raw u JOIN temp.txr_sessions s USING (harness, session_id)`);
+    for (const t of ['txr_billed', 'txr_units_raw']) await run(`DROP TABLE temp.${t}`);
+    inputsOf.set(conn, o.extra.join(','));
   }
-  for (const t of ['txr_attrs', 'txr_rows', 'txr_sessions', 'txr_attr_sessions', 'txr_units']) await run(`DROP TABLE temp.${t}`);
+  await run(`SET asof_loop_join_threshold = 0`);
+  // A name the connection shows as a view (a local store's labelled one) gives way to the table.
+  const make = async (table: string, sql: string) => {
+    await run(`DROP VIEW IF EXISTS temp.${table}`);
+    await run(`CREATE OR REPLACE TEMP TABLE ${table} AS ${sql}`);
+  };
+  if (o.parts.includes('usage')) await make('usage_slots', usageSlotsSelect('temp.txr_rows', 'temp.txr_attrs', o.grain, o.extra));
+  if (o.parts.includes('sessions')) await make('session_slots', sessionSlotsSelect('temp.txr_rows', 'temp.txr_attr_sessions', 'temp.txr_units', 'temp.txr_sessions', o.grain));
+  if (o.parts.includes('prompts')) await make('prompt_stats', promptStatsSelect('temp.txr_rows', 'temp.txr_attrs', 'temp.txr_attr_sessions', 'temp.txr_units', 'temp.txr_sessions', o.extra));
 }
