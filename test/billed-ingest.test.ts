@@ -96,12 +96,13 @@ describe('billed_events after each kind of change', () => {
     const original = readFileSync(s1.file, 'utf8');
     rmSync(s1.file);
     step('original gone', 9);
-    // Back, cut after its third response: the rows of the rest are replaced;
-    // the fork's copy of the fourth response now bills it.
+    // Back, cut after its third response: the responses counted from it
+    // before stay counted (issue 47: a truncated transcript keeps its history),
+    // each still billed once.
     const lines = original.split('\n');
     const cut = lines.findIndex((l) => l.includes(ids[3]!));
     writeFileSync(s1.file, lines.slice(0, cut).join('\n') + '\n');
-    step('original back, changed', 5);
+    step('original back, changed', 9);
   });
 
   it('every harness of the five-harness fixture', () => {
@@ -225,16 +226,16 @@ describe('a store migrated to units and session facts kept at write time (schema
   });
 });
 
-describe('a store migrated to roll-ups kept by the ingest (schema v14, issue 41)', () => {
+describe('a store migrated to roll-ups kept by the ingest (schema v15, issue 41)', () => {
   it('is rolled up by the next ingest as the builders make it of its rows', async () => {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const { MIGRATIONS } = await import('../src/store/schema.js');
-    const db = join(home, 'v13.duckdb');
+    const db = join(home, 'before-rollups.duckdb');
     const inst = await DuckDBInstance.create(db);
     const conn = await inst.connect();
-    const v14 = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE usage_slots'));
-    for (const ddl of MIGRATIONS.slice(0, v14)) await conn.run(ddl);
-    await conn.run(`INSERT INTO meta VALUES ('schema_version', '${v14}')`);
+    const rollups = MIGRATIONS.findIndex((m) => m.includes('TABLE usage_slots ('));
+    for (const ddl of MIGRATIONS.slice(0, rollups)) await conn.run(ddl);
+    await conn.run(`INSERT INTO meta VALUES ('schema_version', '${rollups}')`);
     // Two sessions, a sub-agent of the first (its responses answer the first's prompts), units of work.
     await conn.run(`INSERT INTO event_attrs (attr_id, source_key, harness, session_id, project, model, provider, source_file) VALUES
       (1, 'src-1', 'codex', 's1', '/p/a', 'm1', 'openai', 'f1'), (2, 'src-2', 'codex', 's2', '/p/a', 'm2', 'openai', 'f2')`);
@@ -246,7 +247,7 @@ describe('a store migrated to roll-ups kept by the ingest (schema v14, issue 41)
     await conn.run(`INSERT INTO session_fact_rows VALUES ('src-2', 'codex', 's2', NULL, 0, 's1', 1)`);
     conn.closeSync();
     inst.closeSync();
-    const empty = tempDir('txu-billed-v13-');
+    const empty = tempDir('txu-billed-pre-rollups-');
     try {
       const env = cleanEnv(empty);
       expect(auditRollups(db, env)).toEqual(ROLLUPS_CLEAN);

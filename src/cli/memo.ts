@@ -13,6 +13,7 @@
 // fresh discovery (or its record, ingest/discovery-record.ts) and stat pass
 // give the same digest. --from, --demo, --rebuild and in-memory stores are
 // never memoized.
+import { envPathValue } from '../io/raw-path.js';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -132,7 +133,7 @@ function inputsStillHold(entry: Entry): boolean {
 
 /** A memoized rendering written as the report wrote it (to --out or stdout, notices to stderr), without creating the stdio streams. */
 function writeOutput(rt: Runtime, entry: Entry, force: boolean): void {
-  if (entry.outPath) writeOutFile(entry.outPath, entry.stdout, cacheDir(rt.env, rt.home), force);
+  if (entry.outPath) writeOutFile(entry.outPath, entry.stdout, cacheDir(rt.env, rt.home), force, rt.dbPath);
   else if (!writeAllSync(1, entry.stdout)) return;
   if (entry.stderr) writeAllSync(2, entry.stderr);
 }
@@ -210,7 +211,7 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<t
   mark('memo: sources digested');
   // An --out file that may not be replaced now (changed by someone else): the full run says why.
   const force = entry.args.force === true;
-  if (entry.outPath && !outFileWritable(entry.outPath, cacheDir(rt.env, rt.home), force)) return found;
+  if (entry.outPath && !outFileWritable(entry.outPath, cacheDir(rt.env, rt.home), force, rt.dbPath)) return found;
   // A store that cannot be written now: the full run answers from it and says so (runtime.ts answerReadOnly),
   // a warning the entry, rendered when it could be written, does not carry. (A few access(2) calls.)
   if (readOnlyProblem(rt.dbPath)) return found;
@@ -224,12 +225,12 @@ const HANDED = Symbol.for('tx-usage.memo-probe');
 type ArgvProbe = { hit: boolean; seen?: { rt: Runtime; args: Record<string, unknown> } };
 
 /** Called by the bin entry (fast.cjs) on a miss: the main bundle takes over what it found. */
-export function handProbeOver(result: ArgvProbe): void {
+export function passProbeToMain(result: ArgvProbe): void {
   (globalThis as Record<symbol, unknown>)[HANDED] = { result, probed };
 }
 
 /** What the bin entry found before it handed over to main (null when main was started directly). */
-export function takeHandedProbe(): ArgvProbe | null {
+export function probeFromFastPath(): ArgvProbe | null {
   const g = globalThis as Record<symbol, unknown>;
   const h = g[HANDED] as { result: ArgvProbe; probed: typeof probed } | undefined;
   delete g[HANDED];
@@ -247,7 +248,7 @@ export function takeHandedProbe(): ArgvProbe | null {
 export async function replayByArgv(argv: string[]): Promise<ArgvProbe> {
   const t0 = sinceStart();
   const env = process.env;
-  const home = env.HOME && env.HOME.trim() ? env.HOME : homedir();
+  const home = env.HOME && env.HOME.trim() ? envPathValue('HOME', env.HOME) : homedir();
   const line = JSON.stringify(argv);
   const entry = readEntries(memoPath(env, home)).find((e) => e.argv === line);
   if (!entry) return { hit: false };

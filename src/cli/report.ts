@@ -7,7 +7,7 @@ import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
-import { deferrable, horizonOfDay, usableHorizon } from '../ingest/horizon.js';
+import { mayLeaveUnread, horizonOfDay, usableHorizon } from '../ingest/horizon.js';
 import { stampOf } from '../ingest/stamp.js';
 import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
@@ -15,7 +15,8 @@ import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import '../render/html.js'; // registers the HTML renderer (--format html)
 import { hasStoredRows, hasUnpricedResponses, storedWarningsBySource } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
-import { cacheDir, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
+import { cacheDir, notice, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
+import { retentionNoticeOnce } from './retention.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
 import { costFunction, nearMatchWarnings, unpricedModelWarnings } from './pricing.js';
@@ -110,7 +111,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
   if (a.demo && a.from?.length) throw new UsageError('--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
   // A path that cannot be written fails now, not after the work.
-  if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
+  if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   argsValid?.();
   if (a.from?.length) return rollupReport(rt, a, def, p, live);
   const rootWarnings = rootWarningsFor(rt, p.harnesses, a.harness !== undefined);
@@ -159,6 +160,11 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
       warnings.push(noData);
     }
     mark('warnings read');
+    // Claude Code deletes old transcripts: said once, in the first report that reads some (README "Claude Code keeps 30 days").
+    if (!a.demo && p.harnesses.includes('claude-code')) {
+      const said = await retentionNoticeOnce(store.conn, rt, ingest, live.now);
+      if (said) notice(rt, said);
+    }
     const out = await runReport(store.conn, def, p, warnings, live);
     // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
     if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
@@ -181,7 +187,7 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   const table = p.format === 'table';
   if (a.demo) markDemo(out);
   const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
-  if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
+  if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   else process.stdout.write(text);
   const stderr = rt.quiet ? '' : (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(noData === null ? warnings : warnings.filter((w) => w !== noData));
   process.stderr.write(stderr);
@@ -221,7 +227,7 @@ function inReportWindow(stored: { source_key: string; reason: string }[], ingest
       if (out === undefined) {
         const s = bySource.get(w.source_key);
         // A source no longer found keeps its warnings (what the store still holds of it is reported).
-        out = s ? deferrable(s.src, s.harness, stampOf(s.src), horizon) : false;
+        out = s ? mayLeaveUnread(s.src, s.harness, stampOf(s.src), horizon) : false;
         outside.set(w.source_key, out);
       }
       return !out;

@@ -167,7 +167,8 @@ export function identifyBlocks(harness: string, events: readonly LiveEvent[]): B
 
 export function isActive(b: Block, now: number): boolean {
   if (b.isGap || !b.events.length) return false;
-  return now - blockLastTs(b) < BLOCK_MS && now < b.end;
+  // Only the block that holds now: one starting later (future-dated rows) never is.
+  return b.start <= now && now - blockLastTs(b) < BLOCK_MS && now < b.end;
 }
 
 /** The summary template's sums over some responses (its column names), for metricsOf. */

@@ -10,6 +10,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CostMode } from '../report/summary-rows.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
+import { nowMs } from './clock.js';
+import { FUTURE_SKEW_MS } from '../ingest/collect.js';
 import { BLOCK_MS, identifyBlocks, isActive, latestBlockFirstTs, RECENT_MS, type Block, type LiveEvent } from './blocks.js';
 
 /** A LiveEvent with what identifies it in the store (the statusline merges appended responses by it). */
@@ -51,6 +53,13 @@ export interface EventFilter {
   costMode: CostMode;
 }
 
+/**
+ * A window's end as the live views read it: responses dated in the future
+ * (warned about at ingest: collect.ts) are never in a live view. readSpans
+ * and readEvents, the two readers every live view goes through, both cap here.
+ */
+const liveUntil = (untilMs: number) => Math.ceil(Math.min(untilMs, nowMs() + FUTURE_SKEW_MS));
+
 /** A live_span row as an event: one response, or a slot's responses (slot_ms set). */
 function spanEvent(r: Record<string, unknown>): StoredEvent {
   const e = eventOfRow(r);
@@ -85,7 +94,7 @@ export async function readSpans(conn: DuckDBConnection, f: EventFilter, windows:
     project: f.project,
     cost_mode: f.costMode,
     from_ms: windows.map(([from]) => Math.floor(from)),
-    until_ms: windows.map(([, until]) => Math.ceil(until)),
+    until_ms: windows.map(([, until]) => liveUntil(until)),
   });
   for (const r of rows) out[num(r.w) - 1]!.push(spanEvent(r));
   return out;
@@ -98,7 +107,7 @@ export async function readEvents(conn: DuckDBConnection, f: EventFilter, fromMs:
     project: f.project,
     cost_mode: f.costMode,
     from_ms: Math.floor(fromMs),
-    until_ms: Math.ceil(untilMs),
+    until_ms: liveUntil(untilMs),
   });
   return rows.map(eventOfRow);
 }
