@@ -377,8 +377,8 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
           p.mode === 'append' && p.prev
             ? { offset: p.prev.resume_offset!, lines: p.prev.resume_lines ?? 0, state: p.prev.resume_state ? JSON.parse(p.prev.resume_state) : undefined }
             : null,
-        // A whole document rewritten on every save is read in full, with what its last read remembered.
-        prior: p.src.kind === 'json' && p.prev?.resume_state ? JSON.parse(p.prev.resume_state) : undefined,
+        // A whole document rewritten on every save (or a database, whose rows a harness may prune) is read in full, with what its last read remembered.
+        prior: (p.src.kind === 'json' || p.src.kind === 'sqlite') && p.prev?.resume_state ? JSON.parse(p.prev.resume_state) : undefined,
         tmpDir: opts.tmpDir,
         knownProjects: known,
       });
