@@ -9,12 +9,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ReportOutput } from '../report/definitions.js';
-import { resolveChart } from '../report/charts.js';
 import type { Cell, Column, Dataset } from './columns.js';
 import { grouped, usd } from './format.js';
 import { cellTexts, isPartial } from './cells.js';
 import { setHtmlRenderer } from './index.js';
-import { styleChart } from './chart-style.js';
+import { chartsToDraw } from './chart-style.js';
 import { withHomeAsTilde } from './home-path.js';
 import { sha256 } from '../core/digest.js';
 
@@ -273,41 +272,17 @@ const BOOT = `(function () {
 
 const cspHash = (s: string) => `'sha256-${sha256(s, 'base64')}'`;
 
-/**
- * A `height: {step}` becomes step × the number of bars: vega-lite warns about
- * a step height beside a container width ("Dropping fit-y") though it draws it.
- */
-function fixedHeight(spec: Record<string, unknown>, rows: Record<string, unknown>[]): Record<string, unknown> {
-  const h = spec.height as { step?: number } | undefined;
-  const y = (spec.encoding as { y?: { field?: string } } | undefined)?.y?.field;
-  if (!h || typeof h !== 'object' || typeof h.step !== 'number' || !y) return spec;
-  const bars = new Set(rows.map((r) => r[y])).size;
-  return { ...spec, height: Math.max(1, bars) * h.step };
-}
-
 export function renderHtml(report: ReportOutput, opts: { home?: string } = {}): string {
   const out = withHomeAsTilde(report, opts.home);
   const range = reportRange(out);
-  const charts: { el: string; data: string; spec: Record<string, unknown> }[] = [];
-  const figures: string[] = [];
-  const skipped: string[] = [];
-  for (const def of out.definition.charts ?? []) {
-    const rows = out.charts?.[def.data];
-    const chart = resolveChart(def, rows);
-    if (!chart) {
-      skipped.push(def.title);
-      continue;
-    }
-    const el = `chart-${charts.length}`;
-    const styled = styleChart(def, chart.spec, rows!, range);
-    charts.push({ el, data: def.data, spec: fixedHeight(styled.spec, rows!) });
-    const note = styled.note ? `<p class="note">${escapeHtml(styled.note)}</p>` : '';
-    figures.push(`<figure class="chart" data-chart="${escapeHtml(def.id)}"><figcaption>${escapeHtml(chart.title)}</figcaption><div class="vis" id="${el}"></div>${note}</figure>`);
-  }
-  const used = new Set(charts.map((c) => c.data));
-  const data: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(out.charts ?? {})) if (used.has(k)) data[k] = v;
-  const payload = jsonForScript({ charts, data });
+  const drawn = chartsToDraw(out.definition.charts ?? [], out.charts, range);
+  const charts = drawn.charts.map((c, i) => ({ el: `chart-${i}`, data: c.data, spec: c.spec }));
+  const figures = drawn.charts.map((c, i) => {
+    const note = c.note ? `<p class="note">${escapeHtml(c.note)}</p>` : '';
+    return `<figure class="chart" data-chart="${escapeHtml(c.id)}"><figcaption>${escapeHtml(c.title)}</figcaption><div class="vis" id="chart-${i}"></div>${note}</figure>`;
+  });
+  const skipped = drawn.skipped;
+  const payload = jsonForScript({ charts, data: drawn.data });
 
   const warnings = out.warnings.length
     ? `<section class="notice warn"><strong>Warnings</strong><ul>${out.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></section>`
