@@ -7,7 +7,7 @@
 // (main.cjs, built from main.js), which takes over what the check found.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { handProbeOver, replayByArgv } from './memo.js';
+import { passProbeToMain, replayByArgv } from './memo.js';
 import { mark } from '../core/trace.js';
 import { loadBundle } from './code-cache.js';
 import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
@@ -35,7 +35,7 @@ async function run(argv: string[]): Promise<void> {
       const r = await replayByArgv(argv);
       // Answered with synchronous writes to fds 1 and 2 (closed-stdout.ts writeAllSync): nothing is left to flush.
       if (r.hit) return process.exit();
-      handProbeOver(r);
+      passProbeToMain(r);
     } catch {
       /* main checks again and reports what went wrong */
     }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../core/package-root.js';
 import type { Argv } from 'yargs';
 import { UsageError } from '../report/period.js';
-import { replayReport, saveReportMemo, takeHandedProbe, replayByArgv } from './memo.js';
+import { replayReport, saveReportMemo, probeFromFastPath, replayByArgv } from './memo.js';
 import type { ReportArgs } from './report.js';
 import { runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
 import { makeDemoDir } from './workdir.js';
@@ -200,7 +200,7 @@ async function main(argv: string[]): Promise<void> {
   // (~50 ms) loads; one seen before with changes runs on the arguments yargs made of it then.
   if (argv[0] === 'report') {
     // The bin entry (fast.cjs) may have asked already.
-    const fast = takeHandedProbe() ?? (await replayByArgv(argv));
+    const fast = probeFromFastPath() ?? (await replayByArgv(argv));
     mark(fast.hit ? 'memo hit' : 'memo miss');
     if (fast.hit) return;
     if (fast.seen) return report(fast.seen.rt, fast.seen.args as ReportArgs, argv);

@@ -225,12 +225,12 @@ const HANDED = Symbol.for('tx-usage.memo-probe');
 type ArgvProbe = { hit: boolean; seen?: { rt: Runtime; args: Record<string, unknown> } };
 
 /** Called by the bin entry (fast.cjs) on a miss: the main bundle takes over what it found. */
-export function handProbeOver(result: ArgvProbe): void {
+export function passProbeToMain(result: ArgvProbe): void {
   (globalThis as Record<symbol, unknown>)[HANDED] = { result, probed };
 }
 
 /** What the bin entry found before it handed over to main (null when main was started directly). */
-export function takeHandedProbe(): ArgvProbe | null {
+export function probeFromFastPath(): ArgvProbe | null {
   const g = globalThis as Record<symbol, unknown>;
   const h = g[HANDED] as { result: ArgvProbe; probed: typeof probed } | undefined;
   delete g[HANDED];

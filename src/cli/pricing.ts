@@ -11,7 +11,7 @@ import { loadPricer, PricesFileError, renderDescription, updatePrices, type Pric
 import { UsageError } from '../report/period.js';
 import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
-import { cacheDir, type Runtime } from './runtime.js';
+import { cacheDir } from '../core/cache-dir.js';
 import { counted } from '../core/plural.js';
 import { messageLine, printableLines, warningLines } from '../render/terminal-text.js';
 import { renderJson } from '../render/json.js';
@@ -31,7 +31,16 @@ const MAX_COST_E10 = 10n ** 16n;
 /** The setup behind each cost function, so the store chores below can be given just the function. */
 const setups = new WeakMap<CostFn, CostSetup>();
 
-export async function costFunction(rt: Runtime): Promise<CostSetup> {
+/** What of a run (cli/runtime.ts Runtime) pricing reads. */
+interface PricingRun {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  quiet: boolean;
+  /** --prices FILE. */
+  pricesFile?: string;
+}
+
+export async function costFunction(rt: PricingRun): Promise<CostSetup> {
   // --prices FILE, else "prices" in the config file.
   const config = rt.pricesFile === undefined ? readTeamConfig(rt.env, rt.home) : null;
   const pricesFile = rt.pricesFile ?? config?.prices;
@@ -245,7 +254,7 @@ export async function nearMatchWarnings(conn: DuckDBConnection, p: ReportParams,
  * the prices that apply to MODEL at a time, and which override or data entry matched.
  * A model with no price is a usage error (exit 2).
  */
-export async function pricesShowCommand(rt: Runtime, a: { model: string; provider?: string; at?: string; format?: string }): Promise<number> {
+export async function pricesShowCommand(rt: PricingRun, a: { model: string; provider?: string; at?: string; format?: string }): Promise<number> {
   const format = a.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format ${JSON.stringify(a.format)}: expected text or json`);
   let ts = Date.now();
@@ -266,7 +275,7 @@ export async function pricesShowCommand(rt: Runtime, a: { model: string; provide
 }
 
 /** `tx-usage prices update`: the only command that touches the network. Exit status 1 when nothing was stored. */
-export async function pricesUpdateCommand(rt: Runtime): Promise<number> {
+export async function pricesUpdateCommand(rt: PricingRun): Promise<number> {
   const r = await updatePrices({ cacheDir: cacheDir(rt.env, rt.home) });
   (r.ok ? process.stdout : process.stderr).write(r.ok ? `${printableLines(r.message)}\n` : messageLine(r.message));
   return r.ok ? 0 : 1;

@@ -7,7 +7,7 @@ import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
-import { deferrable, horizonOfDay, usableHorizon } from '../ingest/horizon.js';
+import { mayLeaveUnread, horizonOfDay, usableHorizon } from '../ingest/horizon.js';
 import { stampOf } from '../ingest/stamp.js';
 import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
@@ -15,7 +15,8 @@ import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import '../render/html.js'; // registers the HTML renderer (--format html)
 import { hasStoredRows, hasUnpricedResponses, storedWarningsBySource } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
-import { cacheDir, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
+import { cacheDir, notice, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
+import { retentionNoticeOnce } from './retention.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
 import { costFunction, nearMatchWarnings, unpricedModelWarnings, type CostSetup } from './pricing.js';
@@ -205,6 +206,11 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
       if (p.format === 'table') return { out: null, p, warnings, noData };
     }
     mark('warnings read');
+    // Claude Code deletes old transcripts: said once, in the first report that reads some (README "Claude Code keeps 30 days").
+    if (!a.demo && p.harnesses.includes('claude-code')) {
+      const said = await retentionNoticeOnce(store.conn, rt, ingest, live.now);
+      if (said) notice(rt, said);
+    }
     const out = await runReport(store.conn, def, p, warnings, live);
     // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
     if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
@@ -268,7 +274,7 @@ function inReportWindow(stored: { source_key: string; reason: string }[], ingest
       if (out === undefined) {
         const s = bySource.get(w.source_key);
         // A source no longer found keeps its warnings (what the store still holds of it is reported).
-        out = s ? deferrable(s.src, s.harness, stampOf(s.src), horizon) : false;
+        out = s ? mayLeaveUnread(s.src, s.harness, stampOf(s.src), horizon) : false;
         outside.set(w.source_key, out);
       }
       return !out;

@@ -11,9 +11,8 @@
 // proven equal to the store's, the line says it is stale. When no refresh
 // can bring it up to date (the cache dir's live/ folder cannot be written, or
 // the last refresh failed: a read-only store), it says why in a few words
-// (`stale_note`: `(stale 3m, cache not writable)`); it used to print nothing
-// at all when the lock could not be made (mkdir threw), or `(stale 3m)`
-// with the reason only in its JSON.
+// (`stale_note`: `(stale 3m, cache not writable)`), also when the lock
+// cannot be made (mkdir throws): the reason is never left to its JSON alone.
 //
 // The bin entry (fast.ts) runs this module from its own bundle
 // (statusline.cjs) without yargs; `--refresh` and `--help` go through

@@ -93,7 +93,7 @@ export function systemFolder(real: string | null): string | null {
  * Recursively lists files under `dir` whose name passes `accept`. Missing or
  * unreadable dirs yield nothing.
  *
- * Linked folders are followed (issue 34: a project or session folder that is
+ * Linked folders are followed (a project or session folder that is
  * a symbolic link — dotfiles, synced drives, a moved home — holds billed
  * sessions like any other; peers follow them, e.g. pi#7497/#7552,
  * claude-code-history-viewer#277). Loop-safe and read-once: every folder is
@@ -197,7 +197,7 @@ export function subdirsWith(dir: string, child: string, onError: (path: string, 
   const out: [string, string][] = [];
   const prefix = dir.endsWith(sep) ? dir : dir + sep;
   for (const ent of entries) {
-    // A linked project folder counts like a plain one (linked folders are followed, issue 34).
+    // A linked project folder counts like a plain one (linked folders are followed).
     if (ent.kind !== 'dir' && ent.kind !== 'link') continue;
     const inner = join(prefix + ent.name, child);
     if (isDir(inner)) out.push([ent.name, inner]);

@@ -7,13 +7,14 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, settlePending, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
-import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
+import { discoverAll, scanDigest, stampOf, tailCheckBytes, tailHash, type HarnessScan, type Stamp } from './discover.js';
+import { setLastIngestDigest, takeOfferedDiscovery } from './handoff.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
 import { digest128 } from '../core/digest.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
-import { deferrable, usableHorizon } from './horizon.js';
+import { mayLeaveUnread, usableHorizon } from './horizon.js';
 import { withMeta } from './discovery-record.js';
 import { countRetained, recordSourcesDigest, storedSourcesDigest } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
@@ -21,7 +22,7 @@ import { UnitColumns } from '../core/unit-columns.js';
 import type { Collected } from './collect.js';
 import { countedRowsOf } from '../store/counted-rows.js';
 
-export { discoverAll, sidecarPath, type HarnessScan } from './discover.js';
+export { sidecarPath } from './handoff.js';
 
 export interface IngestOptions {
   home: string;
@@ -238,7 +239,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
           opts.progress?.(++done, total);
           continue;
         }
-        if (!late && !fingerprints.has(src.key) && !early?.jobs.has(src.key) && deferrable(src, harness, stamp, horizon)) {
+        if (!late && !fingerprints.has(src.key) && !early?.jobs.has(src.key) && mayLeaveUnread(src, harness, stamp, horizon)) {
           const list = deferred.get(harness.id) ?? [];
           if (!list.length) deferred.set(harness.id, list);
           list.push({ src, harness });
@@ -448,6 +449,8 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
  */
 async function keepCounted(conn: DuckDBConnection, p: Plan, c: Collected): Promise<Collected> {
   if (p.src.kind !== 'jsonl' || p.prev?.kind !== 'jsonl' || p.prev.resume_offset === null) return c;
+  // A migration's re-read ('read again: …', store/schema.ts) replaces what an earlier build counted: nothing is kept.
+  if (p.prev.fingerprint.startsWith('read again:')) return c;
   const old = await countedRowsOf(conn, p.src.key);
   if (!old.length) return c;
   const now = new Set(c.events.map((e) => `${e.harness}\0${e.dedupe_key}`));

@@ -22,7 +22,7 @@ export interface Stamp {
   ino: string;
   /**
    * size:mtime:inode of the source (and UNREADABLE when this process may not
-   * read it: readMark), size:mtime of each companion: changes when any of
+   * read it: unreadableMark), size:mtime of each companion: changes when any of
    * them does.
    */
   fingerprint: string;
@@ -30,10 +30,10 @@ export interface Stamp {
   mtimeMs: number;
 }
 
-/** What a fingerprint carries, after the source's own size:mtime:inode, when the source cannot be read by this process (readMark). */
+/** What a fingerprint carries, after the source's own size:mtime:inode, when the source cannot be read by this process (unreadableMark). */
 export const UNREADABLE = ':unreadable';
 
-/** This process's user and groups, for readMark; null where file modes do not bind it (root) or do not exist (Windows). */
+/** This process's user and groups, for unreadableMark; null where file modes do not bind it (root) or do not exist (Windows). */
 let self: { uid: number; gids: Set<number> } | null | undefined;
 
 function whoAmI(): { uid: number; gids: Set<number> } | null {
@@ -56,7 +56,7 @@ function whoAmI(): { uid: number; gids: Set<number> } | null {
  * since an ACL may still grant the read. Root's reads are not refused by
  * modes (CAP_DAC_OVERRIDE): never marked.
  */
-export function readMark(path: string, mode: number, uid: number, gid: number, me = whoAmI()): string {
+export function unreadableMark(path: string, mode: number, uid: number, gid: number, me = whoAmI()): string {
   if (!me) return '';
   const bit = uid === me.uid ? 0o400 : me.gids.has(gid) ? 0o040 : 0o004;
   if (mode & bit) return '';
@@ -77,7 +77,7 @@ export function stampOf(src: SourceRef): Stamp | null {
     return null;
   }
   if (!st) return null;
-  let fingerprint = `${st.size}:${st.mtimeMs}:${st.ino}${readMark(src.path, st.mode, st.uid, st.gid)}`;
+  let fingerprint = `${st.size}:${st.mtimeMs}:${st.ino}${unreadableMark(src.path, st.mode, st.uid, st.gid)}`;
   for (const c of src.companions ?? []) {
     let cs;
     try {
@@ -98,7 +98,7 @@ export function stampAll(scans: ScanFacts[]): Map<string, Stamp | null> {
 }
 
 /**
- * The stat pass of stampAll in a thread of its own (issue 37): one stat per
+ * The stat pass of stampAll in a thread of its own: one stat per
  * source is what every run that is not a memo hit pays before its first
  * query, growing with the number of files (~140 ms of the main thread for
  * 10 142 sources at the 3 GiB benchmark corpus). Started as soon as the
@@ -142,7 +142,7 @@ export async function stampAllConcurrently(scans: ScanFacts[], minSources = 1000
         if (Number.isNaN(size)) return void out.set(src.key, null);
         const mtimeMs = n[o + 1]!;
         const ino = n[o + 2]!;
-        const mark = readMark(src.path, n[o + 4]!, n[o + 5]!, n[o + 6]!);
+        const mark = unreadableMark(src.path, n[o + 4]!, n[o + 5]!, n[o + 6]!);
         out.set(src.key, { size, ino: `${n[o + 3]}:${ino}`, fingerprint: `${size}:${mtimeMs}:${ino}${mark}${m.extra[i] ?? ''}`, mtimeMs });
       });
       resolve(out);
@@ -157,7 +157,7 @@ const STAT_FIELDS = 7;
 
 /**
  * stampOf's stats, in a worker: per source size, mtimeMs, ino, dev, mode,
- * uid, gid (NaN: cannot be stat'ed; readMark runs on them in the main thread) and its
+ * uid, gid (NaN: cannot be stat'ed; unreadableMark runs on them in the main thread) and its
  * companions' part of the fingerprint.
  */
 const STAT_WORKER = `

@@ -23,7 +23,14 @@ export const lastSplitStats = { peakHeldBytes: 0 };
 let sharedChunk: Buffer | null = null;
 
 export interface ScanOptions {
-  /** A line is parsed only if it contains one of these (byte search). Empty: every line. */
+  /**
+   * A line is parsed only if it contains one of these (byte search). Empty:
+   * every line. The WebAssembly scanner holds at most 16 markers of 1 to 60
+   * bytes (no newline), with at most 8 distinct (first byte, last byte,
+   * length) probes; a set beyond that is scanned in JavaScript, several times
+   * slower. Declare a harness's sets in its Harness object (`scanMarkers`):
+   * the registry checks them.
+   */
   markers: readonly string[];
   resume?: ResumePoint | null;
   maxLineBytes?: number;

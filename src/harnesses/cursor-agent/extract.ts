@@ -164,7 +164,7 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
     const model = meta?.lastUsedModel ?? null;
     const rank = meta?.name?.endsWith(' (forked)') ? 1 : 0;
     const fallbackTs = meta?.createdAt ?? null;
-    // Title: the chat's name (the meta row's `name`, issue 25), unless still the default; a subagent store names its parent.
+    // Title: the chat's name (the meta row's `name`), unless still the default; a subagent store names its parent.
     const name = meta?.name && meta.name !== DEFAULT_NAME ? meta.name : null;
     if (name !== null || meta?.parentAgentId) {
       sink.sessionFact({ harness: 'cursor-agent', session_id: session, title: name, title_rank: 0, parent_session_id: meta?.parentAgentId ?? null, seq: 0 });
