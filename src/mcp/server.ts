@@ -18,7 +18,7 @@ const period = {
 };
 const filters = {
   harness: z.string().optional().describe('comma list of harness ids: claude-code, codex, cursor-agent, opencode, pi, gemini-cli, qwen-code, openclaw, cline, roo-code, kilo-code'),
-  project: z.string().optional().describe('only this project (its path, or the part of it after the last /)'),
+  project: z.string().optional().describe('only projects whose path contains this text'),
   cost: z.enum(['auto', 'computed', 'recorded']).optional().describe('which cost counts: auto (default), computed from prices, or the harness\'s recorded cost'),
 };
 
