@@ -3,7 +3,9 @@
 // navigation bar with the filters, scripts from the process. Filters live in
 // the URL (since, until, tz, harness, project, cost), so a view can be
 // bookmarked.
-import type { Answers } from '../cli/answers.js';
+import type { Answers, Asker } from '../cli/answers.js';
+import type { Dataset } from '../render/columns.js';
+import { limitsDatasets } from '../live/limits-view.js';
 import type { ReportArgs } from '../cli/report.js';
 import { explainTables } from '../explain/datasets.js';
 import type { ExplainDocument } from '../explain/explain.js';
@@ -64,14 +66,20 @@ function sessionOutput(id: string, doc: ExplainDocument): ReportOutput {
 export async function renderPage(answers: Answers, path: string, q: URLSearchParams, home: string, asset: (n: string) => string): Promise<string | null> {
   const served = (page: string) => ({ nav: nav(page, q), asset, scripts: ['dashboard.js'] });
   const a = filters(q);
-  const report = async (page: string, args: ReportArgs) => {
-    const r = await answers.ask((x) => x.reportAnswer(args, true));
+  const report = async (page: string, args: ReportArgs, more: (x: Asker) => Promise<Dataset[]> = async () => []) => {
+    const [r, extra] = await answers.ask(async (x) => [await x.reportAnswer(args, true), await more(x)] as const);
     if (!r.out) return renderHtml(emptyOutput(r.noData ?? 'No usage found.', r.p.tz), { home, served: served(page) });
-    return renderHtml(r.out, { home, served: served(page) });
+    return renderHtml({ ...r.out, datasets: [...r.out.datasets, ...extra] }, { home, served: served(page) });
   };
   switch (path) {
     case '/':
-      return report('overview', { name: 'summary', by: 'project', ...a });
+      // Under the period's figures: the 5-hour blocks of today and yesterday, and the plan limits where known.
+      return report('overview', { name: 'summary', by: 'project', ...a }, async (x) => {
+        const blocks = await x.reportAnswer({ name: 'blocks', since: '1d', tz: a.tz, harness: a.harness });
+        const limits = await x.limits({ tz: a.tz });
+        const titled = (prefix: string, ds: Dataset[]) => ds.map((d) => ({ ...d, title: `${prefix}: ${d.title ?? ''}` }));
+        return [...titled('Current 5-hour blocks', blocks.out?.datasets ?? []), ...titled('Plan limits', limitsDatasets(limits))];
+      });
     case '/sessions':
       return report('sessions', { name: 'summary', by: 'session', ...a });
     case '/compare':

@@ -29,8 +29,8 @@ function sameToken(given: string | null, token: string): boolean {
   return timingSafeEqual(Buffer.from(given), Buffer.from(token));
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' });
+function send(res: ServerResponse, status: number, type: string, body: string, cache = 'no-store'): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': cache, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' });
   res.end(body);
 }
 
@@ -49,7 +49,7 @@ export async function startDashboard(answers: Answers, o: { port?: number; home:
     if (url.pathname.startsWith('/assets/')) {
       const name = url.pathname.slice('/assets/'.length);
       const text = name === 'dashboard.js' ? DASHBOARD_JS : htmlAsset(name);
-      return text === null ? send(res, 404, 'text/plain', 'no such asset\n') : send(res, 200, 'text/javascript; charset=utf-8', text);
+      return text === null ? send(res, 404, 'text/plain', 'no such asset\n') : send(res, 200, 'text/javascript; charset=utf-8', text, 'private, max-age=86400, immutable'); // its URL holds this run's token
     }
     if (url.pathname === '/events') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
