@@ -59,26 +59,16 @@ export function mcpServer(answers: Answers, version: string): McpServer {
     },
     (a) => guarded(() => answers.ask((q) => q.report({ name: 'summary', ...a }))),
   );
-  server.registerTool(
-    'monthly_review',
-    {
-      title: 'Monthly review',
-      description: 'A month compared with the one before: spend, top models, projects and sessions (`tx-usage report monthly --format json`).',
-      inputSchema: { ...period, ...filters },
-      annotations: readOnly,
-    },
-    (a) => guarded(() => answers.ask((q) => q.report({ name: 'monthly', ...a }))),
-  );
-  server.registerTool(
-    'compare_harnesses',
-    {
-      title: 'Compare harnesses',
-      description: 'Harnesses side by side: cost per prompt, per session, per response, and on the same model (`tx-usage report compare --format json`).',
-      inputSchema: { ...period, ...filters },
-      annotations: readOnly,
-    },
-    (a) => guarded(() => answers.ask((q) => q.report({ name: 'compare', ...a }))),
-  );
+  // The reports that take only a period and filters.
+  const reports = [
+    ['monthly_review', 'monthly', 'Monthly review', 'A month compared with the one before: spend, top models, projects and sessions (`tx-usage report monthly --format json`).'],
+    ['compare_harnesses', 'compare', 'Compare harnesses', 'Harnesses side by side: cost per prompt, per session, per response, and on the same model (`tx-usage report compare --format json`).'],
+  ] as const;
+  for (const [tool, name, title, description] of reports) {
+    server.registerTool(tool, { title, description, inputSchema: { ...period, ...filters }, annotations: readOnly }, (a) =>
+      guarded(() => answers.ask((q) => q.report({ name, ...a }))),
+    );
+  }
   server.registerTool(
     'session_detail',
     {

@@ -31,6 +31,28 @@ export const DASHBOARD_JS = `(function () {
       });
     });
   });
+  // A session's responses: each line links to itself (#line-N), and the one linked to is marked.
+  Array.prototype.forEach.call(document.querySelectorAll('table'), function (table) {
+    if (!table.tHead || table.tHead.rows[0].cells[0].textContent.trim().toLowerCase() !== 'line') return;
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
+      var td = tr.cells[0], n = td.textContent.trim();
+      if (!/^[0-9]+$/.test(n)) return;
+      tr.id = 'line-' + n;
+      var a = document.createElement('a');
+      a.href = '#line-' + n;
+      a.className = 'response-link';
+      a.textContent = n;
+      td.textContent = '';
+      td.appendChild(a);
+    });
+  });
+  function mark() {
+    Array.prototype.forEach.call(document.querySelectorAll('tr[aria-current]'), function (r) { r.removeAttribute('aria-current'); r.style.background = ''; });
+    var r = location.hash && document.getElementById(location.hash.slice(1));
+    if (r) { r.setAttribute('aria-current', 'true'); r.style.background = '#fff3c4'; }
+  }
+  window.addEventListener('hashchange', mark);
+  mark();
   if (window.EventSource) {
     var es = new EventSource(link('/events', {}));
     es.addEventListener('change', function () { location.reload(); });

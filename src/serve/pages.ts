@@ -77,7 +77,7 @@ export async function renderPage(answers: Answers, path: string, q: URLSearchPar
       return report('overview', { name: 'summary', by: 'project', ...a }, async (x) => {
         const blocks = await x.reportAnswer({ name: 'blocks', since: '1d', tz: a.tz, harness: a.harness });
         const limits = await x.limits({ tz: a.tz });
-        const titled = (prefix: string, ds: Dataset[]) => ds.map((d) => ({ ...d, title: `${prefix}: ${d.title ?? ''}` }));
+        const titled = (prefix: string, ds: Dataset[]) => ds.map((d) => ({ ...d, title: d.title?.startsWith(prefix) ? d.title : `${prefix}: ${d.title ?? ''}` }));
         return [...titled('Current 5-hour blocks', blocks.out?.datasets ?? []), ...titled('Plan limits', limitsDatasets(limits))];
       });
     case '/sessions':
