@@ -3,7 +3,8 @@
 // project → its sessions → a session's responses with their verdict and
 // cost, a filter from the URL, the page updating by itself when a
 // transcript grows, no request leaving the process, and the refusals: no
-// token, a foreign Host header, a write. Screenshots at 1280 px go to docs/.
+// token, a foreign Host header, a write. Screenshots at 1280 px (docs/dashboard/
+// with UPDATE_SCREENSHOTS=1).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { request } from 'node:http';
@@ -16,7 +17,8 @@ import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
 import { buildTwoMonthHome } from './report-fixture.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const DOCS = join(packageRoot(), 'docs', 'dashboard');
+// The README's pictures are refreshed with UPDATE_SCREENSHOTS=1; other runs write beside the HTML report's (test-artifacts/).
+const DOCS = join(packageRoot(), process.env.UPDATE_SCREENSHOTS ? 'docs' : 'test-artifacts', 'dashboard');
 
 let browser: Browser;
 let server: ChildProcess;
