@@ -17,6 +17,8 @@ import { openclaw } from './openclaw/index.js';
 import { cline } from './cline/index.js';
 import { rooCode } from './roo-code/index.js';
 import { kiloCode } from './kilo-code/index.js';
+import { antigravity } from './antigravity/index.js';
+import { codebuddy } from './codebuddy/index.js';
 import { copilotCli } from './copilot-cli/index.js';
 import { droid } from './droid/index.js';
 
@@ -32,6 +34,8 @@ const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   cline,
   'roo-code': rooCode,
   'kilo-code': kiloCode,
+  antigravity,
+  codebuddy,
   'copilot-cli': copilotCli,
   droid,
 };
