@@ -17,6 +17,7 @@ import { openclaw } from './openclaw/index.js';
 import { cline } from './cline/index.js';
 import { rooCode } from './roo-code/index.js';
 import { kiloCode } from './kilo-code/index.js';
+import { zcode } from './zcode/index.js';
 
 const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'claude-code': claudeCode,
@@ -30,6 +31,7 @@ const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   cline,
   'roo-code': rooCode,
   'kilo-code': kiloCode,
+  zcode,
 };
 
 /** In report order. */
