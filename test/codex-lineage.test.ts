@@ -217,12 +217,14 @@ describe('codex lineage: a store written by an earlier build', () => {
     expect(runCli(['ingest', '--db', db], env).status).toBe(0);
     // What an earlier build stored: the child's re-stamped copies keyed by the child (each billed again), at the schema before.
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    const { MIGRATIONS, SCHEMA_VERSION } = await import('../src/store/schema.js');
-    expect(MIGRATIONS[SCHEMA_VERSION - 1]).toContain('codex lineage');
+    const { MIGRATIONS } = await import('../src/store/schema.js');
+    // The store as it was before the lineage migration (later migrations run after it too).
+    const lineage = MIGRATIONS.findIndex((m) => m.includes('codex lineage'));
+    expect(lineage).toBeGreaterThan(0);
     const inst = await DuckDBInstance.create(db);
     const conn = await inst.connect();
     await conn.run(`UPDATE usage_rows SET dedupe_key = replace(dedupe_key, '${PARENT}', '${CHILD}'), billed = true WHERE dedupe_rank >= 2`);
-    await conn.run(`UPDATE meta SET value = '${SCHEMA_VERSION - 1}' WHERE key = 'schema_version'`);
+    await conn.run(`UPDATE meta SET value = '${lineage}' WHERE key = 'schema_version'`);
     const before = await conn.runAndReadAll('SELECT count(*)::INTEGER AS n FROM billed_events');
     expect(before.getRowObjectsJson()[0]).toEqual({ n: 8 });
     conn.closeSync();

@@ -15,7 +15,8 @@ import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import '../render/html.js'; // registers the HTML renderer (--format html)
 import { hasStoredRows, hasUnpricedResponses, storedWarningsBySource } from '../store/read.js';
 import type { IngestResult } from '../ingest/ingest.js';
-import { cacheDir, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
+import { cacheDir, notice, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
+import { retentionNoticeOnce } from './retention.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
 import { costFunction, nearMatchWarnings, unpricedModelWarnings } from './pricing.js';
@@ -159,6 +160,11 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
       warnings.push(noData);
     }
     mark('warnings read');
+    // Claude Code deletes old transcripts: said once, in the first report that reads some (README "Claude Code keeps 30 days").
+    if (!a.demo && p.harnesses.includes('claude-code')) {
+      const said = await retentionNoticeOnce(store.conn, rt, ingest, live.now);
+      if (said) notice(rt, said);
+    }
     const out = await runReport(store.conn, def, p, warnings, live);
     // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
     if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);

@@ -449,6 +449,8 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
  */
 async function keepCounted(conn: DuckDBConnection, p: Plan, c: Collected): Promise<Collected> {
   if (p.src.kind !== 'jsonl' || p.prev?.kind !== 'jsonl' || p.prev.resume_offset === null) return c;
+  // A migration's re-read ('read again: …', store/schema.ts) replaces what an earlier build counted: nothing is kept.
+  if (p.prev.fingerprint.startsWith('read again:')) return c;
   const old = await countedRowsOf(conn, p.src.key);
   if (!old.length) return c;
   const now = new Set(c.events.map((e) => `${e.harness}\0${e.dedupe_key}`));

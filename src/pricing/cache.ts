@@ -40,6 +40,8 @@ export function bucketOf(width: number, ts: number): number {
 /** Exactly what Pricer.costE10(u) returns, or PRICE_MISS when the cache cannot tell. */
 export function cachedCost(cache: PriceCache, u: CachedUsage): bigint | null | typeof PRICE_MISS {
   if (!u.model) return null;
+  // A `-fast` name may be priced as its base model in fast mode (pricer.ts fastNamed): the pricer answers.
+  if (!u.speed && /-fast$/i.test(u.model)) return PRICE_MISS;
   const r = cache.entries[resolutionKey(u.harness, u.provider, u.model)];
   if (r === undefined) return PRICE_MISS;
   if (r === null) return null;

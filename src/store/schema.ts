@@ -464,6 +464,26 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE sources SET fingerprint = 'read again: codex lineage' WHERE harness = 'codex' AND retained_since_ms IS NULL;
   DELETE FROM meta WHERE key = 'sources_digest'; -- (store/sources-digest.ts: the sources changed)
   `,
+  // v14: the second round of field traps (issue 42) changed what is stored
+  // for the files of eight harnesses: OpenCode and Kilo 1.x responses are
+  // keyed by what a Session.fork copy keeps, and 1.x session totals leave a
+  // residual; Cline, Roo and Kilo no longer count a failed stream without
+  // usage; pi and OpenClaw key entries without an id by time and usage;
+  // Gemini CLI counts messages first seen in a $set checkpoint and lines
+  // written with JSON whitespace; Claude Code keeps usage.inference_geo as
+  // the billing kind, counts older lines' 5m + 1h cache writes, and no
+  // longer takes a freely named folder for the project. Every such file
+  // still on disk is read again, whole, by the next ingest (its rows
+  // replaced; a JSONL file from its first byte, a task document with the
+  // memory of what left it); retained rows stay as they were. Prices are
+  // applied again by the pricing engine's own version (pricing-5).
+  `
+  UPDATE sources SET fingerprint = 'read again: schema v14', resume_offset = NULL, resume_lines = NULL, resume_state = NULL, tail_hash = NULL
+    WHERE harness IN ('claude-code', 'gemini-cli', 'pi', 'openclaw') AND retained_since_ms IS NULL;
+  UPDATE sources SET fingerprint = 'read again: schema v14'
+    WHERE harness IN ('opencode', 'kilo-code', 'cline', 'roo-code') AND retained_since_ms IS NULL;
+  DELETE FROM meta WHERE key = 'sources_digest';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,7 +5,8 @@ import { checkCost, notAnObject, parseTimestamp, readTokenFields } from '../../c
 import type { UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromKey } from './paths.js';
-import { emitBilledEvents, RULE, USAGE_FIELDS, type ResponseLine } from './billing.js';
+import { cacheWrites, emitBilledEvents, RULE, USAGE_FIELDS, type ResponseLine } from './billing.js';
+import { geoBillingKind } from '../../pricing/regional.js';
 import { isTitleLine, personPrompt, PROMPT_MARKERS, TITLE_HEAD_BYTES, titleOf, TOOL_CALL_BLOCKS, TURN_ENDING_STOPS } from './units.js';
 import { notBilledUsageReason, SKIP_USER_RECORD_USAGE } from './skips.js';
 import { WINNER_ORDER } from './rules.js';
@@ -127,6 +128,8 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
     const { values: u, invalid } = readTokenFields(msg.usage, USAGE_FIELDS);
     if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, at);
     const has5m1h = msg.usage.cache_creation && typeof msg.usage.cache_creation === 'object';
+    // README "Cache writes": older builds wrote the flat count as 0 beside the real 5m/1h split.
+    const w = cacheWrites(u, has5m1h);
     const msgId = typeof msg.id === 'string' && msg.id ? msg.id : null;
     // message.id identifies the API response; requestId is the same for every
     // split line, so keying on message.id alone also merges lines whose
@@ -146,16 +149,18 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       requests: 1,
       input_tokens: u.input,
       cache_read_tokens: u.cacheRead,
-      cache_write_tokens: u.cacheWrite,
-      cache_write_5m_tokens: has5m1h ? u.cache5m : null,
-      cache_write_1h_tokens: has5m1h ? u.cache1h : null,
+      cache_write_tokens: w.total,
+      cache_write_5m_tokens: w.w5m,
+      cache_write_1h_tokens: w.w1h,
       output_tokens: u.output,
       reasoning_tokens: Math.min(u.thinking, u.output),
       recorded_cost_usd: null,
       web_search_requests: u.webSearches > 0 ? u.webSearches : null,
+      // README "Regional pricing": usage.inference_geo "us" is billed 1.1× (src/pricing/regional.ts).
+      billing_kind: geoBillingKind(msg.usage.inference_geo),
       source_file: file,
       source_line: line,
-      rule: rec.forkedFrom ? RULE.forks : RULE.response,
+      rule: rec.forkedFrom ? RULE.forks : w.total > u.cacheWrite ? RULE.cacheWrites : RULE.response,
     };
     if (ev.project === null) noProject.push(ev);
     // Tool calls: one block per split line, each once by its id (fork copies keep ids).

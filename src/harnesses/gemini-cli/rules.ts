@@ -4,4 +4,5 @@
 export const RULE = {
   message: 'message tokens',
   legacy: 'legacy conversation file',
+  checkpoint: '$set checkpoints',
 } as const;

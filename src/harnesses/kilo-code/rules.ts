@@ -4,4 +4,5 @@
 export const RULE = {
   dbMessage: "OpenCode's reader: message",
   dbResidual: "OpenCode's reader: session residual",
+  dbFork: "OpenCode's reader: Forks (1.x)",
 } as const;

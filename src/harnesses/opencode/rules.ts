@@ -7,5 +7,6 @@ export const RULE = {
   residual: 'Residual (session totals)',
   stepFinish: '1.x step-finish part',
   message1x: '1.x message usage',
+  fork1x: 'Forks (1.x)',
   zeroCost: 'Recorded cost of zero',
 } as const;

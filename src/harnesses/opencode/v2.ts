@@ -6,9 +6,10 @@ import { checkTokenCount, checkCost, parseTimestamp } from '../../core/numbers.j
 import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { SqliteDb } from '../../io/sqlite.js';
 import type { ExtractSink } from '../types.js';
-import { columnNames, pick } from './tables.js';
+import { columnNames, pick, tableNames } from './tables.js';
 import { addUsage, hasUsage, isObject, modelRef, parseJson, readUsage, usageEvent, writtenTokens, zeroUsage, type OcUsage } from './usage.js';
 import { readUnitsV2, type WorkRead } from './units.js';
+import { readV1Messages } from './v1.js';
 import { RULE } from './rules.js';
 import { isForkCopy, type SessionInfo } from './sessions.js';
 
@@ -140,6 +141,11 @@ function notCountedReason(type: string, d: RowFields): string | null {
 
 export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink: ExtractSink, work: WorkRead): UsageEvent[] {
   const sessions = readSessions(db, sessionTable, file, sink);
+  // 1.x messages imported in place keep their id (v1-migration.bun.ts) but
+  // only their last step's tokens: they count as their 1.x message does
+  // (README "1.x turns continued in 2.x").
+  const t = tableNames(db);
+  const imported = t.has('message') ? readV1Messages(db, file, { hasSession: t.has('session'), hasPart: t.has('part') }, sink, true) : null;
   const copied = lastCopiedSeqs(db, sessions);
   readUnitsV2(db, sessions, copied, work);
   const rowSums = new Map<string, OcUsage>();
@@ -165,6 +171,15 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
       continue;
     }
     const type = String(r.type);
+    const asV1 = type === 'assistant' ? imported?.get(id) : undefined;
+    if (asV1) {
+      events.push(...asV1);
+      // The row's own usage (as imported) is what the session totals hold for it.
+      let sum = rowSums.get(sessionId);
+      if (!sum) rowSums.set(sessionId, (sum = zeroUsage()));
+      addUsage(sum, readUsage(d.tokens, d.cost, at, sink, 'data.tokens'));
+      continue;
+    }
     const reason = notCountedReason(type, d);
     if (reason) {
       sink.skip(reason, at);
@@ -217,7 +232,7 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
  * rows lost (reverts delete rows, retries overwrite them, titles have none).
  * The positive difference per bucket is one zero-request event.
  */
-function residualEvent(s: SessionInfo, rows: OcUsage, file: string, sink: ExtractSink): UsageEvent | null {
+export function residualEvent(s: SessionInfo, rows: OcUsage, file: string, sink: ExtractSink): UsageEvent | null {
   const t = s.totals;
   if (!t) return null;
   const at: SourceLocation = { file, row: `session ${s.id}` };

@@ -8,6 +8,7 @@ import { checkCost, parseTimestamp, readTokenFields } from '../../core/numbers.j
 import type { HarnessId, UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromDirKey } from './paths.js';
+import { digest128 } from '../../core/digest.js';
 import { usageObjectPath } from '../../core/usage-object.js';
 import { RULE } from './rules.js';
 
@@ -389,6 +390,12 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
     if (id !== null) {
       const idTs = (rec.type === 'message' ? parseTimestamp(c.msgTs) : null) ?? ts;
       dedupeKey = `entry:${id}:${idTs}`;
+    } else if (rec.type === 'message' && parseTimestamp(c.msgTs) !== null) {
+      // README "Entries without an id": the same line written twice (OpenClaw,
+      // ccusage's deduplicates_repeated_openclaw_records) is one response:
+      // known by its session, its own millisecond timestamp, model and usage.
+      dedupeKey = `same:${info.sessionId}:${parseTimestamp(c.msgTs)}:${digest128(JSON.stringify([model, provider, c.usage]))}`;
+      sink.count(`${harness}: entries without an id, known by their time and usage`);
     } else if (info.version < 2) {
       // v1 is append-only and linear: the line is stable; the file is never rewritten by us.
       dedupeKey = `v1:${info.sessionId}:${line}`;
@@ -422,8 +429,8 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
       recorded_cost_usd: cost,
       source_file: file,
       source_line: line,
-      // README "What counts": the carrier's row.
-      rule: c.what,
+      // README "What counts": the carrier's row (an entry without an id: README "Entries without an id").
+      rule: dedupeKey.startsWith('same:') ? RULE.noId : c.what,
     };
     sink.event(ev);
   };

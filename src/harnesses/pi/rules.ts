@@ -9,4 +9,5 @@ export const RULE = {
   usageEntry: 'usage entry',
   compaction: 'compaction',
   branchSummary: 'branch_summary',
+  noId: 'Entries without an id',
 } as const;
