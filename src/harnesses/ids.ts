@@ -5,6 +5,7 @@
 // harness.
 export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code', 'openclaw', 'cline', 'roo-code', 'kilo-code',
   'zcode',
+  'kimi',
 ] as const;
 export type HarnessId = (typeof HARNESS_IDS)[number];
 

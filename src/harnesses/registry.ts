@@ -18,6 +18,7 @@ import { cline } from './cline/index.js';
 import { rooCode } from './roo-code/index.js';
 import { kiloCode } from './kilo-code/index.js';
 import { zcode } from './zcode/index.js';
+import { kimi } from './kimi/index.js';
 
 const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'claude-code': claudeCode,
@@ -32,6 +33,7 @@ const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'roo-code': rooCode,
   'kilo-code': kiloCode,
   zcode,
+  kimi,
 };
 
 /** In report order. */
