@@ -6,6 +6,7 @@
 export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code', 'openclaw', 'cline', 'roo-code', 'kilo-code',
   'zcode',
   'kimi',
+  'amp',
 ] as const;
 export type HarnessId = (typeof HARNESS_IDS)[number];
 

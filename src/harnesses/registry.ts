@@ -19,6 +19,7 @@ import { rooCode } from './roo-code/index.js';
 import { kiloCode } from './kilo-code/index.js';
 import { zcode } from './zcode/index.js';
 import { kimi } from './kimi/index.js';
+import { amp } from './amp/index.js';
 
 const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'claude-code': claudeCode,
@@ -34,6 +35,7 @@ const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'kilo-code': kiloCode,
   zcode,
   kimi,
+  amp,
 };
 
 /** In report order. */
