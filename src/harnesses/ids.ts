@@ -7,6 +7,7 @@ export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 
   'zcode',
   'kimi',
   'amp',
+  'grok',
 ] as const;
 export type HarnessId = (typeof HARNESS_IDS)[number];
 

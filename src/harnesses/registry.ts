@@ -20,6 +20,7 @@ import { kiloCode } from './kilo-code/index.js';
 import { zcode } from './zcode/index.js';
 import { kimi } from './kimi/index.js';
 import { amp } from './amp/index.js';
+import { grok } from './grok/index.js';
 
 const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'claude-code': claudeCode,
@@ -36,6 +37,7 @@ const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   zcode,
   kimi,
   amp,
+  grok,
 };
 
 /** In report order. */
