@@ -34,7 +34,29 @@ function readState(sessionDir: string, sink: ExtractSink): Record<string, any> |
   return isObj(doc) ? doc : null;
 }
 
-function event(source: SourceRef, session: string, project: string | null, model: string | null, ts: number, key: string, rank: number, v: Record<'fresh' | 'output' | 'cacheRead' | 'cacheWrite', number>, line: number, rule: string): UsageEvent {
+type Counts = Record<'fresh' | 'output' | 'cacheRead' | 'cacheWrite', number>;
+
+/**
+ * A usage object's four counts (both products write kosong's TokenUsage,
+ * under their own spellings), or null when it is not one or holds no tokens
+ * (a warning or a skip naming `what` at `at`).
+ */
+function countsOf(usage: unknown, fields: typeof CLI_FIELDS | typeof CODE_FIELDS, what: string, sink: ExtractSink, at: { file: string; line: number }): Counts | null {
+  if (!isObj(usage)) {
+    sink.warn(`${what} usage is not an object; not counted`, at);
+    return null;
+  }
+  const { values: v, invalid } = readTokenFields(usage, fields);
+  if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, at);
+  if (v.fresh + v.output + v.cacheRead + v.cacheWrite === 0) {
+    // Kimi Code writes a zero record when the provider returned no usage: nothing known to count.
+    sink.skip(`${what} with no tokens`, at);
+    return null;
+  }
+  return v;
+}
+
+function event(source: SourceRef, session: string, project: string | null, model: string | null, ts: number, key: string, rank: number, v: Counts, line: number, rule: string): UsageEvent {
   return {
     harness: 'kimi', session_id: session, project, model, provider: null, ts, dedupe_key: key, dedupe_rank: rank, requests: 1,
     // input_other / inputOther exclude both cache buckets (kosong TokenUsage): nothing to subtract.
@@ -75,16 +97,8 @@ async function extractCli(source: SourceRef, sink: ExtractSink, opts: ExtractOpt
   const count = (p: unknown, agentId: string, wrapped: boolean, ts: number, stamp: unknown, line: number) => {
     if (!isObj(p) || p.token_usage === null || p.token_usage === undefined) return; // plan mode, /compact, MCP status: no usage
     const at = { file, line };
-    if (!isObj(p.token_usage)) {
-      sink.warn('StatusUpdate token_usage is not an object; not counted', at);
-      return;
-    }
-    const { values: v, invalid } = readTokenFields(p.token_usage, CLI_FIELDS);
-    if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, at);
-    if (v.fresh + v.output + v.cacheRead + v.cacheWrite === 0) {
-      sink.skip('StatusUpdate with no tokens', at);
-      return;
-    }
+    const v = countsOf(p.token_usage, CLI_FIELDS, 'StatusUpdate', sink, at);
+    if (v === null) return;
     const messageId = str(p.message_id);
     if (messageId === null && wrapped && isFile(join(sessionDir!, 'subagents', agentId, 'wire.jsonl'))) {
       // Without an id the copy cannot be matched: the sub-agent's own wire counts it (README "Sub-agents").
@@ -174,17 +188,8 @@ async function extractCode(source: SourceRef, sink: ExtractSink, opts: ExtractOp
       default:
         return;
     }
-    if (!isObj(rec.usage)) {
-      sink.warn('usage.record without a usage object; not counted', at);
-      return;
-    }
-    const { values: v, invalid } = readTokenFields(rec.usage, CODE_FIELDS);
-    if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, at);
-    if (v.fresh + v.output + v.cacheRead + v.cacheWrite === 0) {
-      // A provider that returned no usage (Kimi Code writes a zero record): nothing known to count.
-      sink.skip('usage.record with no tokens', at);
-      return;
-    }
+    const v = countsOf(rec.usage, CODE_FIELDS, 'usage.record', sink, at);
+    if (v === null) return;
     const ts = parseTimestamp(rec.time);
     if (ts === null) {
       sink.warn('usage.record without a usable time; not counted', at);
