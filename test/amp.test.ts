@@ -2,7 +2,7 @@
 // legacy thread files hold every trap of src/harnesses/amp/README.md reports
 // exactly what the builder billed; stubs are named in `sources` as what
 // current Amp leaves on disk; a rewritten thread changes only what it added.
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, reportRows, tokenFields } from '../fixtures/ledger.js';
@@ -56,6 +56,14 @@ describe('amp end to end (~/.local/share/amp/threads)', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
     expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']).sort(byKeys(['session'])));
     expect(j.totals.requests).toBe(before.totals.requests + 1);
+  });
+
+  it('a thread that is not JSON is named by file and line; nothing else is lost', () => {
+    const bad = join(fx.threadsDir, 'T-0a0a0000-0000-4000-8000-0000000000ff.json');
+    writeFileSync(bad, '{\n  "id": "T-0a0a0000-0000-4000-8000-0000000000ff",\n  "messages": [');
+    const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
+    expect(j.warnings.some((w: string) => w.includes(bad) && /not a JSON document \(cut off\)/.test(w))).toBe(true);
+    expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']).sort(byKeys(['session'])));
   });
 });
 

@@ -4,11 +4,11 @@
 // copied lines count once, a sub-agent's own session is not added to the
 // parent's turn that holds it, cache is taken out of input, Grok's own cost
 // kept only where it says it is complete.
-import { readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, reportRows, tokenFields } from '../fixtures/ledger.js';
-import { buildGrokHome, FAST, GROK4, type GrokHome } from '../fixtures/grok/home.js';
+import { buildGrokHome, FAST, GROK4, PROJECT, type GrokHome } from '../fixtures/grok/home.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 
 const RANGE = ['--since', '2026-07-01', '--until', '2026-07-31'];
@@ -63,6 +63,15 @@ describe('grok end to end (~/.grok/sessions/*/*/updates.jsonl)', () => {
     expect(j.totals.requests).toBe(before.totals.requests + 1);
     const fork = (x: any) => tokenFields(x.rows.find((r: any) => r.session === fx.ids.fork));
     expect(fork(j)).toEqual(fork(before));
+  });
+
+  it('a line that is not JSON is named by file and line; nothing else is lost', () => {
+    const file = join(fx.grokHome, 'sessions', encodeURIComponent(PROJECT), fx.ids.fork, 'updates.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n').length;
+    appendFileSync(file, '{"timestamp":1784600000,"params":{"update":{"sessionUpdate":"turn_completed",\n');
+    const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
+    expect(j.warnings.some((w: string) => w.includes(file) && w.includes(`first at line ${lines}`))).toBe(true);
+    expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']).sort(byKeys(['session'])));
   });
 });
 

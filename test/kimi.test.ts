@@ -5,11 +5,11 @@
 // count once, step.end and zero records not at all, the model is found from
 // the configuration (kimi-cli) or the llm.request (Kimi Code) and explain says
 // how; appended lines are read from where the last run stopped.
-import { readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, reportRows, tokenFields } from '../fixtures/ledger.js';
-import { buildKimiHome, CLI_PROJECT, K2, K25, K3, type KimiHome } from '../fixtures/kimi/home.js';
+import { buildKimiHome, CLI_PROJECT, K2, K25, K3, md5, type KimiHome } from '../fixtures/kimi/home.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 import { storedCounts } from './helpers/units.js';
 
@@ -80,6 +80,14 @@ describe('kimi end to end (~/.kimi and ~/.kimi-code)', () => {
     expect(j.totals.requests).toBe(before.totals.requests + 2);
     const other = (x: any) => tokenFields(x.rows.find((r: any) => r.session === fx.ids.codeV2));
     expect(other(j)).toEqual(other(before));
+  });
+
+  it('a line that is not JSON is named by file and line; nothing else is lost', () => {
+    const wire = join(fx.share, 'sessions', md5(CLI_PROJECT), fx.ids.cliEmpty, 'wire.jsonl');
+    appendFileSync(wire, '{"timestamp": 1789000000.5, "message": {"type": "StatusUpdate", "payload": {"token_usage": \n');
+    const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
+    expect(j.warnings.some((w: string) => w.includes(wire) && /unparsable line skipped \(first at line 2\)/.test(w))).toBe(true);
+    expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']).sort(byKeys(['session'])));
   });
 });
 
