@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, reportRows, tokenFields } from '../fixtures/ledger.js';
 import { buildAmpHome, GPT, type AmpHome } from '../fixtures/amp/threads.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
+import { storedCounts } from './helpers/units.js';
 
 const RANGE = ['--since', '2026-02-01', '--until', '2026-02-28'];
 const H = ['--harness', 'amp'];
@@ -25,6 +26,9 @@ describe('amp end to end (~/.local/share/amp/threads)', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
     expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
     expect(j.warnings).toEqual([]);
+    // Prompts: one in each of the ledger and messages threads (a tool result is not one); a stub is not read.
+    const c = storedCounts(env, 'amp');
+    expect([c[fx.ids.ledger]?.prompts, c[fx.ids.messages]?.prompts, c[fx.ids.empty]?.prompts]).toEqual([1, 1, undefined]);
     // By hand: ledger thread 2 (zero event skipped), messages thread 3, partial ledger 1 event + 1 message = 7.
     // fresh 12+5 + 10+18621+7 + 40+3 = 18698; output 34+600 + 178+90+8 + 50+4 = 964;
     // cache read 78+9000 + 11372+100 + 70+500 = 21120; cache write 56 + 986 + 60 = 1102 (the gpt thread's 18621 is input).

@@ -122,5 +122,14 @@ export async function extractAmp(source: SourceRef, sink: ExtractSink, _opts: Ex
     push(`amp:${thread}:m${m.messageId ?? i}`, model, parseTimestamp(m.usage.timestamp), t, [RULE.message, RULE.messageCreated], row);
   }
   for (const e of out) sink.event(e);
+  // Prompts (README "Units of work"): a user message with text of its own (a tool result is not one),
+  // at the time of the next assistant usage that answers it, else the thread's created time.
+  for (const [i, m] of messages.entries()) {
+    const parts = Array.isArray(m.content) ? m.content.filter(isObj) : [];
+    if (m.role !== 'user' || !parts.some((p) => p.type === 'text') || parts.some((p) => p.type === 'tool_result')) continue;
+    const next = messages.slice(i + 1).find((n) => n.role === 'assistant' && isObj(n.usage) && parseTimestamp(n.usage.timestamp) !== null);
+    const ts = (next ? parseTimestamp(next.usage.timestamp) : null) ?? created;
+    if (ts !== null) sink.unit({ harness: 'amp', session_id: thread, kind: 'prompt', dedupe_key: `amp:${thread}:u${m.messageId ?? i}`, dedupe_rank: 0, ts, count: 1 });
+  }
   return null;
 }
