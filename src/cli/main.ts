@@ -84,7 +84,7 @@ const optionsOf = (y: unknown) => (y as { getOptions(): { array: string[]; strin
 
 const COMPLETION_HELP = 'print a bash/zsh completion script (add `source <(tx-usage completion)` to ~/.bashrc or ~/.zshrc)';
 
-const COMMANDS = ['report', 'demo', 'limits', 'statusline', 'watch', 'check', 'ingest', 'import', 'export', 'sources', 'explain', 'sql', 'prices', 'completion'];
+const COMMANDS = ['report', 'demo', 'limits', 'statusline', 'watch', 'check', 'ingest', 'import', 'export', 'sources', 'explain', 'sql', 'mcp', 'serve', 'prices', 'completion'];
 
 /** The command as typed (`report`, `prices show`), for "tx-usage <command> --help". */
 function commandOf(argv: string[]): string {
@@ -326,6 +326,8 @@ async function main(argv: string[]): Promise<void> {
           .option('format', { type: 'string', default: 'table', describe: 'table | json | csv' }),
       run(async (rt, a) => (await import('./sql.js')).sqlCommand(rt, a.query, a.format)),
     )
+    .command('mcp', 'MCP server on stdio for AI agents: usage, monthly review, compare, session detail, block and limits, read-only SQL (see README)', (y) => y, run(async (rt) => (await import('./mcp.js')).mcpCommand(rt)))
+    .command('serve', 'local dashboard in the browser (127.0.0.1, token in the URL): overview, sessions, compare, monthly; live', (y) => y.option('port', { type: 'number', describe: 'port (default: a free one)' }).option('poll', { type: 'boolean', describe: 'look for changes every 2 s instead of file-system notifications' }), run(async (rt, a) => (await import('./serve.js')).serveCommand(rt, a)))
     .command('prices', 'show the price that applies to a model, or update the price data', (c) =>
       c
         .command(

@@ -4,6 +4,8 @@
 // harnesses (flag checks, the fast path, the status line's settings) loads no
 // harness.
 export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code', 'openclaw', 'cline', 'roo-code', 'kilo-code',
+  'antigravity',
+  'codebuddy',
   'zcode',
   'kimi',
   'amp',

@@ -6,7 +6,7 @@ import { RULE } from './rules.js';
 export const kimi: Harness<'kimi'> = {
   id: 'kimi',
   displayName: 'Kimi',
-  chartColor: '#3182bd',
+  chartColor: '#6b6ecf',
   // Kimi's own models by default; a user may configure any provider (the model name decides).
   pricing: { providerHint: 'moonshotai' },
   ruleNames: Object.values(RULE),
