@@ -6,7 +6,7 @@ import { DROID_MARKERS, RULE } from './rules.js';
 export const droid: Harness<'droid'> = {
   id: 'droid',
   displayName: 'Factory Droid',
-  chartColor: '#e6550d',
+  chartColor: '#ce6dbd',
   // Any provider (Factory's router or the user's own key): the model name decides.
   pricing: { providerHint: null, modelNames: droidModelNames },
   ruleNames: Object.values(RULE),
