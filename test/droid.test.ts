@@ -74,6 +74,18 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
     expect(recs.find((x: any) => x.grain === 'session')).toMatchObject({ counted: true, counted_as: expect.stringMatching(/^session total of/) });
   });
 
+  it('export keeps the grain: a report of the export marks the same session totals (its roll-up keeps them apart)', () => {
+    const out = join(home, 'export');
+    const e = runCli(['export', '--out', out], env);
+    expect(e.status, e.stderr).toBe(0);
+    const j = reportJson(['--from', out, ...RANGE, ...H], env);
+    expect(j.totals.total_tokens).toBe(185 + 10146812 + 9300 + 444 + 7777);
+    expect(j.totals.session_grain_tokens).toBe(j.totals.total_tokens);
+    const b = runCli(['report', 'blocks', '--from', out, ...RANGE, ...H, '--format', 'json'], env);
+    expect(b.status, b.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(b.stdout))).not.toMatch(/"total_tokens":[1-9]/);
+  });
+
   it('prompts from the transcript as units of work; a Task child keeps its parent', () => {
     const c = storedCounts(env, 'droid');
     expect(c[fx.sessions.plain.id]).toMatchObject({ prompts: 2 });
