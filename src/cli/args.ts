@@ -42,7 +42,9 @@ export function parseLine(argv: string[]): ParsedLine | null {
   };
   for (let i = 0; i < argv.length; i++) {
     const t = argv[i]!;
-    if (!t.startsWith('-')) {
+    if (!t.startsWith('-') || t === '-') {
+      // `-` (stdin's name by custom): yargs reads it its own way.
+      if (t === '-') return null;
       if (spec) {
         words.push(t);
         continue;
@@ -70,7 +72,7 @@ export function parseLine(argv: string[]): ParsedLine | null {
       } else if (eq >= 0) given.push({ name, value: t.slice(eq + 1) });
       else {
         const next = argv[i + 1];
-        if (next === undefined || (next.startsWith('-') && next !== '-')) return null; // missingValue's message, from yargs' path
+        if (next === undefined || next.startsWith('-')) return null; // missingValue's message (or `-`), from yargs' path
         given.push({ name, value: next });
         i++;
       }
@@ -89,13 +91,14 @@ export function parseLine(argv: string[]): ParsedLine | null {
 
   const args: ParsedLine['args'] = { _: [...spec.words] };
   // Positionals after the command's words, in order; a variadic one takes the rest.
-  const rest = words.slice(spec.words.length);
+  const rest = [...words];
   const arrays: string[] = [];
   for (const p of spec.positionals) {
     if (p.array) {
       arrays.push(p.name);
       if (rest.length) args[p.name] = rest.splice(0);
       else if (p.required) return null;
+      else args[p.name] = []; // as yargs gives an optional variadic positional
     } else if (rest.length) args[p.name] = rest.shift()!;
     else if (p.required) return null;
   }

@@ -12,9 +12,9 @@ import { nowMs } from '../live/clock.js';
 import { claudeSnapshots } from '../live/claude-limits.js';
 import { limitsDatasets, limitsReport, storedSnapshots } from '../live/limits-view.js';
 import { localDayStartMs } from '../live/time.js';
-import { storedWarnings } from '../store/read.js';
-import { costFunction } from './pricing.js';
-import { cacheDir, openAndRefresh, type Runtime } from './runtime.js';
+import { warningsInWindow } from '../store/ready.js';
+import { openAnswerable } from './current.js';
+import { cacheDir, type Runtime } from './runtime.js';
 import { warningLines } from '../render/terminal-text.js';
 import { outputColumns } from '../core/inputs.js';
 
@@ -39,15 +39,15 @@ export async function limitsCommand(rt: Runtime, a: LimitsArgs): Promise<void> {
   const now = nowMs(rt.env);
   const since = parseDay(a.since ?? '7d', '--since', todayIn(tz, new Date(now)));
   const fromMs = localDayStartMs(since, tz);
-  const cost = await costFunction(rt);
-  const { store } = await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(since, tz) - WEEK_MS });
+  const { store, ready, pricingWarnings } = await openAnswerable(rt, { horizonMs: horizonOfDay(since, tz) - WEEK_MS });
   try {
     await defineReportMacros(store.conn);
     const snaps = [
       ...(await storedSnapshots(store.conn, harnesses, fromMs - WEEK_MS)),
       ...(harnesses.includes('claude-code') ? claudeSnapshots(cacheDir(rt.env, rt.home)) : []),
     ];
-    const warnings = [...(await storedWarnings(store.conn, harnesses)), ...cost.warnings];
+    // Every stored warning of these harnesses (no horizon applies), then the prices' own.
+    const warnings = [...warningsInWindow(ready, harnesses, null), ...pricingWarnings];
     const report = await limitsReport(store.conn, snaps, { tz, now, since, fromMs, warnings });
     const text = renderText(format as 'table' | 'json' | 'csv', report, limitsDatasets(report), { width: format === 'table' ? outputColumns() : 80, color: rt.color });
     if (a.out) writeFileSync(a.out, text);

@@ -100,16 +100,18 @@ function declare<T>(y: Argv<T>, c: CommandSpec): Argv<T> {
   return c.epilog ? b.epilog(c.epilog()) : b;
 }
 
-async function main(argv: string[]): Promise<void> {
-  // yargs answers `completion --help` with the script itself: the help it would give a command instead.
-  if (argv[0] === 'completion' && argv.some((t) => t === '--help' || t === '-h')) {
-    process.stdout.write(`tx-usage completion\n\n${COMPLETION_HELP}\n`);
-    return;
-  }
+/** What the parser does with a command line: run its command, or say what is wrong with it (and end). */
+interface Outcome {
+  run(c: CommandSpec, args: Record<string, unknown>): Promise<void>;
+  fail(message: string | null, help: (() => string) | null): never;
+}
+
+/** yargs, declared from the command table, for `argv`. */
+async function parser(argv: string[], outcome: Outcome) {
   const [{ default: yargs }, groups] = await Promise.all([import('yargs'), import('../report/groups.js')]);
   helpFacts.groupKeys = groups.GROUP_KEYS;
   helpFacts.reports = reportCatalog();
-  const run = (c: CommandSpec) => async (args: any) => runCommand(c, args, argv);
+  const run = (c: CommandSpec) => async (args: any) => outcome.run(c, args);
   let y = yargs(argv)
     .scriptName('tx-usage')
     .usage('$0 <command> [options]\n\nWhat your AI coding agents cost you: token and cost reports from local transcripts.');
@@ -147,14 +149,14 @@ async function main(argv: string[]): Promise<void> {
       if (err) throw err;
       // `tx-usage` alone: the command list, as --help gives it.
       if (argv.length === 0) {
-        inst.showHelp((s: string) => process.stdout.write(`${s}\n`));
-        process.exit(0);
+        let help = '';
+        inst.showHelp((s: string) => (help = s));
+        outcome.fail(null, () => help);
       }
       // One line: what is wrong, and where the usage is.
       const opts = optionsOf(y);
       const said = missingValue(argv, opts.string) ?? userTerms(argv, msg, [...opts.string, ...opts.boolean]);
-      process.stderr.write(messageLine(said ?? `${msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)`));
-      process.exit(2);
+      outcome.fail(said ?? `${msg.replace(/\s*\n\s*/g, ' ')} (see tx-usage --help)`, null);
     })
     .help()
     .alias('h', 'help')
@@ -162,10 +164,64 @@ async function main(argv: string[]): Promise<void> {
     // Not outputColumns(): the terminal is an input only of what is rendered for it (a table's
     // width, core/inputs.ts), and help is never memoized.
     .wrap(Math.min(100, process.stdout.columns || 80));
-  await y.parseAsync();
+  return y;
 }
 
 /** Reads `argv` with yargs and runs its command (the bin entry's way for what args.ts leaves). */
-export function runWithYargs(argv: string[]): Promise<void> {
-  return main(argv);
+export async function runWithYargs(argv: string[]): Promise<void> {
+  // yargs answers `completion --help` with the script itself: the help it would give a command instead.
+  if (argv[0] === 'completion' && argv.some((t) => t === '--help' || t === '-h')) {
+    process.stdout.write(`tx-usage completion\n\n${COMPLETION_HELP}\n`);
+    return;
+  }
+  const y = await parser(argv, {
+    run: (c, args) => runCommand(c, args, argv),
+    fail(message, help) {
+      if (help) {
+        process.stdout.write(`${help()}\n`);
+        process.exit(0);
+      }
+      process.stderr.write(messageLine(message!));
+      process.exit(2);
+    },
+  });
+  await y.parseAsync();
+}
+
+/**
+ * What yargs makes of `argv`: the command it would run and its arguments, or
+ * the message it would end with (null for help and version output). For
+ * test/args.test.ts, which holds args.ts to it.
+ */
+export async function yargsReading(argv: string[]): Promise<{ command: string; args: Record<string, unknown> } | { message: string | null }> {
+  class Ended extends Error {
+    constructor(readonly said: string | null) {
+      super(said ?? 'help');
+    }
+  }
+  let got: { command: string; args: Record<string, unknown> } | null = null;
+  const y = await parser(argv, {
+    run: async (c, args) => void (got = { command: c.words.join(' '), args: { ...args } }),
+    fail(message) {
+      throw new Ended(message);
+    },
+  });
+  const exit = process.exit;
+  const out = process.stdout.write;
+  try {
+    // --help and --version print and exit: neither here.
+    process.exit = ((): never => {
+      throw new Ended(null);
+    }) as typeof process.exit;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    await y.exitProcess(false).parseAsync();
+  } catch (e) {
+    if (e instanceof Ended) return { message: e.said };
+    if (e instanceof UsageError) return { message: e.message };
+    throw e;
+  } finally {
+    process.exit = exit;
+    process.stdout.write = out;
+  }
+  return got ?? { message: null };
 }

@@ -18,8 +18,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../core/package-root.js';
 import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record.js';
-import { fingerprintsOf, scanDigest, stampAll, stampAllConcurrently, type ScanFacts, type Stamp } from '../ingest/stamp.js';
-import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
+import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
+import { readSidecar } from '../ingest/sidecar.js';
+import { lastIngestDigest, noteEarlyStart, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
 import { firstDayRead, parseDay, systemZoneWithoutIntl, todayIn, type ReadsFrom } from '../report/period.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { inputsHold, takeInputs, type Input } from '../core/inputs.js';
@@ -62,7 +63,7 @@ export interface MemoProbe {
 interface Found {
   scans: ScanFacts[];
   warnings: string[];
-  /** Null when no memo entry waits on them: taken for the ingest by handOff. */
+  /** Null when no memo entry waited on them: the report takes them (runtime.ts). */
   stamps: Map<string, Stamp | null> | null;
   /**
    * Writes the discovery record this search made (absent when the old one
@@ -140,7 +141,7 @@ function readEntries(path: string): Entry[] {
  */
 const sinceStart = (): number => process.uptime() * 1000;
 
-function writeStatsFile(stats: object): void {
+export function writeStatsFile(stats: object): void {
   const file = process.env.TX_USAGE_STATS;
   if (!file) return;
   try {
@@ -164,7 +165,7 @@ function buildLine(): string {
  * ingest reads anything, so the ingest uses these stamps. Otherwise
  * (`forIngest`) handOff has them taken.
  */
-async function findSources(rt: Runtime, forIngest = false): Promise<Found> {
+export async function findSources(rt: Runtime, forIngest = false): Promise<Found> {
   const path = join(cacheDir(rt.env, rt.home), 'discovery.json');
   const build = buildLine();
   const rec = loadRecord(path);
@@ -250,26 +251,31 @@ function earlyHorizon(a: Record<string, unknown>): number | null {
 }
 
 /**
- * A miss: the ingest that follows gets the sources found, and new ones start
- * being read now, while DuckDB loads. When none are (a new question of a
- * store that knows every source) and no memo entry took the stamps, they are
- * taken in a thread of their own meanwhile (ingest/stamp.ts); an early
- * extraction keeps every core busy already, and the ingest stamps the rest.
+ * A miss: the report that follows gets the sources found. When some are new
+ * to the store (not in the sidecar index its last ingest left, see
+ * ingest/sidecar.ts), they start being read now, in worker threads, while
+ * DuckDB loads (ingest/early.ts); a new question of a store that knows every
+ * source loads none of that.
  */
 async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): Promise<void> {
   try {
-    const { withHarnesses } = await import('../ingest/discover.js');
-    const scans = withHarnesses(found.scans);
     const side = sidecarPath(rt.dbPath);
-    let early = false;
-    if (side && !rt.rebuild) {
-      const { startEarlyExtraction } = await import('../ingest/early.js');
-      early = startEarlyExtraction(rt, scans, side, found.stamps ?? undefined, earlyHorizon(a));
+    if (side && !rt.rebuild && someUnknown(found.scans, side)) {
+      const [{ startEarlyExtraction }, { withHarnesses }] = await Promise.all([import('../ingest/early.js'), import('../ingest/discover.js')]);
+      if (startEarlyExtraction(rt, withHarnesses(found.scans), side, found.stamps ?? undefined, earlyHorizon(a))) noteEarlyStart();
     }
-    offerDiscovery(rt, scans, found.warnings, found.stamps ?? (early ? null : stampAllConcurrently(found.scans)));
+    offerDiscovery(rt, found.scans, found.warnings, found.stamps);
   } finally {
     found.saveRecord?.();
   }
+}
+
+/** Whether a source that can be read early is missing from the sidecar index (or there is none). */
+function someUnknown(scans: ScanFacts[], side: string): boolean {
+  const known = readSidecar(side);
+  if (!known) return true;
+  for (const s of scans) for (const src of s.sources) if (src.kind !== 'sqlite' && !known.has(src.key)) return true;
+  return false;
 }
 
 /** After a full report run: remembers its rendering with what the run read and the digest of what the ingest read. */

@@ -7,18 +7,19 @@ import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
-import { deferrable, horizonOfDay, usableHorizon } from '../ingest/horizon.js';
-import { stampOf } from '../ingest/stamp.js';
+import { horizonOfDay } from '../ingest/horizon.js';
 import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import '../render/html.js'; // registers the HTML renderer (--format html)
-import { hasStoredRows, hasUnpricedResponses, storedWarningsBySource } from '../store/read.js';
+import { hasStoredRows } from '../store/read.js';
+import { resolveWarningsOf, warningsInWindow } from '../store/ready.js';
 import type { IngestResult } from '../ingest/ingest.js';
-import { cacheDir, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
+import { cacheDir, rootProblems, type Runtime } from './runtime.js';
+import { openAnswerable } from './current.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
-import { costFunction, nearMatchWarnings, unpricedModelWarnings } from './pricing.js';
+import { nearMatchWarnings, unpricedModelWarnings } from './price-warnings.js';
 import { noteReportOutput } from './memo.js';
 import { mark } from '../core/trace.js';
 import { nowMs } from '../live/clock.js';
@@ -116,27 +117,26 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
   const rootWarnings = rootWarningsFor(rt, p.harnesses, a.harness !== undefined);
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
   mark('report modules loaded');
-  const cost = await costFunction(rt);
-  mark('prices loaded');
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
   const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
   const horizonMs = horizonOfDay(readFrom, p.tz);
-  // A store this user cannot write is answered from as it is, with a warning (runtime.ts answerReadOnly).
-  const { store, ingest, storeWarnings } = await openAndRefresh(rt, cost.fn, { horizonMs, keepRootWarnings: true, readOnlyOk: true });
+  // Found current, or brought up to date (current.ts); a store this user cannot write is answered from as it is, with a warning (runtime.ts answerReadOnly).
+  const { store, scans, ingest, discoveryWarnings, storeWarnings, ready, pricingWarnings } = await openAnswerable(rt, { horizonMs, keepRootWarnings: true, readOnlyOk: true });
   try {
-    // The warnings are read on a second connection while the first labels
-    // this machine's rows.
+    // The price warnings of the range are read on a second connection while the first labels this machine's rows.
     const side = await store.connect();
-    const stored = storedWarningsBySource(side, p.harnesses).then(async (w) => ({
-      stored: inReportWindow(w, ingest, horizonMs),
-      unpriced: [...((await hasUnpricedResponses(side)) ? await unpricedModelWarnings(side, p) : []), ...(await nearMatchWarnings(side, p, cost.pricer))],
-    }));
+    const priced = (async () => [...(ready.unpriced ? await unpricedModelWarnings(side, p) : []), ...(await nearMatchWarnings(side, p, ready.near))])();
     // Both observed at once, so that neither can end as an unhandled rejection.
-    const both = Promise.all([labelLocalRows(store.conn, machine), stored]);
+    const both = Promise.all([labelLocalRows(store.conn, machine), priced]);
     both.catch(() => undefined);
-    const [, read] = await both;
-    const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
-    const warnings = [...storeWarnings, ...rootWarnings, ...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
+    const [, unpriced] = await both;
+    const totalSources = scans.reduce((n, s) => n + s.sources.length, 0);
+    // The stored warnings of the sources this report needs: not those of a source its horizon leaves unread when the
+    // store does not hold it (horizon.ts), whether or not another command has read it, so that a memo hit after
+    // `tx-usage ingest` prints what the full run printed (store/ready.ts warningsInWindow).
+    const stored = warningsInWindow(ready, p.harnesses, horizonMs);
+    const costWarnings = [...pricingWarnings, ...resolveWarningsOf(ready, p.harnesses, pricingWarnings)];
+    const warnings = [...storeWarnings, ...rootWarnings, ...discoveryWarnings, ...stored, ...costWarnings, ...unpriced];
     // "No harness data found" and where it looked: in the JSON's warnings, said on stderr as lines of its own.
     // Only when the store holds nothing either: rows it kept from earlier runs (a harness folder moved,
     // a custom storage path no longer readable) are still the user's spend, and every format shows them,
@@ -146,7 +146,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
     else if (totalSources === 0) {
       const msg = [
         'No harness data found. Searched:',
-        ...searchedLines(ingest),
+        ...searchedLines(ingest!),
         'Point tx-usage elsewhere with --root HARNESS=PATH (repeatable) or the environment variables above,',
         'or try `tx-usage report --demo` to see a report on generated sample data.',
       ];
@@ -200,33 +200,6 @@ function rootWarningsFor(rt: Runtime, harnesses: HarnessId[], harnessGiven: bool
     throw new UsageError(harnesses.flatMap((h) => problems.get(h)!).join('; '));
   }
   return [...problems.values()].flat();
-}
-
-/**
- * The stored warnings of the sources this report needs: not those of a
- * source its horizon leaves unread when the store does not hold it
- * (horizon.ts). A source such a report once read, or that `ingest` read,
- * would otherwise show its warnings in one run and not in another of the
- * same report, and a memo hit after `tx-usage ingest` would print other
- * warnings than the full run; now both print the same.
- */
-function inReportWindow(stored: { source_key: string; reason: string }[], ingest: IngestResult, horizonMs: number): string[] {
-  const horizon = usableHorizon(ingest.scans, horizonMs);
-  if (horizon === null) return stored.map((w) => w.reason);
-  const bySource = new Map(ingest.scans.flatMap((s) => s.sources.map((src) => [src.key, { src, harness: s.harness }] as const)));
-  const outside = new Map<string, boolean>();
-  return stored
-    .filter((w) => {
-      let out = outside.get(w.source_key);
-      if (out === undefined) {
-        const s = bySource.get(w.source_key);
-        // A source no longer found keeps its warnings (what the store still holds of it is reported).
-        out = s ? deferrable(s.src, s.harness, stampOf(s.src), horizon) : false;
-        outside.set(w.source_key, out);
-      }
-      return !out;
-    })
-    .map((w) => w.reason);
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */

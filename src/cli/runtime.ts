@@ -152,9 +152,8 @@ export async function openAndRefresh(
   const rootWarnings = [...rootProblems(rt).values()].flat();
   if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(rootWarnings));
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
-  const [{ openStore, ReadOnlyStoreError }, { ingest, sidecarPath }, { repriceStore, pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
+  const [{ openStore, ReadOnlyStoreError }, { pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
     import('../store/store.js'),
-    import('../ingest/ingest.js'),
     import('./pricing.js'),
     import('../ingest/early.js'),
   ]);
@@ -178,6 +177,16 @@ export async function openAndRefresh(
   }
   mark('store open');
   if (store.notice) notice(rt, store.notice);
+  return { ...(await refreshStore(rt, store, cost, o)), rootWarnings };
+}
+
+/**
+ * Brings the open `store` up to date: prices, then the ingest (with the
+ * sources a memo check or a current-store check found, when offered).
+ * Closes the store if that fails.
+ */
+export async function refreshStore(rt: Runtime, store: Store, cost: CostFn, o: { horizonMs?: number | null; onWrite?: IngestOptions['onWrite'] } = {}): Promise<Omit<Refreshed, 'rootWarnings'>> {
+  const [{ ingest, sidecarPath }, { repriceStore }] = await Promise.all([import('../ingest/ingest.js'), import('./pricing.js')]);
   const tmp = makeWorkDir();
   try {
     // Rows priced under older prices or overrides get today's prices first.
@@ -197,7 +206,7 @@ export async function openAndRefresh(
     mark('ingested');
     // The checkpoint runs on DuckDB's threads while the caller's queries run (store.close() waits for it).
     store.settle();
-    return { store, ingest: result, rootWarnings, storeWarnings: [] };
+    return { store, ingest: result, storeWarnings: [] };
   } catch (e) {
     await store.close();
     throw e;

@@ -46,10 +46,32 @@ const state = ((globalThis as Record<symbol, unknown>)[Symbol.for('tx-usage.inpu
   seen: new Map<string, Input>(),
   /** Set when something enumerated the environment: then all of it is an input. */
   envEnumerated: false,
-}) as { seen: Map<string, Input>; envEnumerated: boolean };
+  collecting: new Set<Map<string, Input>>(),
+}) as { seen: Map<string, Input>; envEnumerated: boolean; collecting: Set<Map<string, Input>> };
 
 function note(id: string, input: Input): void {
   if (!state.seen.has(id)) state.seen.set(id, input);
+  for (const c of state.collecting) if (!c.has(id)) c.set(id, state.seen.get(id)!);
+}
+
+/**
+ * Every input `work` asks (those asked before it too), with the answers they
+ * had when first asked in this run: what a result made by `work` depends on
+ * besides its arguments (cli/pricing.ts keeps the price data's this way). An
+ * input asked meanwhile by other work is included too: a stricter key, never
+ * a looser one.
+ */
+export async function inputsOf<T>(work: () => Promise<T>): Promise<{ value: T; inputs: Input[] }> {
+  const c = new Map<string, Input>();
+  state.collecting.add(c);
+  try {
+    const value = await work();
+    const inputs = [...c.values()];
+    if (state.envEnumerated) inputs.push({ k: 'env', name: '\0all', v: envDigest() });
+    return { value, inputs };
+  } finally {
+    state.collecting.delete(c);
+  }
 }
 
 function statLine(path: string): string {

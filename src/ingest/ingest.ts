@@ -7,7 +7,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, settlePending, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
-import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, type HarnessScan, type Stamp } from './discover.js';
+import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, withHarnesses, type HarnessScan, type Stamp } from './discover.js';
+import type { ScanFacts } from './stamp.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
@@ -33,7 +34,7 @@ export interface IngestOptions {
   /** Threads that extract (default: one per core, at most 4; 1 = this thread alone, N = N - 1 workers and this thread). Env TX_USAGE_WORKERS overrides. */
   concurrency?: number;
   /** Sources already discovered (the warm fast path found them before deciding to ingest). */
-  discovered?: { scans: HarnessScan[]; warnings: string[]; stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null };
+  discovered?: { scans: ScanFacts[]; warnings: string[]; stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null };
   /** Where to leave the index of known sources for the next run's early start (see early.ts). */
   sidecar?: string | null;
   /**
@@ -134,12 +135,12 @@ export async function findAndStamp(opts: IngestOptions): Promise<Found> {
   const given = opts.discovered ?? takeOfferedDiscovery(opts);
   const early = takeEarlyExtraction(opts);
   const discoveryWarnings: string[] = given ? [...given.warnings] : [];
-  const scans = given ? given.scans : await discoverAll(opts, discoveryWarnings);
+  const scans = given ? withHarnesses(given.scans) : await discoverAll(opts, discoveryWarnings);
   // Stamps are taken before anything is read: a file that changes while it
   // is read looks changed next run, never the other way round.
   const stamps = new Map<string, Stamp | null>();
   const raw = new Map<string, string>();
-  // Taken in a thread of their own while the store opened (ingest/stamp.ts stampAllConcurrently).
+  // Taken while the store opened (cli/runtime.ts).
   const givenStamps = given?.stamps ? await given.stamps : null;
   for (const s of scans)
     for (const src of s.sources) {

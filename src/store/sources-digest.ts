@@ -27,7 +27,8 @@ import { VARCHAR, type DuckDBConnection } from './duckdb.js';
 
 const KEY = 'sources_digest';
 
-export const FORGET_SOURCES_DIGEST = `DELETE FROM meta WHERE key = '${KEY}'`;
+// The ready row (ready.ts) describes the state the digest names: it goes with it.
+export const FORGET_SOURCES_DIGEST = `DELETE FROM meta WHERE key IN ('${KEY}', 'ready')`;
 
 /** Inside a write transaction, before it changes rows or bookkeeping. */
 export async function forgetSourcesDigest(conn: DuckDBConnection): Promise<void> {
