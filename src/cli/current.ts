@@ -22,6 +22,7 @@ import { mark } from '../core/trace.js';
 import { checkDbFolder, notice, openAndRefresh, refreshStore, rootProblems, type Runtime } from './runtime.js';
 import { openStore, type Store } from '../store/store.js';
 import { readCurrentMeta, saveReady, type Ready } from '../store/ready.js';
+import { upToDateFor } from '../store/sources-digest.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { warningLines } from '../render/terminal-text.js';
 
@@ -59,7 +60,7 @@ interface Opened {
  * answer (--rebuild, an in-memory store, an early extraction under way, no
  * source found: the full path says what it says then).
  */
-async function openIfThere(rt: Runtime): Promise<Opened | null> {
+async function openIfThere(rt: Runtime, horizonMs: number | null): Promise<Opened | null> {
   if (rt.rebuild || rt.dbPath === ':memory:' || earlyStarted() || !existsSync(rt.dbPath)) return null;
   const offered = takeOfferedDiscovery(rt);
   let found: { scans: ScanFacts[]; warnings: string[]; stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null };
@@ -93,7 +94,12 @@ async function openIfThere(rt: Runtime): Promise<Opened | null> {
   try {
     const meta = await readCurrentMeta(store.conn);
     const r = meta.ready;
-    const current = meta.digest === digest && r !== null && r.digest === digest && r.pricing.fingerprint === meta.pricing && inputsHold(r.pricing.inputs, todayIn);
+    const current =
+      r !== null &&
+      r.digest === digest &&
+      upToDateFor(meta.sources, digest, r.horizonless ? null : horizonMs) &&
+      r.pricing.fingerprint === meta.pricing &&
+      inputsHold(r.pricing.inputs, todayIn);
     return { store, found, stamps, digest, ready: r, current };
   } catch (e) {
     await store.close();
@@ -110,7 +116,7 @@ export async function openAnswerable(rt: Runtime, o: { horizonMs: number | null;
   checkDbFolder(rt);
   const rootWarnings = [...rootProblems(rt).values()].flat();
   if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(rootWarnings));
-  const opened = await openIfThere(rt);
+  const opened = await openIfThere(rt, o.horizonMs);
   if (opened?.current) {
     mark('store current');
     const sources = opened.found.scans.reduce((n, s) => n + s.sources.length, 0);

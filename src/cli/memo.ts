@@ -270,9 +270,9 @@ async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): P
   }
 }
 
-/** Whether a source that can be read early is missing from the sidecar index (or there is none). */
+/** Whether a source that can be read early is missing from the sidecar index (or there is none): known to the store or left unread by its last ingest. */
 function someUnknown(scans: ScanFacts[], side: string): boolean {
-  const known = readSidecar(side);
+  const known = readSidecar(side, { unread: true });
   if (!known) return true;
   for (const s of scans) for (const src of s.sources) if (src.kind !== 'sqlite' && !known.has(src.key)) return true;
   return false;

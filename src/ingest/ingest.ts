@@ -16,7 +16,7 @@ import { digest128 } from '../core/digest.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { deferrable, usableHorizon } from './horizon.js';
 import { withMeta } from './discovery-record.js';
-import { countRetained, recordSourcesDigest, storedSourcesDigest } from '../store/sources-digest.js';
+import { countRetained, recordSourcesDigest, storedSourcesState, upToDateFor } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
 import { UnitColumns } from '../core/unit-columns.js';
 import type { Collected } from './collect.js';
@@ -162,8 +162,9 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   setLastIngestDigest(null);
   const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, returned: 0, retained: 0, deferred: 0, unread: 0, discoveryWarnings, digest, stats };
   // Nothing changed since the last complete ingest (store/sources-digest.ts): nothing to read or write.
-  const storedDigest = await storedSourcesDigest(conn);
-  if (storedDigest === digest && !early) {
+  const storedDigest = await storedSourcesState(conn);
+  const horizon = usableHorizon(scans, opts.horizonMs);
+  if (upToDateFor(storedDigest, digest, horizon) && !early) {
     result.unchanged = raw.size;
     result.retained = await countRetained(conn);
     stats.upToDate = true;
@@ -192,7 +193,6 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
     { items: itemsOf(scans.filter((s) => s.harness.usesKnownProjects)), known: true },
   ];
   const total = scans.reduce((n, s) => n + s.sources.length, 0);
-  const horizon = usableHorizon(scans, opts.horizonMs);
   // Left unread under the horizon, by harness; read after all when a copy of
   // a response turns up in that harness's other files (see horizon.ts).
   const deferred = new Map<HarnessId, Item[]>();
@@ -428,10 +428,11 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const unread = new Set([...deferred.values()].flatMap((l) => l.map((x) => x.src.key)));
   const storeKeys = unread.size ? [...raw.keys()].filter((k) => !unread.has(k)) : [...raw.keys()];
   const sameKeys = result.removed === 0 && result.returned === 0 && storeKeys.length === fingerprints.size - retained.size && storeKeys.every((k) => fingerprints.has(k));
-  if (opts.sidecar && !(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, storeKeys);
+  if (opts.sidecar && !(sameKeys && !unread.size && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, storeKeys, unread);
   mark('ingest: extracted and written');
-  // Everything found was read (or was unchanged): the next run with the same digest has nothing to do.
-  if (result.deferred === 0 && unreadSources === 0 && [...stamps.values()].every((st) => st !== null)) await recordSourcesDigest(conn, digest, storedDigest);
+  // Everything found was read, unchanged or left unread under the horizon: the next run with the
+  // same digest, and a horizon no earlier (when some were left unread), has nothing to do.
+  if (unreadSources === 0 && [...stamps.values()].every((st) => st !== null)) await recordSourcesDigest(conn, digest, storedDigest, result.deferred > 0 ? horizon : null);
   result.unread = unreadSources;
   return finishStats(opts, result, t0, digest);
 }

@@ -1,20 +1,22 @@
 // The sidecar index next to the store (`usage.duckdb.sources.json`): the keys
-// of the sources the store knew after the last ingest into it. Only a hint:
-// the early start (early.ts) reads, before the store is open, the sources it
-// does not list; a run whose sources it all lists has nothing to start early.
+// of the sources the store knew after the last ingest into it, and of those
+// that ingest left unread under its report's horizon (ingest/horizon.ts).
+// Only a hint: the early start (early.ts) reads, before the store is open,
+// the sources it does not list; a run whose sources it all lists (known or
+// left unread) starts nothing early, and loads nothing for it.
 import { readFileSync } from 'node:fs';
 import { ownJson, replaceOwnFile } from '../io/own-file.js';
 
 const SIDECAR = 'store-sources';
 
 /**
- * The sidecar's keys. Version 1 also held their fingerprints, which nothing
- * needs: it is still read, for its keys.
+ * The sidecar's keys (`unread`: with those left unread). Version 1 also held
+ * their fingerprints, which nothing needs: it is still read, for its keys.
  */
-export function readSidecar(path: string): Set<string> | null {
+export function readSidecar(path: string, o: { unread?: boolean } = {}): Set<string> | null {
   try {
-    const j = JSON.parse(readFileSync(path, 'utf8')) as { v: number; keys?: string[]; fingerprints?: Record<string, string> };
-    if (j.v === 2 && Array.isArray(j.keys)) return new Set(j.keys);
+    const j = JSON.parse(readFileSync(path, 'utf8')) as { v: number; keys?: string[]; unread?: string[]; fingerprints?: Record<string, string> };
+    if (j.v === 2 && Array.isArray(j.keys)) return new Set(o.unread && Array.isArray(j.unread) ? [...j.keys, ...j.unread] : j.keys);
     return j.v === 1 && j.fingerprints ? new Set(Object.keys(j.fingerprints)) : null;
   } catch {
     return null;
@@ -22,6 +24,7 @@ export function readSidecar(path: string): Set<string> | null {
 }
 
 /** Only a hint for the next run: not written over a file there that is not tx-usage's (io/own-file.ts). */
-export function writeSidecar(path: string, keys: Iterable<string>): void {
-  replaceOwnFile(path, ownJson(SIDECAR, { v: 2, keys: [...keys] }), SIDECAR, ['{"v":']);
+export function writeSidecar(path: string, keys: Iterable<string>, unread: Iterable<string> = []): void {
+  const u = [...unread];
+  replaceOwnFile(path, ownJson(SIDECAR, { v: 2, keys: [...keys], ...(u.length ? { unread: u } : {}) }), SIDECAR, ['{"v":']);
 }

@@ -4,7 +4,8 @@
 // what the prices were made from and warned of, which models a near match
 // prices, whether any response lacks a price. A later report of the same
 // store state (the same sources digest, store/sources-digest.ts, and prices
-// made from the same inputs) reads this one row instead of loading the
+// made from the same inputs; a horizon no earlier than the one the digest was
+// recorded under) reads this one row instead of loading the
 // harnesses and the price data and asking the store again (cli/runtime.ts
 // openCurrent).
 //
@@ -17,6 +18,7 @@
 import { VARCHAR, type DuckDBConnection } from './duckdb.js';
 import type { HarnessId } from '../core/types.js';
 import type { Input } from '../core/inputs.js';
+import { sourcesStateOf, type SourcesState } from './sources-digest.js';
 
 export const READY_KEY = 'ready';
 const READY_VERSION = 1;
@@ -71,9 +73,9 @@ export interface Ready {
   retained: number;
 }
 
-/** The store's sources digest, pricing fingerprint and ready row, in one query. */
-export async function readCurrentMeta(conn: DuckDBConnection): Promise<{ digest: string | null; pricing: string | null; ready: Ready | null }> {
-  const r = await conn.runAndReadAll(`SELECT key, value FROM meta WHERE key IN ('sources_digest', 'pricing_fingerprint', '${READY_KEY}')`);
+/** The store's sources digest (and its horizon), pricing fingerprint and ready row, in one query. */
+export async function readCurrentMeta(conn: DuckDBConnection): Promise<{ sources: SourcesState; pricing: string | null; ready: Ready | null }> {
+  const r = await conn.runAndReadAll(`SELECT key, value FROM meta WHERE key IN ('sources_digest', 'sources_digest_horizon', 'pricing_fingerprint', '${READY_KEY}')`);
   const m = new Map((r.getRowObjectsJson() as { key: string; value: string }[]).map((x) => [x.key, x.value]));
   let ready: Ready | null = null;
   try {
@@ -82,7 +84,7 @@ export async function readCurrentMeta(conn: DuckDBConnection): Promise<{ digest:
   } catch {
     ready = null;
   }
-  return { digest: m.get('sources_digest') ?? null, pricing: m.get('pricing_fingerprint') ?? null, ready };
+  return { sources: sourcesStateOf(m), pricing: m.get('pricing_fingerprint') ?? null, ready };
 }
 
 /** Records `ready` for the store state it describes, in a transaction of its own, when that state is still the store's. */
@@ -90,7 +92,7 @@ export async function saveReady(conn: DuckDBConnection, ready: Omit<Ready, 'v'>)
   await conn.run('BEGIN TRANSACTION');
   try {
     const cur = await readCurrentMeta(conn);
-    if (cur.digest !== ready.digest || cur.pricing !== ready.pricing.fingerprint) {
+    if (cur.sources.digest !== ready.digest || cur.pricing !== ready.pricing.fingerprint) {
       await conn.run('ROLLBACK');
       return false;
     }
