@@ -16,12 +16,12 @@ import { existsSync } from 'node:fs';
 import { findSources, writeStatsFile } from './memo.js';
 import { earlyStarted, offerDiscovery, setLastIngestDigest, takeOfferedDiscovery } from '../ingest/handoff.js';
 import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
-import { inputsHold } from '../core/inputs.js';
+import { inputsHold, noteHeld } from '../core/inputs.js';
 import { todayIn } from '../report/period.js';
 import { mark } from '../core/trace.js';
-import { checkDbFolder, notice, openAndRefresh, refreshStore, rootProblems, type Runtime } from './runtime.js';
+import { checkDbFolder, notice, openAndRefresh, refreshStore, rootProblems, type Refreshed, type Runtime } from './runtime.js';
 import { openStore, type Store } from '../store/store.js';
-import { readCurrentMeta, saveReady, type Ready } from '../store/ready.js';
+import { readCurrentMeta, type Ready } from '../store/ready.js';
 import { upToDateFor } from '../store/sources-digest.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { warningLines } from '../render/terminal-text.js';
@@ -99,6 +99,8 @@ async function openIfThere(rt: Runtime, horizonMs: number | null): Promise<Opene
       r.digest === digest &&
       upToDateFor(meta.sources, digest, r.horizonless ? null : horizonMs) &&
       r.pricing.fingerprint === meta.pricing &&
+      r.pricing.basis.home === rt.home &&
+      r.pricing.basis.pricesFile === (rt.pricesFile ?? null) &&
       inputsHold(r.pricing.inputs, todayIn);
     return { store, found, stamps, digest, ready: r, current };
   } catch (e) {
@@ -119,38 +121,24 @@ export async function openAnswerable(rt: Runtime, o: { horizonMs: number | null;
   const opened = await openIfThere(rt, o.horizonMs);
   if (opened?.current) {
     mark('store current');
+    // What the prices were made from is what this answer depends on, as if they had been loaded (the memo keys on it).
+    noteHeld(opened.ready!.pricing.inputs);
     const sources = opened.found.scans.reduce((n, s) => n + s.sources.length, 0);
     setLastIngestDigest(opened.digest);
     writeStatsFile({ kind: 'ingest', current: true, upToDate: true, bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, events: 0, unchanged: sources, appended: 0, rewritten: 0, removed: 0, retained: opened.ready!.retained, deferred: 0 });
     return { store: opened.store, scans: opened.found.scans, ingest: null, discoveryWarnings: opened.found.warnings, rootWarnings, storeWarnings: [], ready: opened.ready!, pricingWarnings: opened.ready!.pricing.warnings };
   }
   // The full path: prices, the ingest (of the sources and stamps found above, when the store was opened), a new ready row.
-  const [{ costFunction, judgeNearMatches }, { sourceFacts }] = await Promise.all([import('./pricing.js'), import('../ingest/ready.js')]);
+  const { costFunction } = await import('./pricing.js');
   const cost = await costFunction(rt);
   mark('prices loaded');
-  let store: Store;
-  let ingest: IngestResult;
-  let storeWarnings: string[];
+  let r: Omit<Refreshed, 'rootWarnings'>;
   if (opened) {
     offerDiscovery(rt, opened.found.scans, opened.found.warnings, opened.stamps);
-    ({ store, ingest, storeWarnings } = await refreshStore(rt, opened.store, cost.fn, { horizonMs: o.horizonMs }));
+    r = await refreshStore(rt, opened.store, cost.fn, { horizonMs: o.horizonMs, ready: true });
   } else {
-    ({ store, ingest, storeWarnings } = await openAndRefresh(rt, cost.fn, { horizonMs: o.horizonMs, keepRootWarnings: true, readOnlyOk: o.readOnlyOk }));
-    if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(storeWarnings));
+    r = await openAndRefresh(rt, cost.fn, { horizonMs: o.horizonMs, keepRootWarnings: true, readOnlyOk: o.readOnlyOk, ready: true });
+    if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(r.storeWarnings));
   }
-  try {
-    const judged = await judgeNearMatches(rt, store.conn, opened?.ready && opened.ready.pricing.fingerprint === cost.fingerprint ? opened.ready : null);
-    const ready: Omit<Ready, 'v'> = {
-      digest: ingest.digest,
-      pricing: cost.record,
-      ...(await sourceFacts(store.conn, ingest.scans)),
-      ...judged,
-    };
-    // Kept for the next question when this ingest left the store up to date (not a store answered read-only).
-    if (!storeWarnings.length && (await saveReady(store.conn, ready))) mark('ready row saved');
-    return { store, scans: ingest.scans, ingest, discoveryWarnings: ingest.discoveryWarnings, rootWarnings, storeWarnings, ready: { v: 1, ...ready }, pricingWarnings: cost.warnings };
-  } catch (e) {
-    await store.close();
-    throw e;
-  }
+  return { store: r.store, scans: r.ingest.scans, ingest: r.ingest, discoveryWarnings: r.ingest.discoveryWarnings, rootWarnings, storeWarnings: r.storeWarnings, ready: r.ready!, pricingWarnings: cost.warnings };
 }

@@ -6,7 +6,8 @@ import { warningLines } from '../render/terminal-text.js';
 
 export async function ingestCommand(rt: Runtime): Promise<void> {
   const cost = await costFunction(rt);
-  const { store, ingest } = await openAndRefresh(rt, cost.fn);
+  // With the ready row a report then finds the store current by (store/ready.ts).
+  const { store, ingest } = await openAndRefresh(rt, cost.fn, { ready: true });
   await store.close();
   if (rt.quiet) return;
   const total = ingest.scans.reduce((n, s) => n + s.sources.length, 0);

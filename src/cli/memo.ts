@@ -260,9 +260,10 @@ function earlyHorizon(a: Record<string, unknown>): number | null {
 async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): Promise<void> {
   try {
     const side = sidecarPath(rt.dbPath);
-    if (side && !rt.rebuild && someUnknown(found.scans, side)) {
+    const horizon = side && !rt.rebuild ? earlyHorizon(a) : null;
+    if (side && !rt.rebuild && someUnknown(found.scans, side, horizon)) {
       const [{ startEarlyExtraction }, { withHarnesses }] = await Promise.all([import('../ingest/early.js'), import('../ingest/discover.js')]);
-      if (startEarlyExtraction(rt, withHarnesses(found.scans), side, found.stamps ?? undefined, earlyHorizon(a))) noteEarlyStart();
+      if (startEarlyExtraction(rt, withHarnesses(found.scans), side, found.stamps ?? undefined, horizon)) noteEarlyStart();
     }
     offerDiscovery(rt, found.scans, found.warnings, found.stamps);
   } finally {
@@ -270,9 +271,13 @@ async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): P
   }
 }
 
-/** Whether a source that can be read early is missing from the sidecar index (or there is none): known to the store or left unread by its last ingest. */
-function someUnknown(scans: ScanFacts[], side: string): boolean {
-  const known = readSidecar(side, { unread: true });
+/**
+ * Whether a source that can be read early is missing from the sidecar index
+ * (or there is none): neither known to the store nor left unread by its last
+ * ingest under a horizon no later than this report's.
+ */
+function someUnknown(scans: ScanFacts[], side: string, horizon: number | null): boolean {
+  const known = readSidecar(side, { horizon });
   if (!known) return true;
   for (const s of scans) for (const src of s.sources) if (src.kind !== 'sqlite' && !known.has(src.key)) return true;
   return false;

@@ -50,7 +50,7 @@ export async function costFunction(rt: Runtime): Promise<CostSetup> {
     }
   });
   // The build is an input too: the bundled price data and the pricing engine come with it.
-  const record: PricingRecord = { fingerprint: pricer.fingerprint, inputs: [...buildInputs(), ...inputs], warnings: [...pricer.warnings] };
+  const record: PricingRecord = { basis: pricingBasis(rt), fingerprint: pricer.fingerprint, inputs: [...buildInputs(), ...inputs], warnings: [...pricer.warnings] };
   const fn: CostFn = (e) => {
     const units = pricer.costE10(e);
     if (units === null || units <= MAX_COST_E10) return units;
@@ -62,6 +62,18 @@ export async function costFunction(rt: Runtime): Promise<CostSetup> {
   // The pricer's own array: warnings met while pricing during the ingest show up too.
   const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer, record };
   setups.set(fn, setup);
+  return setup;
+}
+
+/** What, besides its inputs, a run's prices are made from: its home and its --prices file. */
+export function pricingBasis(rt: Runtime): PricingRecord['basis'] {
+  return { home: rt.home, pricesFile: rt.pricesFile ?? null };
+}
+
+/** The setup `fn` was made by (costFunction). */
+export function setupOf(fn: CostFn): CostSetup {
+  const setup = setups.get(fn);
+  if (!setup) throw new Error('setupOf: a cost function costFunction did not make');
   return setup;
 }
 

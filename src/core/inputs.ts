@@ -55,6 +55,38 @@ function note(id: string, input: Input): void {
 }
 
 /**
+ * Notes inputs asked on an earlier run, which hold now (inputsHold): a result
+ * of theirs this run uses without asking them again (the prices, store/ready.ts)
+ * makes what this run renders depend on them.
+ */
+export function noteHeld(list: readonly Input[]): void {
+  for (const i of list) {
+    if (i.k === 'env' && i.name === '\0all') state.envEnumerated = true;
+    else note(inputId(i), i);
+  }
+}
+
+function inputId(i: Input): string {
+  switch (i.k) {
+    case 'env':
+      return `env\0${i.name}`;
+    case 'file':
+    case 'dir':
+    case 'realpath':
+      return `${i.k}\0${i.path}`;
+    case 'tty':
+      return `tty\0${i.fd}`;
+    case 'today':
+      return `today\0${i.tz ?? ''}`;
+    case 'host':
+    case 'cwd':
+      return i.k;
+    default:
+      return i satisfies never;
+  }
+}
+
+/**
  * Every input `work` asks (those asked before it too), with the answers they
  * had when first asked in this run: what a result made by `work` depends on
  * besides its arguments (cli/pricing.ts keeps the price data's this way). An

@@ -428,7 +428,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const unread = new Set([...deferred.values()].flatMap((l) => l.map((x) => x.src.key)));
   const storeKeys = unread.size ? [...raw.keys()].filter((k) => !unread.has(k)) : [...raw.keys()];
   const sameKeys = result.removed === 0 && result.returned === 0 && storeKeys.length === fingerprints.size - retained.size && storeKeys.every((k) => fingerprints.has(k));
-  if (opts.sidecar && !(sameKeys && !unread.size && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, storeKeys, unread);
+  if (opts.sidecar && !(sameKeys && !unread.size && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, storeKeys, unread, horizon);
   mark('ingest: extracted and written');
   // Everything found was read, unchanged or left unread under the horizon: the next run with the
   // same digest, and a horizon no earlier (when some were left unread), has nothing to do.

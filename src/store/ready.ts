@@ -23,8 +23,14 @@ import { sourcesStateOf, type SourcesState } from './sources-digest.js';
 export const READY_KEY = 'ready';
 const READY_VERSION = 1;
 
-/** What a run's prices were made from (core/inputs.ts inputs), their fingerprint, and what loading them warned of. */
+/**
+ * What a run's prices were made from: the home and --prices file it was asked
+ * with, and the inputs loading them read (core/inputs.ts: the config file,
+ * the stored price data, the overrides); their fingerprint, and what loading
+ * them warned of.
+ */
 export interface PricingRecord {
+  basis: { home: string; pricesFile: string | null };
   fingerprint: string;
   inputs: Input[];
   warnings: string[];
