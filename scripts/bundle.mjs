@@ -25,11 +25,19 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const cli = join(dist, 'src', 'cli');
-const DUCKDB_API = '@duckdb/node-api';
-/** Packages whose JavaScript is bundled; every other one is required from node_modules. */
-const INSIDE = [DUCKDB_API, '@pydantic/genai-prices'];
-const DUCKDB_REQUIRE = `createRequire(import.meta.url)('${DUCKDB_API}')`;
-const inside = (p) => INSIDE.some((name) => p === name || p.startsWith(`${name}/`));
+/**
+ * Packages whose JavaScript is bundled, in the layer named (others take it
+ * from there); every other package is required from node_modules, and
+ * compiled addons (.node) always are. DuckDB's JavaScript: its ~180 small
+ * CommonJS files were resolved, read and compiled one by one; better-sqlite3
+ * (the store's lock, store/lock.ts): resolving its files was ~28 M
+ * instructions of every run that opens the store; the price data is one
+ * 480 KB module.
+ */
+const PACKAGES = { '@duckdb/node-api': 'report', '@duckdb/node-bindings': 'report', 'detect-libc': 'report', 'better-sqlite3': 'report', '@pydantic/genai-prices': 'main' };
+const packageOf = (p) => Object.keys(PACKAGES).find((name) => p === name || p.startsWith(`${name}/`));
+/** `createRequire(import.meta.url)('<package>...')`, how modules load CommonJS packages unbundled (store/duckdb.ts, store/lock.ts). */
+const CREATE_REQUIRE = /createRequire\(import\.meta\.url\)\((['"])([^'"]+)\1\)/g;
 
 /** The layers, in order: each takes what its roots reach that no earlier one holds; the last takes the rest. */
 const LAYERS = [
@@ -52,14 +60,12 @@ function asciiOnly(text) {
 /** A module's id: its path under dist/, with forward slashes. */
 const idOf = (abs) => relative(dist, abs).split(sep).join('/');
 
+/** A bundled package loaded with createRequire, which a bundler cannot follow, as a plain require it can. */
+const withRequires = (src) => src.replace(CREATE_REQUIRE, (m, q, spec) => (packageOf(spec) && !spec.endsWith('.node') ? `require(${q}${spec}${q})` : m));
+
 /** A compiled module's text as bundled: each keeps its own import.meta.url (the file it was compiled to). */
 function moduleText(abs) {
-  let src = readFileSync(abs, 'utf8');
-  // store/duckdb.js loads the package with createRequire (see there), which a bundler cannot follow.
-  if (abs.endsWith(join('store', 'duckdb.js'))) {
-    if (!src.includes(DUCKDB_REQUIRE)) throw new Error(`bundle: ${abs} no longer loads ${DUCKDB_API} with ${DUCKDB_REQUIRE}`);
-    src = src.replace(DUCKDB_REQUIRE, `require('${DUCKDB_API}')`);
-  }
+  let src = withRequires(readFileSync(abs, 'utf8'));
   if (src.includes('import.meta.url')) {
     const rel = relative(cli, abs).split(sep).join('/');
     src = src.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, __txUsageBundleUrl).href`);
@@ -71,7 +77,7 @@ function moduleText(abs) {
 const DYNAMIC_IMPORT = /\bimport\((['"])(\.{1,2}\/[^'"]+)\1\)/g;
 
 // The import graph of the project's compiled modules (packages left out), from the bin.
-const graph = new Map(); // id -> { static: Set<id>, dynamic: Set<id> }
+const graph = new Map(); // id -> { static: Set<id>, dynamic: Set<id>, packages: Set<specifier> }
 {
   const r = await build({
     entryPoints: [join(cli, 'fast.js')],
@@ -82,12 +88,24 @@ const graph = new Map(); // id -> { static: Set<id>, dynamic: Set<id> }
     format: 'esm',
     outdir: join(dist, '.graph'),
     logLevel: 'silent',
-    plugins: [{ name: 'packages-outside', setup: (b) => b.onResolve({ filter: /^[^./]/ }, (a) => ({ path: a.path, external: true })) }],
+    plugins: [
+      {
+        name: 'packages-outside',
+        setup(b) {
+          b.onResolve({ filter: /^[^./]/ }, (a) => ({ path: a.path, external: true }));
+          // As bundled: a package loaded with createRequire is a plain require.
+          b.onLoad({ filter: /\.js$/ }, (a) => (a.path.includes(`${sep}node_modules${sep}`) ? undefined : { contents: withRequires(readFileSync(a.path, 'utf8')), loader: 'js' }));
+        },
+      },
+    ],
   });
   for (const [path, input] of Object.entries(r.metafile.inputs)) {
-    const node = { static: new Set(), dynamic: new Set() };
+    const node = { static: new Set(), dynamic: new Set(), packages: new Set() };
     for (const i of input.imports) {
-      if (i.external) continue;
+      if (i.external) {
+        if (packageOf(i.path)) node.packages.add(i.path);
+        continue;
+      }
       (i.kind === 'dynamic-import' ? node.dynamic : node.static).add(idOf(resolve(root, i.path)));
     }
     graph.set(idOf(resolve(root, path)), node);
@@ -118,6 +136,7 @@ const layerOf = new Map(); // id -> layer name
 // What each layer must hand to others: modules imported statically from another layer, or dynamically.
 const exported = new Map(LAYERS.map((l) => [l.name, { sync: new Set(), lazy: new Set() }]));
 for (const [id, node] of graph) {
+  for (const p of node.packages) if (PACKAGES[packageOf(p)] !== layerOf.get(id)) exported.get(PACKAGES[packageOf(p)]).sync.add(`package:${p}`);
   for (const s of node.static) if (layerOf.get(s) !== layerOf.get(id)) exported.get(layerOf.get(s)).sync.add(s);
   for (const d of node.dynamic) if (layerOf.get(d) !== layerOf.get(id)) exported.get(layerOf.get(d)).lazy.add(d);
 }
@@ -128,7 +147,11 @@ const __txUsageLayer = (layer, id) => Promise.resolve().then(() => require('./' 
 for (const l of LAYERS) {
   const ex = exported.get(l.name);
   const lines = [];
-  for (const id of ex.sync) lines.push(`export * as ${JSON.stringify(id)} from ${JSON.stringify(join(dist, id))};`);
+  // Modules by their namespace; CommonJS packages by their module.exports (what a default import of them is).
+  const pkgs = [...ex.sync].filter((id) => id.startsWith('package:'));
+  for (const id of ex.sync) if (!id.startsWith('package:')) lines.push(`export * as ${JSON.stringify(id)} from ${JSON.stringify(join(dist, id))};`);
+  pkgs.forEach((id, i) => lines.push(`import pkg${i} from ${JSON.stringify(id.slice(8))};`));
+  lines.push(`export const __packages = {${pkgs.map((id, i) => `${JSON.stringify(id.slice(8))}: pkg${i}`).join(', ')}};`);
   lines.push(`export const __lazy = {${[...ex.lazy].map((id) => `${JSON.stringify(id)}: () => import(${JSON.stringify(join(dist, id))})`).join(', ')}};`);
   // The bin's own module runs when its layer loads.
   if (l.name === 'fast') lines.push(`import ${JSON.stringify(join(cli, 'fast.js'))};`);
@@ -148,8 +171,22 @@ for (const l of LAYERS) {
         setup(b) {
           // Another layer's file, as the shims below require it.
           b.onResolve({ filter: /^\.\/[a-z]+\.cjs$/ }, (a) => (a.namespace === 'other-layer' ? { path: a.path, external: true } : undefined));
-          // Packages stay outside, but for the bundled ones.
-          b.onResolve({ filter: /^[^./]/ }, (a) => (inside(a.path) ? undefined : { path: a.path, external: true }));
+          // Compiled addons are loaded where they are installed.
+          b.onResolve({ filter: /\.node$/ }, (a) => ({ path: a.path, external: true }));
+          // better-sqlite3 finds its addon with the \`bindings\` package, which searches from the folder of
+          // the code that calls it (a bundle's, here): named directly instead, where npm installs it.
+          b.onResolve({ filter: /^bindings$/ }, () => ({ path: 'bindings', namespace: 'sqlite-addon' }));
+          b.onLoad({ filter: /.*/, namespace: 'sqlite-addon' }, () => ({
+            contents: `module.exports = (name) => require(require.resolve('better-sqlite3/build/Release/' + name));`,
+            loader: 'js',
+          }));
+          // Packages stay outside, but for the bundled ones: in their layer, or taken from it.
+          b.onResolve({ filter: /^[^./]/ }, (a) => {
+            const pkg = packageOf(a.path);
+            if (!pkg) return { path: a.path, external: true };
+            if (PACKAGES[pkg] === l.name) return undefined;
+            return { path: `package:${a.path}`, namespace: 'other-layer', pluginData: { owner: PACKAGES[pkg] } };
+          });
           // A module of another layer: that layer's export of it.
           b.onResolve({ filter: /^\.{1,2}\// }, (a) => {
             if (!a.importer || a.importer.includes(`${sep}node_modules${sep}`)) return undefined;
@@ -159,7 +196,9 @@ for (const l of LAYERS) {
             return { path: id, namespace: 'other-layer', pluginData: { owner } };
           });
           b.onLoad({ filter: /.*/, namespace: 'other-layer' }, (a) => ({
-            contents: `module.exports = require('./${a.pluginData.owner}.cjs')[${JSON.stringify(a.path)}];`,
+            contents: a.path.startsWith('package:')
+              ? `module.exports = require('./${a.pluginData.owner}.cjs').__packages[${JSON.stringify(a.path.slice(8))}];`
+              : `module.exports = require('./${a.pluginData.owner}.cjs')[${JSON.stringify(a.path)}];`,
             loader: 'js',
           }));
           b.onLoad({ filter: /\.js$/ }, (a) => {
@@ -181,6 +220,8 @@ for (const l of LAYERS) {
   if (l.name === 'fast') chmodSync(out, 0o755);
 }
 rmSync(join(dist, '.graph'), { recursive: true, force: true });
+// What earlier builds left that nothing reads now (V8's code for the one bundle main.cjs was).
+rmSync(join(cli, 'main.cjs.code'), { force: true });
 
 /** A bundle that runs on its own (its modules are copies of the layers' own): packages outside. */
 async function standalone(entry, out) {

@@ -16,7 +16,6 @@ import { HARNESS_IDS } from '../core/types.js';
 import { STATUSLINE_FLAGS } from './statusline-flags.js';
 import { formatOfOutFile } from './out-file.js';
 import { replayReport, saveReportMemo } from './memo.js';
-import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -344,7 +343,6 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
 async function report(rt: Runtime, a: ReportArgs): Promise<void> {
   const probe = await replayReport(rt, a as Record<string, unknown>);
   if (probe.hit) return;
-  exitQuietlyWhenStdoutCloses();
   const { reportCommand } = await import('./report.js');
   await reportCommand(rt, a);
   saveReportMemo(rt, probe, a as Record<string, unknown>);

@@ -31,8 +31,7 @@ async function run(argv: string[]): Promise<void> {
   if (argv[0] === 'statusline' && (await statusline(argv))) return;
   const line = parseLine(argv);
   mark(line ? 'command line read' : 'command line left to yargs');
-  // A report may be answered from its memo with synchronous writes alone (memo.ts): its streams are made when it runs in full.
-  if (!line || line.spec.words[0] !== 'report') exitQuietlyWhenStdoutCloses();
+  exitQuietlyWhenStdoutCloses();
   if (line) return runCommand(line.spec, line.args, argv);
   const { runWithYargs } = await import('./main.js');
   await runWithYargs(argv);

@@ -26,7 +26,6 @@ import { horizonOfDay } from '../ingest/horizon.js';
 import { inputsHold, takeInputs, type Input } from '../core/inputs.js';
 import { cacheDir, type Runtime } from './runtime.js';
 import { mark } from '../core/trace.js';
-import { writeAllSync } from './closed-stdout.js';
 import { outFileWritable, writeOutFile } from './out-file.js';
 import { ownJson, replaceOwnFile } from '../io/own-file.js';
 import { readOnlyProblem } from '../store/errors.js';
@@ -119,11 +118,11 @@ function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
   return JSON.stringify({ node: process.version, args: argsOf(a) });
 }
 
-/** A memoized rendering written as the report wrote it (to --out or stdout, notices to stderr), without creating the stdio streams. */
+/** A memoized rendering written as the report wrote it (to --out or stdout, notices to stderr). */
 function writeOutput(rt: Runtime, entry: Entry, force: boolean): void {
   if (entry.outPath) writeOutFile(entry.outPath, entry.stdout, cacheDir(rt.env, rt.home), force);
-  else if (!writeAllSync(1, entry.stdout)) return;
-  if (entry.stderr) writeAllSync(2, entry.stderr);
+  else process.stdout.write(entry.stdout);
+  if (entry.stderr) process.stderr.write(entry.stderr);
 }
 
 function readEntries(path: string): Entry[] {

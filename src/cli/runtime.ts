@@ -231,7 +231,7 @@ export async function refreshStore(rt: Runtime, store: Store, cost: CostFn, o: R
  * ingest left the store up to date (its sources digest recorded).
  */
 async function readyOf(rt: Runtime, store: Store, ingest: IngestResult, cost: CostFn, keep: boolean): Promise<Ready> {
-  const [{ setupOf, judgeNearMatches }, { sourceFacts }, { readCurrentMeta, saveReady }] = await Promise.all([import('./pricing.js'), import('../ingest/ready.js'), import('../store/ready.js')]);
+  const [{ setupOf, judgeNearMatches }, { sourceFacts }, { readCurrentMeta, saveReady, READY_VERSION }] = await Promise.all([import('./pricing.js'), import('../ingest/ready.js'), import('../store/ready.js')]);
   const setup = setupOf(cost);
   const before = (await readCurrentMeta(store.conn)).ready;
   // Still the row of this state and of prices made from the same inputs: nothing to make or write.
@@ -243,7 +243,7 @@ async function readyOf(rt: Runtime, store: Store, ingest: IngestResult, cost: Co
     ...(await judgeNearMatches(rt, store.conn, before && before.pricing.fingerprint === setup.fingerprint ? before : null)),
   };
   if (keep && (await saveReady(store.conn, ready))) mark('ready row saved');
-  return { v: 1, ...ready };
+  return { v: READY_VERSION, ...ready };
 }
 
 /**

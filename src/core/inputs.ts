@@ -7,7 +7,7 @@
 // and, on a later run, asks each question again: same answers, same inputs.
 // A read that bypasses this module is a bug that can make the memo replay a
 // stale answer; a knob noted that changes nothing only costs a miss.
-import { fstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { digest128 } from './digest.js';
@@ -201,30 +201,8 @@ export function inputHostname(): string {
   return v;
 }
 
-/**
- * Whether fd 1 or 2 is a terminal, without creating process.stdout or
- * process.stderr when it is not (a memo hit never creates them; see
- * docs/internals.md): a pipe, a file or /dev/null is not a terminal; any
- * other character device is asked through the stream.
- */
-export function fdIsTerminal(fd: 1 | 2): boolean {
-  let s;
-  try {
-    s = fstatSync(fd);
-  } catch {
-    return false; // a closed fd: Node gives the process a stream that is no TTY
-  }
-  if (!s.isCharacterDevice()) return false;
-  try {
-    if (s.rdev === statSync('/dev/null').rdev) return false;
-  } catch {
-    /* no /dev/null here: ask the stream */
-  }
-  return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
-}
-
 function ttyNow(fd: 1 | 2): string {
-  if (!fdIsTerminal(fd)) return 'no';
+  if ((fd === 1 ? process.stdout : process.stderr).isTTY !== true) return 'no';
   return fd === 1 ? `yes:${process.stdout.columns ?? ''}` : 'yes';
 }
 

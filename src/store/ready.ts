@@ -21,7 +21,7 @@ import type { Input } from '../core/inputs.js';
 import { sourcesStateOf, type SourcesState } from './sources-digest.js';
 
 export const READY_KEY = 'ready';
-const READY_VERSION = 1;
+export const READY_VERSION = 2;
 
 /**
  * What a run's prices were made from: the home and --prices file it was asked
