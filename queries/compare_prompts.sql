@@ -1,5 +1,5 @@
 -- report: compare_prompts
--- Harness efficiency per unit of work (issue 27): per harness and one
+-- Harness efficiency per unit of work: per harness and one
 -- optional detail key, what a prompt typed by a person cost, as mean, median
 -- and 90th percentile over the prompts of the local-day range (a prompt is in
 -- the range by its own time; what answered it counts with it). Per prompt:

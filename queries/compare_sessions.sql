@@ -1,5 +1,5 @@
 -- report: compare_sessions
--- Harness efficiency per session (issue 27): units of work in the local-day
+-- Harness efficiency per session: units of work in the local-day
 -- range (prompts, turns, tool calls, subagent tasks), active time (the time
 -- between a session's records with idle gaps over 10 minutes removed,
 -- session_active in src/report/unit-macros.ts) and cost per active hour as

@@ -149,6 +149,9 @@ describe('Cline-family extraction', () => {
     expect(r.events.some((e) => e.input_tokens === 1)).toBe(false);
     expect(r.skips.filter((s) => s.startsWith('Claude Code provider request')).length).toBe(1);
     expect(r.skips.filter((s) => s.startsWith('request without usage yet')).length).toBe(1);
+    // A stream that failed before any usage (all zeros, cancelReason streaming_failed) is no request (README "What counts").
+    expect(r.skips.filter((s) => s === 'failed request without usage (streaming_failed: not billed)').length).toBe(1);
+    expect(r.events.some((e) => e.requests === 1 && e.input_tokens + e.output_tokens + e.cache_read_tokens + e.cache_write_tokens === 0)).toBe(false);
   });
 
   it('Roo Code and Kilo Code: tokensIn read by protocol and release date; condense calls; a subtask', async () => {
@@ -159,11 +162,13 @@ describe('Cline-family extraction', () => {
     // Models from the environment-details stamps: the openai request is gpt-5's, the condense call too.
     expect(roo.events.filter((e) => e.model === GPT).map((e) => e.rule).sort()).toEqual(['api request', 'context condense']);
     expect(roo.events.every((e) => e.project !== null)).toBe(true);
+    expect(roo.skips.filter((s) => s.startsWith('failed request without usage')).length).toBe(1);
 
     const kilo = await readHarness('kilo-code');
     const tasks = kilo.events.filter((e) => e.source_file.endsWith('ui_messages.json'));
     expect(order(tasks.map(asBilled))).toEqual(order(fx.ledger.rows.filter((x) => x.harness === 'kilo-code').map(fromLedger)));
     expect(sums(tasks.map(asBilled))).toEqual(HAND['kilo-tasks']);
+    expect(kilo.skips.filter((s) => s.startsWith('failed request without usage')).length).toBe(1);
     // kilo.db through OpenCode's reader: what OpenCode's own fixture ledger says.
     const db = kilo.events.filter((e) => e.source_file.endsWith('kilo.db'));
     const want = fx.kiloDb.expected();

@@ -66,6 +66,14 @@ describe('codex end to end', () => {
     expect(p.rows.some((r: any) => String(r.project).includes('.worktrees'))).toBe(false);
   });
 
+  it("state_5.sqlite's threads.tokens_used and thread_history_1.sqlite are never read as usage (tokscale#851)", () => {
+    // Each holds a billion tokens a thread (fixtures/codex/home.ts writeStateDatabases): the totals are the rollouts' alone.
+    const j = reportJson(['--harness', 'codex', ...RANGE], env);
+    expect(metrics(j.totals)).toEqual(fx.ledger.total());
+    const h = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find((x: any) => x.harness === 'codex');
+    expect(h.sources.filter((s: any) => /\.sqlite$/.test(s.path))).toEqual([]);
+  });
+
   it('sources shows per-file counts for Codex and the reasons for what was skipped', () => {
     const r = runCli(['sources', '--format', 'json'], env);
     expect(r.status).toBe(0);

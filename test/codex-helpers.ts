@@ -2,6 +2,8 @@
 // collectSource, and apply the store's dedupe rule to the events.
 import { tmpdir } from 'node:os';
 import { codex } from '../src/harnesses/codex/index.js';
+import { contender, winnerOrderOf } from '../src/harnesses/dedupe.js';
+import { harnessById } from '../src/harnesses/registry.js';
 import { collectSource, type Collected } from '../src/ingest/collect.js';
 import type { UsageEvent } from '../src/core/types.js';
 import type { ResumePoint, SourceRef } from '../src/harnesses/types.js';
@@ -32,19 +34,13 @@ export const copies = (events: UsageEvent[]) => events.filter((e) => e.dedupe_ra
 
 export const eventTotal = (e: UsageEvent) => e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens;
 
-/** The store's rule: per (harness, dedupe_key) keep the largest total, then the lowest rank, then the source path. */
+/** The store's rule: per (harness, dedupe_key) the row the harness's winner order keeps. */
 export function storeLike(events: UsageEvent[]): UsageEvent[] {
   const best = new Map<string, UsageEvent>();
   for (const e of events) {
     const k = `${e.harness}\u0000${e.dedupe_key}`;
     const b = best.get(k);
-    if (
-      !b ||
-      eventTotal(e) > eventTotal(b) ||
-      (eventTotal(e) === eventTotal(b) && (e.dedupe_rank < b.dedupe_rank || (e.dedupe_rank === b.dedupe_rank && e.source_file < b.source_file)))
-    ) {
-      best.set(k, e);
-    }
+    if (!b || winnerOrderOf(harnessById(e.harness)).compare(contender(e), contender(b)) < 0) best.set(k, e);
   }
   return [...best.values()];
 }

@@ -9,7 +9,7 @@ import { readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'nod
 import { basename, dirname, join } from 'node:path';
 import { cleanEnv, reportJson, runCli } from './helpers/cli.js';
 import { newContext } from '../fixtures/codex/home.js';
-import { C_START, CHILD, GRANDCHILD, lineageScenario, nestedScenario, P_START, PARENT, type Variant } from '../fixtures/codex/lineage.js';
+import { BARE, bareHeaderScenario, C_START, CHILD, GRANDCHILD, lineageScenario, nestedScenario, P_START, PARENT, type Variant } from '../fixtures/codex/lineage.js';
 import { utcDay } from '../fixtures/codex/ledger.js';
 import { collect, copies, discover, own, storeLike, totalsBy } from './codex-helpers.js';
 import type { UsageEvent } from '../src/core/types.js';
@@ -125,6 +125,39 @@ describe('codex lineage: each variant counts every billed response once', () => 
   });
 });
 
+describe('codex lineage: copied headers that carry only the thread id (ccusage thread_spawn tests)', () => {
+  // A copied session_meta written as {"id": …} alone still names whose records follow; the
+  // thread's creation time, which decides whose turn a copied turn is, comes from its UUIDv7 id.
+  for (const turnSignals of [true, false]) {
+    it(`a sub-agent named only in thread_spawn, its copy re-stamped${turnSignals ? '' : ', no turn times'}: each response once, copies keyed as the root keys them`, async () => {
+      const { all, collected } = await build((ctx) => bareHeaderScenario(ctx, { nested: false, turnSignals }));
+      const byThread = (t: string) => collected.find((c) => c.source.path.includes(t))!;
+      for (const order of permutations([BARE.root, BARE.subagent])) {
+        expect(totalOf(storeLike(order.flatMap((t) => byThread(t).events))), order.join()).toEqual(LINEAGE_TOTALS);
+      }
+      const root = byThread(BARE.root).events.map((e) => e.dedupe_key).sort();
+      const child = byThread(BARE.subagent);
+      // The root's three responses are met by key; with no boundary in the file (no turn times) the
+      // sub-agent's own two are taken as the root's too (README "Lineage", 7), still each once.
+      expect(copies(child.events).map((e) => e.dedupe_key).filter((k) => root.includes(k)).sort()).toEqual(root);
+      expect(child.counts['own responses'] ?? 0).toBe(turnSignals ? 2 : 0);
+      expect(new Set(storeLike(all).map((e) => e.session_id))).toEqual(new Set([BARE.root]));
+    });
+  }
+
+  it('nested: a fork of that sub-agent, whose copy holds both bare headers, meets each original in its own thread', async () => {
+    const { collected } = await build((ctx) => bareHeaderScenario(ctx, { nested: true, turnSignals: true }));
+    const [root, sub, fork] = [BARE.root, BARE.subagent, null].map((t) => collected.find((c) => (t === null ? !c.source.path.includes(BARE.root) && !c.source.path.includes(BARE.subagent) : c.source.path.includes(t)))!);
+    for (const order of permutations([root!, sub!, fork!])) {
+      expect(totalOf(storeLike(order.flatMap((c) => c.events))), order.map((c) => basename(c.source.path)).join()).toEqual(LINEAGE_TOTALS);
+    }
+    expect(fork!.counts[`responses copied from thread ${BARE.root}`]).toBe(3);
+    expect(fork!.counts[`responses copied from thread ${BARE.subagent}`]).toBe(1);
+    // The fork's copy of the sub-agent's own response has the key the sub-agent's file gives it.
+    expect(copies(fork!.events).map((e) => e.dedupe_key).sort()).toEqual([...root!.events, ...own(sub!.events)].map((e) => e.dedupe_key).sort());
+  });
+});
+
 describe('codex lineage through the store: files arriving in any order over incremental runs', () => {
   const metrics = (t: any) => ({ requests: t.requests, input_tokens: t.input_tokens, cache_read_tokens: t.cache_read_tokens, output_tokens: t.output_tokens, total_tokens: t.total_tokens });
   const LINEAGE = { requests: 5, input_tokens: 2300, cache_read_tokens: 4900, output_tokens: 280, total_tokens: 7480 };
@@ -167,7 +200,7 @@ describe('codex lineage through the store: files arriving in any order over incr
     utimesSync(parent!.path, old, old);
     const env = cleanEnv(home);
     const day = utcDay(later);
-    // Far from the parent's last line and modification time: deferrable, were it not for the copies.
+    // Far from the parent's last line and modification time: left unread, were it not for the copies.
     const j = reportJson(['--harness', 'codex', '--by', 'day', '--since', day, '--until', day, '--tz', 'UTC'], env);
     expect(metrics(j.totals)).toEqual({ requests: 2, input_tokens: 500, cache_read_tokens: 700, output_tokens: 100, total_tokens: 1300 });
   });
@@ -184,12 +217,14 @@ describe('codex lineage: a store written by an earlier build', () => {
     expect(runCli(['ingest', '--db', db], env).status).toBe(0);
     // What an earlier build stored: the child's re-stamped copies keyed by the child (each billed again), at the schema before.
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    const { MIGRATIONS, SCHEMA_VERSION } = await import('../src/store/schema.js');
-    expect(MIGRATIONS[SCHEMA_VERSION - 1]).toContain('codex lineage');
+    const { MIGRATIONS } = await import('../src/store/schema.js');
+    // The store as it was before the lineage migration (later migrations run after it too).
+    const lineage = MIGRATIONS.findIndex((m) => m.includes('codex lineage'));
+    expect(lineage).toBeGreaterThan(0);
     const inst = await DuckDBInstance.create(db);
     const conn = await inst.connect();
     await conn.run(`UPDATE usage_rows SET dedupe_key = replace(dedupe_key, '${PARENT}', '${CHILD}'), billed = true WHERE dedupe_rank >= 2`);
-    await conn.run(`UPDATE meta SET value = '${SCHEMA_VERSION - 1}' WHERE key = 'schema_version'`);
+    await conn.run(`UPDATE meta SET value = '${lineage}' WHERE key = 'schema_version'`);
     const before = await conn.runAndReadAll('SELECT count(*)::INTEGER AS n FROM billed_events');
     expect(before.getRowObjectsJson()[0]).toEqual({ n: 8 });
     conn.closeSync();

@@ -13,7 +13,8 @@ import type { SourceKind } from '../src/harnesses/types.js';
 import { usableHorizon } from '../src/ingest/horizon.js';
 import { CsvError, decodeUtf8, parseCsv } from '../src/io/csv.js';
 import { loadPricer } from '../src/pricing/index.js';
-import { candidates, cursorModelNames } from '../src/pricing/names.js';
+import { candidates } from '../src/pricing/names.js';
+import { cursorModelNames } from '../src/harnesses/cursor-agent/model-names.js';
 import { tempDir } from './helpers/temp.js';
 
 function caught(f: () => unknown): CsvError {

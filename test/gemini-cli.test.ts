@@ -15,6 +15,29 @@ const RANGE = ['--since', '2026-06-01', '--until', '2026-07-31'];
 const H = ['--harness', 'gemini-cli'];
 
 
+describe('gemini-cli $set checkpoints (README "$set checkpoints")', () => {
+  it('counts a response that exists only inside a $set checkpoint, once, and one written before it once', () => {
+    const home = tempDir('txu-gemini-set-');
+    const env = cleanEnv(home);
+    const s = new GeminiSession({ tmpDir: join(home, '.gemini', 'tmp'), project: '/home/dev/snapshot', slug: 'snapshot', start: Date.UTC(2026, 6, 2, 12, 0, 0), ledger: new Ledger(), seed: 31 });
+    s.user('one');
+    s.response({ model: PRO, tokens: { input: 1000, output: 100, cached: 600, thoughts: 50, tool: 0, total: 1150 } });
+    // splitrail's test_gemini_cli_jsonl_set_messages_snapshot figures, its message only in the checkpoint.
+    s.checkpointOnly({ model: PRO, tokens: { input: 17256, output: 26, cached: 0, thoughts: 133, tool: 0, total: 17415 } });
+    s.flush();
+    // Own line: 400 uncached + 600 cache read, 150 out (50 reasoning). Checkpoint only: 17256 uncached, 26+133 = 159 out (133 reasoning).
+    const j = reportJson([...RANGE, ...H, '--project', '/home/dev/snapshot'], env);
+    expect(j.totals).toMatchObject({ requests: 2, input_tokens: 17656, cache_read_tokens: 600, output_tokens: 309, reasoning_tokens: 183 });
+    // Gemini 2.5 Pro: 17656×1.25 + 600×0.125 + 309×10 = 25235 millionths of a dollar.
+    expect(j.totals.cost_usd).toBeCloseTo(0.025235, 9);
+    const ex = JSON.parse(runCli(['explain', s.path, '--format', 'json'], env).stdout);
+    const rules = ex.sources[0].records.filter((r: any) => r.record === 'usage').map((r: any) => [r.rule, r.counted]);
+    // The first response, then the checkpoint's copy of it (a repeat) and the response only the checkpoint holds.
+    expect(rules).toEqual([['message tokens', true], ['$set checkpoints', true]]);
+  });
+
+});
+
 describe('gemini-cli end to end (~/.gemini)', () => {
   let fx: GeminiHome;
   let env: NodeJS.ProcessEnv;

@@ -12,29 +12,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { refreshesDone } from './helpers/live.js';
-import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
+import { CLI, cleanEnv, runBounded, tempDir, type BoundedRun } from './helpers/cli.js';
 
-interface Run {
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
+type Run = BoundedRun;
 
 /** The CLI with a time limit (a hang is a failure, not a stuck test) and `stdin` as a file descriptor or text. */
-function run(args: string[], env: NodeJS.ProcessEnv, stdin?: string | { fd: number }): Run {
-  const t = Date.now();
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    env,
-    encoding: 'utf8',
-    timeout: 30_000,
-    killSignal: 'SIGKILL',
-    maxBuffer: 16 << 20,
-    ...(typeof stdin === 'object' ? { stdio: [stdin.fd, 'pipe', 'pipe'] } : { input: stdin }),
-  });
-  return { status: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ms: Date.now() - t };
-}
+const run = (args: string[], env: NodeJS.ProcessEnv, stdin?: string | { fd: number }): Run => runBounded(args, env, stdin, 30_000);
 
 /** Exit 2 at once, one `tx-usage:` line on stderr naming `path` and matching `why`. */
 function expectRefused(r: Run, path: string, why: RegExp): void {

@@ -64,7 +64,7 @@ describe('incremental ingest', () => {
     expect(tokenFields(second.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
   });
 
-  it('re-reads a file that shrank, and one rewritten in place, from the start; their old rows are replaced', () => {
+  it('re-reads a file that shrank, and one rewritten in place, from the start; responses counted before stay counted (issue 47), named once', () => {
     const home = tempDir('txu-ingest-');
     const claude = new ClaudeHome(join(home, '.claude'));
     const a = claude.session({ cwd: '/w/a', sessionId: 'aaaaaaaa-0000-4000-8000-0000000000aa' });
@@ -79,7 +79,12 @@ describe('incremental ingest', () => {
     truncateSync(a.file, cut);
     const shrunk = run([]);
     expect(shrunk.stats).toMatchObject({ kind: 'ingest', rewritten: 1, appended: 0, bytesRead: cut });
-    expect(tokenFields(shrunk.out.totals)).toEqual(tokenFields(ledgerOf(claude.ledger, 0, keep).totals()));
+    // The four responses cut away were counted: they stay (last month's spend does not shrink).
+    expect(tokenFields(shrunk.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
+    expect(keep).toBeLessThan(claude.ledger.responses.length);
+    const named = (out: any) => out.warnings.filter((w: string) => w.startsWith(`${a.file}: `) && /stay counted/.test(w));
+    expect(named(shrunk.out)).toHaveLength(1);
+    expect(named(shrunk.out)[0]).toMatch(new RegExp(`^.*: truncated \\(${cut} bytes; \\d+ had been read\\): 4 responses counted before and no longer in it stay counted`));
 
     // Rewritten in place (same inode, longer): the bytes before the old resume
     // point changed, so this is not an append.
@@ -90,7 +95,15 @@ describe('incremental ingest', () => {
     expect(statSync(a.file).size).toBeGreaterThan(cut);
     const rewritten = run([]);
     expect(rewritten.stats).toMatchObject({ kind: 'ingest', rewritten: 1, appended: 0, bytesRead: statSync(a.file).size });
-    expect(tokenFields(rewritten.out.totals)).toEqual(tokenFields(ledgerOf(claude.ledger, from).totals()));
+    // What it held before is kept; its new responses are counted by their ids, beside them.
+    expect(from).toBeGreaterThan(0);
+    expect(tokenFields(rewritten.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
+    expect(named(rewritten.out)).toHaveLength(1);
+    expect(named(rewritten.out)[0]).toMatch(/rewritten in place \(its bytes before the end of the last read changed\): 7 responses counted before/);
+    // Nothing changed since: the same answer, the change still named once.
+    const same = run([]);
+    expect(tokenFields(same.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
+    expect(named(same.out)).toHaveLength(1);
   });
 
   it('completes a torn final line on the next run, reading only from the resume point', () => {

@@ -4,8 +4,8 @@
 // a 60-column terminal after a resize, honours NO_COLOR, and `q` quits with
 // the terminal restored.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BLOCKS_MODEL, BLOCKS_NOW, buildBlocksHome, type BlocksHome } from '../fixtures/live/blocks.js';
 import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
@@ -143,5 +143,25 @@ describe('watch in tmux', () => {
     tmux('send-keys', '-t', 'w2', 'C-c');
     expect(await exitCode('w2', exitFile)).toBe('0');
     expect(capture('w2')).not.toContain('q quits');
+  });
+
+  it('a FIFO and /dev/zero and /dev/urandom links named like transcripts (issue 47): the screen comes, q and Ctrl-C still quit with the terminal restored', async () => {
+    const project = dirname(fx.session.file);
+    const hostile = [join(project, 'fifo.jsonl'), join(project, 'zero.jsonl'), join(project, 'random.jsonl')];
+    expect(spawnSync('mkfifo', [hostile[0]!]).status).toBe(0);
+    symlinkSync('/dev/zero', hostile[1]!);
+    symlinkSync('/dev/urandom', hostile[2]!);
+    try {
+      for (const [name, key] of [['w4', 'q'], ['w5', 'C-c']] as const) {
+        const exitFile = join(dir, `${name}.exit`);
+        start(name, env, ['--tz', 'UTC', '--prices', fx.pricesFile], 80, exitFile);
+        await until(name, (x) => x.includes('Active claude-code block') && /updated \d\d:\d\d:\d\d/.test(x), 'the first screen, refreshed');
+        tmux('send-keys', '-t', name, key);
+        expect(await exitCode(name, exitFile)).toBe('0');
+        expect(capture(name)).not.toContain('q quits');
+      }
+    } finally {
+      for (const f of hostile) rmSync(f, { force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 // OpenClaw: a state dir with every trap (fixtures/openclaw/home.ts) read by
 // the real harness in-process and by the CLI, totals derived by hand below;
 // appends, a /reset rename and a backup written later change nothing counted.
-import { readFileSync, renameSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { WORK_UNIT_KINDS, type UsageEvent } from '../src/core/types.js';
 import { collectSource } from '../src/ingest/collect.js';
 import { openclaw } from '../src/harnesses/openclaw/index.js';
 import { transcriptName } from '../src/harnesses/openclaw/paths.js';
-import { buildOpenclawHome, GPT, OPUS, type OcHome } from '../fixtures/openclaw/home.js';
+import { agentSessions, buildOpenclawHome, GPT, idlessLine, OPUS, type OcHome } from '../fixtures/openclaw/home.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 import { storeView } from './pi-support.js';
 
@@ -17,9 +17,9 @@ const RANGE = ['--since', '2026-01-01', '--until', '2026-12-31'];
 
 /** Billed responses of the fixture, by hand (fixtures/openclaw/home.ts: every billed response, none of the copies or non-billed messages). */
 const HAND = {
-  requests: 4 + 1 + 1 + 1 + 1 + 1, // A: 3 responses + compaction; B, C, D, E, F: one each
-  input_tokens: 1200 + 40 + 7000 + 300 + 10 + 11 + 5 + 100 + 1,
-  output_tokens: 300 + 90 + 400 + 20 + 20 + 22 + 6 + 200 + 2,
+  requests: 4 + 1 + 1 + 1 + 1 + 1 + 2, // A: 3 responses + compaction; B, C, D, E, F: one each; G: two (one of them written twice)
+  input_tokens: 1200 + 40 + 7000 + 300 + 10 + 11 + 5 + 100 + 1 + 1 + 2,
+  output_tokens: 300 + 90 + 400 + 20 + 20 + 22 + 6 + 200 + 2 + 1 + 3,
   cache_read_tokens: 5000 + 6000 + 0 + 1000 + 30 + 33 + 7 + 0 + 3,
   cache_write_tokens: 800 + 0 + 0 + 0 + 40 + 0 + 8 + 0 + 4,
   // cost.total as recorded; A's last response recorded 0 for billed tokens (no price): not a recorded cost.
@@ -79,7 +79,11 @@ describe('OpenClaw extraction', () => {
     expect(sum('cache_read_tokens')).toBe(HAND.cache_read_tokens);
     expect(sum('cache_write_tokens')).toBe(HAND.cache_write_tokens);
     expect(billed.reduce((n, e) => n + (e.recorded_cost_usd ?? 0), 0)).toBeCloseTo(HAND.recorded, 12);
-    expect(billed.filter((e) => e.recorded_cost_usd === null).length).toBe(1);
+    expect(billed.filter((e) => e.recorded_cost_usd === null).length).toBe(1 + 2); // A's cost 0 for tokens; G records none
+    // G: a line written twice is one response (README "Entries without an id"), a distinct one in the same file another.
+    const g = events.filter((e) => e.source_file === fx.files.repeated);
+    expect(g.map((e) => [e.source_line, e.rule])).toEqual([[2, 'Entries without an id'], [3, 'Entries without an id'], [4, 'Entries without an id']]);
+    expect(new Set(g.map((e) => e.dedupe_key)).size).toBe(2);
     // The builder's ledger agrees row for row (sessions, projects, models, times).
     const key = (r: { session: string; ts: number; model: string | null }) => `${r.session}|${r.ts}|${r.model}`;
     expect(billed.map((e) => key({ session: e.session_id, ts: e.ts, model: e.model })).sort()).toEqual(fx.ledger.rows.map(key).sort());
@@ -103,6 +107,22 @@ describe('OpenClaw extraction', () => {
     expect(new Set(only.events.map((e) => e.session_id))).not.toContain('f0000000-0000-4000-8000-00000000000f');
     const moved = await readAll('/nonexistent', { OPENCLAW_HOME: home });
     expect(storeView(moved.events).length).toBe(HAND.requests);
+  });
+});
+
+describe('OpenClaw: the same line written twice', () => {
+  it("counts ccusage's deduplicates_repeated_openclaw_records file once (no header, no id, the line twice)", async () => {
+    const h = tempDir('txu-openclaw-twice-');
+    const dir = agentSessions(join(h, '.openclaw'), 'main');
+    mkdirSync(dir, { recursive: true });
+    const line = idlessLine(1769753935279, { input: 1, output: 1 });
+    writeFileSync(join(dir, 'session.jsonl'), `${line}\n${line}\n`);
+    const [src] = await openclaw.discover(openclaw.roots({ home: h, env: {}, rootOverrides: [] }), () => {});
+    const c = await collectSource(openclaw, src!, { resume: null, tmpDir: tmpdir(), knownProjects: new Set() });
+    expect(c.events).toHaveLength(2);
+    expect(storeView(c.events).map((e) => [e.requests, e.input_tokens, e.output_tokens, e.source_line])).toEqual([[1, 1, 1, 1]]);
+    // Only the missing header is said (the session id comes from the file name).
+    expect(c.warnings).toEqual([expect.stringContaining('no session header')]);
   });
 });
 

@@ -350,16 +350,22 @@ describe('opencode table sets and versions', () => {
     const db = newDb('v1');
     const s = db.v1Session({ directory: '/work/old', model: SONNET });
     s.user();
-    const multi = s.assistant([{ input: 1000, output: 100, cacheRead: 50, cost: 0.01 }, { input: 200, output: 300, reasoning: 40, cacheRead: 1100, cost: 0.02 }]);
-    const single = s.assistantWithoutParts({ input: 700, output: 70, cacheWrite: 30, cost: 0.007 });
+    s.assistant([{ input: 1000, output: 100, cacheRead: 50, cost: 0.01 }, { input: 200, output: 300, reasoning: 40, cacheRead: 1100, cost: 0.02 }]);
+    s.assistantWithoutParts({ input: 700, output: 70, cacheWrite: 30, cost: 0.007 });
     s.inFlight();
     const c = await collectDb(db.path);
     expect(c.warnings).toEqual([]);
-    expect(c.events.map((e) => e.dedupe_key.split(':')[0])).toEqual(['part', 'part', 'msg']);
-    expect(c.events.find((e) => e.dedupe_key === `msg:${single}`)).toMatchObject({ input_tokens: 700, cache_write_tokens: 30, requests: 1 });
+    // Keyed by what a Session.fork copy keeps (README "Forks (1.x)"), never by the copied row's id.
+    expect(c.events.map((e) => [e.dedupe_key.split(':')[0], e.rule, e.dedupe_rank])).toEqual([
+      ['v1', '1.x step-finish part', 0],
+      ['v1', '1.x step-finish part', 0],
+      ['v1', '1.x message usage', 0],
+    ]);
+    expect(new Set(c.events.map((e) => e.dedupe_key)).size).toBe(3);
+    expect(c.events[2]).toMatchObject({ input_tokens: 700, cache_write_tokens: 30, requests: 1 });
     expect(c.events.every((e) => e.project === '/work/old' && e.model === SONNET.id && e.provider === 'anthropic' && e.session_id === s.id)).toBe(true);
     // message.tokens of `multi` (= its last step) is not counted on top of its parts.
-    expect(c.events.some((e) => e.dedupe_key === `msg:${multi}`)).toBe(false);
+    expect(c.events.filter((e) => e.input_tokens === 200)).toHaveLength(1);
     expect(c.events[1]).toMatchObject({ output_tokens: 340, reasoning_tokens: 40 });
     expectTotals(totals(c.events), db.expected());
   });

@@ -95,7 +95,9 @@ describe('pi: default home (branched tree, fork, clone, forkFrom, v1, shared ids
     expect(mine).toHaveLength(4);
     expect(sorted(c.events.map(fromEvent))).toEqual(sorted(mine.map(fromLedger)));
     expect(c.events.every((e) => e.model === LEGACY[0] && e.provider === 'anthropic' && e.project === PROJECTS.legacy)).toBe(true);
-    expect(c.events.every((e) => e.dedupe_key.startsWith(`v1:${fx.v1.sessionId}:`))).toBe(true);
+    // No ids: each message is known by its session, time and usage (README "Entries without an id").
+    expect(c.events.every((e) => e.dedupe_key.startsWith(`same:${fx.v1.sessionId}:`))).toBe(true);
+    expect(new Set(c.events.map((e) => e.dedupe_key)).size).toBe(4);
     // never rewritten: still no version field
     expect(JSON.parse(readFileSync(fx.v1.path, 'utf8').split('\n')[0]!).version).toBeUndefined();
   });

@@ -151,6 +151,22 @@ describe('qwen-code archive and sidecars', () => {
   });
 });
 
+describe('qwen-code chat files not named by a session id', () => {
+  it('reads chats/*.jsonl whatever its name; the session id comes from the records; a .ledger.jsonl sidecar is still no session', () => {
+    const home = tempDir('txu-qwen-named-');
+    const ledger = new Ledger();
+    const s = new QwenSession({ qwenDir: join(home, '.qwen'), cwd: '/home/dev/named', start: Date.UTC(2026, 7, 10, 9, 0, 0), ledger, seed: 41, fileName: 'refactor-notes.jsonl' });
+    s.user('Rename the module');
+    // By hand: 1500 prompt (1200 cached), 90 out; 800 prompt (0 cached), 40 out.
+    s.call({ model: 'qwen3-coder-plus', usage: { prompt: 1500, candidates: 90, cached: 1200, thoughts: 0, reasoningInside: true } });
+    s.call({ model: 'qwen3-coder-plus', usage: { prompt: 800, candidates: 40, cached: 0, thoughts: 0, reasoningInside: true } });
+    s.flush();
+    writeFileSync(join(dirname(s.path), 'refactor-notes.ledger.jsonl'), readFileSync(s.path, 'utf8').replace(/"uuid":"/g, '"uuid":"x'));
+    const j = reportJson([...RANGE, ...H, '--by', 'session'], cleanEnv(home));
+    expect(j.rows.map((r: any) => [r.session, r.requests, r.input_tokens, r.cache_read_tokens, r.output_tokens])).toEqual([[s.sessionId, 2, 300 + 800, 1200, 130]]);
+  });
+});
+
 describe('qwen-code roots and bad input', () => {
   it('reads QWEN_RUNTIME_DIR and QWEN_HOME (or ~/.qwen) both; --root takes a .qwen or projects folder', () => {
     const base = tempDir('txu-qwen-roots-');

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome, type ClaudeSession } from '../fixtures/claude-code/build.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
 import { openUp, runCliAsNobody } from './helpers/unprivileged.js';
-import { readMark, UNREADABLE } from '../src/ingest/stamp.js';
+import { unreadableMark, UNREADABLE } from '../src/ingest/stamp.js';
 
 const RANGE = ['--since', '2026-09-01', '--until', '2026-09-30'];
 const asRoot = process.getuid?.() === 0;
@@ -173,24 +173,24 @@ describe.skipIf(process.platform === 'win32')('a store that cannot be written', 
   });
 });
 
-describe('readMark (the stat pass: may this process read the file?)', () => {
+describe('unreadableMark (the stat pass: may this process read the file?)', () => {
   // A path that does not exist: access(2) fails on it, so a '' proves no access call was needed.
   const nowhere = join('/nonexistent', 'tx-usage-read-mark');
   const me = { uid: 1000, gids: new Set([1000, 27]) };
 
   it('decides from the mode bits of the class the process is in (owner, else group, else other)', () => {
-    expect(readMark(nowhere, 0o100600, 1000, 5, me)).toBe('');
-    expect(readMark(nowhere, 0o100640, 0, 27, me)).toBe('');
-    expect(readMark(nowhere, 0o100604, 0, 0, me)).toBe('');
+    expect(unreadableMark(nowhere, 0o100600, 1000, 5, me)).toBe('');
+    expect(unreadableMark(nowhere, 0o100640, 0, 27, me)).toBe('');
+    expect(unreadableMark(nowhere, 0o100604, 0, 0, me)).toBe('');
     // The owner's bits alone apply to the owner, even when others may read.
-    expect(readMark(nowhere, 0o100044, 1000, 1000, me)).toBe(UNREADABLE);
-    expect(readMark(nowhere, 0o100404, 0, 27, me)).toBe(UNREADABLE);
-    expect(readMark(nowhere, 0o100640, 0, 0, me)).toBe(UNREADABLE);
+    expect(unreadableMark(nowhere, 0o100044, 1000, 1000, me)).toBe(UNREADABLE);
+    expect(unreadableMark(nowhere, 0o100404, 0, 27, me)).toBe(UNREADABLE);
+    expect(unreadableMark(nowhere, 0o100640, 0, 0, me)).toBe(UNREADABLE);
   });
 
   it('asks access(2) where the mode says no (an ACL may grant the read); never marks for root', () => {
     // The mode bits say no for this made-up user; access(2) for the process (which made the folder) says yes.
-    expect(readMark(tempDir('txu-read-mark-'), 0o40000, 4242, 4242, me)).toBe('');
-    expect(readMark(nowhere, 0, 0, 0, null)).toBe('');
+    expect(unreadableMark(tempDir('txu-read-mark-'), 0o40000, 4242, 4242, me)).toBe('');
+    expect(unreadableMark(nowhere, 0, 0, 0, null)).toBe('');
   });
 });

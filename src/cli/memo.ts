@@ -13,9 +13,8 @@
 // fresh discovery (or its record, ingest/discovery-record.ts) and stat pass
 // give the same digest. --from, --demo, --rebuild and in-memory stores are
 // never memoized.
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../core/package-root.js';
 import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record.js';
 import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
@@ -24,6 +23,7 @@ import { lastIngestDigest, noteEarlyStart, offerDiscovery, sidecarPath } from '.
 import { firstDayRead, parseDay, systemZoneWithoutIntl, todayIn, type ReadsFrom } from '../report/period.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { inputsHold, takeInputs, type Input } from '../core/inputs.js';
+import { buildInputs } from './build-inputs.js';
 import { cacheDir, type Runtime } from './runtime.js';
 import { mark } from '../core/trace.js';
 import { outFileWritable, writeOutFile } from './out-file.js';
@@ -84,29 +84,6 @@ function memoPath(env: NodeJS.ProcessEnv, home: string): string {
   return join(cacheDir(env, home), 'report-memo.json');
 }
 
-function statLine(path: string): string {
-  try {
-    const s = statSync(path, { throwIfNoEntry: false });
-    if (s) return `${path}\t${s.size}:${s.mtimeMs}:${s.ino}`;
-  } catch {
-    /* unreadable: as if missing */
-  }
-  return `${path}\t-`;
-}
-
-/**
- * The build, as files whose stats change with it: the compiled memo module
- * (named relative to this module rather than as it: the bundles hold a copy
- * of this code, and every copy must agree) and package.json.
- */
-export function buildInputs(): Input[] {
-  const root = packageRoot();
-  return [fileURLToPath(new URL('./memo.js', import.meta.url)), join(root, 'package.json')].map((path) => {
-    const line = statLine(path);
-    return { k: 'file', path, v: line.slice(line.indexOf('\t') + 1) };
-  });
-}
-
 /** The arguments as the memo keeps them: yargs' camel-case duplicates and `_`/`$0` left out, keys sorted. */
 function argsOf(a: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(a).filter(([k]) => k !== '_' && k !== '$0' && !k.includes('-')).sort(([x], [y]) => (x < y ? -1 : 1)));
@@ -120,7 +97,7 @@ function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
 
 /** A memoized rendering written as the report wrote it (to --out or stdout, notices to stderr). */
 function writeOutput(rt: Runtime, entry: Entry, force: boolean): void {
-  if (entry.outPath) writeOutFile(entry.outPath, entry.stdout, cacheDir(rt.env, rt.home), force);
+  if (entry.outPath) writeOutFile(entry.outPath, entry.stdout, cacheDir(rt.env, rt.home), force, rt.dbPath);
   else process.stdout.write(entry.stdout);
   if (entry.stderr) process.stderr.write(entry.stderr);
 }
@@ -198,7 +175,7 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<t
   mark('memo: sources digested');
   // An --out file that may not be replaced now (changed by someone else): the full run says why.
   const force = entry.args.force === true;
-  if (entry.outPath && !outFileWritable(entry.outPath, cacheDir(rt.env, rt.home), force)) return found;
+  if (entry.outPath && !outFileWritable(entry.outPath, cacheDir(rt.env, rt.home), force, rt.dbPath)) return found;
   // A store that cannot be written now: the full run answers from it and says so (runtime.ts answerReadOnly),
   // a warning the entry, rendered when it could be written, does not carry. (A few access(2) calls.)
   if (readOnlyProblem(rt.dbPath)) return found;

@@ -4,8 +4,8 @@
 // the digest of what was written), or with --force; anything else is a usage
 // error that names the path and leaves it as it was. Written to a temporary
 // file beside it, then renamed, so a reader never sees half a report.
-import { lstatSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { lstatSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { digest128 } from '../core/digest.js';
 import { fsProblem } from '../core/fs-problem.js';
 import { UsageError } from '../report/period.js';
@@ -28,13 +28,55 @@ function readRecord(cacheDir: string): Record<string, string> {
   }
 }
 
+/** The real path of `p` (links resolved), or of its folder joined with its name when it does not exist yet. */
+function realOf(p: string): string {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    try {
+      return join(realpathSync.native(dirname(p)), basename(p));
+    } catch {
+      return p;
+    }
+  }
+}
+
+/**
+ * Why `abs` is tx-usage's own and may never be an --out file, even with
+ * --force: the store, any file named after it (its `.wal`, `.lock`,
+ * `.sources.json`, temporary files), or a file already in its cache folder
+ * (the memo, the discovery record, snapshots, imported exports). Compared by
+ * real path, so a link to one, or a path through a linked folder, is refused too.
+ */
+function ownFileRefusal(abs: string, cacheDir: string, store: string | null): string | null {
+  const real = realOf(abs);
+  if (store !== null && store !== ':memory:') {
+    const s = realOf(resolve(store));
+    if (real === s) return `is tx-usage's store (${store}); it is never replaced, even with --force`;
+    if (real.startsWith(`${s}.`)) return `is a file of tx-usage's store (${store}); it is never replaced, even with --force`;
+  }
+  const cache = realOf(resolve(cacheDir));
+  if (real.startsWith(cache + sep)) {
+    let there = false;
+    try {
+      there = statSync(real, { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      there = true;
+    }
+    if (there) return `is one of tx-usage's own files (in ${cacheDir}); it is never replaced, even with --force`;
+  }
+  return null;
+}
+
 /**
  * Why `path` may not be written, or null when it may; 'stream' when it is a
  * device, a pipe or a socket (`/dev/stdout`, a FIFO), written through, never replaced.
  */
-function refusal(path: string, cacheDir: string, force: boolean): string | null | 'stream' {
+function refusal(path: string, cacheDir: string, force: boolean, store: string | null): string | null | 'stream' {
   const abs = resolve(path);
   if (/[\\/]$/.test(path)) return 'names a folder; name the file to write';
+  const own = ownFileRefusal(abs, cacheDir, store);
+  if (own) return own;
   let st;
   try {
     st = statSync(abs, { throwIfNoEntry: false });
@@ -69,22 +111,22 @@ function refusal(path: string, cacheDir: string, force: boolean): string | null 
 }
 
 /** Throws the usage error for an --out path that cannot be written (checked before any work is done, and again at the write). */
-export function checkOutFile(path: string, cacheDir: string, force = false): void {
-  const why = refusal(path, cacheDir, force);
+export function checkOutFile(path: string, cacheDir: string, force = false, store: string | null = null): void {
+  const why = refusal(path, cacheDir, force, store);
   if (why && why !== 'stream') throw new UsageError(`--out ${path}: ${why}`);
 }
 
 /** Whether `path` may be written now (the memo replays only then; the full run reports why not). */
-export function outFileWritable(path: string, cacheDir: string, force = false): boolean {
-  const why = refusal(path, cacheDir, force);
+export function outFileWritable(path: string, cacheDir: string, force = false, store: string | null = null): boolean {
+  const why = refusal(path, cacheDir, force, store);
   return why === null || why === 'stream';
 }
 
 /** Writes `text` to `path` (see the top of this file) and records it as tx-usage's. */
-export function writeOutFile(path: string, text: string, cacheDir: string, force = false): void {
-  checkOutFile(path, cacheDir, force);
+export function writeOutFile(path: string, text: string, cacheDir: string, force = false, store: string | null = null): void {
+  checkOutFile(path, cacheDir, force, store);
   const abs = resolve(path);
-  if (refusal(path, cacheDir, force) === 'stream') {
+  if (refusal(path, cacheDir, force, store) === 'stream') {
     try {
       writeFileSync(abs, text);
     } catch (e) {

@@ -6,14 +6,14 @@
 // never an invented price, never 0.
 import { VARCHAR, type DuckDBConnection } from '../store/duckdb.js';
 import { inputsOf } from '../core/inputs.js';
-import { buildInputs } from './memo.js';
+import { buildInputs } from './build-inputs.js';
 import type { NearMatch, PricingRecord, Ready } from '../store/ready.js';
 import { readTeamConfig } from '../export/config.js';
 import type { HarnessId } from '../core/types.js';
 import { loadPricer, PricesFileError, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
 import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
-import { cacheDir, type Runtime } from './runtime.js';
+import { cacheDir } from '../core/cache-dir.js';
 import { messageLine, printableLines, warningLines } from '../render/terminal-text.js';
 import { renderJson } from '../render/json.js';
 
@@ -34,7 +34,16 @@ const MAX_COST_E10 = 10n ** 16n;
 /** The setup behind each cost function, so the store chores below can be given just the function. */
 const setups = new WeakMap<CostFn, CostSetup>();
 
-export async function costFunction(rt: Runtime): Promise<CostSetup> {
+/** What of a run (cli/runtime.ts Runtime) pricing reads. */
+interface PricingRun {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  quiet: boolean;
+  /** --prices FILE. */
+  pricesFile?: string;
+}
+
+export async function costFunction(rt: PricingRun): Promise<CostSetup> {
   // Every file and variable the prices are made from (the config file, the
   // stored price data, the overrides file), noted with the answer each gave.
   const { value: pricer, inputs } = await inputsOf(async () => {
@@ -66,7 +75,7 @@ export async function costFunction(rt: Runtime): Promise<CostSetup> {
 }
 
 /** What, besides its inputs, a run's prices are made from: its home and its --prices file. */
-export function pricingBasis(rt: Runtime): PricingRecord['basis'] {
+export function pricingBasis(rt: PricingRun): PricingRecord['basis'] {
   return { home: rt.home, pricesFile: rt.pricesFile ?? null };
 }
 
@@ -189,7 +198,7 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
  * The judgements of `previous` (a ready row of the same prices) are kept:
  * only models new since are judged, and no prices are loaded when there are none.
  */
-export async function judgeNearMatches(rt: Runtime, conn: DuckDBConnection, previous: Pick<Ready, 'near' | 'resolveWarnings' | 'judged'> | null): Promise<Pick<Ready, 'near' | 'resolveWarnings' | 'judged'>> {
+export async function judgeNearMatches(rt: PricingRun, conn: DuckDBConnection, previous: Pick<Ready, 'near' | 'resolveWarnings' | 'judged'> | null): Promise<Pick<Ready, 'near' | 'resolveWarnings' | 'judged'>> {
   const attrs = await conn.runAndReadAll(`SELECT DISTINCT harness, provider, model FROM event_attrs WHERE model IS NOT NULL ORDER BY harness, provider NULLS FIRST, model`);
   const keyOf = (h: string, p: string | null, m: string) => `${h}\u0000${p ?? ''}\u0000${m}`;
   const judgedBefore = new Set(previous?.judged ?? []);
@@ -221,7 +230,7 @@ export async function judgeNearMatches(rt: Runtime, conn: DuckDBConnection, prev
  * the prices that apply to MODEL at a time, and which override or data entry matched.
  * A model with no price is a usage error (exit 2).
  */
-export async function pricesShowCommand(rt: Runtime, a: { model: string; provider?: string; at?: string; format?: string }): Promise<number> {
+export async function pricesShowCommand(rt: PricingRun, a: { model: string; provider?: string; at?: string; format?: string }): Promise<number> {
   const format = a.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format ${JSON.stringify(a.format)}: expected text or json`);
   let ts = Date.now();
@@ -242,7 +251,7 @@ export async function pricesShowCommand(rt: Runtime, a: { model: string; provide
 }
 
 /** `tx-usage prices update`: the only command that touches the network. Exit status 1 when nothing was stored. */
-export async function pricesUpdateCommand(rt: Runtime): Promise<number> {
+export async function pricesUpdateCommand(rt: PricingRun): Promise<number> {
   const r = await updatePrices({ cacheDir: cacheDir(rt.env, rt.home) });
   (r.ok ? process.stdout : process.stderr).write(r.ok ? `${printableLines(r.message)}\n` : messageLine(r.message));
   return r.ok ? 0 : 1;

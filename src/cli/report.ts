@@ -15,8 +15,9 @@ import '../render/html.js'; // registers the HTML renderer (--format html)
 import { hasStoredRows } from '../store/read.js';
 import { resolveWarningsOf, warningsInWindow } from '../store/ready.js';
 import type { IngestResult } from '../ingest/ingest.js';
-import { cacheDir, rootProblems, type Runtime } from './runtime.js';
+import { cacheDir, notice, rootProblems, type Runtime } from './runtime.js';
 import { openAnswerable } from './current.js';
+import { retentionNoticeOnce } from './retention.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
 import { nearMatchWarnings, unpricedModelWarnings } from './price-warnings.js';
@@ -111,7 +112,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
   if (a.demo && a.from?.length) throw new UsageError('--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
   // A path that cannot be written fails now, not after the work.
-  if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
+  if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   argsValid?.();
   if (a.from?.length) return rollupReport(rt, a, def, p, live);
   const rootWarnings = rootWarningsFor(rt, p.harnesses, a.harness !== undefined);
@@ -159,6 +160,11 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
       warnings.push(noData);
     }
     mark('warnings read');
+    // Claude Code deletes old transcripts: said once, in the first report that reads some (README "Claude Code keeps 30 days").
+    if (!a.demo && p.harnesses.includes('claude-code')) {
+      const said = await retentionNoticeOnce(store.conn, rt, scans, live.now);
+      if (said) notice(rt, said);
+    }
     const out = await runReport(store.conn, def, p, warnings, live);
     // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
     if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
@@ -181,7 +187,7 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   const table = p.format === 'table';
   if (a.demo) markDemo(out);
   const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
-  if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true);
+  if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   else process.stdout.write(text);
   const stderr = rt.quiet ? '' : (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(noData === null ? warnings : warnings.filter((w) => w !== noData));
   process.stderr.write(stderr);

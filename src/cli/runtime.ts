@@ -1,5 +1,6 @@
 // What every command needs: resolved global options, the store opened and
 // refreshed, progress on stderr, and clean error reporting.
+import { envPathValue } from '../io/raw-path.js';
 import { accessSync, constants, rmSync, statSync } from 'node:fs';
 import { fsProblem } from '../core/fs-problem.js';
 import { homedir } from 'node:os';
@@ -12,7 +13,7 @@ import type { Ready } from '../store/ready.js';
 import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
 import { mark } from '../core/trace.js';
-import { cacheDir } from '../core/cache-dir.js';
+import { cacheDir, cacheDirProblem } from '../core/cache-dir.js';
 import { inputEnv, inputIsTTY, resolveInputPath } from '../core/inputs.js';
 import { messageLine, warningLines } from '../render/terminal-text.js';
 import { counted } from '../core/plural.js';
@@ -72,7 +73,7 @@ export function parseRootOverrides(list: string[] | undefined): Partial<Record<H
 }
 
 export function runtimeFrom(args: GlobalArgs, env: NodeJS.ProcessEnv = inputEnv): Runtime {
-  const home = env.HOME && env.HOME.trim() ? env.HOME : homedir();
+  const home = env.HOME && env.HOME.trim() ? envPathValue('HOME', env.HOME) : homedir();
   return {
     home,
     env,
@@ -138,6 +139,11 @@ interface RefreshOptions {
 
 /** `--db PATH` in a folder that does not exist: a usage error (the default store's folder is made). */
 export function checkDbFolder(rt: Runtime): void {
+  if (!rt.dbGiven) {
+    // The default store's folder is made: one that cannot be is said in words, not as mkdir's ENOTDIR.
+    const problem = cacheDirProblem(rt.env, rt.home);
+    if (problem) throw new UsageError(problem);
+  }
   if (!rt.dbGiven || rt.dbPath === ':memory:') return;
   const dir = dirname(rt.dbPath);
   let st;

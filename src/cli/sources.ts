@@ -12,6 +12,8 @@ import { systemTimeZone, todayIn } from '../report/period.js';
 import { cursorFirstActivity } from '../store/imports.js';
 import { counted } from '../core/plural.js';
 import { printableLines } from '../render/terminal-text.js';
+import { claudeRetention } from './retention.js';
+import { retentionText } from '../harnesses/claude-code/retention.js';
 
 export async function sourcesCommand(rt: Runtime, format: string): Promise<void> {
   if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
@@ -26,6 +28,8 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
     await store.close();
   }
   const day = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().slice(0, 10));
+  // Claude Code deletes old transcripts: how far back its files reach, and the setting (README "Claude Code keeps 30 days").
+  const claude = claudeRetention(rt, ingest.scans);
   const harnesses = ingest.scans.map((s) => {
     const files = figures.filter((f) => f.harness === s.harness.id);
     const onDisk = files.filter((f) => f.retained_since_ms === null);
@@ -54,6 +58,9 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
       counts,
       skipped: [...skips.values()],
       warnings: files.flatMap((f) => f.warnings),
+      ...(s.harness.id === 'claude-code'
+        ? { retention: claude && claude.oldestMs !== null ? { oldest_transcript_written: day(claude.oldestMs), cleanup_period_days: claude.days, set_in: claude.setIn, note: retentionText(claude) } : null }
+        : {}),
       sources: files.map((f) => ({ path: f.path, target: linkTarget(f), kind: f.kind, retained: f.retained_since_ms !== null, retained_since: day(f.retained_since_ms), events: f.events, billed_events: f.billed, context_rows: f.contexts, skipped: f.skips, counts: f.counts, warnings: f.warnings })),
     };
   });
@@ -71,6 +78,7 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
     );
     for (const r of h.roots) out.push(`  root ${r.exists ? 'found  ' : 'missing'} ${r.path}${r.target ? ` -> ${r.target}` : ''}  [${r.origin}]`);
     if (!h.files && !h.retained_files) out.push(`  (nothing found: ${h.how_to_point})`);
+    if ('retention' in h && h.retention?.note) out.push(`  note: ${h.retention.note}`);
     for (const [k, n] of Object.entries(h.counts)) out.push(`  ${k}: ${n}`);
     for (const s of h.sources) {
       const extra = s.context_rows ? `, ${counted(s.context_rows, 'context row')}` : '';

@@ -11,16 +11,16 @@
 // proven equal to the store's, the line says it is stale. When no refresh
 // can bring it up to date (the cache dir's live/ folder cannot be written, or
 // the last refresh failed: a read-only store), it says why in a few words
-// (`stale_note`: `(stale 3m, cache not writable)`); it used to print nothing
-// at all when the lock could not be made (mkdir threw), or `(stale 3m)`
-// with the reason only in its JSON.
+// (`stale_note`: `(stale 3m, cache not writable)`), also when the lock
+// cannot be made (mkdir throws): the reason is never left to its JSON alone.
 //
 // The bin entry (fast.ts) runs this module from its own bundle
 // (statusline.cjs) without yargs; `--refresh` and `--help` go through
 // main.ts. statusline-flags.ts is the one list of its options for both.
 import { spawn } from 'node:child_process';
 import { isatty } from 'node:tty';
-import { mkdirSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { fstatSync, mkdirSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { writeAllSync } from './closed-stdout.js';
 import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
@@ -49,9 +49,72 @@ const LINE_HARNESS = 'claude-code';
 /** Claude Code's status input is a few KB: more than this is not it (`/dev/zero` on stdin would never end). */
 const MAX_INPUT_BYTES = 1 << 20;
 
-/** Standard input's text; null when it is larger than MAX_INPUT_BYTES (read no further). */
-function readStdin(): string | null {
+/** How long the status line waits for its input to be one whole JSON value (Claude Code writes it at once). */
+const INPUT_WAIT_MS = 2000;
+
+/** Whether `text` is one whole JSON object already (no need to wait for the end of input). */
+function wholeValue(text: string): boolean {
+  if (!/\}\s*$/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Standard input's text: read until its end, until it holds one whole JSON
+ * object (a writer that keeps its end open, `(echo '{…}'; sleep 25)`, gets
+ * its line at once), or until INPUT_WAIT_MS has passed (then what came, which
+ * is not a whole object: the short "unreadable" line). Null when it is larger
+ * than MAX_INPUT_BYTES (read no further). A pipe, FIFO or socket is read
+ * through the event loop (a blocking read could not be given up); a file or
+ * device is read directly, never past the limit.
+ */
+function readStdin(): string | null | Promise<string | null> {
   if (isatty(0)) return '';
+  let st;
+  try {
+    st = fstatSync(0);
+  } catch {
+    return '';
+  }
+  if (st.isFIFO() || st.isSocket()) return readStream();
+  return readDirect();
+}
+
+function readStream(): Promise<string | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let sock: Socket;
+    const text = () => Buffer.concat(chunks, total).toString('utf8');
+    const finish = (v: string | null) => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(v);
+    };
+    const timer = setTimeout(() => finish(text()), INPUT_WAIT_MS);
+    try {
+      sock = new Socket({ fd: 0, readable: true, writable: false });
+    } catch {
+      clearTimeout(timer);
+      resolve(readDirect());
+      return;
+    }
+    sock.on('data', (b: Buffer) => {
+      total += b.length;
+      if (total > MAX_INPUT_BYTES) return finish(null);
+      chunks.push(b);
+      if (wholeValue(text())) finish(text());
+    });
+    sock.on('end', () => finish(text()));
+    sock.on('error', () => finish(total ? null : ''));
+  });
+}
+
+function readDirect(): string | null {
   const chunk = Buffer.allocUnsafe(64 * 1024);
   const chunks: Buffer[] = [];
   let total = 0;
@@ -61,11 +124,6 @@ function readStdin(): string | null {
       n = readSync(0, chunk, 0, chunk.length, null);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      // A non-blocking pipe with nothing in it yet: wait a little for the writer.
-      if (code === 'EAGAIN') {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-        continue;
-      }
       if (code === 'EOF') break;
       return total ? null : '';
     }
@@ -218,7 +276,7 @@ async function statusline(a: StatuslineArgs, env: NodeJS.ProcessEnv, format: 'js
     if (Number.isFinite(t)) now = t;
   }
   mark('statusline: loaded');
-  const text = readStdin();
+  const text = await readStdin();
   const { input, problem } = text === null ? { input: null, problem: 'unreadable' as const } : parseStatusInput(text);
   mark('statusline: input read');
   if (!input) {

@@ -106,7 +106,8 @@ export async function inputsOf<T>(work: () => Promise<T>): Promise<{ value: T; i
   }
 }
 
-function statLine(path: string): string {
+/** A file's size:mtime:inode, '-' when it cannot be stat'ed: what a file input's answer is. */
+export function statLine(path: string): string {
   try {
     const s = statSync(path, { throwIfNoEntry: false });
     return s ? `${s.size}:${s.mtimeMs}:${s.ino}` : '-';

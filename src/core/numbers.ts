@@ -37,9 +37,42 @@ const MAX_TS = Date.UTC(2100, 0, 1);
 export function parseTimestamp(v: unknown): number | null {
   let ms: number;
   if (typeof v === 'number') ms = v;
-  else if (typeof v === 'string' && v.length >= 10) ms = Date.parse(v);
+  else if (typeof v === 'string' && v.length >= 10) ms = parseIso(v) ?? (ISO_SHAPE.test(v) ? NaN : Date.parse(v));
   else return null;
   return Number.isFinite(ms) && ms >= MIN_TS && ms < MAX_TS ? Math.floor(ms) : null;
+}
+
+/** The shape of an ISO-8601 date-time as harnesses write it (date, optional time, optional zone). */
+const ISO_SHAPE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/**
+ * An ISO-8601 date-time in epoch ms, read the same on every machine: a time
+ * without a zone is UTC (Date.parse reads it in the machine's zone, so one
+ * file gave different days under two TZs), and a date that does not exist
+ * (`2026-02-30`, hour 25) is NaN (Date.parse rolled it over to March 2).
+ * Null when `v` is not of this shape (Date.parse has its say).
+ */
+function parseIso(v: string): number | null {
+  const m = ISO_SHAPE.exec(v);
+  if (!m) return null;
+  const [y, mo, d, h = 0, mi = 0, sec = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const frac = m[7] ? Number(`0.${m[7]}`) * 1000 : 0;
+  if (mo! < 1 || mo! > 12 || d! < 1 || d! > daysIn(y!, mo!) || h > 24 || mi > 59 || sec > 60 || (h === 24 && (mi > 0 || sec > 0 || frac > 0))) return NaN;
+  let offsetMin = 0;
+  const zone = m[8];
+  if (zone && zone !== 'Z' && zone !== 'z') {
+    const z = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone)!;
+    const zh = Number(z[2]);
+    const zm = z[3] === undefined ? 0 : Number(z[3]);
+    if (zh > 23 || zm > 59) return NaN;
+    offsetMin = (z[1] === '-' ? -1 : 1) * (zh * 60 + zm);
+  }
+  // A leap second (:60) is the next second's start, as Date.parse would have it.
+  return Date.UTC(y!, mo! - 1, d!, h, mi, Math.min(sec, 59)) + (sec === 60 ? 1000 : 0) + frac - offsetMin * 60_000;
+}
+
+function daysIn(y: number, mo: number): number {
+  return new Date(Date.UTC(y, mo, 0)).getUTCDate();
 }
 
 /**

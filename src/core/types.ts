@@ -1,12 +1,9 @@
 // The normalized shapes every harness produces and every other layer consumes.
 // Nothing in here knows any harness's on-disk format.
 
-export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code', 'openclaw', 'cline', 'roo-code', 'kilo-code'] as const;
-export type HarnessId = (typeof HARNESS_IDS)[number];
-
-export function isHarnessId(s: string): s is HarnessId {
-  return (HARNESS_IDS as readonly string[]).includes(s);
-}
+import type { HarnessId } from '../harnesses/ids.js';
+// The harnesses' ids belong to the registry (src/harnesses/ids.ts); named here too for the layers that take them with these shapes.
+export { HARNESS_IDS, isHarnessId, type HarnessId } from '../harnesses/ids.js';
 
 /**
  * One billed API response (or, with requests = 0, a residual correction such as
@@ -119,7 +116,7 @@ export interface RateLimitSnapshot {
 }
 
 /**
- * What a unit of work counts (issue 27): a prompt typed by a person, an
+ * What a unit of work counts: a prompt typed by a person, an
  * assistant turn that ended, tool invocations, and prompts a parent agent
  * wrote for a subagent. Counts only: a unit never carries text.
  */

@@ -1,6 +1,6 @@
 // Where a parsed record holds a usage object that no counting rule took, so
 // the extractor can name it (a skip reason in `tx-usage sources`) instead of
-// leaving it out without a word (issue 34, "silent zeros"). Only called for
+// leaving it out without a word (no silent zeros). Only called for
 // records a harness already parsed and did not count: lines without a usage
 // marker are never parsed for this.
 

@@ -107,7 +107,8 @@ function storeVerdict(s: StoredRow, sourceKey: string): Pick<ExplainRecord, 'cou
   if (s.billed_file === null || s.billed_file === undefined) return { adds: false, counted: false, counted_as: 'not billed (the store holds no billed row for its response)', counted_at: null };
   const at = { path: String(s.billed_file), line: num(s.billed_line), session_id: String(s.billed_session) };
   const place = at.line === null ? basename(at.path) : `${basename(at.path)}:${at.line}`;
-  if (s.billed_source_key === sourceKey) {
+  // A copy into another session (a fork) says whose response it is, even when its original is in the same database.
+  if (s.billed_source_key === sourceKey && at.session_id === s.session_id) {
     return { adds: false, counted: false, counted_as: at.line === null ? 'repeat of another record of this source' : `repeat of line ${at.line}`, counted_at: at };
   }
   if (at.session_id !== s.session_id) return { adds: false, counted: false, counted_as: `copy of ${at.session_id}'s response, counted in ${place}`, counted_at: at };

@@ -109,7 +109,45 @@ async function source(conn: DuckDBConnection, ds: Dataset, files: string[]): Pro
 
 const E10 = (usd: string) => `CAST(${usd} * 10000000000 AS BIGINT)`;
 
+/** A column type's family: what a query can use it as (widths and precisions aside). */
+function family(type: string): string {
+  const t = type.toUpperCase();
+  if (t.endsWith('[]')) return `list of ${family(t.slice(0, -2))}`;
+  if (/^(VARCHAR|TEXT|STRING)$/.test(t)) return 'text';
+  if (/^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|DOUBLE|FLOAT|REAL|DECIMAL.*)$/.test(t)) return 'number';
+  if (t.startsWith('TIMESTAMP')) return 'timestamp';
+  return t.toLowerCase();
+}
+
+/**
+ * Each file read alone first (its footer only): one that is empty, not
+ * Parquet or has a column of the wrong type is named, with what is wrong,
+ * as a usage error (exit 2), instead of a DuckDB error about the union.
+ */
+async function checkFiles(conn: DuckDBConnection, files: Record<Dataset, string[]>): Promise<void> {
+  for (const ds of DATASETS) {
+    const want = new Map(COLUMNS[ds].map((c) => [c.name, c.type]));
+    for (const f of files[ds]) {
+      let cols: { column_name: string; column_type: string }[];
+      try {
+        const r = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(f)}, hive_partitioning = false)`);
+        cols = r.getRowObjectsJson() as typeof cols;
+      } catch (e) {
+        const why = statSync(f).size === 0 ? 'an empty file' : `not a Parquet file (${((e as Error).message.split('\n')[0] ?? '').replace(/^[A-Za-z ]*Error: /, '').slice(0, 200)})`;
+        throw new UsageError(`--from: ${f}: ${why}`);
+      }
+      for (const c of cols) {
+        const type = want.get(c.column_name);
+        if (type !== undefined && family(type) !== family(c.column_type)) {
+          throw new UsageError(`--from: ${f}: column ${c.column_name} is ${c.column_type}, expected ${type} (${family(type)}); not a tx-usage export of this ${ds} dataset`);
+        }
+      }
+    }
+  }
+}
+
 async function createViews(conn: DuckDBConnection, files: Record<Dataset, string[]>): Promise<void> {
+  await checkFiles(conn, files);
   for (const ds of DATASETS) await conn.run(`CREATE VIEW export_${ds} AS SELECT * FROM ${await source(conn, ds, files[ds])}`);
   // The store's columns (source_* name the Parquet file), plus machine. The
   // same response exported twice is one row: were the copies to differ, the

@@ -14,7 +14,7 @@ export type Dataset = (typeof DATASETS)[number];
 /**
  * Where each dataset's month=YYYY-MM/ folders live, relative to the export
  * root. Events are the root itself (DIR/month=YYYY-MM/part-*.parquet, the
- * layout issue 11 specifies); the side datasets sit in underscore folders,
+ * layout the team export promises, docs/team.md); the side datasets sit in underscore folders,
  * which Spark, Hive and Trino treat as hidden when they list DIR, so DIR read
  * as a table is the events dataset alone and a DIR/month=* glob never mixes
  * schemas.
@@ -77,7 +77,7 @@ export const COLUMNS: Record<Dataset, ExportColumn[]> = {
     c('last_ts_ms', 'BIGINT'),
   ],
   estimates: [...HEAD, c('session_id', 'VARCHAR'), c('recorded_cost_usd', 'DECIMAL(38,10)'), c('ts_ms', 'BIGINT')],
-  // Units of work (issue 27) per session, whole: counts, and the time of
+  // Units of work per session, whole: counts, and the time of
   // each unit (a roll-up rebuilds the units from them), plus its title and
   // the session that spawned it.
   sessions: [

@@ -1,7 +1,11 @@
-// Every harness tx-usage knows, in report order. Nothing outside a harness's
-// folder knows its format; everything else iterates this array.
-import type { HarnessId } from '../core/types.js';
+// Every harness tx-usage knows: one line per harness, by id (ids.ts holds the
+// ids in report order). Nothing outside a harness's folder knows its format;
+// everything else takes what it needs of a harness from its object here. A
+// harness whose id has no line, or whose object lacks a field it must have,
+// fails to compile (docs/adding-a-harness.md).
 import type { Harness } from './types.js';
+import { HARNESS_IDS, type HarnessId } from './ids.js';
+import { scanMarkersProblem } from '../io/marker-scan.js';
 import { claudeCode } from './claude-code/index.js';
 import { codex } from './codex/index.js';
 import { cursorAgent } from './cursor-agent/index.js';
@@ -14,8 +18,31 @@ import { cline } from './cline/index.js';
 import { rooCode } from './roo-code/index.js';
 import { kiloCode } from './kilo-code/index.js';
 
-export const HARNESSES: readonly Harness[] = [claudeCode, codex, cursorAgent, opencode, pi, geminiCli, qwenCode, openclaw, cline, rooCode, kiloCode];
+const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
+  'claude-code': claudeCode,
+  codex,
+  'cursor-agent': cursorAgent,
+  opencode,
+  pi,
+  'gemini-cli': geminiCli,
+  'qwen-code': qwenCode,
+  openclaw,
+  cline,
+  'roo-code': rooCode,
+  'kilo-code': kiloCode,
+};
+
+/** In report order. */
+export const HARNESSES: readonly Harness[] = HARNESS_IDS.map((id) => BY_ID[id]);
+
+// Registration: a marker set the scanner cannot hold fails here, not as a silently slower scan.
+for (const h of HARNESSES) {
+  for (const set of h.scanMarkers ?? []) {
+    const problem = scanMarkersProblem(set);
+    if (problem) throw new Error(`harness ${h.id}: its scan markers do not fit the WebAssembly scanner: ${problem}`);
+  }
+}
 
 export function harnessById(id: HarnessId): Harness | undefined {
-  return HARNESSES.find((h) => h.id === id);
+  return BY_ID[id];
 }

@@ -74,11 +74,26 @@ export function listDirWarned(dir: string, warn: (m: string, at: SourceLocation)
   }
 }
 
+/** Folders no harness keeps sessions in, whose walk never ends or reads the whole machine. */
+const SYSTEM_FOLDERS = ['/proc', '/sys', '/dev'];
+
+/**
+ * Why the folder at real path `real` is never walked (a link into /proc,
+ * /sys or /dev, or to `/`: `projects/-x -> /` walked the whole file system),
+ * or null. Links elsewhere are followed (issue 34).
+ */
+export function systemFolder(real: string | null): string | null {
+  if (real === null) return null;
+  if (real === '/' || /^[A-Za-z]:\\?$/.test(real)) return `it is the root of the file system (${real})`;
+  for (const f of SYSTEM_FOLDERS) if (real === f || real.startsWith(`${f}/`)) return `it is in ${f} (${real}), a system folder`;
+  return null;
+}
+
 /**
  * Recursively lists files under `dir` whose name passes `accept`. Missing or
  * unreadable dirs yield nothing.
  *
- * Linked folders are followed (issue 34: a project or session folder that is
+ * Linked folders are followed (a project or session folder that is
  * a symbolic link — dotfiles, synced drives, a moved home — holds billed
  * sessions like any other; peers follow them, e.g. pi#7497/#7552,
  * claude-code-history-viewer#277). Loop-safe and read-once: every folder is
@@ -133,18 +148,32 @@ export async function walkFiles(
           out.push(p);
           paths.links.add(p);
         } else if (depth < maxDepth) links.push({ path: p, depth: depth + 1 });
-      } else if (ent.kind === 'file' && accept(ent.name, p)) {
+      } else if ((ent.kind === 'file' || ent.kind === 'other') && accept(ent.name, p)) {
+        // A FIFO, socket or device named like a transcript is a source too:
+        // its read refuses it (io/regular-file.ts), so it is named in the
+        // warnings and `sources`, never read and never passed over in silence.
         out.push(p);
       }
     }
   }
-  walk(dir, paths.addRoot(dir), 0);
+  const rootReal = paths.addRoot(dir);
+  const rootCut = systemFolder(rootReal);
+  if (rootCut) {
+    onError?.(dir, new Error(`not searched: ${rootCut}`));
+    return out;
+  }
+  walk(dir, rootReal, 0);
   for (let i = 0; i < links.length; i++) {
     const { path, depth } = links[i]!;
     // A link to a file not named like a transcript, a dangling link, or one to a folder already walked.
     if (kindOf(path) !== 'dir') continue;
     const real = realpath(path);
     if (real === null || walked.has(real)) continue;
+    const cut = systemFolder(real);
+    if (cut) {
+      onError?.(path, new Error(`linked folder not followed: ${cut}`));
+      continue;
+    }
     paths.addLinked(path, real);
     walk(path, real, depth);
   }
@@ -168,7 +197,7 @@ export function subdirsWith(dir: string, child: string, onError: (path: string, 
   const out: [string, string][] = [];
   const prefix = dir.endsWith(sep) ? dir : dir + sep;
   for (const ent of entries) {
-    // A linked project folder counts like a plain one (linked folders are followed, issue 34).
+    // A linked project folder counts like a plain one (linked folders are followed).
     if (ent.kind !== 'dir' && ent.kind !== 'link') continue;
     const inner = join(prefix + ent.name, child);
     if (isDir(inner)) out.push([ent.name, inner]);
@@ -212,6 +241,10 @@ export class RealPaths {
       // Both parts are normalized: concatenation is what join would give.
       if (best !== null && best.real !== null) return (best.real.endsWith(sep) ? best.real : best.real + sep) + file.slice(best.prefix.length);
     }
-    return realpath(file) ?? file;
+    const real = realpath(file);
+    // A link to what is not a regular file (/dev/zero, a FIFO) is keyed by
+    // its own path: two harnesses' links to one device are two sources, each
+    // refused by name when read (io/regular-file.ts).
+    return real !== null && (!this.links.has(file) || kindOf(real) === 'file') ? real : file;
   }
 }

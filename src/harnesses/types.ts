@@ -1,6 +1,8 @@
 // The one small interface every harness implements. Everything format-specific
 // lives behind it, in src/harnesses/<id>/.
-import type { ContextRow, HarnessId, RateLimitSnapshot, SessionEstimate, SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../core/types.js';
+import type { ContextRow, RateLimitSnapshot, SessionEstimate, SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../core/types.js';
+import type { WinnerOrder } from './dedupe.js';
+import type { HarnessId } from './ids.js';
 
 /** Where a harness looks, resolved from flag, then environment, then default. */
 export interface RootSpec {
@@ -118,9 +120,63 @@ export interface ExtractOptions {
   knownProjects: ReadonlySet<string>;
 }
 
-export interface Harness {
-  id: HarnessId;
+/** A name (and provider) to ask the price data about for a model name as a harness wrote it (src/pricing/names.ts). */
+export interface PriceName {
+  model: string;
+  provider?: string;
+  /** Why this attempt exists, shown by `prices show`. */
+  how: string;
+  /** The entry found this way prices another seller's listing of the model: a report names it as a near match. */
+  near?: true;
+}
+
+/**
+ * Everything tx-usage knows of one harness, in its folder (src/harnesses/<id>/,
+ * exported by its index.ts) and one line of the registry (registry.ts, ids.ts).
+ * docs/adding-a-harness.md is the checklist.
+ */
+export interface Harness<Id extends HarnessId = HarnessId> {
+  id: Id;
   displayName: string;
+  /** Its colour in every chart of every report (src/render/chart-style.ts): one no other harness has. */
+  chartColor: string;
+  /** What the price data is asked about its models (src/pricing/names.ts). */
+  pricing: {
+    /**
+     * The provider it talks to when a response records none; null when its
+     * responses record one, or it talks to any provider. Only a first attempt:
+     * a miss falls through to matching by model name alone.
+     */
+    providerHint: string | null;
+    /** Its own spellings of a model, asked after the name as recorded (and its provider prefixes) and the name alone. */
+    modelNames?(name: string): PriceName[];
+  };
+  /**
+   * The names of the rules its events are counted by (UsageEvent.rule, and
+   * ExtractSink.merged), as its README states them under "Rule names" and
+   * `tx-usage explain` shows them; a test holds the three together.
+   */
+  ruleNames: readonly string[];
+  /** Which row of a response is counted among its copies (dedupe.ts); default LARGEST_USAGE_FIRST. */
+  winnerOrder?: WinnerOrder;
+  /**
+   * Its `extract` continues an append-only JSONL source from a resume point
+   * with only the state it carries (ResumePoint.state): the status line reads
+   * a session's appended lines with it (src/live/own-files.ts). Such a
+   * harness's `extract` is its extractor itself, imported statically (the
+   * status line's bundle has no lazily loaded modules). Absent: the status
+   * line leaves its changes to the store (and marks itself stale).
+   */
+  resumesAlone?: true;
+  /**
+   * The marker sets its extractor hands the shared JSONL scanner
+   * (src/io/jsonl.ts ScanOptions.markers): only lines holding one are parsed.
+   * Each set must fit the WebAssembly scanner's tables: at most 16 markers,
+   * each 1 to 60 bytes without a newline, with at most 8 distinct (first byte,
+   * last byte, length) probes among them (src/io/marker-scan.ts). The
+   * registry checks them when it is loaded.
+   */
+  scanMarkers?: readonly (readonly string[])[];
   /** Roots searched, in order, for `sources` and the "nothing found" message. */
   roots(ctx: PathContext): RootSpec[];
   /**
@@ -166,6 +222,12 @@ export interface Harness {
    * re-stamped copies 4 and 5.
    */
   copyRankFrom?: number;
+  /**
+   * With rankMarksCopies: the lowest dedupe_rank of any copy (default
+   * copyRankFrom, else 1). An appended copy whose original the status line's
+   * snapshot lacks leaves the status line unproven (src/live/merge.ts).
+   */
+  anyCopyRankFrom?: number;
   /** All sources under the given roots. Must not throw for missing roots. */
   discover(roots: RootSpec[], warn: (msg: string, at: SourceLocation) => void): Promise<SourceRef[]>;
   /**

@@ -3,6 +3,7 @@
 import type { ContextRow, RateLimitSnapshot, SessionEstimate, SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../core/types.js';
 import { UnitColumns } from '../core/unit-columns.js';
 import { formatLocation } from '../core/types.js';
+import { nowMs } from '../live/clock.js';
 import type { ExtractOptions, Harness, ResumePoint, SourceRef, WarnOptions } from '../harnesses/types.js';
 
 export interface SkipTally {
@@ -53,12 +54,35 @@ export async function collectSource(harness: Pick<Harness, 'extract' | 'displayN
   };
   try {
     out.resume = await harness.extract(source, sink, opts);
+    futureWarning(out);
   } catch (e) {
     out.warnings.push(`${source.path}: cannot read: ${readFailure(e, source, harness.displayName)}`);
     out.failed = true;
   }
   out.skips = [...skips.values()];
   return out;
+}
+
+/** Responses dated this far past the read are dated in the future (clocks of two machines may differ a little). */
+export const FUTURE_SKEW_MS = 10 * 60_000;
+
+/**
+ * One warning per source for responses dated in the future (a wrong clock,
+ * a made-up file): reports count them on their dates; the live views leave
+ * them out (src/live/events.ts readEvents), so no block far ahead is active.
+ */
+function futureWarning(out: Collected): void {
+  const limit = nowMs() + FUTURE_SKEW_MS;
+  let n = 0;
+  let first: UsageEvent | null = null;
+  for (const e of out.events) {
+    if (e.ts <= limit) continue;
+    n++;
+    if (first === null) first = e;
+  }
+  if (first === null) return;
+  const at = formatLocation({ file: first.source_file, line: first.source_line ?? undefined });
+  out.warnings.push(`${at}: ${n} response${n > 1 ? 's' : ''} dated in the future (the first ${new Date(first.ts).toISOString()}); counted on ${n > 1 ? 'their dates' : 'its date'} in reports, left out of the live views (blocks, watch, status line, budgets, limits)`);
 }
 
 /** Why an extractor could not read a source at all, in a user's words. */

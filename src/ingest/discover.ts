@@ -9,9 +9,8 @@ import { startRecording, stopRecording } from '../io/observed-fs.js';
 import { makeRecord, watchedEnv, type DiscoveryRecord } from './discovery-record.js';
 import type { ScanFacts } from './stamp.js';
 import type { Harness, PathContext, RootSpec, SourceRef } from '../harnesses/types.js';
-export { scanDigest, stampAll, stampOf, type Stamp } from './stamp.js';
-export { TAIL_BYTES, tailCheckBytes, tailHash } from './tail.js';
-export { lastIngestDigest, offerDiscovery, setLastIngestDigest, sidecarPath, takeOfferedDiscovery } from './handoff.js';
+export { scanDigest, stampOf, type Stamp } from './stamp.js';
+export { tailCheckBytes, tailHash } from './tail.js';
 
 export interface HarnessScan {
   harness: Harness;

@@ -13,7 +13,7 @@ import type { ScanFacts } from './stamp.js';
 import { digest128 } from '../core/digest.js';
 
 // 4: digests by SHA-256 (core/digest.ts) instead of XXH64.
-// 5: sources as folders and lines, their meta as text read when a source is read (issue 37).
+// 5: sources as folders and lines, their meta as text read when a source is read.
 const RECORD_VERSION = 5;
 const KIND = 'discovery-record';
 

@@ -12,7 +12,7 @@ import { stampOf, type DiscoverOptions } from './discover.js';
 import type { Job, JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
-import { deferrable, mayDefer, usableHorizon } from './horizon.js';
+import { mayLeaveUnread, mayDefer, usableHorizon } from './horizon.js';
 import { mark } from '../core/trace.js';
 import { withMeta } from './discovery-record.js';
 
@@ -81,7 +81,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
   if (n < 2) return false;
   if (bytes < EARLY_MIN_BYTES || picked.length < 2) {
     // Too little certain work to start for: the rest decides.
-    const rest = maybe.filter((p) => !deferrable(p.job.source, p.harness, p.stamp, horizon));
+    const rest = maybe.filter((p) => !mayLeaveUnread(p.job.source, p.harness, p.stamp, horizon));
     picked.push(...rest);
     bytes += rest.reduce((t, p) => t + p.stamp.size, 0);
     maybe.length = 0;
@@ -119,7 +119,7 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
   start(picked);
   mark(`early extraction started (${pool.size} worker${pool.size === 1 ? '' : 's'} and the main thread, ${picked.length} sources)`);
   // The old ones whose last line is recent after all: a second batch, after the first (pool.ts queues them).
-  const late = maybe.filter((p) => !deferrable(p.job.source, p.harness, p.stamp, horizon));
+  const late = maybe.filter((p) => !mayLeaveUnread(p.job.source, p.harness, p.stamp, horizon));
   if (late.length) start(late);
   if (maybe.length) mark(`early extraction: ${late.length} of ${maybe.length} old sources added`);
   const release = (id: number) => taken.get(id)?.();

@@ -59,13 +59,13 @@ export function usableHorizon(scans: HarnessScan[], horizonMs: number | null | u
 // The last line is read once per source state, whether early or in the ingest.
 const lastTimes = new Map<string, number | null>();
 
-/** Whether deferrable() can say yes: the harness dates its lines and the source's mtime is before the horizon (no file read). */
+/** Whether mayLeaveUnread() can say yes: the harness dates its lines and the source's mtime is before the horizon (no file read). */
 export function mayDefer(harness: Harness, stamp: Stamp | null, horizonMs: number | null): boolean {
   return horizonMs !== null && stamp !== null && harness.lastLineTime !== undefined && stamp.mtimeMs < horizonMs;
 }
 
 /** Whether a source the store has never read may be left unread under this horizon. */
-export function deferrable(src: SourceRef, harness: Harness, stamp: Stamp | null, horizonMs: number | null): boolean {
+export function mayLeaveUnread(src: SourceRef, harness: Harness, stamp: Stamp | null, horizonMs: number | null): boolean {
   if (!mayDefer(harness, stamp, horizonMs)) return false;
   if (src.kind === 'jsonl.zst') return harness.sealedWhenCompressed === true;
   if (src.kind !== 'jsonl') return false;
@@ -87,11 +87,11 @@ function lastLineTime(src: SourceRef, harness: Harness, stamp: Stamp): number | 
 }
 
 /**
- * The time after which a horizon makes the source deferrable (deferrable(src,
- * harness, stamp, h) holds exactly for h > this), null when none does: what a
+ * The time after which a horizon lets the source be left unread
+ * (mayLeaveUnread(src, harness, stamp, h) holds exactly for h > this), null when none does: what a
  * report's warnings are filtered with without the source at hand (store/ready.ts).
  */
-export function deferrableAfter(src: SourceRef, harness: Harness, stamp: Stamp | null): number | null {
+export function mayLeaveUnreadAfter(src: SourceRef, harness: Harness, stamp: Stamp | null): number | null {
   if (stamp === null || harness.lastLineTime === undefined) return null;
   if (src.kind === 'jsonl.zst') return harness.sealedWhenCompressed === true ? stamp.mtimeMs : null;
   if (src.kind !== 'jsonl') return null;

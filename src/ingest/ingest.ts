@@ -7,21 +7,23 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { BatchWriter, loadSourceBook, loadSourceStates, markRetained, settlePending, type CostFn, type SourceBookRow, type SourceWrite } from '../store/write.js';
-import { discoverAll, scanDigest, setLastIngestDigest, stampOf, tailCheckBytes, tailHash, takeOfferedDiscovery, withHarnesses, type HarnessScan, type Stamp } from './discover.js';
+import { discoverAll, scanDigest, stampOf, tailCheckBytes, tailHash, withHarnesses, type HarnessScan, type Stamp } from './discover.js';
+import { setLastIngestDigest, takeOfferedDiscovery } from './handoff.js';
 import type { ScanFacts } from './stamp.js';
 import { runJob, type Job, type JobResult } from './job.js';
 import { ExtractPool, workersAvailable } from './pool.js';
 import { workersWanted } from './worker-count.js';
 import { digest128 } from '../core/digest.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
-import { deferrable, usableHorizon } from './horizon.js';
+import { mayLeaveUnread, usableHorizon } from './horizon.js';
 import { withMeta } from './discovery-record.js';
 import { countRetained, recordSourcesDigest, storedSourcesState, upToDateFor } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
 import { UnitColumns } from '../core/unit-columns.js';
 import type { Collected } from './collect.js';
+import { countedRowsOf } from '../store/counted-rows.js';
 
-export { discoverAll, sidecarPath, type HarnessScan } from './discover.js';
+export { sidecarPath } from './handoff.js';
 
 export interface IngestOptions {
   home: string;
@@ -238,7 +240,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
           opts.progress?.(++done, total);
           continue;
         }
-        if (!late && !fingerprints.has(src.key) && !early?.jobs.has(src.key) && deferrable(src, harness, stamp, horizon)) {
+        if (!late && !fingerprints.has(src.key) && !early?.jobs.has(src.key) && mayLeaveUnread(src, harness, stamp, horizon)) {
           const list = deferred.get(harness.id) ?? [];
           if (!list.length) deferred.set(harness.id, list);
           list.push({ src, harness });
@@ -329,6 +331,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
           unreadSources++;
           r = { ...r, collected: unreadResult(r.collected, p.prev !== null) };
         }
+        if (!r.collected.failed && p.mode === 'full' && p.prev !== null) r = { ...r, collected: await keepCounted(conn, p, r.collected) };
         const rp = r.collected.resume;
         const bookRow: SourceBookRow = {
           source_key: p.src.key,
@@ -435,6 +438,29 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   if (unreadSources === 0 && [...stamps.values()].every((st) => st !== null)) await recordSourcesDigest(conn, digest, storedDigest, result.deferred > 0 ? horizon : null);
   result.unread = unreadSources;
   return finishStats(opts, result, t0, digest);
+}
+
+/**
+ * The rewrite rule for an append-only transcript (JSONL) read again from its
+ * start because it shrank or changed before where the last read ended
+ * (truncated, rewritten in place): the responses counted from it before
+ * stay counted (the README: last month's spend does not shrink; deleting the
+ * file keeps them too, as retained rows), what it holds now is counted by its
+ * responses' keys (a response read before and still there is the new read's
+ * row), and the change is named once, in the warnings and `sources`.
+ */
+async function keepCounted(conn: DuckDBConnection, p: Plan, c: Collected): Promise<Collected> {
+  if (p.src.kind !== 'jsonl' || p.prev?.kind !== 'jsonl' || p.prev.resume_offset === null) return c;
+  // A migration's re-read ('read again: …', store/schema.ts) replaces what an earlier build counted: nothing is kept.
+  if (p.prev.fingerprint.startsWith('read again:')) return c;
+  const old = await countedRowsOf(conn, p.src.key);
+  if (!old.length) return c;
+  const now = new Set(c.events.map((e) => `${e.harness}\0${e.dedupe_key}`));
+  const kept = old.filter((e) => !now.has(`${e.harness}\0${e.dedupe_key}`));
+  if (!kept.length) return c;
+  const how = p.stamp.size < p.prev.resume_offset ? `truncated (${p.stamp.size} bytes; ${p.prev.resume_offset} had been read)` : 'rewritten in place (its bytes before the end of the last read changed)';
+  const warning = `${p.src.path}: ${how}: ${kept.length} response${kept.length > 1 ? 's' : ''} counted before and no longer in it stay counted; what it holds now is counted by response id`;
+  return { ...c, events: [...c.events, ...kept], warnings: [...c.warnings, warning] };
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessScan } from './discover.js';
 import { stampOf } from './stamp.js';
-import { deferrableAfter, usableHorizon } from './horizon.js';
+import { mayLeaveUnreadAfter, usableHorizon } from './horizon.js';
 import { hasUnpricedResponses, storedWarningsBySource } from '../store/read.js';
 import { countRetained } from '../store/sources-digest.js';
 import type { Ready, ReadyWarning } from '../store/ready.js';
@@ -20,7 +20,7 @@ export async function sourceFacts(conn: DuckDBConnection, scans: HarnessScan[]):
     if (until === undefined) {
       const s = bySource.get(w.source_key);
       // A source no longer found keeps its warnings (what the store still holds of it is reported).
-      until = s ? deferrableAfter(s.src, s.harness, stampOf(s.src)) : null;
+      until = s ? mayLeaveUnreadAfter(s.src, s.harness, stampOf(s.src)) : null;
       after.set(w.source_key, until);
     }
     return { harness: w.harness as HarnessId, reason: w.reason, until };

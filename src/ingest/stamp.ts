@@ -6,6 +6,7 @@ import type { HarnessId } from '../core/types.js';
 import type { RootSpec, SourceRef } from '../harnesses/types.js';
 import { digest128 } from '../core/digest.js';
 import { accessSync, constants, statSync } from 'node:fs';
+import { fsPath } from '../io/raw-path.js';
 
 /** What scanDigest needs of a harness's scan (a HarnessScan, or one replayed from a discovery record). */
 export interface ScanFacts {
@@ -20,7 +21,7 @@ export interface Stamp {
   ino: string;
   /**
    * size:mtime:inode of the source (and UNREADABLE when this process may not
-   * read it: readMark), size:mtime of each companion: changes when any of
+   * read it: unreadableMark), size:mtime of each companion: changes when any of
    * them does.
    */
   fingerprint: string;
@@ -28,10 +29,10 @@ export interface Stamp {
   mtimeMs: number;
 }
 
-/** What a fingerprint carries, after the source's own size:mtime:inode, when the source cannot be read by this process (readMark). */
+/** What a fingerprint carries, after the source's own size:mtime:inode, when the source cannot be read by this process (unreadableMark). */
 export const UNREADABLE = ':unreadable';
 
-/** This process's user and groups, for readMark; null where file modes do not bind it (root) or do not exist (Windows). */
+/** This process's user and groups, for unreadableMark; null where file modes do not bind it (root) or do not exist (Windows). */
 let self: { uid: number; gids: Set<number> } | null | undefined;
 
 function whoAmI(): { uid: number; gids: Set<number> } | null {
@@ -54,12 +55,12 @@ function whoAmI(): { uid: number; gids: Set<number> } | null {
  * since an ACL may still grant the read. Root's reads are not refused by
  * modes (CAP_DAC_OVERRIDE): never marked.
  */
-export function readMark(path: string, mode: number, uid: number, gid: number, me = whoAmI()): string {
+export function unreadableMark(path: string, mode: number, uid: number, gid: number, me = whoAmI()): string {
   if (!me) return '';
   const bit = uid === me.uid ? 0o400 : me.gids.has(gid) ? 0o040 : 0o004;
   if (mode & bit) return '';
   try {
-    accessSync(path, constants.R_OK);
+    accessSync(fsPath(path), constants.R_OK);
     return '';
   } catch {
     return UNREADABLE;
@@ -70,16 +71,16 @@ export function readMark(path: string, mode: number, uid: number, gid: number, m
 export function stampOf(src: SourceRef): Stamp | null {
   let st;
   try {
-    st = statSync(src.path, { throwIfNoEntry: false });
+    st = statSync(fsPath(src.path), { throwIfNoEntry: false });
   } catch {
     return null;
   }
   if (!st) return null;
-  let fingerprint = `${st.size}:${st.mtimeMs}:${st.ino}${readMark(src.path, st.mode, st.uid, st.gid)}`;
+  let fingerprint = `${st.size}:${st.mtimeMs}:${st.ino}${unreadableMark(src.path, st.mode, st.uid, st.gid)}`;
   for (const c of src.companions ?? []) {
     let cs;
     try {
-      cs = statSync(c, { throwIfNoEntry: false });
+      cs = statSync(fsPath(c), { throwIfNoEntry: false });
     } catch {
       cs = null;
     }

@@ -8,7 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { loadSourceStates } from '../store/write.js';
 import { countRetained, storedSourcesState, upToDateFor } from '../store/sources-digest.js';
 import { setLastIngestDigest } from './handoff.js';
-import { deferrable, usableHorizon } from './horizon.js';
+import { mayLeaveUnread, usableHorizon } from './horizon.js';
 import { findAndStamp, type IngestOptions, type IngestResult } from './ingest.js';
 
 export interface Survey {
@@ -46,7 +46,7 @@ export async function surveyReadOnly(conn: DuckDBConnection, opts: IngestOptions
         const now = raw.get(src.key)!;
         const held = fingerprints.get(src.key);
         if (held === undefined) {
-          if (!deferrable(src, s.harness, stamps.get(src.key) ?? null, horizon)) changed++;
+          if (!mayLeaveUnread(src, s.harness, stamps.get(src.key) ?? null, horizon)) changed++;
           continue;
         }
         // A harness that resolves projects from the others' (Cursor) has

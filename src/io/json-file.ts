@@ -2,9 +2,10 @@
 // `json`): a harness that rewrites a whole file on every save. Such a file is
 // read whole every time it changes (it cannot be resumed), so it is read once
 // per change, parsed once, and its bytes counted like the JSONL readers'.
-import { readFileSync } from 'node:fs';
+import { readRegularBytes } from './regular-file.js';
 import type { ExtractSink } from '../harnesses/types.js';
 import { readCounter } from './jsonl.js';
+import { textStart } from './text-encoding.js';
 
 /**
  * The parsed document, or null when it is not JSON (a warning naming the file
@@ -12,9 +13,15 @@ import { readCounter } from './jsonl.js';
  * null without a warning: harnesses create a file before they first write it.
  */
 export function readJsonFile(file: string, sink: ExtractSink): unknown {
-  const bytes = readFileSync(file);
+  const bytes = readRegularBytes(file);
   readCounter.bytes += bytes.length;
-  const text = bytes.toString('utf8');
+  // A byte order mark is skipped; UTF-16 is named, not read (text-encoding.ts).
+  const start = textStart(bytes.subarray(0, 4));
+  if ('unreadable' in start) {
+    sink.warn(start.unreadable, { file });
+    return null;
+  }
+  const text = bytes.toString('utf8', start.skip);
   if (text.trim() === '') return null;
   try {
     return JSON.parse(text);

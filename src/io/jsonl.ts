@@ -1,7 +1,9 @@
 // The shared JSONL readers: plain files resumed at a byte offset, and
 // single-frame `.jsonl.zst` files decoded as a stream. Harnesses never open
 // transcript files themselves.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegular } from './regular-file.js';
+import { crToLf, endsLinesWithCr, textStart } from './text-encoding.js';
 import { createRequire } from 'node:module';
 import { LineSplitter, type SplitResult, type UnmarkedHead, type UnmarkedPeek } from './lines.js';
 import type { ExtractSink, ResumePoint } from '../harnesses/types.js';
@@ -21,7 +23,14 @@ export const lastSplitStats = { peakHeldBytes: 0 };
 let sharedChunk: Buffer | null = null;
 
 export interface ScanOptions {
-  /** A line is parsed only if it contains one of these (byte search). Empty: every line. */
+  /**
+   * A line is parsed only if it contains one of these (byte search). Empty:
+   * every line. The WebAssembly scanner holds at most 16 markers of 1 to 60
+   * bytes (no newline), with at most 8 distinct (first byte, last byte,
+   * length) probes; a set beyond that is scanned in JavaScript, several times
+   * slower. Declare a harness's sets in its Harness object (`scanMarkers`):
+   * the registry checks them.
+   */
   markers: readonly string[];
   resume?: ResumePoint | null;
   maxLineBytes?: number;
@@ -86,9 +95,21 @@ export async function scanJsonlFile(
   // Synchronous reads into one buffer per thread: extraction runs in worker
   // threads (or on small inputs), where awaiting each read only adds
   // thread-pool round trips, and nothing can interleave with this loop.
-  const fd = openSync(file, 'r');
+  const fd = openRegular(file); // regular files only: a FIFO or /dev/zero is refused, never read
   let res: SplitResult;
   try {
+    // How the text is written (text-encoding.ts): a byte order mark is
+    // skipped, UTF-16 is named and not read, lone-CR line ends are read.
+    if (base.offset === 0) {
+      const head = Buffer.alloc(4);
+      const start = textStart(head.subarray(0, readSync(fd, head, 0, 4, 0)));
+      if ('unreadable' in start) {
+        sink.warn(start.unreadable, { file });
+        return { offset: 0, lines: 0 };
+      }
+      base.offset = start.skip;
+    }
+    let crOnly: boolean | null = null;
     const reread = (offset: number, length: number) => {
       const b = Buffer.allocUnsafe(length);
       const n = readSync(fd, b, 0, length, offset);
@@ -104,7 +125,9 @@ export async function scanJsonlFile(
       if (bytesRead === 0) break;
       pos += bytesRead;
       readCounter.bytes += bytesRead;
-      splitter.push(buf.subarray(0, bytesRead));
+      const got = buf.subarray(0, bytesRead);
+      if ((crOnly ??= endsLinesWithCr(got))) crToLf(got);
+      splitter.push(got);
     }
     res = splitter.end();
     lastSplitStats.peakHeldBytes = Math.max(lastSplitStats.peakHeldBytes, splitter.peakHeldBytes);
@@ -147,7 +170,7 @@ export async function scanJsonlZstFile(
   });
   // Read synchronously, like plain files (the decoding is the work): no
   // node:fs/promises to load for it.
-  const fd = openSync(file, 'r');
+  const fd = openRegular(file); // regular files only: a FIFO or /dev/zero is refused, never read
   let fault: string | null = null;
   try {
     const buf = Buffer.allocUnsafe(CHUNK);

@@ -21,6 +21,13 @@ export interface ChunkScan {
   tail: boolean;
 }
 
+/**
+ * What the module's tables hold (marker-scan.wat): at most 16 markers, each 1
+ * to 60 bytes without a newline, with at most 8 distinct (first byte, last
+ * byte, length) probes among them. A set beyond these is scanned in
+ * JavaScript, several times slower; a harness's sets are checked when the
+ * registry is loaded (scanMarkersProblem), so one never is.
+ */
 const MAX_PROBES = 8;
 const MAX_MARKERS = 16;
 const MAX_MARKER_BYTES = 60;
@@ -70,11 +77,22 @@ function wasmInstance(): Instance | null {
   return instance;
 }
 
-/** Whether the module can hold these markers (the JavaScript scan takes any). */
-function fitsModule(markers: readonly Buffer[]): boolean {
-  if (markers.length === 0 || markers.length > MAX_MARKERS) return false;
+/** Why the module cannot hold these markers, or null when it can (the JavaScript scan takes any). */
+function moduleProblem(markers: readonly Buffer[]): string | null {
+  if (markers.length === 0) return 'no markers';
+  if (markers.length > MAX_MARKERS) return `${markers.length} markers (the scanner holds ${MAX_MARKERS})`;
+  const bad = markers.find((m) => m.length < 1 || m.length > MAX_MARKER_BYTES || m.includes(10));
+  if (bad) return `marker ${JSON.stringify(bad.toString())} is ${bad.length} bytes${bad.includes(10) ? ' with a newline' : ''} (the scanner holds 1 to ${MAX_MARKER_BYTES}, no newline)`;
   const probes = new Set(markers.map((m) => `${m[0]}:${m[m.length - 1]}:${m.length}`));
-  return probes.size <= MAX_PROBES && markers.every((m) => m.length >= 1 && m.length <= MAX_MARKER_BYTES && !m.includes(10));
+  if (probes.size > MAX_PROBES) return `${probes.size} distinct (first byte, last byte, length) probes (the scanner holds ${MAX_PROBES})`;
+  return null;
+}
+
+const fitsModule = (markers: readonly Buffer[]) => moduleProblem(markers) === null;
+
+/** Why the WebAssembly scanner cannot hold a marker set a harness declares (Harness.scanMarkers), or null when it can. */
+export function scanMarkersProblem(markers: readonly string[]): string | null {
+  return moduleProblem(markers.map((m) => Buffer.from(m, 'utf8')));
 }
 
 function configure(inst: Instance, markers: readonly Buffer[], id: string): void {

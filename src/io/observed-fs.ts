@@ -9,6 +9,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { digest128 } from '../core/digest.js';
 import { readRegularText } from './regular-file.js';
+import { fsPath, nameFromBytes } from './raw-path.js';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'other';
 export interface DirEntry {
@@ -64,7 +65,7 @@ export function stopRecording(): void {
 
 function kindNow(path: string): EntryKind | null {
   try {
-    const s = statSync(path);
+    const s = statSync(fsPath(path));
     return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
   } catch {
     return null;
@@ -73,7 +74,8 @@ function kindNow(path: string): EntryKind | null {
 
 function realpathNow(path: string): string | null {
   try {
-    return realpathSync.native(path);
+    // As bytes: a real path may hold names that are not valid UTF-8 (raw-path.ts).
+    return nameFromBytes(realpathSync.native(fsPath(path), { encoding: 'buffer' }));
   } catch {
     return null;
   }
@@ -81,7 +83,7 @@ function realpathNow(path: string): string | null {
 
 /** existsSync, recorded. */
 export function exists(path: string): boolean {
-  const r = existsSync(path);
+  const r = existsSync(fsPath(path));
   recording?.push({ op: 'exists', path, r });
   return r;
 }
@@ -132,8 +134,9 @@ function entriesHash(entries: DirEntry[] | null, err: NodeJS.ErrnoException | nu
 }
 
 function readEntries(path: string): DirEntry[] {
-  return readdirSync(path, { withFileTypes: true }).map((d) => ({
-    name: d.name,
+  // Names as bytes, kept exactly (raw-path.ts): a name that is not valid UTF-8 still names its file.
+  return readdirSync(fsPath(path), { withFileTypes: true, encoding: 'buffer' }).map((d) => ({
+    name: nameFromBytes(d.name),
     kind: d.isFile() ? 'file' : d.isDirectory() ? 'dir' : d.isSymbolicLink() ? 'link' : 'other',
   }));
 }
@@ -143,7 +146,7 @@ export function listDir(path: string): DirEntry[] {
   if (!recording) return readEntries(path);
   let before;
   try {
-    before = statSync(path, { throwIfNoEntry: false });
+    before = statSync(fsPath(path), { throwIfNoEntry: false });
   } catch {
     before = null;
   }
@@ -169,7 +172,7 @@ export function listDir(path: string): DirEntry[] {
 function holds(o: Observation): boolean {
   switch (o.op) {
     case 'exists':
-      return existsSync(o.path) === o.r;
+      return existsSync(fsPath(o.path)) === o.r;
     case 'kind':
       return kindNow(o.path) === o.r;
     case 'realpath':
@@ -183,7 +186,7 @@ function holds(o: Observation): boolean {
       if (w.settled) {
         let s;
         try {
-          s = statSync(o.path, { throwIfNoEntry: false });
+          s = statSync(fsPath(o.path), { throwIfNoEntry: false });
         } catch {
           s = null;
         }

@@ -1,12 +1,14 @@
 // Reading a few bytes of a file by descriptor, with the descriptor always
-// closed and any failure (missing file, permission, a read error) one answer.
-import { closeSync, openSync } from 'node:fs';
+// closed and any failure (missing file, permission, a read error, not a
+// regular file) one answer.
+import { closeSync } from 'node:fs';
+import { openRegular } from './regular-file.js';
 
 /** `fn` with the file open for reading; `failed` when it cannot be opened or `fn` throws. */
 export function withOpenFile<T>(path: string, failed: T, fn: (fd: number) => T): T {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openRegular(path); // a FIFO or device there is a failure, never a wait
   } catch {
     return failed;
   }

@@ -4,7 +4,8 @@
 // absent or starts with that marker (or the prefix an older version wrote),
 // so that a file of the user's that happens to sit at that path is never
 // overwritten. Written to a temporary file beside it, then renamed.
-import { closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { openRegular } from './regular-file.js';
 import { dirname } from 'node:path';
 
 /** The marker that starts a side file of `kind`: `{"tx-usage":"<kind>"`. */
@@ -22,7 +23,7 @@ export function ownJson(kind: string, value: object): string {
 function head(path: string, n: number): string | null {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openRegular(path); // a FIFO or device at that path is not ours, and never waited on
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'ENOENT' ? '' : null;
   }

@@ -3,7 +3,8 @@
 // files next to it. The only file SQLite may touch is an EXISTING `-shm`
 // wal-index, which every reader updates.
 import Database from 'better-sqlite3';
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, readSync, rmSync } from 'node:fs';
+import { openRegular, refuseNonRegular } from './regular-file.js';
 import { basename, join } from 'node:path';
 
 export type SqliteDb = Database.Database;
@@ -68,7 +69,7 @@ function openCopy(path: string, tmpDir: string, reason: CopyReason): ReadOnlyDb 
 function headerSaysWal(path: string): boolean {
   let fd: number | null = null;
   try {
-    fd = openSync(path, 'r');
+    fd = openRegular(path);
     const head = Buffer.alloc(20);
     const n = readSync(fd, head, 0, 20, 0);
     return n === 20 && (head[18] === 2 || head[19] === 2);
@@ -91,6 +92,17 @@ function headerSaysWal(path: string): boolean {
  * readable SQLite database.
  */
 export function openSqliteReadOnly(path: string, tmpDir: string): ReadOnlyDb {
+  // SQLite opens these itself, blocking: a FIFO there waits for ever, a link
+  // to /dev/zero reads as an empty WAL (committed rows silently missing).
+  // Each must be a regular file, or the database is not read at all.
+  for (const suffix of ['', '-wal', '-shm', '-journal']) {
+    try {
+      refuseNonRegular(path + suffix);
+    } catch (e) {
+      if (suffix) (e as Error).message = `its ${suffix.slice(1)} file ${path + suffix} is ${(e as Error).message.replace(/; never read$/, '')}; database never read`;
+      throw e;
+    }
+  }
   const hasWal = existsSync(path + '-wal');
   const hasShm = existsSync(path + '-shm');
   const inPlace = hasWal ? hasShm : !headerSaysWal(path);

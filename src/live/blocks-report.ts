@@ -6,7 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { keyColumns, USAGE_METRIC_COLUMNS, type Column, type Dataset } from '../render/columns.js';
 import { abbreviate, pct, usd } from '../render/format.js';
 import type { ChartData } from '../report/charts.js';
-import type { ReportDefinition, ReportOutput } from '../report/definitions.js';
+import type { ReportDefinition, ReportOutput } from '../report/output.js';
 import { UsageError } from '../report/period.js';
 import type { ReportParams } from '../report/summary-rows.js';
 import { unpricedNote } from '../render/cells.js';

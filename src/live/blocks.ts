@@ -123,7 +123,8 @@ export function identifyBlocks(harness: string, events: readonly LiveEvent[]): B
 export function isActive(b: Block, now: number): boolean {
   if (b.isGap || !b.events.length) return false;
   const last = b.events[b.events.length - 1]!.ts;
-  return now - last < BLOCK_MS && now < b.end;
+  // Only the block that holds now: one starting later (future-dated rows) never is.
+  return b.start <= now && now - last < BLOCK_MS && now < b.end;
 }
 
 /** The summary template's sums over some responses (its column names), for metricsOf. */

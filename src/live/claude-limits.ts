@@ -7,9 +7,6 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RateLimitSnapshot, RateLimitWindow } from '../core/types.js';
 
-/** The 5-hour and 7-day windows' lengths. */
-export const FIVE_HOURS_MIN = 300;
-export const SEVEN_DAYS_MIN = 10_080;
 /** Readings kept (oldest dropped first): months of changes. */
 const MAX_READINGS = 20_000;
 /** An unchanged reading's last-seen time is written at most this often. */

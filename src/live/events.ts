@@ -6,6 +6,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CostMode } from '../report/summary-rows.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
+import { nowMs } from './clock.js';
+import { FUTURE_SKEW_MS } from '../ingest/collect.js';
 import { BLOCK_MS, identifyBlocks, latestBlockFirstTs, type Block, type LiveEvent } from './blocks.js';
 
 /** A LiveEvent with what identifies it in the store (the statusline merges appended responses by it). */
@@ -54,7 +56,9 @@ export async function readEvents(conn: DuckDBConnection, f: EventFilter, fromMs:
     project: f.project,
     cost_mode: f.costMode,
     from_ms: Math.floor(fromMs),
-    until_ms: Math.ceil(untilMs),
+    // Responses dated in the future (warned about at ingest: collect.ts) are
+    // never in a live view: the one filter every live view reads through.
+    until_ms: Math.ceil(Math.min(untilMs, nowMs() + FUTURE_SKEW_MS)),
   });
   return rows.map(eventOfRow);
 }

@@ -11,16 +11,19 @@
 //   the same arithmetic, so the same cost to the digit; anything not in the
 //   export is a miss, never a guess);
 // - a response whose dedupe key the snapshot holds is combined by the
-//   store's rule (schema.ts billed_events: the largest usage, then the
-//   lowest dedupe_rank), and a new key is a new response;
+//   store's rule (the harness's winner order, src/harnesses/dedupe.ts), and a
+//   new key is a new response;
 // - what cannot be proven this way makes the answer unproven, never guessed:
 //   a response dated before `from` (its key may be stored outside the
 //   window), a copy (dedupe_rank > 0 where the harness marks copies so) of a
 //   response the snapshot does not hold (its original may be stored outside
 //   the window), a price miss.
+import { nowMs } from './clock.js';
+import { FUTURE_SKEW_MS } from '../ingest/collect.js';
 import { usdToE10 } from '../core/money.js';
 import type { HarnessId, UsageEvent } from '../core/types.js';
-import { COPY_RANK_FROM, RANK_MARKS_COPIES } from '../harnesses/append.js';
+import { winnerOrderOf } from '../harnesses/dedupe.js';
+import { harnessById } from '../harnesses/registry.js';
 import { cachedCost, PRICE_MISS } from '../pricing/cache.js';
 import { totalTokensOf, type EventSums } from './blocks.js';
 import type { StoredEvent } from './events.js';
@@ -69,13 +72,17 @@ export function addEvent(s: Sums, e: StoredEvent, sign: 1 | -1): void {
   if (s.priced_events === 0n) s.cost_e10 = null;
 }
 
-/** The store's choice between two rows of one dedupe key (schema.ts billed_events): the largest usage, then the lowest rank. */
+/** The store's choice between two rows of one dedupe key (the harness's winner order). */
 export function storeKeeps(a: StoredEvent, b: StoredEvent): StoredEvent {
-  const ta = totalTokensOf(a);
-  const tb = totalTokensOf(b);
-  if (ta !== tb) return ta > tb ? a : b;
-  // Equal usage and rank: the store orders by source file and line; the numbers are the same either way.
-  return b.rank < a.rank ? b : a;
+  // Rows without a place: where usage and rank are equal the store orders by source file and line, and the numbers are the same either way.
+  const row = (e: StoredEvent) => ({ usage: totalTokensOf(e), dedupe_rank: e.rank, source_file: '', source_line: null });
+  return winnerOrderOf(harnessById(a.harness as HarnessId)).compare(row(a), row(b)) <= 0 ? a : b;
+}
+
+/** The lowest dedupe_rank of a copy whose original the snapshot must hold, or null where ranks do not mark copies. */
+function copyRankFrom(harness: HarnessId): number | null {
+  const h = harnessById(harness);
+  return h?.rankMarksCopies ? h.anyCopyRankFrom ?? h.copyRankFrom ?? 1 : null;
 }
 
 /** An extracted response as the store will hold it (cost under `auto`, priced from the snapshot's prices). */
@@ -129,6 +136,8 @@ export function mergeAppended(snap: LiveSnapshot, appended: readonly UsageEvent[
   };
   let unproven: string | null = null;
   for (const raw of appended) {
+    // Dated in the future: out of the live views, as readEvents leaves them (events.ts).
+    if (raw.ts > nowMs() + FUTURE_SKEW_MS) continue;
     if (raw.ts < snap.from) {
       unproven ??= `a response dated before the snapshot's window (${new Date(raw.ts).toISOString()})`;
       continue;
@@ -141,7 +150,8 @@ export function mergeAppended(snap: LiveSnapshot, appended: readonly UsageEvent[
     const k = `${e.harness}\u0000${e.key}`;
     const old = byKey.get(k);
     if (!old) {
-      if (RANK_MARKS_COPIES[e.harness as HarnessId] && e.rank >= COPY_RANK_FROM[e.harness as HarnessId]) {
+      const copyFrom = copyRankFrom(e.harness as HarnessId);
+      if (copyFrom !== null && e.rank >= copyFrom) {
         unproven ??= `a copied response (${e.key}) whose original is not in the snapshot`;
         continue;
       }

@@ -6,7 +6,8 @@
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { UsageEvent } from '../core/types.js';
-import { APPEND_EXTRACTORS } from '../harnesses/append.js';
+import type { HarnessId } from '../core/types.js';
+import { harnessById } from '../harnesses/registry.js';
 import { collectSource } from '../ingest/collect.js';
 import { tailHash } from '../ingest/tail.js';
 import type { LiveSnapshot, SnapSource } from './snapshot.js';
@@ -45,7 +46,9 @@ export async function readOwnAppends(snap: LiveSnapshot, harness: string, sessio
     const st = inode(src.path);
     if (!st) continue; // gone: the store keeps its rows until the next ingest forgets them
     if (st.ino === src.ino && st.size === src.size) continue;
-    const extract = APPEND_EXTRACTORS[src.harness];
+    // A harness whose extractor continues a transcript alone; the others' changes are left to the store.
+    const h = harnessById(src.harness as HarnessId);
+    const extract = h?.resumesAlone ? h.extract : null;
     const ok =
       extract &&
       src.kind === 'jsonl' &&

@@ -3,7 +3,7 @@
 // share only (no projection), so that the report stays a function of the
 // sources and the day; `tx-usage check` projects.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ReportOutput } from '../report/definitions.js';
+import type { ReportOutput } from '../report/output.js';
 import type { Runtime } from '../cli/runtime.js';
 import { liveConfig } from './config.js';
 import { storeBudgets } from './budgets-store.js';

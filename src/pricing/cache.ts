@@ -6,8 +6,10 @@
 // Anything not in the cache is a miss, never a guess: the status line then
 // says it is stale until the next refresh.
 import type { CompiledPrice } from './engine.js';
-import type { PriceableUsage } from './pricer.js';
 import { costAtTier } from './service-tier.js';
+
+/** What the cache prices: what the pricer prices (pricer.ts PriceableUsage), by the fields the cache reads. */
+type CachedUsage = Parameters<typeof costAtTier>[1] & { harness: string | null; provider: string | null; ts: number };
 
 export interface CachedResolution {
   /** Bucket width in ms (0: one bucket for all time), as the pricer's memo cuts time. */
@@ -36,8 +38,10 @@ export function bucketOf(width: number, ts: number): number {
 }
 
 /** Exactly what Pricer.costE10(u) returns, or PRICE_MISS when the cache cannot tell. */
-export function cachedCost(cache: PriceCache, u: PriceableUsage): bigint | null | typeof PRICE_MISS {
+export function cachedCost(cache: PriceCache, u: CachedUsage): bigint | null | typeof PRICE_MISS {
   if (!u.model) return null;
+  // A `-fast` name may be priced as its base model in fast mode (pricer.ts fastNamed): the pricer answers.
+  if (!u.speed && /-fast$/i.test(u.model)) return PRICE_MISS;
   const r = cache.entries[resolutionKey(u.harness, u.provider, u.model)];
   if (r === undefined) return PRICE_MISS;
   if (r === null) return null;
@@ -46,17 +50,6 @@ export function cachedCost(cache: PriceCache, u: PriceableUsage): bigint | null 
   if (c === undefined) return PRICE_MISS;
   if (c === null) return null;
   return costAtTier(c, u);
-}
-
-/** Entries of `b` added to `a` (same fingerprint; else `b` alone). */
-export function mergePriceCaches(a: PriceCache | null, b: PriceCache): PriceCache {
-  if (!a || a.fingerprint !== b.fingerprint) return b;
-  const entries: PriceCache['entries'] = { ...a.entries };
-  for (const [k, v] of Object.entries(b.entries)) {
-    const old = entries[k];
-    entries[k] = v && old && old.width === v.width ? { width: v.width, buckets: { ...old.buckets, ...v.buckets } } : v;
-  }
-  return { fingerprint: b.fingerprint, entries };
 }
 
 // Compiled prices hold BigInt coefficients: JSON with a tagged form for them

@@ -48,9 +48,6 @@ const PRICE_KEYS: Record<string, { unit: UnitKey; shift: number }> = {
   web_searches_kcount: { unit: 'web_search', shift: 3 },
 };
 
-/** A price value as the library stores it: a number, or `{ base, tiers: [{ start, price }] }`. */
-export type RawPriceValue = number | string | Dec | { base: unknown; tiers: unknown };
-
 interface UnitRate {
   base: number;
   tiers: { start: number; coef: number }[];
@@ -83,6 +80,12 @@ export interface CompiledPrice {
    * exclusive): a promotion's multiplier in place of `fastMultiplier`.
    */
   fastPromo?: { until: number; price: CompiledPrice; multiplier: string; source: string };
+  /**
+   * The prices already are an in-region / geographic rate (the data's AWS
+   * `regional.*` entries, or an override, which prices as given): a Bedrock
+   * in-region id priced by them gets no regional multiple (regional.ts).
+   */
+  regional?: boolean;
 }
 
 /** What a price set is in fast mode: a multiplier on every token rate, and its evidence. */

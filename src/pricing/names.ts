@@ -8,6 +8,7 @@
 // (`anthropic/claude-…`, `openrouter/anthropic/claude-…`) or fall back when a
 // harness's provider id is not one it knows (`opencode`, a custom gateway).
 import type { HarnessId } from '../core/types.js';
+import { harnessById } from '../harnesses/registry.js';
 
 export interface Candidate {
   model: string;
@@ -18,47 +19,14 @@ export interface Candidate {
   near?: boolean;
 }
 
-/**
- * The provider a harness talks to when it records none. Used only as a first
- * attempt: a miss falls through to matching by model name alone.
- */
-export function harnessProviderHint(h: HarnessId | null): string | undefined {
-  switch (h) {
-    case null:
-      return undefined;
-    case 'claude-code':
-      return 'anthropic';
-    case 'codex':
-      return 'openai';
-    case 'cursor-agent':
-      return 'cursor';
-    case 'opencode':
-    case 'pi':
-    case 'openclaw':
-      // They record the provider per response.
-      return undefined;
-    case 'cline':
-    case 'roo-code':
-    case 'kilo-code':
-      // Any provider the user configured; Cline records its provider id where it can.
-      return undefined;
-    case 'gemini-cli':
-      // Gemini API and Vertex AI: Google's models, Google's prices.
-      return 'google';
-    case 'qwen-code':
-      // Any OpenAI-compatible endpoint (DashScope, OpenRouter, a local server...), Gemini or Anthropic: not one provider.
-      return undefined;
-    default:
-      return h satisfies never;
-  }
-}
-
 /** Display-only suffixes some tools append (`claude-opus-4-6[1m]`). */
 const BRACKET_SUFFIX = /\[[^\]]*\]$/;
 
 export function candidates(rawModel: string, rawProvider: string | null, harness: HarnessId | null): Candidate[] {
   const model = rawModel.trim();
   const provider = rawProvider?.trim() || undefined;
+  // What the harness says of its models (Harness.pricing).
+  const pricing = harness === null ? undefined : harnessById(harness)?.pricing;
   const out: Candidate[] = [];
   const seen = new Set<string>();
   const add = (m: string, p: string | undefined, how: string, near?: true) => {
@@ -75,7 +43,7 @@ export function candidates(rawModel: string, rawProvider: string | null, harness
   for (const name of names) {
     // 1. Exactly as recorded, with the recorded (or harness-implied) provider.
     if (provider) add(name, provider, `provider ${provider}`);
-    const hint = provider ? undefined : harnessProviderHint(harness);
+    const hint = provider ? undefined : pricing?.providerHint ?? undefined;
     if (hint) add(name, hint, `${harness} talks to ${hint}`);
     // 2. Provider prefixes in the name: `a/b/model` → provider a with `b/model`, then provider b with `model`.
     const parts = name.split('/');
@@ -89,37 +57,8 @@ export function candidates(rawModel: string, rawProvider: string | null, harness
     // 4. The model name alone: the library infers the provider from the name.
     add(name, undefined, 'model name');
     for (let i = 1; i < parts.length; i++) add(parts.slice(i).join('/'), undefined, 'model name without provider prefix');
-    // 5. Cursor's own spelling of provider models (its usage CSV): see cursorModelNames.
-    if (harness === 'cursor-agent') for (const alt of cursorModelNames(name)) add(alt, undefined, "Cursor's name for the model");
-    // 6. Qwen Code's default endpoint is Alibaba's DashScope, which the price data has no provider
-    // for; OpenRouter lists the same Qwen models (`qwen/qwen3-coder-plus`), at its own prices: a
-    // near match, named as such in a report's warnings. A name already in OpenRouter's
-    // `qwen/<model>` form is OpenRouter's own id (DashScope's ids have no prefix).
-    if (harness === 'qwen-code' && /^qwen\//i.test(name)) add(name, 'openrouter', "OpenRouter's id for the Qwen model");
-    else if (harness === 'qwen-code' && /^qwen/i.test(name)) add(`qwen/${name}`, 'openrouter', 'the Qwen model as OpenRouter lists it', true);
-  }
-  return out;
-}
-
-/** Settings Cursor appends to a provider model's name that do not change its per-token price. */
-const CURSOR_SETTINGS = /-(?:thinking|max|xhigh|high|medium|low|minimal)$/;
-
-/**
- * The provider's names for a model as Cursor writes it: `claude-4.5-sonnet-thinking`
- * is Anthropic's `claude-sonnet-4-5` (version before family, reasoning and
- * Max Mode as suffixes). Suffixes are peeled one at a time, most specific
- * name first. `-fast` variants are left alone: they are priced apart.
- */
-export function cursorModelNames(name: string): string[] {
-  const out: string[] = [];
-  let n = name.toLowerCase();
-  for (;;) {
-    const m = /^claude-(\d+)(?:\.(\d+))?-(opus|sonnet|haiku)(-.*)?$/.exec(n);
-    if (m) out.push(`claude-${m[3]}-${m[1]}${m[2] ? `-${m[2]}` : ''}${m[4] ?? ''}`);
-    const shorter = n.replace(CURSOR_SETTINGS, '');
-    if (shorter === n) break;
-    out.push(shorter);
-    n = shorter;
+    // 5. The harness's own spellings of the model (Cursor's usage CSV, Qwen's DashScope ids).
+    for (const alt of pricing?.modelNames?.(name) ?? []) add(alt.model, alt.provider, alt.how, alt.near);
   }
   return out;
 }

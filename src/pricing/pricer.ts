@@ -23,6 +23,7 @@ import { formatCostUnits } from './decimal.js';
 import type { CompiledPrice, FastMode } from './engine.js';
 import { compilePrice, compileWithFast } from './engine.js';
 import { fastModeOf } from './fast-mode.js';
+import { isRegionalEntry, regionalNotes } from './regional.js';
 import { readStoredData } from './datafile.js';
 import { digest128 } from '../core/digest.js';
 import { bucketOf, resolutionKey, type PriceCache } from './cache.js';
@@ -43,7 +44,7 @@ export class PricesFileError extends Error {
 }
 
 /** Bump when the costing logic changes, so stores re-price their rows. */
-const ENGINE_VERSION = 'pricing-4';
+const ENGINE_VERSION = 'pricing-5';
 
 export interface PriceableUsage {
   harness: HarnessId;
@@ -114,6 +115,21 @@ type Resolution = LibraryResolution | OverrideResolution;
  */
 function isNearMatch(res: Resolution): res is LibraryResolution {
   return res.kind === 'library' && (res.candidate.near === true || !namesEntry(res.candidate.model, res.model));
+}
+
+/**
+ * README "Fast-mode names": a harness that names the fast variant as a model
+ * of its own (pi's `claude-opus-4-8-fast`; OpenRouter's
+ * `anthropic/claude-opus-5-fast`) is priced by that name's own entry where
+ * the data has one, else as the base model served at speed "fast" (its
+ * fast-mode price, or unknown) — never at the base model's standard rate,
+ * which a name beginning like it would otherwise match.
+ */
+const FAST_SUFFIX = /-fast$/i;
+const FAST_SUFFIX_LEN = '-fast'.length;
+
+function fastNamed(u: { model: string; speed?: string | null }, res: Resolution | null): boolean {
+  return !u.speed && FAST_SUFFIX.test(u.model) && u.model.length > FAST_SUFFIX_LEN && (res === null || isNearMatch(res));
 }
 
 const DAY_MS = 86_400_000;
@@ -204,7 +220,8 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         if (!entry) continue;
         try {
           const fast: FastMode | null = entry.fast ? { multiplier: entry.fast, source: `${overrides.file}: "${entry.key}".provider_specific_entry.fast` } : null;
-          res = { kind: 'override', matchedKey: k, entry, compiled: compileWithFast(entry.prices, fast) };
+          // An override prices as given: no regional multiple for a Bedrock id it names (regional.ts).
+          res = { kind: 'override', matchedKey: k, entry, compiled: { ...compileWithFast(entry.prices, fast), regional: true } };
         } catch (e) {
           resolveErrors.set(memoKey, `override "${entry.key}": ${(e as Error).message}`);
         }
@@ -234,9 +251,13 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
   // (a day, mostly) of the same period compiles to the same thing. (An
   // object belongs to one model, so its fast-mode variant is the model's.)
   const compiledByPrices = new WeakMap<object, CompiledPrice>();
-  function compiledOf(prices: Record<string, unknown>, fast: FastMode | null): CompiledPrice {
+  function compiledOf(prices: Record<string, unknown>, fast: FastMode | null, regional: boolean): CompiledPrice {
     let c = compiledByPrices.get(prices);
-    if (!c) compiledByPrices.set(prices, (c = compileWithFast(prices, fast)));
+    if (!c) {
+      c = compileWithFast(prices, fast);
+      if (regional) c.regional = true;
+      compiledByPrices.set(prices, c);
+    }
     return c;
   }
 
@@ -248,7 +269,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     let compiled: CompiledPrice | null = null;
     try {
       const m = libraryResolve(data, res.candidate.model, res.candidate.provider, new Date(ts), warn);
-      compiled = m ? compiledOf(m.prices as Record<string, unknown>, fastModeOf(m.provider.id, m.model.id)) : null;
+      compiled = m ? compiledOf(m.prices as Record<string, unknown>, fastModeOf(m.provider.id, m.model.id), isRegionalEntry(m.provider.id, m.model.id)) : null;
     } catch {
       compiled = null; // malformed data for this model/time: unpriced rather than a crash
     }
@@ -270,6 +291,8 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
       res = resolve(u.model, u.provider, u.harness);
       last = { model: u.model, provider: u.provider, harness: u.harness, res };
     }
+    // README "Fast-mode names": `<model>-fast` without a price entry of its own is `<model>` at speed "fast".
+    if (fastNamed({ model: u.model, speed: u.speed }, res)) return costE10({ ...u, model: u.model.slice(0, -FAST_SUFFIX_LEN), speed: 'fast' });
     if (!res) return null;
     const compiled = priceAt(res, validTs(u.ts));
     if (!compiled) return null;
@@ -312,6 +335,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         return err ? { ...base, matched: null, error: err } : null;
       }
       const compiled = priceAt(res, at);
+      const fastNote = fastNamed({ model }, res) ? [`a "-fast" name without a price entry of its own: priced as ${model.slice(0, -FAST_SUFFIX_LEN)} at speed "fast" (its fast-mode price, else unknown)`] : [];
       if (res.kind === 'override') {
         return {
           ...base,
@@ -319,7 +343,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
           matched: { file: overrides!.file, entry: res.entry.key, as: res.matchedKey, near_match: false },
           fields: res.entry.fields,
           prices_usd_per_mtok: res.compiled.display,
-          notes: notes(res.compiled, /claude/i.test(res.entry.key)),
+          notes: [...notes(res.compiled, /claude/i.test(res.entry.key)), ...regionalNotes(model, res.compiled)],
         };
       }
       const periods = Array.isArray(res.model.prices)
@@ -339,7 +363,7 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         },
         prices_usd_per_mtok: compiled?.display ?? null,
         ...(periods ? { price_periods: periods } : {}),
-        notes: compiled ? notes(compiled, res.provider.id === 'anthropic') : ['prices could not be resolved at this time'],
+        notes: compiled ? [...fastNote, ...notes(compiled, res.provider.id === 'anthropic'), ...regionalNotes(model, compiled)] : ['prices could not be resolved at this time'],
       };
     },
   };

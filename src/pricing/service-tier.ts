@@ -13,6 +13,7 @@
 // are not 2x and are not in the data: unknown.
 
 import { costOf, type CompiledPrice, type EngineUsage } from './engine.js';
+import { regionalCost, regionalReason } from './regional.js';
 
 /** A billing_kind that prices at a tier rate; other kinds (e.g. Cursor's "Included") are not price tiers. */
 export const PRIORITY = 'priority';
@@ -45,5 +46,7 @@ export function atTier(units: bigint, u: { billing_kind?: string | null; model: 
  */
 export function costAtTier(c: CompiledPrice, u: EngineUsage & { billing_kind?: string | null; model: string | null }): bigint | null {
   const units = costOf(c, u);
-  return units === null ? null : atTier(units, u);
+  const tiered = units === null ? null : atTier(units, u);
+  // Data residency and in-region Bedrock endpoints: 1.1× (regional.ts).
+  return tiered !== null && regionalReason(u, c) ? regionalCost(tiered) : tiered;
 }

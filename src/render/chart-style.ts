@@ -4,23 +4,8 @@
 // axis that spans the report's whole range (not just the days with usage),
 // and responses without a price left out of cost charts, named in a note
 // instead of appearing as empty legend entries.
-import { HARNESS_IDS } from '../core/types.js';
+import { HARNESSES } from '../harnesses/registry.js';
 import type { ChartDef, ChartRow } from '../report/charts.js';
-
-/** One colour per harness, the same in every chart of every report. */
-export const HARNESS_COLORS: Record<string, string> = {
-  'claude-code': '#c8553d',
-  codex: '#1b9e77',
-  'cursor-agent': '#7570b3',
-  opencode: '#1f78b4',
-  pi: '#d4a017',
-  'gemini-cli': '#e7298a',
-  'qwen-code': '#66a61e',
-  openclaw: '#a6761d',
-  cline: '#17becf',
-  'roo-code': '#bcbd22',
-  'kilo-code': '#393b79',
-};
 
 /** Models: a palette of their own (none of the harness colours above). */
 const MODEL_SCHEME = 'tableau20';
@@ -32,7 +17,8 @@ type Encoding = Record<string, Record<string, unknown> | undefined>;
 
 /** The colour scale for a nominal colour field. */
 function colorScale(field: string): Record<string, unknown> | null {
-  if (field === 'harness') return { domain: [...HARNESS_IDS], range: HARNESS_IDS.map((h) => HARNESS_COLORS[h]!) };
+  // One colour per harness (Harness.chartColor), the same in every chart of every report.
+  if (field === 'harness') return { domain: HARNESSES.map((h) => h.id), range: HARNESSES.map((h) => h.chartColor) };
   if (field === 'model') return { scheme: MODEL_SCHEME };
   if (field === 'kind' || field === 'component') return { range: KIND_RANGE };
   return null;

@@ -2,7 +2,7 @@
 // home folder is written `~`, in warnings (`~/.claude/projects/…/x.jsonl
 // line 3: …`), table cells and chart data alike. The JSON and CSV keep the
 // paths as they are: they are the machine-readable record on this machine.
-import type { ReportOutput } from '../report/definitions.js';
+import type { ReportOutput } from '../report/output.js';
 
 /** `text` with every occurrence of `home` as a whole path prefix written `~`. */
 export function tildeHome(text: string, home: string | undefined): string {

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { ReportOutput } from '../report/definitions.js';
+import type { ReportOutput } from '../report/output.js';
 import { resolveChart } from '../report/charts.js';
 import type { Cell, Column, Dataset } from './columns.js';
 import { grouped, usd } from './format.js';

@@ -1,5 +1,5 @@
 // One entry point from a report's output to text in the requested format.
-import type { ReportOutput } from '../report/definitions.js';
+import type { ReportOutput } from '../report/output.js';
 import type { Dataset } from './columns.js';
 import { renderCsv } from './csv.js';
 import { renderJson } from './json.js';

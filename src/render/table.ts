@@ -3,9 +3,9 @@
 // every name whole: every column (grouped numbers) on a wide terminal, then
 // the wide-only columns leaving one by one, then the narrow column set with
 // abbreviated numbers (at 80 columns or fewer, and in a pipe, always that
-// one, as README shows it). No 120-column threshold: a 120-column
-// terminal used to get the full layout, 131 columns wide, names cut to
-// `…pus-4-6`. When names still do not fit, the least telling number columns
+// one, as README shows it). No fixed column threshold: the layout is chosen
+// by its measured width, so a 120-column terminal never gets a 131-column
+// table with names cut. When names still do not fit, the least telling number columns
 // are left out (and the table says so) before any name is cut, and a name
 // that must be cut keeps its distinctive parts (`claude-…-4-5-20251001`,
 // `…/src/webshop`). The title and notes are wrapped to the width.

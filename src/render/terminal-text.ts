@@ -19,10 +19,12 @@
 
 /** The characters a terminal acts on beyond C0: DEL, C1, the bidirectional ones, U+2028/2029. */
 const BEYOND_C0 = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029';
-const CONTROL = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`);
+/** The characters that stand for the bytes of a name that is not valid UTF-8 (src/io/raw-path.ts): shown as `\xNN`. */
+const RAW_BYTES = '\\uf780-\\uf7ff';
+const CONTROL = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}${RAW_BYTES}]`);
 const CONTROLS = new RegExp(CONTROL.source, 'g');
 /** The same, but a line feed is kept: text of several lines (a message, a listing). */
-const CONTROLS_BUT_LF = new RegExp(`[\\u0000-\\u0009\\u000b-\\u001f${BEYOND_C0}]`, 'g');
+const CONTROLS_BUT_LF = new RegExp(`[\\u0000-\\u0009\\u000b-\\u001f${BEYOND_C0}${RAW_BYTES}]`, 'g');
 const JSON_LEFT = new RegExp(`[${BEYOND_C0}]`);
 const JSON_LEFTS = new RegExp(JSON_LEFT.source, 'g');
 
@@ -32,6 +34,7 @@ function visible(c: string): string {
   const short = SHORT[c];
   if (short) return short;
   const code = c.charCodeAt(0);
+  if (code >= 0xf780 && code <= 0xf7ff) return `\\x${(code - 0xf700).toString(16)}`;
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
@@ -47,7 +50,38 @@ export function printableLines(s: string): string {
 
 /** The `warning: …` lines for stderr, one per warning, each made printable. */
 export function warningLines(warnings: readonly string[]): string {
-  return warnings.map((w) => `warning: ${printable(w)}\n`).join('');
+  return summarised(warnings).map((w) => `warning: ${printable(w)}\n`).join('');
+}
+
+/** Up to this many warnings are printed one by one; more are summarised (5,000 files with a bad line each printed 700 KB on every run). */
+export const WARNINGS_IN_FULL = 10;
+/** Examples printed of each kind of warning when they are summarised. */
+const EXAMPLES = 3;
+
+/**
+ * The warnings to print: all of them up to WARNINGS_IN_FULL, else by kind
+ * (the message with its place and numbers left out), each kind's first
+ * EXAMPLES and a count of the rest, and where to see them all. Every kind
+ * keeps at least one line, so a rare warning is never hidden by a common one.
+ */
+export function summarised(warnings: readonly string[]): string[] {
+  if (warnings.length <= WARNINGS_IN_FULL) return [...warnings];
+  const kinds = new Map<string, string[]>();
+  for (const w of warnings) {
+    // `FILE[:LINE]: message`: the kind is the message, its numbers as #.
+    const m = /^(?:\/|[A-Za-z]:\\|~)[^\n]*?(?::\d+)?: (.*)$/s.exec(w);
+    const kind = (m ? m[1]! : w).replace(/\d+(\.\d+)?/g, '#');
+    const list = kinds.get(kind);
+    if (list) list.push(w);
+    else kinds.set(kind, [w]);
+  }
+  const out: string[] = [];
+  for (const list of kinds.values()) {
+    out.push(...list.slice(0, EXAMPLES));
+    if (list.length > EXAMPLES) out.push(`… and ${list.length - EXAMPLES} more like the one${EXAMPLES > 1 ? 's' : ''} above`);
+  }
+  if (out.length < warnings.length) out.push(`${warnings.length} warnings in all; \`tx-usage sources\` lists every one by file`);
+  return out;
 }
 
 /** A `tx-usage: …` message line for stderr (an error or a notice), made printable. */

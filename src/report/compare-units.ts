@@ -1,4 +1,4 @@
-// `report compare` per unit of work (issue 27): what a prompt typed by a
+// `report compare` per unit of work: what a prompt typed by a
 // person costs in each harness (mean, median and 90th percentile over
 // prompts), per active hour (over sessions), and the same model side by side
 // across harnesses. Figures come from compare_prompts.sql and

@@ -8,7 +8,7 @@ import { HARNESS_IDS } from '../core/types.js';
 import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
 import { unpricedNote } from '../render/cells.js';
 import { baseChartData } from './charts.js';
-import type { ReportDefinition, ReportOutput } from './definitions.js';
+import type { ReportDefinition, ReportOutput } from './output.js';
 import { groupExpr, type GroupKey } from './groups.js';
 import { periodLabel, UsageError } from './period.js';
 import { sortRows } from './sort.js';

@@ -5,47 +5,17 @@
 import { listInputDir, readInputText } from '../core/inputs.js';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Dataset } from '../render/columns.js';
-import { baseChartData, type ChartData, type ChartDef } from './charts.js';
+import { baseChartData } from './charts.js';
 import { compareReport } from './compare.js';
 import { blocksReport, type BlocksOptions } from '../live/blocks-report.js';
-import { isGroupKey, type GroupKey } from './groups.js';
+import { isGroupKey } from './groups.js';
 import { monthlyReport } from './monthly.js';
 import { summaryReport } from './summary.js';
 import { summaryDatasets, type ReportParams } from './summary-rows.js';
 import { packageRoot } from '../core/package-root.js';
-import type { ReadsFrom } from './period.js';
+import type { ReportDefinition, ReportOutput } from './output.js';
 
-export interface ReportDefinition {
-  name: string;
-  kind: 'summary' | 'monthly' | 'compare' | 'blocks';
-  title: string;
-  description: string;
-  query: string;
-  /** Further templates a kind runs, by role (e.g. monthly: top_sessions → monthly_sessions). */
-  queries?: Record<string, string>;
-  /** Kind-specific numbers (e.g. monthly: top_sessions, top_days). */
-  options?: Record<string, number>;
-  default_by: GroupKey[];
-  /** The first day its queries read (default: the --since day); see firstDayRead. */
-  reads_from?: ReadsFrom;
-  /** vega-lite specs (data is filled in by the HTML renderer). */
-  charts: ChartDef[];
-}
-
-/** What a report produces, for every renderer. */
-export interface ReportOutput {
-  definition: ReportDefinition;
-  /** The JSON document (binding contract for the summary). */
-  json: Record<string, unknown>;
-  /** Tables for terminal, CSV (the first one) and HTML. */
-  datasets: Dataset[];
-  warnings: string[];
-  /** Named data sets the definition's charts draw (HTML only). */
-  charts?: ChartData;
-  /** Made from generated sample data (--demo): said in the JSON, the HTML title and footer. */
-  demo?: boolean;
-}
+export type { ReportDefinition, ReportOutput };
 
 /** Marks a report as made from generated sample data: `"demo": true` in its JSON, and the HTML says so. */
 export function markDemo(out: ReportOutput): void {

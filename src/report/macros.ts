@@ -24,7 +24,7 @@ CREATE OR REPLACE TEMP MACRO report_events(p_tz, p_harnesses, p_project, p_cost_
 // near_days(ts_ms, first, last): a test on the stored UTC milliseconds alone,
 // true for every instant whose local calendar day lies in [first, last] in
 // any zone (UTC offsets lie within -12 h .. +14 h; two days of margin each
-// side). Written beside each exact local-day test (issue 37): DuckDB then
+// side). Written beside each exact local-day test: DuckDB then
 // filters rows on the column in its scan, before it joins their strings and
 // converts their times, so a query costs what its range holds, not the whole
 // history. It never changes an answer: the exact test follows.

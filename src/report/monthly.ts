@@ -9,7 +9,7 @@ import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
 import { unpricedNote } from '../render/cells.js';
 import { baseChartData, type ChartRow } from './charts.js';
 import { costSharesByMonth, momentsOf, type CostShares } from './costshares.js';
-import type { ReportDefinition, ReportOutput } from './definitions.js';
+import type { ReportDefinition, ReportOutput } from './output.js';
 import { groupExpr, keysSlot, type GroupKey } from './groups.js';
 import { periodLabel, todayIn, UsageError } from './period.js';
 import { sortRows } from './sort.js';

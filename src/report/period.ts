@@ -91,8 +91,21 @@ export function systemZoneWithoutIntl(): string | undefined {
 }
 
 export function systemTimeZone(): string {
-  return systemZoneWithoutIntl() ?? (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
+  const known = systemZoneWithoutIntl();
+  if (known !== undefined) return known;
+  // TZ empty or naming no zone: Intl answers "Etc/Unknown" (or nothing),
+  // which is no zone at all. Days are then UTC days, said once on stderr.
+  const z = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (z && z !== 'Etc/Unknown' && isValidTimeZone(z)) return z;
+  if (!zoneNoticeGiven) {
+    zoneNoticeGiven = true;
+    const tz = process.env.TZ;
+    process.stderr.write(`tx-usage: the system time zone is unknown (${tz === undefined ? '/etc/localtime' : `TZ=${JSON.stringify(tz)}`}); days are UTC days. Set TZ to an IANA zone (e.g. Europe/Berlin) or pass --tz.\n`);
+  }
+  return 'UTC';
 }
+
+let zoneNoticeGiven = false;
 
 /** How far back a report reads, from its definition (reports/*.json `reads_from`). */
 export type ReadsFrom = 'since' | 'month-before-since' | 'all';

@@ -1,10 +1,10 @@
-// `--by session` (issues 25 and 27): each session's row gets what the
+// `--by session`: each session's row gets what the
 // session is and did beside its usage (queries/session_view.sql), rows from
 // Cursor's context alone (no billed usage) are left to its context section,
 // and rows are sorted by cost, then tokens.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Row, SummaryReport } from './summary-rows.js';
-import { templateValues, type ReportParams } from './summary.js';
+import { templateValues, type ReportParams } from './summary-rows.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { ensureUnitMacros } from './unit-macros.js';
 

@@ -50,6 +50,11 @@ export interface Metrics {
   unpriced_tokens: number;
 }
 
+/** The parameters every report template takes, from the report's. */
+export function templateValues(p: ReportParams) {
+  return { since: p.since, until: p.until, tz: p.tz, harnesses: p.harnesses, project: p.project };
+}
+
 export const METRIC_FIELDS = [
   'requests',
   'input_tokens',

@@ -2,20 +2,17 @@
 // binding JSON contract's shape.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { e10ToUsd } from '../core/money.js';
-import { estimateKeys, summaryFromRows, type ContextEntry, type ReportParams, type SummaryReport, type TemplateRow } from './summary-rows.js';
+import { estimateKeys, summaryFromRows, templateValues, type ContextEntry, type ReportParams, type SummaryReport, type TemplateRow } from './summary-rows.js';
 import { keysSlot } from './groups.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { applySessionView, sessionFacts } from './session-view.js';
 
 export type { ContextEntry, CostMode, CostSource, Metrics, ReportParams, Row, SummaryReport } from './summary-rows.js';
-export { costSource, METRIC_FIELDS, metricsOf, sumTemplateRows } from './summary-rows.js';
+export { costSource, METRIC_FIELDS, metricsOf, sumTemplateRows, templateValues } from './summary-rows.js';
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
-export function templateValues(p: ReportParams) {
-  return { since: p.since, until: p.until, tz: p.tz, harnesses: p.harnesses, project: p.project };
-}
 
 /** The summary report, the template's own rows and (with --by session) the session estimates. */
 export async function summaryReport(

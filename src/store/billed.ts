@@ -1,19 +1,21 @@
-// Deduplication at write time (issue 29). A response written more than once
+// Deduplication at write time. A response written more than once
 // (split streaming lines, fork copies, moved files) has several rows in
 // usage_rows; `usage_rows.billed` marks exactly one of them per (harness,
 // dedupe key), so that `billed_events` (the view every report reads, schema
 // v7) is the marked rows joined with their strings, and report queries are
 // plain aggregates instead of a deduplicating window per query.
 //
-// The rule (the one v1's view applied at every query): the largest usage
-// (input + cache read + cache write + output), then the lowest dedupe_rank
-// (originals before copies), then source_file, then source_line.
+// The rule: each harness's winner order (src/harnesses/dedupe.ts), the one
+// its extractors fold split lines by: the largest usage (input + cache read +
+// cache write + output), then the lowest dedupe_rank (originals before
+// copies), then source_file, then source_line. BILLED_AUDIT states it as a
+// query over every row.
 //
-// Units of work are marked the same way (`unit_rows.kept`, schema v12, issue
-// 37; KEPT_AUDIT), and the facts of the sessions whose responses changed are
+// Units of work are marked the same way (`unit_rows.kept`, schema v12;
+// KEPT_AUDIT), and the facts of the sessions whose responses changed are
 // made again (store/session-stats.ts).
 //
-// Kept exact by the ingest that writes the rows (issue 37: once per ingest,
+// Kept exact by the ingest that writes the rows (once per ingest,
 // not per transaction). Every row is appended marked (most keys have one
 // row). Each write transaction records, in the store and with its rows, what
 // it touched: the smallest combination id it appended responses and units
@@ -35,11 +37,13 @@
 // instead of per ingest, a cold ingest of the 1 GiB benchmark corpus, which
 // commits every 2 s, decided the marks and session facts three times over a
 // growing store.)
+import { winnerOrderSql } from '../harnesses/dedupe.js';
+import { HARNESSES } from '../harnesses/registry.js';
 import type { DuckDBConnection } from './duckdb.js';
 import { INTEGER } from './duckdb.js';
 import { refreshSessionStats, SESSIONS_PENDING } from './session-stats.js';
 
-const WINNER_ORDER = `input_tokens + cache_read_tokens + cache_write_tokens + output_tokens DESC, dedupe_rank, source_file, source_line`;
+const WINNER_ORDER = winnerOrderSql(HARNESSES);
 
 /**
  * A table whose rows are marked, one per dedupe key, at write time: its
@@ -75,8 +79,8 @@ const BILLED: MarkSpec = {
 };
 
 /**
- * Units of work: `unit_rows.kept` (schema v12, issue 37), the rule v10's
- * work_units view applied at every query — per (harness, kind, dedupe key)
+ * Units of work: `unit_rows.kept` (schema v12), by the rule KEPT_AUDIT
+ * states — per (harness, kind, dedupe key)
  * the lowest rank (originals before fork copies), then the most units, then
  * a stable order — so that work_units is the kept rows joined with their
  * strings instead of a grouping of every unit row per reference (four per
@@ -192,8 +196,7 @@ export async function settleMarks(conn: DuckDBConnection): Promise<boolean> {
 
 /**
  * The invariant, as an audit that must return no rows: billed_events holds
- * exactly the rows the rule picks over usage_events (what the view of
- * schema v1 computed at every query), each once.
+ * exactly the rows the rule picks over usage_events, each once.
  */
 export const BILLED_AUDIT = `
   WITH reference AS (
@@ -205,7 +208,7 @@ export const BILLED_AUDIT = `
   UNION ALL
   (SELECT 'missing' AS problem, * FROM (SELECT * FROM reference EXCEPT ALL SELECT * FROM kept))`;
 
-/** The units' invariant, as BILLED_AUDIT: work_units holds exactly the rows v10's rule picks over unit_events, each once. */
+/** The units' invariant, as BILLED_AUDIT: work_units holds exactly the rows the rule picks over unit_events, each once. */
 export const KEPT_AUDIT = `
   WITH reference AS (
     SELECT harness, session_id, kind, dedupe_key, ts_ms, n FROM unit_events

@@ -25,13 +25,65 @@
 // else is checked for the store's marker before it is opened for writing.
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import { statSync, type Stats } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
 import { readOnlyProblem, readOnlyStoreError, StoreError } from './errors.js';
 
 export type LockMode = 'shared' | 'exclusive';
 
-/** How long a command waits for another tx-usage to finish with the store. */
+/** How long a command waits for another tx-usage to finish with the store (TX_USAGE_LOCK_WAIT_MS overrides). */
 export const LOCK_WAIT_MS = 60_000;
+/** After this long waiting, the wait is said on stderr (what for, and on which process). */
+const SAY_WAIT_AFTER_MS = 1_000;
+
+function lockWaitMs(): number {
+  const v = Number(process.env.TX_USAGE_LOCK_WAIT_MS);
+  return Number.isFinite(v) && v >= 0 ? v : LOCK_WAIT_MS;
+}
+
+/** The process holding a lock on the file, from the system's lock table (Linux /proc/locks), when it can be told. */
+export interface LockHolder {
+  pid: number;
+  /** Its command line, when readable. */
+  command: string | null;
+}
+
+/**
+ * Who holds an advisory lock on the file `path` (SQLite's locks are POSIX
+ * advisory locks, listed with the file's inode in /proc/locks). Null where
+ * there is no such table (macOS, Windows) or nobody else is listed.
+ */
+export function lockHolder(path: string): LockHolder | null {
+  let table: string;
+  let st: Stats;
+  try {
+    st = statSync(path);
+    table = readFileSync('/proc/locks', 'latin1');
+  } catch {
+    return null;
+  }
+  for (const line of table.split('\n')) {
+    // `1: POSIX  ADVISORY  WRITE 20330 fe:00:2253072 1073741824 1073742335`
+    const m = /^\d+: (?:POSIX|OFDLCK)\s+\S+\s+\S+\s+(-?\d+)\s+[0-9a-f]+:[0-9a-f]+:(\d+)\s/.exec(line);
+    if (!m || Number(m[2]) !== st.ino) continue;
+    const pid = Number(m[1]);
+    if (pid <= 0 || pid === process.pid) continue;
+    let command: string | null = null;
+    try {
+      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ').slice(0, 200) || null;
+    } catch {
+      /* gone, or not ours to read */
+    }
+    return { pid, command };
+  }
+  return null;
+}
+
+/** The holder in words, for the wait notice and the error: `process 123 (node tx-usage ingest)`. */
+function holderText(path: string): string {
+  const h = lockHolder(path);
+  if (!h) return 'another tx-usage process';
+  return `process ${h.pid}${h.command ? ` (${h.command})` : ''}`;
+}
 
 export interface StoreLock {
   readonly path: string;
@@ -64,7 +116,7 @@ function busy(e: unknown): boolean {
  * holds it in a conflicting mode. `created` is set when this call made the
  * lock file (so a caller that finds PATH is not a store can remove it again).
  */
-export async function lockStore(storePath: string, mode: LockMode, waitMs = LOCK_WAIT_MS): Promise<StoreLock & { created: boolean }> {
+export async function lockStore(storePath: string, mode: LockMode, waitMs = lockWaitMs()): Promise<StoreLock & { created: boolean }> {
   Database ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   const path = lockPathOf(storePath);
   const created = statSync(path, { throwIfNoEntry: false }) === undefined;
@@ -78,6 +130,7 @@ export async function lockStore(storePath: string, mode: LockMode, waitMs = LOCK
   }
   const started = Date.now();
   let delay = 25;
+  let said = false;
   for (;;) {
     try {
       // Locks taken in EXCLUSIVE locking mode are kept until the connection
@@ -100,12 +153,22 @@ export async function lockStore(storePath: string, mode: LockMode, waitMs = LOCK
       if (e instanceof StoreError) throw e;
       if (db.inTransaction) db.exec('ROLLBACK');
       if (busy(e) && Date.now() - started < waitMs) {
+        if (!said && Date.now() - started >= SAY_WAIT_AFTER_MS) {
+          // Never a silent wait: what for, on whom, for how long at most.
+          said = true;
+          process.stderr.write(`tx-usage: waiting for the store ${storePath}: ${holderText(path)} is using it (${mode === 'exclusive' ? 'this run writes to it' : 'this run reads it'}); giving up after ${Math.round(waitMs / 1000)} s\n`);
+        }
         await new Promise((r) => setTimeout(r, delay));
         delay = Math.min(delay * 2, 250);
         continue;
       }
+      if (busy(e)) {
+        const who = holderText(path);
+        db.close();
+        const pid = /^process (\d+)/.exec(who)?.[1];
+        throw new StoreError(`the store ${storePath} is in use by ${who}${waitMs > 0 ? ` (waited ${Math.round((Date.now() - started) / 1000)} s)` : ''}; try again when it finishes${pid ? `, or end it (kill ${pid}) if it is stuck` : ''}`);
+      }
       db.close();
-      if (busy(e)) throw new StoreError(`the store ${storePath} is in use by another tx-usage process; try again when it finishes`);
       const readOnly = readOnlyProblem(path);
       if (readOnly) throw readOnlyStoreError(storePath, readOnly);
       throw new StoreError(`cannot lock the store ${storePath} (${path}: ${(e as Error).message})`);

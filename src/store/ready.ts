@@ -52,7 +52,7 @@ export interface ReadyWarning {
   /**
    * A report whose horizon is after this time (ms) leaves the source unread
    * were the store not to hold it, and so does not show its warnings
-   * (ingest/horizon.ts deferrable: the later of its modification time and its
+   * (ingest/horizon.ts mayLeaveUnread: the later of its modification time and its
    * last line's, or its modification time for a sealed compressed one); null
    * when no horizon leaves it out.
    */

@@ -212,7 +212,7 @@ export const MIGRATIONS: readonly string[] = [
            dedupe_key AS response_key
     FROM billed_events;
   `,
-  // v7: deduplicated at write time (issue 29). usage_rows.billed marks the
+  // v7: deduplicated at write time. usage_rows.billed marks the
   // one row per billed response — per (harness, dedupe key), the rule's
   // winner (the same rule as v1's view) — and each write transaction keeps
   // the marks exact for the keys it touched (store/billed.ts, which also
@@ -291,7 +291,7 @@ export const MIGRATIONS: readonly string[] = [
     source_line INTEGER
   );
   `,
-  // v10: units of work (issue 27) and session facts. A unit is a prompt typed
+  // v10: units of work and session facts. A unit is a prompt typed
   // by a person, an assistant turn that ended, the tool calls of a response,
   // or a prompt a parent agent wrote for a subagent: counts and timestamps
   // only, never text. Kept like responses: the repeated strings (source,
@@ -353,7 +353,7 @@ export const MIGRATIONS: readonly string[] = [
     FROM session_fact_rows
     GROUP BY harness, session_id;
   `,
-  // v11: what a response is billed at beyond its tokens (issue 34), kept so
+  // v11: what a response is billed at beyond its tokens, kept so
   // that a price change re-prices every row exactly (cli/pricing.ts
   // repriceStore reads them):
   // - event_attrs.speed: the speed it was served at where not standard
@@ -410,7 +410,7 @@ export const MIGRATIONS: readonly string[] = [
   DELETE FROM meta WHERE key = 'sources_digest';
   `,
   // v12: units of work deduplicated at write time and session facts kept by
-  // the ingest (issue 37), as v7 did for responses. unit_rows.kept marks the
+  // the ingest, as v7 did for responses. unit_rows.kept marks the
   // one row per (harness, kind, dedupe_key) that v10's work_units picked at
   // every query — the lowest rank, then the most units, then a stable order —
   // kept exact by each write transaction (store/billed.ts); work_units is
@@ -453,7 +453,7 @@ export const MIGRATIONS: readonly string[] = [
     ep AS (SELECT harness, session_id, first(project ORDER BY ts_ms DESC) AS project FROM e GROUP BY ALL)
     SELECT ep.harness, ep.session_id, ep.project, em.model FROM ep JOIN em USING (harness, session_id);
   `,
-  // v13: the Codex lineage rule (issue 33; src/harnesses/codex/README.md).
+  // v13: the Codex lineage rule (src/harnesses/codex/README.md).
   // A fork's or sub-agent's copy of its parent's responses is keyed by the
   // parent's thread, and a sub-agent's own spend belongs to its root session.
   // Rows read by earlier builds keep the old keys (re-stamped copies counted
@@ -463,6 +463,26 @@ export const MIGRATIONS: readonly string[] = [
   `
   UPDATE sources SET fingerprint = 'read again: codex lineage' WHERE harness = 'codex' AND retained_since_ms IS NULL;
   DELETE FROM meta WHERE key = 'sources_digest'; -- (store/sources-digest.ts: the sources changed)
+  `,
+  // v14: the second round of field traps (issue 42) changed what is stored
+  // for the files of eight harnesses: OpenCode and Kilo 1.x responses are
+  // keyed by what a Session.fork copy keeps, and 1.x session totals leave a
+  // residual; Cline, Roo and Kilo no longer count a failed stream without
+  // usage; pi and OpenClaw key entries without an id by time and usage;
+  // Gemini CLI counts messages first seen in a $set checkpoint and lines
+  // written with JSON whitespace; Claude Code keeps usage.inference_geo as
+  // the billing kind, counts older lines' 5m + 1h cache writes, and no
+  // longer takes a freely named folder for the project. Every such file
+  // still on disk is read again, whole, by the next ingest (its rows
+  // replaced; a JSONL file from its first byte, a task document with the
+  // memory of what left it); retained rows stay as they were. Prices are
+  // applied again by the pricing engine's own version (pricing-5).
+  `
+  UPDATE sources SET fingerprint = 'read again: schema v14', resume_offset = NULL, resume_lines = NULL, resume_state = NULL, tail_hash = NULL
+    WHERE harness IN ('claude-code', 'gemini-cli', 'pi', 'openclaw') AND retained_since_ms IS NULL;
+  UPDATE sources SET fingerprint = 'read again: schema v14'
+    WHERE harness IN ('opencode', 'kilo-code', 'cline', 'roo-code') AND retained_since_ms IS NULL;
+  DELETE FROM meta WHERE key = 'sources_digest';
   `,
 ];
 

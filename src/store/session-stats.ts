@@ -1,4 +1,4 @@
-// Session facts kept by the ingest (issue 37): per session its latest
+// Session facts kept by the ingest: per session its latest
 // project and its main model (the one with the most tokens) over its billed
 // responses, in `session_stats` (schema v12). Reports join this small table
 // (session_attrs in src/report/unit-macros.ts) instead of aggregating every

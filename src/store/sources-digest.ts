@@ -15,8 +15,8 @@
 //   again each run, as before). When a report's horizon left sources unread
 //   (ingest/horizon.ts), that horizon is recorded with it (`sources_digest_horizon`):
 //   the store then holds what an ingest under that horizon wrote, which is
-//   what any later horizon needs too (a source deferrable under a horizon is
-//   deferrable under every later one), not what an earlier one needs.
+//   what any later horizon needs too (a source that may be left unread under a
+//   horizon may be under every later one), not what an earlier one needs.
 // Stamps are taken before reading: a file that changes while it is read has
 // another stamp next run, so it is read again, never skipped.
 // Tested in test/nothing-changed.test.ts (the store's files keep their bytes

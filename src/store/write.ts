@@ -39,15 +39,11 @@ export interface SourceWrite {
 export type CostFn = (e: UsageEvent) => bigint | null;
 
 /**
- * Every known source's fingerprint: all a run needs for the sources that did
- * not change (nearly all of them on a repeat run). Read as two columns, not
+ * Every known source's fingerprint (all a run needs for the sources that did
+ * not change, nearly all of them on a repeat run), and which of them are
+ * retained (their files were gone when last looked for). Read as columns, not
  * as row objects: several times faster for thousands of sources.
  */
-export async function loadSourceFingerprints(conn: DuckDBConnection): Promise<Map<string, string>> {
-  return (await loadSourceStates(conn)).fingerprints;
-}
-
-/** Every known source's fingerprint, and which of them are retained (their files were gone when last looked for). */
 export async function loadSourceStates(conn: DuckDBConnection): Promise<{ fingerprints: Map<string, string>; retained: Set<string> }> {
   const r = await conn.runAndReadAll(`SELECT source_key, fingerprint, retained_since_ms IS NOT NULL AS retained FROM sources`);
   // No columns at all come back when there are no rows.
@@ -210,13 +206,6 @@ export async function storeIdentity(conn: DuckDBConnection): Promise<{ storeId: 
 }
 
 let estimateSeq = Date.now() * 1000;
-
-/** Writes a batch of sources in ONE transaction, bookkeeping included, so an interrupted ingest leaves no half batch. */
-export async function writeBatch(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn): Promise<void> {
-  const w = new BatchWriter(conn, cost);
-  await w.write(batch);
-  await w.commit();
-}
 
 /**
  * Writes batches into one transaction, committed once it has been open

@@ -45,3 +45,29 @@ export function reportJson(args: string[], env: NodeJS.ProcessEnv): any {
   if (r.status !== 0) throw new Error(`tx-usage exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
+
+export interface BoundedRun {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/**
+ * The CLI with a time limit, for inputs that once hung it: a hang or runaway
+ * memory is a failure (killed, `signal` set), not a stuck test. `stdin` as a
+ * file descriptor or text.
+ */
+export function runBounded(args: string[], env: NodeJS.ProcessEnv, stdin?: string | { fd: number }, limitMs = 60_000): BoundedRun {
+  const t = Date.now();
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    env,
+    encoding: 'utf8',
+    timeout: limitMs,
+    killSignal: 'SIGKILL',
+    maxBuffer: 16 << 20,
+    ...(typeof stdin === 'object' ? { stdio: [stdin.fd, 'pipe', 'pipe'] } : { input: stdin }),
+  });
+  return { status: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ms: Date.now() - t };
+}

@@ -1,5 +1,5 @@
 // What one Claude Code response is billed for besides its top-level tokens
-// (issue 34; README "What a response is billed at"): the speed it was served
+// (README "What a response is billed at"): the speed it was served
 // at, the web searches it ran, and the sampling iterations an advisor turn
 // is made of. Called once per response (message.id), on the line whose usage
 // won (extract.ts), so every split line of the response yields these events
@@ -7,6 +7,7 @@
 import { readTokenFields } from '../../core/numbers.js';
 import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { ExtractSink } from '../types.js';
+import { GEO_KIND_PREFIX } from '../../pricing/regional.js';
 
 /** Token fields of a `usage` object and of each `usage.iterations[]` entry (the same names). */
 export const USAGE_FIELDS = {
@@ -23,10 +24,14 @@ export const USAGE_FIELDS = {
 /** The rules' names as the README states them (UsageEvent.rule, for `tx-usage explain`). */
 export const RULE = {
   response: 'One response, one count',
+  largest: 'Largest usage wins',
+  forks: 'Forks',
   fast: 'Fast mode',
   webSearches: 'Web searches',
   mainIteration: 'Main-model iteration',
   advisor: 'Advisor iteration',
+  regional: 'Regional pricing',
+  cacheWrites: 'Cache writes',
 } as const;
 
 /** The line whose usage stands for a response: its event (top-level usage), the usage object and the envelope's advisor model. */
@@ -65,7 +70,24 @@ interface Tokens {
 function tokensOf(o: Obj, what: string, at: SourceLocation, sink: ExtractSink): Tokens {
   const { values, invalid } = readTokenFields(o, USAGE_FIELDS);
   if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.map((f) => `${what}${f}`).join(', ')}`, at);
-  return { ...values, split: isObj(o.cache_creation) };
+  const split = isObj(o.cache_creation);
+  const w = cacheWrites(values, split);
+  return { ...values, cacheWrite: w.total, cache5m: w.w5m ?? 0, cache1h: w.w1h ?? 0, split };
+}
+
+/**
+ * A usage object's cache writes (README "Cache writes"): the flat
+ * `cache_creation_input_tokens`, or the 5-minute plus 1-hour split where
+ * that is larger — builds before v2.1.152 wrote the flat count as 0 beside
+ * the real split. Each part keeps its own rate: the 1-hour writes are the
+ * split's, the rest 5-minute. No split recorded: the flat count, part
+ * unknown (null).
+ */
+export function cacheWrites(t: { cacheWrite: number; cache5m: number; cache1h: number }, split: boolean): { total: number; w5m: number | null; w1h: number | null } {
+  if (!split) return { total: t.cacheWrite, w5m: null, w1h: null };
+  const total = Math.max(t.cacheWrite, t.cache5m + t.cache1h);
+  const w1h = Math.min(t.cache1h, total);
+  return { total, w5m: total - w1h, w1h };
 }
 
 /** `total` handed out in order, each part taking at most its cap (what is left over stays unassigned). */
@@ -103,7 +125,7 @@ export function emitBilledEvents(r: ResponseLine, sink: ExtractSink): void {
   const whole = ev;
   whole.speed = speed;
   // A fork copy keeps the extractor's rule name ('Forks'); fast mode and web searches name the price rule.
-  whole.rule = speed ? RULE.fast : searches ? RULE.webSearches : (whole.rule ?? RULE.response);
+  whole.rule = speed ? RULE.fast : searches ? RULE.webSearches : whole.billing_kind?.startsWith(GEO_KIND_PREFIX) ? RULE.regional : (whole.rule ?? RULE.response);
   const iterations = Array.isArray(usage.iterations) ? (usage.iterations as unknown[]) : null;
   if (!iterations) {
     sink.event(whole);

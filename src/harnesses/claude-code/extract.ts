@@ -5,24 +5,25 @@ import { checkCost, notAnObject, parseTimestamp, readTokenFields } from '../../c
 import type { UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromKey } from './paths.js';
-import { emitBilledEvents, USAGE_FIELDS, type ResponseLine } from './billing.js';
+import { cacheWrites, emitBilledEvents, RULE, USAGE_FIELDS, type ResponseLine } from './billing.js';
+import { geoBillingKind } from '../../pricing/regional.js';
 import { isTitleLine, personPrompt, PROMPT_MARKERS, TITLE_HEAD_BYTES, titleOf, TOOL_CALL_BLOCKS, TURN_ENDING_STOPS } from './units.js';
 import { notBilledUsageReason, SKIP_USER_RECORD_USAGE } from './skips.js';
+import { WINNER_ORDER } from './rules.js';
+import { contender } from '../dedupe.js';
 
 /**
  * Only lines containing one of these can carry usage or a cost estimate, or
  * be a prompt (units.ts: those are read at byte level, never parsed); the
  * rest are never parsed, but for title records, told by their first bytes.
  */
-const MARKERS = ['"usage"', '"cost-state"', ...PROMPT_MARKERS];
+export const MARKERS = ['"usage"', '"cost-state"', ...PROMPT_MARKERS];
 
 interface ClaudeState {
   lastCwd: string | null;
   /** uuid of the last prompt read (a turn is keyed by the prompt that started it, across appends). */
   lastPrompt?: string | null;
 }
-
-const totalOf = (e: UsageEvent) => e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens;
 
 export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint> {
   const file = source.path;
@@ -32,9 +33,10 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   const state: ClaudeState = { lastCwd: prior?.lastCwd ?? null, lastPrompt: prior?.lastPrompt ?? null };
   // Split lines of one streamed response repeat its usage; subagent files
   // before 2.1.307 carry placeholder usage on early split lines. Keep, per
-  // message.id, the line with the largest usage (the store applies the same
-  // rule across files and across appends). Its usage object is kept to
-  // make the response's billed events from (billing.ts) once the file is read.
+  // message.id, the line the harness's winner order keeps (the largest
+  // usage; rules.ts), which the store applies across files and appends. Its
+  // usage object is kept to make the response's billed events from
+  // (billing.ts) once the file is read.
   const byMessage = new Map<string, ResponseLine>();
   const noProject: UsageEvent[] = [];
   // Units of work (units.ts). A subagent's file holds no prompts of a
@@ -126,6 +128,8 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
     const { values: u, invalid } = readTokenFields(msg.usage, USAGE_FIELDS);
     if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, at);
     const has5m1h = msg.usage.cache_creation && typeof msg.usage.cache_creation === 'object';
+    // README "Cache writes": older builds wrote the flat count as 0 beside the real 5m/1h split.
+    const w = cacheWrites(u, has5m1h);
     const msgId = typeof msg.id === 'string' && msg.id ? msg.id : null;
     // message.id identifies the API response; requestId is the same for every
     // split line, so keying on message.id alone also merges lines whose
@@ -145,16 +149,18 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       requests: 1,
       input_tokens: u.input,
       cache_read_tokens: u.cacheRead,
-      cache_write_tokens: u.cacheWrite,
-      cache_write_5m_tokens: has5m1h ? u.cache5m : null,
-      cache_write_1h_tokens: has5m1h ? u.cache1h : null,
+      cache_write_tokens: w.total,
+      cache_write_5m_tokens: w.w5m,
+      cache_write_1h_tokens: w.w1h,
       output_tokens: u.output,
       reasoning_tokens: Math.min(u.thinking, u.output),
       recorded_cost_usd: null,
       web_search_requests: u.webSearches > 0 ? u.webSearches : null,
+      // README "Regional pricing": usage.inference_geo "us" is billed 1.1× (src/pricing/regional.ts).
+      billing_kind: geoBillingKind(msg.usage.inference_geo),
       source_file: file,
       source_line: line,
-      rule: rec.forkedFrom ? 'Forks' : 'One response, one count',
+      rule: rec.forkedFrom ? RULE.forks : w.total > u.cacheWrite ? RULE.cacheWrites : RULE.response,
     };
     if (ev.project === null) noProject.push(ev);
     // Tool calls: one block per split line, each once by its id (fork copies keep ids).
@@ -170,13 +176,15 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       turnEnd = { key: `turn:${state.lastPrompt ?? `start:${sessionId}`}`, rank: ev.dedupe_rank, ts };
     }
     const prev = byMessage.get(dedupeKey);
-    if (!prev || totalOf(ev) > totalOf(prev.ev)) {
+    const mine = contender(ev);
+    const theirs = prev ? contender(prev.ev) : null;
+    if (!prev || WINNER_ORDER.compare(mine, theirs!) < 0) {
       if (prev) {
         ev.ts = Math.min(ev.ts, prev.ev.ts);
-        sink.merged?.(prev.ev, 'Largest usage wins');
+        sink.merged?.(prev.ev, RULE.largest);
       }
       byMessage.set(dedupeKey, { ev, usage: msg.usage, advisorModel: typeof rec.advisorModel === 'string' && rec.advisorModel ? rec.advisorModel : null });
-    } else sink.merged?.(ev, totalOf(ev) < totalOf(prev.ev) ? 'Largest usage wins' : 'One response, one count');
+    } else sink.merged?.(ev, mine.usage < theirs!.usage ? RULE.largest : RULE.response);
   });
 
   const fallback = projectFromKey(meta.projectKey ?? '');

@@ -127,7 +127,13 @@ export async function discoverClaude(roots: RootSpec[], warn: (m: string, at: So
   return out;
 }
 
-/** Lossy fallback when no line names a cwd: the project key with '-' read as '/'. */
+/**
+ * Lossy fallback when no line names a cwd: the project key with '-' read as
+ * '/' (a Windows key, `C--Users-…`, as it is). A folder whose name is not an
+ * encoded path (CLAUDE_CODE_PROJECT_DIR_NAME, v2.1.234, lets a host name it
+ * freely: README "Project") says nothing of the project: ''.
+ */
 export function projectFromKey(key: string): string {
-  return key.startsWith('-') ? key.replace(/-/g, '/') : key;
+  if (key.startsWith('-')) return key.replace(/-/g, '/');
+  return /^[A-Za-z]--/.test(key) ? key : '';
 }

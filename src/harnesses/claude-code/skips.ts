@@ -1,6 +1,6 @@
 // Usage objects on Claude Code records that are not billed responses: each
 // is named in `tx-usage sources` by a reason the README's "What counts"
-// states (issue 34, "silent zeros"), never left out without a word.
+// states, never left out without a word (no silent zeros).
 import { usageObjectPath } from '../../core/usage-object.js';
 
 /** A user record with a usage object: an Agent tool result's summary (toolUseResult.usage) of the subagent's last response. */

@@ -1,4 +1,4 @@
-// Claude Code units of work (issue 27), read at byte level where the record
+// Claude Code units of work, read at byte level where the record
 // carries no usage. Rules (contract entry `claude-code`, README.md beside
 // this file):
 // - prompts: `type: "user"` records whose message content is a string or an

@@ -9,13 +9,14 @@
 // and the state this reader returns remembers what it counted: a request that
 // has left the file is counted again from memory, with its own key, and a sum
 // of deleted requests adds only what the memory does not already hold.
-import { readFileSync } from 'node:fs';
+import { readRegularBytes } from '../../io/regular-file.js';
 import { basename, dirname } from 'node:path';
 import { checkCost, checkTokenCount } from '../../core/numbers.js';
 import type { HarnessId, SourceLocation, UsageEvent, WorkUnitKind } from '../../core/types.js';
 import { scanJsonArray } from '../../io/json-array.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { folderFromHistory, historyItem, historyModelStamps, taskMetadataModels, type ModelStamp } from './task-files.js';
+import { RULE } from './rules.js';
 
 export interface ClassicDialect {
   harness: HarnessId;
@@ -54,12 +55,15 @@ interface ClassicState {
 }
 
 const RULES: Record<Rec['k'], string> = {
-  req: 'api request',
-  sum: 'deleted requests (sum)',
-  sub: 'subagent usage (sum)',
-  condense: 'context condense',
+  req: RULE.request,
+  sum: RULE.deletedSum,
+  sub: RULE.subagentSum,
+  condense: RULE.condense,
 };
-const KEPT_RULE = 'kept from an earlier read';
+const KEPT_RULE = RULE.kept;
+/** The skip reason (and rule name) of a request whose stream failed before any usage: not a request. */
+const FAILED_EMPTY = 'failed request without usage (streaming_failed: not billed)';
+const USAGE_FIELDS = ['tokensIn', 'tokensOut', 'cacheWrites', 'cacheReads', 'cost'];
 
 /** `{"ts":N,"type":"say"|"ask","say"|"ask":"kind"` — how both extensions write a message's first keys. */
 const HEAD_RE = /^\{\s*"ts"\s*:\s*(\d+)\s*,\s*"type"\s*:\s*"(say|ask)"\s*,\s*"(?:say|ask)"\s*:\s*"([a-z_]+)"/;
@@ -85,8 +89,10 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
   const prior = isPrior(opts.prior) ? opts.prior.recs : [];
   const usageSays = USAGE_SAYS;
 
-  const buf = readFileSync(file);
+  const buf = readRegularBytes(file);
   const present: Rec[] = [];
+  /** Requests still in the file that count nothing (a failed stream): the memory must not count them as gone. */
+  const held = new Set<string>();
   const units: { kind: WorkUnitKind; ts: number; key: string }[] = [];
   let index = 0;
   let badTexts = 0;
@@ -132,8 +138,16 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
       return null;
     }
     const has = (f: string) => info[f] !== undefined && info[f] !== null;
-    if (!['tokensIn', 'tokensOut', 'cacheWrites', 'cacheReads', 'cost'].some(has)) {
+    if (!USAGE_FIELDS.some(has)) {
       sink.skip(say === 'api_req_started' ? 'request without usage yet (placeholder or in flight)' : `${say} without usage`, loc);
+      return null;
+    }
+    // README "What counts": a stream that failed before any usage came back
+    // is set to zeros with cancelReason "streaming_failed": not a billed
+    // response, so not a request (a retry rewrites the same message).
+    if (say === 'api_req_started' && info.cancelReason === 'streaming_failed' && USAGE_FIELDS.every((f) => !has(f) || info[f] === 0)) {
+      sink.skip(FAILED_EMPTY, loc);
+      held.add(`req:${ts}`);
       return null;
     }
     const invalid: string[] = [];
@@ -192,7 +206,7 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
   }
 
   resolveModels(present, taskDir, d, sink, file);
-  const recs = settle(present, prior, sink);
+  const recs = settle(present, prior, sink, held);
   const presentKeys = new Set(present.map(keyOf));
   for (const r of recs) {
     if (r.k === 'sum' && r.ti + r.to + r.cw + r.cr === 0 && !r.cost) continue; // all of it already counted
@@ -282,8 +296,8 @@ function resolveModels(recs: Rec[], taskDir: string, d: ClassicDialect, sink: Ex
  * summing deleted requests only what the memory does not account for: it
  * takes, in time order, the left records written before it.
  */
-function settle(present: Rec[], prior: Rec[], sink: ExtractSink): Rec[] {
-  const here = new Set(present.map((r) => `${r.k}:${r.ts}`));
+function settle(present: Rec[], prior: Rec[], sink: ExtractSink, held: ReadonlySet<string>): Rec[] {
+  const here = new Set([...present.map((r) => `${r.k}:${r.ts}`), ...held]);
   const gone = prior.filter((r) => !here.has(`${r.k}:${r.ts}`)).sort((a, b) => a.ts - b.ts);
   if (gone.length) sink.count('requests kept from an earlier read (no longer in the file)', gone.filter((r) => r.k === 'req').length);
   const out: Rec[] = [...gone];

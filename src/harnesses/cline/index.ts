@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { resolveRoots } from '../roots.js';
 import { discoverSdkSessions, discoverTasks, extensionRoots } from './paths.js';
 import type { ClassicDialect } from './classic.js';
+import { RULE } from './rules.js';
 
 /** VS Code keeps an extension's globalStorage under its lower-cased id. */
 export const CLINE_EXTENSION_ID = 'saoudrizwan.claude-dev';
@@ -39,9 +40,13 @@ function clineDataDir(ctx: PathContext): RootSpec[] {
   return [...data, ...sessions];
 }
 
-export const cline: Harness = {
+export const cline: Harness<'cline'> = {
   id: 'cline',
   displayName: 'Cline',
+  chartColor: '#17becf',
+  // Any provider the user configured; Cline records its provider id where it can.
+  pricing: { providerHint: null },
+  ruleNames: Object.values(RULE),
   howToPoint: 'set CLINE_DATA_DIR or CLINE_DIR (CLI data), VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs), or pass --root cline=PATH (a folder holding tasks/)',
   roots: (ctx) => (ctx.rootOverrides.length ? extensionRoots(ctx, CLINE_EXTENSION_ID) : [...clineDataDir(ctx), ...extensionRoots(ctx, CLINE_EXTENSION_ID)]),
   discover: async (roots, warn) => [...(await discoverTasks('cline', roots, ['task_metadata.json', 'api_conversation_history.json'], warn)), ...discoverSdkSessions(roots, warn)],

@@ -3,12 +3,13 @@
 // events (README.md "Cline SDK sessions"). Each assistant message carries
 // its one model call's `metrics`; the document is rewritten whole, and a
 // message that has left it is counted again from what this reader remembers.
-import { readFileSync } from 'node:fs';
+import { readRegularBytes } from '../../io/regular-file.js';
 import { basename, dirname, join } from 'node:path';
 import { checkCost, checkTokenCount } from '../../core/numbers.js';
 import type { UsageEvent, WorkUnitKind } from '../../core/types.js';
 import { scanJsonArray, topLevelValue } from '../../io/json-array.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
+import { RULE } from './rules.js';
 
 /** What a read remembers of one counted message (to count it again should it leave the file). */
 type Kept = [key: string, ts: number, input: number, cacheRead: number, cacheWrite: number, output: number, cost: number | null, model: string | null, provider: string | null, at: number];
@@ -35,7 +36,7 @@ function has(buf: Buffer, needle: Buffer, start: number, end: number): boolean {
 /** The session's manifest `<root>/<root>.json`: its working folder, model, and whether it is a fork. */
 function manifestOf(dir: string, root: string): { cwd: string | null; model: string | null; provider: string | null; fork: boolean } {
   try {
-    const m = JSON.parse(readFileSync(join(dir, `${root}.json`), 'utf8'));
+    const m = JSON.parse(readRegularBytes(join(dir, `${root}.json`), 1 << 20).toString('utf8'));
     return { cwd: str(m?.cwd) ?? str(m?.workspace_root), model: str(m?.model), provider: str(m?.provider), fork: isObj(m?.metadata?.fork) };
   } catch {
     return { cwd: null, model: null, provider: null, fork: false };
@@ -52,7 +53,7 @@ export async function extractSdkSession(source: SourceRef, sink: ExtractSink, op
   const man = manifestOf(dir, root);
   const prior = isObj(opts.prior) && opts.prior.v === 1 && Array.isArray(opts.prior.kept) ? (opts.prior as SdkState).kept : [];
   const rank = man.fork ? 1 : 0;
-  const buf = readFileSync(file);
+  const buf = readRegularBytes(file);
   const kept: Kept[] = [];
   const units: { kind: WorkUnitKind; ts: number; key: string; count: number }[] = [];
   let index = 0;
@@ -123,14 +124,14 @@ export async function extractSdkSession(source: SourceRef, sink: ExtractSink, op
 
   if (problem !== null) {
     sink.warn(`not a complete session messages file (${problem}); ${prior.length ? 'what the last read counted is kept' : 'nothing read'}`, { file });
-    for (const k of prior) sink.event(eventOf(k, 'kept from an earlier read'));
+    for (const k of prior) sink.event(eventOf(k, RULE.kept));
     return { offset: buf.length, lines: 0, state: { v: 1, kept: prior } satisfies SdkState };
   }
   const here = new Set(kept.map((k) => k[0]));
   const gone = prior.filter((k) => !here.has(k[0]));
   if (gone.length) sink.count('messages kept from an earlier read (no longer in the file)', gone.length);
-  for (const k of gone) sink.event(eventOf(k, 'kept from an earlier read'));
-  for (const k of kept) sink.event(eventOf(k, 'sdk model call'));
+  for (const k of gone) sink.event(eventOf(k, RULE.kept));
+  for (const k of kept) sink.event(eventOf(k, RULE.sdkCall));
   for (const u of units) sink.unit({ harness: 'cline', session_id: sessionId, kind: u.kind, dedupe_key: u.key, dedupe_rank: rank, ts: u.ts, count: u.count });
   if (stem !== root) sink.sessionFact({ harness: 'cline', session_id: sessionId, title: null, title_rank: 0, parent_session_id: root, seq: 0 });
   return { offset: buf.length, lines: index, state: { v: 1, kept: [...gone, ...kept] } satisfies SdkState };

@@ -3,7 +3,8 @@
 // parent task. Only small files are parsed; the conversation history (prompt
 // text, tool output, images) is searched at byte level for the two markers
 // the extension itself writes into each prompt's environment details.
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegular, readRegularBytes } from '../../io/regular-file.js';
 import { join } from 'node:path';
 
 /** A model in use from `ts` on (task_metadata.json model_usage, or an environment-details stamp). */
@@ -15,8 +16,8 @@ export interface ModelStamp {
 
 function readIfThere(path: string, max?: number): Buffer | null {
   try {
-    if (max === undefined) return readFileSync(path);
-    const fd = openSync(path, 'r');
+    if (max === undefined) return readRegularBytes(path);
+    const fd = openRegular(path);
     try {
       const b = Buffer.allocUnsafe(max);
       return b.subarray(0, readSync(fd, b, 0, max, 0));

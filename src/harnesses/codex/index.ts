@@ -1,10 +1,16 @@
 import type { Harness } from '../types.js';
 import { latestIsoField } from '../../io/last-line.js';
+import { extractCodex, MARKERS } from './extract.js';
+import { THREAD_NAME_MARKERS } from './thread-names.js';
 import { codexRoots, discoverCodex } from './paths.js';
+import { RULE } from './rules.js';
 
-export const codex: Harness = {
+export const codex: Harness<'codex'> = {
   id: 'codex',
   displayName: 'Codex CLI',
+  chartColor: '#1b9e77',
+  pricing: { providerHint: 'openai' },
+  ruleNames: Object.values(RULE),
   howToPoint: 'set CODEX_HOME or pass --root codex=PATH',
   roots: codexRoots,
   // Lines are appended in time order. A fork's copy of its parent's records keeps their timestamps or is
@@ -16,10 +22,13 @@ export const codex: Harness = {
   // copies that kept their original's timestamp (their original's file is read whenever they are in
   // a report's window); 4 and 5 re-stamped copies.
   copyRankFrom: 4,
+  // Every copy, for the status line: kept-timestamp copies (2, 3) and re-stamped ones (4, 5).
+  anyCopyRankFrom: 2,
   // Contract: "zstd-compressed (level 3) by a background worker once unmodified for 7 days ...
   // Decompressed back to .jsonl before any append (resume)" — a .zst is never appended to.
   sealedWhenCompressed: true,
   discover: discoverCodex,
-  // Loaded on first use (discovery alone never needs it; worker threads import it there).
-  extract: async (source, sink, opts) => (await import('./extract.js')).extractCodex(source, sink, opts),
+  extract: extractCodex,
+  resumesAlone: true,
+  scanMarkers: [MARKERS, THREAD_NAME_MARKERS],
 };

@@ -8,7 +8,11 @@
 //
 // - a copied session_meta names the thread whose records follow (its header:
 //   id, creation time, root session). The file's own id again ends the copy
-//   (a plain `codex fork` writes its own session_meta again after the copy);
+//   (a plain `codex fork` writes its own session_meta again after the copy).
+//   A header may carry the thread id alone: the thread's creation time is
+//   then its id's (Codex makes thread ids as UUIDv7, openai/codex
+//   codex-rs/protocol/src/thread_id.rs), so whose turn a copied turn is never
+//   depends on what else the header holds;
 // - a turn (turn_id when it is a UUIDv7, else task_started.started_at) belongs
 //   to the newest thread of the lineage created at or before the turn began:
 //   a copied turn began before the child existed, the child's own first turn
@@ -22,10 +26,12 @@
 /** A thread whose records a copy holds: from the copied session_meta (or forked_from_id alone). */
 export interface Header {
   id: string;
-  /** Creation time (ms), null when unknown (an ancestor named only by forked_from_id). */
+  /** Creation time (ms) as the header states it, null when it does not (a header of the id alone, an ancestor named only by forked_from_id). */
   created: number | null;
   /** Its session_meta.session_id: the root of its session tree. */
   root: string | null;
+  /** Its copied session_meta was read (absent in states that predate it: a stated creation time then says so). */
+  seen?: boolean;
 }
 
 /** Lineage state carried in ResumePoint.state (JSON). */
@@ -72,6 +78,16 @@ export function addHeader(l: LineageState, h: Header): void {
   if (l.headers.length > MAX_HEADERS) l.headers.splice(0, l.headers.length - MAX_HEADERS);
 }
 
+/** When a copied thread was created: as its header states, else as its UUIDv7 id says; null when neither tells. */
+export function createdOf(h: Header): number | null {
+  return h.created ?? uuidV7Ms(h.id);
+}
+
+/** Its copied session_meta has been read (the thread's records went on from 0 there). */
+export function headerSeen(h: Header): boolean {
+  return h.seen ?? h.created !== null;
+}
+
 /**
  * Whose record a line made at `t` is: OWN when at or after the file's own
  * creation, else the newest copied thread created at or before `t` (a thread
@@ -79,10 +95,10 @@ export function addHeader(l: LineageState, h: Header): void {
  */
 export function ownerAt(l: LineageState, created: number | null, t: number): string | null {
   if (created !== null && t >= created) return OWN;
-  let best: Header | null = null;
+  let best: { id: string; c: number } | null = null;
   for (const h of l.headers) {
-    const c = h.created ?? -Infinity;
-    if (c <= t && (best === null || c >= (best.created ?? -Infinity))) best = h;
+    const c = createdOf(h) ?? -Infinity;
+    if (c <= t && (best === null || c >= best.c)) best = { id: h.id, c };
   }
   return best ? best.id : null;
 }

@@ -7,11 +7,13 @@ import { scanJsonlFile } from '../../io/jsonl.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 
 export const THREAD_NAMES_FILE = 'session_index.jsonl';
+/** The lines of session_index.jsonl read: those naming a thread. */
+export const THREAD_NAME_MARKERS = ['"thread_name"'];
 
 export async function extractThreadNames(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint> {
   // The last entry per thread in this read; a later read's entries have later lines (seq) and win in the store.
   const names = new Map<string, { title: string; line: number }>();
-  const point = await scanJsonlFile(source.path, { markers: ['"thread_name"'], resume: opts.resume }, sink, (rec, line) => {
+  const point = await scanJsonlFile(source.path, { markers: THREAD_NAME_MARKERS, resume: opts.resume }, sink, (rec, line) => {
     if (typeof rec.id !== 'string' || !rec.id || typeof rec.thread_name !== 'string') return;
     names.set(rec.id.toLowerCase(), { title: rec.thread_name.trim(), line });
   });

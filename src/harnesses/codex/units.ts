@@ -1,4 +1,4 @@
-// Codex units of work (issue 27), read from the first bytes of a rollout
+// Codex units of work, read from the first bytes of a rollout
 // line: Codex writes every line as {"timestamp":"…","ordinal":N,"type":"…",
 // "payload":{"type":"…", so the record's kind, time and ordinal sit at its
 // start, before any message text or tool output, and a few byte comparisons
@@ -17,12 +17,6 @@
 //   tasks. Inherited records (a sub-agent's parent context, a legacy fork's
 //   copy block) count nothing, as for usage.
 import type { WorkUnitKind } from '../../core/types.js';
-
-export interface LineUnit {
-  kind: WorkUnitKind;
-  ts: number | null;
-  ordinal: number | null;
-}
 
 /** Bytes of a line's head read by headUnit: the envelope plus an item_completed's ids. */
 export const UNIT_HEAD_BYTES = 320;

@@ -3,7 +3,8 @@
 // checkpoint, the per-turn TurnEndedUpdate tokens are never written), so this
 // extractor emits ContextRow objects only — never a UsageEvent. Rules: see
 // README.md beside this file.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readRegularBytes } from '../../io/regular-file.js';
 import { dirname, join } from 'node:path';
 import type { ContextRow, WorkUnit } from '../../core/types.js';
 import { openSqliteReadOnly, type SqliteDb } from '../../io/sqlite.js';
@@ -84,12 +85,12 @@ export function readSidecarCwd(dbPath: string, sink: ExtractSink): string | null
   const file = join(dirname(dbPath), 'meta.json');
   if (!existsSync(file)) return null;
   try {
-    const obj = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    const obj = JSON.parse(readRegularBytes(file, 1 << 20).toString('utf8')) as unknown;
     if (obj && typeof obj === 'object') return str((obj as Record<string, unknown>).cwd);
     sink.warn('meta.json is not a JSON object; project taken from the folder name', { file });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    sink.warn(`meta.json unreadable (${err.code ?? 'invalid JSON'}); project taken from the folder name`, { file });
+    sink.warn(`meta.json unreadable (${err.code === 'ENOTREG' ? err.message : (err.code ?? 'invalid JSON')}); project taken from the folder name`, { file });
   }
   return null;
 }
@@ -163,7 +164,7 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
     const model = meta?.lastUsedModel ?? null;
     const rank = meta?.name?.endsWith(' (forked)') ? 1 : 0;
     const fallbackTs = meta?.createdAt ?? null;
-    // Title: the chat's name (the meta row's `name`, issue 25), unless still the default; a subagent store names its parent.
+    // Title: the chat's name (the meta row's `name`), unless still the default; a subagent store names its parent.
     const name = meta?.name && meta.name !== DEFAULT_NAME ? meta.name : null;
     if (name !== null || meta?.parentAgentId) {
       sink.sessionFact({ harness: 'cursor-agent', session_id: session, title: name, title_rank: 0, parent_session_id: meta?.parentAgentId ?? null, seq: 0 });

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { UsageEvent } from '../../core/types.js';
 import { CsvError, decodeUtf8, isBlankRecord, parseCsv, type CsvRecord } from '../../io/csv.js';
 import type { ExtractSink, ResumePoint, SourceRef } from '../types.js';
+import { RULE } from './rules.js';
 
 /** Every column a Cursor usage-events export has been seen with (README.md lists the generations and where they were seen). */
 export const USAGE_CSV_COLUMNS = {
@@ -282,7 +283,7 @@ export function usageCsvEvents(csv: UsageCsv, file: string): UsageEvent[] {
       source_line: r.line,
       billing_kind: r.kind,
       request_units: r.requestUnits,
-      rule: 'One row = one usage event',
+      rule: RULE.csvRow,
     });
   }
   return out;

@@ -13,19 +13,28 @@ import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../typ
 import { MessageCounter, type SessionInfo } from './messages.js';
 import { projectOfSource } from './project.js';
 import { extractLegacyConversation } from './legacy.js';
+import { RULE } from './rules.js';
 
-const MARKERS = ['"tokens":{'];
+/**
+ * A message's `tokens` (the marker): one JSON string, so a line is found
+ * whatever whitespace its writer put between tokens (README "Bad input").
+ * A model message without tokens says `"tokens":null` and is parsed for
+ * nothing; `$set` checkpoints hold the tokens of every message in them.
+ */
+const MARKERS = ['"tokens"'];
 /**
  * Small lines parsed for what they say about the session: the header (the
  * first line; `sessionId` leads it at 5411f113, `kind` did in builds peers
  * saw, https://github.com/Dicklesworthstone/coding_agent_session_search/issues/341)
  * and a generated summary (the title).
  */
-const HEADER = Buffer.from('{"sessionId":');
-const SUMMARY = Buffer.from('{"$set":{"summary":');
+const HEADER_RE = /^\{\s*"sessionId"\s*:/;
+const SUMMARY_RE = /^\{\s*"\$set"\s*:\s*\{\s*"summary"\s*:/;
+/** Bytes enough for either test above, whatever whitespace the writer used. */
+const HEAD_TEST_BYTES = 64;
 /** A user message: {id, timestamp, type, content, …} (chatRecordingService.ts newMessage, key order kept by re-writes). */
-const USER_HEAD_RE = /^\{"id":"([^"\\]+)","timestamp":"([^"\\]+)","type":"user","content":/;
-const REWIND = '{"$rewindTo":';
+const USER_HEAD_RE = /^\{\s*"id"\s*:\s*"([^"\\]+)"\s*,\s*"timestamp"\s*:\s*"([^"\\]+)"\s*,\s*"type"\s*:\s*"user"\s*,\s*"content"\s*:\s*/;
+const REWIND_RE = /^\{\s*"\$rewindTo"\s*:/;
 const PEEK_BYTES = 320;
 
 /** What a read carries to the next one (ResumePoint.state). */
@@ -36,7 +45,9 @@ export interface GeminiState {
   lastModel: string | null;
 }
 
-const startsWith = (buf: Buffer, start: number, end: number, prefix: Buffer) => end - start >= prefix.length && buf.compare(prefix, 0, prefix.length, start, start + prefix.length) === 0;
+/** The first bytes of a line, for the tests above (latin1: only ASCII structure is tested). */
+const headOf = (buf: Buffer, start: number, end: number) => buf.toString('latin1', start, Math.min(end, start + HEAD_TEST_BYTES));
+const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `session-2026-04-09T10-00-<first 8 of id>.jsonl` or a subagent's `<id>.jsonl`: the best id the name gives (only a header has the whole id). */
 function sessionIdFromName(file: string): string {
@@ -61,7 +72,7 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
     subagent: prev?.subagent ?? meta.parentSession !== undefined,
     lastModel: prev?.lastModel ?? null,
   };
-  const counter = new MessageCounter(info, sink, file, 'gemini', 'message tokens');
+  const counter = new MessageCounter(info, sink, file, 'gemini', RULE.message);
   let headerSeen = prev !== null || (opts.resume?.lines ?? 0) > 0;
   let title: { text: string; line: number } | null = null;
 
@@ -85,7 +96,14 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
     {
       markers: MARKERS,
       resume: opts.resume,
-      unmarkedHead: { bytes: SUMMARY.length, check: (buf, start, end, line) => line === 1 || startsWith(buf, start, end, HEADER) || startsWith(buf, start, end, SUMMARY) },
+      unmarkedHead: {
+        bytes: HEAD_TEST_BYTES,
+        check: (buf, start, end, line) => {
+          if (line === 1) return true;
+          const head = headOf(buf, start, end);
+          return HEADER_RE.test(head) || SUMMARY_RE.test(head);
+        },
+      },
       unmarkedPeek: {
         bytes: PEEK_BYTES,
         onPeek: (head, _tail, line) => {
@@ -93,20 +111,11 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
           if (u) {
             noHeader(line);
             counter.user(u[1]!, u[2]!, head.slice(u[0].length));
-          } else if (head.startsWith(REWIND)) {
+          } else if (REWIND_RE.test(head)) {
             // Hidden from the conversation, still billed: nothing is taken back.
             sink.count('gemini-cli: rewinds seen (the messages they hide stay counted)');
           }
         },
-      },
-      beforeParse: (text, line) => {
-        if (!text.startsWith('{"$set":')) return false;
-        // A checkpoint repeats messages already written on lines of their own (updateMessagesFromHistory).
-        if (!text.startsWith('{"$set":{"summary":')) {
-          sink.skip('$set checkpoint (repeats messages written before it)', { file, line });
-          return true;
-        }
-        return false;
       },
     },
     sink,
@@ -115,6 +124,19 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
       if (rec.$set !== undefined) {
         const s = rec.$set?.summary;
         if (typeof s === 'string' && s.trim()) title = { text: s.trim(), line };
+        // README "$set checkpoints": every message id counts once, whether
+        // first seen on a line of its own or inside a checkpoint (gemini-cli's
+        // loader rebuilds the conversation from `$set.messages`).
+        const messages = rec.$set?.messages;
+        if (Array.isArray(messages)) {
+          let added = 0;
+          for (const m of messages) {
+            if (!isObj(m)) continue;
+            if (counter.isResponse(m.type) && m.tokens !== null && m.tokens !== undefined) added += counter.response(m, at, line, RULE.checkpoint) ? 1 : 0;
+            else if (m.type === 'user') counter.userRecord(m);
+          }
+          if (!added) sink.skip('$set checkpoint (repeats messages written before it)', at);
+        }
         return;
       }
       if (typeof rec.sessionId === 'string' && rec.id === undefined && rec.type === undefined) {
@@ -134,3 +156,6 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
   const state: GeminiState = { sessionId: info.sessionId, project: info.project, subagent: info.subagent, lastModel: info.lastModel };
   return { ...scanned, state };
 }
+
+/** The lines parsed (Harness.scanMarkers). */
+export { MARKERS };

@@ -1,6 +1,8 @@
 import type { Harness } from '../types.js';
 import { latestIsoField } from '../../io/last-line.js';
+import { extractGemini, MARKERS } from './extract.js';
 import { discoverGemini, geminiRoots } from './paths.js';
+import { RULE } from './rules.js';
 
 /** The latest of a line's `timestamp`s (messages, tool calls) and `lastUpdated` (the header, `$set`). */
 function latestTime(line: Buffer): number | null {
@@ -9,9 +11,13 @@ function latestTime(line: Buffer): number | null {
   return a === null ? b : b === null ? a : Math.max(a, b);
 }
 
-export const geminiCli: Harness = {
+export const geminiCli: Harness<'gemini-cli'> = {
   id: 'gemini-cli',
   displayName: 'Gemini CLI',
+  chartColor: '#e7298a',
+  // Gemini API and Vertex AI: Google's models, Google's prices.
+  pricing: { providerHint: 'google' },
+  ruleNames: Object.values(RULE),
   howToPoint: 'set GEMINI_CLI_HOME (the folder holding .gemini), or pass --root gemini-cli=PATH (a .gemini or .gemini/tmp folder)',
   roots: geminiRoots,
   // Records are appended in time order (a message written again keeps its time, the `$set`
@@ -19,6 +25,7 @@ export const geminiCli: Harness = {
   lastLineTime: latestTime,
   rankMarksCopies: true,
   discover: discoverGemini,
-  // Loaded on first use (discovery alone never needs it; worker threads import it there).
-  extract: async (source, sink, opts) => (await import('./extract.js')).extractGemini(source, sink, opts),
+  extract: extractGemini,
+  resumesAlone: true,
+  scanMarkers: [MARKERS],
 };

@@ -7,6 +7,7 @@ import type { HarnessId } from '../../core/types.js';
 import { readJsonFile } from '../../io/json-file.js';
 import type { ExtractSink, SourceRef } from '../types.js';
 import { MessageCounter, type SessionInfo } from './messages.js';
+import { RULE } from './rules.js';
 
 export interface LegacyOptions {
   harness: HarnessId;
@@ -35,7 +36,7 @@ export function extractLegacyConversation(source: SourceRef, sink: ExtractSink, 
     subagent: d.kind === 'subagent' || meta.parentSession !== undefined,
     lastModel: null,
   };
-  const counter = new MessageCounter(info, sink, file, o.assistantType, 'legacy conversation file');
+  const counter = new MessageCounter(info, sink, file, o.assistantType, RULE.legacy);
   d.messages.forEach((m: unknown, i: number) => {
     if (m === null || typeof m !== 'object' || Array.isArray(m)) return;
     const rec = m as Record<string, any>;

@@ -12,9 +12,9 @@ import { normalizeGeminiCounts, usageEventCounts } from './usage.js';
 const TOKEN_FIELDS = { input: 'input', output: 'output', cached: 'cached', thoughts: 'thoughts', tool: 'tool', total: 'total' } as const;
 
 /** User content that is not a person's prompt (sessionUtils.ts isIgnoredUserContent: injected context). */
-const INJECTED = /^"?(?:\[\{"text":")?<(?:session_context|hook_context)>/;
+const INJECTED = /^"?(?:\[\s*\{\s*"text"\s*:\s*")?<(?:session_context|hook_context)>/;
 /** A tool's answer, recorded as a `user` message (geminiChat.ts recordSyntheticMessage). */
-const TOOL_ANSWER = /^\[\{"function(?:Response|Call)"/;
+const TOOL_ANSWER = /^\[\s*\{\s*"function(?:Response|Call)"/;
 
 export interface SessionInfo {
   harness: HarnessId;
@@ -49,26 +49,26 @@ export class MessageCounter {
     private readonly rule: string,
   ) {}
 
-  /** A model message (`type` gemini/qwen) that has a `tokens` object. */
-  response(rec: Record<string, any>, at: SourceLocation, line: number | null): void {
+  /** A model message (`type` gemini/qwen) that has a `tokens` object. True when it was counted here (not a message this read counted before). */
+  response(rec: Record<string, any>, at: SourceLocation, line: number | null, rule = this.rule): boolean {
     const id = str(rec.id);
     const tokens = rec.tokens;
     if (tokens === null || tokens === undefined) {
       this.sink.skip('model message without tokens (they come on a later line of the same message)', at);
-      return;
+      return false;
     }
     if (typeof tokens !== 'object' || Array.isArray(tokens)) {
       this.sink.warn('model message: tokens is not an object; not counted', at);
-      return;
+      return false;
     }
     if (!id) {
       this.sink.warn('model message without an id; not counted', at);
-      return;
+      return false;
     }
     const ts = parseTimestamp(rec.timestamp);
     if (ts === null) {
       this.sink.warn('model message without a usable timestamp; not counted', at);
-      return;
+      return false;
     }
     const { values: v, invalid } = readTokenFields(tokens, TOKEN_FIELDS);
     if (invalid.length) this.sink.warn(`invalid token field(s) counted as 0: ${invalid.join(', ')}`, at);
@@ -80,7 +80,7 @@ export class MessageCounter {
     const figures = `${n.input}:${n.cacheRead}:${n.output}:${n.reasoning}`;
     const before = this.counted.get(id);
     this.countToolCalls(rec, id, ts);
-    if (before === figures) return; // the same message again (tool calls merged in, a later copy)
+    if (before === figures) return false; // the same message again (tool calls merged in, a later copy)
     if (before !== undefined) this.sink.count(`${this.info.harness}: a message written again with other tokens (the store keeps the larger)`);
     this.counted.set(id, figures);
 
@@ -103,9 +103,10 @@ export class MessageCounter {
       ...usageEventCounts(n),
       source_file: this.file,
       source_line: line,
-      rule: this.rule,
+      rule,
     };
     this.sink.event(ev);
+    return true;
   }
 
   /** The tool calls a model message holds (toolCalls[], each with its own id), once each. */

@@ -6,12 +6,12 @@
 // `projects.json`. Both files are the source's companions (paths.ts), so a
 // change to them reads the source again.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readRegularText } from '../../io/regular-file.js';
 import type { SourceRef } from '../types.js';
 
 function readSmall(path: string): string | null {
   try {
-    return readFileSync(path, 'utf8');
+    return readRegularText(path, 16 << 20);
   } catch {
     return null;
   }

@@ -2,6 +2,8 @@ import type { Harness } from '../types.js';
 import type { ClassicDialect } from '../cline/classic.js';
 import { rooInput } from '../roo-code/index.js';
 import { discoverKilo, kiloRoots } from './paths.js';
+import { CLASSIC_RULES } from '../cline/rules.js';
+import { RULE } from './rules.js';
 
 /**
  * Kilo Code took Roo's whole-prompt tokensIn (RooCodeInc/Roo-Code#8954) in
@@ -17,9 +19,13 @@ export const KILO_DIALECT: ClassicDialect = {
   folderHeading: '# Current Workspace Directory (',
 };
 
-export const kiloCode: Harness = {
+export const kiloCode: Harness<'kilo-code'> = {
   id: 'kilo-code',
   displayName: 'Kilo Code',
+  chartColor: '#393b79',
+  // Any provider the user configured; its records name it where they can.
+  pricing: { providerHint: null },
+  ruleNames: [...CLASSIC_RULES, ...Object.values(RULE)],
   howToPoint: 'set KILO_DATA_DIR or XDG_DATA_HOME (Kilo CLI), VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs; kilo-code.customStoragePath in their settings.json is followed), or pass --root kilo-code=PATH (a folder holding tasks/ or kilo.db)',
   roots: kiloRoots,
   discover: discoverKilo,

@@ -7,7 +7,7 @@
 // OPENCODE_DB and the channel only choose where NEW activity goes, so older
 // databases still hold billed usage.
 import { basename, isAbsolute, join } from 'node:path';
-import { realpath } from '../../io/observed-fs.js';
+import { kindOf, realpath } from '../../io/observed-fs.js';
 import { isDir, isFile, listDirWarned, resolveRoots, rootSpec } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
@@ -67,14 +67,18 @@ export function databaseFiles(roots: RootSpec[], pattern: RegExp, warn: (m: stri
   const out: string[] = [];
   for (const root of roots) {
     if (!root.exists) continue;
-    if (isFile(root.path)) {
+    // A FIFO or device where a database is expected is a source too: its
+    // read refuses it by name (io/sqlite.ts), never a silent "no data".
+    const rootKind = kindOf(root.path);
+    if (rootKind === 'file' || rootKind === 'other') {
       out.push(root.path);
       continue;
     }
-    if (!isDir(root.path)) continue;
+    if (rootKind !== 'dir') continue;
     for (const e of listDirWarned(root.path, warn) ?? []) {
       const p = join(root.path, e.name);
-      if (pattern.test(e.name) && isFile(p)) out.push(p);
+      const k = pattern.test(e.name) ? kindOf(p) : null;
+      if (k === 'file' || k === 'other') out.push(p);
     }
   }
   return out;

@@ -1,4 +1,4 @@
-// OpenCode units of work (issue 27) and session facts, read in SQL like the
+// OpenCode units of work and session facts, read in SQL like the
 // usage (only a few JSON paths of `data`; prompt text, tool output and
 // attachments never reach JS). Rules (contract `opencode`, README.md):
 // - 2.x prompts: session_message rows of type `user` (typed prompts); in a
@@ -8,7 +8,9 @@
 // - 2.x turns: `idle` rows (contract concept turn-end: the session went idle).
 // - 2.x tool calls: the `tool` content blocks of assistant rows (a call and
 //   its result are one block), counted with their row.
-// - fork copies (rows copied into a fork) count nothing, as for usage.
+// - fork copies (rows copied into a fork) count nothing, as for usage; so do
+//   rows that started before their session existed (1.x Session.fork copies,
+//   imported or not: README "Forks (1.x)").
 // - titles: session_v2.title; parent: session_v2.parent_id.
 // - 1.x-only databases: `message` rows of role user are prompts (each also a
 //   turn: 1.x records no turn ends), `part` rows of type tool are tool calls.
@@ -16,7 +18,7 @@ import { parseTimestamp } from '../../core/numbers.js';
 import type { SessionFact, WorkUnit } from '../../core/types.js';
 import type { SqliteDb } from '../../io/sqlite.js';
 import { isObject, parseJson } from './usage.js';
-import { isForkCopy, type SessionInfo } from './v2.js';
+import { isForkCopy, type SessionInfo } from './sessions.js';
 
 /** What one database's units-of-work queries found (emitted with its usage, once every query succeeded). */
 export interface WorkRead {
@@ -45,7 +47,7 @@ export function readUnitsV2(db: SqliteDb, sessions: Map<string, SessionInfo>, co
     const s = sessions.get(sessionId);
     if (s?.forkOf && isForkCopy(id, Number(r.seq), copied.get(s.id))) continue;
     const ts = parseTimestamp(d.created) ?? parseTimestamp(r.time_created);
-    if (ts === null) continue;
+    if (ts === null || (s?.ts != null && ts < s.ts)) continue;
     const unit = (kind: WorkUnit['kind'], count = 1) =>
       work.units.push({ harness: 'opencode', session_id: sessionId, kind, dedupe_key: `msg:${id}`, dedupe_rank: 0, ts, count });
     if (r.type === 'user') unit(s?.parentId ? 'subagent_task' : 'prompt');
@@ -71,9 +73,12 @@ const V1_TOOLS_SQL = `
 /** 1.x-only databases: prompts (and their turns), tool parts, titles and parents from the 1.x tables. */
 export function readUnitsV1(db: SqliteDb, layout: { hasSession: boolean; hasPart: boolean }, sessionCols: Set<string>, work: WorkRead): void {
   const parents = new Map<string, string>();
+  const created = new Map<string, number>();
   if (layout.hasSession) {
-    const cols = ['id', sessionCols.has('title') ? 'title' : 'NULL AS title', sessionCols.has('parent_id') ? 'parent_id' : 'NULL AS parent_id'];
-    for (const r of db.prepare(`SELECT ${cols.join(', ')} FROM session`).all() as { id: string; title: unknown; parent_id: unknown }[]) {
+    const cols = ['id', sessionCols.has('title') ? 'title' : 'NULL AS title', sessionCols.has('parent_id') ? 'parent_id' : 'NULL AS parent_id', sessionCols.has('time_created') ? 'time_created' : 'NULL AS time_created'];
+    for (const r of db.prepare(`SELECT ${cols.join(', ')} FROM session`).all() as { id: string; title: unknown; parent_id: unknown; time_created: unknown }[]) {
+      const t = parseTimestamp(r.time_created);
+      if (t !== null) created.set(r.id, t);
       const parent = typeof r.parent_id === 'string' && r.parent_id ? r.parent_id : null;
       if (parent) parents.set(r.id, parent);
       const title = typeof r.title === 'string' ? r.title.trim() : null;
@@ -87,6 +92,9 @@ export function readUnitsV1(db: SqliteDb, layout: { hasSession: boolean; hasPart
     const id = String(r.id);
     const session = String(r.session_id);
     const ts = parseTimestamp(d.created) ?? parseTimestamp(r.time_created);
+    // A Session.fork copy (started before its session existed) counts nothing, as for usage.
+    const since = created.get(session);
+    if (ts !== null && since !== undefined && ts < since) continue;
     sessionOf.set(id, { session, ts });
     if (d.role !== 'user' || ts === null) continue;
     const kinds = parents.has(session) ? (['subagent_task'] as const) : (['prompt', 'turn'] as const);

@@ -5,6 +5,7 @@
 import { checkCost, notAnObject, readTokenFields } from '../../core/numbers.js';
 import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { ExtractSink } from '../types.js';
+import { RULE } from './rules.js';
 
 /** OpenCode's own buckets, as recorded (before normalization). */
 export interface OcTokens {
@@ -118,7 +119,7 @@ export function usageEvent(base: EventBase, u: OcUsage): UsageEvent {
     reasoning_tokens: u.reasoning,
     recorded_cost_usd: zeroForTokens ? null : u.cost,
     source_line: null,
-    ...(zeroForTokens ? { rule: 'Recorded cost of zero' } : {}),
+    ...(zeroForTokens ? { rule: RULE.zeroCost } : {}),
   };
 }
 

@@ -6,25 +6,12 @@ import { checkTokenCount, checkCost, parseTimestamp } from '../../core/numbers.j
 import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { SqliteDb } from '../../io/sqlite.js';
 import type { ExtractSink } from '../types.js';
-import { columnNames, pick } from './tables.js';
+import { columnNames, pick, tableNames } from './tables.js';
 import { addUsage, hasUsage, isObject, modelRef, parseJson, readUsage, usageEvent, writtenTokens, zeroUsage, type OcUsage } from './usage.js';
 import { readUnitsV2, type WorkRead } from './units.js';
-
-export interface SessionInfo {
-  id: string;
-  /** session_v2.title (never prompt text); null when absent. */
-  title: string | null;
-  /** The session that spawned this one (subagent child sessions). */
-  parentId: string | null;
-  directory: string | null;
-  model: string | null;
-  provider: string | null;
-  ts: number | null;
-  forkOf: string | null;
-  boundary: { type: string; messageID: string } | null;
-  /** Running totals; null when the table has no usage columns. */
-  totals: OcUsage | null;
-}
+import { readV1Messages } from './v1.js';
+import { RULE } from './rules.js';
+import { isForkCopy, type SessionInfo } from './sessions.js';
 
 /** Cost differences below this are float noise, not lost spend. */
 const COST_EPSILON = 1e-9;
@@ -105,12 +92,6 @@ export function lastCopiedSeqs(db: SqliteDb, sessions: Map<string, SessionInfo>)
   return out;
 }
 
-export function isForkCopy(id: string, seq: number, lastCopied: number | null | undefined): boolean {
-  const m = /^msg_[^_]+_(\d+)$/.exec(id);
-  if (m && Number(m[1]) === seq) return true;
-  return typeof lastCopied === 'number' && seq <= lastCopied;
-}
-
 // Only the few usage fields are pulled out of `data` (rows also hold prompt
 // text, tool output and base64 attachments, which are never read into JS).
 // json_valid guards every extraction: one malformed row must not abort the query.
@@ -160,6 +141,11 @@ function notCountedReason(type: string, d: RowFields): string | null {
 
 export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink: ExtractSink, work: WorkRead): UsageEvent[] {
   const sessions = readSessions(db, sessionTable, file, sink);
+  // 1.x messages imported in place keep their id (v1-migration.bun.ts) but
+  // only their last step's tokens: they count as their 1.x message does
+  // (README "1.x turns continued in 2.x").
+  const t = tableNames(db);
+  const imported = t.has('message') ? readV1Messages(db, file, { hasSession: t.has('session'), hasPart: t.has('part') }, sink, true) : null;
   const copied = lastCopiedSeqs(db, sessions);
   readUnitsV2(db, sessions, copied, work);
   const rowSums = new Map<string, OcUsage>();
@@ -185,6 +171,15 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
       continue;
     }
     const type = String(r.type);
+    const asV1 = type === 'assistant' ? imported?.get(id) : undefined;
+    if (asV1) {
+      events.push(...asV1);
+      // The row's own usage (as imported) is what the session totals hold for it.
+      let sum = rowSums.get(sessionId);
+      if (!sum) rowSums.set(sessionId, (sum = zeroUsage()));
+      addUsage(sum, readUsage(d.tokens, d.cost, at, sink, 'data.tokens'));
+      continue;
+    }
     const reason = notCountedReason(type, d);
     if (reason) {
       sink.skip(reason, at);
@@ -212,7 +207,7 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
           dedupe_key: `msg:${id}`,
           requests: 1,
           source_file: file,
-          rule: type === 'compaction' ? 'compaction rows' : 'assistant rows',
+          rule: type === 'compaction' ? RULE.compaction : RULE.assistant,
         },
         u,
       ),
@@ -237,7 +232,7 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
  * rows lost (reverts delete rows, retries overwrite them, titles have none).
  * The positive difference per bucket is one zero-request event.
  */
-function residualEvent(s: SessionInfo, rows: OcUsage, file: string, sink: ExtractSink): UsageEvent | null {
+export function residualEvent(s: SessionInfo, rows: OcUsage, file: string, sink: ExtractSink): UsageEvent | null {
   const t = s.totals;
   if (!t) return null;
   const at: SourceLocation = { file, row: `session ${s.id}` };
@@ -275,7 +270,7 @@ function residualEvent(s: SessionInfo, rows: OcUsage, file: string, sink: Extrac
       dedupe_key: `residual:${s.id}`,
       requests: 0,
       source_file: file,
-      rule: 'Residual (session totals)',
+      rule: RULE.residual,
     },
     r,
   );

@@ -8,7 +8,9 @@ import { checkCost, parseTimestamp, readTokenFields } from '../../core/numbers.j
 import type { HarnessId, UsageEvent } from '../../core/types.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { projectFromDirKey } from './paths.js';
+import { digest128 } from '../../core/digest.js';
 import { usageObjectPath } from '../../core/usage-object.js';
+import { RULE } from './rules.js';
 
 /**
  * Skip reasons (README.md): a file an extension wrote below a session's
@@ -27,7 +29,7 @@ export const SKIP_TOOL_DATA = 'usage object in tool or extension data (not a usa
  * header is `{"type":"session",...}`. All other lines are tree nodes we only
  * need the parent link of, read from their first/last bytes (see HEAD_RE).
  */
-const MARKERS = ['"usage"', '"model_change"', '"session"'];
+export const MARKERS = ['"usage"', '"model_change"', '"session"'];
 
 /**
  * The parent link of an unmarked line is read from its edges. pi builds most
@@ -175,6 +177,11 @@ export interface PiDialect {
 
 export const PI_DIALECT: PiDialect = { harness: 'pi', markers: [] };
 
+/** The lines a dialect's reader parses: pi's markers and its own. */
+export function dialectMarkers(d: PiDialect): readonly string[] {
+  return d.markers.length ? [...MARKERS, ...d.markers] : MARKERS;
+}
+
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -195,19 +202,19 @@ function carrierOf(rec: Record<string, any>): Carrier | null {
       const m = rec.message;
       if (!isObj(m)) return null;
       if (m.role === 'assistant') {
-        const what = m.stopReason === 'error' ? 'errored response' : m.stopReason === 'aborted' ? 'aborted response' : 'response';
+        const what = m.stopReason === 'error' ? RULE.errored : m.stopReason === 'aborted' ? RULE.aborted : RULE.response;
         return { what, usage: m.usage, model: str(m.model), provider: str(m.provider), msgTs: m.timestamp };
       }
       // Nested model work done by a tool (message.usage only; details are tool UI data).
-      if (m.role === 'toolResult' && m.usage !== undefined) return { what: 'tool nested usage', usage: m.usage, model: null, provider: null, msgTs: m.timestamp };
+      if (m.role === 'toolResult' && m.usage !== undefined) return { what: RULE.toolNested, usage: m.usage, model: null, provider: null, msgTs: m.timestamp };
       return null;
     }
     case 'usage':
       // Open-ended kind (cache_warm, extensions): unknown kinds count as normal usage.
-      return { what: 'usage entry', usage: rec.usage, model: str(rec.model), provider: str(rec.provider), msgTs: undefined };
+      return { what: RULE.usageEntry, usage: rec.usage, model: str(rec.model), provider: str(rec.provider), msgTs: undefined };
     case 'compaction':
     case 'branch_summary':
-      return rec.usage === undefined ? null : { what: rec.type, usage: rec.usage, model: null, provider: null, msgTs: undefined };
+      return rec.usage === undefined ? null : { what: rec.type === 'compaction' ? RULE.compaction : RULE.branchSummary, usage: rec.usage, model: null, provider: null, msgTs: undefined };
     default:
       return null;
   }
@@ -289,7 +296,7 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
   };
 
   const scanOpts: ScanOptions = {
-    markers: d.markers.length ? [...MARKERS, ...d.markers] : MARKERS,
+    markers: dialectMarkers(d),
     resume: opts.resume,
     beforeParse: debugLine,
     unmarkedPeek: {
@@ -383,6 +390,12 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
     if (id !== null) {
       const idTs = (rec.type === 'message' ? parseTimestamp(c.msgTs) : null) ?? ts;
       dedupeKey = `entry:${id}:${idTs}`;
+    } else if (rec.type === 'message' && parseTimestamp(c.msgTs) !== null) {
+      // README "Entries without an id": the same line written twice (OpenClaw,
+      // ccusage's deduplicates_repeated_openclaw_records) is one response:
+      // known by its session, its own millisecond timestamp, model and usage.
+      dedupeKey = `same:${info.sessionId}:${parseTimestamp(c.msgTs)}:${digest128(JSON.stringify([model, provider, c.usage]))}`;
+      sink.count(`${harness}: entries without an id, known by their time and usage`);
     } else if (info.version < 2) {
       // v1 is append-only and linear: the line is stable; the file is never rewritten by us.
       dedupeKey = `v1:${info.sessionId}:${line}`;
@@ -416,8 +429,8 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
       recorded_cost_usd: cost,
       source_file: file,
       source_line: line,
-      // README "What counts": the carrier's row.
-      rule: c.what,
+      // README "What counts": the carrier's row (an entry without an id: README "Entries without an id").
+      rule: dedupeKey.startsWith('same:') ? RULE.noId : c.what,
     };
     sink.event(ev);
   };

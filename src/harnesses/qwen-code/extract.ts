@@ -13,9 +13,10 @@ import { extractLegacyConversation } from '../gemini-cli/legacy.js';
 import { normalizeGeminiCounts, usageEventCounts } from '../gemini-cli/usage.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { CallPairs, figures, type PairState } from './pairing.js';
+import { RULE } from './rules.js';
 
 const API_RESPONSE = 'qwen-code.api_response';
-const MARKERS = ['"usageMetadata"', `"${API_RESPONSE}"`, '"custom_title"'];
+export const MARKERS = ['"usageMetadata"', `"${API_RESPONSE}"`, '"custom_title"'];
 
 /** usageMetadata of an assistant record (Gemini's GenerateContentResponseUsageMetadata). */
 const USAGE_FIELDS = {
@@ -144,7 +145,7 @@ export async function extractQwen(source: SourceRef, sink: ExtractSink, opts: Ex
     (rec, line) => {
       if (rec.type === 'assistant') {
         if (!isObj(rec.usageMetadata)) return;
-        if (!countCall(rec, rec.usageMetadata, USAGE_FIELDS, rec.model, 'assistant usage without its api_response', line)) return;
+        if (!countCall(rec, rec.usageMetadata, USAGE_FIELDS, rec.model, RULE.withoutApiResponse, line)) return;
         // The response's tool calls (functionCall parts), once with it.
         const parts = rec.message?.parts;
         const calls = Array.isArray(parts) ? parts.filter((p: any) => isObj(p) && isObj(p.functionCall)).length : 0;
@@ -155,7 +156,7 @@ export async function extractQwen(source: SourceRef, sink: ExtractSink, opts: Ex
       if (rec.type !== 'system') return;
       if (rec.subtype === 'ui_telemetry') {
         const ev = rec.systemPayload?.uiEvent;
-        if (isObj(ev) && ev['event.name'] === API_RESPONSE) countCall(rec, ev, TELEMETRY_FIELDS, ev.model, 'api_response record', line);
+        if (isObj(ev) && ev['event.name'] === API_RESPONSE) countCall(rec, ev, TELEMETRY_FIELDS, ev.model, RULE.apiResponse, line);
       } else if (rec.subtype === 'custom_title') {
         const p = rec.systemPayload;
         const text = isObj(p) ? str(p.customTitle)?.trim() : null;

@@ -3,17 +3,22 @@
 //   else QWEN_RUNTIME_DIR (where sessions go while it is set) AND the global
 //   dir: QWEN_HOME, else ~/.qwen (sessions written before or without it).
 // Under a root: projects/<sanitized cwd>/chats/<session id>.jsonl, archived
-// sessions in chats/archive/, and the older tmp/<hash>/chats/*.json. Only
-// names Qwen Code gives a session (SESSION_FILE_PATTERN) are read: the
-// sidecars beside them (<id>.ledger.jsonl, <id>.worktree.json, <id>.pr.json)
-// hold no usage.
+// sessions in chats/archive/, and the older tmp/<hash>/chats/*.json. Every
+// `*.jsonl` there is read, whatever its name (the session id is in each
+// record, README "Where"), except the `<id>.ledger.jsonl` sidecar; the other
+// sidecars (<id>.worktree.json, <id>.pr.json) are not JSONL.
 import { basename, join } from 'node:path';
 import { isDir, RealPaths, resolveRoots, subdirsWith, walkFiles } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 import type { SourceLocation } from '../../core/types.js';
 
-/** sessionService.ts SESSION_FILE_PATTERN: `<session id>.jsonl`, the id 32-36 hex digits and hyphens. */
-const SESSION_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
+/**
+ * A chat file: any `*.jsonl` but the `<id>.ledger.jsonl` sidecar. Qwen Code
+ * names its own `<session id>.jsonl` (sessionService.ts SESSION_FILE_PATTERN),
+ * but a chat file named otherwise still holds billed calls, each record
+ * naming its session.
+ */
+const SESSION_FILE = /^(?!.*\.ledger\.jsonl$).+\.jsonl$/;
 
 export function qwenRoots(ctx: PathContext): RootSpec[] {
   if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });

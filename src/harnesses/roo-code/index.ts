@@ -1,6 +1,7 @@
 import type { Harness } from '../types.js';
 import { discoverTasks, extensionRoots } from '../cline/paths.js';
 import type { ClassicDialect } from '../cline/classic.js';
+import { CLASSIC_RULES } from '../cline/rules.js';
 
 export const ROO_EXTENSION_ID = 'rooveterinaryinc.roo-cline';
 /** Roo's settings section (its package name, `roo-cline`): `roo-cline.customStoragePath` moves its tasks (README "Where"). */
@@ -26,9 +27,13 @@ export const ROO_DIALECT: ClassicDialect = {
   folderHeading: '# Current Workspace Directory (',
 };
 
-export const rooCode: Harness = {
+export const rooCode: Harness<'roo-code'> = {
   id: 'roo-code',
   displayName: 'Roo Code',
+  chartColor: '#bcbd22',
+  // Any provider the user configured.
+  pricing: { providerHint: null },
+  ruleNames: CLASSIC_RULES,
   howToPoint: 'set VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs; roo-cline.customStoragePath in their settings.json is followed), or pass --root roo-code=PATH (a folder holding tasks/)',
   roots: (ctx) => extensionRoots(ctx, ROO_EXTENSION_ID, { settingsSection: { section: ROO_SETTINGS_SECTION, harness: 'roo-code' } }),
   discover: (roots, warn) => discoverTasks('roo-code', roots, ['history_item.json', 'api_conversation_history.json'], warn),
