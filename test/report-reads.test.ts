@@ -35,7 +35,7 @@ const WITNESSED: [RegExp, string][] = [
 ];
 
 /** Variables read directly that are no input: they tune how a run works (core/inputs.ts RUN_KNOBS) or say where the run's own statistics go. */
-const KNOBS = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_DEBUG', 'TX_USAGE_NO_WASM']);
+const KNOBS = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_DEBUG', 'TX_USAGE_NO_WASM', 'TX_USAGE_LOCK_WAIT_MS']);
 
 const PRELOAD = `
 const fs = require('node:fs');

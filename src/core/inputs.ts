@@ -35,7 +35,7 @@ export type Input =
  * itself, never its output: not inputs. (One missing here only costs the
  * memo a miss when it changes.)
  */
-const RUN_KNOBS = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_DEBUG', 'TX_USAGE_NO_WASM']);
+const RUN_KNOBS = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_DEBUG', 'TX_USAGE_NO_WASM', 'TX_USAGE_LOCK_WAIT_MS']);
 
 /**
  * What was noted, kept on a registered global: the bin entry (fast.cjs) and
