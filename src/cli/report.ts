@@ -11,7 +11,6 @@ import { horizonOfDay } from '../ingest/horizon.js';
 import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
-import '../render/html.js'; // registers the HTML renderer (--format html)
 import { hasStoredRows } from '../store/read.js';
 import { resolveWarningsOf, warningsInWindow } from '../store/ready.js';
 import type { IngestResult } from '../ingest/ingest.js';
@@ -186,6 +185,8 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   // The terminal's width and colour only for a table: the other formats do not depend on the terminal.
   const table = p.format === 'table';
   if (a.demo) markDemo(out);
+  // The HTML renderer registers itself when loaded, only for --format html: it takes every harness's chart colour from the registry.
+  if (p.format === 'html') await import('../render/html.js');
   const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
   if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   else process.stdout.write(text);
