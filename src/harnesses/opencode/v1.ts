@@ -20,7 +20,7 @@ import type { ExtractSink } from '../types.js';
 import { columnNames } from './tables.js';
 import { RULE } from './rules.js';
 import { addUsage, isObject, parseJson, readUsage, tokenSum, usageEvent, writtenTokens, zeroUsage, type OcUsage } from './usage.js';
-import { readSessions, residualEvent } from './v2.js';
+import { readSessions, residualEvent } from './sessions.js';
 
 const MESSAGES_SQL = `
   SELECT id, session_id, time_created,
