@@ -22,6 +22,9 @@ import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** What every bundle is built as. */
+const COMMON = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' };
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const cli = join(dist, 'src', 'cli');
@@ -158,12 +161,8 @@ for (const l of LAYERS) {
   const out = join(cli, `${l.name}.cjs`);
   await build({
     stdin: { contents: lines.join('\n'), resolveDir: cli, sourcefile: `${l.name}-layer.js`, loader: 'js' },
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
+    ...COMMON,
     outfile: out,
-    logLevel: 'warning',
     banner: { js: l.name === 'fast' ? `#!/usr/bin/env node\n${LOADER}` : LOADER },
     plugins: [
       {
@@ -224,15 +223,12 @@ rmSync(join(dist, '.graph'), { recursive: true, force: true });
 rmSync(join(cli, 'main.cjs.code'), { force: true });
 
 /** A bundle that runs on its own (its modules are copies of the layers' own): packages outside. */
+
 async function standalone(entry, out) {
   await build({
     entryPoints: [entry],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
+    ...COMMON,
     outfile: out,
-    logLevel: 'warning',
     define: { 'import.meta.url': '__txUsageUrl' },
     banner: { js: "const __txUsageUrl = require('node:url').pathToFileURL(__filename).href;" },
     packages: 'external',
