@@ -26,13 +26,19 @@ const DAY_MS = 86_400_000;
  * have lost nothing yet: nothing to say.
  */
 export async function retentionNoticeOnce(conn: DuckDBConnection, rt: Runtime, scans: readonly ScanFacts[], nowMs: number): Promise<string | null> {
+  if (!scans.some((s) => s.harness.id === 'claude-code' && s.sources.length > 0)) return null;
+  try {
+    // Asked first: once said, no report stats the transcripts for it again.
+    const seen = await conn.runAndReadAll(`SELECT 1 FROM meta WHERE key = '${SAID}'`);
+    if (seen.currentRowCount > 0) return null;
+  } catch {
+    return null;
+  }
   const r = claudeRetention(rt, scans);
   if (!r || r.oldestMs === null || r.oldestMs > nowMs - (r.days - 1) * DAY_MS) return null;
   const text = retentionText(r);
   if (!text) return null;
   try {
-    const seen = await conn.runAndReadAll(`SELECT 1 FROM meta WHERE key = '${SAID}'`);
-    if (seen.currentRowCount > 0) return null;
     await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${SAID}', '1')`);
   } catch {
     return null; // a store answered read-only: said by a later run that can note it
