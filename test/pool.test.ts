@@ -2,15 +2,14 @@
 // worker bundle): two batches given to one pool at once — the early
 // extraction's and the ingest's own — must each get exactly their own
 // results, the second after the first; the jobs are shared between the
-// workers (claiming from the front) and the main thread (from the back),
-// each run once.
+// workers, each run once.
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { tempDir } from './helpers/cli.js';
 
 type Pool = {
-  runAll(jobs: unknown[], onResult: (r: { id: number; collected: { events: unknown[] } }) => Promise<void>): Promise<void>;
+  runAll(jobs: { length: number; at(i: number): unknown }, onResult: (r: { id: number; collected: { events: unknown[] } }) => Promise<void>): Promise<void>;
   close(): Promise<void>;
   size: number;
   ranHere: number;
@@ -33,9 +32,10 @@ function claudeJobs(n: number) {
 }
 
 describe('ExtractPool', () => {
-  it('says once per batch when its last 64 jobs are being claimed, not before', async () => {
+  it('says once per batch when fewer than 64 of its jobs are left to claim, not before', async () => {
     const ExtractPool = await poolClass();
-    const jobs = claudeJobs(120);
+    const files = claudeJobs(12);
+    const jobsOf = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ ...files[(from + i) % 12]!, id: 1 + from + i }));
     const pool = new ExtractPool(2);
     try {
       const seen: { results: number; near: boolean }[] = [];
@@ -45,20 +45,20 @@ describe('ExtractPool', () => {
         calls++;
         resultsAtCall = seen.length;
       };
-      await pool.runAll(jobs.slice(0, 100), async () => void seen.push({ results: seen.length, near: pool.nearEnd }));
-      expect(seen).toHaveLength(100);
+      await pool.runAll(jobsOf(0, 600), async () => void seen.push({ results: seen.length, near: pool.nearEnd }));
+      expect(seen).toHaveLength(600);
       expect(calls).toBe(1);
       // The first results came while far more than 64 jobs were left to claim.
       expect(seen[0]!.near).toBe(false);
       expect(resultsAtCall).toBeGreaterThan(0);
-      expect(resultsAtCall).toBeLessThan(100);
+      expect(resultsAtCall).toBeLessThan(600);
       // The last ones once near the end.
-      expect(seen[99]!.near).toBe(true);
-      // A batch of fewer jobs than that is near its end from its first claim.
+      expect(seen[599]!.near).toBe(true);
+      // A batch of fewer jobs than that is near its end from the start.
       const before = calls;
-      await pool.runAll(jobs.slice(100), async () => void seen.push({ results: seen.length, near: pool.nearEnd }));
+      await pool.runAll(jobsOf(600, 20), async () => void seen.push({ results: seen.length, near: pool.nearEnd }));
       expect(calls).toBe(before + 1);
-      expect(seen).toHaveLength(120);
+      expect(seen).toHaveLength(620);
     } finally {
       await pool.close();
     }
@@ -68,7 +68,7 @@ describe('ExtractPool', () => {
     const ExtractPool = await poolClass();
     const jobs = claudeJobs(10);
     const pool = new ExtractPool(3);
-    expect(pool.size).toBe(2); // three threads: two workers and this one
+    expect(pool.size).toBe(2); // three threads: two workers, and this one writing
     try {
       const got: { batch: number; id: number; events: number }[] = [];
       let open!: () => void;
@@ -86,10 +86,8 @@ describe('ExtractPool', () => {
       expect(got.filter((g) => g.batch === 2).map((g) => g.id).sort((a, b) => a - b)).toEqual([7, 8, 9, 10]);
       // Every result is its own job's: job i has i responses.
       for (const g of got) expect(g.events).toBe(g.id);
-      // The main thread took its share (its first claim comes on the next
-      // turn of its event loop; the workers are still starting then).
-      expect(pool.ranHere).toBeGreaterThan(0);
-      expect(pool.ranHere).toBeLessThanOrEqual(jobs.length);
+      // The workers ran every job: this thread runs only those a dead worker had taken.
+      expect(pool.ranHere).toBe(0);
       // The second batch's results all came after the first batch's.
       const lastFirst = got.map((g) => g.batch).lastIndexOf(1);
       expect(got.slice(0, lastFirst + 1).every((g) => g.batch === 1)).toBe(true);
@@ -129,4 +127,44 @@ describe('ExtractPool', () => {
       await pool.close();
     }
   });
+
+  it('sends a worker its jobs a chunk at a time, each made when first asked for; every job runs once, with its own result', async () => {
+    const ExtractPool = await poolClass();
+    // 1 300 jobs over 13 files (job i reads file i % 13, which has 1 + i % 13 responses).
+    const files = claudeJobs(13);
+    const n = 1300;
+    const made = new Set<number>();
+    let madeTwice = 0;
+    const jobs = {
+      length: n,
+      at(i: number) {
+        if (made.has(i)) madeTwice++;
+        made.add(i);
+        return { ...files[i % 13]!, id: 1 + i };
+      },
+    };
+    const pool = new ExtractPool(3);
+    const worker = (pool as unknown as { slots: { worker: { postMessage: (m: unknown) => void } }[] }).slots[0]!.worker;
+    const sent: number[] = [];
+    const post = worker.postMessage.bind(worker);
+    worker.postMessage = (m: unknown) => {
+      sent.push((m as { jobs: unknown[] }).jobs.length);
+      post(m);
+    };
+    try {
+      const got = new Map<number, number>();
+      await pool.runAll(jobs, async (r) => {
+        expect(got.has(r.id)).toBe(false);
+        got.set(r.id, r.collected.events.length);
+      });
+      expect(got.size).toBe(n);
+      for (const [id, events] of got) expect(events).toBe(1 + ((id - 1) % 13));
+      // The first message carried one chunk, not the batch; more came as asked for.
+      expect(sent[0]).toBeLessThan(n);
+      expect(sent.length).toBeGreaterThan(1);
+      expect(made.size).toBe(n);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 });

@@ -106,8 +106,11 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
         .runAll(
           list.map((p) => p.job),
           async (r) => {
+            // Handed over and forgotten here: only the ingest holds a result, until it has written it.
             waiting.get(r.id)?.resolve(r);
+            waiting.delete(r.id);
             await takenPromise.get(r.id);
+            takenPromise.delete(r.id);
           },
           EARLY_AHEAD,
         )
@@ -122,7 +125,10 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
   const late = maybe.filter((p) => !mayLeaveUnread(p.job.source, p.harness, p.stamp, horizon));
   if (late.length) start(late);
   if (maybe.length) mark(`early extraction: ${late.length} of ${maybe.length} old sources added`);
-  const release = (id: number) => taken.get(id)?.();
+  const release = (id: number) => {
+    taken.get(id)?.();
+    taken.delete(id);
+  };
   const releaseAll = () => {
     for (const r of taken.values()) r();
   };

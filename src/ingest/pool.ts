@@ -1,25 +1,39 @@
 // A small pool of worker threads that run an ingest phase's extraction jobs
-// in parallel, with this thread helping. Workers claim jobs from the front of
-// the list through a shared counter (see worker.ts), so they never wait for
-// the main thread between jobs; this thread claims from the back (callers
-// give jobs largest first, so it takes the small ones) whenever its event
-// loop is free, one job per turn. A worker that dies costs speed, never a
-// source: the jobs it took are run again in this thread.
+// in parallel while this thread writes their results. Workers claim jobs
+// from the front of the list through a shared counter (see worker.ts), so
+// they never wait for the main thread between jobs. A worker that dies costs
+// speed, never a source: the jobs it took are run again in this thread.
 //
-// Why this thread helps instead of one more worker: on a cold run the main
-// thread waits for much of the extraction (for DuckDB to load and the store
-// to open, between batches of rows), while another worker costs an isolate
-// of its own (its start, its own JIT warm-up and heap) and the transport of
-// its results. Benchmark corpus, 2 cores, 11 interleaved cold runs: two
-// workers 910 ms (1.60 s of CPU), one worker and this thread 854 ms (1.50 s).
+// Why this thread does not extract too: its share of a cold run is starting
+// up (loading DuckDB, opening the store) and writing, about as much as a
+// worker's extraction at 1 GiB; extraction in this thread as well (it used
+// to claim jobs from the back whenever its event loop was free) held its
+// writes up and cost more CPU than in the worker, already warmed up for it.
+// 1 GiB benchmark corpus, cold, 8 interleaved rounds under load (median of
+// the per-round ratio, IQR): without this thread's share 0.87x the CPU
+// (0.79-0.93) and 0.91x the wall time (0.78-0.93); claiming only after 20 ms
+// without a result to take, 0.94x (0.77-1.01) and 0.97x.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { runJob, type Job, type JobResult } from './job.js';
 import type { BatchMessage } from './worker.js';
-import { decodeResult, type EncodedResult } from './transport.js';
+import { received, resultsOf, type SentPack } from './transport.js';
 
-type Reply = { kind: 'result'; index: number; result: EncodedResult } | { kind: 'failed'; index: number; error: string } | { kind: 'done' };
+type Reply = { kind: 'pack'; pack: SentPack } | { kind: 'failed'; index: number; error: string } | { kind: 'need'; from: number } | { kind: 'done' };
+
+/**
+ * The jobs of a batch, made when first asked for (an array is one): a
+ * worker is sent them JOB_CHUNK at a time as it claims them, so neither
+ * thread holds a job object per source of a large phase at once.
+ */
+export interface JobList {
+  readonly length: number;
+  at(index: number): Job | undefined;
+}
+
+/** Jobs a worker is sent at a time (worker.ts asks for the next chunk before it runs out). */
+const JOB_CHUNK = 512;
 
 // The bundled worker (scripts/bundle.mjs) when the build made one: one file to load instead of ~40 modules.
 const WORKER_URL = ((bundled) => (bundled.protocol === 'file:' && existsSync(fileURLToPath(bundled)) ? bundled : new URL('./worker.js', import.meta.url)))(
@@ -47,7 +61,7 @@ const NEAR_END_JOBS = 64;
 export class ExtractPool {
   private readonly slots: Slot[] = [];
 
-  /** `threads` extract: this one and `threads - 1` workers (at least one). */
+  /** `threads - 1` workers extract (at least one), this thread writes (workersWanted's count). */
   constructor(threads: number) {
     const size = Math.max(1, threads - 1);
     for (let i = 0; i < size; i++) {
@@ -64,14 +78,14 @@ export class ExtractPool {
     }
   }
 
-  /** Jobs run in this thread while the workers ran the rest (all batches). */
+  /** Jobs run in this thread (those a worker that died had taken: all batches). */
   ranHere = 0;
 
   /**
-   * The running batch is near its end: at most NEAR_END_JOBS of its jobs are
-   * left to claim (or none, and another batch has not started). onNearEnd is
-   * called when that starts (the ingest then writes results as they come,
-   * see ingest.ts).
+   * The running batch is near its end: fewer than NEAR_END_JOBS of its jobs
+   * were left to claim when a result came (or it had fewer from the start).
+   * onNearEnd is called when that starts (the ingest then writes results as
+   * they come, see phase-writer.ts).
    */
   nearEnd = false;
   onNearEnd: (() => void) | null = null;
@@ -88,7 +102,7 @@ export class ExtractPool {
    * workers' messages go to one batch's handlers at a time (the ingest gives
    * its own batch to the pool the early extraction is still using).
    */
-  runAll(jobs: Job[], onResult: (r: JobResult) => Promise<void>, ahead = AHEAD): Promise<void> {
+  runAll(jobs: JobList, onResult: (r: JobResult) => Promise<void>, ahead = AHEAD): Promise<void> {
     // With no batch in progress, the jobs go to the workers now, before this
     // call returns. Through a promise they went when the caller's stack next
     // emptied: the early extraction is started by a caller that goes on with
@@ -107,7 +121,7 @@ export class ExtractPool {
   /** Batches given and not yet finished (the one running included). */
   private running = 0;
 
-  private runBatch(jobs: Job[], onResult: (r: JobResult) => Promise<void>, ahead: number): Promise<void> {
+  private runBatch(jobs: JobList, onResult: (r: JobResult) => Promise<void>, ahead: number): Promise<void> {
     const live = this.slots.filter((s) => !s.dead);
     // See BatchMessage (worker.ts).
     const shared = new SharedArrayBuffer(16);
@@ -117,9 +131,14 @@ export class ExtractPool {
     let chain: Promise<void> = Promise.resolve();
     let failure: Error | null = null;
     let open = live.length;
-    this.nearEnd = false;
+    this.nearEnd = jobs.length < NEAR_END_JOBS;
+    if (this.nearEnd) this.onNearEnd?.();
     const take = (r: JobResult, index: number) => {
       done[index] = true;
+      if (!this.nearEnd && jobs.length - Atomics.load(counters, 0) < NEAR_END_JOBS) {
+        this.nearEnd = true;
+        this.onNearEnd?.();
+      }
       chain = chain
         .then(() => (failure ? undefined : onResult(r)))
         .catch((e: unknown) => void (failure ??= e as Error))
@@ -133,46 +152,18 @@ export class ExtractPool {
         if (--open > 0) return;
         for (const s of live) s.onMessage = s.onDeath = null;
         // Jobs taken by a worker that died (or never run): again, here.
-        const missing = jobs.filter((_, i) => !done[i]);
-        const rest = missing.reduce<Promise<void>>((p, job) => p.then(async () => onResult(await runJob(job))), chain);
+        const missing = done.flatMap((d, i) => (d ? [] : [i]));
+        this.ranHere += missing.length;
+        const rest = missing.reduce<Promise<void>>((p, i) => p.then(async () => onResult(await runJob(jobs.at(i)!))), chain);
         rest.then(
           () => (failure ? reject(failure) : resolve()),
           (e: unknown) => reject(failure ?? (e as Error)),
         );
       };
-      if (!live.length) return finish();
-      // This thread's share, from the back. Claims cannot overlap (each side
-      // moves its own counter first, then reads the other's); a job lost
-      // between two claims made at the same instant is run by finish().
-      open++;
-      const step = (): void => {
-        if (Atomics.load(counters, 2) - Atomics.load(counters, 1) > ahead) {
-          // Too many results not yet taken (the early run holds them until the store is open): later.
-          void chain.then(() => setImmediate(step));
-          return;
-        }
-        const j = Atomics.sub(counters, 3, 1) - 1;
-        const front = Atomics.load(counters, 0);
-        if (!this.nearEnd && j - front < NEAR_END_JOBS) {
-          this.nearEnd = true;
-          this.onNearEnd?.();
-        }
-        if (j < front) return finish();
-        this.ranHere++;
-        runJob(jobs[j]!)
-          .then(
-            (r) => {
-              Atomics.add(counters, 2, 1);
-              take(r, j);
-            },
-            (e: unknown) => {
-              done[j] = true;
-              failure ??= e as Error;
-            },
-          )
-          .finally(() => setImmediate(step));
-      };
-      setImmediate(step);
+      if (!live.length) {
+        open = 1;
+        return finish();
+      }
       for (const s of live) {
         let finished = false;
         const end = () => {
@@ -182,14 +173,15 @@ export class ExtractPool {
         };
         s.onDeath = end;
         s.onMessage = (m) => {
-          if (m.kind === 'result') take(decodeResult(m.result), m.index);
+          if (m.kind === 'pack') for (const { index, result } of resultsOf(received(m.pack), (i) => jobs.at(i)!)) take(result, index);
+          else if (m.kind === 'need') s.worker.postMessage({ kind: 'jobs', from: m.from, jobs: chunkOf(jobs, m.from) });
           else if (m.kind === 'failed') {
             done[m.index] = true;
             failure ??= new Error(m.error);
             Atomics.add(counters, 1, 1);
           } else end();
         };
-        const msg: BatchMessage = { jobs, shared, ahead };
+        const msg: BatchMessage = { kind: 'batch', jobs: chunkOf(jobs, 0), total: jobs.length, shared, ahead };
         s.worker.postMessage(msg);
       }
     });
@@ -200,4 +192,11 @@ export class ExtractPool {
     for (const s of live) s.dead = true;
     await Promise.all(live.map((s) => s.worker.terminate()));
   }
+}
+
+/** Jobs [from, from + JOB_CHUNK) of a list (fewer at its end). */
+function chunkOf(jobs: JobList, from: number): Job[] {
+  const out: Job[] = [];
+  for (let i = from; i < Math.min(jobs.length, from + JOB_CHUNK); i++) out.push(jobs.at(i)!);
+  return out;
 }

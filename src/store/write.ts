@@ -10,6 +10,7 @@ import { usdToE10 } from '../core/money.js';
 import type { RateLimitSnapshot, SessionFact, UsageEvent } from '../core/types.js';
 import { UnitColumns } from '../core/unit-columns.js';
 import type { Collected } from '../ingest/collect.js';
+import { eventRows } from '../ingest/transport.js';
 
 /** What the store remembers about a source to decide, next run, what changed. */
 export interface SourceBookRow {
@@ -299,12 +300,6 @@ export class BatchWriter {
   }
 }
 
-/** The strings event_attrs keeps for a response, as one key (NUL-separated; \u0001 for null). */
-function comboKey(e: UsageEvent): string {
-  const n = (v: string | null) => (v === null ? '\u0001' : v);
-  return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}\0${n(e.billing_kind ?? null)}\0${n(e.speed ?? null)}`;
-}
-
 /** A batch's rows and bookkeeping, inside the caller's transaction; says whether it appended and deleted responses. */
 async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds, units: PendingUnits): Promise<{ appended: boolean; removed: boolean }> {
   const removed = await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
@@ -313,11 +308,12 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   if (resumed.length) {
     await conn.run(`DELETE FROM source_issues WHERE kind = 'warning-tail' AND list_contains($keys, source_key)`, { keys: listValue(resumed) }, { keys: LIST_VARCHAR() });
   }
+  const rowsOf = batch.map((w) => eventRows(w.collected));
   // An appender only for tables that get rows: each costs a round trip to
   // create and one to flush, a sizeable part of a small append's ingest.
   const has = (rows: (c: Collected) => number) => batch.some((w) => rows(w.collected) > 0);
   const issueCount = (c: Collected) => c.warnings.length + c.tailWarnings.length + c.skips.length + Object.keys(c.counts).length;
-  const evA = has((c) => c.events.length) ? await conn.createAppender('usage_rows') : null;
+  const evA = rowsOf.some((r) => r.length > 0) ? await conn.createAppender('usage_rows') : null;
   const atA = evA ? await conn.createAppender('event_attrs') : null;
   const rows = evA ? new UsageRowWriter(evA) : null;
   const nextId = evA ? await ids.take(conn) : null;
@@ -325,24 +321,23 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   const cxA = has((c) => c.contexts.length) ? await conn.createAppender('context_rows') : null;
   const rlA = has((c) => c.rateLimits?.length ?? 0) ? await conn.createAppender('rate_limit_snapshots') : null;
   const isA = has(issueCount) ? await conn.createAppender('source_issues') : null;
-  for (const { collected: c, book } of batch) {
+  batch.forEach(({ collected: c, book }, b) => {
     const key = book.source_key;
+    const ev = rowsOf[b]!;
     // A source's responses share a few combinations of the repeated strings:
-    // one, mostly, so the last one is compared first; a database source
-    // (OpenCode, Cursor) has one per session, found by a joined key.
+    // one, mostly, so the previous response's is compared first; a database
+    // source (OpenCode, Cursor) has one per session, found by a joined key.
     const combos = new Map<string, number>();
-    let last: UsageEvent | null = null;
     let lastId = 0;
-    for (const e of c.events) {
-      let id = 0;
-      if (last !== null && last.session_id === e.session_id && last.project === e.project && last.model === e.model && last.provider === e.provider && last.source_file === e.source_file && last.harness === e.harness && (last.billing_kind ?? null) === (e.billing_kind ?? null) && (last.speed ?? null) === (e.speed ?? null)) {
-        id = lastId;
-      } else {
-        const k = comboKey(e);
+    for (let i = 0; i < ev.length; i++) {
+      let id = lastId;
+      if (id === 0 || !ev.same(i, i - 1)) {
+        const k = ev.key(i);
         id = combos.get(k) ?? 0;
         if (id === 0) {
           id = nextId!();
           combos.set(k, id);
+          const e = ev.at(i);
           const at = atA!;
           int(at, id);
           str(at, key);
@@ -356,9 +351,9 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
           str(at, e.speed ?? null);
           at.endRow();
         }
-        last = e;
         lastId = id;
       }
+      const e = ev.at(i);
       rows!.add(id, e, e.recorded_cost_usd === null ? null : usdToE10(e.recorded_cost_usd), cost(e));
     }
     for (const s of c.estimates) {
@@ -387,13 +382,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
       cx.endRow();
     }
     for (const r of c.rateLimits ?? []) writeRateLimit(rlA!, key, r);
-    const issues: [string, string, number, string | null][] = [
-      ...c.warnings.map((w): [string, string, number, string | null] => ['warning', w, 1, null]),
-      ...c.tailWarnings.map((w): [string, string, number, string | null] => ['warning-tail', w, 1, null]),
-      ...c.skips.map((s): [string, string, number, string | null] => ['skip', s.reason, s.count, s.first]),
-      ...Object.entries(c.counts).map(([k, n]): [string, string, number, string | null] => ['count', k, n, null]),
-    ];
-    for (const [kind, reason, count, first] of issues) {
+    const issue = (kind: string, reason: string, count: number, first: string | null) => {
       const is = isA!;
       str(is, key);
       str(is, kind);
@@ -401,12 +390,16 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
       big(is, count);
       str(is, first);
       is.endRow();
-    }
-  }
+    };
+    for (const w of c.warnings) issue('warning', w, 1, null);
+    for (const w of c.tailWarnings) issue('warning-tail', w, 1, null);
+    for (const s of c.skips) issue('skip', s.reason, s.count, s.first);
+    for (const [k, n] of Object.entries(c.counts)) issue('count', k, n, null);
+    // Units of work are written by the BatchWriter when it commits (see there).
+    if (c.units.length || c.facts?.length) units.push({ key, units: c.units, facts: c.facts ?? [] });
+  });
   rows?.close();
   for (const a of [evA, atA, esA, cxA, rlA, isA]) a?.closeSync();
-  // Units of work are written by the BatchWriter when it commits (see there).
-  for (const w of batch) if (w.collected.units?.length || w.collected.facts?.length) units.push({ key: w.book.source_key, units: w.collected.units ?? new UnitColumns(), facts: w.collected.facts ?? [] });
   // Bookkeeping rows replaced in bulk (one DELETE, one appender): a
   // statement per source costs milliseconds each.
   const known = batch.filter((w) => !w.fresh).map((w) => w.book.source_key);
