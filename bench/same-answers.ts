@@ -1,4 +1,4 @@
-// `node dist/bench/same-answers.js --base DIR [--corpus HOME]...`: proves a
+// `node dist/bench/same-answers.js --base DIR [--corpus HOME]... [--tz ZONE]...`: proves a
 // change of how answers are computed (issue 37: units and session facts kept
 // at write time, the discovery record, batching) left the answers as they
 // were. Runs a base build (a checkout with dist/ built, e.g. `git worktree add
@@ -9,7 +9,10 @@
 // in CSV, HTML and table form) and compares stdout, stderr and exit code byte
 // for byte. A third run uses a copy of the base build's store, made before
 // any of this build's commands: this build migrates it forward, and must give
-// the same answers from it (the migration path). Exit 1 on any difference.
+// the same answers from it (the migration path). Every command runs in each
+// zone given with --tz (the system zone, TZ; default UTC alone), e.g. a :30
+// and a :45 offset (Asia/Kolkata, Asia/Kathmandu) and a 30-minute DST
+// (Australia/Lord_Howe). Exit 1 on any difference.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +27,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 interface Options {
   base: string;
   corpora: string[];
+  zones: string[];
   fixtures: boolean;
   keep: boolean;
 }
@@ -31,10 +35,10 @@ interface Options {
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
-    options: { base: { type: 'string' }, corpus: { type: 'string', multiple: true }, 'no-fixtures': { type: 'boolean' }, keep: { type: 'boolean' } },
+    options: { base: { type: 'string' }, corpus: { type: 'string', multiple: true }, tz: { type: 'string', multiple: true }, 'no-fixtures': { type: 'boolean' }, keep: { type: 'boolean' } },
   });
-  if (!values.base) throw new Error('--base DIR: a checkout of the base commit with dist/ built ([--corpus HOME]... [--no-fixtures] [--keep])');
-  return { base: resolve(values.base), corpora: (values.corpus ?? []).map((c) => resolve(c)), fixtures: !values['no-fixtures'], keep: !!values.keep };
+  if (!values.base) throw new Error('--base DIR: a checkout of the base commit with dist/ built ([--corpus HOME]... [--tz ZONE]... [--no-fixtures] [--keep])');
+  return { base: resolve(values.base), corpora: (values.corpus ?? []).map((c) => resolve(c)), zones: values.tz?.length ? values.tz : ['UTC'], fixtures: !values['no-fixtures'], keep: !!values.keep };
 }
 
 /** Every report asked of each home, in this order (the first ones read with a horizon, later ones reach further back). */
@@ -88,11 +92,11 @@ interface Run {
   stderr: string;
 }
 
-function run(cli: string, home: string, cache: string, args: string[], now: string): Run {
+function run(cli: string, home: string, cache: string, args: string[], now: string, tz = 'UTC'): Run {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,
-    TZ: 'UTC',
+    TZ: tz,
     NO_COLOR: '1',
     COLUMNS: '160',
     XDG_CACHE_HOME: cache,
@@ -131,16 +135,18 @@ function checkHome(name: string, home: string, work: string, o: Options, now: st
   cpSync(join(caches.base, 'tx-usage'), join(caches.migrated, 'tx-usage'), { recursive: true });
   const problems: string[] = [];
   const cmds = commands();
-  for (const args of cmds) {
-    const label = `${name}: ${args.join(' ')}`;
-    const b = run(baseCli, home, caches.base, args, now);
-    const f = run(thisCli, home, caches.fresh, args, now);
-    const m = run(thisCli, home, caches.migrated, args, now);
-    const p = [...compareRuns(`${label} (new store)`, b, f), ...compareRuns(`${label} (migrated store)`, b, m)];
-    problems.push(...p);
-    process.stderr.write(`${p.length ? 'DIFF' : 'same'}  ${label} (${b.stdout.length} bytes, exit ${b.status})\n`);
+  for (const tz of o.zones) {
+    for (const args of cmds) {
+      const label = `${name}: TZ=${tz} ${args.join(' ')}`;
+      const b = run(baseCli, home, caches.base, args, now, tz);
+      const f = run(thisCli, home, caches.fresh, args, now, tz);
+      const m = run(thisCli, home, caches.migrated, args, now, tz);
+      const p = [...compareRuns(`${label} (new store)`, b, f), ...compareRuns(`${label} (migrated store)`, b, m)];
+      problems.push(...p);
+      process.stderr.write(`${p.length ? 'DIFF' : 'same'}  ${label} (${b.stdout.length} bytes, exit ${b.status})\n`);
+    }
   }
-  return { asked: cmds.length, problems };
+  return { asked: cmds.length * o.zones.length, problems };
 }
 
 async function main(): Promise<void> {

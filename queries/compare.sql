@@ -41,18 +41,17 @@
 -- column: reasoning_share        DOUBLE   reasoning / output
 -- column: unpriced_requests      HUGEINT  requests of responses without a cost under cost_mode
 -- column: unpriced_tokens        HUGEINT  their total tokens
--- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts)
-WITH ev AS (
-  SELECT * FROM report_events($tz, $harnesses, $project, $cost_mode)
-),
-f AS (
-  SELECT * FROM ev WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
+-- report_slots: billed responses per 15-minute slot with local_ts and the cost
+-- figures under cost_mode (src/report/macros.ts)
+WITH f AS (
+  SELECT * FROM report_slots($tz, $harnesses, $project, $cost_mode)
+  WHERE near_days(slot_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
 ),
 k AS (
   SELECT *, CAST({{detail}} AS VARCHAR) AS detail FROM f
 ),
 per_session AS (
-  SELECT harness, detail, session_id, sum(cost_e10) AS cost_e10, count(cost_e10) = count(*) AS fully_priced
+  SELECT harness, detail, session_id, sum(cost_e10) AS cost_e10, sum(priced_events) = sum(events) AS fully_priced
   FROM k
   GROUP BY ALL
 ),
@@ -67,7 +66,7 @@ sessions AS (
 m AS (
   SELECT harness, detail,
          {{metrics}},
-         sum(requests) FILTER (WHERE cost_e10 IS NOT NULL) AS priced_requests,
+         sum(requests - unpriced_requests) AS priced_requests,
          count(DISTINCT CAST(local_ts AS DATE)) AS active_days
   FROM k
   GROUP BY ALL

@@ -3,8 +3,7 @@
 -- in the range by its own time; what answered it counts with it): the billed
 -- responses of its session (a subagent's own session counts with the session
 -- that spawned it) from the prompt to the next one, their requests (agent
--- steps), tokens and cost, and the tool calls in the same span
--- (report_prompts in src/report/unit-macros.ts). The compare report keeps
+-- steps), tokens and cost, and the tool calls in the same span. The compare report keeps
 -- these rows in a temporary table once per run (src/report/compare-units.ts),
 -- which compare_prompts.sql and compare_prompt_costs.sql aggregate.
 -- param: since DATE              first local calendar day included
@@ -26,8 +25,20 @@
 -- column: cost_e10               HUGEINT  NULL when a response is unpriced; 0 when unanswered
 -- column: answered               BOOLEAN  at least one billed response
 -- column: tool_calls             HUGEINT
--- (Rows before the range's first instant in any zone are left out of the
--- join: see report_prompts and near_from_ms in src/report/macros.ts.)
-SELECT *
-FROM report_prompts($tz, $harnesses, $project, $cost_mode, near_from_ms($since))
-WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
+-- prompt_stats (src/store/rollups.ts) keeps these figures per prompt, made by
+-- the ingest; its model and project, when no response gave one, are the
+-- root session's (session_attrs).
+WITH r AS (
+  SELECT ps.harness, ps.session_id, ps.prompt_key, ps.ts_ms,
+         timezone($tz, make_timestamptz(ps.ts_ms * 1000)) AS local_ts,
+         coalesce(ps.model, sa.model) AS model, coalesce(ps.project, sa.project) AS project, ps.machine,
+         ps.requests, ps.total_tokens,
+         CASE $cost_mode WHEN 'computed' THEN ps.computed_cost_e10 WHEN 'recorded' THEN ps.recorded_cost_e10 ELSE ps.cost_e10 END AS cost_e10,
+         ps.answered, ps.tool_calls
+  FROM prompt_stats ps
+  LEFT JOIN session_attrs($harnesses) sa ON sa.harness = ps.harness AND sa.session_id = ps.root_session_id
+  WHERE list_contains($harnesses, ps.harness) AND near_days(ps.ts_ms, $since, $until)
+)
+SELECT * FROM r
+WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
+  AND ($project = '' OR contains(coalesce(project, ''), $project))

@@ -1,5 +1,5 @@
 -- report: compare_session_rows
--- include: unit_counts        the shared counts of units of work (queries/fragments/unit_counts.sql)
+-- include: slot_units         the shared counts of units of work (queries/fragments/slot_units.sql)
 -- One row per session with a billed response or a unit of work in the
 -- local-day range: its units of work in the range (prompts, turns, tool
 -- calls, subagent tasks), its active time in the range (the time between its
@@ -28,19 +28,20 @@
 -- column: project                VARCHAR
 -- column: machine                VARCHAR
 -- column: local_ts               TIMESTAMP first activity in tz
-WITH u AS (
-  SELECT harness, session_id, kind, n FROM report_units($tz, $harnesses)
-  WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
-),
-uc AS (
+-- session_slots and report_slots: each session's units of work and billed
+-- responses per 15-minute slot (src/store/rollups.ts, src/report/macros.ts).
+WITH uc AS (
   SELECT harness, session_id,
-         {{unit_counts}}
-  FROM u GROUP BY ALL
+         {{slot_units}}
+  FROM session_slots
+  WHERE list_contains($harnesses, harness) AND near_days(slot_ms, $since, $until)
+    AND CAST(timezone($tz, make_timestamptz(slot_ms * 1000)) AS DATE) BETWEEN $since AND $until
+  GROUP BY ALL
 ),
 e AS (
-  SELECT harness, session_id, CASE WHEN count(cost_e10) = count(*) THEN sum(cost_e10) END AS cost_e10
-  FROM report_events($tz, $harnesses, '', $cost_mode)
-  WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
+  SELECT harness, session_id, CASE WHEN sum(priced_events) = sum(events) THEN sum(cost_e10) END AS cost_e10
+  FROM report_slots($tz, $harnesses, '', $cost_mode)
+  WHERE near_days(slot_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
   GROUP BY ALL
 ),
 a AS (SELECT * FROM session_active($tz, $harnesses, $since, $until)),

@@ -27,16 +27,16 @@
 -- column: unpriced_tokens HUGEINT
 -- column: first_ts_ms BIGINT
 -- column: last_ts_ms BIGINT
--- report_events: billed events with cost_e10 and uses_recorded (src/report/macros.ts)
+-- report_slots: billed responses per 15-minute slot with the cost figures under cost_mode (src/report/macros.ts)
 WITH wanted AS (
-  SELECT DISTINCT harness, session_id FROM report_events('UTC', $harnesses, '', $cost_mode) WHERE ts_ms >= $from_ms
+  SELECT DISTINCT harness, session_id FROM usage_slots WHERE list_contains($harnesses, harness) AND last_ts_ms >= $from_ms
   UNION
   SELECT DISTINCT harness, session_id FROM usage_events WHERE list_contains($source_keys, source_key) AND list_contains($harnesses, harness)
 )
 SELECT e.harness, e.session_id,
        {{metrics}},
-       min(ts_ms) AS first_ts_ms,
-       max(ts_ms) AS last_ts_ms
-FROM report_events('UTC', $harnesses, '', $cost_mode) e SEMI JOIN wanted w ON e.harness = w.harness AND e.session_id = w.session_id
+       min(first_ts_ms) AS first_ts_ms,
+       max(last_ts_ms) AS last_ts_ms
+FROM report_slots('UTC', $harnesses, '', $cost_mode) e SEMI JOIN wanted w ON e.harness = w.harness AND e.session_id = w.session_id
 GROUP BY e.harness, e.session_id
 ORDER BY e.harness, e.session_id

@@ -48,13 +48,11 @@
 -- column: total_tokens_change_ratio DOUBLE change / previous (NULL when previous is 0)
 -- column: cost_change_e10        HUGEINT  NULL when either month's cost is unknown
 -- column: cost_change_ratio      DOUBLE   change / previous cost (NULL when previous is 0 or unknown)
--- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts)
-WITH ev AS (
-  SELECT * FROM report_events($tz, $harnesses, $project, $cost_mode)
-),
-f AS (
-  SELECT *, CAST(local_ts AS DATE) AS d FROM ev
-  WHERE near_days(ts_ms, CAST(date_trunc('month', $since) - INTERVAL 1 MONTH AS DATE), $until)
+-- report_slots: billed responses per 15-minute slot with local_ts and the cost
+-- figures under cost_mode (src/report/macros.ts)
+WITH f AS (
+  SELECT *, CAST(local_ts AS DATE) AS d FROM report_slots($tz, $harnesses, $project, $cost_mode)
+  WHERE near_days(slot_ms, CAST(date_trunc('month', $since) - INTERVAL 1 MONTH AS DATE), $until)
     AND CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) - INTERVAL 1 MONTH AS DATE) AND $until
 ),
 months AS (
@@ -82,9 +80,9 @@ prev AS (
          sum(requests)::HUGEINT AS requests,
          sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens)::HUGEINT AS total_tokens,
          sum(cost_e10)::HUGEINT AS cost_e10,
-         count(*) AS usage_events,
-         count(cost_e10) AS priced_events,
-         count(*) FILTER (WHERE uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events
+         sum(events)::BIGINT AS usage_events,
+         sum(priced_events)::BIGINT AS priced_events,
+         sum(recorded_events)::BIGINT AS recorded_events
   FROM f JOIN months ON f.d BETWEEN months.prev_first AND months.prev_through
   GROUP BY ALL
 ),

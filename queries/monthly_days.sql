@@ -29,13 +29,11 @@
 -- column: unpriced_requests      HUGEINT  requests without a cost under cost_mode
 -- column: unpriced_tokens        HUGEINT  their total tokens
 -- column: sessions               BIGINT
--- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts)
-WITH ev AS (
-  SELECT * FROM report_events($tz, $harnesses, $project, $cost_mode)
-),
-f AS (
-  SELECT * FROM ev
-  WHERE near_days(ts_ms, CAST(date_trunc('month', $since) AS DATE), $until)
+-- report_slots: billed responses per 15-minute slot with local_ts and the cost
+-- figures under cost_mode (src/report/macros.ts)
+WITH f AS (
+  SELECT * FROM report_slots($tz, $harnesses, $project, $cost_mode)
+  WHERE near_days(slot_ms, CAST(date_trunc('month', $since) AS DATE), $until)
     AND CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
 ),
 d AS (

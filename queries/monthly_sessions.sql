@@ -1,5 +1,5 @@
 -- report: monthly_sessions
--- include: unit_counts        the shared counts of units of work (queries/fragments/unit_counts.sql)
+-- include: slot_units         the shared counts of units of work (queries/fragments/slot_units.sql)
 -- include: metrics            the shared usage and cost aggregates (queries/fragments/metrics.sql)
 -- Monthly spend review: the sessions that cost the most in each month (by
 -- cost, then by tokens while costs are unknown). A session that spans months
@@ -37,14 +37,12 @@
 -- column: last_ts_ms             BIGINT
 -- column: prompts                HUGEINT  prompts typed by a person in the session in the month
 -- column: tool_calls             HUGEINT  tool calls in the session in the month
--- report_events: billed events with local_ts, cost_e10 and uses_recorded (src/report/macros.ts);
--- report_units: units of work with local_ts (src/report/unit-macros.ts)
-WITH ev AS (
-  SELECT * FROM report_events($tz, $harnesses, $project, $cost_mode)
-),
-f AS (
-  SELECT * FROM ev
-  WHERE near_days(ts_ms, CAST(date_trunc('month', $since) AS DATE), $until)
+-- report_slots: billed responses per 15-minute slot with local_ts and the cost
+-- figures under cost_mode (src/report/macros.ts); session_slots: each
+-- session's units of work per slot (src/store/rollups.ts)
+WITH f AS (
+  SELECT * FROM report_slots($tz, $harnesses, $project, $cost_mode)
+  WHERE near_days(slot_ms, CAST(date_trunc('month', $since) AS DATE), $until)
     AND CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
 ),
 s AS (
@@ -54,8 +52,8 @@ s AS (
          coalesce(min(project), 'unknown') AS project,
          array_to_string(list_sort(list_distinct(list(coalesce(model, 'unknown')))), ', ') AS models,
          {{metrics}},
-         min(ts_ms) AS first_ts_ms,
-         max(ts_ms) AS last_ts_ms
+         min(first_ts_ms) AS first_ts_ms,
+         max(last_ts_ms) AS last_ts_ms
   FROM f
   GROUP BY month, harness, session_id
 ),
@@ -64,11 +62,12 @@ ranked AS (
   FROM s
 ),
 u AS (
-  SELECT strftime(local_ts, '%Y-%m') AS month, harness, session_id AS session,
-         {{unit_counts}}
-  FROM report_units($tz, $harnesses)
-  WHERE near_days(ts_ms, CAST(date_trunc('month', $since) AS DATE), $until)
-    AND CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
+  SELECT strftime(timezone($tz, make_timestamptz(slot_ms * 1000)), '%Y-%m') AS month, harness, session_id AS session,
+         {{slot_units}}
+  FROM session_slots
+  WHERE list_contains($harnesses, harness)
+    AND near_days(slot_ms, CAST(date_trunc('month', $since) AS DATE), $until)
+    AND CAST(timezone($tz, make_timestamptz(slot_ms * 1000)) AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
   GROUP BY ALL
 )
 SELECT r.month, rank, r.harness, r.session, project, models, requests, input_tokens, cache_read_tokens,

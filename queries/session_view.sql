@@ -1,5 +1,5 @@
 -- report: session_view
--- include: unit_counts        the shared counts of units of work (queries/fragments/unit_counts.sql)
+-- include: slot_units         the shared counts of units of work (queries/fragments/slot_units.sql)
 -- What `--by session` shows beside each session's usage (issues 25 and 27):
 -- its harness, project, first and last activity, the models of its billed
 -- responses, its title where the harness keeps one (never prompt text), and
@@ -30,15 +30,16 @@
 WITH a AS (SELECT * FROM session_active($tz, $harnesses, $since, $until)),
 e AS (
   SELECT harness, session_id, list(DISTINCT model ORDER BY model) FILTER (WHERE model IS NOT NULL) AS models
-  FROM report_events($tz, $harnesses, '', 'auto')
-  WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
+  FROM report_slots($tz, $harnesses, '', 'auto')
+  WHERE near_days(slot_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
   GROUP BY ALL
 ),
 u AS (
   SELECT harness, session_id,
-         {{unit_counts}}
-  FROM report_units($tz, $harnesses)
-  WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
+         {{slot_units}}
+  FROM session_slots
+  WHERE list_contains($harnesses, harness) AND near_days(slot_ms, $since, $until)
+    AND CAST(timezone($tz, make_timestamptz(slot_ms * 1000)) AS DATE) BETWEEN $since AND $until
   GROUP BY ALL
 ),
 sr AS (

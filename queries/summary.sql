@@ -1,7 +1,8 @@
 -- report: summary
 -- Usage and cost per group over billed responses (one row per dedupe key, see
--- the billed_events view), plus Cursor chats as zero-usage rows so that a
--- harness with context data but no billed usage still shows up.
+-- the billed_events view), read from their roll-up per 15-minute slot
+-- (usage_slots), plus Cursor chats as zero-usage rows so that a harness with
+-- context data but no billed usage still shows up.
 -- param: since DATE              first local calendar day included
 -- param: until DATE              last local calendar day included
 -- param: tz VARCHAR              IANA zone that days, weeks and months are cut in
@@ -28,33 +29,24 @@
 -- column: active_days            BIGINT   distinct local days with activity
 -- column: unpriced_requests      HUGEINT  requests of billed events without a cost under cost_mode
 -- column: unpriced_tokens        HUGEINT  their total tokens
+-- report_slots: the billed responses summed per 15-minute slot, with local_ts
+-- and the cost figures under cost_mode (src/report/macros.ts).
 WITH raw AS (
-  SELECT harness, session_id, project, model, ts_ms, requests, input_tokens, cache_read_tokens,
+  SELECT harness, session_id, project, model, slot_ms AS ts_ms, local_ts, events, requests, input_tokens, cache_read_tokens,
          cache_write_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
-         computed_cost_e10, recorded_cost_e10, TRUE AS billable, machine
-  FROM billed_events
+         cost_e10, computed_cost_e10, recorded_cost_e10, priced_events, recorded_events, unpriced_requests, unpriced_tokens, machine
+  FROM report_slots($tz, $harnesses, $project, $cost_mode)
   UNION ALL
-  SELECT harness, session, project, model, coalesce(last_ts_ms, first_ts_ms), 0, 0, 0, 0, NULL, 0, 0,
-         NULL, NULL, FALSE, machine
+  SELECT harness, session, project, model, coalesce(last_ts_ms, first_ts_ms),
+         timezone($tz, make_timestamptz(coalesce(last_ts_ms, first_ts_ms) * 1000)),
+         0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, 0, 0, machine
   FROM context_rows
   WHERE coalesce(last_ts_ms, first_ts_ms) IS NOT NULL
-),
-ev AS (
-  SELECT *,
-         -- UTC without ICU's zone conversion (the same timestamps, ~4 ms less on the benchmark store)
-         CASE WHEN $tz = 'UTC' THEN make_timestamp(ts_ms * 1000) ELSE timezone($tz, make_timestamptz(ts_ms * 1000)) END AS local_ts,
-         CASE $cost_mode
-           WHEN 'computed' THEN computed_cost_e10
-           WHEN 'recorded' THEN recorded_cost_e10
-           ELSE coalesce(recorded_cost_e10, computed_cost_e10)
-         END AS cost_e10,
-         ($cost_mode = 'recorded' OR ($cost_mode = 'auto' AND recorded_cost_e10 IS NOT NULL)) AS uses_recorded
-  FROM raw
-  WHERE list_contains($harnesses, harness)
+    AND list_contains($harnesses, harness)
     AND ($project = '' OR contains(coalesce(project, ''), $project))
 ),
 f AS (
-  SELECT * FROM ev WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
+  SELECT * FROM raw WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
 )
 SELECT {{keys}}
        coalesce(sum(requests), 0)::HUGEINT AS requests,
@@ -68,13 +60,13 @@ SELECT {{keys}}
        sum(cost_e10)::HUGEINT AS cost_e10,
        sum(computed_cost_e10)::HUGEINT AS computed_cost_e10,
        sum(recorded_cost_e10)::HUGEINT AS recorded_cost_e10,
-       count(*) FILTER (WHERE billable) AS usage_events,
-       count(cost_e10) FILTER (WHERE billable) AS priced_events,
-       count(*) FILTER (WHERE billable AND uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events,
+       coalesce(sum(events), 0)::BIGINT AS usage_events,
+       coalesce(sum(priced_events), 0)::BIGINT AS priced_events,
+       coalesce(sum(recorded_events), 0)::BIGINT AS recorded_events,
        count(DISTINCT harness || ':' || session_id) AS sessions,
        count(DISTINCT CAST(local_ts AS DATE)) AS active_days,
-       coalesce(sum(requests) FILTER (WHERE billable AND cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests,
-       coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE billable AND cost_e10 IS NULL), 0)::HUGEINT AS unpriced_tokens
+       coalesce(sum(unpriced_requests), 0)::HUGEINT AS unpriced_requests,
+       coalesce(sum(unpriced_tokens), 0)::HUGEINT AS unpriced_tokens
 FROM f
 GROUP BY ALL
 ORDER BY ALL

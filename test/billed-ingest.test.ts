@@ -4,7 +4,8 @@
 // rule computes over usage_events: the audit query (store/billed.ts) returns
 // no rows, and the reports' totals stay those of the ledger. The same holds
 // for the units' kept marks and the session facts the ingest keeps (issue
-// 37: KEPT_AUDIT, SESSION_STATS_AUDIT).
+// 37: KEPT_AUDIT, SESSION_STATS_AUDIT), and for the roll-ups every report
+// reads (issue 41: ROLLUPS_AUDIT), also after a re-price and a migration.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { ALL_RANGE, buildAllHome, pickMetrics, type AllHome } from '../fixtures/
 import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { BILLED_AUDIT, KEPT_AUDIT } from '../src/store/billed.js';
 import { SESSION_STATS_AUDIT } from '../src/store/session-stats.js';
+import { ROLLUPS_AUDIT } from '../src/store/rollups.js';
 import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
 
 const RANGE = ['--since', '2026-01-01', '--until', '2026-12-31'];
@@ -30,6 +32,17 @@ function audit(db: string, env: NodeJS.ProcessEnv): unknown[] {
 /** Rows the units' and the session facts' audits return (both must be 0), in one run. */
 function auditKept(db: string, env: NodeJS.ProcessEnv): { kept: number; stats: number } {
   const r = runCli(['sql', `SELECT (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept, (SELECT count(*) FROM (${SESSION_STATS_AUDIT})) AS stats`, '--format', 'json', '--db', db], env);
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout)[0];
+}
+
+/** The roll-ups' audits (each must find no rows), as one SELECT list. */
+const ROLLUPS = Object.entries(ROLLUPS_AUDIT).map(([t, sql]) => `(SELECT count(*) FROM (${sql})) AS ${t}`).join(', ');
+const ROLLUPS_CLEAN = Object.fromEntries(Object.keys(ROLLUPS_AUDIT).map((t) => [t, 0]));
+
+/** Rows the roll-ups' audits return (each must be 0), in one run. */
+function auditRollups(db: string, env: NodeJS.ProcessEnv, args: string[] = []): Record<string, number> {
+  const r = runCli(['sql', `SELECT ${ROLLUPS}`, '--format', 'json', '--db', db, ...args], env);
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout)[0];
 }
@@ -63,11 +76,11 @@ describe('billed_events after each kind of change', () => {
       const r = runCli(
         ['sql', `SELECT (SELECT count(*) FROM (${BILLED_AUDIT})) AS billed, (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept,
                         (SELECT count(*) FROM (${SESSION_STATS_AUDIT})) AS stats, (SELECT count(*) FROM billed_events) AS responses,
-                        (SELECT count(*) FROM (SELECT DISTINCT harness, dedupe_key FROM usage_events)) AS keys`, '--format', 'json', '--db', db],
+                        (SELECT count(*) FROM (SELECT DISTINCT harness, dedupe_key FROM usage_events)) AS keys, ${ROLLUPS}`, '--format', 'json', '--db', db],
         env,
       );
       expect(r.status, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)[0], label).toEqual({ billed: 0, kept: 0, stats: 0, responses, keys: responses });
+      expect(JSON.parse(r.stdout)[0], label).toEqual({ billed: 0, kept: 0, stats: 0, responses, keys: responses, ...ROLLUPS_CLEAN });
     };
     step('first ingest', 8);
     expect(count(db, env, 'SELECT count(*) FROM usage_events')).toBeGreaterThan(8); // the fork's copies are there, not billed
@@ -104,6 +117,21 @@ describe('billed_events after each kind of change', () => {
       expect(audit(db, env)).toEqual([]);
       expect(auditKept(db, env)).toEqual({ kept: 0, stats: 0 });
       expect(count(db, env, 'SELECT count(*) FROM usage_events')).toBeGreaterThan(count(db, env, 'SELECT count(*) FROM billed_events'));
+      // The roll-ups, then re-priced (an override of a model the store holds, then back): they follow the computed costs.
+      const state = (args: string[] = []) => {
+        const r = runCli(['sql', `SELECT ${ROLLUPS}, (SELECT sum(computed_cost_e10)::BIGINT FROM usage_slots) AS cost, (SELECT count(*) FROM prompt_stats) AS prompts,
+                                 (SELECT min(model) FROM billed_events WHERE computed_cost_e10 > 0) AS model`, '--format', 'json', '--db', db, ...args], env);
+        expect(r.status, r.stderr).toBe(0);
+        const { cost, prompts, model, ...audits } = JSON.parse(r.stdout)[0];
+        expect(audits).toEqual(ROLLUPS_CLEAN);
+        expect(prompts).toBeGreaterThan(0);
+        return { cost: Number(cost), model: String(model) };
+      };
+      const before = state();
+      const prices = join(fx.home, 'prices.json');
+      writeFileSync(prices, JSON.stringify({ [before.model]: { input_cost_per_token: 1e-3, output_cost_per_token: 2e-3 } }));
+      expect(state(['--prices', prices]).cost).not.toBe(before.cost);
+      expect(state().cost).toBe(before.cost);
     } finally {
       rmSync(fx.home, { recursive: true, force: true });
     }
@@ -192,6 +220,40 @@ describe('a store migrated to units and session facts kept at write time (schema
         { harness: 'claude-code', session_id: 's1', project: '/p/b', model: 'm2' },
         { harness: 'codex', session_id: 's2', project: '/p/c', model: null },
       ]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a store migrated to roll-ups kept by the ingest (schema v15, issue 41)', () => {
+  it('is rolled up by the next ingest as the builders make it of its rows', async () => {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { MIGRATIONS } = await import('../src/store/schema.js');
+    const db = join(home, 'before-rollups.duckdb');
+    const inst = await DuckDBInstance.create(db);
+    const conn = await inst.connect();
+    const rollups = MIGRATIONS.findIndex((m) => m.includes('TABLE usage_slots ('));
+    for (const ddl of MIGRATIONS.slice(0, rollups)) await conn.run(ddl);
+    await conn.run(`INSERT INTO meta VALUES ('schema_version', '${rollups}')`);
+    // Two sessions, a sub-agent of the first (its responses answer the first's prompts), units of work.
+    await conn.run(`INSERT INTO event_attrs (attr_id, source_key, harness, session_id, project, model, provider, source_file) VALUES
+      (1, 'src-1', 'codex', 's1', '/p/a', 'm1', 'openai', 'f1'), (2, 'src-2', 'codex', 's2', '/p/a', 'm2', 'openai', 'f2')`);
+    await conn.run(`INSERT INTO usage_rows (attr_id, ts_ms, dedupe_key, dedupe_rank, requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, recorded_cost_e10, computed_cost_e10, billed)
+      SELECT 1 + (i % 2), 1790000000000 + i * 97000, 'k' || i, 0, 1, i, 2 * i, 0, 10, 1, NULL, CASE WHEN i % 5 = 0 THEN NULL ELSE 100 * i END, TRUE FROM range(60) t(i)`);
+    await conn.run(`INSERT INTO unit_attrs VALUES (1, 'src-1', 'codex', 's1'), (2, 'src-2', 'codex', 's2')`);
+    await conn.run(`INSERT INTO unit_rows (unit_attr_id, kind, dedupe_key, dedupe_rank, ts_ms, n, kept)
+      SELECT 1 + (i % 2), i % 3, i, 0, 1790000000000 + i * 233000, 1, TRUE FROM range(20) t(i)`);
+    await conn.run(`INSERT INTO session_fact_rows VALUES ('src-2', 'codex', 's2', NULL, 0, 's1', 1)`);
+    conn.closeSync();
+    inst.closeSync();
+    const empty = tempDir('txu-billed-pre-rollups-');
+    try {
+      const env = cleanEnv(empty);
+      expect(auditRollups(db, env)).toEqual(ROLLUPS_CLEAN);
+      expect(count(db, env, 'SELECT count(*) FROM session_links')).toBe(1);
+      expect(count(db, env, 'SELECT sum(events) FROM usage_slots')).toBe(60);
+      expect(count(db, env, `SELECT count(DISTINCT root_session_id) FROM prompt_stats`)).toBe(1);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

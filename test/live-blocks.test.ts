@@ -64,11 +64,12 @@ const NOT_ACTIVE = {
 describe('latestBlockFirstTs (where the live snapshot starts a chain)', () => {
   it('the fixture: r0 alone, then r1 starts block 1, r5 block 2, r7 block 3', () => {
     const t = ['2026-03-27T12:00:00Z', '2026-03-28T21:10:00Z', '2026-03-28T23:50:00Z', '2026-03-29T01:59:00Z', '2026-03-29T02:00:00Z', '2026-03-29T02:30:00Z', '2026-03-29T03:10:00Z', '2026-03-29T09:20:00Z', '2026-03-29T10:45:00Z'].map((x) => Date.parse(x));
+    const spans = (x: number[]) => x.map((v) => [v, v] as const);
     expect(latestBlockFirstTs([])).toBeNull();
-    expect(iso(latestBlockFirstTs(t.slice(0, 1))!)).toBe('2026-03-27T12:00:00.000Z');
-    expect(iso(latestBlockFirstTs(t.slice(0, 5))!)).toBe('2026-03-28T21:10:00.000Z'); // r4, exactly 5 h after block 1's start, stays in it
-    expect(iso(latestBlockFirstTs(t.slice(0, 7))!)).toBe('2026-03-29T02:30:00.000Z');
-    expect(iso(latestBlockFirstTs(t)!)).toBe('2026-03-29T09:20:00.000Z');
+    expect(iso(latestBlockFirstTs(spans(t.slice(0, 1)))!)).toBe('2026-03-27T12:00:00.000Z');
+    expect(iso(latestBlockFirstTs(spans(t.slice(0, 5)))!)).toBe('2026-03-28T21:10:00.000Z'); // r4, exactly 5 h after block 1's start, stays in it
+    expect(iso(latestBlockFirstTs(spans(t.slice(0, 7)))!)).toBe('2026-03-29T02:30:00.000Z');
+    expect(iso(latestBlockFirstTs(spans(t))!)).toBe('2026-03-29T09:20:00.000Z');
   });
 
   it('blocks computed from the latest block before any instant equal those computed from the chain start (a history with no 5-hour pause)', () => {
@@ -81,7 +82,7 @@ describe('latestBlockFirstTs (where the live snapshot starts a chain)', () => {
     const whole = identifyBlocks('claude-code', ts.map((t) => ev(iso(t))));
     expect(whole.some((b) => b.isGap)).toBe(false);
     for (const cut of [ts[10]!, ts[500]!, ts[Math.floor(ts.length / 2)]!, ts[ts.length - 3]!]) {
-      const first = latestBlockFirstTs(ts.filter((t) => t <= cut))!;
+      const first = latestBlockFirstTs(ts.filter((t) => t <= cut).map((t) => [t, t] as const))!;
       const fromThere = identifyBlocks('claude-code', ts.filter((t) => t >= first).map((t) => ev(iso(t))));
       const same = whole.filter((b) => b.start >= fromThere[0]!.start);
       expect(fromThere.map((b) => [b.start, b.end, b.events.length])).toEqual(same.map((b) => [b.start, b.end, b.events.length]));

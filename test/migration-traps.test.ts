@@ -34,14 +34,17 @@ describe('a store from before schema v14 and pricing-5', () => {
 
     // What an earlier build stored.
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    const { SCHEMA_VERSION } = await import('../src/store/schema.js');
+    const { MIGRATIONS } = await import('../src/store/schema.js');
+    // The store as it was before the traps migration (later migrations run after it too).
+    const traps = MIGRATIONS.findIndex((m) => m.includes('read again: schema v14'));
+    expect(traps).toBeGreaterThan(0);
     const inst = await DuckDBInstance.create(db);
     const conn = await inst.connect();
     await conn.run(`UPDATE event_attrs SET billing_kind = NULL WHERE harness = 'claude-code'`);
     await conn.run(`UPDATE usage_rows SET cache_write_tokens = 0 WHERE cache_write_tokens = 1200`);
     await conn.run(`UPDATE usage_rows SET dedupe_key = dedupe_key || ':' || rowid::VARCHAR, billed = true WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE harness = 'opencode')`);
     await conn.run(`UPDATE usage_rows SET computed_cost_e10 = 0`);
-    await conn.run(`UPDATE meta SET value = '${SCHEMA_VERSION - 1}' WHERE key = 'schema_version'`);
+    await conn.run(`UPDATE meta SET value = '${traps}' WHERE key = 'schema_version'`);
     await conn.run(`UPDATE meta SET value = 'pricing-4 era' WHERE key = 'pricing_fingerprint'`);
     conn.closeSync();
     inst.closeSync();

@@ -363,13 +363,15 @@ describe('template headers', () => {
     expect(() => parseTemplate('t.sql', `${header}-- include: m  shared\nSELECT 1 WHERE $since AND $tz`, frag)).toThrow(/includes m but never writes \{\{m\}\}/);
   });
 
-  it('the shared metrics fragment is SQL only and ends without a comma', () => {
+  it('the shared fragments are SQL only and each is where its templates write it', () => {
     const sql = loadFragment('metrics');
     expect(sql).not.toMatch(/--/);
     expect(sql.trimEnd()).toMatch(/AS unpriced_tokens$/);
     for (const f of ['monthly', 'monthly_days', 'monthly_sessions', 'live_sessions', 'compare']) expect(loadTemplate(f).body, f).toContain(sql);
-    const units = loadFragment('unit_counts');
+    const units = loadFragment('slot_units');
     for (const f of ['compare_session_rows', 'session_view', 'monthly_sessions']) expect(loadTemplate(f).body, f).toContain(units);
+    const span = loadFragment('span');
+    for (const f of ['live_span', 'live_period_sums']) expect(loadTemplate(f).body, f).toContain(span);
   });
 
   it('every shipped template parses, declares its columns, and binds only declared parameters', () => {

@@ -2,9 +2,10 @@
 -- The usage and cost aggregates every grouped report shares, written once.
 -- A template that declares `-- include: metrics` gets these lines where it
 -- writes {{metrics}} in a SELECT list (the last line has no comma). They read
--- the columns of report_events / billed_events: the token counts, cost_e10
--- (the cost under cost_mode, NULL when unpriced), computed_cost_e10,
--- recorded_cost_e10 and uses_recorded.
+-- the columns of report_slots (src/report/macros.ts): the roll-up of billed
+-- responses per 15-minute slot (usage_slots, src/store/rollups.ts), whose
+-- sums and counts add up to those of the responses, with cost_e10,
+-- priced_events, recorded_events and the unpriced share under cost_mode.
 -- column: requests               HUGEINT  billed responses
 -- column: input_tokens           HUGEINT  uncached input
 -- column: cache_read_tokens      HUGEINT
@@ -30,8 +31,8 @@ sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens)::HUGE
 sum(cost_e10)::HUGEINT AS cost_e10,
 sum(computed_cost_e10)::HUGEINT AS computed_cost_e10,
 sum(recorded_cost_e10)::HUGEINT AS recorded_cost_e10,
-count(*) AS usage_events,
-count(cost_e10) AS priced_events,
-count(*) FILTER (WHERE uses_recorded AND cost_e10 IS NOT NULL) AS recorded_events,
-coalesce(sum(requests) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_requests,
-coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE cost_e10 IS NULL), 0)::HUGEINT AS unpriced_tokens
+coalesce(sum(events), 0)::BIGINT AS usage_events,
+coalesce(sum(priced_events), 0)::BIGINT AS priced_events,
+coalesce(sum(recorded_events), 0)::BIGINT AS recorded_events,
+coalesce(sum(unpriced_requests), 0)::HUGEINT AS unpriced_requests,
+coalesce(sum(unpriced_tokens), 0)::HUGEINT AS unpriced_tokens

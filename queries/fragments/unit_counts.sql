@@ -1,5 +1,5 @@
 -- fragment: unit_counts
--- Units of work per group, from report_units / work_units rows (kind, n):
+-- Units of work per group, from work_units rows (kind, n):
 -- the counts every view of units shares, written once. A template that
 -- declares `-- include: unit_counts` gets these lines where its body writes
 -- {{unit_counts}} in a SELECT list (the last line has no comma); the export

@@ -13,6 +13,8 @@ import type { HarnessId } from '../core/types.js';
 import { loadPricer, PricesFileError, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
 import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
+import { settleMarks } from '../store/billed.js';
+import { SESSIONS_PENDING } from '../store/session-stats.js';
 import { cacheDir } from '../core/cache-dir.js';
 import { messageLine, printableLines, warningLines } from '../render/terminal-text.js';
 import { renderJson } from '../render/json.js';
@@ -116,7 +118,8 @@ export async function pricedAsNow(conn: DuckDBConnection, fn: CostFn): Promise<b
  * once per price change: a no-op while the store's recorded fingerprint equals
  * the pricer's. Run before the ingest, so rows it writes are priced once.
  * One transaction: an interrupted re-price leaves the old costs and the old
- * fingerprint, and the next run does it again.
+ * fingerprint, and the next run does it again. The roll-ups of the sessions
+ * whose rows changed are made again in it (settleMarks, store/rollups.ts).
  */
 export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<number> {
   const setup = setups.get(fn);
@@ -177,7 +180,13 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
       }
       a.closeSync();
       await conn.run('UPDATE usage_rows SET computed_cost_e10 = t.c FROM txu_reprice t WHERE usage_rows.rowid = t.rid');
+      // The roll-ups of the sessions whose costs changed are made again, in this transaction (store/rollups.ts).
+      await conn.run(`
+        INSERT INTO ${SESSIONS_PENDING}
+        SELECT DISTINCT harness, session_id FROM event_attrs
+        WHERE attr_id IN (SELECT attr_id FROM usage_rows WHERE rowid IN (SELECT rid FROM txu_reprice))`);
       await conn.run('DROP TABLE txu_reprice');
+      await settleMarks(conn);
       changed = rids.length;
     }
     await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${FINGERPRINT_KEY}', $fp)`, { fp: setup.fingerprint }, { fp: VARCHAR });

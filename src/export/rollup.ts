@@ -1,7 +1,9 @@
 // `tx-usage report --from GLOB_OR_DIR`: an in-memory DuckDB whose
 // billed_events, context_rows and session_estimate_latest are views over
-// exported Parquet from any number of machines, shaped like the store's, so
-// every report template runs over them unchanged.
+// exported Parquet from any number of machines, shaped like the store's, and
+// whose roll-ups (usage_slots, session_slots, prompt_stats) are made from
+// them by the store's own builders, so every report template runs over them
+// unchanged.
 //
 // A row exported more than once is counted once: rows are deduplicated by the
 // dataset's identity (IDENTITY in schema.ts: harness + dedupe key for
@@ -16,8 +18,10 @@ import { DuckDBInstance, type DuckDBConnection } from '../store/duckdb.js';
 import { UsageError } from '../report/period.js';
 import { COLUMNS, DATASET_DIR, DATASETS, EXPORT_SCHEMA_VERSION, IDENTITY, sqlString, type Dataset } from './schema.js';
 import { defineReportMacros } from '../report/macros.js';
+import { whenUnitsRead } from '../report/unit-macros.js';
 import { counted } from '../core/plural.js';
 import { sessionStatsOf } from '../store/session-stats.js';
+import { buildRollups, SLOT_MS } from '../store/rollups.js';
 
 export interface Rollup {
   conn: DuckDBConnection;
@@ -200,6 +204,10 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
   await conn.run(`CREATE VIEW session_facts AS SELECT harness, session_id, title, parent_session_id, machine FROM session_rows`);
   // What the local store keeps per session at write time (store/session-stats.ts), computed here.
   await conn.run(`CREATE VIEW session_stats AS ${sessionStatsOf('billed_events', ', first(machine) AS machine')}`);
+  // The roll-ups every report reads, made by the store's builders from these rows (store/rollups.ts);
+  // the prompts' only when a report reads units of work (compare).
+  await buildRollups(conn, { grain: SLOT_MS, extra: ['machine'], parts: ['usage', 'sessions'] });
+  whenUnitsRead(conn, () => buildRollups(conn, { grain: SLOT_MS, extra: ['machine'], parts: ['prompts'] }));
   await conn.run(`
     CREATE VIEW session_estimate_latest AS
     SELECT harness, session_id, ${E10('recorded_cost_usd')} AS recorded_cost_e10, ts_ms, machine

@@ -3,7 +3,10 @@
 // without one). Kept in a module of its own so that code that only names
 // harnesses (flag checks, the fast path, the status line's settings) loads no
 // harness.
-export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code', 'openclaw', 'cline', 'roo-code', 'kilo-code'] as const;
+export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code', 'openclaw', 'cline', 'roo-code', 'kilo-code',
+  'antigravity',
+  'codebuddy',
+] as const;
 export type HarnessId = (typeof HARNESS_IDS)[number];
 
 export function isHarnessId(s: string): s is HarnessId {

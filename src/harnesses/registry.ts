@@ -17,6 +17,8 @@ import { openclaw } from './openclaw/index.js';
 import { cline } from './cline/index.js';
 import { rooCode } from './roo-code/index.js';
 import { kiloCode } from './kilo-code/index.js';
+import { antigravity } from './antigravity/index.js';
+import { codebuddy } from './codebuddy/index.js';
 
 const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'claude-code': claudeCode,
@@ -30,6 +32,8 @@ const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   cline,
   'roo-code': rooCode,
   'kilo-code': kiloCode,
+  antigravity,
+  codebuddy,
 };
 
 /** In report order. */

@@ -106,9 +106,10 @@ export interface ExtractOptions {
   /** Set when the source is an append-only JSONL that only grew: continue from here. */
   resume: ResumePoint | null;
   /**
-   * A `json` source read again: the state its extractor returned on the last
-   * read (ResumePoint.state), so that what has since left a rewritten
-   * document is still counted. Absent on a first read.
+   * A `json` or `sqlite` source read again: the state its extractor returned
+   * on the last read (ResumePoint.state), so that what has since left a
+   * rewritten document (or rows a harness pruned from its database) is still
+   * counted. Absent on a first read.
    */
   prior?: unknown;
   /** Directory for private temporary copies (never next to user data). */

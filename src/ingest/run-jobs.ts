@@ -36,7 +36,7 @@ export function jobOf(p: Plan, id: number, tmpDir: string, knownProjects: Readon
         ? { offset: p.prev.resume_offset!, lines: p.prev.resume_lines ?? 0, state: p.prev.resume_state ? JSON.parse(p.prev.resume_state) : undefined }
         : null,
     // A whole document rewritten on every save is read in full, with what its last read remembered.
-    prior: p.src.kind === 'json' && p.prev?.resume_state ? JSON.parse(p.prev.resume_state) : undefined,
+    prior: (p.src.kind === 'json' || p.src.kind === 'sqlite') && p.prev?.resume_state ? JSON.parse(p.prev.resume_state) : undefined,
     tmpDir,
     knownProjects,
   };

@@ -1,7 +1,7 @@
 // One block as the reports and live views show it (the JSON row of
 // `report blocks`, the active block of `watch` and `statusline`). Free of
 // the store, so the status line's bundle can hold it.
-import { activeFigures, metricsOfEvents, modelsOf, type ActiveFigures, type Block, type LiveMetrics } from './blocks.js';
+import { activeFigures, blockLastTs, metricsOfEvents, modelsOf, type ActiveFigures, type Block, type LiveMetrics } from './blocks.js';
 import { isoInZone } from './time.js';
 
 export type BlockRow = {
@@ -41,7 +41,7 @@ export function blockRow(b: Block, tz: string, now: number, limit: number | null
     is_gap: b.isGap,
     is_active: a !== null,
     first_response: b.events.length ? isoInZone(b.events[0]!.ts, tz) : null,
-    last_response: b.events.length ? isoInZone(b.events[b.events.length - 1]!.ts, tz) : null,
+    last_response: b.events.length ? isoInZone(blockLastTs(b), tz) : null,
     models: modelsOf(b),
     ...m,
     token_limit_share: b.isGap ? null : share(m.total_tokens, limit),

@@ -57,7 +57,7 @@ export async function computeBlocks(conn: DuckDBConnection, p: ReportParams, o: 
   const from = localDayStartMs(p.since, p.tz);
   const until = localDayStartMs(nextDay(p.until), p.tz);
   // Responses up to a block's length past the range complete the blocks that start in it.
-  const { perHarness } = await blocksBetween(conn, { harnesses, project: p.project, costMode: p.costMode }, from, until + BLOCK_MS);
+  const { perHarness } = await blocksBetween(conn, { harnesses, project: p.project, costMode: p.costMode }, from, until + BLOCK_MS, o.now);
   const blocks = perHarness.flatMap((h) => h.blocks.filter((b) => b.start >= from && b.start < until));
   const limit = limitArg === 'max' ? maxBlockTokens(blocks, o.now) : limitArg;
   return { harnesses, blocks, limit };

@@ -48,9 +48,35 @@ export interface LiveEvent {
   recorded_e10: bigint | null;
   /** The cost is the harness's recorded one. */
   uses_recorded: boolean;
+  /**
+   * Set when the event stands for the responses of one 15-minute slot of a
+   * session, project and model (usage_slots, src/store/rollups.ts): `ts` is
+   * the first of them and the figures above are their sums under the cost
+   * mode (cost_e10 the priced ones', null when none is priced).
+   */
+  slot?: SlotSums;
+}
+
+/** What an event standing for a slot's responses adds to their sums (see LiveEvent.slot). */
+export interface SlotSums {
+  /** The slot's first instant (slot_ms). */
+  slot: number;
+  /** The last response's time. */
+  last: number;
+  events: number;
+  priced: number;
+  recorded: number;
+  unpriced_requests: number;
+  unpriced_tokens: number;
 }
 
 export const totalTokensOf = (e: LiveEvent) => e.input + e.cache_read + e.cache_write + e.output;
+
+/** The time of an event's last response (its own for one response). */
+export const lastTsOf = (e: LiveEvent) => e.slot?.last ?? e.ts;
+
+/** The requests of an event that have no cost under the cost mode. */
+export const unpricedRequestsOf = (e: LiveEvent) => (e.slot ? e.slot.unpriced_requests : e.cost_e10 === null ? e.requests : 0);
 
 /** A block (or gap) of one harness: its bounds and the responses in it, in time order. */
 export interface Block {
@@ -59,6 +85,19 @@ export interface Block {
   end: number;
   isGap: boolean;
   events: LiveEvent[];
+  /**
+   * Its responses of the 30 minutes before now, one by one, where `events`
+   * holds slots (src/live/events.ts): the recent burn rate's window is not
+   * cut at slot boundaries.
+   */
+  recent?: LiveEvent[];
+}
+
+/** The time of a block's last response. */
+export function blockLastTs(b: Block): number {
+  let last = -Infinity;
+  for (const e of b.events) last = Math.max(last, lastTsOf(e));
+  return last;
 }
 
 /** ccusage's floorToHour (UTC hours). */
@@ -77,19 +116,22 @@ export function startsNewBlock(blockStart: number, lastTs: number, ts: number): 
 
 /**
  * The time of the first response of the latest block, given a chain's
- * response times in order from the chain's start: blocks computed from that
- * response on are the blocks computed from the chain's start.
+ * response times in order from the chain's start, as [first, last] of each
+ * slot's responses (src/store/rollups.ts: no block starts inside a slot, as
+ * a block ends on a UTC hour and a response on a slot's boundary is a slot
+ * of its own): blocks computed from that response on are the blocks
+ * computed from the chain's start.
  */
-export function latestBlockFirstTs(sortedTs: readonly number[]): number | null {
+export function latestBlockFirstTs(sortedSpans: readonly (readonly [number, number])[]): number | null {
   let first: number | null = null;
   let start = 0;
   let last = 0;
-  for (const ts of sortedTs) {
+  for (const [ts, lastTs] of sortedSpans) {
     if (first === null || startsNewBlock(start, last, ts)) {
       first = ts;
       start = floorToHour(ts);
     }
-    last = ts;
+    last = Math.max(last, lastTs);
   }
   return first;
 }
@@ -103,11 +145,13 @@ export function identifyBlocks(harness: string, events: readonly LiveEvent[]): B
   const sorted = [...events].sort((a, b) => a.ts - b.ts);
   const out: Block[] = [];
   let cur: Block | null = null;
+  // The latest response so far: a slot's events (LiveEvent.slot) end at their own last response.
+  let last = 0;
   for (const e of sorted) {
     if (cur) {
-      const last = cur.events[cur.events.length - 1]!.ts;
       if (!startsNewBlock(cur.start, last, e.ts)) {
         cur.events.push(e);
+        last = Math.max(last, lastTsOf(e));
         continue;
       }
       out.push(cur);
@@ -115,6 +159,7 @@ export function identifyBlocks(harness: string, events: readonly LiveEvent[]): B
     }
     const start = floorToHour(e.ts);
     cur = { harness, start, end: start + BLOCK_MS, isGap: false, events: [e] };
+    last = lastTsOf(e);
   }
   if (cur) out.push(cur);
   return out;
@@ -122,9 +167,8 @@ export function identifyBlocks(harness: string, events: readonly LiveEvent[]): B
 
 export function isActive(b: Block, now: number): boolean {
   if (b.isGap || !b.events.length) return false;
-  const last = b.events[b.events.length - 1]!.ts;
   // Only the block that holds now: one starting later (future-dated rows) never is.
-  return b.start <= now && now - last < BLOCK_MS && now < b.end;
+  return b.start <= now && now - blockLastTs(b) < BLOCK_MS && now < b.end;
 }
 
 /** The summary template's sums over some responses (its column names), for metricsOf. */
@@ -137,6 +181,7 @@ export function sumEvents(events: readonly LiveEvent[]): EventSums {
   let requests = 0n, input = 0n, cacheRead = 0n, cacheWrite = 0n, output = 0n, reasoning = 0n;
   let cost: bigint | null = null, computed: bigint | null = null, recorded: bigint | null = null;
   let priced = 0, recordedN = 0, unpricedReq = 0n, unpricedTok = 0n;
+  let n = 0;
   for (const e of events) {
     requests += BigInt(e.requests);
     input += BigInt(e.input);
@@ -144,11 +189,19 @@ export function sumEvents(events: readonly LiveEvent[]): EventSums {
     cacheWrite += BigInt(e.cache_write);
     output += BigInt(e.output);
     reasoning += BigInt(e.reasoning);
-    if (e.cost_e10 !== null) {
-      cost = (cost ?? 0n) + e.cost_e10;
+    if (e.cost_e10 !== null) cost = (cost ?? 0n) + e.cost_e10;
+    if (e.slot) {
+      n += e.slot.events;
+      priced += e.slot.priced;
+      recordedN += e.slot.recorded;
+      unpricedReq += BigInt(e.slot.unpriced_requests);
+      unpricedTok += BigInt(e.slot.unpriced_tokens);
+    } else if (e.cost_e10 !== null) {
+      n++;
       priced++;
       if (e.uses_recorded) recordedN++;
     } else {
+      n++;
       unpricedReq += BigInt(e.requests);
       unpricedTok += BigInt(totalTokensOf(e));
     }
@@ -167,7 +220,7 @@ export function sumEvents(events: readonly LiveEvent[]): EventSums {
     cost_e10: s(cost),
     computed_cost_e10: s(computed),
     recorded_cost_e10: s(recorded),
-    usage_events: String(events.length),
+    usage_events: String(n),
     priced_events: String(priced),
     recorded_events: String(recordedN),
     unpriced_requests: s(unpricedReq),
@@ -225,7 +278,7 @@ export function activeFigures(b: Block, now: number): ActiveFigures | null {
   // At least a minute, so that a first response a second ago is not a rate of millions.
   const sinceFirst = Math.max(MINUTE_MS, now - first) / MINUTE_MS;
   const recentFrom = now - RECENT_MS;
-  const recent = b.events.filter((e) => e.ts > recentFrom && e.ts <= now);
+  const recent = (b.recent ?? b.events).filter((e) => e.ts > recentFrom && e.ts <= now);
   const burnBlock = rate(b.events, sinceFirst);
   const burn30 = rate(recent, Math.min(RECENT_MS / MINUTE_MS, sinceFirst));
   const remaining = (b.end - now) / MINUTE_MS;

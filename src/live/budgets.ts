@@ -14,7 +14,7 @@
 // - status: `over` at or above 100 %, `projected_over` when the projection
 //   passes the budget, `warn` at or above 80 %, else `ok`.
 import type { Block, LiveEvent } from './blocks.js';
-import { activeFigures } from './blocks.js';
+import { activeFigures, unpricedRequestsOf } from './blocks.js';
 import type { Budget, BudgetPeriod } from './config.js';
 import type { BudgetFigure } from './statusline.js';
 import { isoInZone, localDay, localDayStartMs, nextDay } from './time.js';
@@ -78,11 +78,11 @@ export function evaluateBudgets(budgets: readonly Budget[], src: SpendSource): B
         let cost: bigint | null = null;
         let unpriced = 0;
         for (const e of events) {
-          if (e.cost_e10 === null) unpriced += e.requests;
-          else cost = (cost ?? 0n) + e.cost_e10;
+          unpriced += unpricedRequestsOf(e);
+          if (e.cost_e10 !== null) cost = (cost ?? 0n) + e.cost_e10;
         }
         const spent = usdOf(cost);
-        const a = events.length ? activeFigures({ ...blk, events }, src.now) : null;
+        const a = events.length ? activeFigures({ ...blk, events, recent: blk.recent?.filter((e) => matches(e, b)) }, src.now) : null;
         const projected = a?.projected_cost_usd ?? spent;
         out.push({
           scope: b.harness || b.project ? scopeName(b) : `block ${blk.harness}`,
@@ -134,8 +134,8 @@ export function spendFromEvents(events: readonly LiveEvent[], coveredFrom: numbe
     const b = { ...scope } as Budget;
     for (const e of events) {
       if (e.ts < Math.max(fromMs, coveredFrom) || !matches(e, b)) continue;
-      if (e.cost_e10 === null) unpriced += e.requests;
-      else cost = (cost ?? 0n) + e.cost_e10;
+      unpriced += unpricedRequestsOf(e);
+      if (e.cost_e10 !== null) cost = (cost ?? 0n) + e.cost_e10;
     }
     return { cost_e10: cost, unpriced_requests: unpriced };
   };

@@ -5,7 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RateLimitSnapshot } from '../core/types.js';
 import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
-import { readEvents } from './events.js';
+import { readSpans } from './events.js';
 import { latestWindows, limitWindows, spentIn, windowLabel, type LimitWindow, type SpentMetrics } from './limits.js';
 import { isoInZone, localMinute } from './time.js';
 
@@ -86,10 +86,11 @@ export async function limitsReport(conn: DuckDBConnection, snaps: RateLimitSnaps
   const all = limitWindows(snaps);
   const listed = all.filter((w) => w.resets_at >= o.fromMs);
   const current = latestWindows(all);
-  const need = [...listed, ...current];
-  const earliest = need.length ? Math.min(...need.map((w) => w.start)) : o.now;
+  const need = [...new Set([...listed, ...current])];
   const harnesses = [...new Set(need.map((w) => w.harness))];
-  const events = harnesses.length ? await readEvents(conn, { harnesses, project: '', costMode: 'auto' }, earliest, o.now + 1) : [];
+  // Each window's responses, added up from the store's slots (events.ts readSpans).
+  const spans = await readSpans(conn, { harnesses, project: '', costMode: 'auto' }, need.map((w) => [w.start, Math.min(w.resets_at, o.now)] as const));
+  const spent = (w: LimitWindow) => spentIn(w, spans[need.indexOf(w)]!, o.now);
   const iso = (ms: number) => isoInZone(ms, o.tz);
   const limits: CurrentLimit[] = current.map((w) => ({
     harness: w.harness,
@@ -105,7 +106,7 @@ export async function limitsReport(conn: DuckDBConnection, snaps: RateLimitSnaps
     credits: w.credits,
     window_start: iso(w.start),
     peak_used_percent: w.peak_used_percent,
-    ...spentIn(w, events, o.now),
+    ...spent(w),
   }));
   const windows: PastWindow[] = [...listed]
     .sort((a, b) => b.resets_at - a.resets_at || a.harness.localeCompare(b.harness) || a.window_minutes - b.window_minutes)
@@ -122,7 +123,7 @@ export async function limitsReport(conn: DuckDBConnection, snaps: RateLimitSnaps
       first_observed_at: iso(w.first_observed_at),
       observed_at: iso(w.observed_at),
       reached_type: w.reached_type,
-      ...spentIn(w, events, o.now),
+      ...spent(w),
     }));
   return { timezone: o.tz, now: iso(o.now), since: o.since, limits, windows, warnings: o.warnings };
 }

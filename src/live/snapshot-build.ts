@@ -104,7 +104,7 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
   const limits = await storedSnapshots(conn, ALL, o.now - 8 * 86_400_000);
   const before =
     o.monthStart < from
-      ? (await runTemplate(conn, loadTemplate('live_period_sums'), { from_ms: Math.floor(o.monthStart), until_ms: Math.floor(from), harnesses: ALL })).map((r) => ({
+      ? (await runTemplate(conn, loadTemplate('live_period_sums'), { from_ms: [Math.floor(o.monthStart)], until_ms: [Math.floor(from)], harnesses: ALL, project: '', cost_mode: 'auto' })).map((r) => ({
           harness: String(r.harness),
           project: (r.project as string | null) ?? null,
           cost_e10: str(r.cost_e10),

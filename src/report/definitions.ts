@@ -13,6 +13,7 @@ import { monthlyReport } from './monthly.js';
 import { summaryReport } from './summary.js';
 import { summaryDatasets, type ReportParams } from './summary-rows.js';
 import { packageRoot } from '../core/package-root.js';
+import { useSlotsFor } from './slots.js';
 import type { ReportDefinition, ReportOutput } from './output.js';
 
 export type { ReportDefinition, ReportOutput };
@@ -41,6 +42,8 @@ export function findDefinition(name: string): ReportDefinition | undefined {
 
 /** `live`: what the blocks report needs besides the common options (src/live/blocks-report.ts). */
 export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[], live?: BlocksOptions): Promise<ReportOutput> {
+  // Reports that cut local days read slots the zone does not cut (blocks cut UTC hours).
+  if (def.kind !== 'blocks') await useSlotsFor(conn, p.tz);
   switch (def.kind) {
     case 'summary': {
       const { report: r } = await summaryReport(conn, p, warnings);

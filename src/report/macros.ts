@@ -6,6 +6,7 @@
 // resolves to whatever the connection shows under that name: the store's
 // view with a machine label (export/local.ts) or a roll-up's Parquet views.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { slotLast, slotOf } from '../store/rollups.js';
 
 const REPORT_EVENTS = `
 CREATE OR REPLACE TEMP MACRO report_events(p_tz, p_harnesses, p_project, p_cost_mode) AS TABLE
@@ -28,15 +29,43 @@ CREATE OR REPLACE TEMP MACRO report_events(p_tz, p_harnesses, p_project, p_cost_
 // filters rows on the column in its scan, before it joins their strings and
 // converts their times, so a query costs what its range holds, not the whole
 // history. It never changes an answer: the exact test follows.
-// near_from_ms(first) is its lower bound: no instant of day `first` or later,
-// in any zone, lies before it.
 const NEAR_DAYS = [
-  `CREATE OR REPLACE TEMP MACRO near_from_ms(p_first) AS epoch_ms(CAST(p_first AS TIMESTAMP)) - 172800000`,
   `CREATE OR REPLACE TEMP MACRO near_days(p_ts_ms, p_first, p_last) AS
-     p_ts_ms >= near_from_ms(p_first) AND p_ts_ms < epoch_ms(CAST(p_last AS TIMESTAMP)) + 259200000`,
+     p_ts_ms >= epoch_ms(CAST(p_first AS TIMESTAMP)) - 172800000 AND p_ts_ms < epoch_ms(CAST(p_last AS TIMESTAMP)) + 259200000`,
+];
+
+// report_slots(tz, harnesses, project, cost_mode): the roll-up of billed
+// responses per 15-minute slot (usage_slots, store/rollups.ts) as reports
+// read it: local time of the slot, and cost_e10, priced_events,
+// recorded_events and the unpriced share under --cost. Every figure the
+// summary's metrics show sums over slots to its sum over the responses; a
+// slot never straddles a local day in the zones slots are used for
+// (src/report/slots.ts).
+const REPORT_SLOTS = `
+CREATE OR REPLACE TEMP MACRO report_slots(p_tz, p_harnesses, p_project, p_cost_mode) AS TABLE
+  SELECT * REPLACE (
+           CASE p_cost_mode WHEN 'computed' THEN computed_cost_e10 WHEN 'recorded' THEN recorded_cost_e10 ELSE cost_e10 END AS cost_e10,
+           CASE p_cost_mode WHEN 'computed' THEN computed_events WHEN 'recorded' THEN recorded_events ELSE priced_events END AS priced_events,
+           CASE p_cost_mode WHEN 'computed' THEN 0 ELSE recorded_events END AS recorded_events,
+           CASE p_cost_mode WHEN 'computed' THEN uncomputed_requests WHEN 'recorded' THEN unrecorded_requests ELSE unpriced_requests END AS unpriced_requests,
+           CASE p_cost_mode WHEN 'computed' THEN uncomputed_tokens WHEN 'recorded' THEN unrecorded_tokens ELSE unpriced_tokens END AS unpriced_tokens
+         ),
+         timezone(p_tz, make_timestamptz(slot_ms * 1000)) AS local_ts
+  FROM usage_slots
+  WHERE list_contains(p_harnesses, harness)
+    AND (p_project = '' OR contains(coalesce(project, ''), p_project))`;
+
+// slot_of(ts) and slot_last(slot): an instant's slot and a slot's last
+// instant (store/rollups.ts), for templates that cut time at instants
+// slots do not end on (the live views' windows).
+const SLOT_MACROS = [
+  `CREATE OR REPLACE TEMP MACRO slot_of(p_ts) AS ${slotOf('p_ts')}`,
+  `CREATE OR REPLACE TEMP MACRO slot_last(p_slot) AS ${slotLast('p_slot')}`,
 ];
 
 export async function defineReportMacros(conn: DuckDBConnection): Promise<void> {
   await conn.run(REPORT_EVENTS);
+  await conn.run(REPORT_SLOTS);
+  for (const m of SLOT_MACROS) await conn.run(m);
   for (const m of NEAR_DAYS) await conn.run(m);
 }

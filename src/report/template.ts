@@ -138,7 +138,7 @@ export function loadTemplate(name: string): Template {
   return t;
 }
 
-export type ParamValue = string | number | boolean | string[] | null;
+export type ParamValue = string | number | boolean | string[] | number[] | null;
 
 /** A template's SQL with its slots filled, and its parameters bound. */
 function bindTemplate(t: Template, values: Record<string, ParamValue>, slots: Record<string, string>) {
@@ -150,7 +150,7 @@ function bindTemplate(t: Template, values: Record<string, ParamValue>, slots: Re
     if (!(p.name in values)) throw new TemplateError(`${t.file}: no value for parameter $${p.name}`);
     const v = values[p.name]!;
     types[p.name] = duckType(p.type);
-    if (Array.isArray(v)) bound[p.name] = listValue(v);
+    if (Array.isArray(v)) bound[p.name] = listValue(p.type === 'BIGINT[]' ? v.map((x) => BigInt(x)) : v);
     else if (p.type === 'DATE' && typeof v === 'string') {
       // Dates are bound as text and cast by the declared type.
       bound[p.name] = v;

@@ -42,6 +42,7 @@ import { HARNESSES } from '../harnesses/registry.js';
 import type { DuckDBConnection } from './duckdb.js';
 import { INTEGER } from './duckdb.js';
 import { refreshSessionStats, SESSIONS_PENDING } from './session-stats.js';
+import { refreshRollups } from './rollups.js';
 
 const WINNER_ORDER = winnerOrderSql(HARNESSES);
 
@@ -117,6 +118,10 @@ export async function notePending(conn: DuckDBConnection, firstAttr: number | nu
   if (firstAttr !== null) {
     await conn.run(`INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM event_attrs WHERE attr_id >= $first`, { first: firstAttr }, { first: INTEGER });
   }
+  // The sessions of new units too: their roll-ups (store/rollups.ts) are made again.
+  if (firstUnitAttr !== null) {
+    await conn.run(`INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM unit_attrs WHERE unit_attr_id >= $first`, { first: firstUnitAttr }, { first: INTEGER });
+  }
 }
 
 /**
@@ -130,6 +135,7 @@ export async function noteRemovedKeys(conn: DuckDBConnection, params: Record<str
   await run(`INSERT INTO ${BILLED.removed} SELECT dedupe_key FROM usage_rows WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`);
   await run(`INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM event_attrs WHERE list_contains($keys, source_key)`);
   await run(`INSERT INTO ${KEPT.removed} SELECT dedupe_key FROM unit_rows WHERE unit_attr_id IN (SELECT unit_attr_id FROM unit_attrs WHERE list_contains($keys, source_key))`);
+  await run(`INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM unit_attrs WHERE list_contains($keys, source_key)`);
 }
 
 /**
@@ -166,9 +172,10 @@ async function settle(conn: DuckDBConnection, m: MarkSpec, from: number | null, 
 
 /**
  * Settles, inside the caller's transaction, everything pending: the billed
- * and kept marks of the keys touched since the last settle, then the facts
- * of the sessions touched (those noted, and those of the responses whose
- * billed mark was decided again). Returns whether anything was pending.
+ * and kept marks of the keys touched since the last settle, then the
+ * roll-ups and facts of the sessions touched (those noted, and those of the
+ * responses and units whose mark was decided again). Returns whether
+ * anything was pending.
  */
 export async function settleMarks(conn: DuckDBConnection): Promise<boolean> {
   const r = await conn.runAndReadAll(`
@@ -186,7 +193,14 @@ export async function settleMarks(conn: DuckDBConnection): Promise<boolean> {
       SELECT DISTINCT a.harness, a.session_id FROM usage_rows r JOIN event_attrs a USING (attr_id)
       WHERE r.dedupe_key IN (SELECT dedupe_key FROM ${decide})`);
   });
-  await settle(conn, KEPT, num(p.kept_from), p.kept_removed);
+  await settle(conn, KEPT, num(p.kept_from), p.kept_removed, async (decide) => {
+    await conn.run(`
+      INSERT INTO ${SESSIONS_PENDING}
+      SELECT DISTINCT a.harness, a.session_id FROM unit_rows r JOIN unit_attrs a USING (unit_attr_id)
+      WHERE r.dedupe_key IN (SELECT dedupe_key FROM ${decide})`);
+  });
+  // The roll-ups read the pending sessions before their facts clear them.
+  await refreshRollups(conn);
   await refreshSessionStats(conn);
   await conn.run(`DELETE FROM meta WHERE key IN ('${BILLED.from}', '${KEPT.from}')`);
   if (p.billed_removed) await conn.run(`DELETE FROM ${BILLED.removed}`);

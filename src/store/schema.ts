@@ -484,6 +484,43 @@ export const MIGRATIONS: readonly string[] = [
     WHERE harness IN ('opencode', 'kilo-code', 'cline', 'roo-code') AND retained_since_ms IS NULL;
   DELETE FROM meta WHERE key = 'sources_digest';
   `,
+  // v15: roll-ups kept by the ingest (issue 41; store/rollups.ts): what
+  // every report reads instead of aggregating the billed responses per query.
+  // usage_slots sums the billed responses per 15-minute UTC slot (an instant
+  // on a boundary is a slot of its own) × harness × session × project ×
+  // model × provider under each cost mode; session_slots holds each
+  // session's activity and units of work per slot; prompt_stats one row per
+  // prompt typed by a person with what answered it; session_links each
+  // sub-agent session's root as prompt_stats was made with. Made by the next
+  // ingest's settle: every session is noted pending here, and the sources
+  // digest dropped so that the ingest gets there. CREATE OR REPLACE: a store
+  // set back to an earlier version (as tests of the earlier migrations do)
+  // has its roll-ups made again whole, which is what this migration means.
+  `
+  CREATE OR REPLACE TABLE usage_slots (
+    slot_ms BIGINT NOT NULL, harness VARCHAR NOT NULL, session_id VARCHAR NOT NULL, project VARCHAR, model VARCHAR, provider VARCHAR,
+    events BIGINT NOT NULL, requests HUGEINT NOT NULL, input_tokens HUGEINT NOT NULL, cache_read_tokens HUGEINT NOT NULL,
+    cache_write_tokens HUGEINT NOT NULL, cache_write_1h_tokens HUGEINT, output_tokens HUGEINT NOT NULL, reasoning_tokens HUGEINT NOT NULL,
+    cost_e10 HUGEINT, computed_cost_e10 HUGEINT, recorded_cost_e10 HUGEINT,
+    priced_events BIGINT NOT NULL, computed_events BIGINT NOT NULL, recorded_events BIGINT NOT NULL,
+    unpriced_requests HUGEINT NOT NULL, unpriced_tokens HUGEINT NOT NULL, uncomputed_requests HUGEINT NOT NULL,
+    uncomputed_tokens HUGEINT NOT NULL, unrecorded_requests HUGEINT NOT NULL, unrecorded_tokens HUGEINT NOT NULL,
+    first_ts_ms BIGINT NOT NULL, last_ts_ms BIGINT NOT NULL, first_key VARCHAR NOT NULL
+  );
+  CREATE OR REPLACE TABLE session_slots (
+    slot_ms BIGINT NOT NULL, harness VARCHAR NOT NULL, session_id VARCHAR NOT NULL,
+    first_ts_ms BIGINT NOT NULL, last_ts_ms BIGINT NOT NULL, active_ms BIGINT NOT NULL,
+    prompts HUGEINT NOT NULL, turns HUGEINT NOT NULL, tool_calls HUGEINT NOT NULL, subagent_tasks HUGEINT NOT NULL
+  );
+  CREATE OR REPLACE TABLE prompt_stats (
+    harness VARCHAR NOT NULL, session_id VARCHAR NOT NULL, root_session_id VARCHAR NOT NULL, prompt_key BIGINT NOT NULL, ts_ms BIGINT NOT NULL,
+    model VARCHAR, project VARCHAR, answered BOOLEAN NOT NULL, requests HUGEINT NOT NULL, total_tokens HUGEINT NOT NULL,
+    cost_e10 HUGEINT, computed_cost_e10 HUGEINT, recorded_cost_e10 HUGEINT, tool_calls HUGEINT NOT NULL
+  );
+  CREATE OR REPLACE TABLE session_links (harness VARCHAR NOT NULL, session_id VARCHAR NOT NULL, root_session_id VARCHAR NOT NULL);
+  INSERT INTO sessions_pending SELECT harness, session_id FROM event_attrs UNION SELECT harness, session_id FROM unit_attrs;
+  DELETE FROM meta WHERE key = 'sources_digest';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

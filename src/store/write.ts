@@ -5,6 +5,7 @@ import { BIGINT, INTEGER, LIST, VARCHAR, listValue, type DuckDBAppender, type Du
 import { UsageRowWriter } from './usage-rows.js';
 import { notePending, noteRemovedKeys, settleMarks } from './billed.js';
 import { forgetSourcesDigest } from './sources-digest.js';
+import { linksDrifted, refreshRollups } from './rollups.js';
 import { UnitAttrIds, writeUnitsAndFacts } from './unit-rows.js';
 import { usdToE10 } from '../core/money.js';
 import type { RateLimitSnapshot, SessionFact, UsageEvent } from '../core/types.js';
@@ -483,12 +484,15 @@ export async function settlePending(conn: DuckDBConnection): Promise<void> {
   const r = await conn.runAndReadAll(`
     SELECT EXISTS (SELECT 1 FROM meta WHERE key IN ('billed_pending_from', 'kept_pending_from'))
         OR EXISTS (SELECT 1 FROM billed_pending) OR EXISTS (SELECT 1 FROM kept_pending) OR EXISTS (SELECT 1 FROM sessions_pending) AS pending`);
-  if (!(r.getRowObjectsJson()[0] as { pending: boolean }).pending) return;
+  const pending = (r.getRowObjectsJson()[0] as { pending: boolean }).pending;
+  // A parent link that changed with nothing else (store/rollups.ts) moves prompts between root sessions.
+  if (!pending && !(await linksDrifted(conn))) return;
   await conn.run('BEGIN TRANSACTION');
   try {
     await bumpGeneration(conn);
     await forgetSourcesDigest(conn);
-    await settleMarks(conn);
+    if (pending) await settleMarks(conn);
+    else await refreshRollups(conn);
     await conn.run('COMMIT');
     committedWrites.count++;
   } catch (e) {

@@ -1,41 +1,15 @@
 // Decoders for Cursor's `agent.v1` blob messages, from the checked-in
-// proto/cursor-agent.proto (top-level `proto/`, shipped via package.json
-// "files"). The file is found by walking up from this module, so the same
-// code works from src/ (tests) and from dist/src/ (the compiled CLI).
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
-
-const PROTO_NAME = join('proto', 'cursor-agent.proto');
-
-export function findProtoFile(from = dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    const p = join(dir, PROTO_NAME);
-    if (existsSync(p)) return p;
-    if (dirname(dir) === dir) throw new Error(`cannot find ${PROTO_NAME} above ${from}`);
-  }
-}
-
-let loaded: protobuf.Root | null = null;
+// proto/cursor-agent.proto (loaded by src/io/proto.ts).
+import type protobuf from 'protobufjs';
+import { loadProto, num } from '../../io/proto.js';
 
 /** The parsed `agent.v1` schema (loaded once, snake_case field names kept). */
 export function agentProto(): protobuf.Root {
-  if (!loaded) loaded = new protobuf.Root().loadSync(findProtoFile(), { keepCase: true });
-  return loaded;
+  return loadProto('cursor-agent.proto');
 }
 
 export function agentType(name: string): protobuf.Type {
   return agentProto().lookupType(`agent.v1.${name}`);
-}
-
-/** A uint64/uint32 as decoded by protobufjs (number, or Long when `long` is installed) to a JS number. */
-export function num(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (v && typeof v === 'object' && 'toNumber' in v && typeof (v as { toNumber: unknown }).toNumber === 'function') {
-    return (v as { toNumber(): number }).toNumber();
-  }
-  return 0;
 }
 
 export interface TokenDetails {

@@ -1,0 +1,40 @@
+-- report: live_span
+-- include: span               slots wholly in a window, responses of the slots its bounds cut (queries/fragments/span.sql)
+-- Billed responses in windows of time, for the live views (5-hour blocks,
+-- budgets, plan limits): per 15-minute slot, session, project and model
+-- where the slot lies wholly inside a window, one by one where a window's
+-- bound cuts the slot. src/live/events.ts turns the rows into LiveEvents
+-- (a slot's with LiveEvent.slot) and src/live/blocks.ts adds them up.
+-- param: harnesses VARCHAR[]   harness ids to include
+-- param: project VARCHAR       substring that the project must contain ('' = any)
+-- param: cost_mode VARCHAR     auto | computed | recorded
+-- param: from_ms BIGINT[]      each window's first instant (ms since the epoch)
+-- param: until_ms BIGINT[]     each window's first instant excluded
+-- column: w BIGINT                 the window (1-based)
+-- column: harness VARCHAR
+-- column: session_id VARCHAR
+-- column: project VARCHAR
+-- column: model VARCHAR
+-- column: provider VARCHAR
+-- column: ts_ms BIGINT             the (first) response's time
+-- column: dedupe_key VARCHAR       the (first) response's key
+-- column: slot_ms BIGINT           the slot (NULL for one response)
+-- column: last_ts_ms BIGINT        the last response's time
+-- column: events BIGINT            billed responses
+-- column: requests HUGEINT
+-- column: input_tokens HUGEINT
+-- column: cache_read_tokens HUGEINT
+-- column: cache_write_tokens HUGEINT
+-- column: output_tokens HUGEINT
+-- column: reasoning_tokens HUGEINT
+-- column: cost_e10 HUGEINT         under cost_mode (NULL when nothing is priced)
+-- column: computed_cost_e10 HUGEINT
+-- column: recorded_cost_e10 HUGEINT
+-- column: priced_events BIGINT
+-- column: recorded_events BIGINT
+-- column: unpriced_requests HUGEINT
+-- column: unpriced_tokens HUGEINT
+-- column: uses_recorded BOOLEAN    one response's cost is the harness's recorded one
+WITH {{span}}
+SELECT * FROM span
+ORDER BY w, ts_ms, harness, dedupe_key
