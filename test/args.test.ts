@@ -7,7 +7,7 @@
 // commands or nothing, and thousands of random mixes of them.
 import { describe, expect, it } from 'vitest';
 import { parseLine } from '../src/cli/args.js';
-import { COMMANDS, GLOBAL_OPTIONS, type CommandSpec } from '../src/cli/commands.js';
+import { COMMANDS, GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from '../src/cli/commands.js';
 import { yargsReading } from '../src/cli/main.js';
 
 const VALUES = ['7d', '2026-01-01', '', 'compare', 'x y', 'a=b', '123', '-', '-5d', '--since', 'true', 'false', 'harness,project', 'claude-code=/tmp/x', 'out.csv', 'r.html'];
@@ -26,7 +26,7 @@ function rng(seed: number): () => number {
 const camel = (n: string) => n.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** One occurrence of option `name` in some spelling, with a value when it takes one. */
-function occurrence(name: string, type: 'string' | 'boolean', pick: <T>(xs: T[]) => T): string[] {
+function occurrence(name: string, type: OptionSpec['type'], pick: <T>(xs: T[]) => T): string[] {
   const spelt = pick([name, name, camel(name)]);
   if (type === 'boolean') return pick([[`--${spelt}`], [`--${spelt}`], [`--no-${spelt}`], [`--${spelt}`, pick(['true', 'false'])], [`--${spelt}=false`]]);
   const v = pick(VALUES);

@@ -6,9 +6,9 @@
 // `--name value`, `--name=value`, `--flag`, `--no-flag` of the command's and
 // the global options. Anything else (help, completion, a short option, `--`,
 // an unknown or misspelt option, a missing value, a stray word, a boolean
-// given a value) is left to yargs (null), which answers it as it always
-// did. test/args.test.ts holds every command line it accepts to yargs'
-// reading of it.
+// given a value, a number option) is left to yargs (null), which answers it
+// as it always did. test/args.test.ts holds every command line it accepts to
+// yargs' reading of it.
 import { COMMANDS, GLOBAL_OPTIONS, missingValue, normalizeArgs, type CommandSpec, type OptionSpec } from './commands.js';
 
 export interface ParsedLine {
@@ -65,6 +65,8 @@ export function parseLine(argv: string[]): ParsedLine | null {
     const found = optionNamed(typed);
     if (found) {
       const [name, o] = found;
+      // A number: yargs' reading of it (NaN, hex, exponents) is its own.
+      if (o.type === 'number') return null;
       if (o.type === 'boolean') {
         // `--flag=false`, `--flag false`: yargs reads the value; left to it.
         if (eq >= 0 || argv[i + 1] === 'true' || argv[i + 1] === 'false') return null;

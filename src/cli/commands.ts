@@ -18,7 +18,8 @@ import { formatOfOutFile } from './out-file.js';
 import { replayReport, saveReportMemo } from './memo.js';
 
 export interface OptionSpec {
-  type: 'string' | 'boolean';
+  /** A number option is read by yargs alone (args.ts leaves it: yargs' own reading of "1e3", "0x10", "abc"). */
+  type: 'string' | 'boolean' | 'number';
   /** The help text; a function when it lists what is known only once loaded (report names, group keys). */
   describe: string | (() => string);
   default?: string;
@@ -225,6 +226,23 @@ export const COMMANDS: CommandSpec[] = [
     describe: 'run read-only SQL against the store: the `usage` view (one row per billed response), billed_events, sources, ... (docs/sql.md)',
     options: { format: { type: 'string', default: 'table', describe: 'table | json | csv' } },
     run: async (rt, a) => (await import('./sql.js')).sqlCommand(rt, a.query, a.format),
+  },
+  {
+    words: ['mcp'],
+    positionals: [],
+    describe: 'MCP server on stdio for AI agents: usage, monthly review, compare, session detail, block and limits, read-only SQL (see README)',
+    options: {},
+    run: async (rt) => (await import('./mcp.js')).mcpCommand(rt),
+  },
+  {
+    words: ['serve'],
+    positionals: [],
+    describe: 'local dashboard in the browser (127.0.0.1, token in the URL): overview, sessions, compare, monthly; live',
+    options: {
+      port: { type: 'number', describe: 'port (default: a free one)' },
+      poll: { type: 'boolean', describe: 'look for changes every 2 s instead of file-system notifications' },
+    },
+    run: async (rt, a) => (await import('./serve.js')).serveCommand(rt, a),
   },
   {
     words: ['prices'],

@@ -38,6 +38,8 @@ export interface Answerable {
   /** A store that could not be written, answered from as it is: its warning. */
   storeWarnings: string[];
   ready: Ready;
+  /** The sources digest of what was found on disk (ingest.ts scanDigest): a later opening that finds another has other sources to report. */
+  digest: string;
   /**
    * The prices' own warnings: as recorded (current), or the pricer's (the
    * full path's, those its pricing met in this run included).
@@ -126,7 +128,7 @@ export async function openAnswerable(rt: Runtime, o: { horizonMs: number | null;
     const sources = opened.found.scans.reduce((n, s) => n + s.sources.length, 0);
     setLastIngestDigest(opened.digest);
     writeStatsFile({ kind: 'ingest', current: true, upToDate: true, bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, events: 0, unchanged: sources, appended: 0, rewritten: 0, removed: 0, retained: opened.ready!.retained, deferred: 0 });
-    return { store: opened.store, scans: opened.found.scans, ingest: null, discoveryWarnings: opened.found.warnings, rootWarnings, storeWarnings: [], ready: opened.ready!, pricingWarnings: opened.ready!.pricing.warnings };
+    return { store: opened.store, scans: opened.found.scans, ingest: null, discoveryWarnings: opened.found.warnings, rootWarnings, storeWarnings: [], ready: opened.ready!, digest: opened.digest, pricingWarnings: opened.ready!.pricing.warnings };
   }
   // The full path: prices, the ingest (of the sources and stamps found above, when the store was opened), a new ready row.
   const { costFunction } = await import('./pricing.js');
@@ -140,5 +142,5 @@ export async function openAnswerable(rt: Runtime, o: { horizonMs: number | null;
     r = await openAndRefresh(rt, cost.fn, { horizonMs: o.horizonMs, keepRootWarnings: true, readOnlyOk: o.readOnlyOk, ready: true });
     if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(r.storeWarnings));
   }
-  return { store: r.store, scans: r.ingest.scans, ingest: r.ingest, discoveryWarnings: r.ingest.discoveryWarnings, rootWarnings, storeWarnings: r.storeWarnings, ready: r.ready!, pricingWarnings: cost.warnings };
+  return { store: r.store, scans: r.ingest.scans, ingest: r.ingest, discoveryWarnings: r.ingest.discoveryWarnings, rootWarnings, storeWarnings: r.storeWarnings, ready: r.ready!, digest: r.ingest.digest, pricingWarnings: cost.warnings };
 }

@@ -4,7 +4,7 @@
 // up to date as for `sources` (every source read), the explanation made and
 // rendered.
 import { rmSync } from 'node:fs';
-import { explain } from '../explain/explain.js';
+import { explain, type ExplainDocument } from '../explain/explain.js';
 import { explainCsv, explainTables } from '../explain/datasets.js';
 import { renderCsv } from '../render/csv.js';
 import { renderJson } from '../render/json.js';
@@ -12,9 +12,11 @@ import { renderTable } from '../render/table.js';
 import { warningLines } from '../render/terminal-text.js';
 import { outputColumns } from '../core/inputs.js';
 import { UsageError } from '../report/period.js';
-import { reportParams } from './report.js';
+import { reportParams, type ReportStore } from './report.js';
+import type { HarnessScan } from '../ingest/discover.js';
+import { harnessById } from '../harnesses/registry.js';
 import { costFunction } from './pricing.js';
-import { openAndRefresh, type Runtime } from './runtime.js';
+import { openAndRefresh, rootProblems, type Runtime } from './runtime.js';
 import { makeWorkDir } from './workdir.js';
 
 export interface ExplainArgs {
@@ -31,21 +33,7 @@ const FORMATS = ['table', 'json', 'csv'];
 export async function explainCommand(rt: Runtime, a: ExplainArgs): Promise<void> {
   const format = a.format ?? 'table';
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${JSON.stringify(a.format)}: expected table, json or csv`);
-  if (!a.paths?.length) throw new UsageError('explain needs a file, database, folder or session id: tx-usage explain PATH');
-  // The window and cost rule read as a report reads them; no window when neither end is given.
-  const windowed = a.since !== undefined || a.until !== undefined;
-  const p = reportParams({ since: a.since ?? '0001-01-01', until: a.until, tz: a.tz, cost: a.cost }, ['day']);
-  const cost = await costFunction(rt);
-  const { store, ingest, rootWarnings } = await openAndRefresh(rt, cost.fn, { keepRootWarnings: true });
-  const tmp = makeWorkDir();
-  let doc;
-  try {
-    const warnings = [...rootWarnings, ...ingest.discoveryWarnings, ...cost.warnings];
-    doc = await explain(store.conn, ingest.scans, a.paths, { since: windowed ? p.since : null, until: windowed ? p.until : null, tz: p.tz, costMode: p.costMode, tmpDir: tmp }, warnings);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-    await store.close();
-  }
+  const doc = await answerExplain(rt, a);
   if (format === 'json') process.stdout.write(renderJson(doc));
   else if (format === 'csv') process.stdout.write(renderCsv(explainCsv(doc)));
   else {
@@ -54,4 +42,31 @@ export async function explainCommand(rt: Runtime, a: ExplainArgs): Promise<void>
   }
   // Warnings go to stderr in every format (JSON carries them too), control characters made visible.
   if (!rt.quiet) process.stderr.write(warningLines(doc.warnings));
+}
+
+/**
+ * The explanation (the JSON document `explain --format json` prints), for
+ * the CLI, `serve` and `mcp` alike. `use`: a store already opened for
+ * reports with every source read (report.ts openReportStore with no
+ * horizon), left open.
+ */
+export async function answerExplain(rt: Runtime, a: ExplainArgs, use?: ReportStore): Promise<ExplainDocument> {
+  if (!a.paths?.length) throw new UsageError('explain needs a file, database, folder or session id: tx-usage explain PATH');
+  // The window and cost rule read as a report reads them; no window when neither end is given.
+  const windowed = a.since !== undefined || a.until !== undefined;
+  const p = reportParams({ since: a.since ?? '0001-01-01', until: a.until, tz: a.tz, cost: a.cost }, ['day']);
+  const cost = use ? null : await costFunction(rt);
+  const opened = use ? null : await openAndRefresh(rt, cost!.fn, { keepRootWarnings: true });
+  const store = use?.store ?? opened!.store;
+  // A store found current (current.ts) carries its sources without their harness modules: explain reads with them.
+  const scans: HarnessScan[] = opened ? opened.ingest.scans : (use!.ingest?.scans ?? use!.scans.map((s) => ({ ...s, harness: harnessById(s.harness.id)! })));
+  const rootWarnings = opened?.rootWarnings ?? [...rootProblems(rt).values()].flat();
+  const tmp = makeWorkDir();
+  try {
+    const warnings = [...rootWarnings, ...(opened ? opened.ingest.discoveryWarnings : use!.discoveryWarnings), ...(cost ? cost.warnings : use!.pricingWarnings)];
+    return await explain(store.conn, scans, a.paths, { since: windowed ? p.since : null, until: windowed ? p.until : null, tz: p.tz, costMode: p.costMode, tmpDir: tmp }, warnings);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+    if (opened) await store.close();
+  }
 }

@@ -15,7 +15,7 @@ import { hasStoredRows } from '../store/read.js';
 import { resolveWarningsOf, warningsInWindow } from '../store/ready.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { cacheDir, notice, rootProblems, type Runtime } from './runtime.js';
-import { openAnswerable } from './current.js';
+import { openAnswerable, type Answerable } from './current.js';
 import { retentionNoticeOnce } from './retention.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
@@ -97,8 +97,52 @@ export function searchedLines(ing: IngestResult): string[] {
 export const RETAINED_ONLY =
   'no harness data found in the searched locations: the rows shown are the store\'s retained history (read on earlier runs); `tx-usage sources` shows where it looked';
 
-/** `argsValid` is called once the arguments have been checked (report --demo's notice comes then, not before a usage error). */
+/**
+ * The store found current or brought up to date as a report needs it
+ * (current.ts): what `answerReport` reads. A caller asking several questions
+ * at once (`serve`, `mcp`) opens it once for all of them (`horizonMs` null:
+ * every source read, as `watch` reads them) and closes it.
+ */
+export type ReportStore = Answerable;
+
+/** Opens the store for reports (current.ts openAnswerable): a store this user cannot write is answered from as it is, with a warning (runtime.ts answerReadOnly). */
+export function openReportStore(rt: Runtime, horizonMs: number | null): Promise<ReportStore> {
+  return openAnswerable(rt, { horizonMs, keepRootWarnings: true, readOnlyOk: true });
+}
+
+/**
+ * A report's answer: its output (the JSON document the CLI prints is
+ * `out.json`), its warnings, and the "no harness data found" message when
+ * there was none. `out` is null only for a table with no data at all (the
+ * message is the whole answer then).
+ */
+export interface ReportAnswer {
+  out: ReportOutput | null;
+  p: ReturnType<typeof reportParams>;
+  warnings: string[];
+  noData: string | null;
+}
+
+/** `tx-usage report`: the answer, then the output. `argsValid` is called once the arguments have been checked (report --demo's notice comes then, not before a usage error). */
 export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () => void): Promise<void> {
+  const r = await answerReport(rt, a, { argsValid });
+  if (!r.out) {
+    process.stdout.write(printableLines(r.noData!) + '\n');
+    if (!rt.quiet) process.stderr.write(warningLines(r.warnings.filter((w) => w !== r.noData)));
+    return;
+  }
+  await emit(rt, a, r.p, r.out, r.warnings, r.noData);
+  mark('rendered');
+}
+
+/**
+ * The one place a report is made, for the CLI, `serve` and `mcp` alike.
+ * `o.use`: a store already opened for reports (openReportStore), left open;
+ * without it the store is opened, refreshed for this report's range, and
+ * closed. `o.charts`: the chart data sets too (the HTML renderer's and the
+ * dashboard's), whatever the format.
+ */
+export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: () => void; use?: ReportStore; charts?: boolean } = {}): Promise<ReportAnswer> {
   const name = a.name ?? 'summary';
   const def = findDefinition(name);
   if (!def) {
@@ -106,13 +150,14 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
     throw new UsageError(`unknown report ${JSON.stringify(name)}${hint ? ` (${hint})` : ''}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
   }
   const p = reportParams(a, def.default_by);
+  if (o.charts) p.charts = true;
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
   // Two sources of data at once: refused rather than one silently ignored.
   if (a.demo && a.from?.length) throw new UsageError('--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
   // A path that cannot be written fails now, not after the work.
   if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
-  argsValid?.();
+  o.argsValid?.();
   if (a.from?.length) return rollupReport(rt, a, def, p, live);
   const rootWarnings = rootWarningsFor(rt, p.harnesses, a.harness !== undefined);
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
@@ -120,8 +165,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
   const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
   const horizonMs = horizonOfDay(readFrom, p.tz);
-  // Found current, or brought up to date (current.ts); a store this user cannot write is answered from as it is, with a warning (runtime.ts answerReadOnly).
-  const { store, scans, ingest, discoveryWarnings, storeWarnings, ready, pricingWarnings } = await openAnswerable(rt, { horizonMs, keepRootWarnings: true, readOnlyOk: true });
+  const { store, scans, ingest, discoveryWarnings, storeWarnings, ready, pricingWarnings } = o.use ?? (await openReportStore(rt, horizonMs));
   try {
     // The price warnings of the range are read on a second connection while the first labels this machine's rows.
     const side = await store.connect();
@@ -144,19 +188,14 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
     let noData: string | null = null;
     if (totalSources === 0 && (await hasStoredRows(store.conn, p.harnesses))) warnings.push(RETAINED_ONLY);
     else if (totalSources === 0) {
-      const msg = [
+      noData = [
         'No harness data found. Searched:',
         ...searchedLines(ingest!),
         'Point tx-usage elsewhere with --root HARNESS=PATH (repeatable) or the environment variables above,',
         'or try `tx-usage report --demo` to see a report on generated sample data.',
-      ];
-      if (p.format === 'table') {
-        process.stdout.write(printableLines(msg.join('\n')) + '\n');
-        if (!rt.quiet) process.stderr.write(warningLines(warnings));
-        return;
-      }
-      noData = msg.join('\n');
+      ].join('\n');
       warnings.push(noData);
+      if (p.format === 'table') return { out: null, p, warnings, noData };
     }
     mark('warnings read');
     // Claude Code deletes old transcripts: said once, in the first report that reads some (README "Claude Code keeps 30 days").
@@ -167,12 +206,14 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
     const out = await runReport(store.conn, def, p, warnings, live);
     // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
     if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
+    if (a.demo) markDemo(out);
     mark('report query');
-    await emit(rt, a, p, out, warnings, noData);
-    mark('rendered');
+    return { out, p, warnings, noData };
   } finally {
-    await store.close();
-    mark('store closed');
+    if (!o.use) {
+      await store.close();
+      mark('store closed');
+    }
   }
 }
 
@@ -184,7 +225,6 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
 async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], noData: string | null = null): Promise<void> {
   // The terminal's width and colour only for a table: the other formats do not depend on the terminal.
   const table = p.format === 'table';
-  if (a.demo) markDemo(out);
   // The HTML renderer registers itself when loaded, only for --format html: it takes every harness's chart colour from the registry.
   if (p.format === 'html') await import('../render/html.js');
   const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
@@ -210,12 +250,12 @@ function rootWarningsFor(rt: Runtime, harnesses: HarnessId[], harnessGiven: bool
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */
-async function rollupReport(rt: Runtime, a: ReportArgs, def: ReportDefinition, p: ReturnType<typeof reportParams>, live: BlocksOptions): Promise<void> {
+async function rollupReport(rt: Runtime, a: ReportArgs, def: ReportDefinition, p: ReturnType<typeof reportParams>, live: BlocksOptions): Promise<ReportAnswer> {
   if (a.machine !== undefined) throw new UsageError('--machine names the local store\'s rows; with --from each row keeps the machine it was exported from');
   const rollup = await openRollup(a.from!);
   try {
     const warnings = [...rollup.warnings, ...(await unpricedModelWarnings(rollup.conn, p))];
-    await emit(rt, a, p, await runReport(rollup.conn, def, p, warnings, live), warnings);
+    return { out: await runReport(rollup.conn, def, p, warnings, live), p, warnings, noData: null };
   } finally {
     rollup.close();
   }

@@ -31,6 +31,23 @@ export const SQL_SANDBOX: Record<string, string> = {
 
 export async function sqlCommand(rt: Runtime, query: string, format: string): Promise<void> {
   if (!['table', 'json', 'csv'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table, json or csv`);
+  const { names, rows } = await answerSql(rt, query);
+  if (format === 'json') {
+    process.stdout.write(terminalSafeJson(exactJson(rows)) + '\n');
+    return;
+  }
+  const columns: Column[] = names.map((n) => ({ field: n, label: n, kind: 'text', narrow: true }));
+  const flat = rows.map((r) => Object.fromEntries(names.map((n) => [n, cellText(r[n])])));
+  process.stdout.write(format === 'csv' ? renderCsv({ columns, rows: flat }) : renderTable({ columns, rows: flat, empty: '(no rows)' }, { width: outputColumns(), color: rt.color }));
+}
+
+/**
+ * One read-only statement's result, for the CLI and `mcp` alike: the column
+ * names and the rows (exactConverter's values; exactJson writes them as
+ * `sql --format json` prints them). The store is brought up to date first,
+ * then queried on an instance of its own in the sandbox.
+ */
+export async function answerSql(rt: Runtime, query: string): Promise<{ names: string[]; rows: Record<string, unknown>[] }> {
   const cost = await costFunction(rt);
   // A store this user cannot write is queried as it is, with a warning on stderr (runtime.ts answerReadOnly).
   const { store } = await openAndRefresh(rt, cost.fn, { readOnlyOk: true });
@@ -51,15 +68,7 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
       if (e instanceof UsageError) throw e;
       throw new UsageError(`SQL error: ${(e as Error).message}`);
     }
-    const rows = reader.convertRowObjects(exactConverter);
-    if (format === 'json') {
-      process.stdout.write(terminalSafeJson(exactJson(rows)) + '\n');
-      return;
-    }
-    const names = reader.columnNames();
-    const columns: Column[] = names.map((n) => ({ field: n, label: n, kind: 'text', narrow: true }));
-    const flat = rows.map((r) => Object.fromEntries(names.map((n) => [n, cellText(r[n])])));
-    process.stdout.write(format === 'csv' ? renderCsv({ columns, rows: flat }) : renderTable({ columns, rows: flat, empty: '(no rows)' }, { width: outputColumns(), color: rt.color }));
+    return { names: reader.columnNames(), rows: reader.convertRowObjects(exactConverter) as Record<string, unknown>[] };
   } finally {
     await ro.close();
   }

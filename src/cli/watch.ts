@@ -5,11 +5,10 @@
 // so that other tx-usage commands are not kept waiting); the screen is
 // src/live/watch-screen.ts.
 //
-// Changes are noticed with fs.watch on every harness root (recursive), or,
-// where that is not available, by polling the roots' sources every 2 s; a
-// refresh starts at most once a second. `q` or Ctrl-C quits and restores the
-// terminal; a resize redraws; the clock-driven figures (time left) are
-// redrawn every 15 s.
+// Changes are noticed as src/live/change-loop.ts says (fs.watch on every
+// harness root, or polling every 2 s; a refresh at most once a second). `q`
+// or Ctrl-C quits and restores the terminal; a resize redraws; the
+// clock-driven figures (time left) are redrawn every 15 s.
 //
 // A store that cannot be written is shown as it holds it, as `report` answers
 // from it (runtime.ts answerReadOnly): the footer says so and why, and so
@@ -17,8 +16,6 @@
 // (no store, none can be created, a busy store) is the footer of a live
 // screen, which tries again on the next change; with --once it is the error
 // (exit 1), as for any other command that cannot answer.
-import { watch as fsWatch, type FSWatcher } from 'node:fs';
-import { dirname, isAbsolute } from 'node:path';
 import { writeSync } from 'node:fs';
 import { isValidTimeZone, systemTimeZone, UsageError } from '../report/period.js';
 import { liveConfig } from '../live/config.js';
@@ -33,7 +30,7 @@ import { liveView } from '../live/view.js';
 import { nowMs } from '../live/clock.js';
 import { isHarnessId, HARNESS_IDS } from '../core/types.js';
 import { refreshSnapshot } from './live-refresh.js';
-import type { ScanFacts } from '../ingest/stamp.js';
+import { ChangeLoop, watchedFolders } from '../live/change-loop.js';
 import { cacheDir, type Runtime } from './runtime.js';
 import { printable, warningLines } from '../render/terminal-text.js';
 
@@ -46,8 +43,6 @@ export interface WatchArgs {
   poll?: boolean;
 }
 
-const MIN_REFRESH_MS = 1000;
-const POLL_MS = 2000;
 const REDRAW_MS = 15_000;
 
 export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
@@ -79,13 +74,6 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
 
   let snap: LiveSnapshot | null = null;
   let status = 'reading…';
-  let lastRefresh = 0;
-  let refreshing: Promise<void> | null = null;
-  let again = false;
-  let timer: NodeJS.Timeout | null = null;
-  const watchers: FSWatcher[] = [];
-  let polling: NodeJS.Timeout | null = null;
-  let mode = a.poll ? 'polling every 2 s' : 'fs.watch';
 
   const draw = () => {
     const width = Math.max(20, out.columns ?? 80);
@@ -116,73 +104,21 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
       const r = await refreshSnapshot({ ...rt, quiet: true }, { now, lineHarnesses: ['claude-code'], monthStart: periodBounds('month', now, tz).start }, snap, true);
       snap = r.snapshot;
       storeWarnings = r.storeWarnings;
-      if (!watchers.length && !polling && !a.once) {
-        if (a.poll) fallback();
-        else startWatching(watchedFolders(r.ingest.scans));
-      }
+      if (!a.once) loop.watch(watchedFolders(r.ingest.scans));
       status = storeWarnings.length
-        ? `${storeWarnings.join('; ')} · ${mode}`
-        : `updated ${new Date().toTimeString().slice(0, 8)} in ${Math.round(performance.now() - t0)} ms (${r.ingest.appended} grew, ${r.ingest.rewritten} read${r.incremental ? '' : ', snapshot from the store'}) · ${mode}`;
+        ? `${storeWarnings.join('; ')} · ${loop.mode}`
+        : `updated ${new Date().toTimeString().slice(0, 8)} in ${Math.round(performance.now() - t0)} ms (${r.ingest.appended} grew, ${r.ingest.rewritten} read${r.incremental ? '' : ', snapshot from the store'}) · ${loop.mode}`;
     } catch (e) {
       failure = e;
       status = `not updated: ${(e as Error).message}`;
     }
-    lastRefresh = Date.now();
   };
 
-  /** A refresh, then the screen; changes noticed meanwhile make one more. */
-  const refreshAndDraw = () => {
-    refreshing = refresh().then(() => {
-      refreshing = null;
-      draw();
-      if (again) {
-        again = false;
-        schedule();
-      }
-    });
-  };
-  /** A refresh now, or when the last one is a second old. */
-  const schedule = () => {
-    if (refreshing) {
-      again = true;
-      return;
-    }
-    if (timer) return;
-    timer = setTimeout(() => {
-      timer = null;
-      refreshAndDraw();
-    }, Math.max(0, lastRefresh + MIN_REFRESH_MS - Date.now()));
-  };
-
-  /**
-   * The roots, and the real folders of sources reached through a linked
-   * folder (a recursive watch does not follow links into them).
-   */
-  const watchedFolders = (scans: ScanFacts[]): string[] => {
-    const out = new Set<string>();
-    for (const s of scans) {
-      for (const x of s.roots) if (x.exists) out.add(x.path);
-      for (const src of s.sources) if (src.key !== src.path && isAbsolute(src.key)) out.add(dirname(src.key));
-    }
-    return [...out];
-  };
-  const startWatching = (roots: string[]) => {
-    try {
-      for (const r of roots) {
-        const w = fsWatch(r, { recursive: true, persistent: true }, () => schedule());
-        w.on('error', () => fallback());
-        watchers.push(w);
-      }
-    } catch {
-      fallback();
-    }
-  };
-  const fallback = () => {
-    for (const w of watchers.splice(0)) w.close();
-    if (polling) return;
-    mode = 'polling every 2 s';
-    polling = setInterval(schedule, POLL_MS);
-  };
+  /** A refresh, then the screen; changes noticed meanwhile make one more (change-loop.ts). */
+  const loop = new ChangeLoop(async () => {
+    await refresh();
+    draw();
+  }, { poll: a.poll });
 
   if (a.once) {
     await refresh();
@@ -196,9 +132,7 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
   let done!: () => void;
   const finished = new Promise<void>((r) => (done = r));
   const quit = () => {
-    for (const w of watchers.splice(0)) w.close();
-    if (polling) clearInterval(polling);
-    if (timer) clearTimeout(timer);
+    loop.close();
     clearInterval(redraw);
     if (tty) {
       if (process.stdin.isTTY) process.stdin.setRawMode(false);
@@ -227,6 +161,6 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
   process.once('SIGTERM', quit);
   const redraw = setInterval(draw, REDRAW_MS);
   draw();
-  refreshAndDraw();
+  void loop.runNow();
   await finished;
 }

@@ -5,7 +5,7 @@
 // and responses without a price left out of cost charts, named in a note
 // instead of appearing as empty legend entries.
 import { HARNESSES } from '../harnesses/registry.js';
-import type { ChartDef, ChartRow } from '../report/charts.js';
+import { resolveChart, type ChartData, type ChartDef, type ChartRow } from '../report/charts.js';
 
 /** Models: a palette of their own (none of the harness colours above). */
 const MODEL_SCHEME = 'tableau20';
@@ -76,4 +76,48 @@ export function styleChart(def: ChartDef, spec: Spec, rows: readonly ChartRow[],
     }
   }
   return { spec: out, note };
+}
+
+/**
+ * A `height: {step}` becomes step × the number of bars: vega-lite warns about
+ * a step height beside a container width ("Dropping fit-y") though it draws it.
+ */
+function fixedHeight(spec: Record<string, unknown>, rows: readonly ChartRow[]): Record<string, unknown> {
+  const h = spec.height as { step?: number } | undefined;
+  const y = (spec.encoding as { y?: { field?: string } } | undefined)?.y?.field;
+  if (!h || typeof h !== 'object' || typeof h.step !== 'number' || !y) return spec;
+  const bars = new Set(rows.map((r) => r[y])).size;
+  return { ...spec, height: Math.max(1, bars) * h.step };
+}
+
+/** One chart as a page draws it: the styled vega-lite spec (without data), the data set it draws, its title and note. */
+export interface ChartToDraw {
+  id: string;
+  title: string;
+  data: string;
+  spec: Spec;
+  note: string | null;
+}
+
+/**
+ * The charts of a definition as a page draws them (the HTML report, the
+ * dashboard): each resolved against its data (as written, its fallback, or
+ * left out: `skipped`), styled, with the data sets they use.
+ */
+export function chartsToDraw(defs: readonly ChartDef[], sets: ChartData | undefined, range: { first: string; last: string } | null): { charts: ChartToDraw[]; data: ChartData; skipped: string[] } {
+  const charts: ChartToDraw[] = [];
+  const skipped: string[] = [];
+  const data: ChartData = {};
+  for (const def of defs) {
+    const rows = sets?.[def.data];
+    const chart = resolveChart(def, rows);
+    if (!chart) {
+      skipped.push(def.title);
+      continue;
+    }
+    const styled = styleChart(def, chart.spec, rows!, range);
+    charts.push({ id: def.id, title: chart.title, data: def.data, spec: fixedHeight(styled.spec, rows!), note: styled.note });
+    data[def.data] = rows!;
+  }
+  return { charts, data, skipped };
 }

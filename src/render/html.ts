@@ -9,12 +9,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ReportOutput } from '../report/output.js';
-import { resolveChart } from '../report/charts.js';
 import type { Cell, Column, Dataset } from './columns.js';
 import { grouped, usd } from './format.js';
 import { cellTexts, isPartial } from './cells.js';
 import { setHtmlRenderer } from './index.js';
-import { styleChart } from './chart-style.js';
+import { chartsToDraw } from './chart-style.js';
 import { withHomeAsTilde } from './home-path.js';
 import { sha256 } from '../core/digest.js';
 
@@ -274,40 +273,34 @@ const BOOT = `(function () {
 const cspHash = (s: string) => `'sha256-${sha256(s, 'base64')}'`;
 
 /**
- * A `height: {step}` becomes step × the number of bars: vega-lite warns about
- * a step height beside a container width ("Dropping fit-y") though it draws it.
+ * A page the dashboard (`tx-usage serve`) serves: the same document, with a
+ * navigation bar, and its scripts loaded from the process (`asset(name)`,
+ * names as htmlAsset takes them) instead of inline, plus the page's own.
  */
-function fixedHeight(spec: Record<string, unknown>, rows: Record<string, unknown>[]): Record<string, unknown> {
-  const h = spec.height as { step?: number } | undefined;
-  const y = (spec.encoding as { y?: { field?: string } } | undefined)?.y?.field;
-  if (!h || typeof h !== 'object' || typeof h.step !== 'number' || !y) return spec;
-  const bars = new Set(rows.map((r) => r[y])).size;
-  return { ...spec, height: Math.max(1, bars) * h.step };
+export interface ServedPage {
+  nav: string;
+  asset: (name: string) => string;
+  scripts: string[];
 }
 
-export function renderHtml(report: ReportOutput, opts: { home?: string } = {}): string {
+/** The scripts a served page loads, by name: the libraries and the chart boot. */
+export function htmlAsset(name: string): string | null {
+  const i = LIBRARIES.findIndex(([, file]) => file === name);
+  if (i >= 0) return libraryScripts()[i]!;
+  return name === 'boot.js' ? BOOT : null;
+}
+
+export function renderHtml(report: ReportOutput, opts: { home?: string; served?: ServedPage } = {}): string {
   const out = withHomeAsTilde(report, opts.home);
   const range = reportRange(out);
-  const charts: { el: string; data: string; spec: Record<string, unknown> }[] = [];
-  const figures: string[] = [];
-  const skipped: string[] = [];
-  for (const def of out.definition.charts ?? []) {
-    const rows = out.charts?.[def.data];
-    const chart = resolveChart(def, rows);
-    if (!chart) {
-      skipped.push(def.title);
-      continue;
-    }
-    const el = `chart-${charts.length}`;
-    const styled = styleChart(def, chart.spec, rows!, range);
-    charts.push({ el, data: def.data, spec: fixedHeight(styled.spec, rows!) });
-    const note = styled.note ? `<p class="note">${escapeHtml(styled.note)}</p>` : '';
-    figures.push(`<figure class="chart" data-chart="${escapeHtml(def.id)}"><figcaption>${escapeHtml(chart.title)}</figcaption><div class="vis" id="${el}"></div>${note}</figure>`);
-  }
-  const used = new Set(charts.map((c) => c.data));
-  const data: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(out.charts ?? {})) if (used.has(k)) data[k] = v;
-  const payload = jsonForScript({ charts, data });
+  const drawn = chartsToDraw(out.definition.charts ?? [], out.charts, range);
+  const charts = drawn.charts.map((c, i) => ({ el: `chart-${i}`, data: c.data, spec: c.spec }));
+  const figures = drawn.charts.map((c, i) => {
+    const note = c.note ? `<p class="note">${escapeHtml(c.note)}</p>` : '';
+    return `<figure class="chart" data-chart="${escapeHtml(c.id)}"><figcaption>${escapeHtml(c.title)}</figcaption><div class="vis" id="chart-${i}"></div>${note}</figure>`;
+  });
+  const skipped = drawn.skipped;
+  const payload = jsonForScript({ charts, data: drawn.data });
 
   const warnings = out.warnings.length
     ? `<section class="notice warn"><strong>Warnings</strong><ul>${out.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></section>`
@@ -315,16 +308,20 @@ export function renderHtml(report: ReportOutput, opts: { home?: string } = {}): 
   const skippedNote = skipped.length
     ? `<p class="note">Not drawn, nothing to show yet: ${escapeHtml(skipped.join(', '))}.</p>`
     : '';
-  const scripts = [...libraryScripts(), BOOT];
+  const served = opts.served;
+  const scripts = served ? [] : [...libraryScripts(), BOOT];
+  const scriptTags = served
+    ? [...LIBRARIES.map(([, f]) => f), 'boot.js', ...served.scripts].map((n) => `<script src="${escapeHtml(served.asset(n))}"></script>`)
+    : scripts.map((s) => `<script>${s}</script>`);
   const csp = [
     "default-src 'none'",
-    `script-src ${scripts.map(cspHash).join(' ')}`,
+    served ? "script-src 'self'" : `script-src ${scripts.map(cspHash).join(' ')}`,
     "style-src 'unsafe-inline'",
     'img-src data: blob:',
     "font-src 'none'",
-    "connect-src 'none'",
+    served ? "connect-src 'self'" : "connect-src 'none'",
     "base-uri 'none'",
-    "form-action 'none'",
+    served ? "form-action 'self'" : "form-action 'none'",
   ].join('; ');
   const title = `${out.definition.title} ${range?.first ?? ''} – ${range?.last ?? ''}${out.demo ? ' (demo data)' : ''} · tx-usage`;
   const demo = out.demo ? ' <strong>Demo: made from generated sample data, not from anyone’s files.</strong>' : '';
@@ -341,6 +338,7 @@ export function renderHtml(report: ReportOutput, opts: { home?: string } = {}): 
 </head>
 <body>
 <main>
+${served?.nav ?? ''}
 ${renderHeader(out)}
 ${warnings}
 ${figures.length ? `<section class="charts">\n${figures.join('\n')}\n</section>` : ''}
@@ -349,7 +347,7 @@ ${out.datasets.map(renderDataset).join('\n')}
 <footer>Generated by tx-usage from local transcript files and databases: token counts, costs, models, projects, session ids, titles and times only — never prompt text, tool output or file contents; paths in your home folder are written ~. Times are in ${escapeHtml((out.json as { timezone?: string }).timezone ?? 'UTC')}. Click a column heading to sort.${demo}</footer>
 </main>
 <script type="application/json" id="tx-usage-data">${payload}</script>
-${scripts.map((s) => `<script>${s}</script>`).join('\n')}
+${scriptTags.join('\n')}
 </body>
 </html>
 `;

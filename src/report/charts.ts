@@ -96,17 +96,25 @@ export function withShortLabels(rows: ChartRow[], key: string): ChartRow[] {
  * by project, cost by harness, token mix per harness (over p's range).
  */
 export async function baseChartData(conn: DuckDBConnection, p: ReportParams): Promise<ChartData> {
+  // The template's rows with their cost in dollars, as a report's rows carry it.
+  const usd = (rows: Record<string, unknown>[]) => rows.map((r) => ({ ...r, cost_usd: e10ToUsd(r.cost_e10 as string | null) }));
+  return chartSets(usd(await grouped(conn, p, ['day', 'model'])), usd(await grouped(conn, p, ['project'])), usd(await grouped(conn, p, ['harness'])));
+}
+
+/**
+ * The base data sets from summary rows (the template's, or a report's JSON
+ * rows: both carry the keys, requests, total_tokens, cost_usd and the token
+ * kinds) per day and model, per project, and per harness.
+ */
+export function chartSets(daily: Record<string, unknown>[], projects: Record<string, unknown>[], harnesses: Record<string, unknown>[]): ChartData {
   const pick = (r: Record<string, unknown>, keys: GroupKey[]): ChartRow => {
     const row: ChartRow = {};
     for (const k of keys) row[k] = (r[k] as string | null) ?? null;
     row.requests = num(r.requests);
     row.total_tokens = num(r.total_tokens);
-    row.cost_usd = e10ToUsd(r.cost_e10 as string | null);
+    row.cost_usd = (r.cost_usd as number | null | undefined) ?? null;
     return row;
   };
-  const daily = await grouped(conn, p, ['day', 'model']);
-  const projects = await grouped(conn, p, ['project']);
-  const harnesses = await grouped(conn, p, ['harness']);
   const mix: ChartRow[] = [];
   for (const r of harnesses) {
     for (const [field, label] of TOKEN_KINDS) mix.push({ harness: r.harness as string, kind: label, tokens: num(r[field]) });
