@@ -57,7 +57,13 @@ added AS (
   SELECT target_source, target_session, row_id,
          {{metrics}}
   FROM (
-    SELECT m.target_source, m.target_session, m.row_id, w.*
+    -- One response in the shape of a roll-up slot (report_slots), which the shared aggregates read.
+    SELECT m.target_source, m.target_session, m.row_id, w.*,
+           1 AS events,
+           (w.cost_e10 IS NOT NULL)::INTEGER AS priced_events,
+           (w.uses_recorded AND w.cost_e10 IS NOT NULL)::INTEGER AS recorded_events,
+           CASE WHEN w.cost_e10 IS NULL THEN w.requests ELSE 0 END AS unpriced_requests,
+           CASE WHEN w.cost_e10 IS NULL THEN w.input_tokens + w.cache_read_tokens + w.cache_write_tokens + w.output_tokens ELSE 0 END AS unpriced_tokens
     FROM mine m JOIN won w ON w.harness = m.harness AND w.dedupe_key = m.dedupe_key
     WHERE m.billed AND CAST(w.local_ts AS DATE) BETWEEN $since AND $until
   )

@@ -76,7 +76,7 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
         `, ${counted(h.events, 'event')} extracted, ${h.billed_events} billed after dedupe` +
         (h.context_rows ? `, ${counted(h.context_rows, 'context row')}` : ''),
     );
-    for (const r of h.roots) out.push(`  root ${r.exists ? 'found  ' : 'missing'} ${r.path}${r.target ? ` -> ${r.target}` : ''}  [${r.origin}]`);
+    for (const r of h.roots) out.push(`  root ${r.exists ? 'found  ' : 'missing'} ${r.path}${r.target ? ` -> ${r.target}` : ''}  [${r.origin}]${r.exists && r.unread ? ` not read: ${r.unread}` : ''}`);
     if (!h.files && !h.retained_files) out.push(`  (nothing found: ${h.how_to_point})`);
     if ('retention' in h && h.retention?.note) out.push(`  note: ${h.retention.note}`);
     for (const [k, n] of Object.entries(h.counts)) out.push(`  ${k}: ${n}`);

@@ -6,6 +6,10 @@
 export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code', 'openclaw', 'cline', 'roo-code', 'kilo-code',
   'antigravity',
   'codebuddy',
+  'zcode',
+  'kimi',
+  'amp',
+  'grok',
 ] as const;
 export type HarnessId = (typeof HARNESS_IDS)[number];
 

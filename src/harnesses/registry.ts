@@ -19,6 +19,10 @@ import { rooCode } from './roo-code/index.js';
 import { kiloCode } from './kilo-code/index.js';
 import { antigravity } from './antigravity/index.js';
 import { codebuddy } from './codebuddy/index.js';
+import { zcode } from './zcode/index.js';
+import { kimi } from './kimi/index.js';
+import { amp } from './amp/index.js';
+import { grok } from './grok/index.js';
 
 const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'claude-code': claudeCode,
@@ -34,6 +38,10 @@ const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'kilo-code': kiloCode,
   antigravity,
   codebuddy,
+  zcode,
+  kimi,
+  amp,
+  grok,
 };
 
 /** In report order. */

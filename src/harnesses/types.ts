@@ -12,6 +12,12 @@ export interface RootSpec {
   exists: boolean;
   /** The root's real path, when it is (or passes through) a symbolic link; absent otherwise. */
   target?: string;
+  /**
+   * Set on a root that is searched for being the harness's, and found, but
+   * whose files are not read, with why (Amp's debug logs, Grok's unified log):
+   * `tx-usage sources` names it. Discovery finds no source in it.
+   */
+  unread?: string;
 }
 
 export interface PathContext {
