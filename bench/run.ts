@@ -1,6 +1,8 @@
 // `npm run bench [-- --size 1G|3G --runs 5 --no-ccusage]`: tx-usage against
-// ccusage (installed by the benchmark itself, see CCUSAGE_VERSION) on a
-// generated Claude Code + Codex history (see corpus/). Cold
+// ccusage (installed by the benchmark itself, see CCUSAGE_VERSION): first on
+// the small history of a typical new user (small.ts: ~10 MB of every
+// harness's files, every report asked for the first time beside `node -e 0`),
+// then on a generated Claude Code + Codex history (see corpus/). Cold
 // (empty store; the last 30 days and the whole history), new questions (six
 // different reports asked once each of an up-to-date store), warm (the same
 // command, nothing changed) and append (a few KB added to 10 files) runs of
@@ -20,6 +22,7 @@ import { findCcusage } from './ccusage.js';
 import { haveGnuTime, measure, median, type Measured } from './measure.js';
 import { benchLive, type LiveBenchResult } from './live.js';
 import { benchUnchangedDatabases } from './databases.js';
+import { benchSmallHome, type SmallBenchResult } from './small.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 // The bin entry, as installed: dist/src/cli/fast.cjs (see src/cli/fast.ts),
@@ -35,6 +38,8 @@ interface Options {
   seed: number;
   ccusage: boolean;
   anchor?: string;
+  /** The small-history scenario: also (default), not at all, or alone. */
+  small: 'also' | 'no' | 'only';
 }
 
 function parseSize(s: string): number {
@@ -45,7 +50,7 @@ function parseSize(s: string): number {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { bytes: GIB, sizeLabel: '1G', runs: 5, dir: join(tmpdir(), 'tx-usage-bench'), seed: 1, ccusage: true };
+  const o: Options = { bytes: GIB, sizeLabel: '1G', runs: 5, dir: join(tmpdir(), 'tx-usage-bench'), seed: 1, ccusage: true, small: 'also' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const val = () => {
@@ -61,8 +66,10 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--seed') o.seed = Number(val());
     else if (a === '--anchor') o.anchor = val();
     else if (a === '--no-ccusage') o.ccusage = false;
+    else if (a === '--no-small') o.small = 'no';
+    else if (a === '--small-only') o.small = 'only';
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('npm run bench -- [--size 1G|3G|256M|64M] [--runs 5] [--dir DIR] [--seed 1] [--anchor YYYY-MM-DD] [--no-ccusage]\n');
+      process.stdout.write('npm run bench -- [--size 1G|3G|256M|64M] [--runs 5] [--dir DIR] [--seed 1] [--anchor YYYY-MM-DD] [--no-ccusage] [--no-small | --small-only]\n');
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
   }
@@ -123,11 +130,11 @@ interface Scenario {
 }
 
 /**
- * The "new question" scenario (issue 29): six different reports, each asked
+ * The "new question" scenario (issue 29, 41): different reports, each asked
  * once of a store an ingest has just brought up to date — what a user does
- * (another grouping, another range, monthly, compare), as opposed to
- * repeating one command. Beside each, ccusage's nearest command on the same
- * files (it has no store: every command reads everything again).
+ * (another grouping, another range, monthly, compare, blocks, limits), as
+ * opposed to repeating one command. Beside each, ccusage's nearest command on
+ * the same files (it has no store: every command reads everything again).
  * `summary`: the report has the summary's JSON shape, so its totals are
  * checked against the generator's for the window it reports.
  */
@@ -140,7 +147,14 @@ function newQuestions(today: string): { name: string; tx: string[]; cc: string[]
     { name: 'report monthly', tx: ['report', 'monthly'], cc: ['monthly'], summary: false },
     { name: 'report --since 7d --by session', tx: ['report', '--since', '7d', '--by', 'session'], cc: ['session', '--since', weekAgo], summary: true },
     { name: 'report --by week', tx: ['report', '--by', 'week'], cc: ['weekly'], summary: true },
+    { name: 'report blocks', tx: ['report', 'blocks'], cc: ['blocks'], summary: false },
+    { name: 'limits', tx: ['limits'], cc: ['blocks', '--active'], summary: false },
   ];
+}
+
+/** Issue 41's targets for a question asked for the first time, by corpus size: a ratio to ccusage's time and a peak RSS. */
+function newQuestionTarget(sizeLabel: string): { ratio: number; rssMb: number } | null {
+  return sizeLabel === '1G' ? { ratio: 0.2, rssMb: 120 } : sizeLabel === '3G' ? { ratio: 0.12, rssMb: 120 } : null;
 }
 
 function addUtcDays(day: string, n: number): string {
@@ -150,7 +164,8 @@ function addUtcDays(day: string, n: number): string {
 function summarize(s: Scenario) {
   const walls = s.runs.map((r) => r.wallMs);
   const rss = s.runs.map((r) => r.rssMb ?? NaN).filter(Number.isFinite);
-  return { median: median(walls), min: Math.min(...walls), max: Math.max(...walls), rss: rss.length ? Math.max(...rss) : null, n: walls.length };
+  const cpu = s.runs.map((r) => r.cpuMs ?? NaN).filter(Number.isFinite);
+  return { median: median(walls), min: Math.min(...walls), max: Math.max(...walls), cpu: cpu.length ? median(cpu) : null, rss: rss.length ? Math.max(...rss) : null, n: walls.length };
 }
 
 async function main(): Promise<void> {
@@ -158,10 +173,21 @@ async function main(): Promise<void> {
   if (!existsSync(CLI)) throw new Error(`${CLI} missing: run \`npx tsc -p tsconfig.json\` first (npm run bench does)`);
   const corpusDir = join(o.dir, `corpus-${o.sizeLabel}-s${o.seed}`);
   mkdirSync(o.dir, { recursive: true });
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  let small: SmallBenchResult | null = null;
+  if (o.small !== 'no') {
+    const cc = o.ccusage ? findCcusage(o.dir, [join(ROOT, 'node_modules')], log) : null;
+    small = benchSmallHome({ dir: o.dir, cli: CLI, runs: Math.max(o.runs, 5), ccusage: cc, log });
+    if (o.small === 'only') {
+      process.stdout.write(small.lines.join('\n') + '\n' + (small.problems.length ? `problems:\n  ${small.problems.join('\n  ')}\n` : ''));
+      writeFileSync(join(o.dir, 'results-small.json'), JSON.stringify({ date: new Date().toISOString(), small: { node: small.node, questions: small.questions, problems: small.problems } }, null, 1));
+      if (small.problems.length) process.exitCode = 1;
+      return;
+    }
+  }
   const t0 = Date.now();
   const { manifest: m, generated } = ensureCorpus({ dir: corpusDir, bytes: o.bytes, seed: o.seed, anchor: o.anchor });
   const restored = restoreAppendTargets(m);
-  const log = (s: string) => process.stderr.write(`${s}\n`);
   log(`corpus ${corpusDir}: ${generated ? `generated in ${((Date.now() - t0) / 1000).toFixed(1)} s` : 'reused'}${restored ? `, ${restored} appended files cut back` : ''}`);
   log(`  ${m.shape.files} files, ${(m.shape.bytes / 2 ** 20).toFixed(0)} MiB, ${m.shape.lines} lines (${(m.shape.usageLineShare * 100).toFixed(1)}% with usage), median file ${(m.shape.medianFile / 1024).toFixed(0)} KB, p99 ${(m.shape.p99File / 2 ** 20).toFixed(1)} MB, largest ${(m.shape.largestFile / 2 ** 20).toFixed(0)} MB, ${m.shape.filesOver40MB} files over 40 MB, longest line ${(m.shape.largestLine / 2 ** 20).toFixed(1)} MB`);
   log(`  page cache warmed: ${(warmPageCache(m.home) / 2 ** 20).toFixed(0)} MiB read`);
@@ -328,15 +354,16 @@ async function main(): Promise<void> {
   lines.push(`| tx-usage warm (nothing changed) | ${fmt(w.median)} | ${fmt(w.min)} – ${fmt(w.max)} | ${mb(w.rss)} | ${ratio(w.median)} | ≤ 0.1× ccusage and < 300 ms | ${k ? (w.median <= 0.1 * k.median && w.median < 300 ? 'yes' : 'no') : w.median < 300 ? '< 300 ms: yes' : 'no'} |`);
   lines.push(`| tx-usage append (${m.appendTargets.length} files) | ${fmt(a.median)} | ${fmt(a.min)} – ${fmt(a.max)} | ${mb(a.rss)} | ${ratio(a.median)} | ≤ 1.5× warm (${(a.median / w.median).toFixed(2)}×) | ${a.median <= 1.5 * w.median ? 'yes' : 'no'} |`);
   lines.push('');
-  lines.push(`new questions: the store up to date after a cold ingest, six different reports asked once each (${o.runs} rounds, medians), beside ccusage's nearest command on the same files:`);
+  const target = newQuestionTarget(o.sizeLabel);
+  lines.push(`new questions: the store up to date after a cold ingest, ${asked.length} different reports asked once each (${o.runs} rounds, medians), beside ccusage's nearest command on the same files:`);
   lines.push('');
-  lines.push(`| report | tx-usage | peak RSS | ccusage command | ccusage | peak RSS | ratio | target: ≤ 0.15× ccusage, ≤ 150 MB | met |`);
-  lines.push(`|---|---|---|---|---|---|---|---|---|`);
+  lines.push(`| report | tx-usage | CPU | peak RSS | ccusage command | ccusage | peak RSS | ratio | target: ${target ? `≤ ${target.ratio}× ccusage, ≤ ${target.rssMb} MB` : 'none at this size'} | met |`);
+  lines.push(`|---|---|---|---|---|---|---|---|---|---|`);
   const nq = asked.map((x) => ({ name: x.q.name, cc: x.cc.name, tx: summarize(x.tx), ccusage: x.cc.runs.length ? summarize(x.cc) : null }));
   for (const x of nq) {
     const r = x.ccusage ? x.tx.median / x.ccusage.median : null;
-    const met = r === null ? '?' : r <= 0.15 && (x.tx.rss === null || x.tx.rss <= 150) ? 'yes' : 'no';
-    lines.push(`| ${x.name} | ${fmt(x.tx.median)} | ${mb(x.tx.rss)} | ${x.cc} --offline --json | ${x.ccusage ? fmt(x.ccusage.median) : 'n/a'} | ${mb(x.ccusage?.rss ?? null)} | ${r === null ? 'n/a' : `${r.toFixed(2)}×`} | | ${met} |`);
+    const met = r === null || !target ? '?' : r <= target.ratio && (x.tx.rss === null || x.tx.rss <= target.rssMb) ? 'yes' : 'no';
+    lines.push(`| ${x.name} | ${fmt(x.tx.median)} | ${x.tx.cpu === null ? 'n/a' : fmt(x.tx.cpu)} | ${mb(x.tx.rss)} | ${x.cc} --offline --json | ${x.ccusage ? fmt(x.ccusage.median) : 'n/a'} | ${mb(x.ccusage?.rss ?? null)} | ${r === null ? 'n/a' : `${r.toFixed(2)}×`} | | ${met} |`);
   }
   // Every tx-usage scenario above, the whole-history cold run included (it peaks highest).
   const peak = Math.max(c.rss ?? 0, hw.rss ?? 0, w.rss ?? 0, a.rss ?? 0, ...nq.map((x) => x.tx.rss ?? 0));
@@ -349,8 +376,12 @@ async function main(): Promise<void> {
   for (const s of [cold, whole, warm, append, ...asked.map((x) => x.tx)]) for (const n of s.notes) lines.push(`note (${s.name}): ${n}`);
   lines.push(...(live?.lines ?? []));
   lines.push(...dbs.lines);
+  if (small) {
+    lines.push('', ...small.lines);
+    problems.push(...small.problems);
+  }
   process.stdout.write(lines.join('\n') + '\n');
-  const result = { date: new Date().toISOString(), options: o, shape: m.shape, anchor: m.anchor, ccusage: cc?.version ?? null, load: { before: load0, after: load1 }, cold: c, wholeHistory: hw, warm: w, append: a, newQuestions: nq, ccusageRuns: k, reread, problems, live: live && { statusline: live.statusline, ccusageStatusline: live.ccusageStatusline, watchRefresh: live.watchRefresh }, databases: { with: dbs.withDatabases, without: dbs.without, ratio: dbs.ratio } };
+  const result = { date: new Date().toISOString(), options: o, shape: m.shape, anchor: m.anchor, ccusage: cc?.version ?? null, load: { before: load0, after: load1 }, cold: c, wholeHistory: hw, warm: w, append: a, newQuestions: nq, ccusageRuns: k, reread, problems, live: live && { statusline: live.statusline, ccusageStatusline: live.ccusageStatusline, watchRefresh: live.watchRefresh }, databases: { with: dbs.withDatabases, without: dbs.without, ratio: dbs.ratio }, small: small && { node: small.node, questions: small.questions } };
   writeFileSync(join(o.dir, `results-${o.sizeLabel}.json`), JSON.stringify(result, null, 1));
   rmSync(work, { recursive: true, force: true });
   if (problems.length) process.exitCode = 1;

@@ -1,7 +1,7 @@
-// The bin entry (dist/src/cli/fast.cjs, bundled from src/cli/fast.ts) and the
-// ES module main (dist/src/cli/main.js) share one memo: either answers a
-// report the other rendered, and a miss in the bin entry hands over to main
-// with the same result as main alone.
+// The bin entry (dist/src/cli/fast.cjs, bundled with the rest of the CLI in
+// layers by scripts/bundle.mjs) and the same modules unbundled
+// (dist/src/cli/fast.js, as tsc compiled them) share one memo: either answers
+// a report the other rendered, and both give the same answers.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,7 +10,7 @@ import { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { tokenFields } from '../fixtures/ledger.js';
 import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
 
-const MAIN = resolve(__dirname, '../dist/src/cli/main.js');
+const UNBUNDLED = resolve(__dirname, '../dist/src/cli/fast.js');
 const ts = (day: number, min: number) => new Date(Date.UTC(2026, 5, day, 10, min)).toISOString();
 
 /** A report over June 2026, as JSON. */
@@ -26,7 +26,7 @@ function oneResponseHome(prefix: string): string {
 }
 
 describe('bin entry', () => {
-  it('is the package bin, and agrees with main.js hit for hit and miss for miss', () => {
+  it('is the package bin, and agrees with the unbundled modules hit for hit and miss for miss', () => {
     const pkg = JSON.parse(readFileSync(resolve(__dirname, '../package.json'), 'utf8'));
     expect(resolve(__dirname, '..', pkg.bin['tx-usage'])).toBe(CLI);
     const home = tempDir('txu-bin-');
@@ -47,7 +47,7 @@ describe('bin entry', () => {
       if (r.status !== 0) throw new Error(`exit ${r.status}: ${r.stderr}`);
       return { out: JSON.parse(r.stdout), kind: JSON.parse(readFileSync(statsFile, 'utf8')).kind as string };
     };
-    const first = run(MAIN);
+    const first = run(UNBUNDLED);
     expect(first.kind).toBe('ingest');
     const hit = run(CLI);
     expect(hit.kind).toBe('memo-hit');
@@ -59,7 +59,7 @@ describe('bin entry', () => {
     const grown = run(CLI);
     expect(grown.kind).toBe('ingest');
     expect(tokenFields(grown.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
-    const again = run(MAIN);
+    const again = run(UNBUNDLED);
     expect(again.kind).toBe('memo-hit');
     expect(again.out).toEqual(grown.out);
     // A new transcript: a miss, and the full path.
@@ -69,23 +69,21 @@ describe('bin entry', () => {
     const miss = run(CLI);
     expect(miss.kind).toBe('ingest');
     expect(tokenFields(miss.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
-    const hitAgain = run(MAIN);
+    const hitAgain = run(UNBUNDLED);
     expect(hitAgain.kind).toBe('memo-hit');
     expect(hitAgain.out).toEqual(miss.out);
   });
 
-  it('passes every other command to main.js unchanged (bundled as main.cjs, which it loads)', () => {
+  it('gives every other command the answers of the unbundled modules', () => {
     const home = tempDir('txu-bin-');
     const env = cleanEnv(home);
     for (const args of [['sources', '--format', 'json'], ['report', '--by', 'nope'], ['--version'], ['report', '--demo', '--format', 'json'], ['prices', 'show', 'gpt-5', '--at', '2026-06-01', '--format', 'json']]) {
       const a = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8' });
-      const b = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8' });
+      const b = spawnSync(process.execPath, [UNBUNDLED, ...args], { env, encoding: 'utf8' });
       // The demo's sample data is generated around now: its times may differ by a second.
       const same = (s: string) => (args.includes('--demo') ? JSON.parse(s).totals : s);
       expect({ status: a.status, stdout: same(a.stdout), stderr: a.stderr }).toEqual({ status: b.status, stdout: same(b.stdout), stderr: b.stderr });
     }
-    const traced = spawnSync(process.execPath, [CLI, 'sources'], { env: { ...env, TX_USAGE_TRACE: '1' }, encoding: 'utf8' });
-    expect(traced.stderr).toContain('main: the bundle');
   });
 
   it('ends quietly with exit 0 when the reader of its output goes away (`tx-usage report | head`)', async () => {
@@ -96,10 +94,10 @@ describe('bin entry', () => {
     const args = ['report', '--since', '2026-06-01', '--until', '2026-06-30', '--by', 'day,model,project,session'];
     const hitEnv = cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-hit') });
     expect(spawnSync(process.execPath, [CLI, ...args], { env: hitEnv, encoding: 'utf8' }).status).toBe(0);
-    // A miss through the bin entry and through main.js, and a memo hit (answered by the bin entry alone).
+    // A miss through the bin entry and through the unbundled modules, and a memo hit (answered by the bin entry alone).
     for (const [entry, env] of [
       [CLI, cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-bin') })],
-      [MAIN, cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-main') })],
+      [UNBUNDLED, cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-main') })],
       [CLI, hitEnv],
     ] as const) {
       const child = spawn(process.execPath, [entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -113,7 +111,7 @@ describe('bin entry', () => {
     }
   });
 
-  it('answers a memo hit without loading what only work needs (perf_hooks, worker_threads, the stdio streams), and sets no V8 flags', () => {
+  it('answers a memo hit without loading what only work needs (perf_hooks, worker_threads), and sets no V8 flags', () => {
     const home = oneResponseHome('txu-bin-mods-');
     // A preload that writes the built-in modules the run loaded, at exit.
     const listFile = join(home, 'modules.json');
@@ -132,8 +130,7 @@ describe('bin entry', () => {
     expect(miss.loaded.has('v8')).toBe(false); // no V8 flags set at run time
     const hit = run();
     expect(hit.kind).toBe('memo-hit');
-    // net: the answer goes to fd 1 (a pipe here) without process.stdout, a net.Socket (closed-stdout.ts writeAllSync).
-    for (const m of ['v8', 'perf_hooks', 'worker_threads', 'net', 'tty']) expect(hit.loaded.has(m), m).toBe(false);
+    for (const m of ['v8', 'perf_hooks', 'worker_threads']) expect(hit.loaded.has(m), m).toBe(false);
   });
 
   it('writes the discovery record on a miss (once the early start is under way) and replays it on the next run', () => {

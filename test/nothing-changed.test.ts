@@ -72,7 +72,7 @@ describe('an ingest with nothing changed', () => {
     expect(storeState(db)).toBe(quiet);
   });
 
-  it('a run that left sources unread (horizon) records no digest: a wider report still reads them', () => {
+  it('a run that left sources unread (horizon): a wider report still reads them', () => {
     const h = tempDir('txu-nochange-horizon-');
     try {
       const c = new ClaudeHome(join(h, '.claude'));
@@ -95,7 +95,7 @@ describe('an ingest with nothing changed', () => {
     }
   });
 
-  it('a deferring run does not record the digest', () => {
+  it('a deferring run records the digest with its horizon: a report no further back is up to date, one further back reads what was left', () => {
     const h = tempDir('txu-nochange-defer-');
     try {
       const c = new ClaudeHome(join(h, '.claude'));
@@ -110,8 +110,11 @@ describe('an ingest with nothing changed', () => {
       expect(JSON.parse(readFileSync(stats, 'utf8'))).toMatchObject({ deferred: 1 });
       const r = runCli(['report', '--since', '2026-11-02', '--until', '2026-11-30', '--format', 'json', '--db', db], env);
       expect(r.status).toBe(0);
-      // The second narrow report found the store without a digest, so it planned again (and deferred again).
-      expect(JSON.parse(readFileSync(stats, 'utf8'))).toMatchObject({ deferred: 1, unchanged: 1, upToDate: false });
+      // The second narrow report needs nothing the first left unread: the store is up to date for it.
+      expect(JSON.parse(readFileSync(stats, 'utf8'))).toMatchObject({ upToDate: true, rewritten: 0 });
+      const wide = runCli(['report', '--since', '2025-01-01', '--until', '2026-11-30', '--format', 'json', '--db', db], env);
+      expect(JSON.parse(wide.stdout).totals.requests).toBe(2);
+      expect(JSON.parse(readFileSync(stats, 'utf8'))).toMatchObject({ upToDate: false, rewritten: 1, deferred: 0 });
     } finally {
       rmSync(h, { recursive: true, force: true });
     }

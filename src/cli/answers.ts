@@ -65,7 +65,7 @@ export class Answers {
     return this.queue(async () => {
       const s = await this.open();
       await s.store.store.close();
-      return { changed: s.changed, folders: watchedFolders(s.store.ingest.scans) };
+      return { changed: s.changed, folders: watchedFolders(s.store.scans) };
     });
   }
 
@@ -77,8 +77,8 @@ export class Answers {
   private async open(): Promise<{ store: ReportStore; changed: boolean }> {
     const { openReportStore } = await import('./report.js');
     const store = await openReportStore(this.rt, null);
-    const changed = this.digest !== null && store.ingest.digest !== this.digest;
-    this.digest = store.ingest.digest;
+    const changed = this.digest !== null && store.digest !== this.digest;
+    this.digest = store.digest;
     if (changed) for (const fn of this.listeners) fn();
     return { store, changed };
   }

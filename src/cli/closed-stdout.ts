@@ -17,8 +17,7 @@ export function exitQuietlyWhenStdoutCloses(): void {
 
 /**
  * Writes all of `text` to fd 1 or 2 at once, without process.stdout or
- * process.stderr: a report answered from its memo never creates them (the
- * stream and the modules behind it: ~6 % of a repeat's CPU, docs/internals.md). False when the
+ * process.stderr (the status line's one line, statusline.ts). False when the
  * reader has gone (EPIPE): nothing more is wanted.
  */
 export function writeAllSync(fd: 1 | 2, text: string): boolean {

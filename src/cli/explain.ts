@@ -13,6 +13,8 @@ import { warningLines } from '../render/terminal-text.js';
 import { outputColumns } from '../core/inputs.js';
 import { UsageError } from '../report/period.js';
 import { reportParams, type ReportStore } from './report.js';
+import type { HarnessScan } from '../ingest/discover.js';
+import { harnessById } from '../harnesses/registry.js';
 import { costFunction } from './pricing.js';
 import { openAndRefresh, rootProblems, type Runtime } from './runtime.js';
 import { makeWorkDir } from './workdir.js';
@@ -53,14 +55,16 @@ export async function answerExplain(rt: Runtime, a: ExplainArgs, use?: ReportSto
   // The window and cost rule read as a report reads them; no window when neither end is given.
   const windowed = a.since !== undefined || a.until !== undefined;
   const p = reportParams({ since: a.since ?? '0001-01-01', until: a.until, tz: a.tz, cost: a.cost }, ['day']);
-  const cost = use?.cost ?? (await costFunction(rt));
-  const opened = use ? null : await openAndRefresh(rt, cost.fn, { keepRootWarnings: true });
-  const { store, ingest } = use ?? opened!;
+  const cost = use ? null : await costFunction(rt);
+  const opened = use ? null : await openAndRefresh(rt, cost!.fn, { keepRootWarnings: true });
+  const store = use?.store ?? opened!.store;
+  // A store found current (current.ts) carries its sources without their harness modules: explain reads with them.
+  const scans: HarnessScan[] = opened ? opened.ingest.scans : (use!.ingest?.scans ?? use!.scans.map((s) => ({ ...s, harness: harnessById(s.harness.id)! })));
   const rootWarnings = opened?.rootWarnings ?? [...rootProblems(rt).values()].flat();
   const tmp = makeWorkDir();
   try {
-    const warnings = [...rootWarnings, ...ingest.discoveryWarnings, ...cost.warnings];
-    return await explain(store.conn, ingest.scans, a.paths, { since: windowed ? p.since : null, until: windowed ? p.until : null, tz: p.tz, costMode: p.costMode, tmpDir: tmp }, warnings);
+    const warnings = [...rootWarnings, ...(opened ? opened.ingest.discoveryWarnings : use!.discoveryWarnings), ...(cost ? cost.warnings : use!.pricingWarnings)];
+    return await explain(store.conn, scans, a.paths, { since: windowed ? p.since : null, until: windowed ? p.until : null, tz: p.tz, costMode: p.costMode, tmpDir: tmp }, warnings);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
     if (opened) await store.close();

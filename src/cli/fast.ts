@@ -1,24 +1,23 @@
 #!/usr/bin/env node
-// The bin entry. scripts/bundle.mjs builds it, with the memo check it
-// imports, into one CommonJS file next to main.js (dist/src/cli/fast.cjs):
-// a repeated report with nothing changed is answered from there without
-// Node's ES module loader and without loading the rest of the CLI, yargs or
-// DuckDB (docs/internals.md). Anything else goes to the main bundle
-// (main.cjs, built from main.js), which takes over what the check found.
+// The bin entry (built into dist/src/cli/fast.cjs by scripts/bundle.mjs). A
+// well-formed command line is read here (args.ts) and its command run; only
+// help, completion and what args.ts leaves (usage errors among it) load yargs
+// (main.ts). Each command's code is loaded when it runs.
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { passProbeToMain, replayByArgv } from './memo.js';
 import { mark } from '../core/trace.js';
-import { loadBundle } from './code-cache.js';
+import { parseLine } from './args.js';
+import { runCommand } from './commands.js';
 import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
+import { UsageError } from '../report/period.js';
+import { messageLine, printableLines } from '../render/terminal-text.js';
 
-/** `tx-usage statusline`: its own bundle, without yargs (see statusline-entry.ts); --refresh and --help go to main.js. */
+/** `tx-usage statusline`: its own bundle, without DuckDB (see statusline-entry.ts); --refresh and --help go the usual way. */
 async function statusline(argv: string[]): Promise<boolean> {
   if (argv.some((a) => a === '--refresh' || a === '--help' || a === '-h')) return false;
   const bundled = fileURLToPath(new URL('./statusline.cjs', import.meta.url));
-  const entry = existsSync(bundled)
-    ? loadBundle<typeof import('./statusline-entry.js')>(bundled, null).exports
-    : await import('./statusline-entry.js');
+  const entry: typeof import('./statusline-entry.js') = existsSync(bundled) ? createRequire(import.meta.url)(bundled) : await import('./statusline-entry.js');
   try {
     await entry.runStatusline(argv.slice(1));
   } catch {
@@ -30,27 +29,26 @@ async function statusline(argv: string[]): Promise<boolean> {
 async function run(argv: string[]): Promise<void> {
   mark('bin entry loaded');
   if (argv[0] === 'statusline' && (await statusline(argv))) return;
-  if (argv[0] === 'report') {
-    try {
-      const r = await replayByArgv(argv);
-      // Answered with synchronous writes to fds 1 and 2 (closed-stdout.ts writeAllSync): nothing is left to flush.
-      if (r.hit) return process.exit();
-      passProbeToMain(r);
-    } catch {
-      /* main checks again and reports what went wrong */
-    }
-  }
+  const line = parseLine(argv);
+  mark(line ? 'command line read' : 'command line left to yargs');
   exitQuietlyWhenStdoutCloses();
-  // main.js and everything it imports as one CommonJS file when the build made it (scripts/bundle.mjs).
-  const bundled = fileURLToPath(new URL('./main.cjs', import.meta.url));
-  if (existsSync(bundled)) {
-    mark('main: the bundle');
-    // With the code V8 made for it at build time (scripts/code-cache.mjs).
-    const codePath = `${bundled}.code`;
-    const main = loadBundle(bundled, codePath);
-    mark(main.usedCode ? 'main: compiled code used' : 'main: compiled');
-    if (process.env.TX_USAGE_MAKE_CODE) process.on('exit', () => main.keepCode(codePath, { force: true }));
-  } else await import('./main.js');
+  if (line) return runCommand(line.spec, line.args, argv);
+  const { runWithYargs } = await import('./main.js');
+  await runWithYargs(argv);
 }
 
-void run(process.argv.slice(2));
+/** A command that failed: one line on stderr, exit 2 for a usage error, the store's own code for a store error, else 1. */
+async function failed(e: unknown): Promise<void> {
+  if (e instanceof UsageError) {
+    process.stderr.write(messageLine(e.message));
+    process.exit(2);
+  }
+  const { StoreError } = await import('../store/errors.js');
+  const msg = e instanceof StoreError ? e.message : (e as Error)?.message ?? String(e);
+  process.stderr.write(messageLine(msg));
+  if (process.env.TX_USAGE_DEBUG) process.stderr.write(`${printableLines(String((e as Error)?.stack))}\n`);
+  process.exit(e instanceof StoreError ? e.exitCode : 1);
+}
+
+// What yargs' hideBin returns under Node, without loading yargs for it.
+run(process.argv.slice(2)).catch(failed);

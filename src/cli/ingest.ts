@@ -1,12 +1,19 @@
 // `tx-usage ingest`: refresh the store explicitly and say what changed.
 import { openAndRefresh, type Runtime } from './runtime.js';
 import { costFunction } from './pricing.js';
+import { findSources } from './memo.js';
+import { offerDiscovery } from '../ingest/handoff.js';
 import { counted } from '../core/plural.js';
 import { warningLines } from '../render/terminal-text.js';
 
 export async function ingestCommand(rt: Runtime): Promise<void> {
+  // The sources from the discovery record when it holds, else discovered and recorded (as a report finds them).
+  const found = await findSources(rt, true);
+  offerDiscovery(rt, found.scans, found.warnings);
+  found.saveRecord?.();
   const cost = await costFunction(rt);
-  const { store, ingest } = await openAndRefresh(rt, cost.fn);
+  // With the ready row a report then finds the store current by (store/ready.ts).
+  const { store, ingest } = await openAndRefresh(rt, cost.fn, { ready: true });
   await store.close();
   if (rt.quiet) return;
   const total = ingest.scans.reduce((n, s) => n + s.sources.length, 0);

@@ -11,11 +11,10 @@ import { horizonOfDay } from '../ingest/horizon.js';
 import { nowMs } from '../live/clock.js';
 import { claudeSnapshots } from '../live/claude-limits.js';
 import { limitsDatasets, limitsReport, storedSnapshots, type LimitsReport } from '../live/limits-view.js';
-import type { ReportStore } from './report.js';
 import { localDayStartMs } from '../live/time.js';
-import { storedWarnings } from '../store/read.js';
-import { costFunction } from './pricing.js';
-import { cacheDir, openAndRefresh, type Runtime } from './runtime.js';
+import { warningsInWindow } from '../store/ready.js';
+import { openAnswerable, type Answerable } from './current.js';
+import { cacheDir, type Runtime } from './runtime.js';
 import { warningLines } from '../render/terminal-text.js';
 import { outputColumns } from '../core/inputs.js';
 
@@ -46,7 +45,7 @@ export async function limitsCommand(rt: Runtime, a: LimitsArgs): Promise<void> {
  * the CLI, `serve` and `mcp` alike. `use`: a store already opened for
  * reports (report.ts openReportStore), left open.
  */
-export async function answerLimits(rt: Runtime, a: LimitsArgs, use?: ReportStore): Promise<{ report: LimitsReport; warnings: string[] }> {
+export async function answerLimits(rt: Runtime, a: LimitsArgs, use?: Answerable): Promise<{ report: LimitsReport; warnings: string[] }> {
   const tz = a.tz ?? systemTimeZone();
   if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const harnesses = a.harness === undefined ? [...HARNESS_IDS] : a.harness.split(',').map((s) => s.trim()).filter(Boolean);
@@ -54,15 +53,15 @@ export async function answerLimits(rt: Runtime, a: LimitsArgs, use?: ReportStore
   const now = nowMs(rt.env);
   const since = parseDay(a.since ?? '7d', '--since', todayIn(tz, new Date(now)));
   const fromMs = localDayStartMs(since, tz);
-  const cost = use?.cost ?? (await costFunction(rt));
-  const store = use?.store ?? (await openAndRefresh(rt, cost.fn, { horizonMs: horizonOfDay(since, tz) - WEEK_MS })).store;
+  const { store, ready, pricingWarnings } = use ?? (await openAnswerable(rt, { horizonMs: horizonOfDay(since, tz) - WEEK_MS }));
   try {
     await defineReportMacros(store.conn);
     const snaps = [
       ...(await storedSnapshots(store.conn, harnesses, fromMs - WEEK_MS)),
       ...(harnesses.includes('claude-code') ? claudeSnapshots(cacheDir(rt.env, rt.home)) : []),
     ];
-    const warnings = [...(await storedWarnings(store.conn, harnesses)), ...cost.warnings];
+    // Every stored warning of these harnesses (no horizon applies), then the prices' own.
+    const warnings = [...warningsInWindow(ready, harnesses, null), ...pricingWarnings];
     return { report: await limitsReport(store.conn, snaps, { tz, now, since, fromMs, warnings }), warnings };
   } finally {
     if (!use) await store.close();

@@ -1,8 +1,8 @@
 // The report memo: a report run again with nothing changed is answered with
 // the rendering its last full run printed, without loading DuckDB (whose
-// native library alone costs more than the whole answer) or yargs. Validity
+// native library alone costs more than the whole answer). Validity
 // is proven, not assumed. An entry holds:
-// - the command line, and what yargs made of it then;
+// - the command's arguments (as parsed: args.ts or yargs, the same);
 // - every input the full run read besides the sources (core/inputs.ts:
 //   environment variables, report definitions, query templates, price data
 //   and overrides, the config file, the zone, the terminal, today's date),
@@ -13,27 +13,25 @@
 // fresh discovery (or its record, ingest/discovery-record.ts) and stat pass
 // give the same digest. --from, --demo, --rebuild and in-memory stores are
 // never memoized.
-import { envPathValue } from '../io/raw-path.js';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../core/package-root.js';
 import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record.js';
-import { fingerprintsOf, scanDigest, stampAll, stampAllConcurrently, type ScanFacts, type Stamp } from '../ingest/stamp.js';
-import { lastIngestDigest, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
+import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
+import { readSidecar } from '../ingest/sidecar.js';
+import { lastIngestDigest, noteEarlyStart, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
 import { firstDayRead, parseDay, systemZoneWithoutIntl, todayIn, type ReadsFrom } from '../report/period.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { inputsHold, takeInputs, type Input } from '../core/inputs.js';
-import { cacheDir, runtimeFrom, type GlobalArgs, type Runtime } from './runtime.js';
+import { buildInputs } from './build-inputs.js';
+import { cacheDir, type Runtime } from './runtime.js';
 import { mark } from '../core/trace.js';
-import { writeAllSync } from './closed-stdout.js';
 import { outFileWritable, writeOutFile } from './out-file.js';
 import { ownJson, replaceOwnFile } from '../io/own-file.js';
 import { readOnlyProblem } from '../store/errors.js';
 
-// 5: entries keyed on the inputs the run read (core/inputs.ts).
-const MEMO_VERSION = 5;
+// 6: entries keyed on the arguments alone (no command line: args.ts reads it without yargs).
+const MEMO_VERSION = 6;
 const KIND = 'report-memo';
 /** What versions before the marker wrote (own-file.ts): still ours to replace. */
 const LEGACY = ['{"version":'];
@@ -42,10 +40,8 @@ const MAX_ENTRIES = 16;
 const MAX_TEXT = 8 << 20;
 
 interface Entry {
-  /** The command line (as yargs was given it) and what yargs made of it: lets a repeat be answered before yargs loads. */
-  argv: string;
   args: Record<string, unknown>;
-  /** JSON of `args`: finds the entry after yargs when the command line was written differently. */
+  /** JSON of `args` (and the Node version): how the entry is found. */
   key: string;
   inputs: Input[];
   digest: string;
@@ -66,7 +62,7 @@ export interface MemoProbe {
 interface Found {
   scans: ScanFacts[];
   warnings: string[];
-  /** Null when no memo entry waits on them: taken for the ingest by handOff. */
+  /** Null when no memo entry waited on them: the report takes them (runtime.ts). */
   stamps: Map<string, Stamp | null> | null;
   /**
    * Writes the discovery record this search made (absent when the old one
@@ -75,9 +71,6 @@ interface Found {
    */
   saveRecord?: () => void;
 }
-
-/** A miss found by replayByArgv, so the check after yargs does not search again. */
-let probed: ({ key: string } & Found) | null = null;
 
 let noted: { text: string; outPath: string | null; stderr: string } | null = null;
 
@@ -91,30 +84,6 @@ function memoPath(env: NodeJS.ProcessEnv, home: string): string {
   return join(cacheDir(env, home), 'report-memo.json');
 }
 
-function statLine(path: string): string {
-  try {
-    const s = statSync(path, { throwIfNoEntry: false });
-    if (s) return `${path}\t${s.size}:${s.mtimeMs}:${s.ino}`;
-  } catch {
-    /* unreadable: as if missing */
-  }
-  return `${path}\t-`;
-}
-
-/**
- * The build, as files whose stats change with it: the compiled memo module
- * (named relative to this module rather than as it, because the bin entry
- * bundles this code and both must agree), package.json, and yargs, whose
- * parse of a command line the memo keeps.
- */
-function buildInputs(): Input[] {
-  const root = packageRoot();
-  return [fileURLToPath(new URL('./memo.js', import.meta.url)), join(root, 'package.json'), join(root, 'node_modules', 'yargs', 'package.json')].map((path) => {
-    const line = statLine(path);
-    return { k: 'file', path, v: line.slice(line.indexOf('\t') + 1) };
-  });
-}
-
 /** The arguments as the memo keeps them: yargs' camel-case duplicates and `_`/`$0` left out, keys sorted. */
 function argsOf(a: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(a).filter(([k]) => k !== '_' && k !== '$0' && !k.includes('-')).sort(([x], [y]) => (x < y ? -1 : 1)));
@@ -126,16 +95,11 @@ function memoKey(rt: Runtime, a: Record<string, unknown>): string | null {
   return JSON.stringify({ node: process.version, args: argsOf(a) });
 }
 
-/** Whether every input of `entry` (its build included) gives the same answer now. */
-function inputsStillHold(entry: Entry): boolean {
-  return inputsHold(entry.inputs, (tz) => todayIn(tz));
-}
-
-/** A memoized rendering written as the report wrote it (to --out or stdout, notices to stderr), without creating the stdio streams. */
+/** A memoized rendering written as the report wrote it (to --out or stdout, notices to stderr). */
 function writeOutput(rt: Runtime, entry: Entry, force: boolean): void {
   if (entry.outPath) writeOutFile(entry.outPath, entry.stdout, cacheDir(rt.env, rt.home), force, rt.dbPath);
-  else if (!writeAllSync(1, entry.stdout)) return;
-  if (entry.stderr) writeAllSync(2, entry.stderr);
+  else process.stdout.write(entry.stdout);
+  if (entry.stderr) process.stderr.write(entry.stderr);
 }
 
 function readEntries(path: string): Entry[] {
@@ -153,7 +117,7 @@ function readEntries(path: string): Entry[] {
  */
 const sinceStart = (): number => process.uptime() * 1000;
 
-function writeStatsFile(stats: object): void {
+export function writeStatsFile(stats: object): void {
   const file = process.env.TX_USAGE_STATS;
   if (!file) return;
   try {
@@ -177,7 +141,7 @@ function buildLine(): string {
  * ingest reads anything, so the ingest uses these stamps. Otherwise
  * (`forIngest`) handOff has them taken.
  */
-async function findSources(rt: Runtime, forIngest = false): Promise<Found> {
+export async function findSources(rt: Runtime, forIngest = false): Promise<Found> {
   const path = join(cacheDir(rt.env, rt.home), 'discovery.json');
   const build = buildLine();
   const rec = loadRecord(path);
@@ -221,78 +185,21 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<t
   return true;
 }
 
-const HANDED = Symbol.for('tx-usage.memo-probe');
-type ArgvProbe = { hit: boolean; seen?: { rt: Runtime; args: Record<string, unknown> } };
-
-/** Called by the bin entry (fast.cjs) on a miss: the main bundle takes over what it found. */
-export function passProbeToMain(result: ArgvProbe): void {
-  (globalThis as Record<symbol, unknown>)[HANDED] = { result, probed };
-}
-
-/** What the bin entry found before it handed over to main (null when main was started directly). */
-export function probeFromFastPath(): ArgvProbe | null {
-  const g = globalThis as Record<symbol, unknown>;
-  const h = g[HANDED] as { result: ArgvProbe; probed: typeof probed } | undefined;
-  delete g[HANDED];
-  if (!h) return null;
-  probed = h.probed;
-  return h.result;
-}
-
 /**
- * Before yargs is even loaded: a command line seen before is answered from
- * the memo when its inputs and sources are unchanged. On a miss for a command
- * line seen before (same build), the arguments yargs made of it then are
- * handed back, so the report can run without loading yargs again.
- */
-export async function replayByArgv(argv: string[]): Promise<ArgvProbe> {
-  const t0 = sinceStart();
-  const env = process.env;
-  const home = env.HOME && env.HOME.trim() ? envPathValue('HOME', env.HOME) : homedir();
-  const line = JSON.stringify(argv);
-  const entry = readEntries(memoPath(env, home)).find((e) => e.argv === line);
-  if (!entry) return { hit: false };
-  mark('memo: entry read');
-  // Same command line, same build: yargs would make the same arguments of it.
-  const build = buildInputs();
-  if (!inputsHold(build, todayIn)) return { hit: false };
-  let rt: Runtime;
-  try {
-    rt = runtimeFrom(entry.args as GlobalArgs);
-  } catch {
-    return { hit: false };
-  }
-  const seen = { rt, args: entry.args };
-  const key = memoKey(rt, entry.args);
-  if (key !== entry.key || !inputsStillHold(entry)) return { hit: false, seen };
-  mark('memo: inputs hold');
-  const r = await replayIfCurrent(rt, entry, t0);
-  if (r === true) return { hit: true };
-  probed = { key, ...r };
-  return { hit: false, seen };
-}
-
-/**
- * After yargs: replays the memoized rendering for these arguments when
- * nothing changed. On a miss, hands the discovered sources to the ingest
- * that follows, so they are not searched twice.
+ * Replays the memoized rendering for these arguments when nothing changed.
+ * On a miss, hands the discovered sources to the ingest that follows, so
+ * they are not searched twice.
  */
 export async function replayReport(rt: Runtime, a: Record<string, unknown>): Promise<MemoProbe> {
   const t0 = sinceStart();
   const key = memoKey(rt, a);
   if (!key) return { hit: false, key: null };
-  const before = probed;
-  probed = null;
-  let found: Found;
-  if (before && before.key === key) {
-    // replayByArgv already compared this very entry with the sources.
-    found = before;
-  } else {
-    const entry = readEntries(memoPath(rt.env, rt.home)).find((e) => e.key === key);
-    const r = entry && inputsStillHold(entry) ? await replayIfCurrent(rt, entry, t0) : null;
-    if (r === true) return { hit: true, key };
-    found = r ?? (await findSources(rt, true));
-  }
+  const entry = readEntries(memoPath(rt.env, rt.home)).find((e) => e.key === key);
+  mark(entry ? 'memo: entry read' : 'memo: no entry');
+  const r = entry && inputsHold(entry.inputs, todayIn) ? await replayIfCurrent(rt, entry, t0) : null;
+  if (r === true) return { hit: true, key };
+  mark('memo miss');
+  const found = r ?? (await findSources(rt, true));
   await handOff(rt, found, a);
   return { hit: false, key };
 }
@@ -320,42 +227,52 @@ function earlyHorizon(a: Record<string, unknown>): number | null {
 }
 
 /**
- * A miss: the ingest that follows gets the sources found, and new ones start
- * being read now, while DuckDB loads. When none are (a new question of a
- * store that knows every source) and no memo entry took the stamps, they are
- * taken in a thread of their own meanwhile (ingest/stamp.ts); an early
- * extraction keeps every core busy already, and the ingest stamps the rest.
+ * A miss: the report that follows gets the sources found. When some are new
+ * to the store (not in the sidecar index its last ingest left, see
+ * ingest/sidecar.ts), they start being read now, in worker threads, while
+ * DuckDB loads (ingest/early.ts); a new question of a store that knows every
+ * source loads none of that.
  */
 async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): Promise<void> {
   try {
-    const { withHarnesses } = await import('../ingest/discover.js');
-    const scans = withHarnesses(found.scans);
     const side = sidecarPath(rt.dbPath);
-    let early = false;
-    if (side && !rt.rebuild) {
-      const { startEarlyExtraction } = await import('../ingest/early.js');
-      early = startEarlyExtraction(rt, scans, side, found.stamps ?? undefined, earlyHorizon(a));
+    const horizon = side && !rt.rebuild ? earlyHorizon(a) : null;
+    if (side && !rt.rebuild && someUnknown(found.scans, side, horizon)) {
+      const [{ startEarlyExtraction }, { withHarnesses }] = await Promise.all([import('../ingest/early.js'), import('../ingest/discover.js')]);
+      if (startEarlyExtraction(rt, withHarnesses(found.scans), side, found.stamps ?? undefined, horizon)) noteEarlyStart();
     }
-    offerDiscovery(rt, scans, found.warnings, found.stamps ?? (early ? null : stampAllConcurrently(found.scans)));
+    offerDiscovery(rt, found.scans, found.warnings, found.stamps);
   } finally {
     found.saveRecord?.();
   }
 }
 
+/**
+ * Whether a source that can be read early is missing from the sidecar index
+ * (or there is none): neither known to the store nor left unread by its last
+ * ingest under a horizon no later than this report's.
+ */
+function someUnknown(scans: ScanFacts[], side: string, horizon: number | null): boolean {
+  const known = readSidecar(side, { horizon });
+  if (!known) return true;
+  for (const s of scans) for (const src of s.sources) if (src.kind !== 'sqlite' && !known.has(src.key)) return true;
+  return false;
+}
+
 /** After a full report run: remembers its rendering with what the run read and the digest of what the ingest read. */
-export function saveReportMemo(rt: Runtime, probe: MemoProbe, argv: string[], a: Record<string, unknown>): void {
+export function saveReportMemo(rt: Runtime, probe: MemoProbe, a: Record<string, unknown>): void {
   const digest = lastIngestDigest();
   const out = noted;
   noted = null;
   if (!probe.key || !digest || !out || out.text.length > MAX_TEXT) return;
   const inputs = [...buildInputs(), ...takeInputs()];
-  saveEntry(rt, { argv: JSON.stringify(argv), args: argsOf(a), key: probe.key, inputs, digest, stdout: out.text, outPath: out.outPath, stderr: out.stderr, savedAt: Date.now() });
+  saveEntry(rt, { args: argsOf(a), key: probe.key, inputs, digest, stdout: out.text, outPath: out.outPath, stderr: out.stderr, savedAt: Date.now() });
 }
 
-/** Puts `entry` first, in place of any entry with its key or command line. */
+/** Puts `entry` first, in place of any entry with its key. */
 function saveEntry(rt: Runtime, entry: Entry): void {
   const path = memoPath(rt.env, rt.home);
-  const entries = readEntries(path).filter((e) => e.key !== entry.key && e.argv !== entry.argv);
+  const entries = readEntries(path).filter((e) => e.key !== entry.key);
   entries.unshift(entry);
   // A memo that cannot be written only costs speed next time; a file there that is not ours is left alone.
   replaceOwnFile(path, ownJson(KIND, { version: MEMO_VERSION, entries: entries.slice(0, MAX_ENTRIES) }), KIND, LEGACY);

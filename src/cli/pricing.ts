@@ -4,17 +4,18 @@
 // src/pricing (bundled @pydantic/genai-prices data, `prices update` file,
 // `--prices` overrides); a model that matches nothing gets a null cost —
 // never an invented price, never 0.
-import { LIST, VARCHAR, listValue, type DuckDBConnection } from '../store/duckdb.js';
+import { VARCHAR, type DuckDBConnection } from '../store/duckdb.js';
+import { inputsOf } from '../core/inputs.js';
+import { buildInputs } from './build-inputs.js';
+import type { NearMatch, PricingRecord, Ready } from '../store/ready.js';
 import { readTeamConfig } from '../export/config.js';
 import type { HarnessId } from '../core/types.js';
 import { loadPricer, PricesFileError, renderDescription, updatePrices, type Pricer } from '../pricing/index.js';
 import { UsageError } from '../report/period.js';
-import type { ReportParams } from '../report/summary.js';
 import type { CostFn } from '../store/write.js';
 import { settleMarks } from '../store/billed.js';
 import { SESSIONS_PENDING } from '../store/session-stats.js';
 import { cacheDir } from '../core/cache-dir.js';
-import { counted } from '../core/plural.js';
 import { messageLine, printableLines, warningLines } from '../render/terminal-text.js';
 import { renderJson } from '../render/json.js';
 
@@ -25,6 +26,8 @@ export interface CostSetup {
   /** Changes whenever prices or overrides change. */
   fingerprint: string;
   pricer: Pricer;
+  /** What this setup was made from, to know it again without loading the prices (store/ready.ts). */
+  record: PricingRecord;
 }
 
 /** Most one response may cost, in units of 1e-10 USD: USD 1,000,000, the bound of a recorded cost (core/numbers.ts checkCost). */
@@ -43,17 +46,22 @@ interface PricingRun {
 }
 
 export async function costFunction(rt: PricingRun): Promise<CostSetup> {
-  // --prices FILE, else "prices" in the config file.
-  const config = rt.pricesFile === undefined ? readTeamConfig(rt.env, rt.home) : null;
-  const pricesFile = rt.pricesFile ?? config?.prices;
-  let pricer: Pricer;
-  try {
-    pricer = await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile });
-  } catch (e) {
-    // A usage error, named by where the file was given.
-    if (e instanceof PricesFileError) throw new UsageError(`${config ? `"prices" in ${config.path}:` : '--prices'} ${e.path}: ${e.problem}`);
-    throw e;
-  }
+  // Every file and variable the prices are made from (the config file, the
+  // stored price data, the overrides file), noted with the answer each gave.
+  const { value: pricer, inputs } = await inputsOf(async () => {
+    // --prices FILE, else "prices" in the config file.
+    const config = rt.pricesFile === undefined ? readTeamConfig(rt.env, rt.home) : null;
+    const pricesFile = rt.pricesFile ?? config?.prices;
+    try {
+      return await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile });
+    } catch (e) {
+      // A usage error, named by where the file was given.
+      if (e instanceof PricesFileError) throw new UsageError(`${config ? `"prices" in ${config.path}:` : '--prices'} ${e.path}: ${e.problem}`);
+      throw e;
+    }
+  });
+  // The build is an input too: the bundled price data and the pricing engine come with it.
+  const record: PricingRecord = { basis: pricingBasis(rt), fingerprint: pricer.fingerprint, inputs: [...buildInputs(), ...inputs], warnings: [...pricer.warnings] };
   const fn: CostFn = (e) => {
     const units = pricer.costE10(e);
     if (units === null || units <= MAX_COST_E10) return units;
@@ -63,8 +71,20 @@ export async function costFunction(rt: PricingRun): Promise<CostSetup> {
     return null;
   };
   // The pricer's own array: warnings met while pricing during the ingest show up too.
-  const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer };
+  const setup: CostSetup = { fn, warnings: pricer.warnings, fingerprint: pricer.fingerprint, pricer, record };
   setups.set(fn, setup);
+  return setup;
+}
+
+/** What, besides its inputs, a run's prices are made from: its home and its --prices file. */
+export function pricingBasis(rt: PricingRun): PricingRecord['basis'] {
+  return { home: rt.home, pricesFile: rt.pricesFile ?? null };
+}
+
+/** The setup `fn` was made by (costFunction). */
+export function setupOf(fn: CostFn): CostSetup {
+  const setup = setups.get(fn);
+  if (!setup) throw new Error('setupOf: a cost function costFunction did not make');
   return setup;
 }
 
@@ -179,83 +199,39 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
 }
 
 /**
- * One warning per model (and harness) whose responses in the report's range
- * have no price: named, with its response and token counts, so an unknown
- * model is visible instead of silently free. Under `--cost recorded` pricing
- * is not used, and under `auto` a response with a recorded cost is not
- * missing one.
+ * Which models of the store are priced by a near match (another model's
+ * entry its name merely begins like), judged once per (harness, provider,
+ * model) the store holds, in that order, by a pricer of its own: what each
+ * resolution warns of (price data the library cannot use) is said with the
+ * model it came from, as a run that judged that model first would say it.
+ * The judgements of `previous` (a ready row of the same prices) are kept:
+ * only models new since are judged, and no prices are loaded when there are none.
  */
-export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportParams): Promise<string[]> {
-  if (p.costMode === 'recorded') return [];
-  const r = await conn.runAndReadAll(
-    `SELECT harness, model, speed, billing_kind = 'priority' AS priority, sum(requests)::BIGINT AS responses,
-            sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens)::BIGINT AS tokens
-     FROM billed_events
-     WHERE (requests > 0 OR iteration IS NOT NULL) AND computed_cost_e10 IS NULL
-       AND ($mode = 'computed' OR recorded_cost_e10 IS NULL)
-       AND list_contains($h, harness)
-       AND ($project = '' OR contains(coalesce(project, ''), $project))
-       AND CAST(timezone($tz, make_timestamptz(ts_ms * 1000)) AS DATE) BETWEEN CAST($since AS DATE) AND CAST($until AS DATE)
-     GROUP BY ALL
-     ORDER BY tokens DESC, harness, model NULLS LAST`,
-    { mode: p.costMode, h: listValue(p.harnesses), project: p.project, tz: p.tz, since: p.since, until: p.until },
-    { mode: VARCHAR, h: LIST(VARCHAR), project: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR },
-  );
-  return (r.getRowObjectsJson() as { harness: string; model: string | null; speed: string | null; priority: boolean | null; responses: string; tokens: string }[]).map((x) =>
-    x.priority && x.model !== null
-      ? `no priority-processing price for model "${x.model}" (${x.harness}): ${counted(x.responses, 'response')}, ${counted(x.tokens, 'token')} billed at the priority tier ${Number(x.tokens) === 1 ? 'has' : 'have'} no computed cost (unknown, not the standard rate)`
-      : x.model === null
-      ? `${counted(x.responses, `${x.harness} response`)} (${counted(x.tokens, 'token')}) ${Number(x.responses) === 1 ? 'names no model, so it has' : 'name no model, so they have'} no computed cost (unknown, not $0)`
-      : x.speed !== null
-        ? // A model priced at standard speed whose fast-mode price is not known (src/pricing/fast-mode.ts).
-          `no ${x.speed}-mode price for model "${x.model}" (${x.harness}): ${counted(x.responses, 'response')} served at speed "${x.speed}" (${counted(x.tokens, 'token')}) ${Number(x.responses) === 1 ? 'has' : 'have'} no computed cost (unknown, not the standard rate); price it with --prices FILE (LiteLLM format${x.speed === 'fast' ? ', provider_specific_entry.fast' : ''})`
-        : `no price for model "${x.model}" (${x.harness}): ${counted(x.responses, 'response')}, ${counted(x.tokens, 'token')} ${Number(x.tokens) === 1 ? 'has' : 'have'} no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)`,
-  );
-}
-
-/**
- * One warning per model in the report's range whose computed costs come from
- * a near match: another model's price entry that its name merely begins like
- * (`claude-sonnet-5-5` priced as `claude-sonnet-5`), naming the entry used.
- * Models are judged once per (harness, provider, model) the store holds;
- * only when one is a near match does the range decide whether it is shown.
- */
-export async function nearMatchWarnings(conn: DuckDBConnection, p: ReportParams, pricer: Pricer): Promise<string[]> {
-  if (p.costMode === 'recorded') return [];
-  const attrs = await conn.runAndReadAll(`SELECT DISTINCT harness, provider, model FROM event_attrs WHERE model IS NOT NULL AND list_contains($h, harness)`, { h: listValue(p.harnesses) }, { h: LIST(VARCHAR) });
-  const near = new Map<string, { entry: string; provider: string }>();
+export async function judgeNearMatches(rt: PricingRun, conn: DuckDBConnection, previous: Pick<Ready, 'near' | 'resolveWarnings' | 'judged'> | null): Promise<Pick<Ready, 'near' | 'resolveWarnings' | 'judged'>> {
+  const attrs = await conn.runAndReadAll(`SELECT DISTINCT harness, provider, model FROM event_attrs WHERE model IS NOT NULL ORDER BY harness, provider NULLS FIRST, model`);
+  const keyOf = (h: string, p: string | null, m: string) => `${h}\u0000${p ?? ''}\u0000${m}`;
+  const judgedBefore = new Set(previous?.judged ?? []);
+  const nearBefore = new Map((previous?.near ?? []).map((n) => [keyOf(n.harness, n.provider, n.model), n]));
+  const warnedBefore = new Map((previous?.resolveWarnings ?? []).map((w) => [w.key, w]));
+  let pricer: Pricer | null = null;
+  const out: Pick<Ready, 'near' | 'resolveWarnings' | 'judged'> = { near: [], resolveWarnings: [], judged: [] };
   for (const a of attrs.getRowObjectsJson() as { harness: HarnessId; provider: string | null; model: string }[]) {
+    const k = keyOf(a.harness, a.provider, a.model);
+    out.judged.push(k);
+    if (judgedBefore.has(k)) {
+      const n = nearBefore.get(k);
+      if (n) out.near.push(n);
+      const w = warnedBefore.get(k);
+      if (w) out.resolveWarnings.push(w);
+      continue;
+    }
+    pricer ??= (await costFunction(rt)).pricer;
+    const n = pricer.warnings.length;
     const m = pricer.nearMatch(a.model, a.provider, a.harness);
-    if (m) near.set(`${a.harness}\u0000${a.provider ?? ''}\u0000${a.model}`, m);
+    if (m) out.near.push({ harness: a.harness, provider: a.provider, model: a.model, entry: m.entry, entryProvider: m.provider });
+    if (pricer.warnings.length > n) out.resolveWarnings.push({ key: k, harness: a.harness, warnings: pricer.warnings.slice(n) });
   }
-  if (!near.size) return [];
-  // Which of them priced a response in the range (computed, and used under --cost).
-  const r = await conn.runAndReadAll(
-    `SELECT harness, provider, model, count(*)::BIGINT AS responses
-     FROM billed_events
-     WHERE computed_cost_e10 IS NOT NULL AND ($mode = 'computed' OR recorded_cost_e10 IS NULL)
-       AND model IS NOT NULL AND list_contains($h, harness)
-       AND ($project = '' OR contains(coalesce(project, ''), $project))
-       AND CAST(timezone($tz, make_timestamptz(ts_ms * 1000)) AS DATE) BETWEEN CAST($since AS DATE) AND CAST($until AS DATE)
-     GROUP BY ALL ORDER BY model, harness, provider NULLS FIRST`,
-    { mode: p.costMode, h: listValue(p.harnesses), project: p.project, tz: p.tz, since: p.since, until: p.until },
-    { mode: VARCHAR, h: LIST(VARCHAR), project: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR },
-  );
-  // Once per model and entry, however many harnesses and providers it came through.
-  const byModel = new Map<string, { model: string; entry: string; provider: string; harnesses: Set<string>; responses: number }>();
-  for (const x of r.getRowObjectsJson() as { harness: string; provider: string | null; model: string; responses: string }[]) {
-    const m = near.get(`${x.harness}\u0000${x.provider ?? ''}\u0000${x.model}`);
-    if (!m) continue;
-    const key = `${x.model}\u0000${m.provider}\u0000${m.entry}`;
-    const w = byModel.get(key) ?? { model: x.model, entry: m.entry, provider: m.provider, harnesses: new Set<string>(), responses: 0 };
-    w.harnesses.add(x.harness);
-    w.responses += Number(x.responses);
-    byModel.set(key, w);
-  }
-  return [...byModel.values()].map(
-    (w) =>
-      `model "${w.model}" (${[...w.harnesses].join(', ')}) has no price entry of its own: its ${counted(w.responses, 'response')} ${Number(w.responses) === 1 ? 'is' : 'are'} priced as "${w.entry}" (${w.provider}, the nearest entry); check with \`tx-usage prices show ${w.model}\`, or price it with --prices FILE (LiteLLM format)`,
-  );
+  return out;
 }
 
 /**

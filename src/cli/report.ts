@@ -7,20 +7,19 @@ import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
-import { mayLeaveUnread, horizonOfDay, usableHorizon } from '../ingest/horizon.js';
-import { stampOf } from '../ingest/stamp.js';
+import { horizonOfDay } from '../ingest/horizon.js';
 import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
-import '../render/html.js'; // registers the HTML renderer (--format html)
-import { hasStoredRows, hasUnpricedResponses, storedWarningsBySource } from '../store/read.js';
+import { hasStoredRows } from '../store/read.js';
+import { resolveWarningsOf, warningsInWindow } from '../store/ready.js';
 import type { IngestResult } from '../ingest/ingest.js';
-import { cacheDir, notice, openAndRefresh, rootProblems, type Runtime } from './runtime.js';
+import { cacheDir, notice, rootProblems, type Runtime } from './runtime.js';
+import { openAnswerable, type Answerable } from './current.js';
 import { retentionNoticeOnce } from './retention.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
-import { costFunction, nearMatchWarnings, unpricedModelWarnings, type CostSetup } from './pricing.js';
-import type { Store } from '../store/store.js';
+import { nearMatchWarnings, unpricedModelWarnings } from './price-warnings.js';
 import { noteReportOutput } from './memo.js';
 import { mark } from '../core/trace.js';
 import { nowMs } from '../live/clock.js';
@@ -99,24 +98,16 @@ export const RETAINED_ONLY =
   'no harness data found in the searched locations: the rows shown are the store\'s retained history (read on earlier runs); `tx-usage sources` shows where it looked';
 
 /**
- * The store opened and brought up to date as a report needs it, with the
- * pricer of that refresh: what `answerReport` reads. A caller asking several
- * questions at once (`serve`, `mcp`) opens it once for all of them
- * (`horizonMs` null: every source read, as `watch` reads them) and closes it.
+ * The store found current or brought up to date as a report needs it
+ * (current.ts): what `answerReport` reads. A caller asking several questions
+ * at once (`serve`, `mcp`) opens it once for all of them (`horizonMs` null:
+ * every source read, as `watch` reads them) and closes it.
  */
-export interface ReportStore {
-  store: Store;
-  ingest: IngestResult;
-  storeWarnings: string[];
-  cost: CostSetup;
-}
+export type ReportStore = Answerable;
 
-/** Opens the store for reports (runtime.ts openAndRefresh): a store this user cannot write is answered from as it is, with a warning. */
-export async function openReportStore(rt: Runtime, horizonMs: number | null): Promise<ReportStore> {
-  const cost = await costFunction(rt);
-  mark('prices loaded');
-  const { store, ingest, storeWarnings } = await openAndRefresh(rt, cost.fn, { horizonMs, keepRootWarnings: true, readOnlyOk: true });
-  return { store, ingest, storeWarnings, cost };
+/** Opens the store for reports (current.ts openAnswerable): a store this user cannot write is answered from as it is, with a warning (runtime.ts answerReadOnly). */
+export function openReportStore(rt: Runtime, horizonMs: number | null): Promise<ReportStore> {
+  return openAnswerable(rt, { horizonMs, keepRootWarnings: true, readOnlyOk: true });
 }
 
 /**
@@ -174,21 +165,22 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
   const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
   const horizonMs = horizonOfDay(readFrom, p.tz);
-  const { store, ingest, storeWarnings, cost } = o.use ?? (await openReportStore(rt, horizonMs));
+  const { store, scans, ingest, discoveryWarnings, storeWarnings, ready, pricingWarnings } = o.use ?? (await openReportStore(rt, horizonMs));
   try {
-    // The warnings are read on a second connection while the first labels
-    // this machine's rows.
+    // The price warnings of the range are read on a second connection while the first labels this machine's rows.
     const side = await store.connect();
-    const stored = storedWarningsBySource(side, p.harnesses).then(async (w) => ({
-      stored: inReportWindow(w, ingest, horizonMs),
-      unpriced: [...((await hasUnpricedResponses(side)) ? await unpricedModelWarnings(side, p) : []), ...(await nearMatchWarnings(side, p, cost.pricer))],
-    }));
+    const priced = (async () => [...(ready.unpriced ? await unpricedModelWarnings(side, p) : []), ...(await nearMatchWarnings(side, p, ready.near))])();
     // Both observed at once, so that neither can end as an unhandled rejection.
-    const both = Promise.all([labelLocalRows(store.conn, machine), stored]);
+    const both = Promise.all([labelLocalRows(store.conn, machine), priced]);
     both.catch(() => undefined);
-    const [, read] = await both;
-    const totalSources = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
-    const warnings = [...storeWarnings, ...rootWarnings, ...ingest.discoveryWarnings, ...read.stored, ...cost.warnings, ...read.unpriced];
+    const [, unpriced] = await both;
+    const totalSources = scans.reduce((n, s) => n + s.sources.length, 0);
+    // The stored warnings of the sources this report needs: not those of a source its horizon leaves unread when the
+    // store does not hold it (horizon.ts), whether or not another command has read it, so that a memo hit after
+    // `tx-usage ingest` prints what the full run printed (store/ready.ts warningsInWindow).
+    const stored = warningsInWindow(ready, p.harnesses, horizonMs);
+    const costWarnings = [...pricingWarnings, ...resolveWarningsOf(ready, p.harnesses, pricingWarnings)];
+    const warnings = [...storeWarnings, ...rootWarnings, ...discoveryWarnings, ...stored, ...costWarnings, ...unpriced];
     // "No harness data found" and where it looked: in the JSON's warnings, said on stderr as lines of its own.
     // Only when the store holds nothing either: rows it kept from earlier runs (a harness folder moved,
     // a custom storage path no longer readable) are still the user's spend, and every format shows them,
@@ -198,7 +190,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     else if (totalSources === 0) {
       noData = [
         'No harness data found. Searched:',
-        ...searchedLines(ingest),
+        ...searchedLines(ingest!),
         'Point tx-usage elsewhere with --root HARNESS=PATH (repeatable) or the environment variables above,',
         'or try `tx-usage report --demo` to see a report on generated sample data.',
       ].join('\n');
@@ -208,7 +200,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     mark('warnings read');
     // Claude Code deletes old transcripts: said once, in the first report that reads some (README "Claude Code keeps 30 days").
     if (!a.demo && p.harnesses.includes('claude-code')) {
-      const said = await retentionNoticeOnce(store.conn, rt, ingest, live.now);
+      const said = await retentionNoticeOnce(store.conn, rt, scans, live.now);
       if (said) notice(rt, said);
     }
     const out = await runReport(store.conn, def, p, warnings, live);
@@ -233,6 +225,8 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
 async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], noData: string | null = null): Promise<void> {
   // The terminal's width and colour only for a table: the other formats do not depend on the terminal.
   const table = p.format === 'table';
+  // The HTML renderer registers itself when loaded, only for --format html: it takes every harness's chart colour from the registry.
+  if (p.format === 'html') await import('../render/html.js');
   const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
   if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   else process.stdout.write(text);
@@ -253,33 +247,6 @@ function rootWarningsFor(rt: Runtime, harnesses: HarnessId[], harnessGiven: bool
     throw new UsageError(harnesses.flatMap((h) => problems.get(h)!).join('; '));
   }
   return [...problems.values()].flat();
-}
-
-/**
- * The stored warnings of the sources this report needs: not those of a
- * source its horizon leaves unread when the store does not hold it
- * (horizon.ts). A source such a report once read, or that `ingest` read,
- * would otherwise show its warnings in one run and not in another of the
- * same report, and a memo hit after `tx-usage ingest` would print other
- * warnings than the full run; now both print the same.
- */
-function inReportWindow(stored: { source_key: string; reason: string }[], ingest: IngestResult, horizonMs: number): string[] {
-  const horizon = usableHorizon(ingest.scans, horizonMs);
-  if (horizon === null) return stored.map((w) => w.reason);
-  const bySource = new Map(ingest.scans.flatMap((s) => s.sources.map((src) => [src.key, { src, harness: s.harness }] as const)));
-  const outside = new Map<string, boolean>();
-  return stored
-    .filter((w) => {
-      let out = outside.get(w.source_key);
-      if (out === undefined) {
-        const s = bySource.get(w.source_key);
-        // A source no longer found keeps its warnings (what the store still holds of it is reported).
-        out = s ? mayLeaveUnread(s.src, s.harness, stampOf(s.src), horizon) : false;
-        outside.set(w.source_key, out);
-      }
-      return !out;
-    })
-    .map((w) => w.reason);
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */

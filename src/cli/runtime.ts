@@ -9,6 +9,7 @@ import { makeWorkDir } from './workdir.js';
 import { HARNESS_IDS, isHarnessId, type HarnessId } from '../core/types.js';
 import type { IngestOptions, IngestResult } from '../ingest/ingest.js';
 import type { Store } from '../store/store.js';
+import type { Ready } from '../store/ready.js';
 import { UsageError } from '../report/period.js';
 import type { CostFn } from '../store/write.js';
 import { mark } from '../core/trace.js';
@@ -123,6 +124,17 @@ export interface Refreshed {
    * stderr unless the caller kept it (with `keepRootWarnings`). Else empty.
    */
   storeWarnings: string[];
+  /** With `ready`: what a report needs besides its query, as kept for the next question (store/ready.ts). */
+  ready?: Ready;
+}
+
+/** Options of a refresh. `ready`: make (and keep, when the store is up to date and writable) the ready row. */
+interface RefreshOptions {
+  horizonMs?: number | null;
+  keepRootWarnings?: boolean;
+  onWrite?: IngestOptions['onWrite'];
+  readOnlyOk?: boolean;
+  ready?: boolean;
 }
 
 /** `--db PATH` in a folder that does not exist: a usage error (the default store's folder is made). */
@@ -149,18 +161,13 @@ export function checkDbFolder(rt: Runtime): void {
  * --root problems go to stderr as warnings, unless `keepRootWarnings` (the
  * report puts them among its own warnings).
  */
-export async function openAndRefresh(
-  rt: Runtime,
-  cost: CostFn,
-  o: { horizonMs?: number | null; keepRootWarnings?: boolean; onWrite?: IngestOptions['onWrite']; readOnlyOk?: boolean } = {},
-): Promise<Refreshed> {
+export async function openAndRefresh(rt: Runtime, cost: CostFn, o: RefreshOptions = {}): Promise<Refreshed> {
   checkDbFolder(rt);
   const rootWarnings = [...rootProblems(rt).values()].flat();
   if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(rootWarnings));
   // Loaded here, not at start-up: a report answered from its memo never needs DuckDB.
-  const [{ openStore, ReadOnlyStoreError }, { ingest, sidecarPath }, { repriceStore, pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
+  const [{ openStore, ReadOnlyStoreError }, { pricingMetaOf }, { earlyExtractionStarted }] = await Promise.all([
     import('../store/store.js'),
-    import('../ingest/ingest.js'),
     import('./pricing.js'),
     import('../ingest/early.js'),
   ]);
@@ -180,10 +187,20 @@ export async function openAndRefresh(
     const answered = await answerReadOnly(rt, cost, e, o.horizonMs ?? null);
     if (!answered) throw e;
     if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(answered.storeWarnings));
-    return { ...answered, rootWarnings };
+    return { ...answered, rootWarnings, ready: o.ready ? await readyOf(rt, answered.store, answered.ingest, cost, false) : undefined };
   }
   mark('store open');
   if (store.notice) notice(rt, store.notice);
+  return { ...(await refreshStore(rt, store, cost, o)), rootWarnings };
+}
+
+/**
+ * Brings the open `store` up to date: prices, then the ingest (with the
+ * sources a memo check or a current-store check found, when offered).
+ * Closes the store if that fails.
+ */
+export async function refreshStore(rt: Runtime, store: Store, cost: CostFn, o: RefreshOptions = {}): Promise<Omit<Refreshed, 'rootWarnings'>> {
+  const [{ ingest, sidecarPath }, { repriceStore }] = await Promise.all([import('../ingest/ingest.js'), import('./pricing.js')]);
   const tmp = makeWorkDir();
   try {
     // Rows priced under older prices or overrides get today's prices first.
@@ -201,15 +218,38 @@ export async function openAndRefresh(
       onWrite: o.onWrite,
     });
     mark('ingested');
+    const ready = o.ready ? await readyOf(rt, store, result, cost, true) : undefined;
     // The checkpoint runs on DuckDB's threads while the caller's queries run (store.close() waits for it).
     store.settle();
-    return { store, ingest: result, rootWarnings, storeWarnings: [] };
+    return { store, ingest: result, storeWarnings: [], ready };
   } catch (e) {
     await store.close();
     throw e;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The ready row of the store as `ingest` left it (store/ready.ts): the
+ * sources' warnings and facts, the prices' record, the near matches (those of
+ * the row before kept when the prices are the same). Kept when `keep` and the
+ * ingest left the store up to date (its sources digest recorded).
+ */
+async function readyOf(rt: Runtime, store: Store, ingest: IngestResult, cost: CostFn, keep: boolean): Promise<Ready> {
+  const [{ setupOf, judgeNearMatches }, { sourceFacts }, { readCurrentMeta, saveReady, READY_VERSION }] = await Promise.all([import('./pricing.js'), import('../ingest/ready.js'), import('../store/ready.js')]);
+  const setup = setupOf(cost);
+  const before = (await readCurrentMeta(store.conn)).ready;
+  // Still the row of this state and of prices made from the same inputs: nothing to make or write.
+  if (before && before.digest === ingest.digest && JSON.stringify(before.pricing) === JSON.stringify(setup.record)) return before;
+  const ready: Omit<Ready, 'v'> = {
+    digest: ingest.digest,
+    pricing: setup.record,
+    ...(await sourceFacts(store.conn, ingest.scans)),
+    ...(await judgeNearMatches(rt, store.conn, before && before.pricing.fingerprint === setup.fingerprint ? before : null)),
+  };
+  if (keep && (await saveReady(store.conn, ready))) mark('ready row saved');
+  return { v: READY_VERSION, ...ready };
 }
 
 /**

@@ -29,7 +29,7 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
   }
   const day = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().slice(0, 10));
   // Claude Code deletes old transcripts: how far back its files reach, and the setting (README "Claude Code keeps 30 days").
-  const claude = claudeRetention(rt, ingest);
+  const claude = claudeRetention(rt, ingest.scans);
   const harnesses = ingest.scans.map((s) => {
     const files = figures.filter((f) => f.harness === s.harness.id);
     const onDisk = files.filter((f) => f.retained_since_ms === null);

@@ -7,7 +7,7 @@
 // and, on a later run, asks each question again: same answers, same inputs.
 // A read that bypasses this module is a bug that can make the memo replay a
 // stale answer; a knob noted that changes nothing only costs a miss.
-import { fstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { digest128 } from './digest.js';
@@ -35,7 +35,7 @@ export type Input =
  * itself, never its output: not inputs. (One missing here only costs the
  * memo a miss when it changes.)
  */
-const RUN_KNOBS = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_DEBUG', 'TX_USAGE_NO_WASM']);
+const RUN_KNOBS = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_DEBUG', 'TX_USAGE_NO_WASM', 'TX_USAGE_LOCK_WAIT_MS']);
 
 /**
  * What was noted, kept on a registered global: the bin entry (fast.cjs) and
@@ -46,13 +46,68 @@ const state = ((globalThis as Record<symbol, unknown>)[Symbol.for('tx-usage.inpu
   seen: new Map<string, Input>(),
   /** Set when something enumerated the environment: then all of it is an input. */
   envEnumerated: false,
-}) as { seen: Map<string, Input>; envEnumerated: boolean };
+  collecting: new Set<Map<string, Input>>(),
+}) as { seen: Map<string, Input>; envEnumerated: boolean; collecting: Set<Map<string, Input>> };
 
 function note(id: string, input: Input): void {
   if (!state.seen.has(id)) state.seen.set(id, input);
+  for (const c of state.collecting) if (!c.has(id)) c.set(id, state.seen.get(id)!);
 }
 
-function statLine(path: string): string {
+/**
+ * Notes inputs asked on an earlier run, which hold now (inputsHold): a result
+ * of theirs this run uses without asking them again (the prices, store/ready.ts)
+ * makes what this run renders depend on them.
+ */
+export function noteHeld(list: readonly Input[]): void {
+  for (const i of list) {
+    if (i.k === 'env' && i.name === '\0all') state.envEnumerated = true;
+    else note(inputId(i), i);
+  }
+}
+
+function inputId(i: Input): string {
+  switch (i.k) {
+    case 'env':
+      return `env\0${i.name}`;
+    case 'file':
+    case 'dir':
+    case 'realpath':
+      return `${i.k}\0${i.path}`;
+    case 'tty':
+      return `tty\0${i.fd}`;
+    case 'today':
+      return `today\0${i.tz ?? ''}`;
+    case 'host':
+    case 'cwd':
+      return i.k;
+    default:
+      return i satisfies never;
+  }
+}
+
+/**
+ * Every input `work` asks (those asked before it too), with the answers they
+ * had when first asked in this run: what a result made by `work` depends on
+ * besides its arguments (cli/pricing.ts keeps the price data's this way). An
+ * input asked meanwhile by other work is included too: a stricter key, never
+ * a looser one.
+ */
+export async function inputsOf<T>(work: () => Promise<T>): Promise<{ value: T; inputs: Input[] }> {
+  const c = new Map<string, Input>();
+  state.collecting.add(c);
+  try {
+    const value = await work();
+    const inputs = [...c.values()];
+    if (state.envEnumerated) inputs.push({ k: 'env', name: '\0all', v: envDigest() });
+    return { value, inputs };
+  } finally {
+    state.collecting.delete(c);
+  }
+}
+
+/** A file's size:mtime:inode, '-' when it cannot be stat'ed: what a file input's answer is. */
+export function statLine(path: string): string {
   try {
     const s = statSync(path, { throwIfNoEntry: false });
     return s ? `${s.size}:${s.mtimeMs}:${s.ino}` : '-';
@@ -147,30 +202,8 @@ export function inputHostname(): string {
   return v;
 }
 
-/**
- * Whether fd 1 or 2 is a terminal, without creating process.stdout or
- * process.stderr when it is not (a memo hit never creates them; see
- * docs/internals.md): a pipe, a file or /dev/null is not a terminal; any
- * other character device is asked through the stream.
- */
-export function fdIsTerminal(fd: 1 | 2): boolean {
-  let s;
-  try {
-    s = fstatSync(fd);
-  } catch {
-    return false; // a closed fd: Node gives the process a stream that is no TTY
-  }
-  if (!s.isCharacterDevice()) return false;
-  try {
-    if (s.rdev === statSync('/dev/null').rdev) return false;
-  } catch {
-    /* no /dev/null here: ask the stream */
-  }
-  return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
-}
-
 function ttyNow(fd: 1 | 2): string {
-  if (!fdIsTerminal(fd)) return 'no';
+  if ((fd === 1 ? process.stdout : process.stderr).isTTY !== true) return 'no';
   return fd === 1 ? `yes:${process.stdout.columns ?? ''}` : 'yes';
 }
 

@@ -5,11 +5,8 @@
 // The index is only a hint: the ingest still plans every source from the
 // store's own bookkeeping, writes an early result as a full re-read, drops
 // one the store turns out to have unchanged, and reads anything else itself.
-import { readFileSync } from 'node:fs';
-import { ownJson, replaceOwnFile } from '../io/own-file.js';
-
-const SIDECAR = 'store-sources';
 import { tmpdir } from 'node:os';
+import { readSidecar } from './sidecar.js';
 import type { HarnessScan, Stamp } from './discover.js';
 import { stampOf, type DiscoverOptions } from './discover.js';
 import type { Job, JobResult } from './job.js';
@@ -18,6 +15,8 @@ import { workersWanted } from './worker-count.js';
 import { mayLeaveUnread, mayDefer, usableHorizon } from './horizon.js';
 import { mark } from '../core/trace.js';
 import { withMeta } from './discovery-record.js';
+
+export { readSidecar, writeSidecar } from './sidecar.js';
 
 /** Below this much new data, starting workers early costs more than it saves. */
 const EARLY_MIN_BYTES = 8 << 20;
@@ -42,26 +41,6 @@ export interface EarlyRun {
 }
 
 let early: EarlyRun | null = null;
-
-/**
- * The sidecar index: the keys of the sources the store knew after the last
- * ingest into it. Version 1 also held their fingerprints, which nothing
- * needs: it is still read, for its keys.
- */
-export function readSidecar(path: string): Set<string> | null {
-  try {
-    const j = JSON.parse(readFileSync(path, 'utf8')) as { v: number; keys?: string[]; fingerprints?: Record<string, string> };
-    if (j.v === 2 && Array.isArray(j.keys)) return new Set(j.keys);
-    return j.v === 1 && j.fingerprints ? new Set(Object.keys(j.fingerprints)) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Only a hint for the next run: not written over a file there that is not tx-usage's (io/own-file.ts). */
-export function writeSidecar(path: string, keys: Iterable<string>): void {
-  replaceOwnFile(path, ownJson(SIDECAR, { v: 2, keys: [...keys] }), SIDECAR, ['{"v":']);
-}
 
 /**
  * Starts reading, in worker threads, the plain and compressed JSONL sources

@@ -69,13 +69,32 @@ export function mayLeaveUnread(src: SourceRef, harness: Harness, stamp: Stamp | 
   if (!mayDefer(harness, stamp, horizonMs)) return false;
   if (src.kind === 'jsonl.zst') return harness.sealedWhenCompressed === true;
   if (src.kind !== 'jsonl') return false;
-  const k = `${src.key}\0${stamp!.fingerprint}`;
+  const t = lastLineTime(src, harness, stamp!);
+  return t !== null && t < horizonMs!;
+}
+
+/** The time of the source's last complete line, read once per source state. */
+function lastLineTime(src: SourceRef, harness: Harness, stamp: Stamp): number | null {
+  const k = `${src.key}\0${stamp.fingerprint}`;
   let t = lastTimes.get(k);
   if (t === undefined) {
     // At the stamp's size: the state the stamp (and so this answer) describes.
-    const line = readLastLine(src.path, undefined, stamp!.size);
+    const line = readLastLine(src.path, undefined, stamp.size);
     t = line === null ? null : harness.lastLineTime!(line);
     lastTimes.set(k, t);
   }
-  return t !== null && t < horizonMs!;
+  return t;
+}
+
+/**
+ * The time after which a horizon lets the source be left unread
+ * (mayLeaveUnread(src, harness, stamp, h) holds exactly for h > this), null when none does: what a
+ * report's warnings are filtered with without the source at hand (store/ready.ts).
+ */
+export function mayLeaveUnreadAfter(src: SourceRef, harness: Harness, stamp: Stamp | null): number | null {
+  if (stamp === null || harness.lastLineTime === undefined) return null;
+  if (src.kind === 'jsonl.zst') return harness.sealedWhenCompressed === true ? stamp.mtimeMs : null;
+  if (src.kind !== 'jsonl') return null;
+  const t = lastLineTime(src, harness, stamp);
+  return t === null ? null : Math.max(stamp.mtimeMs, t);
 }

@@ -8,11 +8,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { HarnessId } from '../core/types.js';
 import type { Harness, SourceRef } from '../harnesses/types.js';
 import { loadSourceStates, markRetained, settlePending, type CostFn, type SourceWrite } from '../store/write.js';
-import { discoverAll, scanDigest, stampOf, type HarnessScan, type Stamp } from './discover.js';
+import { discoverAll, scanDigest, stampOf, withHarnesses, type HarnessScan, type Stamp } from './discover.js';
 import { setLastIngestDigest, takeOfferedDiscovery } from './handoff.js';
+import type { ScanFacts } from './stamp.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { usableHorizon } from './horizon.js';
-import { countRetained, recordSourcesDigest, storedSourcesDigest } from '../store/sources-digest.js';
+import { countRetained, recordSourcesDigest, storedSourcesState, upToDateFor } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
 import { byHarness, planPhase, type Item, type PhaseInput } from './plan.js';
 import { PhaseWriter, type WriteTally } from './phase-writer.js';
@@ -32,7 +33,7 @@ export interface IngestOptions {
   /** Threads that extract (default: one per core, at most 4; 1 = this thread alone, N = N - 1 workers and this thread). Env TX_USAGE_WORKERS overrides. */
   concurrency?: number;
   /** Sources already discovered (the warm fast path found them before deciding to ingest). */
-  discovered?: { scans: HarnessScan[]; warnings: string[]; stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null };
+  discovered?: { scans: ScanFacts[]; warnings: string[]; stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null };
   /** Where to leave the index of known sources for the next run's early start (see early.ts). */
   sidecar?: string | null;
   /**
@@ -102,12 +103,12 @@ export async function findAndStamp(opts: IngestOptions): Promise<Found> {
   const given = opts.discovered ?? takeOfferedDiscovery(opts);
   const early = takeEarlyExtraction(opts);
   const discoveryWarnings: string[] = given ? [...given.warnings] : [];
-  const scans = given ? given.scans : await discoverAll(opts, discoveryWarnings);
+  const scans = given ? withHarnesses(given.scans) : await discoverAll(opts, discoveryWarnings);
   // Stamps are taken before anything is read: a file that changes while it
   // is read looks changed next run, never the other way round.
   const stamps = new Map<string, Stamp | null>();
   const raw = new Map<string, string>();
-  // Taken in a thread of their own while the store opened (ingest/stamp.ts stampAllConcurrently).
+  // Taken while the store opened (cli/runtime.ts).
   const givenStamps = given?.stamps ? await given.stamps : null;
   for (const s of scans)
     for (const src of s.sources) {
@@ -132,8 +133,9 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   setLastIngestDigest(null);
   const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, returned: 0, retained: 0, deferred: 0, unread: 0, discoveryWarnings, digest, stats };
   // Nothing changed since the last complete ingest (store/sources-digest.ts): nothing to read or write.
-  const storedDigest = await storedSourcesDigest(conn);
-  if (storedDigest === digest && !early) {
+  const storedDigest = await storedSourcesState(conn);
+  const horizon = usableHorizon(scans, opts.horizonMs);
+  if (upToDateFor(storedDigest, digest, horizon) && !early) {
     result.unchanged = raw.size;
     result.retained = await countRetained(conn);
     stats.upToDate = true;
@@ -146,7 +148,6 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   const total = scans.reduce((n, s) => n + s.sources.length, 0);
   let done = 0;
   const progress = (n: number) => opts.progress?.((done += n), total);
-  const horizon = usableHorizon(scans, opts.horizonMs);
   // Left unread under the horizon, by harness; read after all when a copy of
   // a response turns up in that harness's other files (see horizon.ts).
   const deferred = new Map<HarnessId, Item[]>();
@@ -186,10 +187,11 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   await settlePending(conn);
   mark('ingest: settled');
   for (const list of deferred.values()) result.deferred += list.length;
-  writeSidecarIfChanged(opts, raw, deferred, fingerprints, retained, result);
+  writeSidecarIfChanged(opts, raw, deferred, fingerprints, retained, result, horizon);
   mark('ingest: extracted and written');
-  // Everything found was read (or was unchanged): the next run with the same digest has nothing to do.
-  if (result.deferred === 0 && result.unread === 0 && [...stamps.values()].every((st) => st !== null)) await recordSourcesDigest(conn, digest, storedDigest);
+  // Everything found was read, unchanged or left unread under the horizon: the next run with the
+  // same digest, and a horizon no earlier (when some were left unread), has nothing to do.
+  if (result.unread === 0 && [...stamps.values()].every((st) => st !== null)) await recordSourcesDigest(conn, digest, storedDigest, result.deferred > 0 ? horizon : null);
   return finishStats(opts, result, t0, digest);
 }
 
@@ -226,12 +228,13 @@ function* phasesOf(scans: HarnessScan[], deferred: Map<HarnessId, Item[]>, copie
 }
 
 /** The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run). */
-function writeSidecarIfChanged(opts: IngestOptions, raw: Map<string, string>, deferred: Map<HarnessId, Item[]>, fingerprints: Map<string, string>, retained: Set<string>, result: IngestResult): void {
+function writeSidecarIfChanged(opts: IngestOptions, raw: Map<string, string>, deferred: Map<HarnessId, Item[]>, fingerprints: Map<string, string>, retained: Set<string>, result: IngestResult, horizon: number | null): void {
   if (!opts.sidecar) return;
   const unread = new Set([...deferred.values()].flatMap((l) => l.map((x) => x.src.key)));
   const storeKeys = unread.size ? [...raw.keys()].filter((k) => !unread.has(k)) : [...raw.keys()];
   const sameKeys = result.removed === 0 && result.returned === 0 && storeKeys.length === fingerprints.size - retained.size && storeKeys.every((k) => fingerprints.has(k));
-  if (!(sameKeys && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, storeKeys);
+  // Sources left unread are listed with the horizon they were left under (a later run under it starts no early read of them).
+  if (!(sameKeys && !unread.size && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, storeKeys, unread, horizon);
 }
 
 function finishStats(opts: IngestOptions, result: IngestResult, t0: number, digest: string): IngestResult {

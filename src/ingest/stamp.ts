@@ -7,7 +7,6 @@ import type { RootSpec, SourceRef } from '../harnesses/types.js';
 import { digest128 } from '../core/digest.js';
 import { accessSync, constants, statSync } from 'node:fs';
 import { fsPath } from '../io/raw-path.js';
-import { createRequire } from 'node:module';
 
 /** What scanDigest needs of a harness's scan (a HarnessScan, or one replayed from a discovery record). */
 export interface ScanFacts {
@@ -96,91 +95,6 @@ export function stampAll(scans: ScanFacts[]): Map<string, Stamp | null> {
   for (const s of scans) for (const src of s.sources) out.set(src.key, stampOf(src));
   return out;
 }
-
-/**
- * The stat pass of stampAll in a thread of its own: one stat per
- * source is what every run that is not a memo hit pays before its first
- * query, growing with the number of files (~140 ms of the main thread for
- * 10 142 sources at the 3 GiB benchmark corpus). Started as soon as the
- * sources are known, it runs while the main thread loads the report code and
- * DuckDB and opens the store; the ingest awaits it. The numbers come back in
- * one typed array and are made into the very stamps stampOf makes (the same
- * Number-to-text of the same values). Below `minSources`, or where a worker
- * cannot start, the stat pass runs here.
- */
-/** Stat passes answered by a worker thread in this process (tests check the thread was used). */
-export const statThreads = { answered: 0 };
-
-export async function stampAllConcurrently(scans: ScanFacts[], minSources = 1000): Promise<Map<string, Stamp | null>> {
-  const sources = scans.flatMap((s) => s.sources);
-  if (sources.length < minSources) return stampAll(scans);
-  // Loaded here, not at start-up: a memo hit never needs worker threads. (By
-  // require: a dynamic import() has no loader in the bundle's cached code.)
-  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
-  let worker: InstanceType<typeof Worker>;
-  try {
-    worker = new Worker(STAT_WORKER, { eval: true, workerData: { paths: sources.map((x) => fsPath(x.path)), companions: sources.map((x) => x.companions?.map(fsPath) ?? 0) } });
-  } catch {
-    return stampAll(scans);
-  }
-  return await new Promise<Map<string, Stamp | null>>((resolve) => {
-    let settled = false;
-    const fallback = () => {
-      if (settled) return;
-      settled = true;
-      resolve(stampAll(scans));
-    };
-    worker.once('message', (m: { nums: Float64Array; extra: Record<number, string> }) => {
-      if (settled) return;
-      settled = true;
-      statThreads.answered++;
-      const out = new Map<string, Stamp | null>();
-      const n = m.nums;
-      sources.forEach((src, i) => {
-        const o = STAT_FIELDS * i;
-        const size = n[o]!;
-        if (Number.isNaN(size)) return void out.set(src.key, null);
-        const mtimeMs = n[o + 1]!;
-        const ino = n[o + 2]!;
-        const mark = unreadableMark(src.path, n[o + 4]!, n[o + 5]!, n[o + 6]!);
-        out.set(src.key, { size, ino: `${n[o + 3]}:${ino}`, fingerprint: `${size}:${mtimeMs}:${ino}${mark}${m.extra[i] ?? ''}`, mtimeMs });
-      });
-      resolve(out);
-    });
-    worker.once('error', fallback);
-    worker.once('exit', fallback);
-  });
-}
-
-/** Numbers per source the stat worker sends: size, mtimeMs, ino, dev, mode, uid, gid. */
-const STAT_FIELDS = 7;
-
-/**
- * stampOf's stats, in a worker: per source size, mtimeMs, ino, dev, mode,
- * uid, gid (NaN: cannot be stat'ed; unreadableMark runs on them in the main thread) and its
- * companions' part of the fingerprint.
- */
-const STAT_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { statSync } = require('node:fs');
-const { paths, companions } = workerData;
-const stat = (p) => { try { return statSync(typeof p === 'string' ? p : Buffer.from(p), { throwIfNoEntry: false }); } catch { return undefined; } };
-const F = ${STAT_FIELDS};
-const nums = new Float64Array(paths.length * F).fill(NaN);
-const extra = {};
-for (let i = 0; i < paths.length; i++) {
-  const st = stat(paths[i]);
-  if (!st) continue;
-  const o = F * i;
-  nums[o] = st.size; nums[o + 1] = st.mtimeMs; nums[o + 2] = st.ino; nums[o + 3] = st.dev; nums[o + 4] = st.mode; nums[o + 5] = st.uid; nums[o + 6] = st.gid;
-  if (companions[i]) {
-    let f = '';
-    for (const c of companions[i]) { const cs = stat(c); f += cs ? '|' + cs.size + ':' + cs.mtimeMs : '|-'; }
-    extra[i] = f;
-  }
-}
-parentPort.postMessage({ nums, extra }, [nums.buffer]);
-`;
 
 /** The fingerprints of stamps, 'missing' for a source that could not be stat'ed. */
 export function fingerprintsOf(stamps: Map<string, Stamp | null>): Map<string, string> {

@@ -6,7 +6,7 @@
 // (cli/runtime.ts openAndRefresh, `readOnlyOk`).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { loadSourceStates } from '../store/write.js';
-import { countRetained, storedSourcesDigest } from '../store/sources-digest.js';
+import { countRetained, storedSourcesState, upToDateFor } from '../store/sources-digest.js';
 import { setLastIngestDigest } from './handoff.js';
 import { mayLeaveUnread, usableHorizon } from './horizon.js';
 import { findAndStamp, type IngestOptions, type IngestResult } from './ingest.js';
@@ -37,10 +37,10 @@ export async function surveyReadOnly(conn: DuckDBConnection, opts: IngestOptions
   setLastIngestDigest(null);
   const { scans, raw, stamps, digest, discoveryWarnings } = found;
   let changed = 0;
-  // The last ingest read everything as it is now (store/sources-digest.ts): nothing changed, at the cost of one query.
-  if ((await storedSourcesDigest(conn)) !== digest) {
+  // The last ingest read everything this run needs as it is now (store/sources-digest.ts): nothing changed, at the cost of one query.
+  const horizon = usableHorizon(scans, opts.horizonMs);
+  if (!upToDateFor(await storedSourcesState(conn), digest, horizon)) {
     const { fingerprints } = await loadSourceStates(conn);
-    const horizon = usableHorizon(scans, opts.horizonMs);
     for (const s of scans)
       for (const src of s.sources) {
         const now = raw.get(src.key)!;

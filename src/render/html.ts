@@ -232,7 +232,8 @@ const BOOT = `(function () {
     background: null,
     font: 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif',
     axis: { labelFontSize: 11, titleFontSize: 12, labelColor: '#1d2330', titleColor: '#1d2330' },
-    legend: { labelFontSize: 11, titleFontSize: 12 },
+    // symbolLimit 0: every model and harness in its legend (Vega drops entries past 30 with a console warning).
+    legend: { labelFontSize: 11, titleFontSize: 12, symbolLimit: 0 },
     view: { stroke: null }
   };
   payload.charts.forEach(function (c) {

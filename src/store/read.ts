@@ -80,12 +80,12 @@ export async function sourceFigures(conn: DuckDBConnection): Promise<SourceFigur
 }
 
 /** storedWarnings with the source each one belongs to (a report keeps those of the sources it needs, cli/report.ts). */
-export async function storedWarningsBySource(conn: DuckDBConnection, harnesses: string[]): Promise<{ source_key: string; reason: string }[]> {
+export async function storedWarningsBySource(conn: DuckDBConnection, harnesses: string[]): Promise<{ source_key: string; harness: string; reason: string }[]> {
   const r = await conn.runAndReadAll(
-    `SELECT i.source_key, i.reason FROM source_issues i JOIN sources s USING (source_key)
+    `SELECT i.source_key, s.harness, i.reason FROM source_issues i JOIN sources s USING (source_key)
      WHERE i.kind IN ('warning', 'warning-tail') AND list_contains($h, s.harness) ORDER BY s.harness, s.path, i.reason`,
     { h: listValue(harnesses) },
     { h: LIST(VARCHAR) },
   );
-  return r.getRowObjectsJson() as { source_key: string; reason: string }[];
+  return r.getRowObjectsJson() as { source_key: string; harness: string; reason: string }[];
 }

@@ -11,8 +11,12 @@
 // - every write transaction of an ingest deletes it first (forgetSourcesDigest,
 //   in BatchWriter and markRetained): a run that stops half-way leaves none;
 // - it is recorded last, once the ingest's writes are committed, and only when
-//   nothing was left unread (horizon.ts) and every source could be stat'ed
-//   (an unreadable source is tried again each run, as before).
+//   every source could be stat'ed and read (an unreadable source is tried
+//   again each run, as before). When a report's horizon left sources unread
+//   (ingest/horizon.ts), that horizon is recorded with it (`sources_digest_horizon`):
+//   the store then holds what an ingest under that horizon wrote, which is
+//   what any later horizon needs too (a source that may be left unread under a
+//   horizon may be under every later one), not what an earlier one needs.
 // Stamps are taken before reading: a file that changes while it is read has
 // another stamp next run, so it is read again, never skipped.
 // Tested in test/nothing-changed.test.ts (the store's files keep their bytes
@@ -26,8 +30,10 @@
 import { VARCHAR, type DuckDBConnection } from './duckdb.js';
 
 const KEY = 'sources_digest';
+const HORIZON_KEY = 'sources_digest_horizon';
 
-export const FORGET_SOURCES_DIGEST = `DELETE FROM meta WHERE key = '${KEY}'`;
+// The ready row (ready.ts) describes the state the digest names: it goes with it.
+export const FORGET_SOURCES_DIGEST = `DELETE FROM meta WHERE key IN ('${KEY}', '${HORIZON_KEY}', 'ready')`;
 
 /** Inside a write transaction, before it changes rows or bookkeeping. */
 export async function forgetSourcesDigest(conn: DuckDBConnection): Promise<void> {
@@ -39,12 +45,45 @@ export async function storedSourcesDigest(conn: DuckDBConnection): Promise<strin
   return (r.getRowObjectsJson()[0] as { value?: string } | undefined)?.value ?? null;
 }
 
-/** Records `digest` in a transaction of its own (nothing when it is recorded already). */
-export async function recordSourcesDigest(conn: DuckDBConnection, digest: string, stored: string | null): Promise<void> {
-  if (stored === digest) return;
+/** The recorded digest and the horizon it was recorded under (null: nothing was left unread). */
+export interface SourcesState {
+  digest: string | null;
+  horizon: number | null;
+}
+
+export async function storedSourcesState(conn: DuckDBConnection): Promise<SourcesState> {
+  const r = await conn.runAndReadAll(`SELECT key, value FROM meta WHERE key IN ('${KEY}', '${HORIZON_KEY}')`);
+  return sourcesStateOf(new Map((r.getRowObjectsJson() as { key: string; value: string }[]).map((x) => [x.key, x.value])));
+}
+
+/** The state from meta rows read by the caller (store/ready.ts reads them with its own). */
+export function sourcesStateOf(meta: Map<string, string>): SourcesState {
+  const h = meta.get(HORIZON_KEY);
+  return { digest: meta.get(KEY) ?? null, horizon: h === undefined ? null : Number(h) };
+}
+
+/** Whether a store recorded under `recorded` holds every source a run with horizon `wanted` (null: none) needs. */
+export function coversHorizon(recorded: number | null, wanted: number | null): boolean {
+  return recorded === null || (wanted !== null && wanted >= recorded);
+}
+
+/** Whether the store holds, for the sources of `digest`, what a run with this usable horizon needs. */
+export function upToDateFor(stored: SourcesState, digest: string, horizon: number | null): boolean {
+  return stored.digest === digest && coversHorizon(stored.horizon, horizon);
+}
+
+/**
+ * Records `digest` in a transaction of its own (nothing when it is recorded
+ * already), with `horizon` when sources were left unread under it.
+ */
+export async function recordSourcesDigest(conn: DuckDBConnection, digest: string, stored: string | SourcesState | null, horizon: number | null = null): Promise<void> {
+  const was: SourcesState = stored === null || typeof stored === 'string' ? { digest: stored, horizon: null } : stored;
+  if (was.digest === digest && was.horizon === horizon) return;
   await conn.run('BEGIN TRANSACTION');
   try {
     await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${KEY}', $d)`, { d: digest }, { d: VARCHAR });
+    if (horizon === null) await conn.run(`DELETE FROM meta WHERE key = '${HORIZON_KEY}'`);
+    else await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${HORIZON_KEY}', $h)`, { h: String(horizon) }, { h: VARCHAR });
     await conn.run('COMMIT');
   } catch (e) {
     await conn.run('ROLLBACK').catch(() => undefined);

@@ -1,0 +1,133 @@
+// What a report needs besides its query, kept ready in the store (meta row
+// `ready`) by the run that last brought the store up to date: the warnings of
+// the sources (by harness, with when a report's horizon leaves each out),
+// what the prices were made from and warned of, which models a near match
+// prices, whether any response lacks a price. A later report of the same
+// store state (the same sources digest, store/sources-digest.ts, and prices
+// made from the same inputs; a horizon no earlier than the one the digest was
+// recorded under) reads this one row instead of loading the
+// harnesses and the price data and asking the store again (cli/runtime.ts
+// openCurrent).
+//
+// Invariant: the row describes the store only while its `digest` is the
+// store's `sources_digest` and its `pricing.fingerprint` the store's
+// `pricing_fingerprint`: every write transaction of an ingest deletes it with
+// the sources digest (sources-digest.ts FORGET_SOURCES_DIGEST), and a
+// re-pricing deletes it (cli/pricing.ts repriceStore). Tested in
+// test/ready.test.ts.
+import { VARCHAR, type DuckDBConnection } from './duckdb.js';
+import type { HarnessId } from '../core/types.js';
+import type { Input } from '../core/inputs.js';
+import { sourcesStateOf, type SourcesState } from './sources-digest.js';
+
+export const READY_KEY = 'ready';
+export const READY_VERSION = 2;
+
+/**
+ * What a run's prices were made from: the home and --prices file it was asked
+ * with, and the inputs loading them read (core/inputs.ts: the config file,
+ * the stored price data, the overrides); their fingerprint, and what loading
+ * them warned of.
+ */
+export interface PricingRecord {
+  basis: { home: string; pricesFile: string | null };
+  fingerprint: string;
+  inputs: Input[];
+  warnings: string[];
+}
+
+/** A model the price data names only by a near match, and the entry that prices it (cli/price-warnings.ts). */
+export interface NearMatch {
+  harness: HarnessId;
+  provider: string | null;
+  model: string;
+  entry: string;
+  entryProvider: string;
+}
+
+/** A stored warning of a source: its harness, its text, and `until` (see warningsInWindow). */
+export interface ReadyWarning {
+  harness: HarnessId;
+  reason: string;
+  /**
+   * A report whose horizon is after this time (ms) leaves the source unread
+   * were the store not to hold it, and so does not show its warnings
+   * (ingest/horizon.ts mayLeaveUnread: the later of its modification time and its
+   * last line's, or its modification time for a sealed compressed one); null
+   * when no horizon leaves it out.
+   */
+  until: number | null;
+}
+
+export interface Ready {
+  v: number;
+  /** The sources digest of the store state this describes. */
+  digest: string;
+  pricing: PricingRecord;
+  /** Warnings recorded with the sources, in the report's order (harness, path, text). */
+  warnings: ReadyWarning[];
+  /** Cursor sources make every source needed by every report (horizon.ts usableHorizon): no warning is left out. */
+  horizonless: boolean;
+  /** Some response has no computed cost (the unpriced-model warnings have rows to find). */
+  unpriced: boolean;
+  near: NearMatch[];
+  /** What judging a model's price warned of (price data the library cannot use), by model (a `judged` key) and its harness, in the order judged. */
+  resolveWarnings: { key: string; harness: HarnessId; warnings: string[] }[];
+  /** The models judged (harness, provider, model joined by NUL), in order: a later ready row of the same prices judges only new ones. */
+  judged: string[];
+  /** Sources the store keeps whose files are gone. */
+  retained: number;
+}
+
+/** The store's sources digest (and its horizon), pricing fingerprint and ready row, in one query. */
+export async function readCurrentMeta(conn: DuckDBConnection): Promise<{ sources: SourcesState; pricing: string | null; ready: Ready | null }> {
+  const r = await conn.runAndReadAll(`SELECT key, value FROM meta WHERE key IN ('sources_digest', 'sources_digest_horizon', 'pricing_fingerprint', '${READY_KEY}')`);
+  const m = new Map((r.getRowObjectsJson() as { key: string; value: string }[]).map((x) => [x.key, x.value]));
+  let ready: Ready | null = null;
+  try {
+    const j = JSON.parse(m.get(READY_KEY) ?? 'null') as Ready | null;
+    ready = j?.v === READY_VERSION ? j : null;
+  } catch {
+    ready = null;
+  }
+  return { sources: sourcesStateOf(m), pricing: m.get('pricing_fingerprint') ?? null, ready };
+}
+
+/** Records `ready` for the store state it describes, in a transaction of its own, when that state is still the store's. */
+export async function saveReady(conn: DuckDBConnection, ready: Omit<Ready, 'v'>): Promise<boolean> {
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    const cur = await readCurrentMeta(conn);
+    if (cur.sources.digest !== ready.digest || cur.pricing !== ready.pricing.fingerprint) {
+      await conn.run('ROLLBACK');
+      return false;
+    }
+    await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${READY_KEY}', $v)`, { v: JSON.stringify({ v: READY_VERSION, ...ready }) }, { v: VARCHAR });
+    await conn.run('COMMIT');
+    return true;
+  } catch (e) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * The stored warnings a report of `harnesses` shows: not those of a source its
+ * horizon (`horizonMs`, null: none) would leave unread were the store not to
+ * hold it, whether or not another command has read it (cli/report.ts).
+ */
+export function warningsInWindow(ready: Ready, harnesses: readonly string[], horizonMs: number | null): string[] {
+  const horizon = ready.horizonless ? null : horizonMs;
+  return ready.warnings.filter((w) => harnesses.includes(w.harness) && !(horizon !== null && w.until !== null && w.until < horizon)).map((w) => w.reason);
+}
+
+/** What judging the prices of `harnesses`' models warned of, each warning once, after `already`. */
+export function resolveWarningsOf(ready: Ready, harnesses: readonly string[], already: readonly string[]): string[] {
+  const seen = new Set(already);
+  const out: string[] = [];
+  for (const r of ready.resolveWarnings) {
+    if (!harnesses.includes(r.harness)) continue;
+    for (const w of r.warnings) if (!seen.has(w)) out.push(w), seen.add(w);
+  }
+  return out;
+}
