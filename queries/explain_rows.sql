@@ -28,6 +28,7 @@
 -- column: ts_ms BIGINT
 -- column: dedupe_key VARCHAR
 -- column: source_line INTEGER    NULL for database rows
+-- column: grain VARCHAR          what the row was made from: response, session or snapshot (core/types.ts GRAINS)
 -- column: billed BOOLEAN         this row is the one billed for its response
 -- column: in_window BOOLEAN      the billed row of its response is on a local day in the window
 -- column: local_day VARCHAR      that day (YYYY-MM-DD in $tz)
@@ -43,6 +44,7 @@ WITH targets AS (
 ),
 mine AS (
   SELECT t.target_source, t.target_session, r.rowid AS row_id, a.harness, a.session_id, a.model, r.ts_ms, r.dedupe_key, r.source_line, r.billed,
+         coalesce(a.grain, 'response') AS grain,
          r.input_tokens + r.cache_read_tokens + r.cache_write_tokens + r.output_tokens AS row_total_tokens
   FROM targets t
   JOIN event_attrs a ON a.source_key = t.target_source AND (t.target_session = '' OR a.session_id = t.target_session)
@@ -69,7 +71,7 @@ added AS (
   )
   GROUP BY target_source, target_session, row_id
 )
-SELECT m.target_source, m.target_session, m.row_id, m.harness, m.session_id, m.model, m.ts_ms, m.dedupe_key, m.source_line, m.billed,
+SELECT m.target_source, m.target_session, m.row_id, m.harness, m.session_id, m.model, m.ts_ms, m.dedupe_key, m.source_line, m.grain, m.billed,
        CAST(w.local_ts AS DATE) BETWEEN $since AND $until AS in_window,
        CAST(CAST(w.local_ts AS DATE) AS VARCHAR) AS local_day,
        m.row_total_tokens,

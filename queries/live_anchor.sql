@@ -12,10 +12,10 @@
 -- param: block_ms BIGINT       a block's length in ms
 -- column: harness VARCHAR
 -- column: anchor_ms BIGINT
--- report_slots: billed responses per slot (src/report/macros.ts); the cost mode does not matter here
+-- response_slots: billed responses of grain response per slot (src/report/macros.ts); the cost mode does not matter here; session totals left out
 WITH s AS (
   SELECT harness, slot_ms, min(first_ts_ms) AS first_ts_ms, max(last_ts_ms) AS last_ts_ms
-  FROM report_slots('UTC', $harnesses, $project, 'auto')
+  FROM response_slots('UTC', $harnesses, $project, 'auto')
   WHERE first_ts_ms <= $before_ms
   GROUP BY ALL
 ),

@@ -12,9 +12,9 @@
 -- param: until_ms BIGINT       last instant included
 -- column: ts_ms BIGINT         the slot's first response
 -- column: last_ts_ms BIGINT    its last
--- report_slots: billed responses per slot (src/report/macros.ts); the cost mode does not matter here
+-- response_slots: billed responses of grain response per slot (src/report/macros.ts); the cost mode does not matter here; session totals left out
 SELECT min(first_ts_ms) AS ts_ms, max(last_ts_ms) AS last_ts_ms
-FROM report_slots('UTC', $harnesses, $project, 'auto')
+FROM response_slots('UTC', $harnesses, $project, 'auto')
 WHERE first_ts_ms BETWEEN $from_ms AND $until_ms
 GROUP BY slot_ms
 ORDER BY ts_ms

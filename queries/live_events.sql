@@ -25,10 +25,10 @@
 -- column: computed_cost_e10 BIGINT
 -- column: recorded_cost_e10 BIGINT
 -- column: uses_recorded BOOLEAN     the cost is the harness's recorded one
--- report_events: billed events with cost_e10 and uses_recorded (src/report/macros.ts)
+-- response_events: billed events of grain response, with cost_e10 and uses_recorded (src/report/macros.ts); session totals left out
 SELECT harness, session_id, project, model, provider, ts_ms, dedupe_key, dedupe_rank, requests,
        input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens,
        cost_e10, computed_cost_e10, recorded_cost_e10, uses_recorded
-FROM report_events('UTC', $harnesses, $project, $cost_mode)
+FROM response_events('UTC', $harnesses, $project, $cost_mode)
 WHERE ts_ms >= $from_ms AND ts_ms < $until_ms
 ORDER BY ts_ms, harness, dedupe_key

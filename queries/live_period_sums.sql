@@ -1,8 +1,8 @@
 -- report: live_period_sums
 -- include: span               slots wholly in a window, responses of the slots its bounds cut (queries/fragments/span.sql)
--- Cost of billed responses per harness and project between two instants:
--- what the live snapshot keeps of the month before its window, for monthly
--- budgets (src/live/budgets.ts).
+-- Cost of billed responses (grain response: session totals left out) per
+-- harness and project between two instants: what the live snapshot keeps of
+-- the month before its window, for monthly budgets (src/live/budgets.ts).
 -- param: harnesses VARCHAR[]   every harness id (HARNESS_IDS)
 -- param: project VARCHAR       '' (any)
 -- param: cost_mode VARCHAR     'auto'

@@ -27,9 +27,9 @@
 -- column: unpriced_tokens HUGEINT
 -- column: first_ts_ms BIGINT
 -- column: last_ts_ms BIGINT
--- report_slots: billed responses per 15-minute slot with the cost figures under cost_mode (src/report/macros.ts)
+-- response_slots: billed responses of grain response per 15-minute slot with the cost figures under cost_mode (src/report/macros.ts); session totals left out
 WITH wanted AS (
-  SELECT DISTINCT harness, session_id FROM usage_slots WHERE list_contains($harnesses, harness) AND last_ts_ms >= $from_ms
+  SELECT DISTINCT harness, session_id FROM usage_slots WHERE list_contains($harnesses, harness) AND grain = 'response' AND last_ts_ms >= $from_ms
   UNION
   SELECT DISTINCT harness, session_id FROM usage_events WHERE list_contains($source_keys, source_key) AND list_contains($harnesses, harness)
 )
@@ -37,6 +37,6 @@ SELECT e.harness, e.session_id,
        {{metrics}},
        min(first_ts_ms) AS first_ts_ms,
        max(last_ts_ms) AS last_ts_ms
-FROM report_slots('UTC', $harnesses, '', $cost_mode) e SEMI JOIN wanted w ON e.harness = w.harness AND e.session_id = w.session_id
+FROM response_slots('UTC', $harnesses, '', $cost_mode) e SEMI JOIN wanted w ON e.harness = w.harness AND e.session_id = w.session_id
 GROUP BY e.harness, e.session_id
 ORDER BY e.harness, e.session_id

@@ -1,7 +1,8 @@
 -- report: live_span
 -- include: span               slots wholly in a window, responses of the slots its bounds cut (queries/fragments/span.sql)
--- Billed responses in windows of time, for the live views (5-hour blocks,
--- budgets, plan limits): per 15-minute slot, session, project and model
+-- Billed responses (grain response: session totals left out) in windows of
+-- time, for the live views (5-hour blocks, budgets, plan limits): per
+-- 15-minute slot, session, project and model
 -- where the slot lies wholly inside a window, one by one where a window's
 -- bound cuts the slot. src/live/events.ts turns the rows into LiveEvents
 -- (a slot's with LiveEvent.slot) and src/live/blocks.ts adds them up.

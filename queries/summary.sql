@@ -29,17 +29,21 @@
 -- column: active_days            BIGINT   distinct local days with activity
 -- column: unpriced_requests      HUGEINT  requests of billed events without a cost under cost_mode
 -- column: unpriced_tokens        HUGEINT  their total tokens
--- report_slots: the billed responses summed per 15-minute slot, with local_ts
--- and the cost figures under cost_mode (src/report/macros.ts).
+-- column: session_grain_requests HUGEINT  of the requests, those of rows made from session totals (grain session or snapshot)
+-- column: session_grain_tokens   HUGEINT  their total tokens
+-- column: session_grain_cost_e10 HUGEINT  their cost under cost_mode (NULL when none is priced)
+-- report_slots: the billed responses summed per 15-minute slot and grain, with
+-- local_ts and the cost figures under cost_mode (src/report/macros.ts).
 WITH raw AS (
   SELECT harness, session_id, project, model, slot_ms AS ts_ms, local_ts, events, requests, input_tokens, cache_read_tokens,
          cache_write_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
-         cost_e10, computed_cost_e10, recorded_cost_e10, priced_events, recorded_events, unpriced_requests, unpriced_tokens, machine
+         cost_e10, computed_cost_e10, recorded_cost_e10, priced_events, recorded_events, unpriced_requests, unpriced_tokens, machine,
+         grain <> 'response' AS session_grain
   FROM report_slots($tz, $harnesses, $project, $cost_mode)
   UNION ALL
   SELECT harness, session, project, model, coalesce(last_ts_ms, first_ts_ms),
          timezone($tz, make_timestamptz(coalesce(last_ts_ms, first_ts_ms) * 1000)),
-         0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, 0, 0, machine
+         0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, 0, 0, machine, FALSE
   FROM context_rows
   WHERE coalesce(last_ts_ms, first_ts_ms) IS NOT NULL
     AND list_contains($harnesses, harness)
@@ -66,7 +70,10 @@ SELECT {{keys}}
        count(DISTINCT harness || ':' || session_id) AS sessions,
        count(DISTINCT CAST(local_ts AS DATE)) AS active_days,
        coalesce(sum(unpriced_requests), 0)::HUGEINT AS unpriced_requests,
-       coalesce(sum(unpriced_tokens), 0)::HUGEINT AS unpriced_tokens
+       coalesce(sum(unpriced_tokens), 0)::HUGEINT AS unpriced_tokens,
+       coalesce(sum(requests) FILTER (WHERE session_grain), 0)::HUGEINT AS session_grain_requests,
+       coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE session_grain), 0)::HUGEINT AS session_grain_tokens,
+       sum(cost_e10) FILTER (WHERE session_grain)::HUGEINT AS session_grain_cost_e10
 FROM f
 GROUP BY ALL
 ORDER BY ALL

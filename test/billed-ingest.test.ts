@@ -117,6 +117,10 @@ describe('billed_events after each kind of change', () => {
       expect(audit(db, env)).toEqual([]);
       expect(auditKept(db, env)).toEqual({ kept: 0, stats: 0 });
       expect(count(db, env, 'SELECT count(*) FROM usage_events')).toBeGreaterThan(count(db, env, 'SELECT count(*) FROM billed_events'));
+      // The slots keep the grain apart: Droid's session totals in slots of their own, the rest of grain response.
+      expect(count(db, env, `SELECT count(*) FROM usage_slots WHERE grain = 'session' AND harness <> 'droid'`)).toBe(0);
+      expect(count(db, env, `SELECT sum(events) FROM usage_slots WHERE grain = 'session'`)).toBe(count(db, env, `SELECT count(*) FROM billed_events WHERE harness = 'droid'`));
+      expect(count(db, env, `SELECT count(*) FROM billed_events WHERE harness = 'droid'`)).toBeGreaterThan(0);
       // The roll-ups, then re-priced (an override of a model the store holds, then back): they follow the computed costs.
       const state = (args: string[] = []) => {
         const r = runCli(['sql', `SELECT ${ROLLUPS}, (SELECT sum(computed_cost_e10)::BIGINT FROM usage_slots) AS cost, (SELECT count(*) FROM prompt_stats) AS prompts,
@@ -254,6 +258,42 @@ describe('a store migrated to roll-ups kept by the ingest (schema v15, issue 41)
       expect(count(db, env, 'SELECT count(*) FROM session_links')).toBe(1);
       expect(count(db, env, 'SELECT sum(events) FROM usage_slots')).toBe(60);
       expect(count(db, env, `SELECT count(DISTINCT root_session_id) FROM prompt_stats`)).toBe(1);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a store of roll-ups migrated to the grain (schema v16, issue 43)', () => {
+  it('keeps its slots, each of grain response, equal to what the builder makes of its rows', async () => {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { MIGRATIONS } = await import('../src/store/schema.js');
+    const { usageSlotsSelect } = await import('../src/store/rollups.js');
+    const db = join(home, 'before-grain.duckdb');
+    const inst = await DuckDBInstance.create(db);
+    const conn = await inst.connect();
+    const grain = MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN IF NOT EXISTS grain'));
+    expect(grain).toBeGreaterThan(MIGRATIONS.findIndex((m) => m.includes('TABLE usage_slots (')));
+    for (const ddl of MIGRATIONS.slice(0, grain)) await conn.run(ddl);
+    await conn.run(`INSERT INTO meta VALUES ('schema_version', '${grain}')`);
+    await conn.run(`INSERT INTO event_attrs (attr_id, source_key, harness, session_id, project, model, provider, source_file) VALUES
+      (1, 'src-1', 'codex', 's1', '/p/a', 'm1', 'openai', 'f1'), (2, 'src-2', 'claude-code', 's2', '/p/b', 'm2', 'anthropic', 'f2')`);
+    await conn.run(`INSERT INTO usage_rows (attr_id, ts_ms, dedupe_key, dedupe_rank, requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, recorded_cost_e10, computed_cost_e10, billed)
+      SELECT 1 + (i % 2), 1790000000000 + i * 131000, 'k' || i, 0, 1, i, 3 * i, 0, 10, 1, NULL, 100 * i, TRUE FROM range(40) t(i)`);
+    // The slots as the roll-ups' build made them before the grain (its columns, the store's rows; nothing pending).
+    const rows = `(SELECT attr_id, ts_ms, dedupe_key, requests, input_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
+                          output_tokens, reasoning_tokens, recorded_cost_e10, computed_cost_e10 FROM usage_rows WHERE billed)`;
+    await conn.run(`INSERT INTO usage_slots SELECT * EXCLUDE (grain) FROM (${usageSlotsSelect(rows, '(SELECT *, NULL AS grain FROM event_attrs)')})`);
+    const before = Number((await conn.runAndReadAll('SELECT count(*) AS n FROM usage_slots')).getRowObjectsJson()[0]!.n);
+    expect(before).toBeGreaterThan(2);
+    conn.closeSync();
+    inst.closeSync();
+    const empty = tempDir('txu-billed-pre-grain-');
+    try {
+      const env = cleanEnv(empty);
+      expect(auditRollups(db, env)).toEqual(ROLLUPS_CLEAN);
+      expect(count(db, env, `SELECT count(*) FROM usage_slots WHERE grain = 'response'`)).toBe(before);
+      expect(count(db, env, 'SELECT sum(events) FROM usage_slots')).toBe(40);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

@@ -61,9 +61,9 @@ describe('export: billing beyond tokens', () => {
   it('the events carry speed, web_search_requests and iteration, response by response', async () => {
     const rows = await query(ROWS_SQL(`read_parquet('${out}/month=*/part-*.parquet')`));
     expect(rows).toEqual(EXPECTED);
-    // Additive: the schema version is unchanged, the new columns come last.
+    // Additive: the schema version is unchanged, the new columns come last (then the grain, added after them).
     const cols = await query(`SELECT name FROM parquet_schema('${out}/month=2026-10/part-*.parquet') WHERE name <> 'duckdb_schema'`);
-    expect(cols.slice(-3).map((c) => c.name)).toEqual(NEW_COLUMNS);
+    expect(cols.slice(-4).map((c) => c.name)).toEqual([...NEW_COLUMNS, 'grain']);
     const versions = await query(`SELECT DISTINCT schema_version FROM read_parquet('${out}/month=*/part-*.parquet')`);
     expect(versions).toEqual([{ schema_version: EXPORT_SCHEMA_VERSION }]);
   });

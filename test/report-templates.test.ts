@@ -303,7 +303,11 @@ describe('compare_context.sql', () => {
 describe('summary.sql and context.sql', () => {
   it('summary per harness, Cursor chats as zero-usage rows', async () => {
     const rows = await runTemplate(store.conn, loadTemplate('summary'), params(compareRange), { keys: keysSlot(['harness']) });
-    const zero = { requests: '0', input_tokens: '0', cache_read_tokens: '0', cache_write_tokens: '0', cache_write_1h_tokens: '0', output_tokens: '0', reasoning_tokens: '0', total_tokens: '0' };
+    // Every row here is one response's (grain response): nothing rests on session totals.
+    const zero = {
+      requests: '0', input_tokens: '0', cache_read_tokens: '0', cache_write_tokens: '0', cache_write_1h_tokens: '0', output_tokens: '0', reasoning_tokens: '0', total_tokens: '0',
+      session_grain_requests: '0', session_grain_tokens: '0', session_grain_cost_e10: null,
+    };
     expect(rows).toEqual([
       {
         ...zero, harness: 'claude-code', requests: '4', input_tokens: '165', cache_read_tokens: '3000', cache_write_tokens: '1200', cache_write_1h_tokens: '400', output_tokens: '175', total_tokens: '4540',

@@ -1,6 +1,7 @@
 -- fragment: span
--- Billed responses in windows of time as the live views add them up: per
--- 15-minute slot (report_slots, src/report/macros.ts) where the slot lies
+-- Billed responses of grain response (session totals left out) in windows
+-- of time as the live views add them up: per 15-minute slot
+-- (response_slots, src/report/macros.ts) where the slot lies
 -- wholly inside a window, and one by one (a response as a slot of its own)
 -- in a slot a window's bound cuts (slot_of, slot_last: src/store/rollups.ts).
 -- A template that declares `-- include: span` gets these CTEs where it
@@ -23,7 +24,7 @@ span AS (
          x.slot_ms, x.last_ts_ms, x.events, x.requests, x.input_tokens, x.cache_read_tokens, x.cache_write_tokens, x.output_tokens,
          x.reasoning_tokens, x.cost_e10, x.computed_cost_e10, x.recorded_cost_e10, x.priced_events, x.recorded_events,
          x.unpriced_requests, x.unpriced_tokens, CAST(NULL AS BOOLEAN) AS uses_recorded
-  FROM report_slots('UTC', $harnesses, $project, $cost_mode) x JOIN wins ON x.slot_ms >= wins.lo AND slot_last(x.slot_ms) < wins.hi
+  FROM response_slots('UTC', $harnesses, $project, $cost_mode) x JOIN wins ON x.slot_ms >= wins.lo AND slot_last(x.slot_ms) < wins.hi
   UNION ALL
   SELECT edges.w, e.harness, e.session_id, e.project, e.model, e.provider, e.ts_ms, e.dedupe_key,
          CAST(NULL AS BIGINT), e.ts_ms, 1, e.requests, e.input_tokens, e.cache_read_tokens, e.cache_write_tokens, e.output_tokens,
@@ -32,5 +33,5 @@ span AS (
          CASE WHEN e.cost_e10 IS NULL THEN e.requests ELSE 0 END,
          CASE WHEN e.cost_e10 IS NULL THEN e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens ELSE 0 END,
          e.uses_recorded
-  FROM report_events('UTC', $harnesses, $project, $cost_mode) e JOIN edges ON e.ts_ms >= edges.e_lo AND e.ts_ms < edges.e_hi
+  FROM response_events('UTC', $harnesses, $project, $cost_mode) e JOIN edges ON e.ts_ms >= edges.e_lo AND e.ts_ms < edges.e_hi
 )

@@ -6,6 +6,21 @@ import type { HarnessId } from '../harnesses/ids.js';
 export { HARNESS_IDS, isHarnessId, type HarnessId } from '../harnesses/ids.js';
 
 /**
+ * What a billed row was made from (UsageEvent.grain):
+ * - `response`: one billed API response (or a documented share of one), at its own time;
+ * - `session`: a session's total, or the part of it no response row holds (a
+ *   residual), placed at the session's last activity, or spread by a rule
+ *   its harness's README documents;
+ * - `snapshot`: the difference between two readings of a session's running
+ *   counters, placed at the later reading.
+ * Figures that rest on `session` or `snapshot` rows cannot be cut into days
+ * or 5-hour blocks as responses can: reports mark them, the live views
+ * (blocks, limits, budgets) and per-day compare leave them out and say so.
+ */
+export const GRAINS = ['response', 'session', 'snapshot'] as const;
+export type Grain = (typeof GRAINS)[number];
+
+/**
  * One billed API response (or, with requests = 0, a residual correction such as
  * OpenCode's session-total remainder, or, with `iteration` set, a later
  * sampling iteration of a response counted on its first). Token fields are
@@ -74,6 +89,8 @@ export interface UsageEvent {
    * whole response.
    */
   iteration?: number | null;
+  /** What the row was made from (GRAINS); absent (null): `response`. */
+  grain?: Grain | null;
 }
 
 /** A harness-recorded session-level cost estimate (Claude Code `cost-state`). Never summed into per-response costs. */

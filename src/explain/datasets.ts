@@ -65,8 +65,10 @@ export function explainTables(doc: ExplainDocument): Dataset[] {
 /** Every record of every source as one CSV table, its columns named as the JSON fields. */
 export function explainCsv(doc: ExplainDocument): Dataset {
   const fields = ['path', 'harness', 'line', 'row', 'key', 'record', 'counted', 'counted_as', 'rule', 'session_id', 'model', 'timestamp', 'record_tokens', 'counted_at'];
+  // Added after the documented columns: what a usage record was made from.
+  const added = ['grain'];
   const metrics = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd', 'cost_source', 'computed_cost_usd', 'recorded_cost_usd', 'unpriced_requests', 'unpriced_tokens'];
-  const columns: Column[] = [...fields, ...metrics].map((f) => ({ field: f, label: f, kind: 'text' }));
+  const columns: Column[] = [...fields, ...metrics, ...added].map((f) => ({ field: f, label: f, kind: 'text' }));
   const rows = doc.sources.flatMap((s) =>
     s.records.map((r) => ({
       ...r,

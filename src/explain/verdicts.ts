@@ -5,7 +5,7 @@
 // window. Nothing here knows a harness: rule names come from the extractors
 // (UsageEvent.rule, skip reasons), verdicts from the store's dedupe.
 import { basename } from 'node:path';
-import type { SourceLocation, UsageEvent } from '../core/types.js';
+import type { Grain, SourceLocation, UsageEvent } from '../core/types.js';
 import { metricsOf, type CostSource, type Metrics, type TemplateRow } from '../report/summary-rows.js';
 import type { TraceEntry } from './trace.js';
 
@@ -30,6 +30,8 @@ export interface ExplainRecord extends Omit<Metrics, 'cost_source'> {
   timestamp: string | null;
   /** The tokens the record carries (input + cache read + cache write + output), whether or not it added them. */
   record_tokens: number | null;
+  /** What a usage record was made from (core/types.ts GRAINS): `response`, or a session's totals (`session`, `snapshot`); null for other records. */
+  grain: Grain | null;
   /** Where its response is counted, when not here. */
   counted_at: { path: string; line: number | null; session_id: string } | null;
   /** As in a report row; null when the record added nothing. */
@@ -90,9 +92,16 @@ function blank(at: SourceLocation | null, record: RecordKind, counted_as: string
     model: null,
     timestamp: null,
     record_tokens: null,
+    grain: null,
     counted_at: null,
     ...NOTHING,
   };
+}
+
+/** What a row made from a session's totals is counted as: it is no one response (the report marks its figures). */
+function sessionGrainWhat(grain: string, requests: number, model: unknown): string {
+  const what = grain === 'session' ? 'session total' : 'session counters since the last reading';
+  return `${what} of ${modelName(model)}${requests > 0 ? ` (${requests} request${requests === 1 ? '' : 's'})` : ''}`;
 }
 
 /** What the store made of a row: counted here, outside the window, or counted at another record. */
@@ -100,7 +109,7 @@ function storeVerdict(s: StoredRow, sourceKey: string): Pick<ExplainRecord, 'cou
   const requests = Number(s.requests ?? 0);
   if (s.billed === true) {
     if (s.in_window !== true) return { adds: false, counted: false, counted_as: `outside the window (${s.local_day})`, counted_at: null };
-    const what =
+    const what = s.grain === 'session' || s.grain === 'snapshot' ? sessionGrainWhat(String(s.grain), requests, s.model) :
       requests === 1 ? `response of ${modelName(s.model)}` : requests === 0 ? `usage of ${modelName(s.model)} without a request of its own` : `${requests} responses of ${modelName(s.model)}`;
     return { adds: true, counted: true, counted_as: what, counted_at: null };
   }
@@ -115,7 +124,7 @@ function storeVerdict(s: StoredRow, sourceKey: string): Pick<ExplainRecord, 'cou
   return { adds: false, counted: false, counted_as: `the same response as ${place}, counted there`, counted_at: at };
 }
 
-function usageRecord(s: StoredRow | undefined, sourceKey: string, fields: Pick<ExplainRecord, 'line' | 'key' | 'record' | 'rule' | 'session_id' | 'model' | 'timestamp' | 'record_tokens'>, added: StoredRow[]): ExplainRecord {
+function usageRecord(s: StoredRow | undefined, sourceKey: string, fields: Pick<ExplainRecord, 'line' | 'key' | 'record' | 'rule' | 'session_id' | 'model' | 'timestamp' | 'record_tokens' | 'grain'>, added: StoredRow[]): ExplainRecord {
   const base = { row: null, ...fields };
   if (!s) return { ...base, counted: false, counted_as: 'not in the store (the source changed after it was read?)', counted_at: null, ...NOTHING };
   const v = storeVerdict(s, sourceKey);
@@ -125,17 +134,17 @@ function usageRecord(s: StoredRow | undefined, sourceKey: string, fields: Pick<E
 }
 
 /** What a record of a usage event shows of it: place, identity, session, model, time and its tokens. */
-function eventFields(e: UsageEvent): Pick<ExplainRecord, 'line' | 'key' | 'session_id' | 'model' | 'timestamp' | 'record_tokens'> {
-  return { line: e.source_line, key: e.dedupe_key, session_id: e.session_id, model: e.model, timestamp: iso(e.ts), record_tokens: e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens };
+function eventFields(e: UsageEvent): Pick<ExplainRecord, 'line' | 'key' | 'session_id' | 'model' | 'timestamp' | 'record_tokens' | 'grain'> {
+  return { line: e.source_line, key: e.dedupe_key, session_id: e.session_id, model: e.model, timestamp: iso(e.ts), record_tokens: e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens, grain: e.grain ?? 'response' };
 }
 
 /** The record's fields in the documented order (README, `tx-usage explain`), whatever order they were set in. */
 function documented(r: ExplainRecord): ExplainRecord {
-  const { line, row, key, record, counted, counted_as, rule, counted_at, session_id, model, timestamp, record_tokens } = r;
+  const { line, row, key, record, counted, counted_as, rule, counted_at, session_id, model, timestamp, record_tokens, grain } = r;
   const { requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, total_tokens } = r;
   const { cost_usd, cost_source, computed_cost_usd, recorded_cost_usd, unpriced_requests, unpriced_tokens } = r;
   return {
-    line, row, key, record, counted, counted_as, rule, counted_at, session_id, model, timestamp, record_tokens,
+    line, row, key, record, counted, counted_as, rule, counted_at, session_id, model, timestamp, record_tokens, grain,
     requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, total_tokens,
     cost_usd, cost_source, computed_cost_usd, recorded_cost_usd, unpriced_requests, unpriced_tokens,
   };
@@ -201,7 +210,7 @@ export function labelRecords(inp: LabelInput): Labelled {
   for (const list of byKeyLine.values()) {
     for (const s of list) {
       const line = num(s.source_line);
-      const fields = { line, key: String(s.dedupe_key), record: 'stored' as const, rule: null, session_id: String(s.session_id), model: (s.model as string | null) ?? null, timestamp: iso(num(s.ts_ms)), record_tokens: num(s.row_total_tokens) };
+      const fields = { line, key: String(s.dedupe_key), record: 'stored' as const, rule: null, session_id: String(s.session_id), model: (s.model as string | null) ?? null, timestamp: iso(num(s.ts_ms)), record_tokens: num(s.row_total_tokens), grain: ((s.grain as Grain | null) ?? 'response') };
       out.push({ rec: usageRecord(s, inp.sourceKey, fields, added), seq: seq++ });
     }
   }

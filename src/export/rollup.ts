@@ -167,7 +167,9 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
            -- Not exported (yet): the billing details of imported usage CSVs (their costs are exported).
            CAST(NULL AS VARCHAR) AS billing_kind, CAST(NULL AS BIGINT) AS request_units_e6, machine,
            -- What a response was billed at beyond its tokens; null in files written before they were exported.
-           speed, web_search_requests, iteration
+           speed, web_search_requests, iteration,
+           -- What the row was made from; files written before it was exported hold responses only.
+           coalesce(grain, 'response') AS grain
     FROM export_events
     QUALIFY row_number() OVER (
       PARTITION BY harness, dedupe_key
@@ -206,8 +208,8 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
   await conn.run(`CREATE VIEW session_stats AS ${sessionStatsOf('billed_events', ', first(machine) AS machine')}`);
   // The roll-ups every report reads, made by the store's builders from these rows (store/rollups.ts);
   // the prompts' only when a report reads units of work (compare).
-  await buildRollups(conn, { grain: SLOT_MS, extra: ['machine'], parts: ['usage', 'sessions'] });
-  whenUnitsRead(conn, () => buildRollups(conn, { grain: SLOT_MS, extra: ['machine'], parts: ['prompts'] }));
+  await buildRollups(conn, { slotLen: SLOT_MS, extra: ['machine'], parts: ['usage', 'sessions'] });
+  whenUnitsRead(conn, () => buildRollups(conn, { slotLen: SLOT_MS, extra: ['machine'], parts: ['prompts'] }));
   await conn.run(`
     CREATE VIEW session_estimate_latest AS
     SELECT harness, session_id, ${E10('recorded_cost_usd')} AS recorded_cost_e10, ts_ms, machine

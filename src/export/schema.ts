@@ -63,6 +63,10 @@ export const COLUMNS: Record<Dataset, ExportColumn[]> = {
     c('speed', 'VARCHAR'),
     c('web_search_requests', 'INTEGER'),
     c('iteration', 'INTEGER'),
+    // Added within schema 3 (additive): what the row was made from
+    // (response, session or snapshot: core/types.ts GRAINS). Files written
+    // before lack it; a roll-up reads their rows as `response` (rollup.ts).
+    c('grain', 'VARCHAR'),
   ],
   context: [
     ...HEAD,

@@ -109,7 +109,7 @@ async function stage(conn: DuckDBConnection, o: ExportOptions): Promise<void> {
            make_timestamptz(ts_ms * 1000) AS ts, ts_ms, ${h.key('dedupe_key')} AS dedupe_key,
            requests, input_tokens, cache_read_tokens, cache_write_tokens, cache_write_5m_tokens, cache_write_1h_tokens,
            output_tokens, reasoning_tokens, ${USD('recorded_cost_e10')} AS recorded_cost_usd, ${USD('computed_cost_e10')} AS computed_cost_usd,
-           speed, web_search_requests, iteration,
+           speed, web_search_requests, iteration, grain,
            ${MONTH_OF('ts_ms')} AS month,
            harness || chr(31) || session_id AS local_session
     FROM billed_events

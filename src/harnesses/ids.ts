@@ -10,6 +10,8 @@ export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 
   'kimi',
   'amp',
   'grok',
+  'copilot-cli',
+  'droid',
 ] as const;
 export type HarnessId = (typeof HARNESS_IDS)[number];
 

@@ -23,6 +23,8 @@ import { zcode } from './zcode/index.js';
 import { kimi } from './kimi/index.js';
 import { amp } from './amp/index.js';
 import { grok } from './grok/index.js';
+import { copilotCli } from './copilot-cli/index.js';
+import { droid } from './droid/index.js';
 
 const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'claude-code': claudeCode,
@@ -42,6 +44,8 @@ const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   kimi,
   amp,
   grok,
+  'copilot-cli': copilotCli,
+  droid,
 };
 
 /** In report order. */

@@ -16,7 +16,7 @@ import type { Collected } from './collect.js';
 import type { JobResult } from './job.js';
 
 /** Every field of UsageEvent, in row order; strings go through the table. */
-export const STRING_FIELDS = ['harness', 'session_id', 'project', 'model', 'provider', 'dedupe_key', 'source_file', 'billing_kind', 'speed'] as const;
+export const STRING_FIELDS = ['harness', 'session_id', 'project', 'model', 'provider', 'dedupe_key', 'source_file', 'billing_kind', 'speed', 'grain'] as const;
 export const NUMBER_FIELDS = [
   'ts',
   'dedupe_rank',
@@ -253,13 +253,14 @@ export function eventAt(p: Pack, i: number): UsageEvent {
     billing_kind: str(refs[r + 7]!),
     request_units: num(nums[m + 12]!),
     speed: str(refs[r + 8]!),
+    grain: str(refs[r + 9]!) as UsageEvent['grain'],
     web_search_requests: num(nums[m + 13]!),
     iteration: num(nums[m + 14]!),
   };
 }
 
 // eventAt writes its object literal in these orders: kept in step here.
-if (STRING_FIELDS.join() !== 'harness,session_id,project,model,provider,dedupe_key,source_file,billing_kind,speed' || NUMBER_FIELDS.join() !== 'ts,dedupe_rank,requests,input_tokens,cache_read_tokens,cache_write_tokens,cache_write_5m_tokens,cache_write_1h_tokens,output_tokens,reasoning_tokens,recorded_cost_usd,source_line,request_units,web_search_requests,iteration') {
+if (STRING_FIELDS.join() !== 'harness,session_id,project,model,provider,dedupe_key,source_file,billing_kind,speed,grain' || NUMBER_FIELDS.join() !== 'ts,dedupe_rank,requests,input_tokens,cache_read_tokens,cache_write_tokens,cache_write_5m_tokens,cache_write_1h_tokens,output_tokens,reasoning_tokens,recorded_cost_usd,source_line,request_units,web_search_requests,iteration') {
   throw new Error('transport.ts: eventAt no longer matches the field lists');
 }
 
@@ -374,7 +375,7 @@ export function resultsOf(p: Pack, jobOf: (index: number) => { id: number; sourc
 }
 
 /** The fields of a response that event_attrs keeps (its combination), as columns of erefs. */
-const COMBINATION = [S.harness, S.session_id, S.project, S.model, S.provider, S.source_file, S.billing_kind, S.speed];
+const COMBINATION = [S.harness, S.session_id, S.project, S.model, S.provider, S.source_file, S.billing_kind, S.speed, S.grain];
 
 /**
  * A response of a pack read in place: one object, moved from row to row
@@ -404,6 +405,7 @@ export class EventCursor implements UsageEvent {
   billing_kind: string | null = null;
   request_units: number | null = null;
   speed: string | null = null;
+  grain: UsageEvent['grain'] = null;
   web_search_requests: number | null = null;
   iteration: number | null = null;
   private p: Pack | null = null;
@@ -429,6 +431,7 @@ export class EventCursor implements UsageEvent {
     this.source_file = strings[refs[r + 6]!]!;
     this.billing_kind = str(refs[r + 7]!);
     this.speed = str(refs[r + 8]!);
+    this.grain = str(refs[r + 9]!) as UsageEvent['grain'];
     this.ts = nums[m]!;
     this.dedupe_rank = nums[m + 1]!;
     this.requests = nums[m + 2]!;
@@ -483,7 +486,7 @@ export interface EventRows {
 /** The strings event_attrs keeps for a response, as one key (NUL-separated; \u0001 for null). */
 function comboKey(e: UsageEvent): string {
   const n = (v: string | null) => (v === null ? '\u0001' : v);
-  return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}\0${n(e.billing_kind ?? null)}\0${n(e.speed ?? null)}`;
+  return `${e.harness}\0${e.session_id}\0${n(e.project)}\0${n(e.model)}\0${n(e.provider)}\0${e.source_file}\0${n(e.billing_kind ?? null)}\0${n(e.speed ?? null)}\0${n(e.grain ?? null)}`;
 }
 
 function sameStrings(a: UsageEvent, b: UsageEvent): boolean {
@@ -495,7 +498,8 @@ function sameStrings(a: UsageEvent, b: UsageEvent): boolean {
     a.source_file === b.source_file &&
     a.harness === b.harness &&
     (a.billing_kind ?? null) === (b.billing_kind ?? null) &&
-    (a.speed ?? null) === (b.speed ?? null)
+    (a.speed ?? null) === (b.speed ?? null) &&
+    (a.grain ?? null) === (b.grain ?? null)
   );
 }
 

@@ -21,7 +21,26 @@ export function isPartial(c: Column, row: DataRow): boolean {
   return !!c.partial && c.partial.by.some((f) => row[f] === 'partial');
 }
 
+/** The mark of a figure that rests (in part) on session totals (Column.grainMark, grainNote). */
+export const GRAIN_MARK = '†';
+
+/** True when the row's figure in this column rests in part on session totals. */
+export function restsOnSessionTotals(c: Column, row: DataRow): boolean {
+  return c.grainMark !== undefined && Number(row[c.grainMark] ?? 0) > 0;
+}
+
 export function columnFormatter(c: Column, rows: readonly DataRow[], style: CellStyle, timezone = 'UTC'): CellFormatter {
+  if (c.grainMark !== undefined) {
+    const f = unmarkedFormatter(c, rows, style, timezone);
+    return (r) => {
+      const text = f(r);
+      return text && restsOnSessionTotals(c, r) ? `${text}${GRAIN_MARK}` : text;
+    };
+  }
+  return unmarkedFormatter(c, rows, style, timezone);
+}
+
+function unmarkedFormatter(c: Column, rows: readonly DataRow[], style: CellStyle, timezone: string): CellFormatter {
   if (c.blankUnless === undefined) return valueFormatter(c, rows, style, timezone);
   const shown = rows.filter((r) => r[c.blankUnless!]);
   const f = valueFormatter(c, shown, style, timezone);
@@ -100,4 +119,13 @@ export function unpricedNote(unpriced: number, tokens: number): string | null {
   if (unpriced <= 0 && tokens <= 0) return null;
   const what = unpriced > 0 ? `${grouped(unpriced)} response${unpriced === 1 ? ' (' + grouped(tokens) + ' tokens) has' : 's (' + grouped(tokens) + ' tokens) have'}` : `${grouped(tokens)} tokens have`;
   return `* ${what} no price: amounts marked * cover only the priced responses (≥: at least that much). The warnings name the models.`;
+}
+
+/**
+ * The line said under a table whose figures rest in part on session totals
+ * (marked †), or null. `tokens`: the tokens of such rows in the table.
+ */
+export function grainNote(tokens: number): string | null {
+  if (tokens <= 0) return null;
+  return `${GRAIN_MARK} includes ${grouped(tokens)} tokens its harnesses record as session totals, not per response: each total is placed at its session's last activity (the harness's README says how), and the live views (blocks, limits, budgets) leave them out.`;
 }

@@ -51,6 +51,14 @@ export interface Column {
   csvLast?: boolean;
   /** false: left out of terminal tables, even wide ones (CSV and HTML carry it). */
   table?: false;
+  /** false: left out of HTML tables (CSV carries it; see `table` for terminal tables). */
+  html?: false;
+  /**
+   * The row field counting the tokens of this figure that rest on session
+   * totals (grain session or snapshot, core/types.ts GRAINS): where it is
+   * above 0 the cell is marked † and the table says why under it (grainNote).
+   */
+  grainMark?: string;
 }
 
 export type Cell = string | number | null | undefined;
@@ -72,6 +80,19 @@ export interface Dataset {
 /** A report's own cost: partial when some of its responses have no price. */
 export const COST_PARTIAL = { by: ['cost_source'], bound: true };
 
+/** The row field that says how much of a row rests on session totals (report/summary-rows.ts GrainFields). */
+export const GRAIN_MARK_FIELD = 'session_grain_tokens';
+
+/**
+ * What of a row rests on session totals (report/summary-rows.ts GrainFields):
+ * in CSV (last) and JSON only; tables and HTML mark the figures instead.
+ */
+export const GRAIN_COLUMNS: Column[] = [
+  { field: 'session_grain_requests', label: 'Session-total reqs', kind: 'int', table: false, html: false, csvLast: true },
+  { field: 'session_grain_tokens', label: 'Session-total tokens', kind: 'int', table: false, html: false, csvLast: true },
+  { field: 'session_grain_cost_usd', label: 'Session-total cost', kind: 'usd', table: false, html: false, csvLast: true },
+];
+
 /** Wide-only columns leave first the unpriced counts (the note under the table says them), then the cost comparisons. */
 export const USAGE_METRIC_COLUMNS: Column[] = [
   { field: 'requests', label: 'Reqs', kind: 'int', narrow: true },
@@ -80,8 +101,8 @@ export const USAGE_METRIC_COLUMNS: Column[] = [
   { field: 'cache_write_tokens', label: 'Cache wr', kind: 'int', narrow: true, drop: 1 },
   { field: 'output_tokens', label: 'Output', kind: 'int', narrow: true, drop: 4 },
   { field: 'reasoning_tokens', label: 'Reasoning', kind: 'int', wideDrop: 6 },
-  { field: 'total_tokens', label: 'Total', kind: 'int', narrow: true },
-  { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
+  { field: 'total_tokens', label: 'Total', kind: 'int', narrow: true, grainMark: GRAIN_MARK_FIELD },
+  { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL, grainMark: GRAIN_MARK_FIELD },
   { field: 'cost_source', label: 'Cost src', kind: 'text', wideDrop: 5 },
   { field: 'computed_cost_usd', label: 'Computed', kind: 'usd', wideDrop: 4 },
   { field: 'recorded_cost_usd', label: 'Recorded', kind: 'usd', wideDrop: 3 },

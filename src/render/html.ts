@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import type { ReportOutput } from '../report/output.js';
 import type { Cell, Column, Dataset } from './columns.js';
 import { grouped, usd } from './format.js';
-import { cellTexts, isPartial } from './cells.js';
+import { cellTexts, isPartial, restsOnSessionTotals } from './cells.js';
 import { setHtmlRenderer } from './index.js';
 import { chartsToDraw } from './chart-style.js';
 import { withHomeAsTilde } from './home-path.js';
@@ -72,7 +72,9 @@ function breakAfterSlashes(text: string): string {
 
 const isNumeric = (c: Column) => c.kind === 'int' || c.kind === 'usd' || c.kind === 'pct' || c.kind === 'ratio';
 
-function renderDataset(d: Dataset, i: number): string {
+function renderDataset(all: Dataset, i: number): string {
+  // Columns for CSV and JSON only (Column.html) are not in the page.
+  const d: Dataset = { ...all, columns: all.columns.filter((c) => c.html !== false) };
   const head = d.columns
     .map((c) => `<th scope="col" class="${isNumeric(c) ? 'num' : 'txt'}" data-type="${isNumeric(c) ? 'num' : 'txt'}"><button type="button" title="Sort by ${escapeHtml(c.field)}">${escapeHtml(c.label)}</button></th>`)
     .join('');
@@ -84,7 +86,7 @@ function renderDataset(d: Dataset, i: number): string {
     // Keys break only after a slash (never at the hyphens of a date, model
     // or session id), so a long project path wraps without squeezing the rest.
     const shown = c.kind === 'key' ? breakAfterSlashes(text) : escapeHtml(text);
-    const partial = isPartial(c, r) ? ' partial' : '';
+    const partial = (isPartial(c, r) ? ' partial' : '') + (restsOnSessionTotals(c, r) ? ' session-total' : '');
     return `<td class="${cls}${partial}" data-v="${escapeHtml(raw)}"${c.kind === 'key' ? ` title="${escapeHtml(raw)}"` : ''}>${shown}</td>`;
   };
   const body = d.rows.map((r, k) => `<tr>${d.columns.map((c, j) => cell(c, r, texts.rows[k]![j]!)).join('')}</tr>`).join('\n');
@@ -184,6 +186,7 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-nu
 th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { position: sticky; top: 0; z-index: 1; background: var(--card); white-space: nowrap; box-shadow: inset 0 -1px 0 var(--line); }
 td.partial { color: #8a4b00; }
+td.session-total { font-style: italic; }
 .demo { color: #b00020; text-transform: none; letter-spacing: 0; font-weight: 600; }
 th button { font: inherit; font-weight: 600; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; }
 th[aria-sort="ascending"] button::after { content: " ▲"; font-size: 10px; }

@@ -6,13 +6,14 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { HARNESS_IDS } from '../core/types.js';
 import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
-import { unpricedNote } from '../render/cells.js';
+import { GRAIN_MARK, grainNote, unpricedNote } from '../render/cells.js';
 import { baseChartData } from './charts.js';
 import type { ReportDefinition, ReportOutput } from './output.js';
 import { groupExpr, type GroupKey } from './groups.js';
 import { periodLabel, UsageError } from './period.js';
 import { sortRows } from './sort.js';
 import { metricsOf, templateValues, type Metrics, type ReportParams } from './summary.js';
+import { grainFieldsOf, type GrainFields } from './summary-rows.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { cursorDataset, cursorSection, type CursorSection } from './cursor-days.js';
 import { perPromptDataset, sameModelDataset, UNIT_COLUMNS, unitStats, type SameModelRow, type UnitFigures } from './compare-units.js';
@@ -51,7 +52,8 @@ export interface CompareReport {
   timezone: string;
   /** Keys of the `breakdown` rows: always harness, then the detail key. */
   breakdown_by: GroupKey[];
-  totals: Metrics;
+  /** With what of them rests on session totals (summary-rows.ts GrainFields): such rows hold a session's total at its last activity, not responses. */
+  totals: Metrics & GrainFields;
   harnesses: HarnessRow[];
   breakdown: (Metrics & Efficiency & UnitFigures & Record<string, unknown>)[];
   /** Cursor's imported billed usage beside its local chats, per day (null when cursor-agent is not reported or has nothing in the range). */
@@ -162,7 +164,7 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
     until: p.until,
     timezone: p.tz,
     breakdown_by: detail ? ['harness', detail] : ['harness'],
-    totals: metricsOf(tot ?? {}),
+    totals: { ...metricsOf(tot ?? {}), ...grainFieldsOf(tot ?? {}) },
     harnesses,
     breakdown,
     cursor: p.harnesses.includes('cursor-agent') ? await cursorSection(conn, p, q.cursor).then((c) => (c.days.length ? c : null)) : null,
@@ -218,7 +220,7 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
         ...(r.harnesses.some((h) => !h.billed_usage)
           ? [`${r.harnesses.filter((h) => !h.billed_usage).map((h) => h.harness).join(', ')}: no billed usage recorded locally (its context occupancy is listed separately; those figures are not billed tokens).`]
           : []),
-        ...[unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens)].filter((n): n is string => n !== null),
+        ...[unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens), compareGrainNote(r.totals.session_grain_tokens)].filter((n): n is string => n !== null),
       ],
     },
   ];
@@ -274,4 +276,14 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
   }
   if (r.cursor?.days.length) out.push(cursorDataset(r.cursor));
   return out;
+}
+
+/**
+ * Compare includes rows made from session totals (grain session/snapshot)
+ * and says so: their sessions' tokens count, their requests are unknown (0),
+ * so per-request figures of such a harness rest on its response rows only.
+ */
+function compareGrainNote(tokens: number): string | null {
+  const n = grainNote(tokens);
+  return n === null ? null : `${n.replace(`${GRAIN_MARK} includes`, 'The figures include')} Compare counts them in tokens, costs and sessions; they add no requests.`;
 }

@@ -35,8 +35,8 @@ const NEAR_DAYS = [
 ];
 
 // report_slots(tz, harnesses, project, cost_mode): the roll-up of billed
-// responses per 15-minute slot (usage_slots, store/rollups.ts) as reports
-// read it: local time of the slot, and cost_e10, priced_events,
+// responses per 15-minute slot and grain (usage_slots, store/rollups.ts) as
+// reports read it: local time of the slot, and cost_e10, priced_events,
 // recorded_events and the unpriced share under --cost. Every figure the
 // summary's metrics show sums over slots to its sum over the responses; a
 // slot never straddles a local day in the zones slots are used for
@@ -55,6 +55,20 @@ CREATE OR REPLACE TEMP MACRO report_slots(p_tz, p_harnesses, p_project, p_cost_m
   WHERE list_contains(p_harnesses, harness)
     AND (p_project = '' OR contains(coalesce(project, ''), p_project))`;
 
+// response_events and response_slots (same parameters): report_events' and
+// report_slots' rows of grain 'response' only (core/types.ts GRAINS; a slot
+// of usage_slots holds rows of one grain), for what places usage in time
+// finer than a session: the live views (5-hour blocks, limits, budgets,
+// watch, status line). A session's total is placed at its last activity,
+// which says nothing of the block it was spent in; those views say that
+// they leave such rows out.
+const RESPONSE_MACROS = [
+  `CREATE OR REPLACE TEMP MACRO response_events(p_tz, p_harnesses, p_project, p_cost_mode) AS TABLE
+     SELECT * FROM report_events(p_tz, p_harnesses, p_project, p_cost_mode) WHERE grain = 'response'`,
+  `CREATE OR REPLACE TEMP MACRO response_slots(p_tz, p_harnesses, p_project, p_cost_mode) AS TABLE
+     SELECT * FROM report_slots(p_tz, p_harnesses, p_project, p_cost_mode) WHERE grain = 'response'`,
+];
+
 // slot_of(ts) and slot_last(slot): an instant's slot and a slot's last
 // instant (store/rollups.ts), for templates that cut time at instants
 // slots do not end on (the live views' windows).
@@ -66,6 +80,7 @@ const SLOT_MACROS = [
 export async function defineReportMacros(conn: DuckDBConnection): Promise<void> {
   await conn.run(REPORT_EVENTS);
   await conn.run(REPORT_SLOTS);
+  for (const m of RESPONSE_MACROS) await conn.run(m);
   for (const m of SLOT_MACROS) await conn.run(m);
   for (const m of NEAR_DAYS) await conn.run(m);
 }

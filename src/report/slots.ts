@@ -61,6 +61,6 @@ export async function useSlotsFor(conn: DuckDBConnection, tz: string): Promise<v
   mark(`slots whole in ${tz}: ${whole}`);
   seen.add(tz);
   if (whole) return;
-  await buildRollups(conn, { grain: 1, extra: ['machine'], parts: ['usage', 'sessions'] });
+  await buildRollups(conn, { slotLen: 1, extra: ['machine'], parts: ['usage', 'sessions'] });
   seen.add(PER_INSTANT);
 }

@@ -3,11 +3,11 @@
 // the report and its tables (rows from DuckDB).
 import { e10ToUsd } from '../core/money.js';
 import type { HarnessId } from '../core/types.js';
-import { keyColumns, USAGE_METRIC_COLUMNS, type Dataset } from '../render/columns.js';
+import { GRAIN_COLUMNS, keyColumns, USAGE_METRIC_COLUMNS, type Dataset } from '../render/columns.js';
 import type { GroupKey } from './groups.js';
 import { periodLabel } from './period.js';
 import { sortRows, type SortKey } from './sort.js';
-import { unpricedNote } from '../render/cells.js';
+import { grainNote, unpricedNote } from '../render/cells.js';
 import { sessionColumns } from './session-columns.js';
 
 export type CostMode = 'auto' | 'computed' | 'recorded';
@@ -48,6 +48,28 @@ export interface Metrics {
   unpriced_requests: number;
   /** Their tokens (input + cache read + cache write + output). */
   unpriced_tokens: number;
+}
+
+/**
+ * Of a row's figures, those of rows made from session totals (grain
+ * `session` or `snapshot`, core/types.ts GRAINS): placed at a session's last
+ * activity, not response by response. 0 (and a null cost) when none.
+ */
+export interface GrainFields {
+  session_grain_requests: number;
+  session_grain_tokens: number;
+  session_grain_cost_usd: number | null;
+}
+
+export const GRAIN_FIELDS = ['session_grain_requests', 'session_grain_tokens', 'session_grain_cost_usd'] as const satisfies readonly (keyof GrainFields)[];
+
+/** The grain fields of one summary template row. */
+export function grainFieldsOf(r: TemplateRow): GrainFields {
+  return {
+    session_grain_requests: num(r.session_grain_requests),
+    session_grain_tokens: num(r.session_grain_tokens),
+    session_grain_cost_usd: e10ToUsd((r.session_grain_cost_e10 as string | null) ?? null),
+  };
 }
 
 /** The parameters every report template takes, from the report's. */
@@ -92,7 +114,7 @@ export interface SummaryReport {
   timezone: string;
   group_by: GroupKey[];
   rows: Row[];
-  totals: Metrics;
+  totals: Metrics & GrainFields;
   context?: ContextEntry[];
   warnings: string[];
 }
@@ -130,9 +152,9 @@ export function metricsOf(r: TemplateRow): Metrics {
 }
 
 /** The summary template's integer sums: added exactly (BigInt) when rows are combined. */
-export const ADDITIVE_COUNTS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'usage_events', 'priced_events', 'recorded_events', 'unpriced_requests', 'unpriced_tokens'] as const;
+export const ADDITIVE_COUNTS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'usage_events', 'priced_events', 'recorded_events', 'unpriced_requests', 'unpriced_tokens', 'session_grain_requests', 'session_grain_tokens'] as const;
 /** Its cost sums: NULL while nothing in the group has a cost. */
-export const ADDITIVE_COSTS = ['cost_e10', 'computed_cost_e10', 'recorded_cost_e10'] as const;
+export const ADDITIVE_COSTS = ['cost_e10', 'computed_cost_e10', 'recorded_cost_e10', 'session_grain_cost_e10'] as const;
 
 /** The summary template's row for no grouping keys, from its grouped rows (null costs stay null when no row has one). */
 export function sumTemplateRows(rows: TemplateRow[]): TemplateRow {
@@ -162,14 +184,14 @@ export function summaryFromRows(p: ReportParams, raw: TemplateRow[], estimates: 
     billed.map((r) => {
       const row: Row = {};
       for (const k of p.by) row[k] = (r[k] as string | null) ?? null;
-      Object.assign(row, metricsOf(r));
+      Object.assign(row, metricsOf(r), grainFieldsOf(r));
       if (estimates) row.session_estimate_usd = sessionEstimate(estimates, r);
       return row;
     }),
     p.by,
     p.sort,
   );
-  const report: SummaryReport = { since: p.since, until: p.until, timezone: p.tz, group_by: p.by, rows, totals: metricsOf(tot), warnings };
+  const report: SummaryReport = { since: p.since, until: p.until, timezone: p.tz, group_by: p.by, rows, totals: { ...metricsOf(tot), ...grainFieldsOf(tot) }, warnings };
   if (context.length) report.context = context;
   return report;
 }
@@ -188,9 +210,9 @@ const CONTEXT_NOTE =
 
 /** The tables of a summary report: usage per group, then Cursor's context figures when there are any. */
 export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport): Dataset[] {
-  const note = unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens);
-  const columns = p.by.includes('session') ? sessionColumns(p.by) : [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS];
-  const datasets: Dataset[] = [{ title: `${title} ${periodLabel(p.since, p.until, p.tz)}`, columns, rows: r.rows, totals: { ...r.totals }, notes: note ? [note] : [] }];
+  const notes = [unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens), grainNote(r.totals.session_grain_tokens)].filter((n): n is string => n !== null);
+  const columns = [...(p.by.includes('session') ? sessionColumns(p.by) : [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS]), ...GRAIN_COLUMNS];
+  const datasets: Dataset[] = [{ title: `${title} ${periodLabel(p.since, p.until, p.tz)}`, columns, rows: r.rows, totals: { ...r.totals }, notes }];
   if (r.context?.length) {
     datasets.push({
       title: 'Cursor context',

@@ -2,14 +2,14 @@
 // written from: what a JSONL transcript rewritten in place or truncated keeps
 // of its counted history (src/ingest/ingest.ts keepCounted).
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { HarnessId, UsageEvent } from '../core/types.js';
+import type { Grain, HarnessId, UsageEvent } from '../core/types.js';
 
 const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 /** Every response row of source `key` (its costs as recorded; computed costs are priced again when written). */
 export async function countedRowsOf(conn: DuckDBConnection, key: string): Promise<UsageEvent[]> {
   const r = await conn.runAndReadAll(
-    `SELECT a.harness, a.session_id, a.project, a.model, a.provider, a.source_file, a.billing_kind, a.speed,
+    `SELECT a.harness, a.session_id, a.project, a.model, a.provider, a.source_file, a.billing_kind, a.speed, a.grain,
             r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests, r.input_tokens, r.cache_read_tokens, r.cache_write_tokens,
             r.cache_write_5m_tokens, r.cache_write_1h_tokens, r.output_tokens, r.reasoning_tokens,
             r.recorded_cost_e10, r.source_line, r.request_units_e6, r.web_search_requests, r.iteration
@@ -41,5 +41,6 @@ export async function countedRowsOf(conn: DuckDBConnection, key: string): Promis
     speed: (x.speed as string | null) ?? null,
     web_search_requests: n(x.web_search_requests),
     iteration: n(x.iteration),
+    grain: (x.grain as Grain | null) ?? null,
   }));
 }

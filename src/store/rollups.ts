@@ -2,7 +2,9 @@
 // live view reads instead of aggregating the billed responses at query time.
 //
 // - usage_slots: the billed responses summed per 15-minute UTC slot ×
-//   harness × session × project × model × provider, with every figure the
+//   harness × session × project × model × provider × grain (what a row was
+//   made from: a response, or a session's totals, core/types.ts GRAINS; the
+//   live views read the slots of grain 'response' only), with every figure the
 //   reports show under each `--cost` mode (the sums and counts behind
 //   cost_e10, priced/recorded events and the unpriced share), and the first
 //   and last response time in the slot.
@@ -50,19 +52,19 @@ export const IDLE_GAP_MS = 10 * 60 * 1000;
 export const SLOT_MS = 900_000;
 
 /**
- * SQL: the slot of instant `ts` (ms) at `grain` ms: the instant itself on a
- * boundary, else the boundary before it + 1 ms. A grain of 1 makes every
+ * SQL: the slot of instant `ts` (ms) at `slotLen` ms: the instant itself on a
+ * boundary, else the boundary before it + 1 ms. A slotLen of 1 makes every
  * instant its own slot (the per-response shape).
  */
-export function slotOf(ts: string, grain = SLOT_MS): string {
-  if (grain === 1) return ts;
-  return `(CASE WHEN ${ts} % ${grain} = 0 THEN ${ts} ELSE ${ts} - ((${ts} % ${grain}) + ${grain}) % ${grain} + 1 END)`;
+export function slotOf(ts: string, slotLen = SLOT_MS): string {
+  if (slotLen === 1) return ts;
+  return `(CASE WHEN ${ts} % ${slotLen} = 0 THEN ${ts} ELSE ${ts} - ((${ts} % ${slotLen}) + ${slotLen}) % ${slotLen} + 1 END)`;
 }
 
 /** SQL: the last instant of slot `slot`: itself for a boundary slot, else the instant before the next boundary. */
-export function slotLast(slot: string, grain = SLOT_MS): string {
-  if (grain === 1) return slot;
-  return `(CASE WHEN ${slot} % ${grain} = 0 THEN ${slot} ELSE ${slot} + ${grain - 2} END)`;
+export function slotLast(slot: string, slotLen = SLOT_MS): string {
+  if (slotLen === 1) return slot;
+  return `(CASE WHEN ${slot} % ${slotLen} = 0 THEN ${slot} ELSE ${slot} + ${slotLen - 2} END)`;
 }
 
 /** SQL: a response's total tokens, its columns read from `alias`. */
@@ -80,7 +82,8 @@ export const UNIT_KINDS = ['prompt', 'turn', 'tool_call', 'subagent_task'] as co
 // - rows: billed responses with attr_id (a combination of harness, session,
 //   project, model, provider...), ts_ms, dedupe_key, the token columns,
 //   recorded_cost_e10, computed_cost_e10;
-// - attrs: attr_id → harness, session_id, project, model, provider (+ extra);
+// - attrs: attr_id → harness, session_id, project, model, provider, grain
+//   (NULL: 'response') (+ extra);
 // - sessions: sid → harness, session_id, root_session_id, rsid (one id per
 //   root session), for the sessions the rows and units below belong to;
 // - sessionOfAttr: attr_id → sid; units: sid, kind (UNIT_KINDS index),
@@ -94,14 +97,14 @@ export const UNIT_KINDS = ['prompt', 'turn', 'tool_call', 'subagent_task'] as co
  * else the computed one); the template macro report_slots
  * (src/report/macros.ts) picks each mode's figures.
  */
-export function usageSlotsSelect(rows: string, attrs: string, grain = SLOT_MS, extra: readonly string[] = []): string {
+export function usageSlotsSelect(rows: string, attrs: string, slotLen = SLOT_MS, extra: readonly string[] = []): string {
   // (A sum of CASE, not a FILTER: every group has rows, and it cost ~40 % less here.)
   const none = (cond: string, col: string) => `sum(CASE WHEN ${cond} THEN ${col} ELSE 0 END)::HUGEINT`;
   const noCost = 'recorded_cost_e10 IS NULL AND computed_cost_e10 IS NULL';
   const tokens = tokensOf('r');
   return `
     WITH p AS (
-      SELECT r.attr_id, ${slotOf('r.ts_ms', grain)} AS slot_ms,
+      SELECT r.attr_id, ${slotOf('r.ts_ms', slotLen)} AS slot_ms,
              count(*)::BIGINT AS events,
              sum(requests)::HUGEINT AS requests,
              sum(input_tokens)::HUGEINT AS input_tokens,
@@ -129,7 +132,9 @@ export function usageSlotsSelect(rows: string, attrs: string, grain = SLOT_MS, e
       FROM ${rows} r
       GROUP BY ALL
     )
-    SELECT p.slot_ms, a.harness, a.session_id, a.project, a.model, a.provider${carried(extra, 'a')}, p.* EXCLUDE (attr_id, slot_ms)
+    SELECT p.slot_ms, a.harness, a.session_id, a.project, a.model, a.provider${carried(extra, 'a')}, p.* EXCLUDE (attr_id, slot_ms),
+           -- Last: the column schema v16 added to usage_slots.
+           coalesce(a.grain, 'response') AS grain
     FROM p JOIN ${attrs} a USING (attr_id)`;
 }
 
@@ -140,7 +145,7 @@ export function usageSlotsSelect(rows: string, attrs: string, grain = SLOT_MS, e
  * a session's active time lies between its slots: session_active in
  * src/report/unit-macros.ts), and its units by kind.
  */
-export function sessionSlotsSelect(rows: string, sessionOfAttr: string, units: string, sessions: string, grain = SLOT_MS): string {
+export function sessionSlotsSelect(rows: string, sessionOfAttr: string, units: string, sessions: string, slotLen = SLOT_MS): string {
   const kind = (k: number) => `coalesce(sum(n) FILTER (WHERE kind = ${k}), 0)::HUGEINT`;
   return `
     WITH t AS (
@@ -150,7 +155,7 @@ export function sessionSlotsSelect(rows: string, sessionOfAttr: string, units: s
     ),
     g AS (
       SELECT *, ts_ms - lag(ts_ms) OVER (PARTITION BY sid, slot_ms ORDER BY ts_ms) AS gap
-      FROM (SELECT *, ${slotOf('ts_ms', grain)} AS slot_ms FROM t)
+      FROM (SELECT *, ${slotOf('ts_ms', slotLen)} AS slot_ms FROM t)
     ),
     a AS (
       SELECT sid, slot_ms,
@@ -393,10 +398,10 @@ const inputsOf = new WeakMap<DuckDBConnection, string>();
  * along (a roll-up's machine). The builders' inputs are made once per
  * connection and kept for the parts made later.
  */
-export async function buildRollups(conn: DuckDBConnection, o: { grain: number; extra: readonly string[]; parts: readonly ('usage' | 'sessions' | 'prompts')[] }): Promise<void> {
+export async function buildRollups(conn: DuckDBConnection, o: { slotLen: number; extra: readonly string[]; parts: readonly ('usage' | 'sessions' | 'prompts')[] }): Promise<void> {
   const run = (sql: string) => conn.run(sql);
   if (inputsOf.get(conn) !== o.extra.join(',')) {
-    const keys = ['harness', 'session_id', 'project', 'model', 'provider', ...o.extra];
+    const keys = ['harness', 'session_id', 'project', 'model', 'provider', 'grain', ...o.extra];
     // The billed rows once (a roll-up's view deduplicates its Parquet rows at every read).
     await run(`
       CREATE OR REPLACE TEMP TABLE txr_billed AS
@@ -429,7 +434,7 @@ export async function buildRollups(conn: DuckDBConnection, o: { grain: number; e
     await run(`DROP VIEW IF EXISTS temp.${table}`);
     await run(`CREATE OR REPLACE TEMP TABLE ${table} AS ${sql}`);
   };
-  if (o.parts.includes('usage')) await make('usage_slots', usageSlotsSelect('temp.txr_rows', 'temp.txr_attrs', o.grain, o.extra));
-  if (o.parts.includes('sessions')) await make('session_slots', sessionSlotsSelect('temp.txr_rows', 'temp.txr_attr_sessions', 'temp.txr_units', 'temp.txr_sessions', o.grain));
+  if (o.parts.includes('usage')) await make('usage_slots', usageSlotsSelect('temp.txr_rows', 'temp.txr_attrs', o.slotLen, o.extra));
+  if (o.parts.includes('sessions')) await make('session_slots', sessionSlotsSelect('temp.txr_rows', 'temp.txr_attr_sessions', 'temp.txr_units', 'temp.txr_sessions', o.slotLen));
   if (o.parts.includes('prompts')) await make('prompt_stats', promptStatsSelect('temp.txr_rows', 'temp.txr_attrs', 'temp.txr_attr_sessions', 'temp.txr_units', 'temp.txr_sessions', o.extra));
 }

@@ -521,6 +521,52 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO sessions_pending SELECT harness, session_id FROM event_attrs UNION SELECT harness, session_id FROM unit_attrs;
   DELETE FROM meta WHERE key = 'sources_digest';
   `,
+  // v16: the grain of a billed row (core/types.ts GRAINS): what it was made
+  // from. event_attrs.grain is NULL for a row of one response (every row
+  // written before) and 'session' or 'snapshot' for a row made from a
+  // session's running totals (Factory Droid, Goose's per-session totals,
+  // Copilot CLI's shutdown summaries). The three views carry it last, as
+  // 'response' where NULL. usage_slots keeps it as a key (last; its builder,
+  // store/rollups.ts, writes it there), so that reports read the session
+  // totals' share from the slots and the live views leave them out. Every
+  // row written before this migration is a response's, so the slots it
+  // finds are all of grain 'response': the column's default fills them
+  // exactly, with no rebuild. (A store set back to an earlier version has
+  // its slots made again whole by v15, and this adds the column to them.)
+  `
+  ALTER TABLE event_attrs ADD COLUMN IF NOT EXISTS grain VARCHAR;
+  CREATE OR REPLACE VIEW usage_events AS
+    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
+           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
+           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
+           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
+           a.source_file, r.source_line, a.billing_kind, r.request_units_e6,
+           a.speed, r.web_search_requests, r.iteration, coalesce(a.grain, 'response') AS grain
+    FROM usage_rows r JOIN event_attrs a USING (attr_id);
+  CREATE OR REPLACE VIEW billed_events AS
+    SELECT a.source_key, a.harness, a.session_id, a.project, a.model, a.provider,
+           r.ts_ms, r.dedupe_key, r.dedupe_rank, r.requests,
+           r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cache_write_5m_tokens, r.cache_write_1h_tokens,
+           r.output_tokens, r.reasoning_tokens, r.recorded_cost_e10, r.computed_cost_e10,
+           a.source_file, r.source_line, a.billing_kind, r.request_units_e6,
+           a.speed, r.web_search_requests, r.iteration, coalesce(a.grain, 'response') AS grain
+    FROM usage_rows r JOIN event_attrs a USING (attr_id)
+    WHERE r.billed;
+  CREATE OR REPLACE VIEW usage AS
+    SELECT make_timestamptz(ts_ms * 1000) AS ts,
+           harness, project, model, provider, session_id,
+           requests, input_tokens, cache_read_tokens, cache_write_tokens,
+           cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
+           input_tokens + cache_read_tokens + cache_write_tokens + output_tokens AS total_tokens,
+           CAST(CAST(coalesce(recorded_cost_e10, computed_cost_e10) AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS cost_usd,
+           CASE WHEN recorded_cost_e10 IS NOT NULL THEN 'recorded' WHEN computed_cost_e10 IS NOT NULL THEN 'computed' ELSE 'none' END AS cost_source,
+           CAST(CAST(computed_cost_e10 AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS computed_cost_usd,
+           CAST(CAST(recorded_cost_e10 AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10)) AS recorded_cost_usd,
+           dedupe_key AS response_key,
+           speed, web_search_requests, iteration, grain
+    FROM billed_events;
+  ALTER TABLE usage_slots ADD COLUMN IF NOT EXISTS grain VARCHAR DEFAULT 'response';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -301,6 +301,9 @@ export class BatchWriter {
   }
 }
 
+/** event_attrs.grain (schema v15): NULL for a response's row, the grain's name otherwise. */
+const storedGrain = (e: UsageEvent): string | null => (e.grain && e.grain !== 'response' ? e.grain : null);
+
 /** A batch's rows and bookkeeping, inside the caller's transaction; says whether it appended and deleted responses. */
 async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds, units: PendingUnits): Promise<{ appended: boolean; removed: boolean }> {
   const removed = await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
@@ -350,6 +353,7 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
           str(at, e.source_file);
           str(at, e.billing_kind ?? null);
           str(at, e.speed ?? null);
+          str(at, storedGrain(e));
           at.endRow();
         }
         lastId = id;

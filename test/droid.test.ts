@@ -1,0 +1,117 @@
+// Factory Droid end to end: the real CLI over a generated `~/.factory` whose
+// sessions hold every trap of src/harnesses/droid/README.md reports exactly
+// what the builder billed, one session-grain row per session, marked as such;
+// a snapshot rewritten in place replaces its row.
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { byKeys, reportRows, tokenFields } from '../fixtures/ledger.js';
+import { buildDroidHome, type DroidFixture } from '../fixtures/droid/home.js';
+import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
+import { storedCounts } from './helpers/units.js';
+
+const RANGE = ['--since', '2026-09-01', '--until', '2026-09-30'];
+const H = ['--harness', 'droid'];
+
+describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
+  let fx: DroidFixture;
+  let env: NodeJS.ProcessEnv;
+  let home: string;
+  beforeAll(() => {
+    home = tempDir('txu-droid-');
+    fx = buildDroidHome(home);
+    env = cleanEnv(home);
+  });
+
+  it('one row per session: own tokenUsage (never inclusive), a second file of a session once, .bak and settings.json never', () => {
+    const j = reportJson([...RANGE, ...H, '--by', 'session,project'], env);
+    expect(reportRows(j, ['session', 'project'])).toEqual(fx.ledger.rows(['session', 'project']).sort(byKeys(['session', 'project'])));
+    // By hand: plain 100 + 20 + 10 + 55; parent 910888 + 4831239 + 4380091 + 24594; child 2000 + 7000 + 300; old 444; long 7777.
+    expect(j.totals.total_tokens).toBe(185 + 10146812 + 9300 + 444 + 7777);
+    expect(j.totals.requests).toBe(0);
+    // Only the price data's note on Droid's model alias (priced as claude-sonnet-4-5).
+    expect(j.warnings.filter((w: string) => !/has no price entry of its own/.test(w))).toEqual([]);
+  });
+
+  it('a session is placed at its last message (never providerLockTimestamp)', () => {
+    const j = reportJson([...RANGE, ...H, '--by', 'day'], env);
+    expect(j.rows.map((r: any) => [r.day, r.total_tokens])).toEqual([
+      ['2026-09-01', 185],
+      ['2026-09-02', 10146812 + 9300],
+      ['2026-09-03', 444],
+      ['2026-09-06', 7777],
+    ]);
+  });
+
+  it('grain: JSON says how much rests on session totals; the table marks it and says why in one line; CSV carries it', () => {
+    const j = reportJson([...RANGE, ...H, '--by', 'day'], env);
+    expect(j.totals.session_grain_tokens).toBe(j.totals.total_tokens);
+    expect(j.rows.every((r: any) => r.session_grain_tokens === r.total_tokens)).toBe(true);
+    const t = runCli(['report', ...RANGE, ...H, '--by', 'day'], env);
+    expect(t.status).toBe(0);
+    expect(t.stdout).toMatch(/7\.78k†/);
+    expect(t.stdout.split('\n').filter((l) => l.includes('† includes'))).toHaveLength(1);
+    const c = runCli(['report', ...RANGE, ...H, '--by', 'day', '--format', 'csv'], env);
+    const [head, first] = c.stdout.split('\n');
+    expect(head).toMatch(/session_grain_tokens/);
+    expect(first).toMatch(/185/);
+  });
+
+  it('compare counts the session totals in tokens and says so; blocks leave them out', () => {
+    const c = runCli(['report', 'compare', ...RANGE, ...H, '--format', 'json'], env);
+    expect(c.status, c.stderr).toBe(0);
+    const j = JSON.parse(c.stdout);
+    expect(j.totals.session_grain_tokens).toBe(j.totals.total_tokens);
+    expect(runCli(['report', 'compare', ...RANGE, ...H], env).stdout.replace(/\s+/g, ' ')).toMatch(/The figures include [\d,]+ tokens its harnesses record as session totals/);
+    const b = runCli(['report', 'blocks', ...RANGE, ...H, '--format', 'json'], env);
+    expect(b.status, b.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(b.stdout))).not.toMatch(/"total_tokens":[1-9]/);
+  });
+
+  it('explain names the grain of the row', () => {
+    const r = runCli(['explain', fx.home.settingsPath(fx.sessions.long), ...RANGE, '--format', 'json'], env);
+    expect(r.status, r.stderr).toBe(0);
+    const recs = JSON.parse(r.stdout).sources.flatMap((s: any) => s.records);
+    expect(recs.find((x: any) => x.grain === 'session')).toMatchObject({ counted: true, counted_as: expect.stringMatching(/^session total of/) });
+  });
+
+  it('export keeps the grain: a report of the export marks the same session totals (its roll-up keeps them apart)', () => {
+    const out = join(home, 'export');
+    const e = runCli(['export', '--out', out], env);
+    expect(e.status, e.stderr).toBe(0);
+    const j = reportJson(['--from', out, ...RANGE, ...H], env);
+    expect(j.totals.total_tokens).toBe(185 + 10146812 + 9300 + 444 + 7777);
+    expect(j.totals.session_grain_tokens).toBe(j.totals.total_tokens);
+    const b = runCli(['report', 'blocks', '--from', out, ...RANGE, ...H, '--format', 'json'], env);
+    expect(b.status, b.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(b.stdout))).not.toMatch(/"total_tokens":[1-9]/);
+  });
+
+  it('prompts from the transcript as units of work; a Task child keeps its parent', () => {
+    const c = storedCounts(env, 'droid');
+    expect(c[fx.sessions.plain.id]).toMatchObject({ prompts: 2 });
+    expect(c[fx.sessions.child.id]).toMatchObject({ prompts: 1, parent: fx.sessions.parent.id });
+  });
+
+  it('a snapshot rewritten in place replaces its row (the second snapshot is the total)', () => {
+    const s = fx.sessions.long;
+    const grown = { ...s, usage: { ...s.usage, inputTokens: s.usage.inputTokens + 300, outputTokens: s.usage.outputTokens + 30 } };
+    fx.home.writeSettings(grown);
+    const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
+    expect(tokenFields(j.rows.find((r: any) => r.session === s.id))).toMatchObject({ input_tokens: 1000, output_tokens: 100, total_tokens: 8107 });
+    fx.home.writeSettings(s);
+  });
+
+  it('DROID_SESSIONS_DIR, FACTORY_DIR and --root find the same sessions', () => {
+    const base = tempDir('txu-droid-roots-');
+    const other = join(base, 'home');
+    const want = tokenFields(fx.ledger.totals());
+    for (const [i, extra] of ([
+      { DROID_SESSIONS_DIR: join(home, '.factory', 'sessions') },
+      { FACTORY_DIR: join(home, '.factory') },
+    ] as Record<string, string>[]).entries()) {
+      expect(tokenFields(reportJson([...RANGE, ...H], cleanEnv(other, { ...extra, XDG_CACHE_HOME: join(base, `c${i}`) })).totals)).toEqual(want);
+    }
+    const j = reportJson([...RANGE, ...H, '--root', `droid=${join(home, '.factory', 'sessions')}`], cleanEnv(other, { XDG_CACHE_HOME: join(base, 'c9') }));
+    expect(tokenFields(j.totals)).toEqual(want);
+  });
+});
