@@ -38,6 +38,9 @@
 -- column: billed_line INTEGER    its line
 -- column: billed_session VARCHAR its session
 -- column: <metrics>              what it adds (fragments/metrics.sql), NULL when nothing
+-- column: session_grain_requests HUGEINT of those, rows made from session totals (grain session or snapshot)
+-- column: session_grain_tokens   HUGEINT their total tokens
+-- column: session_grain_cost_e10 HUGEINT their cost (NULL when none is priced)
 WITH targets AS (
   -- Unnested side by side: the lists are zipped.
   SELECT DISTINCT unnest($sources) AS target_source, unnest($sessions) AS target_session
@@ -57,7 +60,11 @@ won AS (
 ),
 added AS (
   SELECT target_source, target_session, row_id,
-         {{metrics}}
+         {{metrics}},
+         -- Of those, what rests on session totals (summary.sql's session_grain_* figures).
+         coalesce(sum(requests) FILTER (WHERE grain <> 'response'), 0)::HUGEINT AS session_grain_requests,
+         coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE grain <> 'response'), 0)::HUGEINT AS session_grain_tokens,
+         sum(cost_e10) FILTER (WHERE grain <> 'response')::HUGEINT AS session_grain_cost_e10
   FROM (
     -- One response in the shape of a roll-up slot (report_slots), which the shared aggregates read.
     SELECT m.target_source, m.target_session, m.row_id, w.*,

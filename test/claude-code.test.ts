@@ -135,13 +135,14 @@ describe('claude-code end to end', () => {
     const r = runCli(['report', ...RANGE, '--by', 'project', '--format', 'csv'], env);
     expect(r.status).toBe(0);
     const lines = r.stdout.split('\r\n');
-    expect(lines[0]).toBe('project,requests,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,reasoning_tokens,total_tokens,cost_usd,cost_source,computed_cost_usd,recorded_cost_usd,unpriced_requests,unpriced_tokens');
+    expect(lines[0]).toBe('project,requests,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,reasoning_tokens,total_tokens,cost_usd,cost_source,computed_cost_usd,recorded_cost_usd,unpriced_requests,unpriced_tokens,session_grain_requests,session_grain_tokens,session_grain_cost_usd');
     const p2 = b.ledger.rows(['project'], { since: '2026-10-01', until: '2026-10-31' }).find((r) => r.project === P2)!;
     const j = reportJson([...RANGE, '--by', 'project'], env).rows.find((r: any) => r.project === P2);
     const cost = (v: number | null) => (v === null ? '' : String(v));
     expect(lines).toContain(
       `${P2},${p2.requests},${p2.input_tokens},${p2.cache_read_tokens},${p2.cache_write_tokens},${p2.output_tokens},${p2.reasoning_tokens},${p2.total_tokens},` +
-        `${cost(j.cost_usd)},${j.cost_source},${cost(j.computed_cost_usd)},${cost(j.recorded_cost_usd)},${j.unpriced_requests},${j.unpriced_tokens}`,
+        `${cost(j.cost_usd)},${j.cost_source},${cost(j.computed_cost_usd)},${cost(j.recorded_cost_usd)},${j.unpriced_requests},${j.unpriced_tokens},` +
+        `${j.session_grain_requests},${j.session_grain_tokens},${cost(j.session_grain_cost_usd)}`,
     );
     // A field with a comma or quote is quoted, quotes doubled.
     const q = runCli(['sql', `SELECT 'a,b' AS x, 'say "hi"' AS y`, '--format', 'csv'], env).stdout;

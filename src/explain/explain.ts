@@ -11,7 +11,7 @@ import type { HarnessScan } from '../ingest/discover.js';
 import { knownProjects } from '../ingest/ingest.js';
 import { readFailure } from '../ingest/collect.js';
 import { metricsOf, sumTemplateRows, type CostMode, type Metrics } from '../report/summary.js';
-import type { TemplateRow } from '../report/summary-rows.js';
+import { grainFieldsOf, type GrainFields, type TemplateRow } from '../report/summary-rows.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
 import { defineReportMacros } from '../report/macros.js';
 import { counted } from '../core/plural.js';
@@ -39,7 +39,7 @@ export interface ExplainedSource {
   /** Its file is gone: the rows are those the store keeps, not read again. */
   retained: boolean;
   records: ExplainRecord[];
-  totals: Metrics;
+  totals: Metrics & GrainFields;
   notes: string[];
 }
 
@@ -49,7 +49,7 @@ export interface ExplainDocument {
   timezone: string;
   cost_mode: CostMode;
   sources: ExplainedSource[];
-  totals: Metrics;
+  totals: Metrics & GrainFields;
   warnings: string[];
 }
 
@@ -97,9 +97,15 @@ async function explainTarget(t: Target, stored: TemplateRow[], p: ExplainParams,
   if (sink?.contexts) notes.push(`${counted(sink.contexts, 'context row')}: context-window occupancy, not billed usage (the report lists ${sink.contexts === 1 ? 'it' : 'them'} apart)`);
   if (t.session !== null && !t.onlySession && sink) notes.push(`it holds other sessions too: its skipped records and warnings are not tied to one session (tx-usage explain ${t.path} lists them)`);
   return {
-    source: { harness: t.harness.id, path: t.path, kind: t.kind, session_id: t.session, retained: t.source === null, records, totals: metricsOf(sumTemplateRows(added)), notes },
+    source: { harness: t.harness.id, path: t.path, kind: t.kind, session_id: t.session, retained: t.source === null, records, totals: totalsOf(added), notes },
     added,
   };
+}
+
+/** What rows add up to, with the report's fields: its metrics and the share resting on session totals. */
+function totalsOf(rows: TemplateRow[]): Metrics & GrainFields {
+  const sum = sumTemplateRows(rows);
+  return { ...metricsOf(sum), ...grainFieldsOf(sum) };
 }
 
 /** Explains every source the arguments name (targets.ts), against a store that is up to date. */
@@ -116,5 +122,5 @@ export async function explain(conn: DuckDBConnection, scans: HarnessScan[], args
     sources.push(r.source);
     for (const row of r.added) added.set(String(row.row_id), row);
   }
-  return { since: p.since, until: p.until, timezone: p.tz, cost_mode: p.costMode, sources, totals: metricsOf(sumTemplateRows([...added.values()])), warnings };
+  return { since: p.since, until: p.until, timezone: p.tz, cost_mode: p.costMode, sources, totals: totalsOf([...added.values()]), warnings };
 }
