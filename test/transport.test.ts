@@ -35,6 +35,8 @@ function event(i: number): UsageEvent {
     speed: i % 5 === 2 ? 'fast' : null,
     web_search_requests: i % 6 === 1 ? 3 : null,
     iteration: i % 4 === 3 ? 2 : null,
+    // What the row was made from: a session total now and then (null: a response, as most extractors leave it).
+    grain: i % 7 === 4 ? 'session' : null,
   };
 }
 
@@ -95,7 +97,7 @@ describe('worker → main transport', () => {
     const pack = b.take()!;
     const c = new EventCursor();
     c.over(pack);
-    const combo = (e: UsageEvent) => [e.harness, e.session_id, e.project, e.model, e.provider, e.source_file, e.billing_kind ?? null, e.speed ?? null].join('|');
+    const combo = (e: UsageEvent) => [e.harness, e.session_id, e.project, e.model, e.provider, e.source_file, e.billing_kind ?? null, e.speed ?? null, e.grain ?? null].join('|');
     const keys = new Map<string, string>();
     for (let i = 0; i < events.length; i++) {
       c.at(i);
