@@ -249,7 +249,10 @@ async function blocksCommand(rt: Runtime, a: CcusageArgs, agent: string | null):
   if (a.json) process.stdout.write(renderJson({ blocks: idx.map((i) => ccusageBlock(rep.blocks[i]!, rep.token_limit)) }));
   else {
     const d = r.out!.datasets[0]!;
-    process.stdout.write(renderTable({ ...d, rows: idx.map((i) => d.rows[i]!) }, { width: outputColumns(), color: rt.color, home: rt.home }));
+    // The report's totals are the window's: left out when --active or --recent keeps only some blocks.
+    const some = idx.length < rep.blocks.length;
+    const { totals, ...rest } = d;
+    process.stdout.write(renderTable({ ...rest, ...(some ? {} : { totals }), rows: idx.map((i) => d.rows[i]!) }, { width: outputColumns(), color: rt.color, home: rt.home }));
   }
   warn(rt, r.warnings);
 }

@@ -33,7 +33,7 @@ const BLOCKS: Record<string, OptionSpec> = {
   'session-length': { type: 'string', alias: 'n', describe: 'blocks: block length in hours (only 5: the window Anthropic limits use)' },
 };
 
-const run = (name: string | null, agent: string | null) => async (rt: Parameters<NonNullable<CommandSpec['run']>>[0], a: any) => (await import('./command.js')).ccusageCommand(rt, a, name ?? a.report, agent);
+const run = (name: string | null, agent: string | null) => async (rt: Parameters<NonNullable<CommandSpec['run']>>[0], a: any) => (await import('./command.js')).ccusageCommand(rt, a, name ?? a.report ?? 'daily', agent);
 
 const REPORTS: [string, string, Record<string, OptionSpec>][] = [
   ['daily', 'usage per day, every harness (ccusage daily; --json in its shape)', COMMON],
@@ -48,7 +48,8 @@ export const CCUSAGE_COMMANDS: CommandSpec[] = [
   ...CCUSAGE_AGENT_NAMES.map(
     (agent): CommandSpec => ({
       words: [agent],
-      positionals: [{ name: 'report', required: true, describe: 'daily | weekly | monthly | session | blocks' }],
+      // `ccusage claude` alone is its daily report: so here.
+      positionals: [{ name: 'report', required: false, describe: 'daily (default) | weekly | monthly | session | blocks' }],
       describe: `${agent}'s usage only (ccusage ${agent} daily|weekly|monthly|session|blocks)`,
       options: { ...COMMON, ...SESSION, ...BLOCKS },
       run: run(null, agent),
