@@ -40,6 +40,8 @@ const NOW = Date.now();
 const iso = (ms: number) => new Date(ms).toISOString();
 
 let home: string;
+/** The first Claude Code session's id (session --id). */
+let sessionA = '';
 let env: NodeJS.ProcessEnv;
 let ccusage: { cmd: string; version: string } | null = null;
 let installDir: string | null = null;
@@ -48,6 +50,7 @@ function buildHome(h: string): void {
   const claude = new ClaudeHome(join(h, '.claude'));
   // Two finished days and an unpriced model, priced alike by both (Sonnet 4.5's list prices).
   const a = claude.session({ cwd: '/home/user/webshop' });
+  sessionA = a.sessionId;
   a.user('2026-10-05T09:00:00.000Z');
   a.response({ ts: '2026-10-05T09:01:00.000Z', model: 'claude-sonnet-4-5-20250929', usage: { input: 1200, output: 800, cacheRead: 30_000, cacheWrite5m: 4000 } });
   a.response({ ts: '2026-10-06T10:02:00.000Z', model: 'claude-sonnet-4-5-20250929', usage: { input: 300, output: 150, cacheRead: 12_000 } });
@@ -114,12 +117,14 @@ describe("ccusage's commands and JSON (ccusage " + CCUSAGE_VERSION + ')', () => 
     ['claude session', ['claude', 'session']],
     ['codex daily', ['codex', 'daily']],
   ];
+  const withId = () => ['session', '--id', sessionA];
   const got = new Map<string, { cc: Json; tx: Json }>();
   beforeAll(() => {
     for (const [name, args] of cases) got.set(name, { cc: theirs(args), tx: ours(args) });
+    got.set('session --id', { cc: theirs(withId()), tx: ours(withId()) });
   }, 300_000);
 
-  it.each(cases.map(([n]) => n))('%s: every key path of ccusage\'s JSON is in ours, with its type', (name) => {
+  it.each([...cases.map(([n]) => n), 'session --id'])('%s: every key path of ccusage\'s JSON is in ours, with its type', (name) => {
     const { cc, tx } = got.get(name)!;
     expect(missing(cc, tx)).toEqual([]);
   });
@@ -153,6 +158,13 @@ describe("ccusage's commands and JSON (ccusage " + CCUSAGE_VERSION + ')', () => 
     expect({ cost: m.cost, missingPricing: m.missingPricing, costSource: m.costSource, unpricedRequests: m.unpricedRequests }).toEqual({ cost: 0, missingPricing: true, costSource: 'none', unpricedRequests: 1 });
     expect({ costPartial: day.costPartial, costSource: day.costSource, unpricedTokens: day.unpricedTokens }).toEqual({ costPartial: true, costSource: 'partial', unpricedTokens: 50 + 70 + 900 });
     expect(tx.totals.costPartial).toBe(true);
+  });
+
+  it('session --id: the session\'s responses one by one, as ccusage lists them', () => {
+    const { cc, tx } = got.get('session --id')!;
+    const view = (e: Json) => ({ timestamp: e.timestamp, model: e.model, ...tokens({ ...e, totalTokens: 0 }) });
+    expect(tx.entries.map(view)).toEqual(cc.entries.map(view));
+    expect({ sessionId: tx.sessionId, totalTokens: tx.totalTokens }).toEqual({ sessionId: cc.sessionId, totalTokens: cc.totalTokens });
   });
 
   it('blocks: the same blocks, the active one with its burn rate and projection', () => {

@@ -17,6 +17,7 @@ import { printableLines, warningLines } from '../../render/terminal-text.js';
 import { harnessOfAgent } from './agents.js';
 import { agentRows, agentTotals, AGENT_KEYS, totalsOf, unifiedRows, UNIFIED_KEY, weekStart, type Period, type ShapeOptions } from './shape.js';
 import { ccusageBlock } from './blocks.js';
+import { e10ToUsd } from '../../core/money.js';
 
 /** The options of ccusage 20's reports (`ccusage daily --help` and the others), as parsed. */
 export interface CcusageArgs {
@@ -192,6 +193,11 @@ async function periodReport(rt: Runtime, a: CcusageArgs, period: Period, agent: 
     return;
   }
   const { rows, warnings } = await summaryRows(rt, a, period, harness, weekStartsOn);
+  if (period === 'session' && a.id !== undefined && a.json) {
+    process.stdout.write(renderJson(await sessionEntries(rt, a, rows, harness)));
+    warn(rt, warnings);
+    return;
+  }
   let list: Record<string, unknown>[];
   let totals: Record<string, unknown>;
   let key: string;
@@ -209,6 +215,63 @@ async function periodReport(rt: Runtime, a: CcusageArgs, period: Period, agent: 
   if (a.json) process.stdout.write(renderJson({ [key]: list, totals }));
   else process.stdout.write(table(rt, period, `${TITLES[period]}${agent ? ` (${agent})` : ''}`, list, totals, o, a.breakdown === true, field));
   warn(rt, warnings);
+}
+
+/**
+ * `session --id ID --json`: ccusage's document for one session, its
+ * responses one by one (`entries`) with the session's totals (the summary's
+ * figures); `null` when no session has that id, as ccusage writes it. An id
+ * prefix that several sessions share is a usage error naming them.
+ */
+async function sessionEntries(rt: Runtime, a: CcusageArgs, rows: Row[], harness: string | undefined): Promise<unknown> {
+  const ids = [...new Set(rows.map((r) => String(r.session)))];
+  const exact = ids.includes(a.id!) ? [a.id!] : ids;
+  if (exact.length > 1) throw new UsageError(`--id ${JSON.stringify(a.id)}: ${exact.length} sessions begin so: ${exact.slice(0, 5).join(', ')}${exact.length > 5 ? ', …' : ''}`);
+  if (!exact.length) {
+    if (!rt.quiet) process.stderr.write(printableLines(`tx-usage: no session ${JSON.stringify(a.id)} in the window`) + '\n');
+    return null;
+  }
+  const id = exact[0]!;
+  const mine = rows.filter((r) => String(r.session) === id);
+  const [{ openReportStore }, { defineReportMacros }, { loadTemplate, runTemplate }, { HARNESS_IDS }] = await Promise.all([
+    import('../../cli/report.js'),
+    import('../../report/macros.js'),
+    import('../../report/template.js'),
+    import('../../core/types.js'),
+  ]);
+  // The store was brought up to date by the report just made: found current, nothing read again.
+  const { store } = await openReportStore(rt, null);
+  let events: Record<string, unknown>[];
+  try {
+    await defineReportMacros(store.conn);
+    const cost = a.mode === undefined ? 'auto' : COST_MODES[a.mode]!;
+    events = await runTemplate(store.conn, loadTemplate('ccusage_session_entries'), { harnesses: harness ? [harness] : [...HARNESS_IDS], project: a.project ?? '', cost_mode: cost, session: id });
+  } finally {
+    await store.close();
+  }
+  const t = totalsOf(mine, a.cost !== false);
+  const doc: Record<string, unknown> = { sessionId: id };
+  if (a.cost !== false) doc.totalCost = t.totalCost;
+  doc.totalTokens = t.totalTokens;
+  doc.entries = events.map((e) => {
+    const o: Record<string, unknown> = {
+      timestamp: new Date(Number(e.ts_ms)).toISOString(),
+      model: (e.model as string | null) ?? 'unknown',
+      inputTokens: Number(e.input_tokens),
+      outputTokens: Number(e.output_tokens),
+      cacheCreationTokens: Number(e.cache_write_tokens),
+      cacheReadTokens: Number(e.cache_read_tokens),
+    };
+    if (a.cost !== false) {
+      // ccusage's costUSD of an unpriced response is 0; costPartial says it is not a known $0.
+      o.costUSD = e10ToUsd(e.cost_e10 as string | null) ?? 0;
+      o.costPartial = e.cost_e10 === null;
+    }
+    return { ...o, harness: e.harness, requests: Number(e.requests), reasoningTokens: Number(e.reasoning_tokens) };
+  });
+  // The session's figures tx-usage adds, as its session row has them.
+  for (const k of ['requests', 'reasoningTokens', 'costSource', 'costPartial', 'unpricedRequests', 'unpricedTokens', 'sessionGrainTokens']) if (k in t) doc[k] = t[k];
+  return doc;
 }
 
 function parseSections(v: string): Period[] {
