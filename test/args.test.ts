@@ -58,8 +58,13 @@ function randomLine(c: CommandSpec, pick: <T>(xs: T[]) => T, r: () => number): s
 
 function lines(): string[][] {
   const out: string[][] = [[], ['report'], ['prices'], ['nope'], ['completion'], ['--version'], ['report', '--help']];
+  // Commands that share one options object (ccusage's daily, weekly, monthly; its per-agent
+  // commands) are read alike: every option of the first, the words alone of the others.
+  const optionsSeen = new Set<object>();
   for (const c of COMMANDS) {
     out.push([...c.words]);
+    if (optionsSeen.has(c.options)) continue;
+    optionsSeen.add(c.options);
     for (const [name, o] of Object.entries({ ...c.options, ...GLOBAL_OPTIONS })) {
       if (o.type === 'boolean') out.push([...c.words, `--${name}`], [...c.words, `--no-${name}`], [`--${name}`, ...c.words]);
       else for (const v of ['7d', '', 'compare']) out.push([...c.words, `--${name}`, v], [...c.words, `--${name}=${v}`], [`--${name}`, v, ...c.words]);

@@ -42,6 +42,8 @@ export interface CommandSpec {
   words: string[];
   positionals: PositionalSpec[];
   describe: string;
+  /** Left out of the command list of `tx-usage --help` (its own --help still describes it). */
+  hidden?: boolean;
   options: Record<string, OptionSpec>;
   /** Absent for a group (`prices`), whose subcommands run. */
   run?: (rt: Runtime, args: any, argv: string[]) => Promise<void>;

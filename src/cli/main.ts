@@ -126,7 +126,8 @@ async function parser(argv: string[], outcome: Outcome) {
         for (const s of subs) b = b.command(usageOf(s), s.describe, (x) => declare(x, s), run(s));
         return b.demandCommand(1, `name a ${c.words[0]} command: ${subs.map((s) => s.words[1]).join(' or ')}`);
       });
-    } else y = y.command(usageOf(c), c.describe, (b) => declare(b, c), run(c));
+    // A description of false leaves the command out of the list (yargs' way; its types omit it).
+    } else y = y.command(usageOf(c), (c.hidden ? false : c.describe) as string, (b) => declare(b, c), run(c));
   }
   const commands = COMMAND_NAMES.join(', ');
   y = y

@@ -33,10 +33,13 @@ const BLOCKS: Record<string, OptionSpec> = {
   'session-length': { type: 'string', alias: 'n', describe: 'blocks: block length in hours (only 5: the window Anthropic limits use)' },
 };
 
+/** Every per-agent command's options (one object: test/args.test.ts reads a table's options once per object). */
+const AGENT_OPTIONS: Record<string, OptionSpec> = { ...COMMON, ...SESSION, ...BLOCKS };
+
 const run = (name: string | null, agent: string | null) => async (rt: Parameters<NonNullable<CommandSpec['run']>>[0], a: any) => (await import('./command.js')).ccusageCommand(rt, a, name ?? a.report ?? 'daily', agent);
 
 const REPORTS: [string, string, Record<string, OptionSpec>][] = [
-  ['daily', 'usage per day, every harness (ccusage daily; --json in its shape)', COMMON],
+  ['daily', "usage per day, every harness, as ccusage's daily (--json in its shape); one agent: tx-usage claude daily, codex, opencode, pi, ...", COMMON],
   ['weekly', 'usage per week from Monday (ccusage weekly)', COMMON],
   ['monthly', 'usage per month (ccusage monthly)', COMMON],
   ['session', 'usage per session (ccusage session)', { ...COMMON, ...SESSION }],
@@ -51,7 +54,9 @@ export const CCUSAGE_COMMANDS: CommandSpec[] = [
       // `ccusage claude` alone is its daily report: so here.
       positionals: [{ name: 'report', required: false, describe: 'daily (default) | weekly | monthly | session | blocks' }],
       describe: `${agent}'s usage only (ccusage ${agent} daily|weekly|monthly|session|blocks)`,
-      options: { ...COMMON, ...SESSION, ...BLOCKS },
+      // Listed by daily's line of the help, not one line per agent.
+      hidden: true,
+      options: AGENT_OPTIONS,
       run: run(null, agent),
     }),
   ),
