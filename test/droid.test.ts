@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, reportRows, tokenFields } from '../fixtures/ledger.js';
-import { buildDroidHome, type DroidFixture } from '../fixtures/droid/home.js';
+import { buildDroidHome, TRANSCRIPT_MODEL, type DroidFixture } from '../fixtures/droid/home.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 import { storedCounts } from './helpers/units.js';
 
@@ -93,6 +93,19 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
     expect(Number(total[cols.indexOf('session_grain_tokens')])).toBe(want);
     const t = runCli(['report', 'monthly', ...RANGE, ...H], env).stdout;
     expect(t.split('\n').filter((l) => l.includes('† includes'))).toHaveLength(1);
+  });
+
+  it('a session without a model setting: its model from the last reminder of its transcript, priced, and explain says so', () => {
+    const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
+    const row = j.rows.find((r: any) => r.session === fx.sessions.old.id);
+    expect(row.model).toBe(TRANSCRIPT_MODEL);
+    // By hand: 40 input + 400 cache read + 4 output, priced as claude-sonnet-4-5 (as the settings alias of the others).
+    expect(row.total_tokens).toBe(444);
+    expect(row.cost_usd).toBeGreaterThan(0);
+    expect(j.warnings.filter((w: string) => w.includes(TRANSCRIPT_MODEL) && !/has no price entry of its own/.test(w))).toEqual([]);
+    const r = runCli(['explain', fx.home.settingsPath(fx.sessions.old), ...RANGE, '--format', 'json'], env);
+    const recs = JSON.parse(r.stdout).sources.flatMap((s: any) => s.records);
+    expect(recs.find((x: any) => x.counted)).toMatchObject({ rule: 'inclusiveTokenUsage without children; model from the transcript' });
   });
 
   it('explain names the grain of the row', () => {

@@ -158,7 +158,8 @@ export const UNIT_COLUMNS: Column[] = [
   col('subagent_tasks', 'Subagent tasks', 'int'),
   col('answered_prompts', 'Answered', 'int'),
   col('priced_prompts', 'Priced prompts', 'int'),
-  col('session_total_prompts', 'Session-total prompts', 'int'),
+  // Added after the others were published: last in the CSV, so their positions hold.
+  { ...col('session_total_prompts', 'Session-total prompts', 'int'), csvLast: true },
   ...PER_PROMPT.flatMap((f) => STATS.map((s) => col(`${f}_${s}`, `${LABEL[f]} ${s}`, f === 'cost_per_prompt_usd' ? 'usd' : 'ratio'))),
   col('active_hours', 'Active h', 'ratio'),
   col('hourly_sessions', 'Hourly sessions', 'int'),
