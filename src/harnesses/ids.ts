@@ -13,6 +13,7 @@ export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 
   'copilot-cli',
   'droid',
   'goose',
+  'hermes',
 ] as const;
 export type HarnessId = (typeof HARNESS_IDS)[number];
 

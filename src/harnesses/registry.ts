@@ -26,6 +26,7 @@ import { grok } from './grok/index.js';
 import { copilotCli } from './copilot-cli/index.js';
 import { droid } from './droid/index.js';
 import { goose } from './goose/index.js';
+import { hermes } from './hermes/index.js';
 
 const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'claude-code': claudeCode,
@@ -48,6 +49,7 @@ const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'copilot-cli': copilotCli,
   droid,
   goose,
+  hermes,
 };
 
 /** In report order. */
