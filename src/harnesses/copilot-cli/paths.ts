@@ -3,9 +3,8 @@
 //   --root copilot-cli=PATH (repeatable: the config folder or the file),
 //   else COPILOT_HOME (the CLI's own variable; it moves the database too),
 //   else ~/.copilot.
-import { realpath } from '../../io/observed-fs.js';
 import type { SourceLocation } from '../../core/types.js';
-import { databaseFiles } from '../opencode/paths.js';
+import { databaseSources } from '../opencode/paths.js';
 import { resolveRoots } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
@@ -16,14 +15,5 @@ export function copilotRoots(ctx: PathContext): RootSpec[] {
 }
 
 export async function discoverCopilot(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
-  const seen = new Set<string>();
-  const out: SourceRef[] = [];
-  for (const file of databaseFiles(roots, DB_FILE, warn)) {
-    const real = realpath(file) ?? file;
-    if (seen.has(real)) continue; // two roots naming one database: read once
-    seen.add(real);
-    // Committed rows may be only in the -wal (never the -shm, which every reader writes).
-    out.push({ harness: 'copilot-cli', key: real, path: file, kind: 'sqlite', companions: [file + '-wal'] });
-  }
-  return out;
+  return databaseSources('copilot-cli', roots, DB_FILE, warn);
 }

@@ -10,8 +10,8 @@
 // found and not read.
 import { dirname, isAbsolute, join } from 'node:path';
 import type { SourceLocation } from '../../core/types.js';
-import { listDir, realpath } from '../../io/observed-fs.js';
-import { databaseFiles } from '../opencode/paths.js';
+import { listDir } from '../../io/observed-fs.js';
+import { databaseSources } from '../opencode/paths.js';
 import { isDir, isFile, rootSpec } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
@@ -55,15 +55,8 @@ export function gooseRoots(ctx: PathContext): RootSpec[] {
 }
 
 export async function discoverGoose(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
-  const seen = new Set<string>();
-  const out: SourceRef[] = [];
-  for (const file of databaseFiles(roots.filter((r) => !r.unread), DB_FILE, warn)) {
-    const real = realpath(file) ?? file;
-    if (seen.has(real)) continue; // two roots naming one database: read once
-    seen.add(real);
+  return databaseSources('goose', roots.filter((r) => !r.unread), DB_FILE, warn, (file) => {
     const legacy = legacyCount(dirname(file));
-    // Committed rows may be only in the -wal (never the -shm, which every reader writes).
-    out.push({ harness: 'goose', key: real, path: file, kind: 'sqlite', companions: [file + '-wal'], ...(legacy ? { meta: { legacyJsonl: String(legacy) } } : {}) });
-  }
-  return out;
+    return legacy ? { legacyJsonl: String(legacy) } : undefined;
+  });
 }

@@ -6,8 +6,7 @@
 // Legacy `sessions/` transcripts (no usage) are named as found and not read.
 import { basename, dirname, join } from 'node:path';
 import type { SourceLocation } from '../../core/types.js';
-import { realpath } from '../../io/observed-fs.js';
-import { databaseFiles } from '../opencode/paths.js';
+import { databaseSources } from '../opencode/paths.js';
 import { isDir, listDirWarned, resolveRoots, rootSpec } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
@@ -43,15 +42,8 @@ export async function discoverHermes(roots: RootSpec[], warn: (m: string, at: So
     if (!h.exists || !isDir(dir)) continue;
     for (const e of listDirWarned(dir, warn) ?? []) if (e.kind === 'dir' || e.kind === 'link') profiles.push(rootSpec(join(dir, e.name), h.origin));
   }
-  const seen = new Set<string>();
-  const out: SourceRef[] = [];
-  for (const file of databaseFiles([...homes, ...profiles], DB_FILE, warn)) {
-    const real = realpath(file) ?? file;
-    if (seen.has(real)) continue;
-    seen.add(real);
+  return databaseSources('hermes', [...homes, ...profiles], DB_FILE, warn, (file) => {
     const profile = profileOf(file);
-    // Committed rows may be only in the -wal (never the -shm, which every reader writes).
-    out.push({ harness: 'hermes', key: real, path: file, kind: 'sqlite', companions: [file + '-wal'], ...(profile ? { meta: { profile } } : {}) });
-  }
-  return out;
+    return profile ? { profile } : undefined;
+  });
 }
