@@ -60,9 +60,11 @@ describe('hermes end to end (~/.hermes state.db and profiles)', () => {
     expect(j.rows.find((r: any) => r.session === 'work/20260814_090000_aaaa1111').cost_usd).toBeGreaterThan(0);
   });
 
-  it('titles, parents and the legacy transcripts folder named as found and not read', () => {
+  it('prompts, titles, parents and the legacy transcripts folder named as found and not read', () => {
     const c = storedCounts(env, 'hermes');
-    expect(c['20260815_100000_bbbb2222']).toMatchObject({ parent: '20260814_090000_aaaa1111' });
+    // One prompt per main-loop call (the user message before it); auxiliary calls have none.
+    expect(c['20260814_090000_aaaa1111']).toMatchObject({ prompts: 2 });
+    expect(c['20260815_100000_bbbb2222']).toMatchObject({ prompts: 1, parent: '20260814_090000_aaaa1111' });
     expect(c['work/20260814_090000_aaaa1111']!.title).toMatch(/^hermes /);
     const s = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find((x: any) => x.harness === 'hermes');
     expect(s.files).toBe(2);

@@ -8,7 +8,7 @@
 // The database is opened only through readSqliteSnapshot: never written,
 // checkpointed or migrated, and nothing is created beside it.
 import { checkCost, checkTokenCount } from '../../core/numbers.js';
-import type { SessionFact, UsageEvent } from '../../core/types.js';
+import type { SessionFact, UsageEvent, WorkUnit } from '../../core/types.js';
 import { readSqliteSnapshot, type SqliteDb } from '../../io/sqlite.js';
 import { columnNames, pick, tableNames } from '../opencode/tables.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
@@ -16,6 +16,7 @@ import { RULE } from './rules.js';
 
 interface Read {
   events: UsageEvent[];
+  units: WorkUnit[];
   facts: SessionFact[];
 }
 
@@ -42,7 +43,7 @@ function recordedCost(r: Record<string, unknown>): number | null {
 
 function readAll(db: SqliteDb, source: SourceRef, sink: ExtractSink): Read {
   const file = source.path;
-  const out: Read = { events: [], facts: [] };
+  const out: Read = { events: [], units: [], facts: [] };
   const tables = tableNames(db);
   if (!tables.has('sessions')) {
     sink.warn('no sessions table (not a Hermes state.db); nothing read', { file });
@@ -121,6 +122,18 @@ function readAll(db: SqliteDb, source: SourceRef, sink: ExtractSink): Read {
           recorded_cost_usd: recordedCost(r),
           rule: RULE.aux,
         }));
+      }
+    }
+  }
+  // README "Units of work": a prompt is a `user` message (tool results are role `tool`), at its time; its text is never read.
+  if (tables.has('messages')) {
+    const mc = columnNames(db, 'messages');
+    if (mc.has('session_id') && mc.has('role') && mc.has('timestamp')) {
+      for (const r of db.prepare("SELECT id, session_id, timestamp FROM messages WHERE role = 'user'").iterate() as Iterable<Record<string, unknown>>) {
+        const raw = text(r.session_id);
+        const ts = seconds(r.timestamp);
+        if (raw === null || ts === null) continue;
+        out.units.push({ harness: 'hermes', session_id: sessionId(raw), kind: 'prompt', dedupe_key: `hermes:${profile ?? ''}:${raw}:${String(num(r.id))}`, dedupe_rank: 0, ts, count: 1 });
       }
     }
   }
