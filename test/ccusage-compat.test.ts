@@ -178,9 +178,13 @@ describe("ccusage's commands and JSON (ccusage " + CCUSAGE_VERSION + ')', () => 
     const { tx } = got.get('claude daily')!;
     expect(tx.daily.map((d: Json) => d.date)).toContain('2026-10-05');
     expect(tx.daily.flatMap((d: Json) => d.modelsUsed)).not.toContain('gpt-5');
-    const r = runCli(['goose', 'daily'], env);
+    const r = runCli(['codebuff', 'daily'], env);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/tx-usage does not read goose's files/);
+    expect(r.stderr).toMatch(/tx-usage does not read codebuff's files/);
+    // Goose and Hermes are read: their agent names run their harness alone (nothing of theirs in this home).
+    const g = runCli(['goose', 'daily', '--json'], env);
+    expect(g.status, g.stderr).toBe(0);
+    expect(JSON.parse(g.stdout).daily).toEqual([]);
     // ccusage's short options, as its --help spells them.
     const s = runCli(['daily', '-j', '-s', '20261006', '-u', '20261006', '-z', 'UTC'], env);
     expect(s.status, s.stderr).toBe(0);
