@@ -15,7 +15,7 @@ import { hasStoredRows } from '../store/read.js';
 import { resolveWarningsOf, warningsInWindow } from '../store/ready.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { cacheDir, notice, rootProblems, type Runtime } from './runtime.js';
-import { openAnswerable, type Answerable } from './current.js';
+import { openAnswerable, type Answerable, type KeptOpen } from './current.js';
 import { retentionNoticeOnce } from './retention.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
@@ -106,8 +106,8 @@ export const RETAINED_ONLY =
 export type ReportStore = Answerable;
 
 /** Opens the store for reports (current.ts openAnswerable): a store this user cannot write is answered from as it is, with a warning (runtime.ts answerReadOnly). */
-export function openReportStore(rt: Runtime, horizonMs: number | null): Promise<ReportStore> {
-  return openAnswerable(rt, { horizonMs, keepRootWarnings: true, readOnlyOk: true });
+export function openReportStore(rt: Runtime, horizonMs: number | null, kept: KeptOpen = {}): Promise<ReportStore> {
+  return openAnswerable(rt, { horizonMs, keepRootWarnings: true, readOnlyOk: true, ...kept });
 }
 
 /**
