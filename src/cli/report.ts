@@ -7,6 +7,7 @@ import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
+import { parseModels } from '../report/filters.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
@@ -34,6 +35,8 @@ export interface ReportArgs {
   by?: string;
   harness?: string;
   project?: string;
+  /** Exact model ids, comma-separated (report/filters.ts). */
+  model?: string;
   tz?: string;
   format?: string;
   out?: string;
@@ -80,7 +83,7 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   if (!['auto', 'computed', 'recorded'].includes(cost)) throw new UsageError(`--cost ${JSON.stringify(a.cost)}: expected auto, computed or recorded`);
   const sort = parseSort(a.sort);
   // Chart data only for the renderer that draws it.
-  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}) };
+  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', models: parseModels(a.model), costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}) };
 }
 
 /** What was searched, for the "no data found" message and `sources`. */
@@ -152,6 +155,8 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   const p = reportParams(a, def.default_by);
   if (o.charts) p.charts = true;
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
+  // A 5-hour block is the account's window, begun by a response of any model: blocks of one model's responses would be windows that never were.
+  if (p.models?.length && def.kind === 'blocks') throw new UsageError('--model is not for report blocks (a block is the account\'s 5-hour window, whatever the model); use --model with summary, monthly or compare');
   // Two sources of data at once: refused rather than one silently ignored.
   if (a.demo && a.from?.length) throw new UsageError('--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
