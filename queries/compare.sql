@@ -12,6 +12,7 @@
 -- param: tz VARCHAR              IANA zone the range is read in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: models VARCHAR[]        exact model ids to include ([] = any)
 -- param: cost_mode VARCHAR       auto | computed | recorded
 -- slot: detail                   ONE grouping expression from the code whitelist, or '' for per harness only
 -- column: harness                VARCHAR
@@ -44,7 +45,7 @@
 -- report_slots: billed responses per 15-minute slot with local_ts and the cost
 -- figures under cost_mode (src/report/macros.ts)
 WITH f AS (
-  SELECT * FROM report_slots($tz, $harnesses, $project, $cost_mode)
+  SELECT * FROM report_slots($tz, $harnesses, $project, $cost_mode, p_models := $models)
   WHERE near_days(slot_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
 ),
 k AS (

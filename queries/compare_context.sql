@@ -10,6 +10,7 @@
 -- param: tz VARCHAR              IANA zone the range is read in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: models VARCHAR[]        exact model ids to include ([] = any)
 -- column: harness                VARCHAR
 -- column: chats                  BIGINT
 -- column: turns                  HUGEINT
@@ -21,8 +22,7 @@
 -- column: avg_peak_occupancy     DOUBLE   mean of peak_used / max over chats recording both
 WITH c AS (
   SELECT * FROM context_rows
-  WHERE list_contains($harnesses, harness)
-    AND ($project = '' OR contains(coalesce(project, ''), $project))
+  WHERE in_filter($harnesses, $project, $models, harness, project, model)
     AND (coalesce(last_ts_ms, first_ts_ms) IS NULL OR (
           CAST(timezone($tz, make_timestamptz(coalesce(last_ts_ms, first_ts_ms) * 1000)) AS DATE) >= $since
       AND CAST(timezone($tz, make_timestamptz(coalesce(first_ts_ms, last_ts_ms) * 1000)) AS DATE) <= $until))

@@ -11,6 +11,7 @@
 -- param: tz VARCHAR              IANA zone the range is read in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: models VARCHAR[]        exact model ids to include ([] = any)
 -- param: cost_mode VARCHAR       auto | computed | recorded
 -- column: harness                VARCHAR
 -- column: session_id             VARCHAR  the prompt's own session
@@ -57,4 +58,4 @@ r AS (
 )
 SELECT * FROM r
 WHERE CAST(local_ts AS DATE) BETWEEN $since AND $until
-  AND ($project = '' OR contains(coalesce(project, ''), $project))
+  AND in_filter($harnesses, $project, $models, harness, project, model)

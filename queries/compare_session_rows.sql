@@ -13,6 +13,7 @@
 -- param: tz VARCHAR              IANA zone the range is read in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: models VARCHAR[]        exact model ids to include ([] = any)
 -- param: cost_mode VARCHAR       auto | computed | recorded
 -- column: harness                VARCHAR
 -- column: session_id             VARCHAR
@@ -40,7 +41,7 @@ WITH uc AS (
 ),
 e AS (
   SELECT harness, session_id, CASE WHEN sum(priced_events) = sum(events) THEN sum(cost_e10) END AS cost_e10
-  FROM report_slots($tz, $harnesses, '', $cost_mode)
+  FROM report_slots($tz, $harnesses, '', $cost_mode, p_models := $models)
   WHERE near_days(slot_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
   GROUP BY ALL
 ),
@@ -55,6 +56,7 @@ s AS (
   LEFT JOIN e ON e.harness = a.harness AND e.session_id = a.session_id
   LEFT JOIN uc ON uc.harness = a.harness AND uc.session_id = a.session_id
   LEFT JOIN session_attrs($harnesses) sa ON sa.harness = a.harness AND sa.session_id = a.session_id
-  WHERE $project = '' OR contains(coalesce(sa.project, ''), $project)
+  -- With --model: the sessions with a response of one of its models in the range, their cost that of those responses.
+  WHERE in_filter($harnesses, $project, [], a.harness, sa.project, NULL) AND (len($models) = 0 OR e.session_id IS NOT NULL)
 )
 SELECT * FROM s

@@ -6,6 +6,7 @@
 -- param: tz VARCHAR            IANA zone the range is read in
 -- param: harnesses VARCHAR[]   harness ids to include
 -- param: project VARCHAR       substring that the project must contain ('' = any)
+-- param: models VARCHAR[]      exact model ids to include ([] = any)
 -- column: harness VARCHAR
 -- column: session VARCHAR      chat id, or <chatId>/<subagentId>
 -- column: project VARCHAR
@@ -19,8 +20,7 @@
 SELECT harness, session, project, model, turns, latest_used_tokens, max_tokens, peak_used_tokens,
        first_ts_ms, last_ts_ms
 FROM context_rows
-WHERE list_contains($harnesses, harness)
-  AND ($project = '' OR contains(coalesce(project, ''), $project))
+WHERE in_filter($harnesses, $project, $models, harness, project, model)
   -- A chat is in range when its activity overlaps the range; one without
   -- any timestamp cannot be placed, so it is always listed.
   AND (coalesce(last_ts_ms, first_ts_ms) IS NULL OR (

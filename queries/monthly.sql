@@ -17,6 +17,7 @@
 -- param: tz VARCHAR              IANA zone that months and days are cut in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: models VARCHAR[]        exact model ids to include ([] = any)
 -- param: cost_mode VARCHAR       auto | computed | recorded
 -- slot: key                      ONE grouping expression from the code whitelist, or 'total'
 -- column: month                  VARCHAR  YYYY-MM
@@ -54,7 +55,7 @@
 -- report_slots: billed responses per 15-minute slot with local_ts and the cost
 -- figures under cost_mode (src/report/macros.ts)
 WITH f AS (
-  SELECT *, CAST(local_ts AS DATE) AS d FROM report_slots($tz, $harnesses, $project, $cost_mode)
+  SELECT *, CAST(local_ts AS DATE) AS d FROM report_slots($tz, $harnesses, $project, $cost_mode, p_models := $models)
   WHERE near_days(slot_ms, CAST(date_trunc('month', $since) - INTERVAL 1 MONTH AS DATE), $until)
     AND CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) - INTERVAL 1 MONTH AS DATE) AND $until
 ),

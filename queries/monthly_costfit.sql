@@ -14,6 +14,7 @@
 -- param: tz VARCHAR              IANA zone that months are cut in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: models VARCHAR[]        exact model ids to include ([] = any)
 -- param: cost_mode VARCHAR       auto | computed | recorded
 -- column: month                  VARCHAR  YYYY-MM
 -- column: harness                VARCHAR
@@ -57,8 +58,7 @@ WITH ev AS (
            ELSE coalesce(recorded_cost_e10, computed_cost_e10)
          END AS cost_e10
   FROM billed_events
-  WHERE list_contains($harnesses, harness)
-    AND ($project = '' OR contains(coalesce(project, ''), $project))
+  WHERE in_filter($harnesses, $project, $models, harness, project, model)
 ),
 f AS (
   SELECT * FROM ev

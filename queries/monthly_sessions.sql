@@ -10,6 +10,7 @@
 -- param: tz VARCHAR              IANA zone that months are cut in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: models VARCHAR[]        exact model ids to include ([] = any)
 -- param: cost_mode VARCHAR       auto | computed | recorded
 -- param: top INTEGER             sessions listed per month
 -- column: month                  VARCHAR  YYYY-MM
@@ -41,7 +42,7 @@
 -- figures under cost_mode (src/report/macros.ts); session_slots: each
 -- session's units of work per slot (src/store/rollups.ts)
 WITH f AS (
-  SELECT * FROM report_slots($tz, $harnesses, $project, $cost_mode)
+  SELECT * FROM report_slots($tz, $harnesses, $project, $cost_mode, p_models := $models)
   WHERE near_days(slot_ms, CAST(date_trunc('month', $since) AS DATE), $until)
     AND CAST(local_ts AS DATE) BETWEEN CAST(date_trunc('month', $since) AS DATE) AND $until
 ),

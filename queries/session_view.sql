@@ -14,6 +14,7 @@
 -- param: tz VARCHAR              IANA zone the range is read in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: models VARCHAR[]        exact model ids to include ([] = any)
 -- column: harness                VARCHAR
 -- column: session_id             VARCHAR
 -- column: project                VARCHAR  latest project of its responses (else its Cursor chat's)
@@ -30,7 +31,7 @@
 WITH a AS (SELECT * FROM session_active($tz, $harnesses, $since, $until)),
 e AS (
   SELECT harness, session_id, list(DISTINCT model ORDER BY model) FILTER (WHERE model IS NOT NULL) AS models
-  FROM report_slots($tz, $harnesses, '', 'auto')
+  FROM report_slots($tz, $harnesses, '', 'auto', p_models := $models)
   WHERE near_days(slot_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until
   GROUP BY ALL
 ),
@@ -58,5 +59,6 @@ LEFT JOIN u ON u.harness = a.harness AND u.session_id = a.session_id
 LEFT JOIN session_facts f ON f.harness = a.harness AND f.session_id = a.session_id
 LEFT JOIN sr ON sr.harness = a.harness AND sr.session_id = a.session_id
 LEFT JOIN session_attrs($harnesses) sa ON sa.harness = a.harness AND sa.session_id = a.session_id
-WHERE $project = '' OR contains(coalesce(sa.project, ''), $project)
+-- With --model, a session whose responses in the range include none of its models is not one of the report's (e is theirs).
+WHERE in_filter($harnesses, $project, [], a.harness, sa.project, NULL) AND (len($models) = 0 OR e.session_id IS NOT NULL)
 ORDER BY a.harness, a.session_id

@@ -8,6 +8,7 @@
 -- param: tz VARCHAR              IANA zone that days, weeks and months are cut in
 -- param: harnesses VARCHAR[]     harness ids to include
 -- param: project VARCHAR         substring that the project must contain ('' = any)
+-- param: models VARCHAR[]        exact model ids to include ([] = any)
 -- param: cost_mode VARCHAR       auto | computed | recorded
 -- slot: keys                     grouping expressions from the code whitelist, each "expr AS key,"
 -- column: <one per key>          VARCHAR
@@ -39,15 +40,14 @@ WITH raw AS (
          cache_write_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens,
          cost_e10, computed_cost_e10, recorded_cost_e10, priced_events, recorded_events, unpriced_requests, unpriced_tokens, machine,
          grain <> 'response' AS session_grain
-  FROM report_slots($tz, $harnesses, $project, $cost_mode)
+  FROM report_slots($tz, $harnesses, $project, $cost_mode, p_models := $models)
   UNION ALL
   SELECT harness, session, project, model, coalesce(last_ts_ms, first_ts_ms),
          timezone($tz, make_timestamptz(coalesce(last_ts_ms, first_ts_ms) * 1000)),
          0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, 0, 0, machine, FALSE
   FROM context_rows
   WHERE coalesce(last_ts_ms, first_ts_ms) IS NOT NULL
-    AND list_contains($harnesses, harness)
-    AND ($project = '' OR contains(coalesce(project, ''), $project))
+    AND in_filter($harnesses, $project, $models, harness, project, model)
 ),
 f AS (
   SELECT * FROM raw WHERE near_days(ts_ms, $since, $until) AND CAST(local_ts AS DATE) BETWEEN $since AND $until

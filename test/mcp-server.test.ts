@@ -48,7 +48,8 @@ describe('tx-usage mcp over stdio', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['compare_harnesses', 'current_block_and_limits', 'monthly_review', 'session_detail', 'sql', 'usage_summary']);
     const summary = tools.find((t) => t.name === 'usage_summary')!;
-    expect(Object.keys(summary.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['since', 'until', 'tz', 'by', 'harness', 'project', 'cost']));
+    expect(Object.keys(summary.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['since', 'until', 'tz', 'by', 'harness', 'project', 'model', 'cost']));
+    for (const name of ['monthly_review', 'compare_harnesses']) expect(Object.keys(tools.find((t) => t.name === name)!.inputSchema.properties ?? {})).toContain('model');
     for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);
   });
 
@@ -66,6 +67,14 @@ describe('tx-usage mcp over stdio', () => {
     const r = await call('usage_summary', { ...RANGE, by: 'model', project: 'infra' });
     expect(r.json).toEqual(cliJson(['report', 'summary', ...RANGE_ARGS, '--by', 'model', '--project', 'infra']));
     expect(r.headline).toContain('cost complete');
+    // --model, in each report-like tool: the CLI's answer to the flag.
+    const model = { model: 'claude-opus-5-5' };
+    expect((await call('usage_summary', { ...RANGE, by: 'project', ...model })).json).toEqual(cliJson(['report', 'summary', ...RANGE_ARGS, '--by', 'project', '--model', 'claude-opus-5-5']));
+    expect((await call('monthly_review', { ...RANGE, ...model })).json).toEqual(cliJson(['report', 'monthly', ...RANGE_ARGS, '--model', 'claude-opus-5-5']));
+    expect((await call('compare_harnesses', { ...RANGE, ...model })).json).toEqual(cliJson(['report', 'compare', ...RANGE_ARGS, '--model', 'claude-opus-5-5']));
+    const unknown = await call('usage_summary', { ...RANGE, model: 'claude-opus-5' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.text).toMatch(/--model "claude-opus-5": .*did you mean "claude-opus-5-5"/);
   });
 
   it('monthly_review and compare_harnesses: the CLI reports', async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaudeHome } from '../fixtures/claude-code/build.js';
 import { ALL_RANGE, buildAllHome, type AllHome } from '../fixtures/all-harnesses.js';
-import type { LedgerRow } from '../fixtures/ledger.js';
+import { Ledger, type LedgerRow } from '../fixtures/ledger.js';
 import { CLI, cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 import { buildTwoMonthHome, FORMULA_MODEL, XSS, XSS_PROJECT } from './report-fixture.js';
 import { HARNESS_IDS } from '../src/core/types.js';
@@ -210,6 +210,59 @@ describe('monthly and compare on a two-month Claude Code home', () => {
     expect(keys).toContain(XSS_PROJECT);
     const compareCsv = parseCsv(run(['report', 'compare', ...range, '--format', 'csv'], env).stdout);
     expect(compareCsv[0]!.slice(0, 2)).toEqual(['harness', 'billed']);
+  });
+
+  it('--model: summary (any --by), monthly and compare count the responses of the models named, as the ledger does', () => {
+    const only = (models: string[]) => {
+      const l = new Ledger();
+      for (const r of claude.ledger.responses) if (r.model !== null && models.includes(r.model)) l.add(r);
+      return l;
+    };
+    const all = ['--since', '2026-10-01', '--until', '2026-11-30'];
+    const opus = only(['claude-opus-5-5']);
+    const days = reportJson(['summary', ...all, '--model', 'claude-opus-5-5'], env);
+    expect(days.rows.map((r: any) => [r.day, tokens(r)])).toEqual(opus.rows(['day']).map((r) => [r.day, tokens(r)]));
+    expect(tokens(days.totals)).toEqual(tokens(opus.totals()));
+    expect(days.totals.total_tokens).toBeLessThan(claude.ledger.totals().total_tokens);
+    // Two ids (spaces around the comma allowed); the formula-named model too, exactly as stored.
+    const two = only(['claude-opus-5-5', FORMULA_MODEL]);
+    const byModel = reportJson(['summary', ...all, '--by', 'model', '--model', `claude-opus-5-5, ${FORMULA_MODEL}`], env);
+    expect(byModel.rows.map((r: any) => r.model).sort()).toEqual([FORMULA_MODEL, 'claude-opus-5-5'].sort());
+    expect(tokens(byModel.totals)).toEqual(tokens(two.totals()));
+    // --by session: each session row still has its facts (its models: the one asked for).
+    const sessions = reportJson(['summary', ...all, '--by', 'session', '--model', 'claude-opus-5-5'], env);
+    expect(sessions.rows.map((r: any) => r.session).sort()).toEqual(opus.rows(['session']).map((r) => r.session).sort());
+    for (const r of sessions.rows) expect([r.models, r.first_activity === null]).toEqual(['claude-opus-5-5', false]);
+    // Monthly: every month and breakdown of that model alone.
+    const monthly = reportJson(['monthly', ...all, '--model', 'claude-opus-5-5'], env);
+    expect(monthly.months.map((m: any) => [m.month, tokens(m.totals)])).toEqual(opus.rows(['month']).map((r) => [r.month, tokens(r)]));
+    for (const m of monthly.months) expect(m.by_model.map((r: any) => r.model)).toEqual(['claude-opus-5-5']);
+    for (const m of monthly.months) for (const t of m.top_sessions) expect(t.models).toBe('claude-opus-5-5');
+    // Compare: the harness's figures, its sessions and its breakdown are that model's.
+    const compare = reportJson(['compare', ...all, '--model', 'claude-opus-5-5'], env);
+    expect(tokens(compare.harnesses[0])).toEqual(tokens(opus.totals()));
+    expect(compare.harnesses[0].sessions).toBe(new Set(opus.responses.map((r) => r.session)).size);
+    expect(compare.breakdown.map((r: any) => r.model)).toEqual(['claude-opus-5-5']);
+    // The table says what it shows too (exit 0, the model's rows only).
+    const table = run(['report', '--by', 'model', ...all, '--model', 'claude-opus-5-5'], env).stdout;
+    expect(table).toContain('claude-opus-5-5');
+    expect(table).not.toContain('claude-sonnet-5-5');
+  });
+
+  it('--model: an id no stored row has is a usage error naming the nearest ids (exit 2), as is an empty one; blocks refuses it', () => {
+    const typo = runCli(['report', '--model', 'claude-opus-5'], env);
+    expect(typo.status).toBe(2);
+    expect(typo.stdout).toBe('');
+    expect(typo.stderr).toContain('--model "claude-opus-5": no stored usage has this model id');
+    expect(typo.stderr).toMatch(/did you mean "claude-opus-5-5"/);
+    const several = runCli(['report', 'monthly', '--model', 'claude-opus-5-5,sonnet'], env);
+    expect(several.status).toBe(2);
+    expect(several.stderr).toMatch(/--model "sonnet": .*did you mean "claude-sonnet-5-5"/);
+    expect(several.stderr).not.toContain('"claude-opus-5-5": no stored');
+    expect(runCli(['report', '--model', ' , '], env).status).toBe(2);
+    const blocks = runCli(['report', 'blocks', '--model', 'claude-opus-5-5'], env);
+    expect(blocks.status).toBe(2);
+    expect(blocks.stderr).toMatch(/--model is not for report blocks/);
   });
 
   it('rejects breakdowns a report cannot show', () => {

@@ -92,7 +92,7 @@ function expectClose(got: CostShares | undefined, want: ReturnType<typeof expect
   }
 }
 
-const values = { since: '2026-01-01', until: '2026-03-31', tz: 'UTC', harnesses: ALL_HARNESSES, project: '', cost_mode: 'auto' };
+const values = { since: '2026-01-01', until: '2026-03-31', tz: 'UTC', harnesses: ALL_HARNESSES, project: '', models: [], cost_mode: 'auto' };
 
 async function sharesOf(events: TestEvent[]): Promise<Map<string, CostShares>> {
   store = await memoryStore(events);

@@ -42,6 +42,7 @@ const params = (o: Partial<Record<string, unknown>> = {}) => ({
   tz: 'UTC',
   harnesses: ALL_HARNESSES,
   project: '',
+  models: [],
   cost_mode: 'auto',
   ...o,
 }) as Record<string, string | number | string[]>;
@@ -145,6 +146,14 @@ describe('monthly.sql', () => {
         total_tokens_change: '240', cost_change_e10: '2500',
       }),
     ]);
+  });
+
+  it('honours the model filter: exact ids, any of a list, [] for any', async () => {
+    const total = async (models: string[]) => (await runTemplate(store.conn, loadTemplate('monthly'), params({ until: '2026-02-28', models }), { key: `'total'` })).map((r) => [r.month, r.requests]);
+    expect(await total(['gpt-5'])).toEqual([['2026-01', '1'], ['2026-02', '1']]); // e3 (codex), e5 (opencode)
+    expect(await total(['opus', 'sonnet'])).toEqual([['2026-01', '2'], ['2026-02', '2']]); // e1, e2; e4 (its fork copy counted once), e7
+    expect(await total(['gpt'])).toEqual([]); // exact, not a substring
+    expect(await total([])).toEqual(await total(['opus', 'sonnet', 'gpt-5', 'm1']));
   });
 });
 
@@ -290,7 +299,7 @@ describe('compare.sql', () => {
 describe('compare_context.sql', () => {
   it('context occupancy per harness, chats overlapping the range (or without timestamps)', async () => {
     const rows = await runTemplate(store.conn, loadTemplate('compare_context'), {
-      ...compareRange, tz: 'UTC', harnesses: ALL_HARNESSES, project: '',
+      ...compareRange, tz: 'UTC', harnesses: ALL_HARNESSES, project: '', models: [],
     });
     expect(rows).toEqual([
       {
@@ -330,7 +339,7 @@ describe('summary.sql and context.sql', () => {
   });
 
   it('context rows in range', async () => {
-    const rows = await runTemplate(store.conn, loadTemplate('context'), { ...compareRange, tz: 'UTC', harnesses: ALL_HARNESSES, project: '' });
+    const rows = await runTemplate(store.conn, loadTemplate('context'), { ...compareRange, tz: 'UTC', harnesses: ALL_HARNESSES, project: '', models: [] });
     expect(rows.map((r) => [r.session, r.turns, r.peak_used_tokens])).toEqual([
       ['chat1', '5', '60000'],
       ['chat2', '3', '15000'],

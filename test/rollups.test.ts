@@ -94,7 +94,7 @@ describe('a local day cut from 15-minute slots', () => {
       const rows = await runTemplate(
         store.conn,
         loadTemplate('summary'),
-        { since: '2000-01-01', until: '2099-12-31', tz, harnesses: ['claude-code', 'codex'], project: '', cost_mode: 'auto' },
+        { since: '2000-01-01', until: '2099-12-31', tz, harnesses: ['claude-code', 'codex'], project: '', models: [], cost_mode: 'auto' },
         { keys: keysSlot(['day']) },
       );
       const expected = new Map<string, { requests: number; tokens: number; cost: number | null; priced: number }>();

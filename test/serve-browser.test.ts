@@ -13,7 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../src/core/package-root.js';
 import type { ClaudeSession } from '../fixtures/claude-code/build.js';
-import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
+import { CLI, cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 import { buildTwoMonthHome } from './report-fixture.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -24,14 +24,19 @@ let browser: Browser;
 let server: ChildProcess;
 let url: URL;
 let growing: ClaudeSession;
+let env: NodeJS.ProcessEnv;
 const requests: string[] = [];
+let serverErr = '';
 const problems: string[] = [];
 
-function raw(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<number> {
+function raw(path: string, headers?: Record<string, string>, method?: string): Promise<number>;
+function raw(path: string, headers: Record<string, string>, method: string, withBody: true): Promise<{ status: number; body: string }>;
+function raw(path: string, headers: Record<string, string> = {}, method = 'GET', withBody = false): Promise<number | { status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const r = request({ host: '127.0.0.1', port: Number(url.port), path, method, headers }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+      let body = '';
+      res.on('data', (b: Buffer) => (body += b.toString()));
+      res.on('end', () => resolve(withBody ? { status: res.statusCode ?? 0, body } : (res.statusCode ?? 0)));
     });
     r.on('error', reject);
     r.end();
@@ -66,9 +71,10 @@ beforeAll(async () => {
   growing = claude.session({ cwd: '/home/dev/live-project' });
   growing.user('2026-12-01T10:00:00.000Z');
   growing.response({ model: 'claude-opus-5-5', ts: '2026-12-01T10:01:00.000Z', usage: { input: 10, cacheRead: 1000, cacheWrite5m: 0, output: 100, thinking: 0 } });
-  server = spawn(process.execPath, [CLI, 'serve'], { env: cleanEnv(home, { TX_USAGE_NOW: '2026-12-01T12:00:00Z' }), stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  server.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+  // Traced: the phases it went through say what it kept open between questions (the price table, the store).
+  env = cleanEnv(home, { TX_USAGE_NOW: '2026-12-01T12:00:00Z' });
+  server = spawn(process.execPath, [CLI, 'serve'], { env: { ...env, TX_USAGE_TRACE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stderr!.on('data', (b: Buffer) => (serverErr += b.toString()));
   url = await new Promise<URL>((resolve, reject) => {
     let out = '';
     server.stdout!.on('data', (b: Buffer) => {
@@ -76,7 +82,7 @@ beforeAll(async () => {
       const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out);
       if (m) resolve(new URL(m[1]!));
     });
-    server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+    server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${serverErr}`)));
   });
   mkdirSync(DOCS, { recursive: true });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
@@ -148,6 +154,27 @@ describe('tx-usage serve', () => {
     const some = await page.locator('.card .value').nth(1).innerText();
     expect(some).not.toBe(all);
     expect(await page.locator('input[name=project]').inputValue()).toBe('webshop');
+    // The model filter (exact ids): the figures are that model's, as `report --model` gives them.
+    await page.goto(new URL(withToken('/', `${RANGE}&model=claude-sonnet-5-5`), url).href);
+    const sonnet = reportJson(['--since', '2026-10-01', '--until', '2026-12-31', '--tz', 'UTC', '--model', 'claude-sonnet-5-5'], env);
+    expect(await page.locator('.card .value').nth(1).innerText()).not.toBe(all);
+    expect(await page.locator('input[name=model]').inputValue()).toBe('claude-sonnet-5-5');
+    expect(await page.locator('body').innerText()).toContain(sonnet.totals.requests.toLocaleString('en-US'));
+    // An id no stored row has: the CLI's usage error, naming the nearest.
+    await page.close();
+    const typo = await raw(withToken('/', `${RANGE}&model=claude-sonnet-5`), {}, 'GET', true);
+    expect(typo.status).toBe(400);
+    expect(typo.body).toMatch(/did you mean "claude-sonnet-5-5"/);
+  });
+
+  it('a model cell links to the page filtered to that model, the other filters kept', async () => {
+    const page = await open(withToken('/compare', '&since=2026-11-01&until=2026-11-30&tz=UTC'));
+    await chartsDrawn(page);
+    await page.locator('a.model-link', { hasText: 'claude-opus-5-5' }).first().click();
+    await page.waitForURL(/model=/);
+    const q = new URL(page.url()).searchParams;
+    expect([new URL(page.url()).pathname, q.get('model'), q.get('since')]).toEqual(['/compare', 'claude-opus-5-5', '2026-11-01']);
+    expect(await page.locator('input[name=model]').inputValue()).toBe('claude-opus-5-5');
     await page.close();
   });
 
@@ -172,6 +199,19 @@ describe('tx-usage serve', () => {
     // wall time on a shared, loaded test machine is not that, so the figure is logged and the bound is the wait's.
     console.info(`serve: figure changed ${Date.now() - t0} ms after the transcript grew`);
     await page.close();
+    // Kept for the server's life: the price table (made once, the ingest of the append re-used it); and the store,
+    // for a moment after each question: the page reloaded after the ingest was answered on the opening the ingest made.
+    expect(serverErr.match(/ prices loaded$/gm)).toHaveLength(1);
+    expect(serverErr).toMatch(/ prices kept$/m);
+    expect(serverErr).toMatch(/ store held open$/m);
+  });
+
+  it('a CLI run beside it still works: the store it keeps open after a question is closed a moment later', async () => {
+    const page = await open(withToken('/', RANGE));
+    await page.close();
+    const r = runCli(['report', '--since', '2026-10-01', '--until', '2026-12-31', '--tz', 'UTC', '--format', 'json'], env);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).totals.requests).toBeGreaterThan(0);
   });
 
   it('fetched nothing from elsewhere and logged no error', () => {

@@ -87,6 +87,7 @@ function reportOptionSpecs(forDemo: boolean): Record<string, OptionSpec> {
     by: { type: 'string', describe: () => `comma list of ${helpFacts.groupKeys.join(', ')} (default day)` },
     harness: { type: 'string', describe: `comma list of ${HARNESS_IDS.join(', ')}` },
     project: { type: 'string', describe: 'only projects whose path contains TEXT' },
+    model: { type: 'string', describe: 'comma list of exact model ids (as --by model lists them; not for blocks)' },
     tz: { type: 'string', describe: 'IANA time zone for days (default: the system zone)' },
     format: { type: 'string', describe: 'table | json | csv | html (default table, or what the --out file name ends in: .csv, .json, .html)' },
     out: { type: 'string', describe: 'write the report to FILE instead of stdout (replaces only a file tx-usage wrote)' },

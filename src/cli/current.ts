@@ -25,6 +25,18 @@ import { readCurrentMeta, type Ready } from '../store/ready.js';
 import { upToDateFor } from '../store/sources-digest.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { warningLines } from '../render/terminal-text.js';
+import type { CostSetup } from './pricing.js';
+
+/**
+ * What a process that keeps running (`serve`, `mcp`: cli/answers.ts) keeps
+ * between its openings. `held`: the store it kept open, used instead of
+ * opening it again (the opening either answers on it or closes it).
+ * `prices`: its cost function, made once and kept while its inputs hold.
+ */
+export interface KeptOpen {
+  held?: Store;
+  prices?: () => Promise<CostSetup>;
+}
 
 export interface Answerable {
   store: Store;
@@ -62,7 +74,7 @@ interface Opened {
  * answer (--rebuild, an in-memory store, an early extraction under way, no
  * source found: the full path says what it says then).
  */
-async function openIfThere(rt: Runtime, horizonMs: number | null): Promise<Opened | null> {
+async function openIfThere(rt: Runtime, horizonMs: number | null, held?: Store): Promise<Opened | null> {
   if (rt.rebuild || rt.dbPath === ':memory:' || earlyStarted() || !existsSync(rt.dbPath)) return null;
   const offered = takeOfferedDiscovery(rt);
   let found: { scans: ScanFacts[]; warnings: string[]; stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null };
@@ -77,8 +89,8 @@ async function openIfThere(rt: Runtime, horizonMs: number | null): Promise<Opene
     giveBack(null);
     return null;
   }
-  // DuckDB opens the store on its own threads while this one stamps the sources.
-  const opening = openStore(rt.dbPath, { threads: 2 });
+  // DuckDB opens the store on its own threads while this one stamps the sources (unless the caller holds it open).
+  const opening = held ? Promise.resolve(held) : openStore(rt.dbPath, { threads: 2 });
   opening.catch(() => undefined);
   const stamps = (await found.stamps) ?? stampAll(found.scans);
   const digest = scanDigest(found.scans, fingerprintsOf(stamps), found.warnings);
@@ -91,8 +103,8 @@ async function openIfThere(rt: Runtime, horizonMs: number | null): Promise<Opene
     giveBack(stamps);
     return null;
   }
-  mark('store open');
-  if (store.notice) notice(rt, store.notice);
+  mark(store === held ? 'store held open' : 'store open');
+  if (store.notice && store !== held) notice(rt, store.notice);
   try {
     const meta = await readCurrentMeta(store.conn);
     const r = meta.ready;
@@ -116,11 +128,19 @@ async function openIfThere(rt: Runtime, horizonMs: number | null): Promise<Opene
  * its query. The --root problems go to stderr as warnings, unless
  * `keepRootWarnings` (the report puts them among its own warnings).
  */
-export async function openAnswerable(rt: Runtime, o: { horizonMs: number | null; keepRootWarnings?: boolean; readOnlyOk?: boolean }): Promise<Answerable> {
+export async function openAnswerable(rt: Runtime, o: { horizonMs: number | null; keepRootWarnings?: boolean; readOnlyOk?: boolean } & KeptOpen): Promise<Answerable> {
   checkDbFolder(rt);
   const rootWarnings = [...rootProblems(rt).values()].flat();
   if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(rootWarnings));
-  const opened = await openIfThere(rt, o.horizonMs);
+  let opened: Opened | null;
+  try {
+    opened = await openIfThere(rt, o.horizonMs, o.held);
+  } catch (e) {
+    if (o.held) await o.held.close().catch(() => undefined);
+    throw e;
+  }
+  // A store held open that this opening does not use is closed now: the path below opens the store anew, and would wait on its lock.
+  if (o.held && opened?.store !== o.held) await o.held.close();
   if (opened?.current) {
     mark('store current');
     // What the prices were made from is what this answer depends on, as if they had been loaded (the memo keys on it).
@@ -131,9 +151,8 @@ export async function openAnswerable(rt: Runtime, o: { horizonMs: number | null;
     return { store: opened.store, scans: opened.found.scans, ingest: null, discoveryWarnings: opened.found.warnings, rootWarnings, storeWarnings: [], ready: opened.ready!, digest: opened.digest, pricingWarnings: opened.ready!.pricing.warnings };
   }
   // The full path: prices, the ingest (of the sources and stamps found above, when the store was opened), a new ready row.
-  const { costFunction } = await import('./pricing.js');
-  const cost = await costFunction(rt);
-  mark('prices loaded');
+  const cost = o.prices ? await o.prices() : await (await import('./pricing.js')).costFunction(rt);
+  mark(o.prices ? 'prices kept' : 'prices loaded');
   let r: Omit<Refreshed, 'rootWarnings'>;
   if (opened) {
     offerDiscovery(rt, opened.found.scans, opened.found.warnings, opened.stamps);

@@ -4,6 +4,7 @@ import { LIST, VARCHAR, listValue, type DuckDBConnection } from '../store/duckdb
 import type { ReportParams } from '../report/summary.js';
 import { counted } from '../core/plural.js';
 import type { NearMatch } from '../store/ready.js';
+import { IN_FILTER } from '../report/macros.js';
 
 /**
  * One warning per model (and harness) whose responses in the report's range
@@ -14,19 +15,19 @@ import type { NearMatch } from '../store/ready.js';
  */
 export async function unpricedModelWarnings(conn: DuckDBConnection, p: ReportParams): Promise<string[]> {
   if (p.costMode === 'recorded') return [];
+  await conn.run(IN_FILTER); // the report's filter (this connection is not the one the report macros were made on)
   const r = await conn.runAndReadAll(
     `SELECT harness, model, speed, billing_kind = 'priority' AS priority, sum(requests)::BIGINT AS responses,
             sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens)::BIGINT AS tokens
      FROM billed_events
      WHERE (requests > 0 OR iteration IS NOT NULL) AND computed_cost_e10 IS NULL
        AND ($mode = 'computed' OR recorded_cost_e10 IS NULL)
-       AND list_contains($h, harness)
-       AND ($project = '' OR contains(coalesce(project, ''), $project))
+       AND in_filter($h, $project, $models, harness, project, model)
        AND CAST(timezone($tz, make_timestamptz(ts_ms * 1000)) AS DATE) BETWEEN CAST($since AS DATE) AND CAST($until AS DATE)
      GROUP BY ALL
      ORDER BY tokens DESC, harness, model NULLS LAST`,
-    { mode: p.costMode, h: listValue(p.harnesses), project: p.project, tz: p.tz, since: p.since, until: p.until },
-    { mode: VARCHAR, h: LIST(VARCHAR), project: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR },
+    { mode: p.costMode, h: listValue(p.harnesses), project: p.project, models: listValue(p.models ?? []), tz: p.tz, since: p.since, until: p.until },
+    { mode: VARCHAR, h: LIST(VARCHAR), project: VARCHAR, models: LIST(VARCHAR), tz: VARCHAR, since: VARCHAR, until: VARCHAR },
   );
   return (r.getRowObjectsJson() as { harness: string; model: string | null; speed: string | null; priority: boolean | null; responses: string; tokens: string }[]).map((x) =>
     x.priority && x.model !== null
@@ -54,16 +55,16 @@ export async function nearMatchWarnings(conn: DuckDBConnection, p: ReportParams,
   for (const n of near) if (p.harnesses.includes(n.harness)) byAttr.set(`${n.harness}\u0000${n.provider ?? ''}\u0000${n.model}`, { entry: n.entry, provider: n.entryProvider });
   if (!byAttr.size) return [];
   // Which of them priced a response in the range (computed, and used under --cost).
+  await conn.run(IN_FILTER);
   const r = await conn.runAndReadAll(
     `SELECT harness, provider, model, count(*)::BIGINT AS responses
      FROM billed_events
      WHERE computed_cost_e10 IS NOT NULL AND ($mode = 'computed' OR recorded_cost_e10 IS NULL)
-       AND model IS NOT NULL AND list_contains($h, harness)
-       AND ($project = '' OR contains(coalesce(project, ''), $project))
+       AND model IS NOT NULL AND in_filter($h, $project, $models, harness, project, model)
        AND CAST(timezone($tz, make_timestamptz(ts_ms * 1000)) AS DATE) BETWEEN CAST($since AS DATE) AND CAST($until AS DATE)
      GROUP BY ALL ORDER BY model, harness, provider NULLS FIRST`,
-    { mode: p.costMode, h: listValue(p.harnesses), project: p.project, tz: p.tz, since: p.since, until: p.until },
-    { mode: VARCHAR, h: LIST(VARCHAR), project: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR },
+    { mode: p.costMode, h: listValue(p.harnesses), project: p.project, models: listValue(p.models ?? []), tz: p.tz, since: p.since, until: p.until },
+    { mode: VARCHAR, h: LIST(VARCHAR), project: VARCHAR, models: LIST(VARCHAR), tz: VARCHAR, since: VARCHAR, until: VARCHAR },
   );
   // Once per model and entry, however many harnesses and providers it came through.
   const byModel = new Map<string, { model: string; entry: string; provider: string; harnesses: Set<string>; responses: number }>();

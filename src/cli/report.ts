@@ -7,6 +7,7 @@ import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
+import { parseModels } from '../report/filters.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
@@ -15,7 +16,7 @@ import { hasStoredRows } from '../store/read.js';
 import { resolveWarningsOf, warningsInWindow } from '../store/ready.js';
 import type { IngestResult } from '../ingest/ingest.js';
 import { cacheDir, notice, rootProblems, type Runtime } from './runtime.js';
-import { openAnswerable, type Answerable } from './current.js';
+import { openAnswerable, type Answerable, type KeptOpen } from './current.js';
 import { retentionNoticeOnce } from './retention.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
@@ -34,6 +35,8 @@ export interface ReportArgs {
   by?: string;
   harness?: string;
   project?: string;
+  /** Exact model ids, comma-separated (report/filters.ts). */
+  model?: string;
   tz?: string;
   format?: string;
   out?: string;
@@ -80,7 +83,7 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   if (!['auto', 'computed', 'recorded'].includes(cost)) throw new UsageError(`--cost ${JSON.stringify(a.cost)}: expected auto, computed or recorded`);
   const sort = parseSort(a.sort);
   // Chart data only for the renderer that draws it.
-  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}) };
+  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', models: parseModels(a.model), costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}) };
 }
 
 /** What was searched, for the "no data found" message and `sources`. */
@@ -106,8 +109,8 @@ export const RETAINED_ONLY =
 export type ReportStore = Answerable;
 
 /** Opens the store for reports (current.ts openAnswerable): a store this user cannot write is answered from as it is, with a warning (runtime.ts answerReadOnly). */
-export function openReportStore(rt: Runtime, horizonMs: number | null): Promise<ReportStore> {
-  return openAnswerable(rt, { horizonMs, keepRootWarnings: true, readOnlyOk: true });
+export function openReportStore(rt: Runtime, horizonMs: number | null, kept: KeptOpen = {}): Promise<ReportStore> {
+  return openAnswerable(rt, { horizonMs, keepRootWarnings: true, readOnlyOk: true, ...kept });
 }
 
 /**
@@ -152,6 +155,8 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   const p = reportParams(a, def.default_by);
   if (o.charts) p.charts = true;
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
+  // A 5-hour block is the account's window, begun by a response of any model: blocks of one model's responses would be windows that never were.
+  if (p.models?.length && def.kind === 'blocks') throw new UsageError('--model is not for report blocks (a block is the account\'s 5-hour window, whatever the model); use --model with summary, monthly or compare');
   // Two sources of data at once: refused rather than one silently ignored.
   if (a.demo && a.from?.length) throw new UsageError('--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };

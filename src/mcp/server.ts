@@ -19,6 +19,7 @@ const period = {
 const filters = {
   harness: z.string().optional().describe('comma list of harness ids: claude-code, codex, cursor-agent, opencode, pi, gemini-cli, qwen-code, openclaw, cline, roo-code, kilo-code'),
   project: z.string().optional().describe('only projects whose path contains this text'),
+  model: z.string().optional().describe('comma list of exact model ids, as usage_summary by model lists them (an unknown id is an error naming the nearest)'),
   cost: z.enum(['auto', 'computed', 'recorded']).optional().describe('which cost counts: auto (default), computed from prices, or the harness\'s recorded cost'),
 };
 

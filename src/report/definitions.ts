@@ -14,6 +14,7 @@ import { summaryReport } from './summary.js';
 import { summaryDatasets, type ReportParams } from './summary-rows.js';
 import { packageRoot } from '../core/package-root.js';
 import { useSlotsFor } from './slots.js';
+import { checkModels } from './filters.js';
 import type { ReportDefinition, ReportOutput } from './output.js';
 
 export type { ReportDefinition, ReportOutput };
@@ -42,6 +43,7 @@ export function findDefinition(name: string): ReportDefinition | undefined {
 
 /** `live`: what the blocks report needs besides the common options (src/live/blocks-report.ts). */
 export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[], live?: BlocksOptions): Promise<ReportOutput> {
+  await checkModels(conn, p.models ?? []);
   // Reports that cut local days read slots the zone does not cut (blocks cut UTC hours).
   if (def.kind !== 'blocks') await useSlotsFor(conn, p.tz);
   switch (def.kind) {

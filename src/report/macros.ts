@@ -1,15 +1,28 @@
 // The one definition of "billed events as a report sees them": local time in
-// the report's zone, the cost under --cost, and the harness/project filter.
-// A connection-local table macro, so every template reads it by name
-// (`FROM report_events($tz, $harnesses, $project, $cost_mode)`) and binds its
-// own parameters. Macros expand where they are called, so `billed_events`
+// the report's zone, the cost under --cost, and the report's filter
+// (in_filter: --harness, --project, --model). A connection-local table
+// macro, so every template reads it by name (`FROM report_events($tz,
+// $harnesses, $project, $cost_mode, p_models := $models)`) and binds its own
+// parameters; `p_models` defaults to [] (any model), so the live views, which
+// take no --model, call them without it. Macros expand where they are called, so `billed_events`
 // resolves to whatever the connection shows under that name: the store's
 // view with a machine label (export/local.ts) or a roll-up's Parquet views.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { slotLast, slotOf } from '../store/rollups.js';
 
+// in_filter(harnesses, project, models, harness, project, model): whether a
+// row passes the report's filter, the one test of it every template makes
+// (--harness: one of the ids; --project: its path contains the text, '' =
+// any; --model: one of the exact ids, [] = any). A row's model and project
+// are the response's, the prompt's or the session's, as the row is.
+export const IN_FILTER = `
+CREATE OR REPLACE TEMP MACRO in_filter(p_harnesses, p_project, p_models, x_harness, x_project, x_model) AS
+  list_contains(p_harnesses, x_harness)
+  AND (p_project = '' OR contains(coalesce(x_project, ''), p_project))
+  AND (len(p_models) = 0 OR list_contains(p_models, x_model))`;
+
 const REPORT_EVENTS = `
-CREATE OR REPLACE TEMP MACRO report_events(p_tz, p_harnesses, p_project, p_cost_mode) AS TABLE
+CREATE OR REPLACE TEMP MACRO report_events(p_tz, p_harnesses, p_project, p_cost_mode, p_models := []::VARCHAR[]) AS TABLE
   SELECT *,
          timezone(p_tz, make_timestamptz(ts_ms * 1000)) AS local_ts,
          CASE p_cost_mode
@@ -19,8 +32,7 @@ CREATE OR REPLACE TEMP MACRO report_events(p_tz, p_harnesses, p_project, p_cost_
          END AS cost_e10,
          (p_cost_mode = 'recorded' OR (p_cost_mode = 'auto' AND recorded_cost_e10 IS NOT NULL)) AS uses_recorded
   FROM billed_events
-  WHERE list_contains(p_harnesses, harness)
-    AND (p_project = '' OR contains(coalesce(project, ''), p_project))`;
+  WHERE in_filter(p_harnesses, p_project, p_models, harness, project, model)`;
 
 // near_days(ts_ms, first, last): a test on the stored UTC milliseconds alone,
 // true for every instant whose local calendar day lies in [first, last] in
@@ -42,7 +54,7 @@ const NEAR_DAYS = [
 // slot never straddles a local day in the zones slots are used for
 // (src/report/slots.ts).
 const REPORT_SLOTS = `
-CREATE OR REPLACE TEMP MACRO report_slots(p_tz, p_harnesses, p_project, p_cost_mode) AS TABLE
+CREATE OR REPLACE TEMP MACRO report_slots(p_tz, p_harnesses, p_project, p_cost_mode, p_models := []::VARCHAR[]) AS TABLE
   SELECT * REPLACE (
            CASE p_cost_mode WHEN 'computed' THEN computed_cost_e10 WHEN 'recorded' THEN recorded_cost_e10 ELSE cost_e10 END AS cost_e10,
            CASE p_cost_mode WHEN 'computed' THEN computed_events WHEN 'recorded' THEN recorded_events ELSE priced_events END AS priced_events,
@@ -52,8 +64,7 @@ CREATE OR REPLACE TEMP MACRO report_slots(p_tz, p_harnesses, p_project, p_cost_m
          ),
          timezone(p_tz, make_timestamptz(slot_ms * 1000)) AS local_ts
   FROM usage_slots
-  WHERE list_contains(p_harnesses, harness)
-    AND (p_project = '' OR contains(coalesce(project, ''), p_project))`;
+  WHERE in_filter(p_harnesses, p_project, p_models, harness, project, model)`;
 
 // response_events and response_slots (same parameters): report_events' and
 // report_slots' rows of grain 'response' only (core/types.ts GRAINS; a slot
@@ -78,6 +89,7 @@ const SLOT_MACROS = [
 ];
 
 export async function defineReportMacros(conn: DuckDBConnection): Promise<void> {
+  await conn.run(IN_FILTER);
   await conn.run(REPORT_EVENTS);
   await conn.run(REPORT_SLOTS);
   for (const m of RESPONSE_MACROS) await conn.run(m);

@@ -25,6 +25,8 @@ export interface ReportParams {
   by: GroupKey[];
   harnesses: HarnessId[];
   project: string;
+  /** --model: exact model ids (absent or [] = any; report/filters.ts). */
+  models?: string[];
   costMode: CostMode;
   /** Row order (--sort); default: time keys chronologically, others by cost. */
   sort?: SortKey;
@@ -74,7 +76,7 @@ export function grainFieldsOf(r: TemplateRow): GrainFields {
 
 /** The parameters every report template takes, from the report's. */
 export function templateValues(p: ReportParams) {
-  return { since: p.since, until: p.until, tz: p.tz, harnesses: p.harnesses, project: p.project };
+  return { since: p.since, until: p.until, tz: p.tz, harnesses: p.harnesses, project: p.project, models: p.models ?? [] };
 }
 
 export const METRIC_FIELDS = [

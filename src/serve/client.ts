@@ -1,11 +1,12 @@
 // The dashboard's own script (served as /assets/dashboard.js): links from a
-// table's project and session cells to the pages that go deeper (keeping
+// table's project and session cells to the pages that go deeper, and from a
+// model cell to the page filtered to that model (keeping
 // the page's filters and the token), and the live update: the page reloads
 // when the server says the store changed (server-sent events).
 export const DASHBOARD_JS = `(function () {
   'use strict';
   var here = new URL(location.href);
-  var keep = ['token', 'since', 'until', 'tz', 'harness', 'cost'];
+  var keep = ['token', 'since', 'until', 'tz', 'harness', 'model', 'cost'];
   function link(path, extra) {
     var u = new URL(path, location.origin);
     keep.forEach(function (k) { var v = here.searchParams.get(k); if (v) u.searchParams.set(k, v); });
@@ -17,7 +18,8 @@ export const DASHBOARD_JS = `(function () {
     var heads = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) { return th.textContent.trim().toLowerCase(); });
     heads.forEach(function (h, i) {
       var to = h === 'project' ? function (v) { return link('/sessions', { project: v }); }
-        : h === 'session' ? function (v) { return link('/session', { id: v }); } : null;
+        : h === 'session' ? function (v) { return link('/session', { id: v }); }
+        : h === 'model' && location.pathname !== '/session' ? function (v) { return link(location.pathname, { model: v }); } : null;
       if (!to) return;
       Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
         var td = tr.cells[i];

@@ -13,7 +13,7 @@ import { escapeHtml, renderHtml } from '../render/html.js';
 import type { ReportOutput } from '../report/output.js';
 
 export const PAGES = ['overview', 'sessions', 'compare', 'monthly'] as const;
-const FILTERS = ['since', 'until', 'tz', 'harness', 'project', 'cost'] as const;
+const FILTERS = ['since', 'until', 'tz', 'harness', 'project', 'model', 'cost'] as const;
 
 /** A page's URL (path and query) with the token and the filters of `q`, and `extra`. */
 export function pageUrl(path: string, q: URLSearchParams, extra: Record<string, string> = {}): string {
@@ -36,7 +36,7 @@ function nav(current: string, q: URLSearchParams): string {
 <span>${links}</span>
 <form method="get" action="${action}" style="display:flex;flex-wrap:wrap;gap:.5em">
 <input type="hidden" name="token" value="${escapeHtml(q.get('token') ?? '')}">
-${field('since', 'Since', '30d or 2026-11-01')}${field('until', 'Until', 'today')}${field('harness', 'Harness', 'all')}${field('project', 'Project', 'any')}${field('tz', 'Zone', 'system')}
+${field('since', 'Since', '30d or 2026-11-01')}${field('until', 'Until', 'today')}${field('harness', 'Harness', 'all')}${field('project', 'Project', 'any')}${field('model', 'Model', 'any')}${field('tz', 'Zone', 'system')}
 <button type="submit">Apply</button></form>
 <span class="live" id="live" style="color:#667">live</span>
 </nav>`;

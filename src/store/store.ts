@@ -329,6 +329,7 @@ async function handle(path: string, instance: DuckDBInstance, conn: DuckDBConnec
   const inst = instance;
   const c = conn;
   let settling: Promise<void> | null = null;
+  let closed = false;
   const others: DuckDBConnection[] = [];
   return {
     path,
@@ -360,6 +361,9 @@ async function handle(path: string, instance: DuckDBInstance, conn: DuckDBConnec
       return o;
     },
     async close() {
+      // Once: a store a long-running process kept open (cli/answers.ts) may be closed by more than one path.
+      if (closed) return;
+      closed = true;
       if (settling) await settling;
       for (const o of others) o.closeSync();
       c.closeSync();
