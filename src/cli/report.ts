@@ -5,7 +5,7 @@ import { machineName, readTeamConfig } from '../export/config.js';
 import { labelLocalRows } from '../export/local.js';
 import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
-import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
+import { firstDayRead, isValidTimeZone, reportWindow, systemTimeZone, todayIn, UsageError, wholePeriods } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
@@ -66,9 +66,7 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const today = todayIn(tz, now);
   noteToday(a.tz === undefined ? null : tz, a.tz === undefined ? localDay(now) : today);
-  const since = parseDay(a.since ?? '30d', '--since', today);
-  const until = a.until === undefined ? today : parseDay(a.until, '--until', today);
-  if (since > until) throw new UsageError(`--since ${since} is after --until ${until}`);
+  const { since, until } = reportWindow(a.since, a.until, today);
   const byList = a.by === undefined ? defaultBy : list(a.by, '--by', GROUP_KEYS);
   for (const k of byList) if (!isGroupKey(k)) throw new UsageError(`--by ${JSON.stringify(k)}: expected a comma list of ${GROUP_KEYS.join(', ')}`);
   if (new Set(byList).size !== byList.length) throw new UsageError('--by: a key is given twice');
@@ -150,6 +148,8 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     throw new UsageError(`unknown report ${JSON.stringify(name)}${hint ? ` (${hint})` : ''}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
   }
   const p = reportParams(a, def.default_by);
+  // Grouped by week or month, a summary covers whole periods (README "Periods are whole").
+  if (def.kind === 'summary') Object.assign(p, wholePeriods(p, p.by, todayIn(p.tz)));
   if (o.charts) p.charts = true;
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
   // Two sources of data at once: refused rather than one silently ignored.
