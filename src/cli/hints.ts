@@ -45,7 +45,7 @@ const CCUSAGE_FLAGS: Record<string, string> = {
 };
 
 /** Levenshtein distance, for "did you mean". */
-function distance(a: string, b: string): number {
+export function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];

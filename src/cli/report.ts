@@ -7,6 +7,7 @@ import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
 import { firstDayRead, isValidTimeZone, reportWindow, systemTimeZone, todayIn, UsageError, wholePeriods } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
+import { checkProjectFilter } from '../report/project-filter.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
@@ -174,6 +175,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     const both = Promise.all([labelLocalRows(store.conn, machine), priced]);
     both.catch(() => undefined);
     const [, unpriced] = await both;
+    await checkProjectFilter(store.conn, p.project, p.harnesses);
     const totalSources = scans.reduce((n, s) => n + s.sources.length, 0);
     // The stored warnings of the sources this report needs: not those of a source its horizon leaves unread when the
     // store does not hold it (horizon.ts), whether or not another command has read it, so that a memo hit after
