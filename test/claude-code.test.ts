@@ -242,13 +242,14 @@ describe('claude-code roots', () => {
 });
 
 describe('CLI behaviour', () => {
-  it('says what it searched when there is no data, and exits 0', () => {
+  it('says on stderr that there is no data, where to look and --demo, and exits 0', () => {
     const home = tempDir('txu-empty-');
     const r = runCli(['report'], cleanEnv(home));
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('No harness data found');
-    expect(r.stdout).toContain(join(home, '.claude'));
-    expect(r.stdout).toContain('--demo');
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('No harness data found');
+    expect(r.stderr).toContain('tx-usage sources');
+    expect(r.stderr).toContain('--demo');
     const j = reportJson([], cleanEnv(home));
     expect(j.rows).toEqual([]);
     expect(j.totals.requests).toBe(0);
@@ -265,14 +266,14 @@ describe('CLI behaviour', () => {
     }
   });
 
-  it('accepts Nd, Nw and Nm', () => {
+  it('accepts Nd, Nw and Nm: N calendar days (weeks) ending today, today included', () => {
     const env = cleanEnv(tempDir('txu-rel-'));
     const today = new Date().toISOString().slice(0, 10);
     const j = reportJson(['--since', '7d', '--tz', 'UTC'], env);
     expect(j.until).toBe(today);
-    expect((Date.parse(j.until) - Date.parse(j.since)) / 86400000).toBe(7);
+    expect((Date.parse(j.until) - Date.parse(j.since)) / 86400000).toBe(6);
     const w = reportJson(['--since', '2w', '--tz', 'UTC'], env);
-    expect((Date.parse(w.until) - Date.parse(w.since)) / 86400000).toBe(14);
+    expect((Date.parse(w.until) - Date.parse(w.since)) / 86400000).toBe(13);
     const m = reportJson(['--since', '1m', '--tz', 'UTC'], env);
     expect(m.since.slice(5, 7)).not.toBe(m.until.slice(5, 7));
   });

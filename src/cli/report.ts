@@ -14,7 +14,6 @@ import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import { hasStoredRows } from '../store/read.js';
 import { resolveWarningsOf, warningsInWindow } from '../store/ready.js';
-import type { IngestResult } from '../ingest/ingest.js';
 import { cacheDir, notice, rootProblems, type Runtime } from './runtime.js';
 import { openAnswerable, type Answerable } from './current.js';
 import { retentionNoticeOnce } from './retention.js';
@@ -82,14 +81,17 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}) };
 }
 
-/** What was searched, for the "no data found" message and `sources`. */
-export function searchedLines(ing: IngestResult): string[] {
-  const lines: string[] = [];
-  for (const s of ing.scans) {
-    lines.push(`  ${s.harness.displayName} (${s.harness.id}): ${s.harness.howToPoint}`);
-    for (const r of s.roots) lines.push(`    ${r.exists ? 'found  ' : 'missing'} ${r.path}  [${r.origin}]`);
-  }
-  return lines;
+/**
+ * What a report says when no harness's folders hold anything and the store is
+ * empty: three lines on stderr (issue 44: the list of every folder searched,
+ * ~50 lines of "missing ...", is `tx-usage sources`' to show).
+ */
+export function noDataMessage(harnesses: readonly string[], harnessGiven: boolean): string {
+  return [
+    `No harness data found${harnessGiven ? ` for ${harnesses.join(', ')}` : ''}: nothing in the folders ${!harnessGiven ? 'the harnesses keep' : harnesses.length === 1 ? 'it keeps' : 'they keep'} usage in, under this home or where --root and the environment point.`,
+    'Where tx-usage looked, and how to point it elsewhere (--root HARNESS=PATH): `tx-usage sources`.',
+    'A report on generated sample data: `tx-usage report --demo`.',
+  ].join('\n');
 }
 
 /** The note of a report that found no harness data on disk but answers from the rows the store kept. */
@@ -126,8 +128,8 @@ export interface ReportAnswer {
 export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () => void): Promise<void> {
   const r = await answerReport(rt, a, { argsValid });
   if (!r.out) {
-    process.stdout.write(printableLines(r.noData!) + '\n');
-    if (!rt.quiet) process.stderr.write(warningLines(r.warnings.filter((w) => w !== r.noData)));
+    // Nothing to show: the message on stderr, stdout left empty (a script piping the table reads nothing), exit 0.
+    if (!rt.quiet) process.stderr.write(printableLines(r.noData!) + '\n' + warningLines(r.warnings.filter((w) => w !== r.noData)));
     return;
   }
   await emit(rt, a, r.p, r.out, r.warnings, r.noData);
@@ -166,7 +168,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
   const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
   const horizonMs = horizonOfDay(readFrom, p.tz);
-  const { store, scans, ingest, discoveryWarnings, storeWarnings, ready, pricingWarnings } = o.use ?? (await openReportStore(rt, horizonMs));
+  const { store, scans, discoveryWarnings, storeWarnings, ready, pricingWarnings } = o.use ?? (await openReportStore(rt, horizonMs));
   try {
     // The price warnings of the range are read on a second connection while the first labels this machine's rows.
     const side = await store.connect();
@@ -190,12 +192,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     let noData: string | null = null;
     if (totalSources === 0 && (await hasStoredRows(store.conn, p.harnesses))) warnings.push(RETAINED_ONLY);
     else if (totalSources === 0) {
-      noData = [
-        'No harness data found. Searched:',
-        ...searchedLines(ingest!),
-        'Point tx-usage elsewhere with --root HARNESS=PATH (repeatable) or the environment variables above,',
-        'or try `tx-usage report --demo` to see a report on generated sample data.',
-      ].join('\n');
+      noData = noDataMessage(p.harnesses, a.harness !== undefined);
       warnings.push(noData);
       if (p.format === 'table') return { out: null, p, warnings, noData };
     }
