@@ -9,7 +9,7 @@ import { firstDayRead, isValidTimeZone, reportWindow, systemTimeZone, todayIn, U
 import { parseSort } from '../report/sort.js';
 import { checkProjectFilter } from '../report/project-filter.js';
 import { horizonOfDay } from '../ingest/horizon.js';
-import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
+import { inputIsTTY, localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import { hasStoredRows } from '../store/read.js';
@@ -226,7 +226,7 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   const table = p.format === 'table';
   // The HTML renderer registers itself when loaded, only for --format html: it takes every harness's chart colour from the registry.
   if (p.format === 'html') await import('../render/html.js');
-  const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
+  const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home, wholeIds: table && (a.out !== undefined || !inputIsTTY(1)) });
   if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   else process.stdout.write(text);
   const stderr = rt.quiet ? '' : (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(noData === null ? warnings : warnings.filter((w) => w !== noData));
