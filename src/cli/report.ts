@@ -19,7 +19,9 @@ import { openAnswerable, type Answerable } from './current.js';
 import { retentionNoticeOnce } from './retention.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
-import { nearMatchWarnings, unpricedModelWarnings } from './price-warnings.js';
+import { modelsInWindow, nearMatchWarnings, unpricedModelWarnings } from './price-warnings.js';
+import { markSaid, unsaid } from './said-warnings.js';
+import { DEFAULT_BLOCK_HARNESSES } from '../live/blocks-report.js';
 import { noteReportOutput } from './memo.js';
 import { mark } from '../core/trace.js';
 import { nowMs } from '../live/clock.js';
@@ -94,6 +96,9 @@ export function noDataMessage(harnesses: readonly string[], harnessGiven: boolea
   ].join('\n');
 }
 
+/** Said after a file's warnings the first time they are shown. */
+const FILE_WARNINGS_ONCE = 'a file\'s warnings are said once; `tx-usage sources` lists them all';
+
 /** The note of a report that found no harness data on disk but answers from the rows the store kept. */
 export const RETAINED_ONLY =
   'no harness data found in the searched locations: the rows shown are the store\'s retained history (read on earlier runs); `tx-usage sources` shows where it looked';
@@ -122,6 +127,8 @@ export interface ReportAnswer {
   p: ReturnType<typeof reportParams>;
   warnings: string[];
   noData: string | null;
+  /** Of `warnings`, those of source files (said on stderr once: said-warnings.ts). */
+  fileWarnings?: string[];
 }
 
 /** `tx-usage report`: the answer, then the output. `argsValid` is called once the arguments have been checked (report --demo's notice comes then, not before a usage error). */
@@ -132,7 +139,7 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
     if (!rt.quiet) process.stderr.write(printableLines(r.noData!) + '\n' + warningLines(r.warnings.filter((w) => w !== r.noData)));
     return;
   }
-  await emit(rt, a, r.p, r.out, r.warnings, r.noData);
+  await emit(rt, a, r.p, r.out, r.warnings, r.noData, r.fileWarnings);
   mark('rendered');
 }
 
@@ -172,7 +179,14 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   try {
     // The price warnings of the range are read on a second connection while the first labels this machine's rows.
     const side = await store.connect();
-    const priced = (async () => [...(ready.unpriced ? await unpricedModelWarnings(side, p) : []), ...(await nearMatchWarnings(side, p, ready.near))])();
+    // Warnings of what the rows shown touch (issue 44): the harnesses shown (a blocks report without --harness shows
+    // Claude Code's), the models with responses in the window, the files with responses in it.
+    const shown = { ...p, harnesses: (def.kind === 'blocks' && a.harness === undefined ? DEFAULT_BLOCK_HARNESSES : p.harnesses) as HarnessId[] };
+    const priced = (async () => [
+      ...(ready.unpriced ? await unpricedModelWarnings(side, shown) : []),
+      ...(await nearMatchWarnings(side, shown, ready.near)),
+      ...resolveWarningsOf(ready, shown.harnesses, pricingWarnings, await modelsInWindow(side, shown, ready.resolveWarnings)),
+    ])();
     // Both observed at once, so that neither can end as an unhandled rejection.
     const both = Promise.all([labelLocalRows(store.conn, machine), priced]);
     both.catch(() => undefined);
@@ -182,9 +196,8 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     // The stored warnings of the sources this report needs: not those of a source its horizon leaves unread when the
     // store does not hold it (horizon.ts), whether or not another command has read it, so that a memo hit after
     // `tx-usage ingest` prints what the full run printed (store/ready.ts warningsInWindow).
-    const stored = warningsInWindow(ready, p.harnesses, horizonMs);
-    const costWarnings = [...pricingWarnings, ...resolveWarningsOf(ready, p.harnesses, pricingWarnings)];
-    const warnings = [...storeWarnings, ...rootWarnings, ...discoveryWarnings, ...stored, ...costWarnings, ...unpriced];
+    const stored = warningsInWindow(ready, shown.harnesses, horizonMs, p);
+    const warnings = [...storeWarnings, ...rootWarnings, ...discoveryWarnings, ...stored, ...pricingWarnings, ...unpriced];
     // "No harness data found" and where it looked: in the JSON's warnings, said on stderr as lines of its own.
     // Only when the store holds nothing either: rows it kept from earlier runs (a harness folder moved,
     // a custom storage path no longer readable) are still the user's spend, and every format shows them,
@@ -194,7 +207,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     else if (totalSources === 0) {
       noData = noDataMessage(p.harnesses, a.harness !== undefined);
       warnings.push(noData);
-      if (p.format === 'table') return { out: null, p, warnings, noData };
+      if (p.format === 'table') return { out: null, p, warnings, noData, fileWarnings: stored };
     }
     mark('warnings read');
     // Claude Code deletes old transcripts: said once, in the first report that reads some (README "Claude Code keeps 30 days").
@@ -207,7 +220,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
     if (a.demo) markDemo(out);
     mark('report query');
-    return { out, p, warnings, noData };
+    return { out, p, warnings, noData, fileWarnings: stored };
   } finally {
     if (!o.use) {
       await store.close();
@@ -221,7 +234,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
  * HTML carry them too; CSV has no place for them). `noData`: the "no harness
  * data found" message among the warnings, printed as the lines it has.
  */
-async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], noData: string | null = null): Promise<void> {
+async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], noData: string | null = null, fileWarnings: string[] = []): Promise<void> {
   // The terminal's width and colour only for a table: the other formats do not depend on the terminal.
   const table = p.format === 'table';
   // The HTML renderer registers itself when loaded, only for --format html: it takes every harness's chart colour from the registry.
@@ -229,10 +242,20 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home, wholeIds: table && (a.out !== undefined || !inputIsTTY(1)) });
   if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   else process.stdout.write(text);
-  const stderr = rt.quiet ? '' : (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(noData === null ? warnings : warnings.filter((w) => w !== noData));
-  process.stderr.write(stderr);
+  // A file's warnings once (said-warnings.ts); the memo keeps what a run says once they have been said.
+  const cache = rt.outputsDir ?? cacheDir(rt.env, rt.home);
+  const files = new Set(fileWarnings);
+  const fresh = new Set(rt.quiet ? [] : unsaid(cache, fileWarnings));
+  const stderrOf = (said: (w: string) => boolean) => {
+    if (rt.quiet) return '';
+    const shown = warnings.filter((w) => w !== noData && (!files.has(w) || said(w)));
+    const once = shown.some((w) => files.has(w)) ? [FILE_WARNINGS_ONCE] : [];
+    return (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines([...shown, ...once]);
+  };
+  process.stderr.write(stderrOf((w) => fresh.has(w)));
+  markSaid(cache, [...fresh]);
   // A blocks report changes with the clock (the active block's time left): never replayed from the memo.
-  if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderr);
+  if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderrOf(() => false));
 }
 
 /**
