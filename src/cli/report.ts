@@ -96,9 +96,6 @@ export function noDataMessage(harnesses: readonly string[], harnessGiven: boolea
   ].join('\n');
 }
 
-/** Said after a file's warnings the first time they are shown. */
-const FILE_WARNINGS_ONCE = 'a file\'s warnings are said once; `tx-usage sources` lists them all';
-
 /** The note of a report that found no harness data on disk but answers from the rows the store kept. */
 export const RETAINED_ONLY =
   'no harness data found in the searched locations: the rows shown are the store\'s retained history (read on earlier runs); `tx-usage sources` shows where it looked';
@@ -249,8 +246,7 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   const stderrOf = (said: (w: string) => boolean) => {
     if (rt.quiet) return '';
     const shown = warnings.filter((w) => w !== noData && (!files.has(w) || said(w)));
-    const once = shown.some((w) => files.has(w)) ? [FILE_WARNINGS_ONCE] : [];
-    return (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines([...shown, ...once]);
+    return (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(shown);
   };
   process.stderr.write(stderrOf((w) => fresh.has(w)));
   markSaid(cache, [...fresh]);
