@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome, CANARY } from '../fixtures/claude-code/build.js';
 import { Ledger, tokenFields } from '../fixtures/ledger.js';
-import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
+import { cleanEnv, forgetSaidWarnings, reportJson, runCli, tempDir } from './helpers/cli.js';
 
 const RANGE = ['--since', '2026-10-01', '--until', '2026-10-31'];
 const P1 = '/home/u/proj-one';
@@ -151,6 +151,7 @@ describe('claude-code end to end', () => {
   });
 
   it('renders a table readable at 80 columns with a totals row and no colour under NO_COLOR', () => {
+    forgetSaidWarnings(env); // a file's warnings are said once: the reports above said them
     const r = runCli(['report', ...RANGE, '--by', 'day'], env);
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
