@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome, CANARY } from '../fixtures/claude-code/build.js';
 import { Ledger, tokenFields } from '../fixtures/ledger.js';
-import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
+import { cleanEnv, forgetSaidWarnings, reportJson, runCli, tempDir } from './helpers/cli.js';
 
 const RANGE = ['--since', '2026-10-01', '--until', '2026-10-31'];
 const P1 = '/home/u/proj-one';
@@ -151,6 +151,7 @@ describe('claude-code end to end', () => {
   });
 
   it('renders a table readable at 80 columns with a totals row and no colour under NO_COLOR', () => {
+    forgetSaidWarnings(env); // a file's warnings are said once: the reports above said them
     const r = runCli(['report', ...RANGE, '--by', 'day'], env);
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -242,13 +243,14 @@ describe('claude-code roots', () => {
 });
 
 describe('CLI behaviour', () => {
-  it('says what it searched when there is no data, and exits 0', () => {
+  it('says on stderr that there is no data, where to look and --demo, and exits 0', () => {
     const home = tempDir('txu-empty-');
     const r = runCli(['report'], cleanEnv(home));
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('No harness data found');
-    expect(r.stdout).toContain(join(home, '.claude'));
-    expect(r.stdout).toContain('--demo');
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('No harness data found');
+    expect(r.stderr).toContain('tx-usage sources');
+    expect(r.stderr).toContain('--demo');
     const j = reportJson([], cleanEnv(home));
     expect(j.rows).toEqual([]);
     expect(j.totals.requests).toBe(0);
@@ -265,14 +267,14 @@ describe('CLI behaviour', () => {
     }
   });
 
-  it('accepts Nd, Nw and Nm', () => {
+  it('accepts Nd, Nw and Nm: N calendar days (weeks) ending today, today included', () => {
     const env = cleanEnv(tempDir('txu-rel-'));
     const today = new Date().toISOString().slice(0, 10);
     const j = reportJson(['--since', '7d', '--tz', 'UTC'], env);
     expect(j.until).toBe(today);
-    expect((Date.parse(j.until) - Date.parse(j.since)) / 86400000).toBe(7);
+    expect((Date.parse(j.until) - Date.parse(j.since)) / 86400000).toBe(6);
     const w = reportJson(['--since', '2w', '--tz', 'UTC'], env);
-    expect((Date.parse(w.until) - Date.parse(w.since)) / 86400000).toBe(14);
+    expect((Date.parse(w.until) - Date.parse(w.since)) / 86400000).toBe(13);
     const m = reportJson(['--since', '1m', '--tz', 'UTC'], env);
     expect(m.since.slice(5, 7)).not.toBe(m.until.slice(5, 7));
   });

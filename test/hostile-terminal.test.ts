@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHostileHome, CSI8, HOSTILE_DAY, HOSTILE_MODEL, HOSTILE_PROJECT, HOSTILE_TITLE, RLO, type HostileHome } from '../fixtures/hostile-input.js';
 import { refreshesDone } from './helpers/live.js';
-import { cleanEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { cleanEnv, forgetSaidWarnings, runCli, tempDir, type CliResult } from './helpers/cli.js';
 
 /** Every character a terminal would act on; `\n` is a line break of the output itself. */
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
@@ -84,6 +84,8 @@ describe('terminal control characters from transcripts', () => {
   });
 
   it('CSV prints its warnings on stderr too, and shows the sequences as visible text', () => {
+    // A file's warnings are said once (the table above said them): forgotten, so that this run says them again.
+    forgetSaidWarnings(env);
     const r = ok(runCli(['report', ...RANGE, '--by', 'project,model', '--format', 'csv'], env), 'csv');
     expectNoRawControl(r.stdout.replace(/\r\n/g, '\n'), 'csv');
     expect(r.stdout).toContain(`/home/dev/app${SEEN.title}${SEEN.rlo}gnp.exe`);

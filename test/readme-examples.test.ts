@@ -117,14 +117,14 @@ describe('README and --help examples', () => {
     // `explain`'s two examples were added, so 180 s was at its edge.
   }, 300_000);
 
-  it('on a machine with no harness data, the report exits 0, names where it looked and suggests --demo', () => {
+  it('on a machine with no harness data, the report exits 0, says where to look (sources) and suggests --demo', () => {
     const empty = join(dir, 'empty-home');
     mkdirSync(empty);
     const r = runCli(['report'], cleanEnv(empty));
     expect(r.status).toBe(0);
     const text = r.stdout + r.stderr;
     expect(text).toContain('No harness data found');
-    expect(text).toContain(join(empty, '.claude'));
+    expect(text).toContain('tx-usage sources');
     expect(text).toContain('tx-usage report --demo');
   });
 });

@@ -7,7 +7,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildAllHome } from '../fixtures/all-harnesses.js';
-import { cleanEnv, runCli, tempDir } from './helpers/cli.js';
+import { cleanEnv, forgetSaidWarnings, runCli, tempDir } from './helpers/cli.js';
 
 const dir = tempDir('txu-ready-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,9 +50,11 @@ describe('the ready row', () => {
       ['report', 'blocks', ...RANGE, '--format', 'json'],
       ['limits', '--since', '2025-09-01', '--format', 'json'],
     ]) {
+      forgetSaidWarnings(env); // a file's warnings are said once: each run here says them
       const current = run(args);
       expect(current.current, args.join(' ')).toBe(true);
       await dropReady();
+      forgetSaidWarnings(env);
       const full = run(args);
       expect(full.current, args.join(' ')).toBe(false);
       expect(current.out, args.join(' ')).toEqual(full.out);

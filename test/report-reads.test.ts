@@ -78,7 +78,7 @@ function projectFrames(stack: string): string[] {
 }
 
 /** Files that are tx-usage's own (the store, its lock and side files, temporary folders) or the build's (packages). */
-const OWN_FILE = /(\/tx-usage\/(usage\.duckdb[^/]*|discovery\.json|report-memo\.json|outputs\.json)$)|\/node_modules\/|\/tx-usage-runs-/;
+const OWN_FILE = /(\/tx-usage\/(usage\.duckdb[^/]*|discovery\.json|report-memo\.json|outputs\.json|warnings-said\.json)$)|\/node_modules\/|\/tx-usage-runs-/;
 
 /**
  * The reads of a run that are neither inputs (through core/inputs.ts, or of a

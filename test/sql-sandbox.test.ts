@@ -69,7 +69,8 @@ describe('tx-usage sql refuses everything but reading the store', () => {
     for (const q of statements) {
       const r = sql(q);
       expect(r.status, `${q}: ${r.stderr}`).toBe(2);
-      expect(r.stderr, q).toMatch(/^tx-usage: SQL error: /);
+      // A statement that would change the store is said to be one (issue 44), the others refused as DuckDB says.
+      expect(r.stderr, q).toMatch(/^(CREATE|DELETE|UPDATE|DROP)/.test(q) ? /^tx-usage: sql is read-only: (CREATE|DELETE|UPDATE|DROP) would change the store/ : /^tx-usage: SQL error: /);
       expect(r.stdout, q).toBe('');
     }
     expect(existsSync(out)).toBe(false);

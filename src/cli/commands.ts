@@ -55,7 +55,7 @@ export interface CommandSpec {
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   db: { type: 'string', describe: 'store file (default $XDG_CACHE_HOME/tx-usage/usage.duckdb)' },
   root: { type: 'string', describe: 'HARNESS=PATH data root (repeat --root for more)' },
-  quiet: { type: 'boolean', describe: 'no notices, warnings or progress on stderr' },
+  quiet: { type: 'boolean', describe: 'no notices, warnings or progress on stderr (also -q)' },
   color: { type: 'boolean', describe: 'colour in tables: on a terminal unless NO_COLOR is set; --color forces it (piped too), --no-color turns it off' },
   rebuild: { type: 'boolean', describe: 'discard the store and re-read every source (with --yes when it keeps history of deleted transcripts)' },
   yes: { type: 'boolean', describe: 'confirm --rebuild when it would drop history that cannot be read again' },
@@ -82,7 +82,7 @@ export const helpFacts: { groupKeys: readonly string[]; reports: { name: string;
 /** `demo`: a report on generated sample data, so without --demo and --from (which pick the data). */
 function reportOptionSpecs(forDemo: boolean): Record<string, OptionSpec> {
   const o: Record<string, OptionSpec> = {
-    since: { type: 'string', describe: 'first day: Nd, Nw, Nm back from today, or YYYY-MM-DD (or YYYYMMDD) (default 30d)' },
+    since: { type: 'string', describe: 'first day: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD (or YYYYMMDD) (default 30d, ending at --until)' },
     until: { type: 'string', describe: 'last day, inclusive (default today)' },
     by: { type: 'string', describe: () => `comma list of ${helpFacts.groupKeys.join(', ')} (default day)` },
     harness: { type: 'string', describe: `comma list of ${HARNESS_IDS.join(', ')}` },
@@ -129,7 +129,7 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [],
     describe: 'plan rate limits per harness and window (5 h, weekly): used %, reset time, peak and spend per window',
     options: {
-      since: { type: 'string', describe: 'list windows resetting since: Nd, Nw, Nm back from today, or YYYY-MM-DD (default 7d)' },
+      since: { type: 'string', describe: 'list windows resetting since: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD (default 7d)' },
       tz: { type: 'string', describe: 'IANA time zone for times (default: the system zone)' },
       harness: { type: 'string', describe: 'comma list of harnesses (default: all that record limits)' },
       format: { type: 'string', describe: 'table | json | csv (default table, or what the --out file name ends in: .csv, .json)' },
@@ -182,7 +182,7 @@ export const COMMANDS: CommandSpec[] = [
     describe: 'write usage as Hive-partitioned Parquet for team roll-ups and warehouses (see docs/team.md)',
     options: {
       out: { type: 'string', demandOption: true, describe: 'export folder (shared by any number of machines)' },
-      since: { type: 'string', describe: 'first day: Nd, Nw, Nm back from today, or YYYY-MM-DD (default: everything)' },
+      since: { type: 'string', describe: 'first day: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD (default: everything)' },
       until: { type: 'string', describe: 'last day, inclusive (default today)' },
       tz: { type: 'string', describe: 'IANA time zone --since/--until are read in (default: the system zone)' },
       machine: { type: 'string', describe: 'name of this machine in the files (default: config, else host name)' },
@@ -218,7 +218,7 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [{ name: 'paths', required: true, array: true, describe: 'transcript files, databases, folders (every source in them) or session ids' }],
     describe: 'why each usage record of a transcript, database or session counts or not: its line, what it was counted as, the rule, the tokens and cost it added',
     options: {
-      since: { type: 'string', describe: 'window start: Nd, Nw, Nm back from today, or YYYY-MM-DD; records outside the window add nothing (default: no window)' },
+      since: { type: 'string', describe: 'window start: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD; records outside the window add nothing (default: no window)' },
       until: { type: 'string', describe: 'window end, inclusive (default today when --since is given)' },
       tz: { type: 'string', describe: "IANA time zone the window's days are cut in (default: the system zone)" },
       cost: { type: 'string', describe: 'auto | computed | recorded, as in report (default auto)' },
@@ -276,6 +276,16 @@ export const COMMANDS: CommandSpec[] = [
   },
   ...CCUSAGE_COMMANDS,
 ];
+
+/**
+ * `-q` read as `--quiet` (what most tools take it for), before either reader
+ * sees the line: one option, one key in the arguments, whoever reads it.
+ * Not after `--` (what follows is positional).
+ */
+export function shortForms(argv: string[]): string[] {
+  const end = argv.indexOf('--');
+  return argv.map((t, i) => (t === '-q' && (end < 0 || i < end) ? '--quiet' : t));
+}
 
 /** The top-level command names, in the order of the help text (completion is yargs' own). */
 export const COMMAND_NAMES = [...COMMANDS.filter((c) => c.words.length === 1).map((c) => c.words[0]!), 'completion'];

@@ -10,7 +10,7 @@ import { renderCsv } from '../render/csv.js';
 import { renderJson } from '../render/json.js';
 import { renderTable } from '../render/table.js';
 import { warningLines } from '../render/terminal-text.js';
-import { outputColumns } from '../core/inputs.js';
+import { inputIsTTY, outputColumns } from '../core/inputs.js';
 import { UsageError } from '../report/period.js';
 import { reportParams, type ReportStore } from './report.js';
 import type { HarnessScan } from '../ingest/discover.js';
@@ -37,7 +37,7 @@ export async function explainCommand(rt: Runtime, a: ExplainArgs): Promise<void>
   if (format === 'json') process.stdout.write(renderJson(doc));
   else if (format === 'csv') process.stdout.write(renderCsv(explainCsv(doc)));
   else {
-    const opts = { width: outputColumns(), color: rt.color, home: rt.home };
+    const opts = { width: outputColumns(), color: rt.color, home: rt.home, wholeIds: !inputIsTTY(1) };
     process.stdout.write(explainTables(doc).map((d) => renderTable(d, opts)).join('\n'));
   }
   // Warnings go to stderr in every format (JSON carries them too), control characters made visible.

@@ -40,7 +40,7 @@ export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
   if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const today = todayIn(tz);
   // No --since: everything the store holds.
-  const since = a.since === undefined ? null : parseDay(a.since, '--since', today);
+  const since = a.since === undefined ? null : parseDay(a.since, '--since', today, true);
   const until = a.until === undefined ? (since === null ? null : today) : parseDay(a.until, '--until', today);
   if (since && until && since > until) throw new UsageError(`--since ${since} is after --until ${until}`);
   checkExportFolder(a.out);

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { mark } from '../core/trace.js';
 import { parseLine } from './args.js';
-import { runCommand } from './commands.js';
+import { runCommand, shortForms } from './commands.js';
 import { exitQuietlyWhenStdoutCloses } from './closed-stdout.js';
 import { UsageError } from '../report/period.js';
 import { messageLine, printableLines } from '../render/terminal-text.js';
@@ -26,8 +26,9 @@ async function statusline(argv: string[]): Promise<boolean> {
   return true;
 }
 
-async function run(argv: string[]): Promise<void> {
+async function run(typed: string[]): Promise<void> {
   mark('bin entry loaded');
+  const argv = shortForms(typed);
   if (argv[0] === 'statusline' && (await statusline(argv))) return;
   const line = parseLine(argv);
   mark(line ? 'command line read' : 'command line left to yargs');

@@ -51,7 +51,7 @@ export async function answerLimits(rt: Runtime, a: LimitsArgs, use?: Answerable)
   const harnesses = a.harness === undefined ? [...HARNESS_IDS] : a.harness.split(',').map((s) => s.trim()).filter(Boolean);
   for (const h of harnesses) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
   const now = nowMs(rt.env);
-  const since = parseDay(a.since ?? '7d', '--since', todayIn(tz, new Date(now)));
+  const since = parseDay(a.since ?? '7d', '--since', todayIn(tz, new Date(now)), true);
   const fromMs = localDayStartMs(since, tz);
   const { store, ready, pricingWarnings } = use ?? (await openAnswerable(rt, { horizonMs: horizonOfDay(since, tz) - WEEK_MS }));
   try {

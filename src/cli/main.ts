@@ -163,6 +163,8 @@ async function parser(argv: string[], outcome: Outcome) {
     .help()
     .alias('h', 'help')
     .version()
+    // -v as most command-line tools read it (-q is commands.ts shortForms).
+    .alias('v', 'version')
     // Not outputColumns(): the terminal is an input only of what is rendered for it (a table's
     // width, core/inputs.ts), and help is never memoized.
     .wrap(Math.min(100, process.stdout.columns || 80));

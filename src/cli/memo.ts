@@ -20,7 +20,7 @@ import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record
 import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
 import { readSidecar } from '../ingest/sidecar.js';
 import { lastIngestDigest, noteEarlyStart, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
-import { firstDayRead, parseDay, systemZoneWithoutIntl, todayIn, type ReadsFrom } from '../report/period.js';
+import { firstDayRead, reportWindow, systemZoneWithoutIntl, wholePeriods, todayIn, type ReadsFrom } from '../report/period.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { inputsHold, takeInputs, type Input } from '../core/inputs.js';
 import { buildInputs } from './build-inputs.js';
@@ -218,7 +218,8 @@ function earlyHorizon(a: Record<string, unknown>): number | null {
     const def = JSON.parse(readFileSync(join(packageRoot(), 'reports', `${name}.json`), 'utf8')) as { reads_from?: ReadsFrom };
     const d = new Date();
     const today = typeof a.tz === 'string' ? todayIn(a.tz) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-    const since = parseDay(typeof a.since === 'string' ? a.since : '30d', '--since', today);
+    const w = reportWindow(typeof a.since === 'string' ? a.since : undefined, typeof a.until === 'string' ? a.until : undefined, today);
+    const { since } = name === 'summary' && typeof a.by === 'string' ? wholePeriods(w, a.by.split(','), today) : w;
     const tz = typeof a.tz === 'string' ? a.tz : systemZoneWithoutIntl();
     return horizonOfDay(firstDayRead(def.reads_from, since), tz);
   } catch {

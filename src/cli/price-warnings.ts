@@ -3,7 +3,7 @@
 import { LIST, VARCHAR, listValue, type DuckDBConnection } from '../store/duckdb.js';
 import type { ReportParams } from '../report/summary.js';
 import { counted } from '../core/plural.js';
-import type { NearMatch } from '../store/ready.js';
+import type { NearMatch, Ready } from '../store/ready.js';
 import { IN_FILTER } from '../report/macros.js';
 
 /**
@@ -83,3 +83,23 @@ export async function nearMatchWarnings(conn: DuckDBConnection, p: ReportParams,
   );
 }
 
+
+/**
+ * The models (ready.ts `judged` keys: harness, provider, model) with responses
+ * in the report's window, of those whose price judging warned (`warned`):
+ * the warnings of the others concern no row shown. Asked only when one of the
+ * report's harnesses has such a warning; an empty set otherwise.
+ */
+export async function modelsInWindow(conn: DuckDBConnection, p: ReportParams, warned: Ready['resolveWarnings']): Promise<Set<string>> {
+  if (!warned.some((w) => p.harnesses.includes(w.harness))) return new Set();
+  const r = await conn.runAndReadAll(
+    `SELECT DISTINCT harness, coalesce(provider, '') AS provider, model
+     FROM billed_events
+     WHERE model IS NOT NULL AND list_contains($h, harness)
+       AND ($project = '' OR contains(coalesce(project, ''), $project))
+       AND CAST(timezone($tz, make_timestamptz(ts_ms * 1000)) AS DATE) BETWEEN CAST($since AS DATE) AND CAST($until AS DATE)`,
+    { h: listValue(p.harnesses), project: p.project, tz: p.tz, since: p.since, until: p.until },
+    { h: LIST(VARCHAR), project: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR },
+  );
+  return new Set((r.getRowObjectsJson() as { harness: string; provider: string; model: string }[]).map((x) => `${x.harness}\u0000${x.provider}\u0000${x.model}`));
+}

@@ -5,22 +5,24 @@ import { machineName, readTeamConfig } from '../export/config.js';
 import { labelLocalRows } from '../export/local.js';
 import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
-import { firstDayRead, isValidTimeZone, parseDay, systemTimeZone, todayIn, UsageError } from '../report/period.js';
+import { firstDayRead, isValidTimeZone, reportWindow, systemTimeZone, todayIn, UsageError, wholePeriods } from '../report/period.js';
 import { parseSort } from '../report/sort.js';
 import { parseModels } from '../report/filters.js';
+import { checkProjectFilter } from '../report/project-filter.js';
 import { horizonOfDay } from '../ingest/horizon.js';
-import { localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
+import { inputIsTTY, localDay, noteSystemZone, noteToday, outputColumns, resolveInputPath } from '../core/inputs.js';
 import type { CostMode, ReportParams } from '../report/summary.js';
 import { FORMATS, renderOutput, type Format } from '../render/index.js';
 import { hasStoredRows } from '../store/read.js';
 import { resolveWarningsOf, warningsInWindow } from '../store/ready.js';
-import type { IngestResult } from '../ingest/ingest.js';
 import { cacheDir, notice, rootProblems, type Runtime } from './runtime.js';
 import { openAnswerable, type Answerable, type KeptOpen } from './current.js';
 import { retentionNoticeOnce } from './retention.js';
 import { checkOutFile, writeOutFile } from './out-file.js';
 import { reportHint } from './hints.js';
-import { nearMatchWarnings, unpricedModelWarnings } from './price-warnings.js';
+import { modelsInWindow, nearMatchWarnings, unpricedModelWarnings } from './price-warnings.js';
+import { markSaid, unsaid } from './said-warnings.js';
+import { DEFAULT_BLOCK_HARNESSES } from '../live/blocks-report.js';
 import { noteReportOutput } from './memo.js';
 import { mark } from '../core/trace.js';
 import { nowMs } from '../live/clock.js';
@@ -69,9 +71,7 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const today = todayIn(tz, now);
   noteToday(a.tz === undefined ? null : tz, a.tz === undefined ? localDay(now) : today);
-  const since = parseDay(a.since ?? '30d', '--since', today);
-  const until = a.until === undefined ? today : parseDay(a.until, '--until', today);
-  if (since > until) throw new UsageError(`--since ${since} is after --until ${until}`);
+  const { since, until } = reportWindow(a.since, a.until, today);
   const byList = a.by === undefined ? defaultBy : list(a.by, '--by', GROUP_KEYS);
   for (const k of byList) if (!isGroupKey(k)) throw new UsageError(`--by ${JSON.stringify(k)}: expected a comma list of ${GROUP_KEYS.join(', ')}`);
   if (new Set(byList).size !== byList.length) throw new UsageError('--by: a key is given twice');
@@ -86,14 +86,17 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', models: parseModels(a.model), costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}) };
 }
 
-/** What was searched, for the "no data found" message and `sources`. */
-export function searchedLines(ing: IngestResult): string[] {
-  const lines: string[] = [];
-  for (const s of ing.scans) {
-    lines.push(`  ${s.harness.displayName} (${s.harness.id}): ${s.harness.howToPoint}`);
-    for (const r of s.roots) lines.push(`    ${r.exists ? 'found  ' : 'missing'} ${r.path}  [${r.origin}]`);
-  }
-  return lines;
+/**
+ * What a report says when no harness's folders hold anything and the store is
+ * empty: three lines on stderr (issue 44: the list of every folder searched,
+ * ~50 lines of "missing ...", is `tx-usage sources`' to show).
+ */
+export function noDataMessage(harnesses: readonly string[], harnessGiven: boolean): string {
+  return [
+    `No harness data found${harnessGiven ? ` for ${harnesses.join(', ')}` : ''}: nothing in the folders ${!harnessGiven ? 'the harnesses keep' : harnesses.length === 1 ? 'it keeps' : 'they keep'} usage in, under this home or where --root and the environment point.`,
+    'Where tx-usage looked, and how to point it elsewhere (--root HARNESS=PATH): `tx-usage sources`.',
+    'A report on generated sample data: `tx-usage report --demo`.',
+  ].join('\n');
 }
 
 /** The note of a report that found no harness data on disk but answers from the rows the store kept. */
@@ -124,17 +127,19 @@ export interface ReportAnswer {
   p: ReturnType<typeof reportParams>;
   warnings: string[];
   noData: string | null;
+  /** Of `warnings`, those of source files (said on stderr once: said-warnings.ts). */
+  fileWarnings?: string[];
 }
 
 /** `tx-usage report`: the answer, then the output. `argsValid` is called once the arguments have been checked (report --demo's notice comes then, not before a usage error). */
 export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () => void): Promise<void> {
   const r = await answerReport(rt, a, { argsValid });
   if (!r.out) {
-    process.stdout.write(printableLines(r.noData!) + '\n');
-    if (!rt.quiet) process.stderr.write(warningLines(r.warnings.filter((w) => w !== r.noData)));
+    // Nothing to show: the message on stderr, stdout left empty (a script piping the table reads nothing), exit 0.
+    if (!rt.quiet) process.stderr.write(printableLines(r.noData!) + '\n' + warningLines(r.warnings.filter((w) => w !== r.noData)));
     return;
   }
-  await emit(rt, a, r.p, r.out, r.warnings, r.noData);
+  await emit(rt, a, r.p, r.out, r.warnings, r.noData, r.fileWarnings);
   mark('rendered');
 }
 
@@ -153,6 +158,8 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     throw new UsageError(`unknown report ${JSON.stringify(name)}${hint ? ` (${hint})` : ''}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
   }
   const p = reportParams(a, def.default_by);
+  // Grouped by week or month, a summary covers whole periods (README "Periods are whole").
+  if (def.kind === 'summary') Object.assign(p, wholePeriods(p, p.by, todayIn(p.tz)));
   if (o.charts) p.charts = true;
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
   // A 5-hour block is the account's window, begun by a response of any model: blocks of one model's responses would be windows that never were.
@@ -170,22 +177,29 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
   const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
   const horizonMs = horizonOfDay(readFrom, p.tz);
-  const { store, scans, ingest, discoveryWarnings, storeWarnings, ready, pricingWarnings } = o.use ?? (await openReportStore(rt, horizonMs));
+  const { store, scans, discoveryWarnings, storeWarnings, ready, pricingWarnings } = o.use ?? (await openReportStore(rt, horizonMs));
   try {
     // The price warnings of the range are read on a second connection while the first labels this machine's rows.
     const side = await store.connect();
-    const priced = (async () => [...(ready.unpriced ? await unpricedModelWarnings(side, p) : []), ...(await nearMatchWarnings(side, p, ready.near))])();
+    // Warnings of what the rows shown touch (issue 44): the harnesses shown (a blocks report without --harness shows
+    // Claude Code's), the models with responses in the window, the files with responses in it.
+    const shown = { ...p, harnesses: (def.kind === 'blocks' && a.harness === undefined ? DEFAULT_BLOCK_HARNESSES : p.harnesses) as HarnessId[] };
+    const priced = (async () => [
+      ...(ready.unpriced ? await unpricedModelWarnings(side, shown) : []),
+      ...(await nearMatchWarnings(side, shown, ready.near)),
+      ...resolveWarningsOf(ready, shown.harnesses, pricingWarnings, await modelsInWindow(side, shown, ready.resolveWarnings)),
+    ])();
     // Both observed at once, so that neither can end as an unhandled rejection.
     const both = Promise.all([labelLocalRows(store.conn, machine), priced]);
     both.catch(() => undefined);
     const [, unpriced] = await both;
+    await checkProjectFilter(store.conn, p.project, p.harnesses);
     const totalSources = scans.reduce((n, s) => n + s.sources.length, 0);
     // The stored warnings of the sources this report needs: not those of a source its horizon leaves unread when the
     // store does not hold it (horizon.ts), whether or not another command has read it, so that a memo hit after
     // `tx-usage ingest` prints what the full run printed (store/ready.ts warningsInWindow).
-    const stored = warningsInWindow(ready, p.harnesses, horizonMs);
-    const costWarnings = [...pricingWarnings, ...resolveWarningsOf(ready, p.harnesses, pricingWarnings)];
-    const warnings = [...storeWarnings, ...rootWarnings, ...discoveryWarnings, ...stored, ...costWarnings, ...unpriced];
+    const stored = warningsInWindow(ready, shown.harnesses, horizonMs, p);
+    const warnings = [...storeWarnings, ...rootWarnings, ...discoveryWarnings, ...stored, ...pricingWarnings, ...unpriced];
     // "No harness data found" and where it looked: in the JSON's warnings, said on stderr as lines of its own.
     // Only when the store holds nothing either: rows it kept from earlier runs (a harness folder moved,
     // a custom storage path no longer readable) are still the user's spend, and every format shows them,
@@ -193,14 +207,9 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     let noData: string | null = null;
     if (totalSources === 0 && (await hasStoredRows(store.conn, p.harnesses))) warnings.push(RETAINED_ONLY);
     else if (totalSources === 0) {
-      noData = [
-        'No harness data found. Searched:',
-        ...searchedLines(ingest!),
-        'Point tx-usage elsewhere with --root HARNESS=PATH (repeatable) or the environment variables above,',
-        'or try `tx-usage report --demo` to see a report on generated sample data.',
-      ].join('\n');
+      noData = noDataMessage(p.harnesses, a.harness !== undefined);
       warnings.push(noData);
-      if (p.format === 'table') return { out: null, p, warnings, noData };
+      if (p.format === 'table') return { out: null, p, warnings, noData, fileWarnings: stored };
     }
     mark('warnings read');
     // Claude Code deletes old transcripts: said once, in the first report that reads some (README "Claude Code keeps 30 days").
@@ -213,7 +222,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
     if (a.demo) markDemo(out);
     mark('report query');
-    return { out, p, warnings, noData };
+    return { out, p, warnings, noData, fileWarnings: stored };
   } finally {
     if (!o.use) {
       await store.close();
@@ -227,18 +236,27 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
  * HTML carry them too; CSV has no place for them). `noData`: the "no harness
  * data found" message among the warnings, printed as the lines it has.
  */
-async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], noData: string | null = null): Promise<void> {
+async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], noData: string | null = null, fileWarnings: string[] = []): Promise<void> {
   // The terminal's width and colour only for a table: the other formats do not depend on the terminal.
   const table = p.format === 'table';
   // The HTML renderer registers itself when loaded, only for --format html: it takes every harness's chart colour from the registry.
   if (p.format === 'html') await import('../render/html.js');
-  const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home });
+  const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home, wholeIds: table && (a.out !== undefined || !inputIsTTY(1)) });
   if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   else process.stdout.write(text);
-  const stderr = rt.quiet ? '' : (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(noData === null ? warnings : warnings.filter((w) => w !== noData));
-  process.stderr.write(stderr);
+  // A file's warnings once (said-warnings.ts); the memo keeps what a run says once they have been said.
+  const cache = rt.outputsDir ?? cacheDir(rt.env, rt.home);
+  const files = new Set(fileWarnings);
+  const fresh = new Set(rt.quiet ? [] : unsaid(cache, fileWarnings));
+  const stderrOf = (said: (w: string) => boolean) => {
+    if (rt.quiet) return '';
+    const shown = warnings.filter((w) => w !== noData && (!files.has(w) || said(w)));
+    return (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(shown);
+  };
+  process.stderr.write(stderrOf((w) => fresh.has(w)));
+  markSaid(cache, [...fresh]);
   // A blocks report changes with the clock (the active block's time left): never replayed from the memo.
-  if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderr);
+  if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderrOf(() => false));
 }
 
 /**

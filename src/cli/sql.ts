@@ -66,12 +66,31 @@ export async function answerSql(rt: Runtime, query: string): Promise<{ names: st
       reader = await ro.conn.runAndReadAll(query);
     } catch (e) {
       if (e instanceof UsageError) throw e;
+      const writes = writeStatement(query, (e as Error).message);
+      if (writes) throw new UsageError(`sql is read-only: ${writes} would change the store, which only tx-usage writes (query it with SELECT; docs/sql.md)`);
       throw new UsageError(`SQL error: ${(e as Error).message}`);
     }
     return { names: reader.columnNames(), rows: reader.convertRowObjects(exactConverter) as Record<string, unknown>[] };
   } finally {
     await ro.close();
   }
+}
+
+/** Statements that change a database (DuckDB's grammar), by their first word. */
+const WRITES = /^(INSERT|UPDATE|DELETE|MERGE|UPSERT|CREATE|DROP|ALTER|TRUNCATE|VACUUM|CHECKPOINT|COMMENT)\b/i;
+
+/**
+ * The kind of write a failed statement attempted (`DELETE`), or null when it
+ * was not one: by its first word (after comments and a WITH clause's
+ * parentheses DuckDB reports a binding error first, "Can only delete from base
+ * table"), or by DuckDB's own refusal of a write on the read-only store.
+ */
+function writeStatement(query: string, error: string): string | null {
+  const text = query.replace(/--[^\n]*|\/\*[\s\S]*?\*\//g, ' ').trim();
+  const first = WRITES.exec(text);
+  if (first) return first[1]!.toUpperCase();
+  const refused = /Cannot execute statement of type "(\w+)"[^!]*read-only mode/.exec(error) ?? /Can only (delete|update) (from )?base table/i.exec(error);
+  return refused ? refused[1]!.toUpperCase() : null;
 }
 
 /**

@@ -60,6 +60,34 @@ function onDisk(p: string): boolean {
 
 const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 
+/** How many sessions an ambiguous prefix names in its message. */
+const AMBIGUOUS_SHOWN = 10;
+
+/**
+ * The session id an argument stands for: itself when the store knows it;
+ * else the one session whose id begins with it, or, written as a table cuts
+ * an id (`01a1b…7e4eb`), begins and ends so. Several: a usage error naming
+ * them; none: the argument as it is (the caller says it is unknown). One
+ * query over the distinct sessions of event_attrs per argument that is no
+ * path on disk.
+ */
+async function sessionIdOf(conn: DuckDBConnection, arg: string): Promise<string> {
+  const cut = /^(.*?)(?:\u2026|\.\.\.)(.*)$/.exec(arg); // \u2026 written so: the bundle's ASCII output turned a literal … into \u{2026}, which without the u flag is no ellipsis
+  const [head, tail] = cut ? [cut[1]!, cut[2]!] : [arg, ''];
+  if (!head && !tail) return arg;
+  const r = await conn.runAndReadAll(
+    `SELECT DISTINCT session_id FROM event_attrs
+     WHERE session_id = $arg OR (starts_with(session_id, $head) AND ends_with(session_id, $tail))
+     ORDER BY session_id = $arg DESC, session_id LIMIT ${AMBIGUOUS_SHOWN + 1}`,
+    { arg, head, tail },
+  );
+  const ids = (r.getRowObjectsJson() as { session_id: string }[]).map((x) => x.session_id);
+  if (!ids.length || ids[0] === arg) return arg;
+  if (ids.length === 1) return ids[0]!;
+  const shown = ids.slice(0, AMBIGUOUS_SHOWN).join(', ') + (ids.length > AMBIGUOUS_SHOWN ? ', …' : '');
+  throw new UsageError(`${JSON.stringify(arg)}: ${ids.length > AMBIGUOUS_SHOWN ? `more than ${AMBIGUOUS_SHOWN}` : ids.length} sessions match (${shown}); give more of the id`);
+}
+
 /** The sources the store knows, with the arguments that are session ids of their responses (explain_sources.sql). */
 async function knownSources(conn: DuckDBConnection, args: string[]): Promise<KnownSource[]> {
   return (await runTemplate(conn, loadTemplate('explain_sources'), { sessions: args })) as unknown as KnownSource[];
@@ -70,9 +98,12 @@ export async function resolveTargets(conn: DuckDBConnection, scans: HarnessScan[
   const discovered = scans.flatMap((s) => s.sources.map((src) => ({ src, harness: s.harness })));
   let reals: string[] | null = null;
   const realPaths = () => (reals ??= discovered.map((d) => realOrResolved(d.src.path)));
+  // Each argument that is no file or folder on disk may be a session id, a unique prefix of one, or one a table cut.
+  const ids = new Map<string, string>();
+  for (const a of args) if (!onDisk(a) && !/[\\/]/.test(a) && !ids.has(a)) ids.set(a, await sessionIdOf(conn, a));
   // Asked once, for every argument that is no file or folder on disk.
   let known: KnownSource[] | null = null;
-  const store = async () => (known ??= await knownSources(conn, args.filter((a) => !onDisk(a))));
+  const store = async () => (known ??= await knownSources(conn, [...ids.values()]));
   const retained = async () => (await store()).filter((s) => s.retained);
   const fromStore = (s: KnownSource, session: string | null): Target => ({
     harness: harnessById(s.harness as HarnessId)!,
@@ -118,7 +149,8 @@ export async function resolveTargets(conn: DuckDBConnection, scans: HarnessScan[
       for (const g of gone) add(fromStore(g, null));
       continue;
     }
-    const ofSession = (await store()).filter((s) => s.sessions.includes(arg));
+    const id = ids.get(arg) ?? arg;
+    const ofSession = (await store()).filter((s) => s.sessions.includes(id));
     if (!ofSession.length) {
       throw new UsageError(
         /[\\/]/.test(arg)
@@ -126,7 +158,7 @@ export async function resolveTargets(conn: DuckDBConnection, scans: HarnessScan[
           : `${JSON.stringify(arg)}: neither a file nor a session id the store knows (\`tx-usage report --by session\` lists the sessions; ${HOW})`,
       );
     }
-    for (const s of ofSession) add(fromStore(s, arg));
+    for (const s of ofSession) add(fromStore(s, id));
   }
   return out;
 }

@@ -173,6 +173,7 @@ h2 { font-size: 18px; margin: 0 0 8px; }
 .notice { padding: 10px 14px; margin: 0 0 16px; }
 .notice.warn { border-color: #f0c36d; background: #fffaf0; }
 .notice ul { margin: 4px 0 0; padding-left: 20px; }
+.notice summary { cursor: pointer; }
 .notice li { overflow-wrap: anywhere; white-space: pre-wrap; }
 .charts { display: grid; gap: 16px; grid-template-columns: repeat(auto-fit, minmax(min(100%, 520px), 1fr)); margin-bottom: 16px; }
 figure.chart { margin: 0; padding: 12px 14px; min-width: 0; }
@@ -307,7 +308,8 @@ export function renderHtml(report: ReportOutput, opts: { home?: string; served?:
   const payload = jsonForScript({ charts, data: drawn.data });
 
   const warnings = out.warnings.length
-    ? `<section class="notice warn"><strong>Warnings</strong><ul>${out.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></section>`
+    ? // Folded under one line (issue 44: a page opened with a screenful of them); opened, each in full.
+      `<section class="notice warn"><details><summary><strong>${out.warnings.length === 1 ? '1 warning' : `${out.warnings.length} warnings`}</strong> about what these figures may leave out</summary><ul>${out.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></details></section>`
     : '';
   const skippedNote = skipped.length
     ? `<p class="note">Not drawn, nothing to show yet: ${escapeHtml(skipped.join(', '))}.</p>`

@@ -18,6 +18,12 @@ export interface TableOptions {
   color: boolean;
   /** The user's home folder: a shared output (HTML) writes it as `~`. */
   home?: string;
+  /**
+   * Ids (`keep: 'ends'` keys: session ids, `explain`'s file:line) never cut:
+   * output piped or written to a file is read by programs and copied from,
+   * where a cut id is no id (issue 44); a terminal's table may still cut them.
+   */
+  wholeIds?: boolean;
 }
 
 /** At this width or less, the narrow set with abbreviated numbers (the 80-column table, a pipe's). */
@@ -237,7 +243,7 @@ export function renderTable(data: Dataset, o: TableOptions): string {
   // the cells are made printable by cellTexts.
   const d: Dataset = {
     ...data,
-    columns: data.columns.map((c) => ({ ...c, label: printable(c.label) })),
+    columns: data.columns.map((c) => ({ ...c, label: printable(c.label), ...(o.wholeIds && c.keep === 'ends' ? { whole: true } : {}) })),
     ...(data.title !== undefined ? { title: printable(data.title) } : {}),
     ...(data.notes ? { notes: data.notes.map(printable) } : {}),
     ...(data.empty !== undefined ? { empty: printable(data.empty) } : {}),
@@ -262,7 +268,7 @@ export function renderTable(data: Dataset, o: TableOptions): string {
   // The title wraps at spaces; a path longer than the terminal stays one line (copied whole).
   if (d.title) for (const l of titleLines(d.title, o.width)) out.push(bold(l));
   out.push(bold(line(cols.map((c) => c.label))));
-  const rule = dim('─'.repeat(Math.min(o.width, widths.reduce((a, b) => a + b, 0) + sep * (cols.length - 1))));
+  const rule = dim('─'.repeat(Math.min(o.wholeIds ? Infinity : o.width, widths.reduce((a, b) => a + b, 0) + sep * (cols.length - 1))));
   out.push(rule);
   for (const t of cells) out.push(line(t));
   if (totals) {

@@ -49,16 +49,24 @@ function shiftMonths(day: string, months: number): string {
   return `${String(ny).padStart(4, '0')}-${String(nm).padStart(2, '0')}-${String(Math.min(dd, last)).padStart(2, '0')}`;
 }
 
-/** `30d`, `2w`, `3m` (back from today), or an ISO date `YYYY-MM-DD`. */
-export function parseDay(value: string, flag: string, today: string): string {
+/**
+ * `30d`, `2w`, `3m` (back from today), or an ISO date `YYYY-MM-DD`. As the
+ * first day of a window (`span`: --since), N days are N calendar days ending
+ * today, today included (`1d` is today, `30d` the 30 days to today, `1m` the
+ * day after this day a month ago to today; `0d` is today too); as a last day
+ * (--until), N back from today (`1d` is yesterday).
+ */
+export function parseDay(value: string, flag: string, today: string, span = false): string {
   const v = value.trim();
   const rel = /^(\d+)([dwm])$/.exec(v);
   if (rel && rel[1].length > 5) throw new UsageError(`${flag} ${JSON.stringify(value)}: out of range (N${rel[2]} takes N from 0 to 99999)`);
   if (rel) {
     const n = Number(rel[1]);
-    if (rel[2] === 'd') return shiftDays(today, n);
-    if (rel[2] === 'w') return shiftDays(today, 7 * n);
-    return shiftMonths(today, n);
+    // A span of N days ending today starts N - 1 days back.
+    const last = span && n > 0 ? 1 : 0;
+    if (rel[2] === 'd') return shiftDays(today, n - last);
+    if (rel[2] === 'w') return shiftDays(today, 7 * n - last);
+    return shiftDays(shiftMonths(today, n), -last);
   }
   if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
     if (isRealDate(v)) return v;
@@ -74,6 +82,45 @@ export function parseDay(value: string, flag: string, today: string): string {
   }
   throw new UsageError(`${flag} ${JSON.stringify(value)}: expected Nd, Nw, Nm (days/weeks/months back from today) or a date YYYY-MM-DD`);
 }
+
+/**
+ * A report's first and last day from --since and --until as typed (undefined:
+ * not typed). Without --since the window is `defaultSince` (30d) ending at
+ * --until, so that `--until` alone moves the window instead of cutting it
+ * to nothing; --since after --until is a usage error naming both.
+ */
+export function reportWindow(since: string | undefined, until: string | undefined, today: string, defaultSince = '30d'): { since: string; until: string } {
+  const last = until === undefined ? today : parseDay(until, '--until', today);
+  const first = since === undefined ? parseDay(defaultSince, '--since', last, true) : parseDay(since, '--since', today, true);
+  if (first > last) throw new UsageError(`--since ${first} is after --until ${last}`);
+  return { since: first, until: last };
+}
+
+/**
+ * The window widened to whole weeks (ISO, Monday to Sunday) and months when a
+ * report groups by them (`by`), so that no row is a period cut by the window
+ * and shown as if whole (issue 44: November's row read $14.87 of its $23.50
+ * under a 30-day window). The first day goes back to its period's first; a
+ * last day before today goes on to its period's last, or to today when that
+ * comes first (a period still under way is whole so far).
+ */
+export function wholePeriods(w: { since: string; until: string }, by: readonly string[], today: string): { since: string; until: string } {
+  let { since, until } = w;
+  const weekday = (day: string) => (new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday 0
+  for (const k of by) {
+    if (k === 'week') {
+      since = minDay(since, shiftDays(w.since, weekday(w.since)));
+      if (w.until < today) until = maxDay(until, minDay(shiftDays(w.until, weekday(w.until) - 6), today));
+    } else if (k === 'month') {
+      since = minDay(since, `${w.since.slice(0, 8)}01`);
+      if (w.until < today) until = maxDay(until, minDay(shiftDays(shiftMonths(`${w.until.slice(0, 8)}01`, -1), 1), today));
+    }
+  }
+  return { since, until };
+}
+
+const minDay = (a: string, b: string) => (a < b ? a : b);
+const maxDay = (a: string, b: string) => (a > b ? a : b);
 
 export function isValidTimeZone(tz: string): boolean {
   if (tz === 'UTC') return true;

@@ -89,3 +89,19 @@ export async function storedWarningsBySource(conn: DuckDBConnection, harnesses: 
   );
   return r.getRowObjectsJson() as { source_key: string; harness: string; reason: string }[];
 }
+
+/**
+ * The first and last response time (ms) of each of `sourceKeys` that has
+ * responses (store/ready.ts ReadyWarning.span): asked for the sources with
+ * warnings only, when the ready row is made after an ingest.
+ */
+export async function responseSpans(conn: DuckDBConnection, sourceKeys: string[]): Promise<Map<string, [number, number]>> {
+  if (!sourceKeys.length) return new Map();
+  const r = await conn.runAndReadAll(
+    `SELECT a.source_key, min(r.ts_ms)::DOUBLE AS first, max(r.ts_ms)::DOUBLE AS last
+     FROM usage_rows r JOIN event_attrs a USING (attr_id) WHERE list_contains($k, a.source_key) GROUP BY a.source_key`,
+    { k: listValue(sourceKeys) },
+    { k: LIST(VARCHAR) },
+  );
+  return new Map((r.getRowObjectsJson() as { source_key: string; first: number; last: number }[]).map((x) => [x.source_key, [Number(x.first), Number(x.last)]]));
+}

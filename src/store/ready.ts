@@ -21,7 +21,7 @@ import type { Input } from '../core/inputs.js';
 import { sourcesStateOf, type SourcesState } from './sources-digest.js';
 
 export const READY_KEY = 'ready';
-export const READY_VERSION = 2;
+export const READY_VERSION = 3;
 
 /**
  * What a run's prices were made from: the home and --prices file it was asked
@@ -57,6 +57,8 @@ export interface ReadyWarning {
    * when no horizon leaves it out.
    */
   until: number | null;
+  /** The first and last response time (ms) the store holds of the source; null when it holds none (then no window leaves the warning out). */
+  span: [number, number] | null;
 }
 
 export interface Ready {
@@ -114,19 +116,40 @@ export async function saveReady(conn: DuckDBConnection, ready: Omit<Ready, 'v'>)
 /**
  * The stored warnings a report of `harnesses` shows: not those of a source its
  * horizon (`horizonMs`, null: none) would leave unread were the store not to
- * hold it, whether or not another command has read it (cli/report.ts).
+ * hold it, whether or not another command has read it (cli/report.ts); nor,
+ * given the report's days (`days`), those of a source none of whose responses
+ * falls in them (issue 44: a `--since 1d` report warned of January's files).
  */
-export function warningsInWindow(ready: Ready, harnesses: readonly string[], horizonMs: number | null): string[] {
+export function warningsInWindow(ready: Ready, harnesses: readonly string[], horizonMs: number | null, days?: { since: string; until: string }): string[] {
   const horizon = ready.horizonless ? null : horizonMs;
-  return ready.warnings.filter((w) => harnesses.includes(w.harness) && !(horizon !== null && w.until !== null && w.until < horizon)).map((w) => w.reason);
+  const [from, to] = days ? windowMs(days.since, days.until) : [-Infinity, Infinity];
+  return ready.warnings
+    .filter((w) => harnesses.includes(w.harness) && !(horizon !== null && w.until !== null && w.until < horizon))
+    .filter((w) => !w.span || (w.span[1] >= from && w.span[0] < to))
+    .map((w) => w.reason);
 }
 
-/** What judging the prices of `harnesses`' models warned of, each warning once, after `already`. */
-export function resolveWarningsOf(ready: Ready, harnesses: readonly string[], already: readonly string[]): string[] {
+/**
+ * Instants (ms) that hold every instant whose local day in any zone is in
+ * `since`..`until`: UTC days widened by the zones' farthest offsets (−12 h …
+ * +14 h), so that no zone needs Intl to be asked. A source whose responses
+ * all lie within those hours of the window but outside it keeps its warning.
+ */
+function windowMs(since: string, until: string): [number, number] {
+  const H = 3_600_000;
+  return [Date.parse(`${since}T00:00:00Z`) - 14 * H, Date.parse(`${until}T00:00:00Z`) + 36 * H];
+}
+
+/**
+ * What judging the prices of `harnesses`' models warned of, each warning once,
+ * after `already`; given `models` (the `judged` keys of the models with
+ * responses in the report's window), only of those.
+ */
+export function resolveWarningsOf(ready: Ready, harnesses: readonly string[], already: readonly string[], models?: ReadonlySet<string>): string[] {
   const seen = new Set(already);
   const out: string[] = [];
   for (const r of ready.resolveWarnings) {
-    if (!harnesses.includes(r.harness)) continue;
+    if (!harnesses.includes(r.harness) || (models && !models.has(r.key))) continue;
     for (const w of r.warnings) if (!seen.has(w)) out.push(w), seen.add(w);
   }
   return out;

@@ -1,6 +1,7 @@
 // Runs the real, compiled CLI (dist/) as a child process with a fixed
 // environment: the given HOME, TZ=UTC, NO_COLOR, and a private cache dir.
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -70,4 +71,9 @@ export function runBounded(args: string[], env: NodeJS.ProcessEnv, stdin?: strin
     ...(typeof stdin === 'object' ? { stdio: [stdin.fd, 'pipe', 'pipe'] } : { input: stdin }),
   });
   return { status: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ms: Date.now() - t };
+}
+
+/** Forgets which file warnings were said (src/cli/said-warnings.ts), so that the next report run says them on stderr again. */
+export function forgetSaidWarnings(env: NodeJS.ProcessEnv): void {
+  rmSync(join(env.XDG_CACHE_HOME!, 'tx-usage', 'warnings-said.json'), { force: true });
 }
