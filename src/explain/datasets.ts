@@ -17,7 +17,8 @@ const ADDED_COLUMNS: Column[] = [
   { field: 'cache_write_tokens', label: 'Cache wr', kind: 'int' },
   { field: 'output_tokens', label: 'Output', kind: 'int' },
   { field: 'total_tokens', label: 'Added', kind: 'int', narrow: true },
-  { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
+  // A record's cost is a figure per unit of work (README "Money"): $0.0001400, not <$0.01.
+  { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL, perUnit: true },
 ].map((c) => ({ ...c, blankUnless: 'counted' }) as Column);
 
 const RECORD_COLUMNS: Column[] = [

@@ -45,8 +45,14 @@ export interface Column {
    * otherwise (a difference of amounts) it is only marked (`$1.20*`).
    */
   partial?: { by: string[]; bound: boolean };
-  /** Money only: as many decimals as it takes for different amounts to read differently (per-request costs). */
-  distinct?: boolean;
+  /**
+   * Money only: a figure per unit of work (per request, prompt, record, hour),
+   * shown with four significant digits under $1 (render/format.ts usd). Default:
+   * a field named `…per_…` (`cost_per_request_usd`) is one.
+   */
+  perUnit?: boolean;
+  /** A change (Δ): a positive one is written with its `+`. */
+  signed?: boolean;
   /** CSV: after the other columns (one added to a CSV whose column order is documented, shown elsewhere in the table). */
   csvLast?: boolean;
   /** false: left out of terminal tables, even wide ones (CSV and HTML carry it). */
