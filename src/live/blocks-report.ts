@@ -93,8 +93,8 @@ export function blockColumns(limit: number | null): Column[] {
   return [
     ...keyColumns(['block']).map((c) => ({ ...c, label: 'Block start' })),
     { field: 'harness', label: 'Harness', kind: 'text' },
-    { field: 'start', label: 'Start', kind: 'text' },
-    { field: 'end', label: 'End', kind: 'text' },
+    { field: 'start', label: 'Start', kind: 'time' },
+    { field: 'end', label: 'End', kind: 'time' },
     { field: 'status', label: 'Status', kind: 'text', narrow: true },
     { field: 'models', label: 'Models', kind: 'text' },
     metric('requests', true),
