@@ -74,36 +74,42 @@ const isNumeric = (c: Column) => c.kind === 'int' || c.kind === 'usd' || c.kind 
  * stay whole: they are copied.
  */
 const PAGE_KEY_CHARS = 28;
-const pageKey = (c: Column, text: string) => (c.whole || c.keep === 'ends' ? text : cutText(text, PAGE_KEY_CHARS, c.keep));
+const pageKey = (c: Column, text: string) => (c.whole || c.keep === 'ends' ? text : cutText(text, c.flex ? 2 * PAGE_KEY_CHARS : PAGE_KEY_CHARS, c.keep));
+/** A `flex` key (a session's title) wraps, on two lines at most, in the room the others leave: this much of it is counted. */
+const FLEX_KEY_PX = 110;
 
 /**
  * The width a table may take at a 1280 px window (main 1280 − 2×16 padding −
  * 2×14 card padding − borders = 1218 px), with room to spare; and what a
  * cell's text takes in the table's font (13 px system-ui, measured in
- * Chromium: digits ≈ 8.3 px, other characters ≈ 7.6, headings bold) plus
+ * Chromium: digits ≈ 8.3 px, punctuation and narrow letters ≈ 4.6, others
+ * ≈ 7.6, headings bold) plus
  * its padding.
  */
-const PAGE_TABLE_PX = 1170;
-const textPx = (s: string) => [...s].reduce((w, ch) => w + (ch >= '0' && ch <= '9' ? 8.3 : 7.6), 0);
-const CELL_PAD_PX = 18;
+const PAGE_TABLE_PX = 1190;
+const NARROW_CHARS = new Set([...' -.,:;/|!()[]\'`ilIjft']);
+const textPx = (s: string) => [...s].reduce((w, ch) => w + (ch >= '0' && ch <= '9' ? 8.3 : NARROW_CHARS.has(ch) ? 4.6 : 7.6), 0);
+const CELL_PAD_PX = 16;
 
 /**
  * The columns the page shows at first: every column while the table fits a
  * 1280 px window; else the others behind "more columns", leaving in this
  * order: those terminal tables never show (`table: false`), then the
  * wide-only text and times (models, first and last activity), then the
- * wide-only numbers by the terminal's order (Column.wideDrop, then from the
- * right). Keys and the columns of the 80-column table always stay: the
- * money and what a row is stay in view.
+ * wide-only numbers by the terminal's order (Column.wideDrop; among those
+ * without one, counts before money, then from the right). Keys and the
+ * columns of the 80-column table always stay: what a row is and its money
+ * stay in view.
  */
-function pageColumns(cols: readonly Column[], texts: string[][]): Set<number> {
+export function pageColumns(cols: readonly Column[], texts: string[][]): Set<number> {
   const longest = (t: string, c: Column) => (c.kind === 'text' ? Math.max(...t.split(', ').map(textPx)) : textPx(t));
-  const px = cols.map((c, j) => Math.max(textPx(c.label) * 1.08, ...texts.map((r) => longest(r[j]!, c))) + CELL_PAD_PX);
+  const px = cols.map((c, j) => Math.min(c.flex ? FLEX_KEY_PX : Infinity, Math.max(textPx(c.label) * 1.08, ...texts.map((r) => longest(r[j]!, c)))) + CELL_PAD_PX);
   const tier = (c: Column) => (c.table === false ? 0 : isNumeric(c) ? 2 : 1);
+  const money = (c: Column) => (c.kind === 'usd' ? 1 : 0);
   const order = cols
     .map((c, j) => ({ c, j }))
     .filter(({ c }) => !c.narrow && c.kind !== 'key')
-    .sort((a, b) => tier(a.c) - tier(b.c) || (a.c.wideDrop ?? Infinity) - (b.c.wideDrop ?? Infinity) || b.j - a.j);
+    .sort((a, b) => tier(a.c) - tier(b.c) || (a.c.wideDrop ?? Infinity) - (b.c.wideDrop ?? Infinity) || money(a.c) - money(b.c) || b.j - a.j);
   const hidden = new Set<number>();
   let width = px.reduce((a, b) => a + b, 0);
   for (const { j } of order) {
@@ -129,7 +135,7 @@ function renderDataset(all: Dataset, i: number): string {
   const cell = (c: Column, j: number, r: Record<string, Cell>, text: string) => {
     const v = r[c.field];
     const raw = v === null || v === undefined ? '' : String(v);
-    const cls = isNumeric(c) ? 'num' : c.kind === 'key' ? 'key' : c.kind === 'time' ? 'txt nw' : 'txt';
+    const cls = isNumeric(c) ? 'num' : c.kind === 'key' ? (c.flex ? 'key flex' : 'key') : c.kind === 'time' ? 'txt nw' : 'txt';
     // Keys never break (shortened above); a list (models) only after its commas, never at a name's hyphens.
     const shownText = c.kind === 'text' ? text.split(', ').map((t) => `<span class="nw">${escapeHtml(t)}</span>`).join(', ') : escapeHtml(text);
     const partial = (isPartial(c, r) ? ' partial' : '') + (restsOnSessionTotals(c, r) ? ' session-total' : '');
@@ -234,7 +240,7 @@ section.dataset { padding: 12px 14px; margin-bottom: 16px; }
 /* A wide or long table scrolls inside its card, its heading row staying in view. */
 .scroll { overflow: auto; max-height: min(75vh, 720px); -webkit-overflow-scrolling: touch; overscroll-behavior: contain; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
-th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { padding: 5px 7px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { position: sticky; top: 0; z-index: 1; background: var(--card); white-space: nowrap; box-shadow: inset 0 -1px 0 var(--line); }
 td.partial { color: #8a4b00; }
 td.session-total { font-style: italic; }
@@ -245,6 +251,7 @@ th[aria-sort="descending"] button::after { content: " ▼"; font-size: 10px; }
 .num { text-align: right; white-space: nowrap; }
 .txt, .key { text-align: left; }
 td.key { white-space: nowrap; }
+td.key.flex { white-space: normal; min-width: 7em; }
 .nw { white-space: nowrap; }
 .more { display: none; }
 .more-cb { position: absolute; opacity: 0; }
