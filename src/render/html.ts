@@ -86,8 +86,8 @@ const FLEX_KEY_PX = 110;
  * ≈ 7.6, headings bold) plus
  * its padding.
  */
-const PAGE_TABLE_PX = 1190;
-const NARROW_CHARS = new Set([...' -.,:;/|!()[]\'`ilIjft']);
+const PAGE_TABLE_PX = 1175;
+const NARROW_CHARS = new Set([..." -.,:;|!()[]'`ilIj"]);
 const textPx = (s: string) => [...s].reduce((w, ch) => w + (ch >= '0' && ch <= '9' ? 8.3 : NARROW_CHARS.has(ch) ? 4.6 : 7.6), 0);
 const CELL_PAD_PX = 16;
 
