@@ -66,7 +66,7 @@ export function styleChart(def: ChartDef, spec: Spec, rows: readonly ChartRow[],
   const drawnRows = def.needs && JSON.stringify(spec).includes(`"field":"${def.needs}"`) ? rows.filter((r) => r[def.needs!] !== null && r[def.needs!] !== undefined) : rows;
   // A value with data in the chart: a row of it with a measure other than 0 (a bar of 0 draws nothing).
   const measures = (['x', 'y'] as const).map((a) => encoding[a]).filter((e) => e?.type === 'quantitative' && typeof e.field === 'string').map((e) => e!.field as string);
-  const values = (field: string) => new Set(drawnRows.filter((r) => !measures.length || measures.some((m) => Number(r[m] ?? 0) !== 0)).map((r) => r[field]));
+  const values = (field: string, legend = true) => new Set(drawnRows.filter((r) => !legend || !measures.length || measures.some((m) => Number(r[m] ?? 0) !== 0)).map((r) => r[field]));
   // The nominal field a bar is named by: its colour, else its category axis.
   const color = encoding.color;
   if (color && typeof color.field === 'string') {
@@ -75,7 +75,7 @@ export function styleChart(def: ChartDef, spec: Spec, rows: readonly ChartRow[],
   } else {
     // One bar per harness without a colour field of its own: coloured as its harness anyway.
     for (const axis of ['x', 'y'] as const) {
-      if (encoding[axis]?.field === 'harness') encoding.color = { field: 'harness', type: 'nominal', legend: null, scale: colorScale('harness', values('harness')) };
+      if (encoding[axis]?.field === 'harness') encoding.color = { field: 'harness', type: 'nominal', legend: null, scale: colorScale('harness', values('harness', false)) };
     }
   }
   for (const axis of ['x', 'y'] as const) {

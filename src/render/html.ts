@@ -108,7 +108,7 @@ export function pageColumns(cols: readonly Column[], texts: string[][]): Set<num
   const money = (c: Column) => (c.kind === 'usd' ? 1 : 0);
   const order = cols
     .map((c, j) => ({ c, j }))
-    .filter(({ c }) => !c.narrow && c.kind !== 'key')
+    .filter(({ c }) => !c.narrow && c.kind !== 'key' && c.html !== 'keep')
     .sort((a, b) => tier(a.c) - tier(b.c) || (a.c.wideDrop ?? Infinity) - (b.c.wideDrop ?? Infinity) || money(a.c) - money(b.c) || b.j - a.j);
   const hidden = new Set<number>();
   let width = px.reduce((a, b) => a + b, 0);

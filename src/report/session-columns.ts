@@ -30,7 +30,7 @@ export function sessionColumns(by: readonly GroupKey[]): Column[] {
     { field: 'models', label: 'Models', kind: 'text' },
     { field: 'prompts', label: 'Prompts', kind: 'int', narrow: true },
     { field: 'tool_calls', label: 'Tools', kind: 'int', narrow: true },
-    { field: 'active_minutes', label: 'Active min', kind: 'ratio' },
+    { field: 'active_minutes', label: 'Active min', kind: 'ratio', html: 'keep' },
   ];
   const usage = USAGE_METRIC_COLUMNS.map((c) => ({ ...c, narrow: NARROW_USAGE.has(c.field) }));
   return [...keys, ...about, ...usage].map((c) => (WIDE_DROP[c.field] !== undefined ? { ...c, wideDrop: WIDE_DROP[c.field] } : c));
