@@ -70,7 +70,7 @@ export function styleChart(def: ChartDef, spec: Spec, rows: readonly ChartRow[],
   // The nominal field a bar is named by: its colour, else its category axis.
   const color = encoding.color;
   if (color && typeof color.field === 'string') {
-    const scale = colorScale(color.field, values(color.field));
+    const scale = colorScale(color.field, values(color.field, color.legend !== null));
     if (scale) encoding.color = { ...color, scale: { ...((color.scale as object | undefined) ?? {}), ...scale } };
   } else {
     // One bar per harness without a colour field of its own: coloured as its harness anyway.
