@@ -191,7 +191,7 @@ describe('what a record was counted as, by hand', () => {
     expect(bad).toMatchObject([{ line: 6, record: 'unparsable', rule: 'Bad input' }]);
     expect(JSON.stringify(doc)).not.toMatch(/unparsable lines? skipped/);
     const table = cli(['explain', f]);
-    expect(table.split('\n').filter((l) => /^6 /.test(l))).toEqual([expect.stringMatching(/^6 +unparsable +Bad input *$/)]);
+    expect(table.split('\n').filter((l) => /^6 /.test(l))).toEqual([expect.stringMatching(/^6 +unparsable: Bad input *$/)]);
     expect(table.match(/unparsable/g)).toHaveLength(1);
     // The report path is unchanged: one warning per file with the count, naming file and line.
     expect(reportJson(EVERYTHING, env).warnings).toContain(`${f}:6: 1 unparsable line skipped (first at line 6)`);
@@ -205,6 +205,40 @@ describe('what a record was counted as, by hand', () => {
     const csv = cli(['explain', fx.claude.file, '--format', 'csv']).trimEnd().split('\r\n');
     expect(csv[0]!.split(',').slice(0, 9)).toEqual(['path', 'harness', 'line', 'row', 'key', 'record', 'counted', 'counted_as', 'rule']);
     expect(csv.length - 1).toBe(section(fx.claude.file).records.length);
+  });
+});
+
+describe('verdicts and prices (issue 44)', () => {
+  it('at 80 columns a verdict is wrapped, never cut; every harness in one style, verdict first', () => {
+    const table = cli(['explain', fx.fork.file]);
+    expect(table).not.toContain('…');
+    for (const l of table.split('\n').slice(1)) expect(l.length).toBeLessThanOrEqual(80); // (the title, a path, is never cut)
+    // The copy's verdict, whole, over as many lines as it takes.
+    const words = table.replace(/\s+/g, ' ');
+    expect(words).toContain(`copy of ${fx.claude.session}'s response,`);
+    expect(words).toContain(`; rule "Forks"`);
+    // Claude Code's rules and Codex's read the same way: the verdict, then the README's rule.
+    const everything = cli(['explain', fx.home]).replace(/\s+/g, ' ');
+    expect(everything).toMatch(/response of \S+; rule "One response, one count"/);
+    expect(everything).toMatch(/response of \S+; rule "(event_msg token_count|token_usage_record)"/);
+  });
+
+  it('JSON: a price breakdown per counted record, rate × tokens per category adding up to its computed cost', () => {
+    const doc = explainJson([fx.claude.file, '--cost', 'computed']);
+    const counted = doc.sources[0].records.filter((r: any) => r.counted && r.computed_cost_usd !== null);
+    expect(counted.length).toBeGreaterThan(0);
+    for (const r of counted) {
+      const b = r.price_breakdown;
+      expect(b, `line ${r.line}`).not.toBeNull();
+      for (const c of b.categories) expect(c.usd).toBeCloseTo((c.tokens * c.usd_per_mtok) / 1e6, 10);
+      const byCategory = Object.fromEntries(b.categories.map((c: any) => [c.category, c.tokens]));
+      expect(byCategory.output ?? 0).toBe(r.output_tokens - (byCategory.output_reasoning ?? 0));
+      expect(b.sum_usd).toBeCloseTo(r.computed_cost_usd, 9);
+    }
+    // Records that added nothing have none; the documented fields are unchanged (price_breakdown is added after them).
+    for (const r of doc.sources[0].records.filter((x: any) => !x.counted)) expect(r.price_breakdown).toBeNull();
+    expect(Object.keys(counted[0]).slice(0, 3)).toEqual(['line', 'row', 'key']);
+    expect(Object.keys(counted[0]).at(-1)).toBe('price_breakdown');
   });
 });
 

@@ -109,6 +109,6 @@ describe('budgets', () => {
     ]);
     const t = runCli(['report', '--since', '2026-03-29', '--until', '2026-03-29', '--tz', 'UTC', '--prices', fx.pricesFile], env);
     expect(t.stdout).toContain('Budgets\n');
-    expect(t.stdout).toMatch(/day +all +\$0\.05 +\$0\.05590 +111\.8% +— +OVER/);
+    expect(t.stdout).toMatch(/day +all +\$0\.05 +\$0\.06 +111\.8% +— +OVER/);
   });
 });

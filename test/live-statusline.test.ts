@@ -72,7 +72,7 @@ describe('statusline', () => {
     refresh();
     // session: every response ($0.0672 priced, r8 unpriced); today (UTC 03-29): r3-r9 $0.0559; block 3: $0.027, 3h 10m left;
     // burn over the last 30 min $0.018/h; limits 42.5% -> 43%, 85%.
-    expect(line(input(fx))).toBe('Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.02/h | 5h 43% 7d 85%\n');
+    expect(line(input(fx))).toBe('Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h | 5h 43% 7d 85%\n');
   });
 
   it('--format json: the figures behind the line', () => {
@@ -95,11 +95,11 @@ describe('statusline', () => {
 
   it('missing fields: the segments it can show', () => {
     // No session, no model, no cost, no limits: today and the block only.
-    expect(line('{}')).toBe('≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.02/h\n');
+    expect(line('{}')).toBe('≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h\n');
     // Fields of the wrong type are as missing.
-    expect(line(JSON.stringify({ session_id: 42, model: 'Opus', rate_limits: { five_hour: { used_percentage: 'lots' } } }))).toBe('≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.02/h\n');
+    expect(line(JSON.stringify({ session_id: 42, model: 'Opus', rate_limits: { five_hour: { used_percentage: 'lots' } } }))).toBe('≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h\n');
     // A session the store has never seen (a new one): $0.00 so far.
-    expect(line(JSON.stringify({ session_id: 'new-session', model: { display_name: 'Sonnet' } }))).toBe('Sonnet | $0.00 session | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.02/h\n');
+    expect(line(JSON.stringify({ session_id: 'new-session', model: { display_name: 'Sonnet' } }))).toBe('Sonnet | $0.00 session | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h\n');
   });
 
   it('keeps Claude Code\'s limit readings in its own cache dir, and `limits` shows them', () => {
@@ -131,7 +131,7 @@ describe('statusline', () => {
       expect(line(input(fx), ['--no-color'], e)).toBe('≥$0.03 block, 3h 10m left | Opus | 5h 43% 7d 85% | ctx 12%\n');
       // A bad config still prints a line, with the default segments.
       writeFileSync(join(cfgDir, 'config.json'), '{ nope');
-      expect(line(input(fx))).toBe('Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.02/h | 5h 43% 7d 85%\n');
+      expect(line(input(fx))).toBe('Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h | 5h 43% 7d 85%\n');
     } finally {
       rmSync(join(cfgDir, 'config.json'), { force: true });
     }
@@ -269,7 +269,7 @@ describe('statusline on a busy store', () => {
       expect(Date.now() - t0).toBeLessThan(LOCK_WAIT_MS / 2); // did not wait for the store's lock
       expect([r.status, r.stderr]).toEqual([0, '']);
       // 2 min later the block has 3h 08m left; the figures are the snapshot's.
-      expect(r.stdout).toBe('Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 08m left | ≥$0.02/h | 5h 43% 7d 85% (stale 2m)\n');
+      expect(r.stdout).toBe('Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 08m left | ≥$0.01800/h | 5h 43% 7d 85% (stale 2m)\n');
       const j = JSON.parse(runCli(['statusline', '--format', 'json'], later, input(fx)).stdout);
       expect([j.stale, j.stale_reason, j.snapshot_age_seconds, j.stale_note]).toEqual([true, 'the store is busy: a refresh has been waiting for it', 120, null]);
     } finally {

@@ -75,7 +75,7 @@ describe('watch in tmux', () => {
       'Active claude-code block  09:00–14:00',
       '  [███████████████░░░░░░░░░░░░░░░░░░░░░░░░░] 1h 50m elapsed, 3h 10m left',
       '  9.30k tokens, ≥$0.03, 3 requests',
-      '  burn 90 tokens/min, ≥$0.02/h (last 30 min)',
+      '  burn 90 tokens/min, ≥$0.01800/h (last 30 min)',
       '  projected 28.9k tokens, ≥$0.08 by 14:00',
     ]);
     // Today and the session each hold the unpriced response: their costs are marked as the priced part.

@@ -4,7 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { keyColumns, USAGE_METRIC_COLUMNS, type Dataset } from '../src/render/columns.js';
-import { usd, usdDecimals } from '../src/render/format.js';
+import { csvUsd, pct, usd } from '../src/render/format.js';
+import { renderCsv } from '../src/render/csv.js';
 import { cutText, renderTable, wrapText } from '../src/render/table.js';
 import { CLI, cleanEnv, tempDir } from './helpers/cli.js';
 
@@ -78,18 +79,61 @@ describe('money', () => {
     expect(usd(-25000, false)).toBe('-$25.0k');
   });
 
-  it('one precision per column: cents when any amount is $1 or more, else four significant digits of the largest', () => {
-    expect(usdDecimals([12.5, 0.1234])).toBe(2);
-    expect(usdDecimals([0.1234, 0.5])).toBe(4);
-    expect(usdDecimals([0.001234, 0.0005])).toBe(6);
-    // Per-request costs: as many digits as it takes for different amounts to differ.
-    expect(usdDecimals([0.01234561, 0.01234569], true)).toBe(7); // $0.0123456 and $0.0123457
-    const cells = (values: number[]) =>
-      strip(renderTable({ columns: [{ field: 'k', label: 'K', kind: 'key', narrow: true }, { field: 'c', label: 'Cost', kind: 'usd', narrow: true }], rows: values.map((c, i) => ({ k: `k${i}`, c })) }, { width: 80, color: false }))
-        .slice(2)
-        .map((l) => l.split(/\s+/)[1]);
-    expect(cells([0.5, 0.0123, 0.0004])).toEqual(['$0.5000', '$0.0123', '$0.0004']);
+  it('one rule: amounts in cents; figures per unit of work under $1 with four significant digits, the same value the same text everywhere', () => {
+    const table = (columns: Dataset['columns'], rows: Dataset['rows']) => strip(renderTable({ columns, rows }, { width: 80, color: false })).slice(2);
+    const key = { field: 'k', label: 'K', kind: 'key' as const, narrow: true };
+    const cells = (values: number[]) => table([key, { field: 'c', label: 'Cost', kind: 'usd', narrow: true }], values.map((c, i) => ({ k: `k${i}`, c }))).map((l) => l.split(/\s+/)[1]);
+    // Amounts: cents, whatever else is in the column (was $0.5000 / $0.0123 / $0.0004 beside $0.01 in another column).
+    expect(cells([0.5, 0.0123, 0.0004])).toEqual(['$0.50', '$0.01', '<$0.01']);
     expect(cells([2.5, 0.0123])).toEqual(['$2.50', '$0.01']);
+    // Per unit (a `…per_…` field, or perUnit): four significant digits under $1, cents from $1 up.
+    expect(usd(0.0594, true, { perUnit: true })).toBe('$0.05940');
+    expect(usd(0.35083, true, { perUnit: true })).toBe('$0.3508');
+    expect(usd(0.00014, true, { perUnit: true })).toBe('$0.0001400');
+    expect(usd(0.99996, true, { perUnit: true })).toBe('$1.00');
+    expect(usd(3.456, true, { perUnit: true })).toBe('$3.46');
+    // The same cost per request in two tables of different ranges reads the same (compare showed it two ways).
+    const perReq = (values: number[]) => table([key, { field: 'cost_per_request_usd', label: 'Cost/req', kind: 'usd', narrow: true }], values.map((c, i) => ({ k: `k${i}`, cost_per_request_usd: c }))).map((l) => l.split(/\s+/)[1]);
+    expect(perReq([0.08, 2.5])[0]).toBe(perReq([0.08, 0.0123])[0]);
+    expect(perReq([0.08, 0.0123])).toEqual(['$0.08000', '$0.01230']);
+  });
+
+  it('a positive change has its sign; a partial one keeps its mark', () => {
+    expect(usd(1.2, true, { signed: true })).toBe('+$1.20');
+    expect(usd(-1.2, true, { signed: true })).toBe('-$1.20');
+    expect(usd(0, true, { signed: true })).toBe('$0.00');
+    expect(pct(0.125, true)).toBe('+12.5%');
+    expect(pct(-0.125, true)).toBe('-12.5%');
+    expect(pct(0.125)).toBe('12.5%');
+    const lines = strip(
+      renderTable(
+        {
+          columns: [
+            { field: 'k', label: 'K', kind: 'key', narrow: true },
+            { field: 'prev', label: 'Prev', kind: 'usd', narrow: true, partial: { by: ['src'], bound: true } },
+            { field: 'd', label: 'Δ cost', kind: 'usd', narrow: true, signed: true, partial: { by: ['src'], bound: false } },
+            { field: 'r', label: 'Δ %', kind: 'pct', narrow: true, signed: true },
+          ],
+          rows: [
+            { k: 'a', prev: 5, d: 1.2, r: 0.24, src: 'computed' },
+            { k: 'b', prev: 5, d: 1.2, r: 0.24, src: 'partial' },
+          ],
+        },
+        { width: 80, color: false },
+      ),
+    );
+    expect(lines[2]!.split(/\s+/)).toEqual(['a', '$5.00', '+$1.20', '+24.0%']);
+    expect(lines[3]!.split(/\s+/)).toEqual(['b', '≥$5.00*', '+$1.20*', '+24.0%']);
+  });
+
+  it('CSV carries money exactly, without float noise', () => {
+    expect(csvUsd(6.200000000000003)).toBe('6.2');
+    expect(csvUsd(0.1 + 0.2)).toBe('0.3');
+    expect(csvUsd(12.111748115)).toBe('12.111748115');
+    expect(csvUsd(0.01927759962962963)).toBe('0.0192775996');
+    expect(csvUsd(-0.00000000001)).toBe('0');
+    const csv = renderCsv({ columns: [{ field: 'k', label: 'K', kind: 'key' }, { field: 'cost_change_usd', label: 'Δ', kind: 'usd' }, { field: 'n', label: 'N', kind: 'ratio' }], rows: [{ k: 'a', cost_change_usd: 9.3 - 3.1, n: 1.5 }] });
+    expect(csv).toBe('k,cost_change_usd,n\r\na,6.2,1.5\r\n');
   });
 
   it('a partly priced amount reads as a lower bound, and the table says how many responses have no price', () => {

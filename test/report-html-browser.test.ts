@@ -46,6 +46,8 @@ beforeAll(async () => {
   // A month cut short, in another zone.
   files['monthly-tokyo'] = html('monthly-tokyo', ['monthly', '--since', '2026-10-01', '--until', '2026-11-05', '--tz', 'Asia/Tokyo'], env);
   files.demo = html('demo', ['summary', '--demo'], cleanEnv(join(dir, 'empty-home')));
+  files.sessions = html('sessions', ['summary', ...ALL_RANGE, '--by', 'session'], cleanEnv(fx.home));
+  files.blocks = html('blocks', ['blocks', ...range, '--token-limit', 'max'], env);
   homeDir = home;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -115,7 +117,8 @@ describe.each([
       expect(await o.page.evaluate(() => (window as unknown as { alertCalled?: boolean }).alertCalled ?? null)).toBeNull();
       if (!name.includes('all-harnesses')) {
         // The injected project name is on the page as text, in tables and chart labels.
-        const cells = await o.page.evaluate((p) => [...document.querySelectorAll('td')].filter((td) => td.textContent === p).length, XSS_PROJECT);
+        // (Shortened on the page, whole in the cell's title.)
+        const cells = await o.page.evaluate((p) => [...document.querySelectorAll('td')].filter((td) => td.getAttribute('title') === p).length, XSS_PROJECT);
         if (name !== 'compare') expect(cells).toBeGreaterThan(0); // compare has no project table, only the chart
         // The project chart labels it by its shortest distinct tail ("…/script>"), drawn as SVG text.
         const svgText = await o.page.evaluate(() => [...document.querySelectorAll('svg text')].map((t) => t.textContent ?? ''));
@@ -333,6 +336,125 @@ describe('what the HTML reports say', () => {
       expect(await o.page.title()).toMatch(/demo/i);
       expect(await o.page.locator('footer').textContent()).toMatch(/Demo: made from generated sample data/);
       expect(o.console).toEqual([]);
+    } finally {
+      await o.page.close();
+    }
+  });
+});
+
+describe('tables at 1280 px (issue 44)', () => {
+  /** Per table: the headings in view (not hidden, not past the right edge of the table's box), the row heights and the text of time cells. */
+  const tables = (page: Page) =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('section.dataset')].map((s) => {
+        const box = s.querySelector('.scroll')!.getBoundingClientRect();
+        const ths = [...s.querySelectorAll('thead th')] as HTMLElement[];
+        const inView = ths.filter((t) => t.offsetParent !== null && t.getBoundingClientRect().right <= box.right + 0.5).map((t) => t.textContent!);
+        const cut = ths.filter((t) => t.offsetParent !== null && t.getBoundingClientRect().right > box.right + 0.5).map((t) => t.textContent!);
+        const lineHeight = parseFloat(getComputedStyle(s.querySelector('td') ?? s).lineHeight);
+        const rows = [...s.querySelectorAll('tbody tr')].map((r) => r.getBoundingClientRect().height);
+        return { title: s.querySelector('h2')!.textContent!, inView, cut, tallest: Math.max(0, ...rows), lineHeight, texts: [...s.querySelectorAll('td')].filter((td) => (td as HTMLElement).offsetParent !== null).map((td) => td.textContent!) };
+      }),
+    );
+
+  it.each([
+    ['summary', ['Project', 'Model', 'Total', 'Cost']],
+    ['summary-all-harnesses', ['Day', 'Harness', 'Total', 'Cost']],
+    ['sessions', ['Session', 'Harness', 'Project', 'Active min', 'Reqs', 'Total', 'Cost']],
+    ['blocks', ['Block start', 'Status', 'Reqs', 'Total', 'Cost']],
+    ['monthly', ['Month', 'Key', 'Cost', 'Δ cost']],
+    ['compare-all-harnesses', ['Harness', 'Reqs', 'Cost', 'Cost/req']],
+  ])('%s: key and money columns in view, nothing clipped, no row over two lines, times to the minute', async (name, wanted) => {
+    const o = await open(files[name]!, 1280);
+    try {
+      const t = await tables(o.page);
+      expect(t.length).toBeGreaterThan(0);
+      for (const x of t) {
+        expect(x.cut, `${name}: ${x.title}`).toEqual([]);
+        expect(x.tallest, `${name}: ${x.title}`).toBeLessThan(x.lineHeight * 3 + 14); // nothing over three lines (paths: one)
+        for (const text of x.texts) expect(text, `${name}: ${x.title}`).not.toMatch(/\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/);
+      }
+      for (const label of wanted) expect(t[0]!.inView, `${name}: ${label}`).toContain(label);
+      // The columns left out are behind a toggle, and come into view with it.
+      const toggle = o.page.locator('section.dataset').first().locator('label.more-toggle');
+      if (await toggle.count()) {
+        const before = t[0]!.inView.length;
+        await toggle.click();
+        const after = await tables(o.page);
+        expect(after[0]!.inView.length + after[0]!.cut.length).toBeGreaterThan(before);
+      }
+      expect(o.console).toEqual([]);
+    } finally {
+      await o.page.close();
+    }
+  });
+
+  it('sessions: times in the report zone to the minute; long paths shortened with the whole path in the title', async () => {
+    const o = await open(files.sessions!, 1280);
+    try {
+      const first = o.page.locator('section.dataset').first();
+      await first.locator('label.more-toggle').click();
+      const col = async (label: string) => first.locator('thead th', { hasText: new RegExp(`^${label}$`) }).evaluate((th) => (th as HTMLTableCellElement).cellIndex);
+      const cells = await first.evaluate((sec, i) => [...sec.querySelectorAll<HTMLTableRowElement>('tbody tr')].map((r) => [r.cells[i]!.textContent!, r.cells[i]!.getAttribute('data-v')!]), await col('Last'));
+      for (const [text, v] of cells) {
+        expect(text).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+        expect(text).toBe(new Date(v).toISOString().slice(0, 16).replace('T', ' ')); // the page is in UTC
+      }
+      const projects = await first.evaluate((sec, i) => [...sec.querySelectorAll<HTMLTableRowElement>('tbody tr')].map((r) => [r.cells[i]!.textContent!, r.cells[i]!.getAttribute('title')!]), await col('Project'));
+      for (const [text, title] of projects) {
+        expect(text.length).toBeLessThanOrEqual(28);
+        if (text.startsWith('…')) expect(title.endsWith(text.slice(1))).toBe(true); // "…/tail" of the whole path
+      }
+    } finally {
+      await o.page.close();
+    }
+  });
+});
+
+describe('chart legends and colours (issue 44)', () => {
+  const legend = async (page: Page, chart: string) => (await guides(page, chart)).find((a) => a.includes('legend')) ?? '';
+
+  it('the harness legend lists only the harnesses with data in the chart', async () => {
+    for (const name of ['monthly', 'summary-all-harnesses']) {
+      const o = await open(files[name]!, 1280);
+      try {
+        const chart = name === 'monthly' ? 'month-over-month' : 'token-mix-by-harness';
+        const data = await o.page.evaluate(() => JSON.parse(document.getElementById('tx-usage-data')!.textContent!) as { charts: { el: string; data: string }[]; data: Record<string, Record<string, unknown>[]> });
+        if (name === 'monthly') {
+          const rows = data.data.month_by_harness!.filter((r) => r.cost_usd !== null && r.cost_usd !== 0);
+          const harnesses = [...new Set(rows.map((r) => r.harness as string))];
+          const text = await legend(o.page, chart);
+          expect(text).toMatch(new RegExp(`with ${harnesses.length} values?: `));
+          for (const h of harnesses) expect(text).toContain(h);
+          expect(harnesses.length).toBeLessThan(11);
+        } else {
+          // Token kinds: only those with tokens.
+          const kinds = [...new Set(data.data.token_mix!.filter((r) => Number(r.tokens) > 0).map((r) => r.kind as string))];
+          expect(await legend(o.page, chart)).toMatch(new RegExp(`with ${kinds.length} values?: `));
+        }
+      } finally {
+        await o.page.close();
+      }
+    }
+  });
+
+  it('cache read and cache write are clearly different colours', async () => {
+    const o = await open(files['summary-all-harnesses']!, 1280);
+    try {
+      const byKind = await o.page.evaluate(() => {
+        const out: Record<string, string> = {};
+        for (const m of document.querySelectorAll('figure.chart[data-chart="token-mix-by-harness"] .vis svg g.role-mark path')) {
+          const k = /(?:^|; )Kind: ([^;]+)/.exec(m.getAttribute('aria-label') ?? '')?.[1];
+          if (k) out[k] = m.getAttribute('fill') ?? '';
+        }
+        return out;
+      });
+      const rgb = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+      const [a, b] = [rgb(byKind['cache read']!), rgb(byKind['cache write']!)];
+      // Different in hue, not two near blues: the channels differ by far more than two shades of one blue do.
+      const distance = Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
+      expect(distance, JSON.stringify(byKind)).toBeGreaterThan(120);
+      expect(new Set(Object.values(byKind)).size).toBe(Object.keys(byKind).length);
     } finally {
       await o.page.close();
     }

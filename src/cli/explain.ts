@@ -64,7 +64,8 @@ export async function answerExplain(rt: Runtime, a: ExplainArgs, use?: ReportSto
   const tmp = makeWorkDir();
   try {
     const warnings = [...rootWarnings, ...(opened ? opened.ingest.discoveryWarnings : use!.discoveryWarnings), ...(cost ? cost.warnings : use!.pricingWarnings)];
-    return await explain(store.conn, scans, a.paths, { since: windowed ? p.since : null, until: windowed ? p.until : null, tz: p.tz, costMode: p.costMode, tmpDir: tmp }, warnings);
+    const pricer = cost?.pricer ?? null;
+    return await explain(store.conn, scans, a.paths, { since: windowed ? p.since : null, until: windowed ? p.until : null, tz: p.tz, costMode: p.costMode, tmpDir: tmp, pricer }, warnings);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
     if (opened) await store.close();

@@ -6,6 +6,18 @@ import { periodLabel } from '../report/period.js';
 import type { ExplainDocument, ExplainedSource } from './explain.js';
 import type { ExplainRecord } from './verdicts.js';
 
+/**
+ * A record's verdict as one sentence in one style for every harness: what
+ * it was counted as, then the harness README's rule that decided it
+ * (`rule "Forks"`, `rule "event_msg token_count"`), or for a record not
+ * counted, skipped or unreadable, the reason.
+ */
+export function verdictText(r: Pick<ExplainRecord, 'record' | 'counted_as' | 'rule'>): string {
+  if (r.rule === null || r.rule === '') return r.counted_as;
+  if (r.record === 'usage' || r.record === 'split line' || r.record === 'stored') return `${r.counted_as}; rule "${r.rule}"`;
+  return `${r.counted_as}: ${r.rule}`;
+}
+
 /** Where a record is: its line, else its database row, else its response's key. */
 const at = (r: ExplainRecord) => (r.line !== null ? String(r.line) : (r.row ?? r.key ?? ''));
 
@@ -17,14 +29,15 @@ const ADDED_COLUMNS: Column[] = [
   { field: 'cache_write_tokens', label: 'Cache wr', kind: 'int' },
   { field: 'output_tokens', label: 'Output', kind: 'int' },
   { field: 'total_tokens', label: 'Added', kind: 'int', narrow: true },
-  { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
+  // A record's cost is a figure per unit of work (README "Money"): $0.0001400, not <$0.01.
+  { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL, perUnit: true },
 ].map((c) => ({ ...c, blankUnless: 'counted' }) as Column);
 
 const RECORD_COLUMNS: Column[] = [
   { field: 'at', label: 'Line', kind: 'key', narrow: true, keep: 'ends', none: '' },
   { field: 'timestamp', label: 'Time', kind: 'time' },
-  { field: 'counted_as', label: 'Counted as', kind: 'key', narrow: true, keep: 'start' },
-  { field: 'rule', label: 'Rule', kind: 'key', narrow: true, keep: 'start', none: '' },
+  // One sentence per record, whatever the harness: the verdict first, then the rule (or reason) behind it; wrapped, never cut.
+  { field: 'verdict', label: 'Verdict', kind: 'key', narrow: true, keep: 'start', wrap: true },
   { field: 'record_tokens', label: 'Tokens', kind: 'int', narrow: true, drop: 1, none: '' },
   ...ADDED_COLUMNS,
 ];
@@ -41,7 +54,7 @@ function sourceDataset(doc: ExplainDocument, s: ExplainedSource): Dataset {
   return {
     title: title(doc, s),
     columns: RECORD_COLUMNS,
-    rows: s.records.map((r) => ({ ...r, at: at(r), counted: r.counted ? 1 : 0, counted_at: undefined })) as DataRow[],
+    rows: s.records.map((r) => ({ ...r, at: at(r), verdict: verdictText(r), counted: r.counted ? 1 : 0, counted_at: undefined })) as DataRow[],
     totals: { ...s.totals, counted: 1 } as DataRow,
     notes: [...s.notes, ...(note ? [note] : [])],
     empty: 'no usage-bearing records',

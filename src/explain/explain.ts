@@ -17,7 +17,9 @@ import { defineReportMacros } from '../report/macros.js';
 import { counted } from '../core/plural.js';
 import { resolveTargets, type Target } from './targets.js';
 import { TraceSink } from './trace.js';
-import { labelRecords, type ExplainRecord } from './verdicts.js';
+import { labelRecords, type ExplainRecord, type PriceBreakdown } from './verdicts.js';
+import type { Pricer } from '../pricing/index.js';
+import type { HarnessId } from '../core/types.js';
 
 export interface ExplainParams {
   /** The window's first and last local days; null: no window (every record is in it). */
@@ -27,6 +29,29 @@ export interface ExplainParams {
   costMode: CostMode;
   /** Private temporary folder for extractors that copy a database. */
   tmpDir: string;
+  /** The prices, for each record's price breakdown (null: none given). */
+  pricer?: Pick<Pricer, 'unitCosts'> | null;
+}
+
+function breakdownOf(harness: string, r: ExplainRecord, pricer: Pick<Pricer, 'unitCosts'>): PriceBreakdown | null {
+  if (!r.counted || r.computed_cost_usd === null || r.model === null) return null;
+  const units = pricer.unitCosts({
+    harness: harness as HarnessId,
+    model: r.model,
+    provider: null,
+    ts: r.timestamp === null ? Date.now() : Date.parse(r.timestamp),
+    input_tokens: r.input_tokens,
+    cache_read_tokens: r.cache_read_tokens,
+    cache_write_tokens: r.cache_write_tokens,
+    cache_write_5m_tokens: null,
+    cache_write_1h_tokens: null,
+    output_tokens: r.output_tokens,
+    reasoning_tokens: r.reasoning_tokens,
+    requests: r.requests,
+  });
+  if (!units) return null;
+  const categories = units.map((u) => ({ category: u.unit, tokens: u.count, usd_per_mtok: u.usd_per_million, usd: u.usd }));
+  return { categories, sum_usd: Math.round(categories.reduce((n, c) => n + c.usd, 0) * 1e10) / 1e10 };
 }
 
 /** One source explained (one file or database; for a session id, that session's records of it). */
@@ -93,7 +118,10 @@ async function explainTarget(t: Target, stored: TemplateRow[], p: ExplainParams,
       sink = null;
     }
   } else notes.push('its file is no longer found in the searched folders: the records below are the rows the store keeps of it (not read again, so without rule names)');
-  const { records, added } = labelRecords({ sourceKey: t.sourceKey, trace: sink?.entries ?? null, stored, session: t.session, onlySession: t.onlySession });
+  const labelled = labelRecords({ sourceKey: t.sourceKey, trace: sink?.entries ?? null, stored, session: t.session, onlySession: t.onlySession });
+  const { added } = labelled;
+  // Added after the documented fields: what a counted record's computed cost is made of.
+  const records = labelled.records.map((r) => ({ ...r, price_breakdown: p.pricer ? breakdownOf(t.harness.id, r, p.pricer) : null }));
   if (sink?.contexts) notes.push(`${counted(sink.contexts, 'context row')}: context-window occupancy, not billed usage (the report lists ${sink.contexts === 1 ? 'it' : 'them'} apart)`);
   if (t.session !== null && !t.onlySession && sink) notes.push(`it holds other sessions too: its skipped records and warnings are not tied to one session (tx-usage explain ${t.path} lists them)`);
   return {

@@ -8,6 +8,20 @@ import { basename } from 'node:path';
 import type { Grain, SourceLocation, UsageEvent } from '../core/types.js';
 import { metricsOf, type CostSource, type Metrics, type TemplateRow } from '../report/summary-rows.js';
 import type { TraceEntry } from './trace.js';
+import type { UnitCost } from '../pricing/engine.js';
+
+/**
+ * What a counted record's computed cost is made of (JSON `price_breakdown`):
+ * per priced category its tokens (or requests, searches), the rate in USD
+ * per million at that response's tier, and their product; and the sum. A
+ * billing tier or regional multiple (priority, data residency) is not in the
+ * categories: then the sum differs from `computed_cost_usd`, which the store
+ * holds.
+ */
+export interface PriceBreakdown {
+  categories: { category: UnitCost['unit']; tokens: number; usd_per_mtok: number; usd: number }[];
+  sum_usd: number;
+}
 
 /** What a record is, as `explain` lists it. */
 export type RecordKind = 'usage' | 'split line' | 'skipped' | 'warning' | 'unparsable' | 'stored';
@@ -36,6 +50,8 @@ export interface ExplainRecord extends Omit<Metrics, 'cost_source'> {
   counted_at: { path: string; line: number | null; session_id: string } | null;
   /** As in a report row; null when the record added nothing. */
   cost_source: CostSource | null;
+  /** explain.ts PriceBreakdown: what a counted record's computed cost is made of (null: not counted, no price, or no prices given). */
+  price_breakdown?: PriceBreakdown | null;
 }
 
 /** The store's row of a source, with the billed row of its response (explain_rows.sql). */

@@ -76,7 +76,7 @@ export function activeNotes(rows: BlockRow[], tz: string, limit: number | null):
     // A rate over a window with unpriced responses is a lower bound, as the projection made from the block's rate is.
     const atLeast = (partial: boolean | null) => (partial ? '≥' : '');
     const money = (v: number | null) => (v === null ? 'cost unknown' : atLeast(r.cost_per_hour_block_partial) + usd(v, true));
-    const rate = (t: number | null, c: number | null, partial: boolean | null) => `${abbreviate(t ?? 0)} tokens/min, ${c === null ? 'cost unknown' : `${atLeast(partial)}${usd(c, true)}/h`}`;
+    const rate = (t: number | null, c: number | null, partial: boolean | null) => `${abbreviate(t ?? 0)} tokens/min, ${c === null ? 'cost unknown' : `${atLeast(partial)}${usd(c, true, { perUnit: true })}/h`}`;
     let s =
       `Active ${r.harness} block: ${formatMinutes(r.elapsed_minutes!)} elapsed, ${formatMinutes(r.remaining_minutes!)} left (ends ${localClock(Date.parse(r.end), tz)}). ` +
       `Burn ${rate(r.tokens_per_minute_30m, r.cost_usd_per_hour_30m, r.cost_per_hour_30m_partial)} over the last 30 min; ${rate(r.tokens_per_minute_block, r.cost_usd_per_hour_block, r.cost_per_hour_block_partial)} over the block. ` +
@@ -93,8 +93,8 @@ export function blockColumns(limit: number | null): Column[] {
   return [
     ...keyColumns(['block']).map((c) => ({ ...c, label: 'Block start' })),
     { field: 'harness', label: 'Harness', kind: 'text' },
-    { field: 'start', label: 'Start', kind: 'text' },
-    { field: 'end', label: 'End', kind: 'text' },
+    { field: 'start', label: 'Start', kind: 'time' },
+    { field: 'end', label: 'End', kind: 'time' },
     { field: 'status', label: 'Status', kind: 'text', narrow: true },
     { field: 'models', label: 'Models', kind: 'text' },
     metric('requests', true),

@@ -153,7 +153,7 @@ export function renderStatusLine(f: StatusFigures, cfg: LiveConfig, color: boole
       if (!f.block) return f.today ? P('block', 'no active block') : null;
       return P('block', `${money(f.block)} block, ${formatMinutes(f.block.remaining_minutes ?? 0)} left`);
     },
-    burn: () => (f.block && f.block.cost_usd_per_hour_30m !== null ? P('burn', `${f.block.cost_per_hour_30m_partial ? '≥' : ''}${usd(f.block.cost_usd_per_hour_30m, true)}/h`) : null),
+    burn: () => (f.block && f.block.cost_usd_per_hour_30m !== null ? P('burn', `${f.block.cost_per_hour_30m_partial ? '≥' : ''}${usd(f.block.cost_usd_per_hour_30m, true, { perUnit: true })}/h`) : null),
     limits: () => {
       const r = f.rate_limits;
       if (!r || (!r.five_hour && !r.seven_day)) return null;

@@ -63,7 +63,7 @@ export function renderScreen(s: ScreenInput): string[] {
     const bar = `[${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}]`;
     out.push(fit(`  ${bar}${label}`, width));
     out.push(fit(`  ${abbreviate(a.total_tokens)} tokens, ${money(a)}, ${counted(a.requests, 'request')}`, width));
-    const burn = a.cost_usd_per_hour_30m === null ? 'cost unknown' : `${a.cost_per_hour_30m_partial ? '≥' : ''}${usd(a.cost_usd_per_hour_30m, true)}/h`;
+    const burn = a.cost_usd_per_hour_30m === null ? 'cost unknown' : `${a.cost_per_hour_30m_partial ? '≥' : ''}${usd(a.cost_usd_per_hour_30m, true, { perUnit: true })}/h`;
     out.push(fit(`  burn ${abbreviate(a.tokens_per_minute_30m ?? 0)} tokens/min, ${burn} (last 30 min)`, width));
     const proj = a.projected_cost_usd === null ? 'cost unknown' : (a.cost_per_hour_block_partial ? '≥' : '') + usd(a.projected_cost_usd, true);
     out.push(fit(`  projected ${abbreviate(a.projected_total_tokens ?? 0)} tokens, ${proj} by ${localClock(end, view.tz)}`, width));

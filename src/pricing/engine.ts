@@ -353,6 +353,36 @@ function costUnitsFast(c: CompiledPrice, u: EngineUsage): bigint | null {
   return BigInt(rem * 2 >= div ? q + 1 : q);
 }
 
+/** One priced unit of a response: how many tokens (or requests, searches) it is charged for, at what rate, for how much. */
+export interface UnitCost {
+  unit: UnitKey;
+  count: number;
+  /** USD per million units, at this request's tier. */
+  usd_per_million: number;
+  /** count × rate, in USD (to the store's 1e-10). */
+  usd: number;
+}
+
+/**
+ * The price arithmetic of one response, unit by unit (the leaves costUnits
+ * sums, at the rates of its tier and speed): for `explain`. A billing tier
+ * or regional multiple (service-tier.ts, regional.ts) is not in it.
+ */
+export function unitCosts(c: CompiledPrice, u: EngineUsage): UnitCost[] | null {
+  const p = priceForSpeed(c, u.speed, u.ts);
+  if (p === null) return null;
+  const { totalInput, leaf } = leaves(p, u);
+  const tier = isResidual(u) ? 0 : totalInput;
+  const out: UnitCost[] = [];
+  for (const k in leaf) {
+    const count = leaf[k as UnitKey]!;
+    if (!count) continue;
+    const perMillion = rateOf(p.rates[k as UnitKey]!, tier, false) / 10 ** p.scale;
+    out.push({ unit: k as UnitKey, count, usd_per_million: perMillion, usd: Math.round(((count * perMillion) / 1e6) * 1e10) / 1e10 });
+  }
+  return out;
+}
+
 /** Cost of one response in units of 1e-10 USD (exact, rounded half-up at the 10th decimal). */
 export function costUnits(c: CompiledPrice, u: EngineUsage): bigint {
   if (c.smallCoefs) {

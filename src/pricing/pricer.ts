@@ -21,7 +21,7 @@ import type { ModelInfo, Provider } from '@pydantic/genai-prices';
 import type { HarnessId } from '../core/types.js';
 import { formatCostUnits } from './decimal.js';
 import type { CompiledPrice, FastMode } from './engine.js';
-import { compilePrice, compileWithFast } from './engine.js';
+import { compilePrice, compileWithFast, unitCosts, type UnitCost } from './engine.js';
 import { fastModeOf } from './fast-mode.js';
 import { isRegionalEntry, regionalNotes } from './regional.js';
 import { readStoredData } from './datafile.js';
@@ -83,6 +83,8 @@ export interface Pricer {
    * null when it names the model itself, comes from an override, or nothing matched.
    */
   nearMatch(model: string, provider: string | null, harness: HarnessId | null): { entry: string; provider: string } | null;
+  /** `explain`'s price breakdown of one response: unit by unit at its rates (engine.ts unitCosts); null when it has no price. */
+  unitCosts(u: PriceableUsage): UnitCost[] | null;
   /** For `tx-usage prices show MODEL`: resolved prices and which source/entry matched. */
   describe(model: string, provider?: string | null, ts?: number): object | null;
   /** Where the library data came from, e.g. "bundled @pydantic/genai-prices 0.1.8". */
@@ -309,6 +311,13 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
       return units === null ? null : formatCostUnits(units);
     },
     costE10,
+    unitCosts: function breakdown(u: PriceableUsage): UnitCost[] | null {
+      if (!u.model) return null;
+      const res = resolve(u.model, u.provider, u.harness);
+      if (fastNamed({ model: u.model, speed: u.speed }, res)) return breakdown({ ...u, model: u.model.slice(0, -FAST_SUFFIX_LEN), speed: 'fast' });
+      const compiled = res ? priceAt(res, validTs(u.ts)) : null;
+      return compiled ? unitCosts(compiled, u) : null;
+    },
     nearMatch(model: string, provider: string | null, harness: HarnessId | null) {
       const res = resolve(model, provider, harness);
       if (!res || !isNearMatch(res)) return null;

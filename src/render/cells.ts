@@ -1,9 +1,8 @@
 // How a cell reads, for the terminal table and the HTML tables alike: one
-// formatter per column, made from all of its values (a money column shows
-// one precision throughout), marking amounts that cover only the priced
-// responses.
+// formatter per column (money by the one rule of render/format.ts usd),
+// marking amounts that cover only the priced responses.
 import type { Cell, Column, DataRow, Dataset } from './columns.js';
-import { abbreviate, grouped, pct, usdDecimals, usdWith } from './format.js';
+import { abbreviate, grouped, pct, usd } from './format.js';
 import { localDateTime } from '../report/period.js';
 import { printable } from './terminal-text.js';
 
@@ -29,6 +28,9 @@ export function restsOnSessionTotals(c: Column, row: DataRow): boolean {
   return c.grainMark !== undefined && Number(row[c.grainMark] ?? 0) > 0;
 }
 
+/** A money column of figures per unit of work (Column.perUnit; by default a `…per_…` field). */
+export const isPerUnit = (c: Column): boolean => c.perUnit ?? /(^|_)per_/.test(c.field);
+
 export function columnFormatter(c: Column, rows: readonly DataRow[], style: CellStyle, timezone = 'UTC'): CellFormatter {
   if (c.grainMark !== undefined) {
     const f = unmarkedFormatter(c, rows, style, timezone);
@@ -51,12 +53,11 @@ function valueFormatter(c: Column, rows: readonly DataRow[], style: CellStyle, t
   const wide = style !== 'narrow';
   switch (c.kind) {
     case 'usd': {
-      const values = rows.map((r) => r[c.field]).filter((v): v is number | string => v !== null && v !== undefined).map(Number);
-      const decimals = usdDecimals(values, c.distinct);
+      const money = { perUnit: isPerUnit(c), signed: c.signed };
       return (r) => {
         const v = r[c.field];
         if (v === null || v === undefined) return c.none ?? UNKNOWN;
-        const text = usdWith(Number(v), decimals, wide);
+        const text = usd(Number(v), wide, money);
         if (!isPartial(c, r)) return text;
         return c.partial!.bound ? `≥${text}*` : `${text}*`;
       };
@@ -78,9 +79,9 @@ function formatValue(c: Column, v: Cell, style: CellStyle): string {
     case 'int':
       return style === 'narrow' ? abbreviate(n) : grouped(n);
     case 'usd':
-      return usdWith(n, 2, style !== 'narrow');
+      return usd(n, style !== 'narrow', { perUnit: isPerUnit(c), signed: c.signed });
     case 'pct':
-      return pct(n);
+      return pct(n, c.signed);
     case 'ratio':
       return style === 'narrow' ? abbreviate(n) : n.toFixed(2);
     case 'key':

@@ -9,18 +9,37 @@ import { resolveChart, type ChartData, type ChartDef, type ChartRow } from '../r
 
 /** Models: a palette of their own (none of the harness colours above). */
 const MODEL_SCHEME = 'tableau20';
-/** Token kinds and cost components: blues to greys, clearly not harnesses. */
-const KIND_RANGE = ['#08519c', '#6baed6', '#9ecae1', '#525252', '#bdbdbd'];
+/**
+ * Token kinds and cost components, each its own colour, none a harness's: the
+ * two cache kinds sit side by side in every bar, so they differ in hue as well
+ * as lightness (pale blue for reads, sand for writes), not two near blues.
+ */
+export const KIND_COLORS: Record<string, string> = {
+  'uncached input': '#08519c',
+  'cache read': '#9ecae1',
+  'cache write': '#e0a458',
+  output: '#525252',
+  unattributed: '#bdbdbd',
+};
 
 type Spec = Record<string, unknown>;
 type Encoding = Record<string, Record<string, unknown> | undefined>;
 
-/** The colour scale for a nominal colour field. */
-function colorScale(field: string): Record<string, unknown> | null {
+/**
+ * The colour scale for a nominal colour field. `drawn`: the values of the
+ * field in the rows the chart draws. A fixed mapping (harnesses, token kinds)
+ * is cut to them, so the legend lists only what has data in the chart while
+ * each keeps its colour.
+ */
+function colorScale(field: string, drawn: ReadonlySet<unknown>): Record<string, unknown> | null {
+  const fixed = (pairs: [string, string][]) => {
+    const shown = pairs.filter(([v]) => drawn.has(v));
+    return { domain: shown.map(([v]) => v), range: shown.map(([, c]) => c) };
+  };
   // One colour per harness (Harness.chartColor), the same in every chart of every report.
-  if (field === 'harness') return { domain: HARNESSES.map((h) => h.id), range: HARNESSES.map((h) => h.chartColor) };
+  if (field === 'harness') return fixed(HARNESSES.map((h) => [h.id, h.chartColor]));
   if (field === 'model') return { scheme: MODEL_SCHEME };
-  if (field === 'kind' || field === 'component') return { range: KIND_RANGE };
+  if (field === 'kind' || field === 'component') return fixed(Object.entries(KIND_COLORS));
   return null;
 }
 
@@ -43,15 +62,20 @@ export interface StyledChart {
 export function styleChart(def: ChartDef, spec: Spec, rows: readonly ChartRow[], range: { first: string; last: string } | null): StyledChart {
   const encoding: Encoding = { ...((spec.encoding as Encoding | undefined) ?? {}) };
   const out: Spec = { ...spec, encoding };
+  // The rows drawn: a cost chart leaves out those without a cost (below).
+  const drawnRows = def.needs && JSON.stringify(spec).includes(`"field":"${def.needs}"`) ? rows.filter((r) => r[def.needs!] !== null && r[def.needs!] !== undefined) : rows;
+  // A value with data in the chart: a row of it with a measure other than 0 (a bar of 0 draws nothing).
+  const measures = (['x', 'y'] as const).map((a) => encoding[a]).filter((e) => e?.type === 'quantitative' && typeof e.field === 'string').map((e) => e!.field as string);
+  const values = (field: string, legend = true) => new Set(drawnRows.filter((r) => !legend || !measures.length || measures.some((m) => Number(r[m] ?? 0) !== 0)).map((r) => r[field]));
   // The nominal field a bar is named by: its colour, else its category axis.
   const color = encoding.color;
   if (color && typeof color.field === 'string') {
-    const scale = colorScale(color.field);
+    const scale = colorScale(color.field, values(color.field, color.legend !== null));
     if (scale) encoding.color = { ...color, scale: { ...((color.scale as object | undefined) ?? {}), ...scale } };
   } else {
     // One bar per harness without a colour field of its own: coloured as its harness anyway.
     for (const axis of ['x', 'y'] as const) {
-      if (encoding[axis]?.field === 'harness') encoding.color = { field: 'harness', type: 'nominal', legend: null, scale: colorScale('harness') };
+      if (encoding[axis]?.field === 'harness') encoding.color = { field: 'harness', type: 'nominal', legend: null, scale: colorScale('harness', values('harness', false)) };
     }
   }
   for (const axis of ['x', 'y'] as const) {

@@ -20,6 +20,8 @@ export interface Column {
   keep?: 'end' | 'start' | 'ends';
   /** A key never shortened (a day, week or month: cut, `…6-11-06` reads as no date at all). */
   whole?: boolean;
+  /** A terminal table wraps this key onto more lines where it has to be narrower than its text (a sentence: `explain`'s verdicts), instead of cutting it. */
+  wrap?: boolean;
   /** What a cell without a value reads (default `(none)` for a key, `—`, unknown, for the others). */
   none?: string;
   /** The cell is left empty in rows whose field of this name is empty, 0 or null (`explain`: what a record that counted nothing adds). */
@@ -45,14 +47,20 @@ export interface Column {
    * otherwise (a difference of amounts) it is only marked (`$1.20*`).
    */
   partial?: { by: string[]; bound: boolean };
-  /** Money only: as many decimals as it takes for different amounts to read differently (per-request costs). */
-  distinct?: boolean;
+  /**
+   * Money only: a figure per unit of work (per request, prompt, record, hour),
+   * shown with four significant digits under $1 (render/format.ts usd). Default:
+   * a field named `…per_…` (`cost_per_request_usd`) is one.
+   */
+  perUnit?: boolean;
+  /** A change (Δ): a positive one is written with its `+`. */
+  signed?: boolean;
   /** CSV: after the other columns (one added to a CSV whose column order is documented, shown elsewhere in the table). */
   csvLast?: boolean;
   /** false: left out of terminal tables, even wide ones (CSV and HTML carry it). */
   table?: false;
-  /** false: left out of HTML tables (CSV carries it; see `table` for terminal tables). */
-  html?: false;
+  /** false: left out of HTML tables (CSV carries it; see `table` for terminal tables); 'keep': in view at first like a narrow column (html.ts pageColumns). */
+  html?: false | 'keep';
   /**
    * The row field counting the tokens of this figure that rest on session
    * totals (grain session or snapshot, core/types.ts GRAINS): where it is

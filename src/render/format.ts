@@ -50,45 +50,55 @@ function fixedDecimals(a: number, d: number): string {
   return d === 0 ? withCommas(digits) : `${withCommas(digits.slice(0, -d))}.${digits.slice(-d)}`;
 }
 
-const twoDecimals = (a: number) => fixedDecimals(a, 2);
-
-/** Most decimals a money column shows (the store keeps 1e-10 USD). */
+/** Significant digits of a figure per unit of work under $1 (a request's cost: $0.05940). */
+const UNIT_DIGITS = 4;
+/** Most decimals a dollar figure shows (the store keeps 1e-10 USD). */
 const MAX_DECIMALS = 10;
 
+export interface MoneyStyle {
+  /** A figure per unit of work (per request, prompt, record, hour, 1 % of a limit): under $1, four significant digits. */
+  perUnit?: boolean;
+  /** A change: a positive one says `+`. */
+  signed?: boolean;
+}
+
 /**
- * One precision for a column of dollar amounts: cents when any amount is $1
- * or more, else four significant digits of the largest. With `distinct`,
- * more decimals until different amounts read differently.
+ * THE rule for dollar figures, in every table, HTML page, compare and live
+ * view (README "Money"): an amount shows cents ($1,234.56), `<$0.01` when it
+ * is not zero but under a cent; a figure per unit of work under $1 shows four
+ * significant digits ($0.05940, $0.3508, $0.0001400), cents from $1 up. The
+ * same value reads the same wherever it is shown. Unknown is `—`.
  */
-export function usdDecimals(values: readonly number[], distinct = false): number {
-  const abs = values.filter((v) => Number.isFinite(v) && v !== 0).map(Math.abs);
-  if (!abs.length) return 2;
-  const max = Math.max(...abs);
-  let d = max >= 1 ? 2 : Math.min(MAX_DECIMALS, Math.max(2, 3 - Math.floor(Math.log10(max))));
-  if (distinct) {
-    const uniq = [...new Set(abs)];
-    while (d < MAX_DECIMALS && new Set(uniq.map((v) => fixedDecimals(v, d))).size < uniq.length) d++;
-  }
-  return d;
-}
-
-/** `n` in dollars with `decimals` decimals; a cents column (2) reads as usd(). */
-export function usdWith(n: number, decimals: number, wide: boolean): string {
-  if (decimals <= 2) return usd(n, wide);
-  const sign = n < 0 ? '-' : '';
-  return `${sign}$${fixedDecimals(Math.abs(n), decimals)}`;
-}
-
-export function usd(n: number | null | undefined, wide: boolean): string {
-  if (n === null || n === undefined) return '—';
-  const sign = n < 0 ? '-' : '';
+/** `wide` false: the 80-column table, where $10,000 and more read abbreviated ($12.3k). */
+export function usd(n: number | null | undefined, wide = true, style: MoneyStyle = {}): string {
+  if (n === null || n === undefined || Number.isNaN(n)) return '—';
+  const sign = n < 0 ? '-' : style.signed && n > 0 ? '+' : '';
   const a = Math.abs(n);
   if (!wide && a >= 10000) return `${sign}$${abbreviate(a)}`;
-  if (a > 0 && a < 0.01) return `${sign ? '>-' : '<'}$0.01`;
-  return `${sign}$${twoDecimals(a)}`;
+  if (style.perUnit && a > 0 && a < 1) {
+    const d = Math.min(MAX_DECIMALS, UNIT_DIGITS - 1 - Math.floor(Math.log10(a)));
+    // Rounding may carry into one more digit (0.99996 → 1.000): cents then, as from $1 up.
+    const text = fixedDecimals(a, d);
+    if (Number(text) < 1) return `${sign}$${text}`;
+  }
+  if (a > 0 && a < 0.01) return `${n < 0 ? '>-' : '<'}$0.01`;
+  return `${sign}$${fixedDecimals(a, 2)}`;
 }
 
-export function pct(n: number | null | undefined): string {
+/**
+ * A dollar amount in CSV: the number with at most 10 decimals (the store's
+ * 1e-10 USD), trailing zeros dropped, so float arithmetic's noise
+ * (`6.200000000000003`) is not written; exact to every fraction a price has.
+ */
+export function csvUsd(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const t = n.toFixed(MAX_DECIMALS).replace(/\.?0+$/, '');
+  return t === '-0' ? '0' : t;
+}
+
+/** `signed`: a change, a positive one with its `+`. */
+export function pct(n: number | null | undefined, signed = false): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  return (n * 100).toFixed(1) + '%';
+  const text = (n * 100).toFixed(1) + '%';
+  return signed && n > 0 && text !== '0.0%' ? `+${text}` : text;
 }

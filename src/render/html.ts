@@ -12,6 +12,7 @@ import type { ReportOutput } from '../report/output.js';
 import type { Cell, Column, Dataset } from './columns.js';
 import { grouped, usd } from './format.js';
 import { cellTexts, isPartial, restsOnSessionTotals } from './cells.js';
+import { cutText } from './table.js';
 import { setHtmlRenderer } from './index.js';
 import { chartsToDraw } from './chart-style.js';
 import { withHomeAsTilde } from './home-path.js';
@@ -63,39 +64,95 @@ const COST_SOURCE_TEXT: Record<string, string> = {
   none: 'no costs known: no response could be priced',
 };
 
-function breakAfterSlashes(text: string): string {
-  return text
-    .split(/(?<=\/)/)
-    .map((seg) => `<span class="nw">${escapeHtml(seg)}</span>`)
-    .join('<wbr>');
-}
-
 const isNumeric = (c: Column) => c.kind === 'int' || c.kind === 'usd' || c.kind === 'pct' || c.kind === 'ratio';
+
+/**
+ * A key longer than this is shortened on the page (its full value in the
+ * cell's title), by the table's rule for the kind of key (render/table.ts
+ * cutText: a path keeps its tail, a title its start): a path over three
+ * lines pushed the money columns off the page. Ids (keep `ends`) and periods
+ * stay whole: they are copied.
+ */
+const PAGE_KEY_CHARS = 28;
+const pageKey = (c: Column, text: string) => (c.whole || c.keep === 'ends' ? text : cutText(text, c.flex ? 2 * PAGE_KEY_CHARS : PAGE_KEY_CHARS, c.keep));
+/** A `flex` key (a session's title) wraps, on two lines at most, in the room the others leave: this much of it is counted. */
+const FLEX_KEY_PX = 110;
+
+/**
+ * The width a table may take at a 1280 px window (main 1280 − 2×16 padding −
+ * 2×14 card padding − borders = 1218 px), with room to spare; and what a
+ * cell's text takes in the table's font (13 px system-ui, measured in
+ * Chromium: digits ≈ 8.3 px, punctuation and narrow letters ≈ 4.6, others
+ * ≈ 7.6, headings bold) plus
+ * its padding.
+ */
+const PAGE_TABLE_PX = 1175;
+const NARROW_CHARS = new Set([..." -.,:;|!()[]'`ilIj"]);
+const textPx = (s: string) => [...s].reduce((w, ch) => w + (ch >= '0' && ch <= '9' ? 8.3 : NARROW_CHARS.has(ch) ? 4.6 : 7.6), 0);
+const CELL_PAD_PX = 16;
+
+/**
+ * The columns the page shows at first: every column while the table fits a
+ * 1280 px window; else the others behind "more columns", leaving in this
+ * order: those terminal tables never show (`table: false`), then the
+ * wide-only text and times (models, first and last activity), then the
+ * wide-only numbers by the terminal's order (Column.wideDrop; among those
+ * without one, counts before money, then from the right). Keys and the
+ * columns of the 80-column table always stay: what a row is and its money
+ * stay in view.
+ */
+export function pageColumns(cols: readonly Column[], texts: string[][]): Set<number> {
+  const longest = (t: string, c: Column) => (c.kind === 'text' ? Math.max(...t.split(', ').map(textPx)) : textPx(t));
+  const px = cols.map((c, j) => Math.min(c.flex ? FLEX_KEY_PX : Infinity, Math.max(textPx(c.label) * 1.08, ...texts.map((r) => longest(r[j]!, c)))) + CELL_PAD_PX);
+  const tier = (c: Column) => (c.table === false ? 0 : isNumeric(c) ? 2 : 1);
+  const money = (c: Column) => (c.kind === 'usd' ? 1 : 0);
+  const order = cols
+    .map((c, j) => ({ c, j }))
+    .filter(({ c }) => !c.narrow && c.kind !== 'key' && c.html !== 'keep')
+    .sort((a, b) => tier(a.c) - tier(b.c) || (a.c.wideDrop ?? Infinity) - (b.c.wideDrop ?? Infinity) || money(a.c) - money(b.c) || b.j - a.j);
+  const hidden = new Set<number>();
+  let width = px.reduce((a, b) => a + b, 0);
+  for (const { j } of order) {
+    if (width <= PAGE_TABLE_PX) break;
+    hidden.add(j);
+    width -= px[j]!;
+  }
+  return hidden;
+}
 
 function renderDataset(all: Dataset, i: number): string {
   // Columns for CSV and JSON only (Column.html) are not in the page.
   const d: Dataset = { ...all, columns: all.columns.filter((c) => c.html !== false) };
-  const head = d.columns
-    .map((c) => `<th scope="col" class="${isNumeric(c) ? 'num' : 'txt'}" data-type="${isNumeric(c) ? 'num' : 'txt'}"><button type="button" title="Sort by ${escapeHtml(c.field)}">${escapeHtml(c.label)}</button></th>`)
-    .join('');
   const texts = cellTexts(d, d.columns, 'html');
-  const cell = (c: Column, r: Record<string, Cell>, text: string) => {
+  const shown = (row: string[]) => row.map((t, j) => (d.columns[j]!.kind === 'key' ? pageKey(d.columns[j]!, t) : t));
+  texts.rows = texts.rows.map(shown);
+  if (texts.totals) texts.totals = shown(texts.totals);
+  const hidden = pageColumns(d.columns, texts.totals ? [...texts.rows, texts.totals] : texts.rows);
+  const more = (j: number) => (hidden.has(j) ? ' more' : '');
+  const head = d.columns
+    .map((c, j) => `<th scope="col" class="${isNumeric(c) ? 'num' : 'txt'}${more(j)}" data-type="${isNumeric(c) ? 'num' : 'txt'}"><button type="button" title="Sort by ${escapeHtml(c.field)}">${escapeHtml(c.label)}</button></th>`)
+    .join('');
+  const cell = (c: Column, j: number, r: Record<string, Cell>, text: string) => {
     const v = r[c.field];
     const raw = v === null || v === undefined ? '' : String(v);
-    const cls = isNumeric(c) ? 'num' : c.kind === 'key' ? 'key' : 'txt';
-    // Keys break only after a slash (never at the hyphens of a date, model
-    // or session id), so a long project path wraps without squeezing the rest.
-    const shown = c.kind === 'key' ? breakAfterSlashes(text) : escapeHtml(text);
+    const cls = isNumeric(c) ? 'num' : c.kind === 'key' ? (c.flex ? 'key flex' : 'key') : c.kind === 'time' ? 'txt nw' : 'txt';
+    // Keys never break (shortened above); a list (models) only after its commas, never at a name's hyphens.
+    const shownText = c.kind === 'text' ? text.split(', ').map((t) => `<span class="nw">${escapeHtml(t)}</span>`).join(', ') : escapeHtml(text);
     const partial = (isPartial(c, r) ? ' partial' : '') + (restsOnSessionTotals(c, r) ? ' session-total' : '');
-    return `<td class="${cls}${partial}" data-v="${escapeHtml(raw)}"${c.kind === 'key' ? ` title="${escapeHtml(raw)}"` : ''}>${shown}</td>`;
+    return `<td class="${cls}${partial}${more(j)}" data-v="${escapeHtml(raw)}"${c.kind === 'key' ? ` title="${escapeHtml(raw)}"` : ''}>${shownText}</td>`;
   };
-  const body = d.rows.map((r, k) => `<tr>${d.columns.map((c, j) => cell(c, r, texts.rows[k]![j]!)).join('')}</tr>`).join('\n');
-  const foot = d.totals ? `<tfoot><tr>${d.columns.map((c, j) => cell(c, d.totals!, texts.totals![j]!)).join('')}</tr></tfoot>` : '';
+  const body = d.rows.map((r, k) => `<tr>${d.columns.map((c, j) => cell(c, j, r, texts.rows[k]![j]!)).join('')}</tr>`).join('\n');
+  const foot = d.totals ? `<tfoot><tr>${d.columns.map((c, j) => cell(c, j, d.totals!, texts.totals![j]!)).join('')}</tr></tfoot>` : '';
   const empty = d.rows.length ? '' : `<p class="empty">${escapeHtml(d.empty ?? 'No usage in this period.')}</p>`;
   const notes = (d.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
+  // Columns left out at first: a checkbox shows them (CSS only: the page's script hash stays fixed).
+  const names = [...hidden].sort((a, b) => a - b).map((j) => d.columns[j]!.label);
+  const toggle = hidden.size
+    ? `<input type="checkbox" class="more-cb" id="more-${i}"><label class="more-toggle" for="more-${i}">${escapeHtml(`${names.length} more column${names.length === 1 ? '' : 's'}: ${names.join(', ')}`)}</label>`
+    : '';
   return `<section class="dataset" id="table-${i}">
 <h2>${escapeHtml(d.title ?? 'Table')}</h2>
-<div class="scroll"><table class="sortable">
+${toggle}<div class="scroll"><table class="sortable">
 <thead><tr>${head}</tr></thead>
 <tbody>
 ${body}
@@ -184,7 +241,7 @@ section.dataset { padding: 12px 14px; margin-bottom: 16px; }
 /* A wide or long table scrolls inside its card, its heading row staying in view. */
 .scroll { overflow: auto; max-height: min(75vh, 720px); -webkit-overflow-scrolling: touch; overscroll-behavior: contain; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
-th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { padding: 5px 7px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { position: sticky; top: 0; z-index: 1; background: var(--card); white-space: nowrap; box-shadow: inset 0 -1px 0 var(--line); }
 td.partial { color: #8a4b00; }
 td.session-total { font-style: italic; }
@@ -194,8 +251,16 @@ th[aria-sort="ascending"] button::after { content: " ▲"; font-size: 10px; }
 th[aria-sort="descending"] button::after { content: " ▼"; font-size: 10px; }
 .num { text-align: right; white-space: nowrap; }
 .txt, .key { text-align: left; }
-td.key { max-width: 28em; }
+td.key { white-space: nowrap; }
+td.key.flex { white-space: normal; min-width: 7em; }
 .nw { white-space: nowrap; }
+.more { display: none; }
+.more-cb { position: absolute; opacity: 0; }
+.more-cb:checked ~ .scroll .more { display: table-cell; }
+.more-toggle { display: inline-block; margin: 0 0 6px; color: var(--accent); font-size: 13px; cursor: pointer; }
+.more-toggle::before { content: "▸ Show "; }
+.more-cb:checked + .more-toggle::before { content: "▾ Hide "; }
+.more-cb:focus-visible + .more-toggle { outline: 2px solid var(--accent); }
 tfoot td { font-weight: 600; border-top: 2px solid var(--line); }
 tbody tr:hover { background: #f0f3fa; }
 .note, .empty { color: var(--muted); font-size: 13px; margin: 8px 0 0; }
@@ -221,6 +286,7 @@ footer { color: var(--muted); font-size: 12px; padding: 8px 0 24px; }
   tr { break-inside: avoid; page-break-inside: avoid; }
   th { position: static; }
   th button::after { content: none !important; }
+  .more-cb, .more-toggle { display: none; }
   tbody tr:hover { background: none; }
 }
 `;

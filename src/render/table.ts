@@ -67,6 +67,11 @@ function cutColumn(values: string[], w: number, keep?: Column['keep']): string[]
   return cut.map((c, i) => (owners.get(c)!.size > 1 && !keep ? cutText(values[i]!, w, keep, true) : c));
 }
 
+/** `text` in lines of at most `width` characters: at spaces, a longer word split where it must. */
+function wrapHard(text: string, width: number): string[] {
+  return wrapText(text, width).flatMap((l) => (l.length <= width ? [l] : Array.from({ length: Math.ceil(l.length / width) }, (_, k) => l.slice(k * width, (k + 1) * width))));
+}
+
 /** Words of `text` in lines of at most `width` characters (a longer word gets its own line). */
 export function wrapText(text: string, width: number): string[] {
   const lines: string[] = [];
@@ -173,6 +178,8 @@ function share(want: number[], room: number, floor: number[]): number[] {
 }
 
 function cutCells(all: string[][], cols: Column[], widths: number[], idx: number[]): void {
+  // A wrapped column keeps its whole text: renderTable puts it on as many lines as it takes.
+  idx = idx.filter((i) => !cols[i]!.wrap);
   const cut = new Map(idx.map((i) => [i, cutColumn(all.map((t) => t[i]!), widths[i]!, cols[i]!.keep)]));
   all.forEach((t, r) => idx.forEach((i) => (t[i] = cut.get(i)![r]!)));
 }
@@ -255,7 +262,7 @@ export function renderTable(data: Dataset, o: TableOptions): string {
     return lines.join('\n') + '\n';
   }
   const { cols, cells, totals, widths, sep, dropped } = layout(d, o.width);
-  const line = (cells: string[]) =>
+  const oneLine = (cells: string[]) =>
     cells
       .map((s, i) => {
         const c = cols[i]!;
@@ -264,6 +271,12 @@ export function renderTable(data: Dataset, o: TableOptions): string {
       })
       .join(' '.repeat(sep))
       .trimEnd();
+  // A row whose wrapped cells (Column.wrap) are longer than their width takes more lines, the other cells on its first.
+  const line = (cells: string[]) => {
+    const parts = cells.map((s, i) => (cols[i]!.wrap && s.length > widths[i]! ? wrapHard(s, widths[i]!) : [s]));
+    const n = Math.max(...parts.map((p) => p.length));
+    return Array.from({ length: n }, (_, k) => oneLine(parts.map((p) => p[k] ?? ''))).join('\n');
+  };
   const out: string[] = [];
   // The title wraps at spaces; a path longer than the terminal stays one line (copied whole).
   if (d.title) for (const l of titleLines(d.title, o.width)) out.push(bold(l));

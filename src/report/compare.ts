@@ -197,8 +197,8 @@ const EFFICIENCY_COLUMNS: Column[] = [
   col('active_days', 'Days', 'int'),
   col('total_tokens', 'Tokens', 'int'),
   { ...col('cost_usd', 'Cost', 'usd', true), partial: COST_PARTIAL },
-  { ...col('cost_per_request_usd', 'Cost/req', 'usd', true), distinct: true },
-  { ...col('cost_per_session_usd', 'Cost/sess', 'usd'), distinct: true },
+  { ...col('cost_per_request_usd', 'Cost/req', 'usd', true), perUnit: true },
+  { ...col('cost_per_session_usd', 'Cost/sess', 'usd'), perUnit: true },
   // Averages of whole tokens: shown as whole tokens (the JSON keeps the fraction).
   col('tokens_per_request', 'Tok/req', 'int', true),
   col('output_tokens_per_request', 'Out/req', 'int'),

@@ -25,12 +25,12 @@ export function sessionColumns(by: readonly GroupKey[]): Column[] {
     ...(by.includes('harness') ? [] : [{ field: 'harness', label: 'Harness', kind: 'text' as const, narrow: true }]),
     ...(by.includes('project') ? [] : [{ field: 'project', label: 'Project', kind: 'key' as const, narrow: true, keep: 'end' as const }]),
     { field: 'title', label: 'Title', kind: 'key', narrow: true, keep: 'start', none: '', flex: true },
-    { field: 'first_activity', label: 'First', kind: 'text' },
-    { field: 'last_activity', label: 'Last', kind: 'text' },
+    { field: 'first_activity', label: 'First', kind: 'time' },
+    { field: 'last_activity', label: 'Last', kind: 'time' },
     { field: 'models', label: 'Models', kind: 'text' },
     { field: 'prompts', label: 'Prompts', kind: 'int', narrow: true },
     { field: 'tool_calls', label: 'Tools', kind: 'int', narrow: true },
-    { field: 'active_minutes', label: 'Active min', kind: 'ratio' },
+    { field: 'active_minutes', label: 'Active min', kind: 'ratio', html: 'keep' },
   ];
   const usage = USAGE_METRIC_COLUMNS.map((c) => ({ ...c, narrow: NARROW_USAGE.has(c.field) }));
   return [...keys, ...about, ...usage].map((c) => (WIDE_DROP[c.field] !== undefined ? { ...c, wideDrop: WIDE_DROP[c.field] } : c));
