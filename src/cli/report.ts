@@ -163,7 +163,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
   mark('report modules loaded');
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
-  const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
+  const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), p, live.now);
   const horizonMs = horizonOfDay(readFrom, p.tz);
   const { store, scans, ingest, discoveryWarnings, storeWarnings, ready, pricingWarnings } = o.use ?? (await openReportStore(rt, horizonMs));
   try {
@@ -204,8 +204,8 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
       if (said) notice(rt, said);
     }
     const out = await runReport(store.conn, def, p, warnings, live);
-    // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
-    if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
+    // Spend against the config file's budgets, under a summary whose window includes now (src/live/report-budgets.ts).
+    if (def.kind === 'summary') await addBudgets(store.conn, rt, out, { ...p, tzGiven: a.tz }, live.now);
     if (a.demo) markDemo(out);
     mark('report query');
     return { out, p, warnings, noData };
@@ -232,8 +232,9 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   else process.stdout.write(text);
   const stderr = rt.quiet ? '' : (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(noData === null ? warnings : warnings.filter((w) => w !== noData));
   process.stderr.write(stderr);
-  // A blocks report changes with the clock (the active block's time left): never replayed from the memo.
-  if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderr);
+  // A blocks report changes with the clock (the active block's time left), and so do budgets (their projection):
+  // never replayed from the memo.
+  if (out.definition.kind !== 'blocks' && out.json.budgets === undefined) noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderr);
 }
 
 /**
