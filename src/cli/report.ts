@@ -50,6 +50,8 @@ export interface ReportArgs {
   tokenLimit?: string;
   /** Replace an existing --out file that tx-usage did not write. */
   force?: boolean;
+  /** report compare: every row, those with too few prompts included. */
+  all?: boolean;
 }
 
 /** A comma list; empty (`--by ""`, `--harness` with no value) is a usage error naming the flag. */
@@ -80,7 +82,7 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   if (!['auto', 'computed', 'recorded'].includes(cost)) throw new UsageError(`--cost ${JSON.stringify(a.cost)}: expected auto, computed or recorded`);
   const sort = parseSort(a.sort);
   // Chart data only for the renderer that draws it.
-  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}) };
+  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}), ...(a.all ? { all: true } : {}) };
 }
 
 /** What was searched, for the "no data found" message and `sources`. */
@@ -152,6 +154,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   const p = reportParams(a, def.default_by);
   if (o.charts) p.charts = true;
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
+  if (a.all && def.kind !== 'compare') throw new UsageError('--all is for report compare');
   // Two sources of data at once: refused rather than one silently ignored.
   if (a.demo && a.from?.length) throw new UsageError('--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };

@@ -30,6 +30,8 @@ export interface ReportParams {
   sort?: SortKey;
   /** Build the chart data sets too (only the HTML renderer draws them; default true). */
   charts?: boolean;
+  /** report compare --all: every row in the tables, those with too few prompts to compare included. */
+  all?: boolean;
 }
 
 export interface Metrics {
