@@ -114,7 +114,7 @@ describe('compare: per prompt and per active hour', () => {
     expect(r.cheaper_per_prompt).toEqual([]);
     const lead = runCli(['report', 'compare', ...RANGE, '--prices', prices], env).stdout;
     expect(lead.split('\n').slice(0, 4)).toEqual([
-      'Cheaper per prompt: the same model in different harnesses',
+      'Harness efficiency 2026-10-20 – 2026-10-20 (UTC): cheaper per prompt, same model',
       'No model answered 20 or more priced prompts in two harnesses in this period:',
       'nothing to compare yet.',
       '3 same-model rows with fewer than 20 prompts, too few to compare, not shown:',
@@ -224,7 +224,7 @@ describe('compare leads with the answer: which harness is cheaper per prompt for
     }
     const t = runCli(['demo', 'compare'], env).stdout;
     const first = j.cheaper_per_prompt[0];
-    expect(t.split('\n')[0]).toBe('Cheaper per prompt: the same model in different harnesses');
+    expect(t.split('\n')[0]).toMatch(/^Harness efficiency \d{4}-\d\d-\d\d – \d{4}-\d\d-\d\d \(UTC\): cheaper per prompt, same model$/);
     expect(t.replace(/\s+/g, ' ')).toContain(`${first.model}: ${first.harness} is cheaper per prompt than ${first.than_harness}, ${first.times}× less at the median`);
     expect(runCli(['demo', 'compare', '--format', 'csv'], env).stdout.split('\r\n')[0]).toMatch(/^harness,billed,requests,/);
     // --all is compare's: refused elsewhere.

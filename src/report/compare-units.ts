@@ -248,8 +248,8 @@ export function cheaperPerPrompt(rows: readonly SameModelRow[]): CheaperRow[] {
 /** How the rows left out of a table are said: one line with their count and how to see them. */
 export const fewLine = (n: number, what: string, whats = `${what}s`) => `${counted(n, what, whats)} with fewer than ${FEW_PROMPTS} prompts, too few to compare, not shown: \`report compare --all\` lists ${n === 1 ? 'it' : 'them'} (the JSON has every row).`;
 
-/** The lead table: which harness is cheaper per prompt for the same model, with its spread. */
-export function cheaperDataset(answer: readonly CheaperRow[], same: readonly SameModelRow[]): Dataset {
+/** The lead table: which harness is cheaper per prompt for the same model, with its spread. `title`: the report's, with its period. */
+export function cheaperDataset(title: string, answer: readonly CheaperRow[], same: readonly SameModelRow[]): Dataset {
   const few = same.filter((r) => !comparable(r)).length;
   const notes = answer.length
     ? [
@@ -259,7 +259,7 @@ export function cheaperDataset(answer: readonly CheaperRow[], same: readonly Sam
     : [];
   if (few) notes.push(fewLine(few, 'same-model row'));
   return {
-    title: 'Cheaper per prompt: the same model in different harnesses',
+    title: `${title}: cheaper per prompt, same model`,
     csv: false,
     columns: [
       { field: 'model', label: 'Model', kind: 'key', narrow: true },

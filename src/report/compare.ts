@@ -221,7 +221,7 @@ const EFFICIENCY_COLUMNS: Column[] = [
  */
 function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupKey | null, all: boolean): Dataset[] {
   const out: Dataset[] = [
-    cheaperDataset(r.cheaper_per_prompt, r.same_model),
+    cheaperDataset(`${def.title} ${periodLabel(r.since, r.until, r.timezone)}`, r.cheaper_per_prompt, r.same_model),
     {
       title: `${def.title} ${periodLabel(r.since, r.until, r.timezone)}: per harness`,
       columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, col('billed', 'Billed', 'text', true), ...EFFICIENCY_COLUMNS, ...UNIT_COLUMNS],
