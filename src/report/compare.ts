@@ -215,13 +215,13 @@ const EFFICIENCY_COLUMNS: Column[] = [
 
 /**
  * The tables: first the answer (which harness is cheaper per prompt for the
- * same model), then the per-harness figures. Rows resting on fewer than
+ * same model, when a model answered prompts in two harnesses), then the
+ * per-harness figures. Rows resting on fewer than
  * FEW_PROMPTS prompts are one line under their table unless `all` (--all);
  * the JSON keeps every row.
  */
 function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupKey | null, all: boolean): Dataset[] {
   const out: Dataset[] = [
-    cheaperDataset(`${def.title} ${periodLabel(r.since, r.until, r.timezone)}`, r.cheaper_per_prompt, r.same_model),
     {
       title: `${def.title} ${periodLabel(r.since, r.until, r.timezone)}: per harness`,
       columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, col('billed', 'Billed', 'text', true), ...EFFICIENCY_COLUMNS, ...UNIT_COLUMNS],
@@ -237,7 +237,7 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
   // A harness with no prompts in the range (e.g. cursor-agent with only
   // imported billing rows) has no per-prompt figures: named under the table,
   // not a row of dashes; with none at all, the per-prompt tables are left out.
-  const main = out[1]!;
+  const main = out[0]!;
   const prompted = r.harnesses.filter((h) => h.prompts > 0);
   const promptless = r.harnesses.filter((h) => !(h.prompts > 0)).map((h) => h.harness);
   const promptlessNote = promptless.length ? `${promptless.join(', ')}: no prompts recorded in this period, so no per-prompt figures.` : null;
@@ -270,6 +270,8 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
   }
   // Every same-model row, the few included, with --all; otherwise the lead table says them.
   if (all) out.push(sameModelDataset(r.same_model));
+  // The answer first, when some model answered prompts in two harnesses (else there is no question to answer).
+  if (r.same_model.length) out.unshift(cheaperDataset(`${def.title} ${periodLabel(r.since, r.until, r.timezone)}`, r.cheaper_per_prompt, r.same_model));
   const ctx = r.harnesses.filter((h) => h.context);
   if (ctx.length) {
     out.push({
