@@ -117,9 +117,10 @@ describe('billed_events after each kind of change', () => {
       expect(audit(db, env)).toEqual([]);
       expect(auditKept(db, env)).toEqual({ kept: 0, stats: 0 });
       expect(count(db, env, 'SELECT count(*) FROM usage_events')).toBeGreaterThan(count(db, env, 'SELECT count(*) FROM billed_events'));
-      // The slots keep the grain apart: Droid's session totals in slots of their own, the rest of grain response.
-      expect(count(db, env, `SELECT count(*) FROM usage_slots WHERE grain = 'session' AND harness <> 'droid'`)).toBe(0);
-      expect(count(db, env, `SELECT sum(events) FROM usage_slots WHERE grain = 'session'`)).toBe(count(db, env, `SELECT count(*) FROM billed_events WHERE harness = 'droid'`));
+      // The slots keep the grain apart: Droid's, Goose's and Hermes' session totals in slots of their own, the rest of grain response.
+      expect(count(db, env, `SELECT count(*) FROM usage_slots WHERE grain = 'session' AND harness NOT IN ('droid', 'goose', 'hermes')`)).toBe(0);
+      expect(count(db, env, `SELECT sum(events) FROM usage_slots WHERE grain = 'session'`)).toBe(count(db, env, `SELECT count(*) FROM billed_events WHERE grain = 'session'`));
+      expect(count(db, env, `SELECT count(*) FROM billed_events WHERE grain = 'session'`)).toBeGreaterThan(count(db, env, `SELECT count(*) FROM billed_events WHERE harness = 'droid'`));
       expect(count(db, env, `SELECT count(*) FROM billed_events WHERE harness = 'droid'`)).toBeGreaterThan(0);
       // The roll-ups, then re-priced (an override of a model the store holds, then back): they follow the computed costs.
       const state = (args: string[] = []) => {

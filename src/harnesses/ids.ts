@@ -12,6 +12,8 @@ export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 
   'grok',
   'copilot-cli',
   'droid',
+  'goose',
+  'hermes',
 ] as const;
 export type HarnessId = (typeof HARNESS_IDS)[number];
 

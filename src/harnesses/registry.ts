@@ -25,6 +25,8 @@ import { amp } from './amp/index.js';
 import { grok } from './grok/index.js';
 import { copilotCli } from './copilot-cli/index.js';
 import { droid } from './droid/index.js';
+import { goose } from './goose/index.js';
+import { hermes } from './hermes/index.js';
 
 const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   'claude-code': claudeCode,
@@ -46,6 +48,8 @@ const BY_ID: { readonly [K in HarnessId]: Harness<K> } = {
   grok,
   'copilot-cli': copilotCli,
   droid,
+  goose,
+  hermes,
 };
 
 /** In report order. */

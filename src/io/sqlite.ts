@@ -6,6 +6,8 @@ import Database from 'better-sqlite3';
 import { closeSync, copyFileSync, existsSync, mkdtempSync, readSync, rmSync } from 'node:fs';
 import { openRegular, refuseNonRegular } from './regular-file.js';
 import { basename, join } from 'node:path';
+import type { SessionFact, UsageEvent, WorkUnit } from '../core/types.js';
+import type { ExtractSink } from '../harnesses/types.js';
 
 export type SqliteDb = Database.Database;
 
@@ -123,4 +125,34 @@ export function openSqliteReadOnly(path: string, tmpDir: string): ReadOnlyDb {
     const locked = code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
     return openCopy(path, tmpDir, locked ? 'locked' : 'cannot-open');
   }
+}
+
+/** What one read of a harness database found; a reader may add its own fields (a state for the next read). */
+export interface DatabaseRead {
+  events: UsageEvent[];
+  units?: WorkUnit[];
+  facts?: SessionFact[];
+}
+
+/**
+ * Reads the harness database `file` from one snapshot and hands what `read`
+ * found to `sink`: opened through openSqliteReadOnly (a locked database is
+ * read from a private copy, and the sink warned), every query of `read` in one
+ * read transaction (rows from one instant while the harness commits), closed
+ * whatever happens, and nothing emitted unless every query succeeded (a
+ * database failing midway adds nothing partial). Returns the read.
+ */
+export function readSqliteSnapshot<R extends DatabaseRead>(file: string, tmpDir: string, sink: ExtractSink, read: (db: SqliteDb) => R): R {
+  const handle = openSqliteReadOnly(file, tmpDir);
+  let out: R;
+  try {
+    if (handle.copyReason === 'locked') sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
+    out = handle.db.transaction(() => read(handle.db))();
+  } finally {
+    handle.close();
+  }
+  for (const e of out.events) sink.event(e);
+  for (const u of out.units ?? []) sink.unit(u);
+  for (const f of out.facts ?? []) sink.sessionFact(f);
+  return out;
 }

@@ -10,7 +10,7 @@ import type protobuf from 'protobufjs';
 import { checkTokenCount } from '../../core/numbers.js';
 import type { UsageEvent, WorkUnit } from '../../core/types.js';
 import { loadProto, num } from '../../io/proto.js';
-import { openSqliteReadOnly, type SqliteDb } from '../../io/sqlite.js';
+import { readSqliteSnapshot, type SqliteDb } from '../../io/sqlite.js';
 import { columnNames, tableNames } from '../opencode/tables.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { RULE } from './rules.js';
@@ -233,18 +233,7 @@ function eventOf(source: SourceRef, session: string, project: string | null, k: 
 export async function extractAntigravity(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
   const file = source.path;
   const prior = isState(opts.prior) ? opts.prior : null;
-  const handle = openSqliteReadOnly(file, opts.tmpDir);
-  let read: Read;
-  try {
-    if (handle.copyReason === 'locked') sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
-    // One read transaction: every row from one snapshot while Antigravity writes.
-    read = handle.db.transaction(() => readAll(handle.db, source, sink, prior))();
-  } finally {
-    handle.close();
-  }
-  // Emitted only once every query succeeded: a database failing midway adds nothing partial.
-  for (const e of read.events) sink.event(e);
-  for (const u of read.units) sink.unit(u);
+  const read = readSqliteSnapshot(file, opts.tmpDir, sink, (db) => readAll(db, source, sink, prior));
   // The state (what was counted) is what the next read of this database is handed as `prior`.
   return { offset: 0, lines: 0, state: read.state };
 }

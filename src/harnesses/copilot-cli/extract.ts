@@ -5,7 +5,7 @@
 // nothing is created beside it.
 import { checkTokenCount, parseTimestamp } from '../../core/numbers.js';
 import type { SessionFact, UsageEvent, WorkUnit } from '../../core/types.js';
-import { openSqliteReadOnly, type SqliteDb } from '../../io/sqlite.js';
+import { readSqliteSnapshot, type SqliteDb } from '../../io/sqlite.js';
 import { columnNames, pick, tableNames } from '../opencode/tables.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { RULE } from './rules.js';
@@ -157,19 +157,6 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
 }
 
 export async function extractCopilot(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
-  const file = source.path;
-  const handle = openSqliteReadOnly(file, opts.tmpDir);
-  let read: Read;
-  try {
-    if (handle.copyReason === 'locked') sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
-    // One read transaction: every row from one snapshot while Copilot writes.
-    read = handle.db.transaction(() => readAll(handle.db, file, sink))();
-  } finally {
-    handle.close();
-  }
-  // Emitted only once every query succeeded: a database failing midway adds nothing partial.
-  for (const e of read.events) sink.event(e);
-  for (const u of read.units) sink.unit(u);
-  for (const f of read.facts) sink.sessionFact(f);
+  readSqliteSnapshot(source.path, opts.tmpDir, sink, (db) => readAll(db, source.path, sink));
   return null;
 }

@@ -3,7 +3,7 @@
 // The database is opened ONLY through openSqliteReadOnly: never written,
 // checkpointed or migrated, and no file is created beside it.
 import type { UsageEvent } from '../../core/types.js';
-import { openSqliteReadOnly, type SqliteDb } from '../../io/sqlite.js';
+import { readSqliteSnapshot, type SqliteDb } from '../../io/sqlite.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { columnNames, detectLayout } from './tables.js';
 import { readUnitsV1, type WorkRead } from './units.js';
@@ -29,23 +29,9 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink, work: WorkRead):
 
 export async function extractOpencode(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
   const file = source.path;
-  const handle = openSqliteReadOnly(file, opts.tmpDir);
-  let events: UsageEvent[];
   const work: WorkRead = { units: [], facts: [] };
-  try {
-    if (handle.copyReason === 'locked') {
-      sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
-    }
-    // One read transaction for every query: session totals and rows come from
-    // the same snapshot even while OpenCode commits between our statements.
-    events = handle.db.transaction(() => readAll(handle.db, file, sink, work))();
-  } finally {
-    handle.close();
-  }
-  // Emitted only after every query succeeded: a database that fails midway
-  // (corrupt page) contributes nothing rather than a partial count.
-  for (const e of events) sink.event(e);
-  for (const u of work.units) sink.unit(u);
-  for (const f of work.facts) sink.sessionFact(f);
+  // One read transaction for every query: session totals and rows come from
+  // the same snapshot even while OpenCode commits between our statements.
+  readSqliteSnapshot(file, opts.tmpDir, sink, (db) => ({ events: readAll(db, file, sink, work), ...work }));
   return null;
 }

@@ -10,7 +10,7 @@ import { basename, isAbsolute, join } from 'node:path';
 import { kindOf, realpath } from '../../io/observed-fs.js';
 import { isDir, isFile, listDirWarned, resolveRoots, rootSpec } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
-import type { SourceLocation } from '../../core/types.js';
+import type { HarnessId, SourceLocation } from '../../core/types.js';
 
 /** `opencode.db` and channel databases `opencode-<channel>.db` (channel sanitized to [A-Za-z0-9._-]). */
 export const DB_FILE = /^opencode(-[A-Za-z0-9._-]+)?\.db$/;
@@ -80,6 +80,31 @@ export function databaseFiles(roots: RootSpec[], pattern: RegExp, warn: (m: stri
       const k = pattern.test(e.name) ? kindOf(p) : null;
       if (k === 'file' || k === 'other') out.push(p);
     }
+  }
+  return out;
+}
+
+/**
+ * The databases of `roots` (databaseFiles) as sources of `harness`, one per
+ * real file (two roots naming one database read it once); `meta` adds what
+ * the harness carries from discovery. Committed rows may be only in the
+ * -wal: it joins the fingerprint (never the -shm, which every reader writes).
+ */
+export function databaseSources(
+  harness: HarnessId,
+  roots: RootSpec[],
+  pattern: RegExp,
+  warn: (m: string, at: SourceLocation) => void,
+  meta?: (file: string) => Record<string, string> | undefined,
+): SourceRef[] {
+  const seen = new Set<string>();
+  const out: SourceRef[] = [];
+  for (const file of databaseFiles(roots, pattern, warn)) {
+    const real = realpath(file) ?? file;
+    if (seen.has(real)) continue;
+    seen.add(real);
+    const m = meta?.(file);
+    out.push({ harness, key: real, path: file, kind: 'sqlite', companions: [file + '-wal'], ...(m ? { meta: m } : {}) });
   }
   return out;
 }

@@ -4,7 +4,7 @@
 // checkpointed or migrated, and nothing is created beside it.
 import { checkTokenCount, parseTimestamp } from '../../core/numbers.js';
 import type { UsageEvent, WorkUnit } from '../../core/types.js';
-import { openSqliteReadOnly, type SqliteDb } from '../../io/sqlite.js';
+import { readSqliteSnapshot, type SqliteDb } from '../../io/sqlite.js';
 import { columnNames, pick, tableNames } from '../opencode/tables.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { RULE } from './rules.js';
@@ -144,18 +144,6 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
 }
 
 export async function extractZcode(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
-  const file = source.path;
-  const handle = openSqliteReadOnly(file, opts.tmpDir);
-  let read: Read;
-  try {
-    if (handle.copyReason === 'locked') sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
-    // One read transaction: every row from one snapshot while ZCode writes.
-    read = handle.db.transaction(() => readAll(handle.db, file, sink))();
-  } finally {
-    handle.close();
-  }
-  // Emitted only once every query succeeded: a database failing midway adds nothing partial.
-  for (const e of read.events) sink.event(e);
-  for (const u of read.units) sink.unit(u);
+  readSqliteSnapshot(source.path, opts.tmpDir, sink, (db) => readAll(db, source.path, sink));
   return null;
 }

@@ -7,8 +7,7 @@
 import { join } from 'node:path';
 import type { SourceLocation } from '../../core/types.js';
 import { isDir, resolveRoots, rootSpec } from '../roots.js';
-import { databaseFiles } from '../opencode/paths.js';
-import { realpath } from '../../io/observed-fs.js';
+import { databaseSources } from '../opencode/paths.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
 const DB_FILE = /^db\.sqlite$/;
@@ -39,14 +38,5 @@ export function zcodeRoots(ctx: PathContext): RootSpec[] {
 }
 
 export async function discoverZcode(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
-  const seen = new Set<string>();
-  const out: SourceRef[] = [];
-  for (const file of databaseFiles(roots.filter((r) => !r.unread), DB_FILE, warn)) {
-    const real = realpath(file) ?? file;
-    if (seen.has(real)) continue; // two roots naming one database (ZCODE_HOME and --root both): read once
-    seen.add(real);
-    // Committed rows may be only in the -wal (never the -shm, which every reader writes).
-    out.push({ harness: 'zcode', key: real, path: file, kind: 'sqlite', companions: [file + '-wal'] });
-  }
-  return out;
+  return databaseSources('zcode', roots.filter((r) => !r.unread), DB_FILE, warn);
 }
