@@ -17,7 +17,7 @@ import { dirname } from 'node:path';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 import { openStore } from '../src/store/store.js';
 import { labelLocalRows } from '../src/export/local.js';
-import { unitStats } from '../src/report/compare-units.js';
+import { cheaperPerPrompt, FEW_PROMPTS, unitStats, type SameModelRow } from '../src/report/compare-units.js';
 import type { ReportParams } from '../src/report/summary.js';
 import type { HarnessId } from '../src/core/types.js';
 
@@ -110,7 +110,20 @@ describe('compare: per prompt and per active hour', () => {
       [MODEL, 'pi', 2],
     ]);
     expect(r.same_model.every((x: any) => /too few to compare/.test(x.note))).toBe(true);
-    const text = runCli(['report', 'compare', ...RANGE, '--prices', prices], env).stdout;
+    // No answer from so few prompts: none in the JSON's added field, and the lead table says so in a line.
+    expect(r.cheaper_per_prompt).toEqual([]);
+    const lead = runCli(['report', 'compare', ...RANGE, '--prices', prices], env).stdout;
+    expect(lead.split('\n').slice(0, 4)).toEqual([
+      'Harness efficiency 2026-10-20 – 2026-10-20 (UTC): cheaper per prompt, same model',
+      'No model answered 20 or more priced prompts in two harnesses in this period:',
+      'nothing to compare yet.',
+      '3 same-model rows with fewer than 20 prompts, too few to compare, not shown:',
+    ]);
+    expect(lead).toContain('`report compare --all` lists them');
+    // The rows with too few prompts are one line each table, not rows: without --all no same-model table, no per-prompt rows.
+    expect(lead).not.toContain('Same model, different harness');
+    expect(lead).toMatch(/3 harnesses with fewer than 20 prompts, too few to compare, not shown/);
+    const text = runCli(['report', 'compare', ...RANGE, '--prices', prices, '--all'], env).stdout;
     expect(text).toContain('Same model, different harness');
     expect(text).toMatch(/3 rows\s+have fewer than 20 prompts \(marked \*\)/);
     // Each such row is marked beside its prompt count, at 80 columns too.
@@ -171,5 +184,52 @@ describe('compare: per prompt and per active hour', () => {
       fresh.closeSync();
       await store.close();
     }
+  });
+});
+
+describe('compare leads with the answer: which harness is cheaper per prompt for the same model', () => {
+  const row = (model: string, harness: string, prompts: number, med: number | null, p90: number | null): SameModelRow =>
+    ({ model, harness, prompts, priced_prompts: prompts, cost_per_prompt_usd_median: med, cost_per_prompt_usd_p90: p90, note: null }) as SameModelRow;
+
+  it('the cheapest harness of each model beside every other with enough prompts, with both spreads and the ratio of medians', () => {
+    const rows = [
+      row('m1', 'claude-code', 40, 0.2, 0.5),
+      row('m1', 'pi', 30, 0.05, 0.09),
+      row('m1', 'cline', FEW_PROMPTS - 1, 0.01, 0.02), // cheapest, but too few prompts: no answer rests on it
+      row('m1', 'opencode', 25, 0.1, 0.3),
+      row('m2', 'codex', 50, 0.1, 0.2),
+      row('m2', 'opencode', 5, 0.05, 0.06), // the only other harness has too few: m2 answers nothing
+      row('m3', 'pi', 20, null, null), // no priced prompt
+      row('m3', 'claude-code', 20, 0.3, 0.4),
+    ];
+    const a = cheaperPerPrompt(rows);
+    expect(a.map((x) => [x.model, x.harness, x.than_harness, x.times, x.cost_per_prompt_usd_p90, x.than_cost_per_prompt_usd_p90])).toEqual([
+      ['m1', 'pi', 'opencode', 2, 0.09, 0.3],
+      ['m1', 'pi', 'claude-code', 4, 0.09, 0.5],
+    ]);
+  });
+
+  it('on the demo data: the lead table answers, the CSV is still the per-harness table', () => {
+    const env = cleanEnv(tempDir('txu-compare-lead-'));
+    const j = reportJson(['compare', '--demo'], env);
+    expect(j.cheaper_per_prompt.length).toBeGreaterThan(0);
+    // The answer is made from the same_model rows the JSON keeps, every one of them still there.
+    expect(j.same_model.some((r: any) => r.prompts < FEW_PROMPTS)).toBe(true);
+    for (const a of j.cheaper_per_prompt) {
+      const of = (h: string) => j.same_model.find((r: any) => r.model === a.model && r.harness === h);
+      expect(of(a.harness).cost_per_prompt_usd_median).toBe(a.cost_per_prompt_usd_median);
+      expect(of(a.than_harness).cost_per_prompt_usd_median).toBe(a.than_cost_per_prompt_usd_median);
+      expect(a.times).toBeCloseTo(a.than_cost_per_prompt_usd_median / a.cost_per_prompt_usd_median, 2);
+      expect(Math.min(of(a.harness).prompts, of(a.than_harness).prompts)).toBeGreaterThanOrEqual(FEW_PROMPTS);
+    }
+    const t = runCli(['demo', 'compare'], env).stdout;
+    const first = j.cheaper_per_prompt[0];
+    expect(t.split('\n')[0]).toMatch(/^Harness efficiency \d{4}-\d\d-\d\d – \d{4}-\d\d-\d\d \(UTC\): cheaper per prompt, same model$/);
+    expect(t.replace(/\s+/g, ' ')).toContain(`${first.model}: ${first.harness} is cheaper per prompt than ${first.than_harness}, ${first.times}× less at the median`);
+    expect(runCli(['demo', 'compare', '--format', 'csv'], env).stdout.split('\r\n')[0]).toMatch(/^harness,billed,requests,/);
+    // --all is compare's: refused elsewhere.
+    const other = runCli(['demo', '--all'], env);
+    expect(other.status).toBe(2);
+    expect(other.stderr).toContain('--all is for report compare');
   });
 });

@@ -95,11 +95,20 @@ describe('cursor-agent through tx-usage report --format json', () => {
     expect(j.context).toBeUndefined();
   });
 
-  it('shows a separate "Cursor context" table that says Cursor records no billed usage', () => {
-    const r = runCli(['report', ...RANGE], env);
-    expect(r.status).toBe(0);
-    expect(r.stdout).toContain('Cursor context');
-    expect(r.stdout).toMatch(/Cursor does not record billed usage locally/);
+  it('shows the "Cursor context" table (not billing data) only when Cursor is asked for or under --by harness; JSON always carries it', () => {
+    for (const args of [['--harness', 'cursor-agent'], ['--harness', 'claude-code,cursor-agent'], ['--by', 'harness'], ['--by', 'day,harness']]) {
+      const r = runCli(['report', ...RANGE, ...args], env);
+      expect(r.status, args.join(' ')).toBe(0);
+      expect(r.stdout, args.join(' ')).toContain('Cursor context');
+      expect(r.stdout).toMatch(/Cursor does not record billed usage locally/);
+    }
+    for (const args of [[], ['--by', 'model'], ['--harness', 'claude-code'], ['--format', 'html']]) {
+      const r = runCli(['report', ...RANGE, ...args], env);
+      expect(r.status, args.join(' ')).toBe(0);
+      expect(r.stdout, args.join(' ')).not.toContain('Cursor context');
+      expect(r.stdout.length).toBeGreaterThan(200);
+    }
+    expect(reportJson([...RANGE], env).context.length).toBeGreaterThan(0);
   });
 
   it('tx-usage sources counts chats, live roots, stale roots ignored and subagents', () => {

@@ -4,6 +4,7 @@
 //   today (03-29): r3-r9 priced $0.0559 (r8 unpriced); projected over the day: 0.0559 / 10h50m x 24h = $0.1238
 //   March: r0-r9 $0.0672; projected: 0.0672 / 28.4514 days x 31 days = $0.0732
 //   active block (09:00-14:00Z): $0.027, projected $0.084 (test/live-blocks.test.ts)
+// A summary whose window includes now shows the same figures as check; any other shows none.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,17 +99,29 @@ describe('budgets', () => {
     expect(r.stdout).toBe('\x1b[31mday 112% of $0.05\x1b[0m \x1b[33mblock 90% of $0.03\x1b[0m\n');
   });
 
-  it('report: the summary\'s JSON carries the budgets (spent and share, no projection), the table shows them', () => {
-    config({ budgets: { day: 0.05, month: 1 } });
-    const r = runCli(['report', '--since', '2026-03-29', '--until', '2026-03-29', '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile], env);
-    expect(r.status, r.stderr).toBe(0);
-    const j = JSON.parse(r.stdout);
-    expect(j.budgets.map((b: any) => [b.period, b.spent_usd, b.share, b.projected_usd, b.status])).toEqual([
-      ['day', 0.0559, 1.118, null, 'over'],
-      ['month', 0.0672, 0.0672, null, 'ok'],
-    ]);
+  it('report: a window that includes now carries check\'s budgets, figure for figure (projection and status too); the table shows them', () => {
+    config({ budgets: BUDGETS });
+    const check = JSON.parse(runCli(['check', '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile], env).stdout);
+    for (const window of [['--since', '2026-03-29', '--until', '2026-03-29'], ['--since', '2026-03-01', '--until', '2026-03-31']]) {
+      const r = runCli(['report', ...window, '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile], env);
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).budgets, window.join(' ')).toEqual(check.budgets);
+    }
     const t = runCli(['report', '--since', '2026-03-29', '--until', '2026-03-29', '--tz', 'UTC', '--prices', fx.pricesFile], env);
     expect(t.stdout).toContain('Budgets\n');
-    expect(t.stdout).toMatch(/day +all +\$0\.05 +\$0\.06 +111\.8% +— +OVER/);
+    // Projected as check has it ($0.12 by midnight), not "—".
+    expect(t.stdout).toMatch(/day +all +\$0\.05 +\$0\.06 +111\.8% +\$0\.12 +OVER/);
+    expect(t.stdout).toMatch(/block +all +\$0\.03 +\$0\.03 +90\.0% +\$0\.08 +projected over/);
+  });
+
+  it('report: a window that ends before today (or starts after it) shows no budgets, in JSON or the table', () => {
+    config({ budgets: BUDGETS });
+    for (const window of [['--since', '2026-03-01', '--until', '2026-03-28'], ['--since', '2026-03-30', '--until', '2026-04-02']]) {
+      const j = runCli(['report', ...window, '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile], env);
+      expect(j.status, j.stderr).toBe(0);
+      expect(JSON.parse(j.stdout).budgets, window.join(' ')).toBeUndefined();
+      const t = runCli(['report', ...window, '--tz', 'UTC', '--prices', fx.pricesFile], env);
+      expect(t.stdout).not.toContain('Budgets');
+    }
   });
 });

@@ -1,12 +1,12 @@
 // `tx-usage check`: exits 1 when a budget of the config file is exceeded or
 // projected to be by its period's end (for cron or CI alerts), saying why;
 // 0 when all are within. Orchestration only: src/live/budgets*.ts.
-import { isValidTimeZone, systemTimeZone, UsageError } from '../report/period.js';
+import { isValidTimeZone, UsageError } from '../report/period.js';
 import { renderText } from '../render/index.js';
 import { defineReportMacros } from '../report/macros.js';
 import { nowMs } from '../live/clock.js';
 import { liveConfig } from '../live/config.js';
-import { storeBudgets } from '../live/budgets-store.js';
+import { budgetFigures, budgetZone } from '../live/report-budgets.js';
 import { budgetDataset, budgetReasons } from '../live/budget-view.js';
 import { isoInZone } from '../live/time.js';
 import { costFunction } from './pricing.js';
@@ -21,7 +21,7 @@ export async function checkCommand(rt: Runtime, a: { tz?: string; format?: strin
   if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
   const cfg = liveConfig(rt.env, rt.home);
   if (cfg.problems.length) throw new UsageError(cfg.problems.join('\n'));
-  const tz = a.tz ?? cfg.tz ?? systemTimeZone();
+  const tz = budgetZone(a.tz, cfg);
   if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const now = nowMs(rt.env);
   if (!cfg.budgets.length) {
@@ -35,7 +35,7 @@ export async function checkCommand(rt: Runtime, a: { tz?: string; format?: strin
   let results;
   try {
     await defineReportMacros(store.conn);
-    results = await storeBudgets(store.conn, cfg.budgets, now, tz);
+    results = await budgetFigures(store.conn, cfg.budgets, now, tz);
   } finally {
     await store.close();
   }

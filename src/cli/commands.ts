@@ -96,6 +96,7 @@ function reportOptionSpecs(forDemo: boolean): Record<string, OptionSpec> {
     sort: { type: 'string', describe: 'row order: cost | tokens | date | name (default: days, weeks, months in order, anything else by cost)' },
     machine: { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' },
     'token-limit': { type: 'string', describe: 'report blocks: tokens per block to compare each block with, or "max" (the largest finished block)' },
+    all: { type: 'boolean', describe: 'report compare: every row, those with too few prompts to compare included' },
   };
   if (!forDemo) {
     o.demo = { type: 'boolean', describe: 'report on generated sample data instead of your files' };

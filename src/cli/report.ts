@@ -55,6 +55,8 @@ export interface ReportArgs {
   tokenLimit?: string;
   /** Replace an existing --out file that tx-usage did not write. */
   force?: boolean;
+  /** report compare: every row, those with too few prompts included. */
+  all?: boolean;
 }
 
 /** A comma list; empty (`--by ""`, `--harness` with no value) is a usage error naming the flag. */
@@ -83,7 +85,7 @@ export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Dat
   if (!['auto', 'computed', 'recorded'].includes(cost)) throw new UsageError(`--cost ${JSON.stringify(a.cost)}: expected auto, computed or recorded`);
   const sort = parseSort(a.sort);
   // Chart data only for the renderer that draws it.
-  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', models: parseModels(a.model), costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}) };
+  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', models: parseModels(a.model), costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}), ...(a.all ? { all: true } : {}) };
 }
 
 /**
@@ -164,6 +166,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
   // A 5-hour block is the account's window, begun by a response of any model: blocks of one model's responses would be windows that never were.
   if (p.models?.length && def.kind === 'blocks') throw new UsageError('--model is not for report blocks (a block is the account\'s 5-hour window, whatever the model); use --model with summary, monthly or compare');
+  if (a.all && def.kind !== 'compare') throw new UsageError('--all is for report compare');
   // Two sources of data at once: refused rather than one silently ignored.
   if (a.demo && a.from?.length) throw new UsageError('--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)');
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
@@ -175,7 +178,7 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   const machine = machineName(a.machine, readTeamConfig(rt.env, rt.home));
   mark('report modules loaded');
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
-  const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), live.now);
+  const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), p, live.now);
   const horizonMs = horizonOfDay(readFrom, p.tz);
   const { store, scans, discoveryWarnings, storeWarnings, ready, pricingWarnings } = o.use ?? (await openReportStore(rt, horizonMs));
   try {
@@ -218,8 +221,8 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
       if (said) notice(rt, said);
     }
     const out = await runReport(store.conn, def, p, warnings, live);
-    // Spend against the config file's budgets, under a summary (src/live/report-budgets.ts).
-    if (def.kind === 'summary') await addBudgets(store.conn, rt, out, p.format, live.now);
+    // Spend against the config file's budgets, under a summary whose window includes now (src/live/report-budgets.ts).
+    if (def.kind === 'summary') await addBudgets(store.conn, rt, out, { ...p, tzGiven: a.tz }, live.now);
     if (a.demo) markDemo(out);
     mark('report query');
     return { out, p, warnings, noData, fileWarnings: stored };
@@ -255,8 +258,9 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   };
   process.stderr.write(stderrOf((w) => fresh.has(w)));
   markSaid(cache, [...fresh]);
-  // A blocks report changes with the clock (the active block's time left): never replayed from the memo.
-  if (out.definition.kind !== 'blocks') noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderrOf(() => false));
+  // A blocks report changes with the clock (the active block's time left), and so do budgets (their
+  // projection): never replayed from the memo.
+  if (out.definition.kind !== 'blocks' && out.json.budgets === undefined) noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderrOf(() => false));
 }
 
 /**

@@ -21,7 +21,7 @@ import { isValidTimeZone, systemTimeZone, UsageError } from '../report/period.js
 import { liveConfig } from '../live/config.js';
 import { claudeSnapshots } from '../live/claude-limits.js';
 import { evaluateBudgets, snapshotSpend } from '../live/budgets.js';
-import { latestWindows, limitWindows } from '../live/limits.js';
+import { currentLimits } from '../live/limits.js';
 import { mergeAppended } from '../live/merge.js';
 import { renderScreen } from '../live/watch-screen.js';
 import type { LiveSnapshot } from '../live/snapshot.js';
@@ -83,7 +83,7 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
     if (!snap) lines = ['tx-usage watch', '', printable(status)];
     else {
       const view = liveView(snap, mergeAppended(snap, []), { now, tz, families });
-      const limits = latestWindows(limitWindows([...snap.limits, ...claudeSnapshots(cacheDir(rt.env, rt.home))]));
+      const limits = currentLimits([...snap.limits, ...claudeSnapshots(cacheDir(rt.env, rt.home))]);
       const budgets = evaluateBudgets(cfg.budgets, { now, tz, activeBlocks: view.activeBlocks, spent: snapshotSpend(snap, view.events) });
       lines = renderScreen({ view, limits, budgets, width, height: tty ? height : 1000, color: rt.color, status, interactive: tty });
     }

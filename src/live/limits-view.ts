@@ -1,12 +1,14 @@
 // What `tx-usage limits` prints: the current limit of each harness and
-// window, and every window seen in the range with its peak and spend.
+// window (currentLimits, the one source of every view), and every window seen
+// in the range with its peak and spend. The tables show each window once: the
+// current ones, then the earlier ones (the JSON's `windows` lists them all).
 // Shape documented in docs/reports.md ("limits").
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RateLimitSnapshot } from '../core/types.js';
 import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
 import { readSpans } from './events.js';
-import { latestWindows, limitWindows, spentIn, windowLabel, type LimitWindow, type SpentMetrics } from './limits.js';
+import { currentUsedPercent, latestWindows, limitWindows, spentIn, windowLabel, type LimitWindow, type SpentMetrics } from './limits.js';
 import { isoInZone, localMinute } from './time.js';
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -52,6 +54,8 @@ export type CurrentLimit = {
   credits: RateLimitSnapshot['credits'];
   window_start: string;
   peak_used_percent: number | null;
+  /** The percent used now: `used_percent`, or 0 once the window has reset (added; `used_percent` keeps the last observed one). */
+  current_used_percent: number | null;
 } & SpentMetrics;
 
 export type PastWindow = {
@@ -106,6 +110,7 @@ export async function limitsReport(conn: DuckDBConnection, snaps: RateLimitSnaps
     credits: w.credits,
     window_start: iso(w.start),
     peak_used_percent: w.peak_used_percent,
+    current_used_percent: currentUsedPercent(w, o.now),
     ...spent(w),
   }));
   const windows: PastWindow[] = [...listed]
@@ -130,7 +135,7 @@ export async function limitsReport(conn: DuckDBConnection, snaps: RateLimitSnaps
 
 const pctOf = (v: number | null) => (v === null ? null : v / 100);
 
-/** The tables: current limits (also the CSV), then the windows in range. */
+/** The tables: current limits (also the CSV), then the earlier windows in range: each window once. */
 export function limitsDatasets(r: LimitsReport): Dataset[] {
   const when = (iso: string) => localMinute(Date.parse(iso), r.timezone);
   const current: Column[] = [
@@ -138,9 +143,12 @@ export function limitsDatasets(r: LimitsReport): Dataset[] {
     { field: 'window', label: 'Window', kind: 'text', narrow: true },
     { field: 'used', label: 'Used', kind: 'pct', narrow: true },
     { field: 'resets', label: 'Resets', kind: 'text', narrow: true },
-    { field: 'plan_type', label: 'Plan', kind: 'text', narrow: true },
+    { field: 'plan_type', label: 'Plan', kind: 'text' },
     { field: 'total_tokens', label: 'Tokens', kind: 'int', narrow: true },
     { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
+    // Added after the CSV's first columns (docs/reports.md): the window's peak and what 1 % of it bought.
+    { field: 'peak', label: 'Peak', kind: 'pct' },
+    { field: 'cost_usd_per_percent', label: '$/1%', kind: 'usd', narrow: true, partial: COST_PARTIAL },
   ];
   const past: Column[] = [
     { field: 'harness', label: 'Harness', kind: 'key', narrow: true },
@@ -155,25 +163,28 @@ export function limitsDatasets(r: LimitsReport): Dataset[] {
     { field: 'tokens_per_percent', label: 'Tok/1%', kind: 'int' },
     { field: 'plan_type', label: 'Plan', kind: 'text' },
   ];
+  // A window listed as a current limit is not listed again among the earlier ones.
+  const isCurrent = (w: PastWindow) => r.limits.some((l) => l.harness === w.harness && l.window_minutes === w.window_minutes && l.window_start === w.start && l.resets_at === w.resets_at);
   return [
     {
       title: 'Plan limits',
       columns: current,
       rows: r.limits.map((l) => ({
         ...l,
-        used: pctOf(l.used_percent),
-        resets: l.reset ? `reset (was ${when(l.resets_at)})` : when(l.resets_at),
+        used: pctOf(l.current_used_percent),
+        peak: pctOf(l.peak_used_percent),
+        resets: l.reset ? `reset at ${when(l.resets_at)}` : when(l.resets_at),
         reset: String(l.reset),
         credits: l.credits === null ? null : JSON.stringify(l.credits),
       })),
-      notes: r.limits.filter((l) => l.reached_type).map((l) => `${l.harness} ${l.window}: limit reached (${l.reached_type}) as of ${when(l.observed_at)}.`),
+      notes: r.limits.filter((l) => l.reached_type && !l.reset).map((l) => `${l.harness} ${l.window}: limit reached (${l.reached_type}) as of ${when(l.observed_at)}.`),
       empty: 'No plan limits recorded: Codex writes them into its rollouts; Claude Code gives them to `tx-usage statusline`.',
     },
     {
-      title: 'Windows',
+      title: 'Earlier windows',
       columns: past,
-      rows: r.windows.map((w) => ({ ...w, ends: when(w.resets_at), peak: pctOf(w.peak_used_percent), reset: String(w.reset) })),
-      empty: 'No limit window observed in this range.',
+      rows: r.windows.filter((w) => !isCurrent(w)).map((w) => ({ ...w, ends: when(w.resets_at), peak: pctOf(w.peak_used_percent), reset: String(w.reset) })),
+      empty: 'No earlier limit window in this range.',
     },
   ];
 }

@@ -9,6 +9,7 @@
 // what it can.
 import { usd } from '../render/format.js';
 import type { LiveMetrics } from './blocks.js';
+import { currentUsedPercent } from './limits.js';
 import type { BlockRow } from './block-rows.js';
 import { paint, type LiveConfig, type Segment } from './config.js';
 import { formatMinutes } from './time.js';
@@ -159,9 +160,10 @@ export function renderStatusLine(f: StatusFigures, cfg: LiveConfig, color: boole
       if (!r || (!r.five_hour && !r.seven_day)) return null;
       const one = (label: string, l: LimitReading | null) => {
         if (!l) return null;
-        const reset = l.resets_at !== null && l.resets_at <= now;
-        const text = `${label} ${reset ? 'reset' : pctText(l.used_percent)}`;
-        const lv = reset ? null : level(l.used_percent / 100);
+        // Its use now, as `limits` and `watch` give it (0 % once the window has reset).
+        const used = l.resets_at === null ? l.used_percent : currentUsedPercent({ used_percent: l.used_percent, resets_at: l.resets_at }, now)!;
+        const text = `${label} ${pctText(used)}`;
+        const lv = level(used / 100);
         return lv ? P(lv, text) : P('limits', text);
       };
       return [one('5h', r.five_hour), one('7d', r.seven_day)].filter(Boolean).join(' ');

@@ -11,7 +11,7 @@ import type { LiveMetrics } from './blocks.js';
 import type { BudgetResult } from './budgets.js';
 import { budgetDataset } from './budget-view.js';
 import type { LimitWindow } from './limits.js';
-import { windowLabel } from './limits.js';
+import { currentUsedPercent, windowLabel } from './limits.js';
 import { formatMinutes, localClock, localMinute } from './time.js';
 import type { LiveView } from './view.js';
 import { counted } from '../core/plural.js';
@@ -97,7 +97,8 @@ export function renderScreen(s: ScreenInput): string[] {
     rows: view.recent.map((r) => ({ session: r.session.slice(0, 8), harness: r.harness, project: r.project, last: localClock(r.last_ts, view.tz), ...r.metrics })),
     empty: 'none',
   });
-  const limits = s.limits.filter((l) => l.harness !== 'claude-code' || !view.blocks.some((b) => b.harness === 'claude-code'));
+  // Every current limit (currentLimits: the set `limits` shows), each window once, with its use now.
+  const limits = s.limits;
   if (limits.length) {
     table({
       title: 'Plan limits',
@@ -107,12 +108,15 @@ export function renderScreen(s: ScreenInput): string[] {
         { field: 'used', label: 'Used', kind: 'pct', narrow: true },
         { field: 'resets', label: 'Resets', kind: 'text', narrow: true },
       ],
-      rows: limits.map((l) => ({
-        harness: l.harness,
-        window: windowLabel(l.window_minutes),
-        used: l.used_percent === null ? null : l.used_percent / 100,
-        resets: l.resets_at <= view.now ? 'reset' : localMinute(l.resets_at, view.tz),
-      })),
+      rows: limits.map((l) => {
+        const used = currentUsedPercent(l, view.now);
+        return {
+          harness: l.harness,
+          window: windowLabel(l.window_minutes),
+          used: used === null ? null : used / 100,
+          resets: l.resets_at <= view.now ? `reset at ${localMinute(l.resets_at, view.tz)}` : localMinute(l.resets_at, view.tz),
+        };
+      }),
     });
   }
   if (s.budgets.length) table(budgetDataset(s.budgets, color));

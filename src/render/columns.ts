@@ -83,6 +83,8 @@ export interface Dataset {
   empty?: string;
   /** The zone `time` cells are shown in (the report's; default UTC). */
   timezone?: string;
+  /** false: never the CSV (a summary leading the tables, not the report's main table). */
+  csv?: false;
 }
 
 /** A report's own cost: partial when some of its responses have no price. */

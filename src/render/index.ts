@@ -21,7 +21,7 @@ export function renderText(format: Exclude<Format, 'html'>, json: unknown, datas
     case 'json':
       return renderJson(json);
     case 'csv':
-      return renderCsv(datasets[0]!);
+      return renderCsv(datasets.find((d) => d.csv !== false) ?? datasets[0]!);
     case 'table':
       return datasets.map((d) => renderTable(d, table)).join('\n');
     default:

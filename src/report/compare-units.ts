@@ -12,6 +12,7 @@ import { groupExpr, type GroupKey } from './groups.js';
 import { templateValues, type ReportParams } from './summary.js';
 import { loadTemplate, materializeTemplate, runTemplate } from './template.js';
 import { ensureUnitMacros } from './unit-macros.js';
+import { counted } from '../core/plural.js';
 
 const STATS = ['mean', 'median', 'p90'] as const;
 /** Per-prompt figures (each as _mean, _median, _p90): usage-derived ones are null for a harness without billed usage. */
@@ -211,6 +212,91 @@ export function perPromptDataset(title: string, rows: Record<string, unknown>[],
       ...sessionTotalNote(rows),
     ],
   };
+}
+
+/**
+ * The answer `compare` leads with: for each model answering FEW_PROMPTS or
+ * more priced prompts in two or more harnesses, the harness where its prompts
+ * cost least (median), beside each other such harness, with both spreads
+ * (p90) and how many times the cheaper one's median the other's is. Rows with
+ * fewer prompts answer nothing and are left out (counted by the table's note).
+ */
+export interface CheaperRow {
+  model: string;
+  harness: string;
+  prompts: number;
+  cost_per_prompt_usd_median: number;
+  cost_per_prompt_usd_p90: number | null;
+  than_harness: string;
+  than_prompts: number;
+  than_cost_per_prompt_usd_median: number;
+  than_cost_per_prompt_usd_p90: number | null;
+  /** than_cost_per_prompt_usd_median / cost_per_prompt_usd_median (null when the cheaper one's median is 0). */
+  times: number | null;
+}
+
+const comparable = (r: SameModelRow) => r.prompts >= FEW_PROMPTS && r.cost_per_prompt_usd_median !== null;
+
+export function cheaperPerPrompt(rows: readonly SameModelRow[]): CheaperRow[] {
+  const out: CheaperRow[] = [];
+  for (const model of [...new Set(rows.map((r) => r.model))]) {
+    const list = rows.filter((r) => r.model === model && comparable(r)).sort((a, b) => a.cost_per_prompt_usd_median! - b.cost_per_prompt_usd_median! || a.harness.localeCompare(b.harness));
+    const [best, ...rest] = list;
+    for (const o of best ? rest : []) {
+      out.push({
+        model,
+        harness: best!.harness,
+        prompts: best!.prompts,
+        cost_per_prompt_usd_median: best!.cost_per_prompt_usd_median!,
+        cost_per_prompt_usd_p90: best!.cost_per_prompt_usd_p90,
+        than_harness: o.harness,
+        than_prompts: o.prompts,
+        than_cost_per_prompt_usd_median: o.cost_per_prompt_usd_median!,
+        than_cost_per_prompt_usd_p90: o.cost_per_prompt_usd_p90,
+        times: best!.cost_per_prompt_usd_median ? Math.round((o.cost_per_prompt_usd_median! / best!.cost_per_prompt_usd_median!) * 100) / 100 : null,
+      });
+    }
+  }
+  return out;
+}
+
+/** How the rows left out of a table are said: one line with their count and how to see them. */
+export const fewLine = (n: number, what: string, whats = `${what}s`) => `${counted(n, what, whats)} with fewer than ${FEW_PROMPTS} prompts, too few to compare, not shown: \`report compare --all\` lists ${n === 1 ? 'it' : 'them'} (the JSON has every row).`;
+
+/** The lead table: which harness is cheaper per prompt for the same model, with its spread. `title`: the report's, with its period. */
+export function cheaperDataset(title: string, answer: readonly CheaperRow[], same: readonly SameModelRow[]): Dataset {
+  const few = same.filter((r) => !comparable(r)).length;
+  const notes = answer.length
+    ? [
+        ...answer.map((a) => `${a.model}: ${a.harness} is cheaper per prompt than ${a.than_harness}${a.times === null ? '' : `, ${a.times}× less at the median`} (${a.prompts} and ${a.than_prompts} prompts).`),
+        `med = median cost per prompt, p90 = its 90th percentile (the spread of the costlier prompts); × = the other harness's median over the cheaper one's.`,
+      ]
+    : [];
+  if (few) notes.push(fewLine(few, 'same-model row'));
+  return {
+    title: `${title}: cheaper per prompt, same model`,
+    csv: false,
+    columns: [
+      { field: 'model', label: 'Model', kind: 'key', narrow: true },
+      { field: 'harness', label: 'Cheaper', kind: 'key', narrow: true },
+      col('cost_per_prompt_usd_median', '$/p med', 'usd', true),
+      col('cost_per_prompt_usd_p90', '$/p p90', 'usd', true),
+      { field: 'than_harness', label: 'Than', kind: 'key', narrow: true },
+      col('than_cost_per_prompt_usd_median', '$/p med', 'usd', true),
+      col('than_cost_per_prompt_usd_p90', '$/p p90', 'usd', true),
+      { field: 'times_text', label: '×', kind: 'text', narrow: true },
+    ],
+    rows: answer.map((a) => ({ ...a, times_text: a.times === null ? '—' : `${a.times}×` })),
+    notes,
+    empty: `No model answered ${FEW_PROMPTS} or more priced prompts in two harnesses in this period: nothing to compare yet.`,
+  };
+}
+
+/** Rows kept in a per-prompt table: those with enough prompts, unless --all; the rest said in one line. */
+export function enoughPrompts<T extends { prompts: number }>(rows: T[], all: boolean): { shown: T[]; hidden: number } {
+  if (all) return { shown: rows, hidden: 0 };
+  const shown = rows.filter((r) => !(r.prompts > 0 && r.prompts < FEW_PROMPTS));
+  return { shown, hidden: rows.length - shown.length };
 }
 
 export function sameModelDataset(rows: SameModelRow[]): Dataset {

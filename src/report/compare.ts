@@ -16,7 +16,7 @@ import { metricsOf, templateValues, type Metrics, type ReportParams } from './su
 import { grainFieldsOf, type GrainFields } from './summary-rows.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { cursorDataset, cursorSection, type CursorSection } from './cursor-days.js';
-import { perPromptDataset, sameModelDataset, UNIT_COLUMNS, unitStats, type SameModelRow, type UnitFigures } from './compare-units.js';
+import { cheaperDataset, cheaperPerPrompt, enoughPrompts, fewLine, perPromptDataset, sameModelDataset, UNIT_COLUMNS, unitStats, type CheaperRow, type SameModelRow, type UnitFigures } from './compare-units.js';
 
 export interface Efficiency {
   sessions: number | null;
@@ -60,6 +60,8 @@ export interface CompareReport {
   cursor: CursorSection | null;
   /** Models that answered prompts in two or more harnesses: per-prompt figures side by side (compare-units.ts). */
   same_model: SameModelRow[];
+  /** Added: the answer the tables lead with, from `same_model`'s rows with enough prompts (compare-units.ts cheaperPerPrompt). */
+  cheaper_per_prompt: CheaperRow[];
   warnings: string[];
 }
 
@@ -169,10 +171,11 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
     breakdown,
     cursor: p.harnesses.includes('cursor-agent') ? await cursorSection(conn, p, q.cursor).then((c) => (c.days.length ? c : null)) : null,
     same_model: units.sameModel,
+    cheaper_per_prompt: cheaperPerPrompt(units.sameModel),
     warnings,
   };
 
-  if (p.charts === false) return { definition: def, json: report as unknown as Record<string, unknown>, datasets: compareDatasets(def, report, detail), warnings };
+  if (p.charts === false) return { definition: def, json: report as unknown as Record<string, unknown>, datasets: compareDatasets(def, report, detail, p.all === true), warnings };
   const charts = await baseChartData(conn, p);
   charts.efficiency = harnesses
     .filter((h) => h.billed_usage)
@@ -186,7 +189,7 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
       reasoning_share: h.reasoning_share,
     }));
   charts.prompt_costs = await units.promptCosts();
-  return { definition: def, json: report as unknown as Record<string, unknown>, datasets: compareDatasets(def, report, detail), warnings, charts };
+  return { definition: def, json: report as unknown as Record<string, unknown>, datasets: compareDatasets(def, report, detail, p.all === true), warnings, charts };
 }
 
 const col = (field: string, label: string, kind: Column['kind'], narrow = false): Column => ({ field, label, kind, narrow });
@@ -210,7 +213,14 @@ const EFFICIENCY_COLUMNS: Column[] = [
   col('unpriced_tokens', 'Unpriced tok', 'int'),
 ];
 
-function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupKey | null): Dataset[] {
+/**
+ * The tables: first the answer (which harness is cheaper per prompt for the
+ * same model, when a model answered prompts in two harnesses), then the
+ * per-harness figures. Rows resting on fewer than
+ * FEW_PROMPTS prompts are one line under their table unless `all` (--all);
+ * the JSON keeps every row.
+ */
+function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupKey | null, all: boolean): Dataset[] {
   const out: Dataset[] = [
     {
       title: `${def.title} ${periodLabel(r.since, r.until, r.timezone)}: per harness`,
@@ -227,15 +237,18 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
   // A harness with no prompts in the range (e.g. cursor-agent with only
   // imported billing rows) has no per-prompt figures: named under the table,
   // not a row of dashes; with none at all, the per-prompt tables are left out.
+  const main = out[0]!;
   const prompted = r.harnesses.filter((h) => h.prompts > 0);
   const promptless = r.harnesses.filter((h) => !(h.prompts > 0)).map((h) => h.harness);
   const promptlessNote = promptless.length ? `${promptless.join(', ')}: no prompts recorded in this period, so no per-prompt figures.` : null;
   if (prompted.length) {
-    const perPrompt = perPromptDataset('Per prompt, per harness', prompted.map(({ context: _c, ...h }) => ({ ...h })), [{ field: 'harness', label: 'Harness' }]);
+    const { shown, hidden } = enoughPrompts(prompted, all);
+    const perPrompt = perPromptDataset('Per prompt, per harness', shown.map(({ context: _c, ...h }) => ({ ...h })), [{ field: 'harness', label: 'Harness' }]);
+    if (hidden) perPrompt.notes = [fewLine(hidden, 'harness', 'harnesses'), ...(perPrompt.notes ?? [])];
     if (promptlessNote) perPrompt.notes = [...(perPrompt.notes ?? []), promptlessNote];
     out.push(perPrompt);
   } else if (promptlessNote) {
-    out[0]!.notes = [...(out[0]!.notes ?? []), promptlessNote];
+    main.notes = [...(main.notes ?? []), promptlessNote];
   }
   if (detail) {
     const label = detail[0]!.toUpperCase() + detail.slice(1);
@@ -246,15 +259,19 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
     });
     const promptedRows = r.breakdown.filter((b) => b.prompts > 0);
     if (promptedRows.length) {
-      out.push(
-        perPromptDataset(`Per prompt, per harness and ${detail}`, promptedRows, [
-          { field: 'harness', label: 'Harness' },
-          { field: detail, label },
-        ]),
-      );
+      const { shown, hidden } = enoughPrompts(promptedRows, all);
+      const perPrompt = perPromptDataset(`Per prompt, per harness and ${detail}`, shown, [
+        { field: 'harness', label: 'Harness' },
+        { field: detail, label },
+      ]);
+      if (hidden) perPrompt.notes = [fewLine(hidden, 'row'), ...(perPrompt.notes ?? [])];
+      out.push(perPrompt);
     }
   }
-  out.push(sameModelDataset(r.same_model));
+  // Every same-model row, the few included, with --all; otherwise the lead table says them.
+  if (all) out.push(sameModelDataset(r.same_model));
+  // The answer first, when some model answered prompts in two harnesses (else there is no question to answer).
+  if (r.same_model.length) out.unshift(cheaperDataset(`${def.title} ${periodLabel(r.since, r.until, r.timezone)}`, r.cheaper_per_prompt, r.same_model));
   const ctx = r.harnesses.filter((h) => h.context);
   if (ctx.length) {
     out.push({

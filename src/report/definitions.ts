@@ -50,7 +50,7 @@ export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p
     case 'summary': {
       const { report: r } = await summaryReport(conn, p, warnings);
       const charts = p.charts === false ? undefined : await baseChartData(conn, p);
-      return { definition: def, json: r as unknown as Record<string, unknown>, datasets: summaryDatasets(def.title, p, r), warnings: r.warnings, charts };
+      return { definition: def, json: r as unknown as Record<string, unknown>, datasets: summaryDatasets(def.title, p, r, live?.harnessGiven === true), warnings: r.warnings, charts };
     }
     case 'monthly':
       return monthlyReport(conn, def, p, warnings);

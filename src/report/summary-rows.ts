@@ -32,6 +32,8 @@ export interface ReportParams {
   sort?: SortKey;
   /** Build the chart data sets too (only the HTML renderer draws them; default true). */
   charts?: boolean;
+  /** report compare --all: every row in the tables, those with too few prompts to compare included. */
+  all?: boolean;
 }
 
 export interface Metrics {
@@ -210,12 +212,18 @@ export function sessionEstimate(estimates: Map<string, number>, r: TemplateRow):
 const CONTEXT_NOTE =
   'Cursor does not record billed usage locally: these are context-window occupancy figures at checkpoints, not billed tokens, and are not in any total above.';
 
-/** The tables of a summary report: usage per group, then Cursor's context figures when there are any. */
-export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport): Dataset[] {
+/**
+ * The tables of a summary report: usage per group, then Cursor's context
+ * figures when there are any and they were asked for (`showContext`: Cursor
+ * named by --harness, or --by harness; also when nothing was billed, so that
+ * a Cursor-only report is not empty). They are not billing data: JSON keeps
+ * them in `context` always.
+ */
+export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport, showContext = true): Dataset[] {
   const notes = [unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens), grainNote(r.totals.session_grain_tokens)].filter((n): n is string => n !== null);
   const columns = [...(p.by.includes('session') ? sessionColumns(p.by) : [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS]), ...GRAIN_COLUMNS];
   const datasets: Dataset[] = [{ title: `${title} ${periodLabel(p.since, p.until, p.tz)}`, columns, rows: r.rows, totals: { ...r.totals }, notes }];
-  if (r.context?.length) {
+  if (r.context?.length && (showContext || p.by.includes('harness') || !r.rows.length)) {
     datasets.push({
       title: 'Cursor context',
       columns: [
