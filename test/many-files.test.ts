@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { pickMetrics } from '../fixtures/all-harnesses.js';
 import { buildManyFiles } from '../fixtures/many-files.js';
 import { BATCH_SOURCES } from '../src/ingest/phase-writer.js';
+import { withIngestMemoryLimit } from '../src/store/memory-limit.js';
+import { openStore } from '../src/store/store.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 
 const FILES = 1500;
@@ -32,4 +34,21 @@ describe('a first ingest of many small files', () => {
     const got = reportJson(['--since', '2026-09-01', '--until', '2026-09-30'], env);
     expect(pickMetrics(got.totals)).toEqual(built.expected);
   }, 180_000);
+});
+
+describe("DuckDB's memory while an ingest writes", () => {
+  it('is limited to 256 MB, and the command line\'s limit is back after, a failure included', async () => {
+    const store = await openStore(':memory:');
+    const limit = async () => (await store.conn.runAndReadAll(`SELECT current_setting('memory_limit') AS m`)).getRowObjectsJson()[0]!.m;
+    try {
+      const before = await limit();
+      expect(before).toMatch(/^48\d\.\d MiB$/); // 512 MB (store.ts CLI_DUCKDB)
+      expect(await withIngestMemoryLimit(store.conn, limit)).toBe('244.1 MiB');
+      expect(await limit()).toBe(before);
+      await expect(withIngestMemoryLimit(store.conn, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+      expect(await limit()).toBe(before);
+    } finally {
+      await store.close();
+    }
+  });
 });

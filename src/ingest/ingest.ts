@@ -13,6 +13,7 @@ import { setLastIngestDigest, takeOfferedDiscovery } from './handoff.js';
 import type { ScanFacts } from './stamp.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { usableHorizon } from './horizon.js';
+import { withIngestMemoryLimit } from '../store/memory-limit.js';
 import { countRetained, recordSourcesDigest, storedSourcesState, upToDateFor } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
 import { byHarness, planPhase, type Item, type PhaseInput } from './plan.js';
@@ -128,7 +129,12 @@ export async function findAndStamp(opts: IngestOptions): Promise<Found> {
  * phase plans it (plan.ts), reads it (run-jobs.ts) and writes it as it comes
  * (phase-writer.ts); settles the marks once at the end.
  */
-export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
+export function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
+  // DuckDB's buffer bounded while it writes and settles, whatever the number of sources (store/memory-limit.ts).
+  return withIngestMemoryLimit(conn, () => ingestBounded(conn, opts));
+}
+
+async function ingestBounded(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
   const t0 = performance.now();
   const { scans, discoveryWarnings, stamps, raw, digest, early } = await findAndStamp(opts);
   const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, peakHeldResults: 0, upToDate: false, events: 0, ms: { discover: performance.now() - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
