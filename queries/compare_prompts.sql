@@ -18,6 +18,7 @@
 -- column: prompts                BIGINT   prompts typed by a person in the range
 -- column: answered_prompts       BIGINT   of those, prompts with at least one billed response
 -- column: priced_prompts         BIGINT   of those, prompts whose every response is priced (behind the cost figures)
+-- column: session_total_prompts  BIGINT   prompts of sessions whose usage is recorded as session totals: counted, but not in the usage figures (compare_prompt_rows.sql)
 -- column: requests_per_prompt_mean DOUBLE  (and _median, _p90) billed responses (agent steps) per prompt
 -- column: tokens_per_prompt_mean DOUBLE    (and _median, _p90) input + cache read + cache write + output
 -- column: cost_per_prompt_usd_mean DOUBLE  (and _median, _p90) over priced prompts
@@ -29,6 +30,7 @@ SELECT harness, detail,
        count(*) AS prompts,
        count(*) FILTER (WHERE answered) AS answered_prompts,
        count(cost_e10) AS priced_prompts,
+       count(*) FILTER (WHERE session_total) AS session_total_prompts,
        avg(requests)::DOUBLE AS requests_per_prompt_mean,
        quantile_cont(requests, 0.5)::DOUBLE AS requests_per_prompt_median,
        quantile_cont(requests, 0.9)::DOUBLE AS requests_per_prompt_p90,

@@ -38,6 +38,9 @@
 -- column: unpriced_tokens        HUGEINT  their total tokens
 -- column: sessions               BIGINT
 -- column: active_days            BIGINT
+-- column: session_grain_requests HUGEINT  of the requests, those of rows made from session totals (grain session or snapshot)
+-- column: session_grain_tokens   HUGEINT  their total tokens
+-- column: session_grain_cost_e10 HUGEINT  their cost under cost_mode (NULL when none is priced)
 -- column: previous_requests      HUGEINT  the same key in the compared period of the previous month
 -- column: previous_total_tokens  HUGEINT
 -- column: previous_cost_e10      HUGEINT  0 when the key had no usage then; NULL when nothing was priced
@@ -70,7 +73,11 @@ cur AS (
          {{key}} AS key,
          {{metrics}},
          count(DISTINCT harness || ':' || session_id) AS sessions,
-         count(DISTINCT d) AS active_days
+         count(DISTINCT d) AS active_days,
+         -- As summary.sql: the share made from session totals (grain session or snapshot).
+         coalesce(sum(requests) FILTER (WHERE grain <> 'response'), 0)::HUGEINT AS session_grain_requests,
+         coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens) FILTER (WHERE grain <> 'response'), 0)::HUGEINT AS session_grain_tokens,
+         sum(cost_e10) FILTER (WHERE grain <> 'response')::HUGEINT AS session_grain_cost_e10
   FROM f JOIN months ON f.d BETWEEN months.first_day AND months.through
   GROUP BY ALL
 ),
@@ -95,7 +102,7 @@ joined AS (
   SELECT k.month, k.key, c.requests, c.input_tokens, c.cache_read_tokens, c.cache_write_tokens,
          c.output_tokens, c.reasoning_tokens, c.total_tokens, c.computed_cost_e10, c.recorded_cost_e10,
          c.usage_events, c.priced_events, c.recorded_events, c.unpriced_requests, c.unpriced_tokens,
-         c.sessions, c.active_days,
+         c.sessions, c.active_days, c.session_grain_requests, c.session_grain_tokens, c.session_grain_cost_e10,
          p.requests AS p_requests, p.total_tokens AS p_total_tokens,
          p.usage_events AS p_usage_events, p.priced_events AS p_priced_events, p.recorded_events AS p_recorded_events,
          -- A period without usage of the key spent nothing on it (0); one
@@ -123,6 +130,9 @@ SELECT month, key,
        coalesce(unpriced_tokens, 0)::HUGEINT AS unpriced_tokens,
        coalesce(sessions, 0) AS sessions,
        coalesce(active_days, 0) AS active_days,
+       coalesce(session_grain_requests, 0)::HUGEINT AS session_grain_requests,
+       coalesce(session_grain_tokens, 0)::HUGEINT AS session_grain_tokens,
+       session_grain_cost_e10,
        coalesce(p_requests, 0)::HUGEINT AS previous_requests,
        coalesce(p_total_tokens, 0)::HUGEINT AS previous_total_tokens,
        prev_cost::HUGEINT AS previous_cost_e10,

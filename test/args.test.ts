@@ -58,9 +58,19 @@ function randomLine(c: CommandSpec, pick: <T>(xs: T[]) => T, r: () => number): s
 
 function lines(): string[][] {
   const out: string[][] = [[], ['report'], ['prices'], ['nope'], ['completion'], ['--version'], ['report', '--help']];
+  // Commands that share one options object (ccusage's daily, weekly, monthly; its per-agent
+  // commands) are read alike: every option of the first, the words alone of the others; an
+  // option declared once and given to several commands (ccusage's --json, --since, ...) is
+  // spelt every way with the first of them (the random lines mix it with the others).
+  const optionsSeen = new Set<object>();
+  const specsSeen = new Set<OptionSpec>();
   for (const c of COMMANDS) {
     out.push([...c.words]);
-    for (const [name, o] of Object.entries({ ...c.options, ...GLOBAL_OPTIONS })) {
+    if (optionsSeen.has(c.options)) continue;
+    optionsSeen.add(c.options);
+    const own = Object.entries(c.options).filter(([, o]) => !specsSeen.has(o));
+    for (const [, o] of own) specsSeen.add(o);
+    for (const [name, o] of [...own, ...Object.entries(GLOBAL_OPTIONS)]) {
       if (o.type === 'boolean') out.push([...c.words, `--${name}`], [...c.words, `--no-${name}`], [`--${name}`, ...c.words]);
       else for (const v of ['7d', '', 'compare']) out.push([...c.words, `--${name}`, v], [...c.words, `--${name}=${v}`], [`--${name}`, v, ...c.words]);
     }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, reportRows, tokenFields } from '../fixtures/ledger.js';
 import { buildCopilotHome, CopilotStore, GPT, HAIKU_DOT, SONNET_DOT, type CopilotHome } from '../fixtures/copilot-cli/store.js';
+import { buildShutdownHome } from '../fixtures/copilot-cli/shutdowns.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 import { storedCounts } from './helpers/units.js';
 
@@ -132,5 +133,30 @@ describe('copilot-cli roots, older store, read-only', () => {
     expect(tokenFields(j.totals)).toEqual(tokenFields(fx.ledger.totals()));
     // The -shm is the one file a reader may touch (its read marks).
     expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).toString('base64')])).toEqual(before);
+  });
+});
+
+describe('copilot-cli without session-store.db: events.jsonl shutdown summaries (grain session)', () => {
+  it('a cumulative summary adds what it grew by, a compaction starts again, legacy legs add up, no summary adds nothing; an appended summary adds its share once', () => {
+    const home = tempDir('txu-copilot-sd-');
+    const fx = buildShutdownHome(home);
+    const env = cleanEnv(home);
+    const R = ['--since', '2026-09-01', '--until', '2026-09-30', ...H];
+    const j = reportJson([...R, '--by', 'session'], env);
+    // By hand (fixtures/copilot-cli/shutdowns.ts).
+    expect(tokenFields(j.totals)).toEqual({ requests: 0, input_tokens: 1150, cache_read_tokens: 1100, cache_write_tokens: 150, output_tokens: 150, reasoning_tokens: 0, total_tokens: 2550 });
+    expect(j.totals.session_grain_tokens).toBe(2550);
+    expect(j.rows.map((r: any) => [r.session, r.project, r.total_tokens]).sort()).toEqual([
+      [fx.cumulative.id, '/home/dev/sd-alpha', 550 + 1000 + 150 + 90],
+      ['5a1b2c3d-0000-4000-8000-000000000002', '/home/dev/sd-beta', 600 + 100 + 60],
+    ]);
+    // A later leg after the compaction: 1200/700/100/60 less the summary before it (200/100/0/10): fresh 300, read 600, write 100, output 50.
+    fx.cumulative.line('session.resume', fx.start + 400_000, { context: { cwd: '/home/dev/sd-alpha' } });
+    fx.cumulative.shutdown(fx.start + 500_000, { [SONNET_DOT]: { input: 1200, cacheRead: 700, cacheWrite: 100, output: 60 } }, true);
+    const k = reportJson(R, env);
+    expect(tokenFields(k.totals)).toMatchObject({ input_tokens: 1450, cache_read_tokens: 1700, cache_write_tokens: 250, output_tokens: 200 });
+    const ex = JSON.parse(runCli(['explain', fx.cumulative.path, '--format', 'json'], env).stdout);
+    const rules = ex.sources.flatMap((s: any) => s.records.filter((r: any) => r.counted).map((r: any) => [r.rule, r.grain]));
+    expect(rules).toContainEqual(['session.shutdown, less the summary before', 'session']);
   });
 });

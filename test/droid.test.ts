@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, reportRows, tokenFields } from '../fixtures/ledger.js';
-import { buildDroidHome, type DroidFixture } from '../fixtures/droid/home.js';
+import { buildDroidHome, TRANSCRIPT_MODEL, type DroidFixture } from '../fixtures/droid/home.js';
 import { cleanEnv, reportJson, runCli, tempDir } from './helpers/cli.js';
 import { storedCounts } from './helpers/units.js';
 
@@ -65,6 +65,47 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
     const b = runCli(['report', 'blocks', ...RANGE, ...H, '--format', 'json'], env);
     expect(b.status, b.stderr).toBe(0);
     expect(JSON.stringify(JSON.parse(b.stdout))).not.toMatch(/"total_tokens":[1-9]/);
+  });
+
+  it('compare per prompt: responses only; the prompts of session-total sessions are counted and named, their usage left out', () => {
+    const j = JSON.parse(runCli(['report', 'compare', ...RANGE, ...H, '--format', 'json'], env).stdout);
+    const d = j.harnesses.find((h: any) => h.harness === 'droid');
+    // By hand: prompts plain 2, parent 1, its Task child 1 (with its parent), old 1, long 2, all of session
+    // totals; the all-zero desktop session's 1 prompt has no usage at all (unanswered: 0, as before).
+    expect([d.prompts, d.session_total_prompts]).toEqual([8, 7]);
+    expect([d.answered_prompts, d.priced_prompts, d.tokens_per_prompt_mean, d.cost_per_prompt_usd_mean, d.requests_per_prompt_mean]).toEqual([0, 1, 0, 0, 0]);
+    const t = runCli(['report', 'compare', ...RANGE, ...H], env).stdout.replace(/\s+/g, ' ');
+    expect(t).toContain('recorded as a session total (droid 7) count as prompts');
+  });
+
+  it('monthly carries the session_grain_* fields as summary does (JSON and CSV) and marks the table', () => {
+    const j = reportJson(['monthly', ...RANGE, ...H], env);
+    const want = 185 + 10146812 + 9300 + 444 + 7777;
+    expect([j.totals.total_tokens, j.totals.session_grain_tokens, j.totals.session_grain_requests]).toEqual([want, want, 0]);
+    const sep = j.months.find((m: any) => m.month === '2026-09');
+    expect(sep.totals.session_grain_tokens).toBe(want);
+    expect(sep.by_harness.find((r: any) => r.harness === 'droid').session_grain_tokens).toBe(want);
+    expect(sep.totals.session_grain_cost_usd).toBe(sep.totals.cost_usd);
+    const c = runCli(['report', 'monthly', ...RANGE, ...H, '--format', 'csv'], env);
+    const [head, ...rows] = c.stdout.trim().split('\n');
+    const cols = head!.split(',');
+    const total = rows.map((r) => r.split(',')).find((r) => r[0] === '2026-09' && r[1] === 'total')!;
+    expect(Number(total[cols.indexOf('session_grain_tokens')])).toBe(want);
+    const t = runCli(['report', 'monthly', ...RANGE, ...H], env).stdout;
+    expect(t.split('\n').filter((l) => l.includes('† includes'))).toHaveLength(1);
+  });
+
+  it('a session without a model setting: its model from the last reminder of its transcript, priced, and explain says so', () => {
+    const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
+    const row = j.rows.find((r: any) => r.session === fx.sessions.old.id);
+    expect(row.model).toBe(TRANSCRIPT_MODEL);
+    // By hand: 40 input + 400 cache read + 4 output, priced as claude-sonnet-4-5 (as the settings alias of the others).
+    expect(row.total_tokens).toBe(444);
+    expect(row.cost_usd).toBeGreaterThan(0);
+    expect(j.warnings.filter((w: string) => w.includes(TRANSCRIPT_MODEL) && !/has no price entry of its own/.test(w))).toEqual([]);
+    const r = runCli(['explain', fx.home.settingsPath(fx.sessions.old), ...RANGE, '--format', 'json'], env);
+    const recs = JSON.parse(r.stdout).sources.flatMap((s: any) => s.records);
+    expect(recs.find((x: any) => x.counted)).toMatchObject({ rule: 'inclusiveTokenUsage without children; model from the transcript' });
   });
 
   it('explain names the grain of the row', () => {

@@ -5,7 +5,7 @@
 // count once, step.end and zero records not at all, the model is found from
 // the configuration (kimi-cli) or the llm.request (Kimi Code) and explain says
 // how; appended lines are read from where the last run stopped.
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, reportRows, tokenFields } from '../fixtures/ledger.js';
@@ -50,6 +50,17 @@ describe('kimi end to end (~/.kimi and ~/.kimi-code)', () => {
     for (const r of wrapped) expect(r.counted).toBe(false);
     const code = JSON.parse(runCli(['explain', fx.ids.codeV2, '--format', 'json'], env).stdout);
     expect(code.sources.flatMap((s: any) => s.records.filter((r: any) => r.counted).map((r: any) => r.rule))).toEqual(['usage.record; model is its alias (no llm.request)']);
+  });
+
+  it('no model configured: kimi-for-coding, the Kimi Code membership\'s alias, has no public per-token price: unknown and marked, never $0', () => {
+    const other = tempDir('txu-kimi-noconf-');
+    buildKimiHome(other);
+    rmSync(join(other, '.kimi', 'config.toml'));
+    const j = reportJson([...RANGE, ...H, '--by', 'model'], cleanEnv(other));
+    const row = j.rows.find((r: any) => r.model === 'kimi-for-coding');
+    // By hand: the six main-agent steps the config named K2 for (A1, A2, BG1, OLD1, the step without id, F1).
+    expect(row).toMatchObject({ requests: 6, cost_usd: null, unpriced_requests: 6 });
+    expect(j.warnings.some((w: string) => w.includes('kimi-for-coding'))).toBe(true);
   });
 
   it('projects from kimi.json buckets and state.json, titles, prompts and tool calls as units', () => {

@@ -287,6 +287,15 @@ describe('--demo', () => {
     expect(monthly.totals.requests).toBeGreaterThan(0);
   });
 
+  it('every harness with billed usage is in the demo (the issue-43 ones too), each without a warning of its own', () => {
+    const env = cleanEnv(tempDir('txu-demo-'));
+    const j = reportJson(['--demo', '--by', 'harness'], env);
+    expect(j.rows.map((r: any) => r.harness).sort()).toEqual(HARNESS_IDS.filter((h) => h !== 'cursor-agent').sort());
+    // Droid's rows are session totals: marked as such.
+    expect(j.rows.find((r: any) => r.harness === 'droid').session_grain_tokens).toBeGreaterThan(0);
+    expect(j.warnings.filter((w: string) => !w.includes('claude-sonnet-5-5'))).toEqual([]);
+  });
+
   it('--demo with --from is refused (exit 2), not one of them silently ignored', () => {
     const dir = tempDir('txu-demo-');
     const r = runCli(['report', '--demo', '--from', dir], cleanEnv(dir));

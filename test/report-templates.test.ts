@@ -51,6 +51,7 @@ function monthRow(o: Record<string, unknown>) {
   return {
     requests: '0', input_tokens: '0', cache_read_tokens: '0', cache_write_tokens: '0', output_tokens: '0', reasoning_tokens: '0', total_tokens: '0',
     cost_e10: '0', computed_cost_e10: null, recorded_cost_e10: null, usage_events: '0', priced_events: '0', recorded_events: '0', unpriced_requests: '0', unpriced_tokens: '0', sessions: '0', active_days: '0',
+    session_grain_requests: '0', session_grain_tokens: '0', session_grain_cost_e10: null,
     previous_requests: '0', previous_total_tokens: '0', previous_cost_e10: '0', previous_usage_events: '0', previous_priced_events: '0', previous_recorded_events: '0',
     total_tokens_change: '0', total_tokens_change_ratio: null, cost_change_e10: '0', cost_change_ratio: null,
     ...o,

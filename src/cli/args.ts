@@ -116,6 +116,7 @@ export function parseLine(argv: string[]): ParsedLine | null {
     }
     args[name] = value;
     if (camel(name) !== name) args[camel(name)] = value;
+    if (o.alias) args[o.alias] = value; // as yargs gives an aliased option
   }
   args.$0 = 'tx-usage';
   try {

@@ -16,6 +16,7 @@ import { HARNESS_IDS } from '../core/types.js';
 import { STATUSLINE_FLAGS } from './statusline-flags.js';
 import { formatOfOutFile } from './out-file.js';
 import { replayReport, saveReportMemo } from './memo.js';
+import { CCUSAGE_COMMANDS } from '../compat/ccusage/commands.js';
 
 export interface OptionSpec {
   /** A number option is read by yargs alone (args.ts leaves it: yargs' own reading of "1e3", "0x10", "abc"). */
@@ -24,6 +25,8 @@ export interface OptionSpec {
   describe: string | (() => string);
   default?: string;
   demandOption?: boolean;
+  /** A one-letter spelling (`-j` for --json: ccusage's); read by yargs, which gives the command both keys. */
+  alias?: string;
 }
 
 export interface PositionalSpec {
@@ -39,6 +42,8 @@ export interface CommandSpec {
   words: string[];
   positionals: PositionalSpec[];
   describe: string;
+  /** Left out of the command list of `tx-usage --help` (its own --help still describes it). */
+  hidden?: boolean;
   options: Record<string, OptionSpec>;
   /** Absent for a group (`prices`), whose subcommands run. */
   run?: (rt: Runtime, args: any, argv: string[]) => Promise<void>;
@@ -268,6 +273,7 @@ export const COMMANDS: CommandSpec[] = [
     options: {},
     run: async (rt) => void (process.exitCode = await (await import('./pricing.js')).pricesUpdateCommand(rt)),
   },
+  ...CCUSAGE_COMMANDS,
 ];
 
 /** The top-level command names, in the order of the help text (completion is yargs' own). */

@@ -1,18 +1,15 @@
 // Pointers added to usage errors (still exit 2): what a ccusage user types
-// by habit, said in tx-usage's terms, and the nearest known option for a
-// misspelt one. yargs suggests commands only (recommendCommands), not options.
-// ccusage's commands and flags: https://github.com/ryoppippi/ccusage,
-// docs/guide/cli-options.md (daily, monthly, weekly, session, blocks;
-// --json/-j, --breakdown, --mode auto|calculate|display, --order, --timezone,
-// --since/--until YYYYMMDD).
+// by habit where tx-usage spells it otherwise, and the nearest known option
+// for a misspelt one. yargs suggests commands only (recommendCommands), not
+// options. ccusage's own commands (`daily`, `weekly`, `monthly`, `session`,
+// `blocks`, `claude daily`, ...) are tx-usage commands (src/compat/ccusage/);
+// these pointers are for ccusage's words given to `report`.
 
-/** ccusage's reports, as tx-usage asks for them. */
+/** ccusage's reports given as `report NAME`: the command that is theirs. */
 const CCUSAGE_REPORTS: Record<string, string> = {
-  daily: 'tx-usage report --by day',
-  weekly: 'tx-usage report --by week',
-  monthly: 'tx-usage report monthly',
-  session: 'tx-usage report --by session',
-  blocks: 'tx-usage report blocks',
+  daily: 'tx-usage daily (or report --by day)',
+  weekly: 'tx-usage weekly (or report --by week)',
+  session: 'tx-usage session (or report --by session)',
 };
 
 /**
@@ -23,15 +20,9 @@ const CCUSAGE_REPORTS: Record<string, string> = {
  */
 export function reportHint(name: string): string | null {
   const to = CCUSAGE_REPORTS[name];
-  if (to) return name !== 'monthly' && name !== 'blocks' ? `ccusage's ${name} is: ${to}` : null;
+  if (to) return `ccusage's ${name} is: ${to}`;
   if (/[/\\]|\.parquet$/i.test(name)) return '--from and --root take one path each: repeat the flag for every path, or quote a glob';
   return null;
-}
-
-/** The hint for an unknown first word that is one of ccusage's commands (null otherwise). */
-export function commandHint(word: string): string | null {
-  const to = CCUSAGE_REPORTS[word];
-  return to ? `did you mean: ${to}?` : null;
 }
 
 /** ccusage's flags that tx-usage spells otherwise. */

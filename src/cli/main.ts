@@ -8,7 +8,7 @@ import { packageRoot } from '../core/package-root.js';
 import type { Argv, Options, PositionalOptions } from 'yargs';
 import { UsageError } from '../report/period.js';
 import { COMMAND_NAMES, COMMANDS, COMPLETION_HELP, GLOBAL_OPTIONS, helpFacts, missingValue, normalizeArgs, runCommand, type CommandSpec, type OptionSpec } from './commands.js';
-import { commandHint, optionHint } from './hints.js';
+import { optionHint } from './hints.js';
 import { messageLine } from '../render/terminal-text.js';
 
 /** Name, title and description of each report definition (reports/*.json), for `report --help`. */
@@ -44,7 +44,7 @@ function userTerms(argv: string[], msg: string, known: string[]): string | null 
     const names = unknown[1].split(', ').map((n) => n.trim());
     // A first word that is no command (yargs calls it an unknown argument).
     const first = argv.find((t) => !t.startsWith('-'));
-    if (!cmd && first !== undefined && names.includes(first)) return `unknown command ${JSON.stringify(first)} (${commandHint(first) ?? 'tx-usage --help lists the commands'})`;
+    if (!cmd && first !== undefined && names.includes(first)) return `unknown command ${JSON.stringify(first)} (tx-usage --help lists the commands)`;
     // The option as typed (-s, --bogus, --format=json), else the word yargs named (a stray positional).
     const typed = names.map((n) => {
       const t = argv.find((a) => a.startsWith('-') && a.replace(/^-+/, '').split('=')[0] === n);
@@ -74,6 +74,7 @@ function yargsOption(o: OptionSpec, global = false): Options {
   const out: Options = { type: o.type, describe: describe(o) };
   if (o.default !== undefined) out.default = o.default;
   if (o.demandOption) out.demandOption = true;
+  if (o.alias) out.alias = o.alias;
   if (global) out.global = true;
   return out;
 }
@@ -125,7 +126,8 @@ async function parser(argv: string[], outcome: Outcome) {
         for (const s of subs) b = b.command(usageOf(s), s.describe, (x) => declare(x, s), run(s));
         return b.demandCommand(1, `name a ${c.words[0]} command: ${subs.map((s) => s.words[1]).join(' or ')}`);
       });
-    } else y = y.command(usageOf(c), c.describe, (b) => declare(b, c), run(c));
+    // A description of false leaves the command out of the list (yargs' way; its types omit it).
+    } else y = y.command(usageOf(c), (c.hidden ? false : c.describe) as string, (b) => declare(b, c), run(c));
   }
   const commands = COMMAND_NAMES.join(', ');
   y = y

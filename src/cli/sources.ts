@@ -14,6 +14,7 @@ import { counted } from '../core/plural.js';
 import { printableLines } from '../render/terminal-text.js';
 import { claudeRetention } from './retention.js';
 import { retentionText } from '../harnesses/claude-code/retention.js';
+import { KNOWN_UNREAD } from '../harnesses/known-unread/index.js';
 
 export async function sourcesCommand(rt: Runtime, format: string): Promise<void> {
   if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
@@ -64,8 +65,11 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
       sources: files.map((f) => ({ path: f.path, target: linkTarget(f), kind: f.kind, retained: f.retained_since_ms !== null, retained_since: day(f.retained_since_ms), events: f.events, billed_events: f.billed, context_rows: f.contexts, skipped: f.skips, counts: f.counts, warnings: f.warnings })),
     };
   });
+  // Harnesses known and not read (src/harnesses/known-unread/): their folders, found or not, and why.
+  const ctx = { home: rt.home, env: rt.env, rootOverrides: [] };
+  const notRead = KNOWN_UNREAD.map((k) => ({ harness: k.id, name: k.displayName, reason: k.reason, roots: k.roots(ctx) }));
   if (format === 'json') {
-    process.stdout.write(renderJson({ harnesses, cursor, discovery_warnings: ingest.discoveryWarnings }));
+    process.stdout.write(renderJson({ harnesses, not_read: notRead, cursor, discovery_warnings: ingest.discoveryWarnings }));
     return;
   }
   const out: string[] = [];
@@ -88,6 +92,10 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
       for (const sk of s.skipped) out.push(`    skipped ${sk.count} × ${sk.reason} (first at ${sk.first})`);
       for (const w of s.warnings) out.push(`    warning: ${w}`);
     }
+  }
+  for (const k of notRead.filter((x) => x.roots.some((r) => r.exists))) {
+    out.push(`${k.name} (${k.harness}): found, not counted: ${k.reason}`);
+    for (const r of k.roots.filter((x) => x.exists)) out.push(`  root found   ${r.path}${r.target ? ` -> ${r.target}` : ''}  [${r.origin}] not read`);
   }
   if (cursor) out.push(...cursorLines(cursor));
   for (const w of ingest.discoveryWarnings) out.push(`warning: ${w}`);

@@ -28,6 +28,8 @@ export interface UnitFigures {
   subagent_tasks: number;
   answered_prompts: number;
   priced_prompts: number;
+  /** Prompts of sessions whose usage is recorded as session totals: counted as prompts, not in the per-prompt usage figures (compare_prompt_rows.sql). */
+  session_total_prompts: number;
   requests_per_prompt_mean: number | null;
   requests_per_prompt_median: number | null;
   requests_per_prompt_p90: number | null;
@@ -66,6 +68,7 @@ function unitFigures(prompt: Record<string, unknown> | undefined, session: Recor
     subagent_tasks: num(session?.subagent_tasks),
     answered_prompts: num(prompt?.answered_prompts),
     priced_prompts: num(prompt?.priced_prompts),
+    session_total_prompts: num(prompt?.session_total_prompts),
   };
   for (const f of PER_PROMPT) {
     for (const s of STATS) {
@@ -155,6 +158,8 @@ export const UNIT_COLUMNS: Column[] = [
   col('subagent_tasks', 'Subagent tasks', 'int'),
   col('answered_prompts', 'Answered', 'int'),
   col('priced_prompts', 'Priced prompts', 'int'),
+  // Added after the others were published: last in the CSV, so their positions hold.
+  { ...col('session_total_prompts', 'Session-total prompts', 'int'), csvLast: true },
   ...PER_PROMPT.flatMap((f) => STATS.map((s) => col(`${f}_${s}`, `${LABEL[f]} ${s}`, f === 'cost_per_prompt_usd' ? 'usd' : 'ratio'))),
   col('active_hours', 'Active h', 'ratio'),
   col('hourly_sessions', 'Hourly sessions', 'int'),
@@ -173,6 +178,15 @@ const fewColumn = (rows: Record<string, unknown>[]) => (rows.some(isFew) ? [FEW_
 const fewNote = (rows: Record<string, unknown>[]) => (rows.some(isFew) ? [`* fewer than ${FEW_PROMPTS} prompts: too few to compare.`] : []);
 
 /** The terminal's view of the figures: per harness (or harness × detail), the medians and the cost tail. */
+/** Which prompts the per-prompt usage figures leave out because their sessions record session totals (named by harness). */
+function sessionTotalNote(rows: Record<string, unknown>[]): string[] {
+  const by = new Map<string, number>();
+  for (const r of rows) if (num(r.session_total_prompts) > 0) by.set(String(r.harness), (by.get(String(r.harness)) ?? 0) + num(r.session_total_prompts));
+  if (!by.size) return [];
+  const list = [...by].map(([h, n]) => `${h} ${n}`).join(', ');
+  return [`Responses only: prompts of sessions whose usage is recorded as a session total (${list}) count as prompts, but their requests, tokens and cost are not in these figures (a session total is not a prompt's).`];
+}
+
 export function perPromptDataset(title: string, rows: Record<string, unknown>[], keys: { field: string; label: string }[]): Dataset {
   return {
     title,
@@ -194,6 +208,7 @@ export function perPromptDataset(title: string, rows: Record<string, unknown>[],
     notes: [
       ...fewNote(rows),
       'Per prompt typed by a person: the billed responses (requests) from it to the next prompt, their tokens and cost (prompts with an unpriced response left out of the cost), and the tool calls in between. med = median.',
+      ...sessionTotalNote(rows),
     ],
   };
 }

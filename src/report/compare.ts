@@ -285,5 +285,5 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
  */
 function compareGrainNote(tokens: number): string | null {
   const n = grainNote(tokens);
-  return n === null ? null : `${n.replace(`${GRAIN_MARK} includes`, 'The figures include')} Compare counts them in tokens, costs and sessions; they add no requests.`;
+  return n === null ? null : `${n.replace(`${GRAIN_MARK} includes`, 'The figures include')} Compare counts them in tokens, costs and sessions; they add no requests, and the per-prompt figures leave them out.`;
 }

@@ -5,8 +5,8 @@
 // the share of cost from each token kind. Shape documented in docs/reports.md.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { e10ToUsd } from '../core/money.js';
-import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
-import { unpricedNote } from '../render/cells.js';
+import { COST_PARTIAL, GRAIN_COLUMNS, GRAIN_MARK_FIELD, type Column, type Dataset } from '../render/columns.js';
+import { grainNote, unpricedNote } from '../render/cells.js';
 import { baseChartData, type ChartRow } from './charts.js';
 import { costSharesByMonth, momentsOf, type CostShares } from './costshares.js';
 import type { ReportDefinition, ReportOutput } from './output.js';
@@ -14,6 +14,7 @@ import { groupExpr, keysSlot, type GroupKey } from './groups.js';
 import { periodLabel, todayIn, UsageError } from './period.js';
 import { sortRows } from './sort.js';
 import { contextEntries, costSource, metricsOf, templateValues, type CostSource, type Metrics, type ReportParams } from './summary.js';
+import { grainFieldsOf, type GrainFields } from './summary-rows.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { ensureUnitMacros } from './unit-macros.js';
 
@@ -21,7 +22,7 @@ import { ensureUnitMacros } from './unit-macros.js';
 export const MONTHLY_BREAKDOWNS = ['harness', 'model', 'project', 'session', 'machine'] as const;
 type Breakdown = (typeof MONTHLY_BREAKDOWNS)[number];
 
-export interface MonthRow extends Metrics {
+export interface MonthRow extends Metrics, GrainFields {
   sessions: number;
   active_days: number;
   previous_requests: number;
@@ -66,7 +67,7 @@ export interface MonthlyReport {
   through: string;
   timezone: string;
   breakdowns: Breakdown[];
-  totals: Metrics & { sessions: number; active_days: number };
+  totals: Metrics & GrainFields & { sessions: number; active_days: number };
   months: MonthSection[];
   /** Harnesses with activity in the range but no billed usage recorded locally (Cursor). */
   harnesses_without_billed_usage: string[];
@@ -117,6 +118,7 @@ function monthRow(r: Record<string, unknown>, covered: number, days: number): Mo
   const m = metricsOf(r);
   return {
     ...m,
+    ...grainFieldsOf(r),
     sessions: num(r.sessions),
     active_days: num(r.active_days),
     previous_requests: num(r.previous_requests),
@@ -256,7 +258,7 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
     through,
     timezone: p.tz,
     breakdowns: keys,
-    totals: { ...metricsOf(tot ?? {}), sessions: num(tot?.sessions), active_days: num(tot?.active_days) },
+    totals: { ...metricsOf(tot ?? {}), ...grainFieldsOf(tot ?? {}), sessions: num(tot?.sessions), active_days: num(tot?.active_days) },
     months: sections,
     harnesses_without_billed_usage: contextOnly,
     warnings,
@@ -272,6 +274,8 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
   }
   const unpriced = unpricedNote(report.totals.unpriced_requests, report.totals.unpriced_tokens);
   if (unpriced) notes.push(unpriced);
+  const grain = grainNote(report.totals.session_grain_tokens);
+  if (grain) notes.push(grain);
   if (contextOnly.length) {
     notes.push(`${contextOnly.join(', ')}: activity in this range but no billed usage recorded locally, so not in these figures (see \`tx-usage report compare\`).`);
   }
@@ -320,9 +324,9 @@ function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[
       metric('cache_write_tokens', 'Cache wr', 'int'),
       metric('output_tokens', 'Output', 'int'),
       metric('reasoning_tokens', 'Reasoning', 'int'),
-      { ...metric('total_tokens', 'Tokens', 'int', true), drop: 2 },
+      { ...metric('total_tokens', 'Tokens', 'int', true), drop: 2, grainMark: GRAIN_MARK_FIELD },
       { ...metric('total_tokens_change_ratio', 'Δ tok', 'pct', true), drop: 1 },
-      { ...metric('cost_usd', 'Cost', 'usd', true), partial: COST_PARTIAL },
+      { ...metric('cost_usd', 'Cost', 'usd', true), partial: COST_PARTIAL, grainMark: GRAIN_MARK_FIELD },
       { ...metric('projected_cost_usd', 'Projected', 'usd', true), partial: COST_PARTIAL, csvLast: true },
       { ...metric('previous_cost_usd', 'Prev cost', 'usd'), partial: previousPartial },
       { ...metric('cost_change_usd', 'Δ cost', 'usd', true), drop: 3, partial: { by: ['cost_source', 'previous_cost_source'], bound: false } },
@@ -334,6 +338,7 @@ function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[
       metric('active_days', 'Days', 'int'),
       { ...metric('unpriced_requests', 'Unpriced', 'int'), csvLast: true },
       { ...metric('unpriced_tokens', 'Unpriced tok', 'int'), csvLast: true },
+      ...GRAIN_COLUMNS,
     ],
     rows: [],
     notes,

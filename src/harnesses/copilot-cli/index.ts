@@ -1,7 +1,7 @@
 import type { Harness } from '../types.js';
 import { copilotModelNames } from './model-names.js';
 import { copilotRoots, discoverCopilot } from './paths.js';
-import { RULE } from './rules.js';
+import { RULE, SHUTDOWN_MARKERS } from './rules.js';
 
 export const copilotCli: Harness<'copilot-cli'> = {
   id: 'copilot-cli',
@@ -13,5 +13,8 @@ export const copilotCli: Harness<'copilot-cli'> = {
   howToPoint: 'set COPILOT_HOME (the folder holding session-store.db), or pass --root copilot-cli=PATH (that folder or the file)',
   roots: copilotRoots,
   discover: discoverCopilot,
-  extract: async (source, sink, opts) => (await import('./extract.js')).extractCopilot(source, sink, opts),
+  scanMarkers: [SHUTDOWN_MARKERS],
+  // The store; where a root has none, its sessions' events.jsonl shutdown summaries (README).
+  extract: async (source, sink, opts) =>
+    source.kind === 'jsonl' ? (await import('./shutdown.js')).extractCopilotShutdowns(source, sink, opts) : (await import('./extract.js')).extractCopilot(source, sink, opts),
 };

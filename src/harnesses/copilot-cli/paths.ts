@@ -3,10 +3,11 @@
 //   --root copilot-cli=PATH (repeatable: the config folder or the file),
 //   else COPILOT_HOME (the CLI's own variable; it moves the database too),
 //   else ~/.copilot.
-import { realpath } from '../../io/observed-fs.js';
+import { join } from 'node:path';
+import { kindOf, realpath } from '../../io/observed-fs.js';
 import type { SourceLocation } from '../../core/types.js';
 import { databaseFiles } from '../opencode/paths.js';
-import { resolveRoots } from '../roots.js';
+import { listDirWarned, resolveRoots } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
 const DB_FILE = /^session-store\.db$/;
@@ -24,6 +25,21 @@ export async function discoverCopilot(roots: RootSpec[], warn: (m: string, at: S
     seen.add(real);
     // Committed rows may be only in the -wal (never the -shm, which every reader writes).
     out.push({ harness: 'copilot-cli', key: real, path: file, kind: 'sqlite', companions: [file + '-wal'] });
+  }
+  // README "Shutdown summaries": a config folder without the store (older CLIs, a store removed) is
+  // read from its sessions' events.jsonl summaries; one with the store never (the same calls again).
+  for (const root of roots) {
+    if (!root.exists || kindOf(root.path) !== 'dir' || kindOf(join(root.path, 'session-store.db')) !== null) continue;
+    const state = join(root.path, 'session-state');
+    if (kindOf(state) !== 'dir') continue;
+    for (const e of listDirWarned(state, warn) ?? []) {
+      const file = join(state, e.name, 'events.jsonl');
+      if (kindOf(file) !== 'file') continue;
+      const real = realpath(file) ?? file;
+      if (seen.has(real)) continue;
+      seen.add(real);
+      out.push({ harness: 'copilot-cli', key: real, path: file, kind: 'jsonl', meta: { session: e.name } });
+    }
   }
   return out;
 }

@@ -27,10 +27,15 @@ interface Transcript {
   lastTs: number | null;
   cwd: string | null;
   title: string | null;
+  /** The model the last system reminder names (`Model: …`), for a session whose settings name none (README "Model"). */
+  model: string | null;
 }
 
+/** `Model: <name>` on a line of a system reminder (ccusage parser.rs extract_droid_model_from_line; tokscale droid.rs). */
+const REMINDER_MODEL = /^[ \t]*Model:[ \t]*(\S[^\n]*?)[ \t]*$/m;
+
 async function readTranscript(file: string, sink: ExtractSink): Promise<Transcript> {
-  const out: Transcript = { prompts: [], lastTs: null, cwd: null, title: null };
+  const out: Transcript = { prompts: [], lastTs: null, cwd: null, title: null, model: null };
   if (kindOf(file) !== 'file') return out;
   await scanJsonlFile(file, { markers: DROID_MARKERS }, sink, (rec) => {
     if (rec.type === 'session_start') {
@@ -42,6 +47,14 @@ async function readTranscript(file: string, sink: ExtractSink): Promise<Transcri
     const m = rec.type === 'message' && isObject(rec.message) ? rec.message : null;
     if (ts !== null && m?.role === 'user' && Array.isArray(m.content) && m.content.some((b: unknown) => isObject(b) && b.type === 'text' && typeof b.text === 'string' && !b.text.trimStart().startsWith('<system-reminder>'))) {
       out.prompts.push({ id: text(rec.id) ?? String(ts), ts });
+    }
+    // Only the model's name is taken from a reminder; nothing else of its text is kept.
+    if (m?.role === 'user' && Array.isArray(m.content)) {
+      for (const b of m.content) {
+        if (!isObject(b) || b.type !== 'text' || typeof b.text !== 'string' || !b.text.trimStart().startsWith('<system-reminder>')) continue;
+        const found = REMINDER_MODEL.exec(b.text);
+        if (found) out.model = found[1]!;
+      }
     }
   });
   return out;
@@ -93,6 +106,10 @@ export async function extractDroid(source: SourceRef, sink: ExtractSink, _opts: 
     sink.skip('session without tokens (all counters 0)', { file });
     return null;
   }
+  // README "Model": the settings' alias, else the last model the transcript's reminders name.
+  const settingsModel = text(doc.model);
+  const model = settingsModel ?? transcript.model;
+  const rule = settingsModel === null && model !== null ? (own.rule === RULE.tokenUsage ? RULE.tokenUsageTranscriptModel : RULE.inclusiveOnlyTranscriptModel) : own.rule;
   // README "Time": the last message of the transcript, else when the snapshot was last written.
   const ts = transcript.lastTs ?? Math.floor(statSync(file).mtimeMs);
   const credits = typeof own.u.factoryCredits === 'number' && Number.isFinite(own.u.factoryCredits) && own.u.factoryCredits > 0 ? own.u.factoryCredits : null;
@@ -100,7 +117,7 @@ export async function extractDroid(source: SourceRef, sink: ExtractSink, _opts: 
     harness: 'droid',
     session_id: session,
     project: transcript.cwd,
-    model: text(doc.model),
+    model,
     provider: null,
     ts,
     dedupe_key: `droid:${session}`,
@@ -121,7 +138,7 @@ export async function extractDroid(source: SourceRef, sink: ExtractSink, _opts: 
     billing_kind: credits === null ? null : CREDITS_KIND,
     request_units: credits,
     grain: 'session',
-    rule: own.rule,
+    rule,
   };
   sink.event(ev);
   return null;

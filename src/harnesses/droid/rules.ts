@@ -3,6 +3,8 @@
 export const RULE = {
   tokenUsage: 'tokenUsage snapshot',
   inclusiveOnly: 'inclusiveTokenUsage without children',
+  tokenUsageTranscriptModel: 'tokenUsage snapshot; model from the transcript',
+  inclusiveOnlyTranscriptModel: 'inclusiveTokenUsage without children; model from the transcript',
 } as const;
 
 /** The transcript lines read: those with a time, and the session's first line (its cwd and title). */
