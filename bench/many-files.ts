@@ -11,38 +11,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ClaudeHome } from '../fixtures/claude-code/build.js';
-import { pickMetrics, type Metrics } from '../fixtures/all-harnesses.js';
-import { prng } from '../fixtures/demo.js';
+import { pickMetrics } from '../fixtures/all-harnesses.js';
+import { buildManyFiles, type ManyFiles } from '../fixtures/many-files.js';
 import { measure, median } from './measure.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const THIS_CLI = join(ROOT, 'dist/src/cli/fast.cjs');
 
-interface Built {
-  files: number;
-  projects: number;
-  expected: Metrics;
-}
+type Built = ManyFiles;
 
-/** `files` sessions of 1–3 responses each (some written as split lines), cwd cycling over `projects` folders. */
+/** The home, with `many-files.json` beside it saying what it holds. */
 function buildHome(home: string, files: number, projects: number): Built {
-  const claude = new ClaudeHome(join(home, '.claude'));
-  const rnd = prng(47);
-  const int = (n: number) => Math.floor(rnd() * n);
-  for (let i = 0; i < files; i++) {
-    const s = claude.session({ cwd: `/home/user/many-${i % projects}` });
-    const day = 1 + (i % 28);
-    for (let k = 0; k < 1 + (i % 3); k++) {
-      s.response({
-        ts: `2026-09-${String(day).padStart(2, '0')}T1${k}:00:00.000Z`,
-        splits: 1 + (k % 2),
-        model: k % 2 ? 'claude-sonnet-4-5' : 'claude-opus-4-1',
-        usage: { input: 1 + int(5000), output: 1 + int(900), cacheRead: int(20000), cacheWrite5m: int(300) },
-      });
-    }
-  }
-  const built = { files, projects, expected: pickMetrics(claude.ledger.totals() as unknown as Record<string, unknown>) };
+  const built = buildManyFiles(home, files, projects);
   writeFileSync(join(home, 'many-files.json'), JSON.stringify(built));
   return built;
 }

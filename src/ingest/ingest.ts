@@ -13,6 +13,7 @@ import { setLastIngestDigest, takeOfferedDiscovery } from './handoff.js';
 import type { ScanFacts } from './stamp.js';
 import { takeEarlyExtraction, writeSidecar } from './early.js';
 import { usableHorizon } from './horizon.js';
+import { withIngestMemoryLimit } from '../store/memory-limit.js';
 import { countRetained, recordSourcesDigest, storedSourcesState, upToDateFor } from '../store/sources-digest.js';
 import { mark } from '../core/trace.js';
 import { byHarness, planPhase, type Item, type PhaseInput } from './plan.js';
@@ -57,6 +58,8 @@ export interface IngestStats {
   earlyUsed: number;
   /** Most bytes held at once for one unfinished line, over all sources read (the memory a long line costs). */
   peakHeldBytes: number;
+  /** Most sources' results this thread held at once before writing them (phase-writer.ts: bounded, not growing with the sources). */
+  peakHeldResults: number;
   /** Nothing changed since the last complete ingest: the store's sources digest matched, nothing was planned (store/sources-digest.ts). */
   upToDate: boolean;
   events: number;
@@ -126,10 +129,15 @@ export async function findAndStamp(opts: IngestOptions): Promise<Found> {
  * phase plans it (plan.ts), reads it (run-jobs.ts) and writes it as it comes
  * (phase-writer.ts); settles the marks once at the end.
  */
-export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
+export function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
+  // DuckDB's buffer bounded while it writes and settles, whatever the number of sources (store/memory-limit.ts).
+  return withIngestMemoryLimit(conn, () => ingestBounded(conn, opts));
+}
+
+async function ingestBounded(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
   const t0 = performance.now();
   const { scans, discoveryWarnings, stamps, raw, digest, early } = await findAndStamp(opts);
-  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, upToDate: false, events: 0, ms: { discover: performance.now() - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
+  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, peakHeldResults: 0, upToDate: false, events: 0, ms: { discover: performance.now() - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
   setLastIngestDigest(null);
   const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, returned: 0, retained: 0, deferred: 0, unread: 0, discoveryWarnings, digest, stats };
   // Nothing changed since the last complete ingest (store/sources-digest.ts): nothing to read or write.
@@ -152,7 +160,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
   // a response turns up in that harness's other files (see horizon.ts).
   const deferred = new Map<HarnessId, Item[]>();
   const copiesSeen = new Set<HarnessId>();
-  const tally: WriteTally = { appended: 0, rewritten: 0, unread: 0, events: 0, bytesRead: 0, peakHeldBytes: 0 };
+  const tally: WriteTally = { appended: 0, rewritten: 0, unread: 0, events: 0, bytesRead: 0, peakHeldBytes: 0, peakHeldResults: 0 };
   const jobs: RunJobsContext = { env: opts.env, concurrency: opts.concurrency, tmpDir: opts.tmpDir, early, pool: early?.pool ?? null, jobIds: { last: 0 }, stats };
   if (jobs.pool) stats.workers = jobs.pool.size;
   try {
@@ -181,7 +189,7 @@ export async function ingest(conn: DuckDBConnection, opts: IngestOptions): Promi
     // (~5 ms on a cold run) goes on while the report is queried.
     void jobs.pool?.close().catch(() => undefined);
   }
-  Object.assign(stats, { bytesRead: stats.bytesRead + tally.bytesRead, peakHeldBytes: tally.peakHeldBytes, events: tally.events });
+  Object.assign(stats, { bytesRead: stats.bytesRead + tally.bytesRead, peakHeldBytes: tally.peakHeldBytes, peakHeldResults: tally.peakHeldResults, events: tally.events });
   Object.assign(result, { appended: tally.appended, rewritten: tally.rewritten, unread: tally.unread });
   // The billed and kept marks and the session facts of what this ingest (or one killed before it) wrote.
   await settlePending(conn);

@@ -73,7 +73,7 @@ export async function surveyReadOnly(conn: DuckDBConnection, opts: IngestOptions
       unread: changed,
       discoveryWarnings,
       digest,
-      stats: { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, upToDate: changed === 0, events: 0, ms: { discover: ms, plan: 0, extract: 0, total: ms }, at: { start: t0, end: performance.now() } },
+      stats: { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, peakHeldResults: 0, upToDate: changed === 0, events: 0, ms: { discover: ms, plan: 0, extract: 0, total: ms }, at: { start: t0, end: performance.now() } },
     },
   };
 }
