@@ -14,7 +14,7 @@ import { makeDemoDir } from './workdir.js';
 import { cacheDir } from '../core/cache-dir.js';
 import { HARNESS_IDS } from '../core/types.js';
 import { STATUSLINE_FLAGS } from './statusline-flags.js';
-import { formatOfOutFile } from './out-file.js';
+import { formatOfOutFile, refuseHtmlToTerminal } from './out-file.js';
 import { replayReport, saveReportMemo } from './memo.js';
 import { CCUSAGE_COMMANDS } from '../compat/ccusage/commands.js';
 
@@ -342,6 +342,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
 
 /** Runs a report on generated sample data in a private temporary home and store. */
 async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
+  refuseHtmlToTerminal(a);
   const { writeDemoHome } = await import('../../fixtures/demo.js');
   const dir = makeDemoDir();
   // Ctrl-C: the generated home goes at once (a kill leaves it to the next run's sweep, workdir.ts).
@@ -377,6 +378,7 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
 
 /** `report`: replayed from the memo when no input and no source changed, else run in full and memoized. */
 async function report(rt: Runtime, a: ReportArgs): Promise<void> {
+  refuseHtmlToTerminal(a);
   const probe = await replayReport(rt, a as Record<string, unknown>);
   if (probe.hit) return;
   const { reportCommand } = await import('./report.js');

@@ -10,6 +10,7 @@ import { digest128 } from '../core/digest.js';
 import { fsProblem } from '../core/fs-problem.js';
 import { UsageError } from '../report/period.js';
 import { ownJson, replaceOwnFile } from '../io/own-file.js';
+import { inputIsTTY } from '../core/inputs.js';
 
 const KIND = 'outputs';
 /** Paths remembered (the most recent ones). */
@@ -160,4 +161,22 @@ export function formatOfOutFile(path: string): 'csv' | 'json' | 'html' | null {
   if (ext === 'csv' || ext === 'json') return ext;
   if (ext === 'html' || ext === 'htm') return 'html';
   return null;
+}
+
+/**
+ * An HTML page is for a browser: asked for on a terminal without --out, it is
+ * refused before any work, naming the flag that writes it (a page of markup
+ * and base64 scrolled past in a terminal helps nobody).
+ */
+export function refuseHtmlToTerminal(a: { format?: string; out?: string }): void {
+  if (a.format === 'html' && a.out === undefined && inputIsTTY(1)) {
+    throw new UsageError('--format html: an HTML page is for a browser, not a terminal; write it to a file with --out report.html (or redirect stdout: > report.html)');
+  }
+}
+
+/** What a run says on stderr after writing --out FILE: the path and the size written. */
+export function wroteLine(path: string, text: string): string {
+  const bytes = Buffer.byteLength(text);
+  const size = bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return `wrote ${path} (${size})`;
 }

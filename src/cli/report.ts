@@ -18,7 +18,7 @@ import { resolveWarningsOf, warningsInWindow } from '../store/ready.js';
 import { cacheDir, notice, rootProblems, type Runtime } from './runtime.js';
 import { openAnswerable, type Answerable, type KeptOpen } from './current.js';
 import { retentionNoticeOnce } from './retention.js';
-import { checkOutFile, writeOutFile } from './out-file.js';
+import { checkOutFile, writeOutFile, wroteLine } from './out-file.js';
 import { reportHint } from './hints.js';
 import { modelsInWindow, nearMatchWarnings, unpricedModelWarnings } from './price-warnings.js';
 import { markSaid, unsaid } from './said-warnings.js';
@@ -28,7 +28,7 @@ import { mark } from '../core/trace.js';
 import { nowMs } from '../live/clock.js';
 import type { BlocksOptions } from '../live/blocks-report.js';
 import { addBudgets, budgetHorizonDay } from '../live/report-budgets.js';
-import { printableLines, warningLines } from '../render/terminal-text.js';
+import { messageLine, printableLines, warningLines } from '../render/terminal-text.js';
 
 export interface ReportArgs {
   name?: string;
@@ -254,7 +254,9 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   const stderrOf = (said: (w: string) => boolean) => {
     if (rt.quiet) return '';
     const shown = warnings.filter((w) => w !== noData && (!files.has(w) || said(w)));
-    return (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(shown);
+    // What --out wrote, said on every run (a replay from the memo too: it writes the file again).
+    const wrote = a.out === undefined ? '' : messageLine(wroteLine(a.out, text));
+    return wrote + (noData === null ? '' : `${printableLines(noData)}\n`) + warningLines(shown);
   };
   process.stderr.write(stderrOf((w) => fresh.has(w)));
   markSaid(cache, [...fresh]);
