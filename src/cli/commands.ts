@@ -18,38 +18,8 @@ import { formatOfOutFile, refuseHtmlToTerminal } from './out-file.js';
 import { replayReport, saveReportMemo } from './memo.js';
 import { CCUSAGE_COMMANDS } from '../compat/ccusage/commands.js';
 
-export interface OptionSpec {
-  /** A number option is read by yargs alone (args.ts leaves it: yargs' own reading of "1e3", "0x10", "abc"). */
-  type: 'string' | 'boolean' | 'number';
-  /** The help text; a function when it lists what is known only once loaded (report names, group keys). */
-  describe: string | (() => string);
-  default?: string;
-  demandOption?: boolean;
-  /** A one-letter spelling (`-j` for --json: ccusage's); read by yargs, which gives the command both keys. */
-  alias?: string;
-}
-
-export interface PositionalSpec {
-  name: string;
-  /** `<name>` (required) or `[name]`; `..` (variadic, an array) when `array`. */
-  required: boolean;
-  array?: boolean;
-  describe?: string;
-}
-
-export interface CommandSpec {
-  /** The words that name it: ['report'], ['prices', 'show']. */
-  words: string[];
-  positionals: PositionalSpec[];
-  describe: string;
-  /** Left out of the command list of `tx-usage --help` (its own --help still describes it). */
-  hidden?: boolean;
-  options: Record<string, OptionSpec>;
-  /** Absent for a group (`prices`), whose subcommands run. */
-  run?: (rt: Runtime, args: any, argv: string[]) => Promise<void>;
-  /** report and demo: the report definitions as the help's epilog. */
-  epilog?: () => string;
-}
+export type { CommandSpec, OptionSpec, PositionalSpec } from './command-spec.js';
+import type { CommandSpec, OptionSpec, PositionalSpec } from './command-spec.js';
 
 /** Options every command takes (before or after the command's name). */
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {

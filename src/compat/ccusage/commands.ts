@@ -2,7 +2,7 @@
 // five reports and its per-agent groups, with its options as its `--help`
 // lists them. Declarations only (this module is in the bin's bundle); the
 // work is in command.ts, loaded when one runs.
-import type { CommandSpec, OptionSpec } from '../../cli/commands.js';
+import type { CommandSpec, OptionSpec } from '../../cli/command-spec.js';
 import { CCUSAGE_AGENT_NAMES } from './agents.js';
 
 const COMMON: Record<string, OptionSpec> = {
@@ -33,7 +33,7 @@ const BLOCKS: Record<string, OptionSpec> = {
   'session-length': { type: 'string', alias: 'n', describe: 'blocks: block length in hours (only 5: the window Anthropic limits use)' },
 };
 
-/** Every per-agent command's options (one object: test/args.test.ts reads a table's options once per object). */
+/** Every per-agent command's options (one object: test/cli/args.test.ts reads a table's options once per object). */
 const AGENT_OPTIONS: Record<string, OptionSpec> = { ...COMMON, ...SESSION, ...BLOCKS };
 
 const run = (name: string | null, agent: string | null) => async (rt: Parameters<NonNullable<CommandSpec['run']>>[0], a: any) => (await import('./command.js')).ccusageCommand(rt, a, name ?? a.report ?? 'daily', agent);
