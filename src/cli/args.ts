@@ -7,7 +7,7 @@
 // the global options. Anything else (help, completion, a short option, `--`,
 // an unknown or misspelt option, a missing value, a stray word, a boolean
 // given a value, a number option) is left to yargs (null), which answers it
-// as it always did. test/args.test.ts holds every command line it accepts to
+// as it always did. test/cli/args.test.ts holds every command line it accepts to
 // yargs' reading of it.
 import { COMMANDS, GLOBAL_OPTIONS, missingValue, normalizeArgs, type CommandSpec, type OptionSpec } from './commands.js';
 

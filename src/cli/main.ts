@@ -138,7 +138,7 @@ async function parser(argv: string[], outcome: Outcome) {
       normalizeArgs(args as Parameters<typeof normalizeArgs>[0], opts.array);
     }, true)
     .completion('completion', COMPLETION_HELP)
-    // Every example here is run by test/readme-examples.test.ts.
+    // Every example here is run by test/cli/readme-examples.test.ts.
     .example('$0 report', 'the last 30 days per day, every harness')
     .example('$0 report --since 7d --by harness,model', 'last week per harness and model')
     .example('$0 report monthly --format html --out month.html', 'the monthly spend review as one HTML file')
@@ -195,7 +195,7 @@ export async function runWithYargs(argv: string[]): Promise<void> {
 /**
  * What yargs makes of `argv`: the command it would run and its arguments, or
  * the message it would end with (null for help and version output). For
- * test/args.test.ts, which holds args.ts to it.
+ * test/cli/args.test.ts, which holds args.ts to it.
  */
 export async function yargsReading(argv: string[]): Promise<{ command: string; args: Record<string, unknown> } | { message: string | null }> {
   class Ended extends Error {

@@ -16,7 +16,7 @@ import { cellText, exactConverter, exactJson } from './sql-output.js';
 import { terminalSafeJson } from '../render/terminal-text.js';
 import { outputColumns } from '../core/inputs.js';
 
-/** DuckDB settings of the `sql` command's instance (DuckDB 1.5; see test/sql-sandbox.test.ts for what each refuses). */
+/** DuckDB settings of the `sql` command's instance (DuckDB 1.5; see test/cli/sql-sandbox.test.ts for what each refuses). */
 export const SQL_SANDBOX: Record<string, string> = {
   // Files and URLs: COPY TO/FROM, read_csv/read_text/glob, ATTACH, EXPORT DATABASE, INSTALL.
   enable_external_access: 'false',

@@ -1,7 +1,7 @@
 // Responses appended to a session's transcripts since the live snapshot was
 // made, added to the snapshot as the store will add them.
 //
-// Invariant (test/live-statusline.test.ts checks it against a real ingest):
+// Invariant (test/live/live-statusline.test.ts checks it against a real ingest):
 // after the next ingest, the store's billed responses with ts >= snapshot.from
 // and its session totals equal what mergeAppended returns, because
 // - the appended responses are read by the harness's own extractor from the

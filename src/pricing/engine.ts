@@ -24,7 +24,7 @@
 //     is priced by that variant instead: chosen by the response's own
 //     timestamp here, so a price set (a pricer memo bucket, a cached one)
 //     holds both and stays valid on either side of the end.
-// test/pricing-library.test.ts checks this against the library's float result
+// test/pricing/pricing-library.test.ts checks this against the library's float result
 // for every token-priced model in the bundled catalogue.
 import type { Dec } from './decimal.js';
 import { COST_DIGITS, formatDec, mulDec, parseDec, pow10, roundToCostUnits, shift } from './decimal.js';

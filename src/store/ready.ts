@@ -14,7 +14,7 @@
 // `pricing_fingerprint`: every write transaction of an ingest deletes it with
 // the sources digest (sources-digest.ts FORGET_SOURCES_DIGEST), and a
 // re-pricing deletes it (cli/pricing.ts repriceStore). Tested in
-// test/ready.test.ts.
+// test/cli/ready.test.ts.
 import { VARCHAR, type DuckDBConnection } from './duckdb.js';
 import type { HarnessId } from '../core/types.js';
 import type { Input } from '../core/inputs.js';

@@ -19,7 +19,7 @@
 //   horizon may be under every later one), not what an earlier one needs.
 // Stamps are taken before reading: a file that changes while it is read has
 // another stamp next run, so it is read again, never skipped.
-// Tested in test/nothing-changed.test.ts (the store's files keep their bytes
+// Tested in test/ingest/nothing-changed.test.ts (the store's files keep their bytes
 // and mtimes; any change is read; a deferring run records no digest; write
 // transactions drop it).
 //
