@@ -19,14 +19,21 @@ function nativeIn(nodeModules: string): { cmd: string; version: string } | null 
   try {
     // The package ships the binary without its execute bit; ccusage's own shim sets it before spawning.
     if (process.platform !== 'win32' && (statSync(bin).mode & 0o111) === 0) chmodSync(bin, 0o755);
-    return { cmd: bin, version: (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version };
+    return {
+      cmd: bin,
+      version: (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version,
+    };
   } catch {
     return null;
   }
 }
 
 /** ccusage from the benchmark's own folder, else from `alsoIn` (e.g. the project's node_modules), else installed into the former. */
-export function findCcusage(benchDir: string, alsoIn: string[], log: (s: string) => void): { cmd: string; version: string } | null {
+export function findCcusage(
+  benchDir: string,
+  alsoIn: string[],
+  log: (s: string) => void,
+): { cmd: string; version: string } | null {
   const own = join(benchDir, `ccusage-${CCUSAGE_VERSION}`);
   let found = nativeIn(join(own, 'node_modules'));
   for (const d of alsoIn) found ??= nativeIn(d);
@@ -34,11 +41,23 @@ export function findCcusage(benchDir: string, alsoIn: string[], log: (s: string)
   log(`installing ccusage@${CCUSAGE_VERSION} into ${own} (once)`);
   try {
     mkdirSync(own, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', own, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `ccusage@${CCUSAGE_VERSION}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        own,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        `ccusage@${CCUSAGE_VERSION}`,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   } catch (e) {
     log(`could not install ccusage: ${(e as Error).message}`);
     return null;
   }
   return nativeIn(join(own, 'node_modules'));
 }
-

@@ -57,23 +57,33 @@ export function benchUnchangedDatabases(o: { cli: string; dir: string; runs: num
       if (r.status !== 0) throw new Error(`tx-usage exited ${r.status}: ${r.stderr}`);
       first.set(h.name, r.stdout);
     }
-    const hasOpencode = (out: string) => (JSON.parse(out) as { rows: { harness: string }[] }).rows.some((r) => r.harness === 'opencode');
-    if (!hasOpencode(first.get('with')!)) problems.push('databases: the report with the databases shows no OpenCode usage');
-    if (hasOpencode(first.get('without')!)) problems.push('databases: the report without the databases shows OpenCode usage');
+    const hasOpencode = (out: string) =>
+      (JSON.parse(out) as { rows: { harness: string }[] }).rows.some((r) => r.harness === 'opencode');
+    if (!hasOpencode(first.get('with')!))
+      problems.push('databases: the report with the databases shows no OpenCode usage');
+    if (hasOpencode(first.get('without')!))
+      problems.push('databases: the report without the databases shows OpenCode usage');
     // Interleaved, the order alternating, so that machine load hits both alike.
     for (let i = 0; i < o.runs; i++) {
       for (const h of i % 2 ? [...homes].reverse() : homes) {
         const r = measure(o.cli, args, h.env);
         if (r.status !== 0) throw new Error(`tx-usage exited ${r.status}: ${r.stderr}`);
-        if (r.stdout !== first.get(h.name)) problems.push(`databases (${h.name}) run ${i + 1}: a different answer from the first run`);
+        if (r.stdout !== first.get(h.name))
+          problems.push(`databases (${h.name}) run ${i + 1}: a different answer from the first run`);
         const kind = (JSON.parse(readFileSync(h.env.TX_USAGE_STATS!, 'utf8')) as { kind?: string }).kind;
-        if (kind !== 'memo-hit') problems.push(`databases (${h.name}) run ${i + 1}: not answered from the memo (${kind})`);
+        if (kind !== 'memo-hit')
+          problems.push(`databases (${h.name}) run ${i + 1}: not answered from the memo (${kind})`);
         h.runs.push(r);
       }
     }
     const sum = (runs: Measured[]) => {
       const rss = runs.map((r) => r.rssMb ?? NaN).filter(Number.isFinite);
-      return { median: median(runs.map((r) => r.wallMs)), cpu: runs.reduce((t, r) => t + (r.cpuMs ?? NaN), 0) / runs.length, rss: rss.length ? Math.max(...rss) : null, n: runs.length };
+      return {
+        median: median(runs.map((r) => r.wallMs)),
+        cpu: runs.reduce((t, r) => t + (r.cpuMs ?? NaN), 0) / runs.length,
+        rss: rss.length ? Math.max(...rss) : null,
+        n: runs.length,
+      };
     };
     const w = sum(homes[0]!.runs);
     const wo = sum(homes[1]!.runs);

@@ -42,7 +42,12 @@ function p95(xs: number[]): number {
   return s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)]!;
 }
 
-function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv, input: string): Promise<{ ms: number; status: number; stdout: string; stderr: string }> {
+function timed(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: string,
+): Promise<{ ms: number; status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
     const c = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -50,7 +55,9 @@ function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv, input: strin
     let stderr = '';
     c.stdout.on('data', (d) => (stdout += d));
     c.stderr.on('data', (d) => (stderr += d));
-    c.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, status: code ?? -1, stdout, stderr }));
+    c.on('close', (code) =>
+      resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, status: code ?? -1, stdout, stderr }),
+    );
     c.stdin.end(input);
   });
 }
@@ -66,7 +73,13 @@ function appendNow(m: Manifest, t: AppendTarget, fill: Filler, round: number): n
 }
 
 export async function benchLive(o: LiveBenchOptions): Promise<LiveBenchResult> {
-  const out: LiveBenchResult = { statusline: null, ccusageStatusline: null, watchRefresh: null, lines: [], problems: [] };
+  const out: LiveBenchResult = {
+    statusline: null,
+    ccusageStatusline: null,
+    watchRefresh: null,
+    lines: [],
+    problems: [],
+  };
   const t = o.m.appendTargets.find((x) => x.claude && !x.claude.agentId);
   if (!t) {
     out.problems.push('live: the corpus has no Claude Code session to append to');
@@ -84,19 +97,46 @@ export async function benchLive(o: LiveBenchOptions): Promise<LiveBenchResult> {
     workspace: { current_dir: t.claude!.cwd, project_dir: t.claude!.cwd },
     version: '2.1.310',
     output_style: { name: 'default' },
-    cost: { total_cost_usd: 1.23, total_duration_ms: 60_000, total_api_duration_ms: 20_000, total_lines_added: 10, total_lines_removed: 2 },
-    context_window: { total_input_tokens: 24_000, total_output_tokens: 3_000, context_window_size: 200_000, used_percentage: 12, remaining_percentage: 88, current_usage: { input_tokens: 8, output_tokens: 120, cache_creation_input_tokens: 2_000, cache_read_input_tokens: 22_000 } },
-    rate_limits: { five_hour: { used_percentage: 40, resets_at: Math.floor(Date.now() / 1000) + 3600 }, seven_day: { used_percentage: 20, resets_at: Math.floor(Date.now() / 1000) + 86_400 } },
+    cost: {
+      total_cost_usd: 1.23,
+      total_duration_ms: 60_000,
+      total_api_duration_ms: 20_000,
+      total_lines_added: 10,
+      total_lines_removed: 2,
+    },
+    context_window: {
+      total_input_tokens: 24_000,
+      total_output_tokens: 3_000,
+      context_window_size: 200_000,
+      used_percentage: 12,
+      remaining_percentage: 88,
+      current_usage: {
+        input_tokens: 8,
+        output_tokens: 120,
+        cache_creation_input_tokens: 2_000,
+        cache_read_input_tokens: 22_000,
+      },
+    },
+    rate_limits: {
+      five_hour: { used_percentage: 40, resets_at: Math.floor(Date.now() / 1000) + 3600 },
+      seven_day: { used_percentage: 20, resets_at: Math.floor(Date.now() / 1000) + 86_400 },
+    },
   });
 
   // Watch refresh: in this process, as `watch` runs it (DuckDB loaded once; the store opened per refresh).
   const { refreshSnapshot } = await import('../src/cli/live-refresh.js');
   const { runtimeFrom } = await import('../src/cli/runtime.js');
   const rt = runtimeFrom({ quiet: true }, o.env);
-  const opts = () => ({ now: Date.now(), lineHarnesses: ['claude-code'], monthStart: Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1) });
+  const opts = () => ({
+    now: Date.now(),
+    lineHarnesses: ['claude-code'],
+    monthStart: Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1),
+  });
   const first = performance.now();
   let snap = (await refreshSnapshot(rt, opts())).snapshot; // reads what the 30-day report left unread, once
-  o.log(`  live: first refresh (reads every source the reports left unread) ${(performance.now() - first).toFixed(0)} ms`);
+  o.log(
+    `  live: first refresh (reads every source the reports left unread) ${(performance.now() - first).toFixed(0)} ms`,
+  );
   const refreshMs: number[] = [];
   for (let i = 0; i < 7; i++) {
     appended += appendNow(o.m, t, fill, ++round);
@@ -104,10 +144,19 @@ export async function benchLive(o: LiveBenchOptions): Promise<LiveBenchResult> {
     const r = await refreshSnapshot(rt, opts(), snap);
     refreshMs.push(performance.now() - t0);
     snap = r.snapshot;
-    if (!r.incremental) out.problems.push(`watch refresh ${i + 1}: the snapshot was made from the store again, not carried forward`);
-    if (r.ingest.appended !== 1 || r.ingest.rewritten !== 0) out.problems.push(`watch refresh ${i + 1}: expected one appended source, got ${r.ingest.appended} appended and ${r.ingest.rewritten} re-read`);
+    if (!r.incremental)
+      out.problems.push(`watch refresh ${i + 1}: the snapshot was made from the store again, not carried forward`);
+    if (r.ingest.appended !== 1 || r.ingest.rewritten !== 0)
+      out.problems.push(
+        `watch refresh ${i + 1}: expected one appended source, got ${r.ingest.appended} appended and ${r.ingest.rewritten} re-read`,
+      );
   }
-  out.watchRefresh = { median: median(refreshMs), min: Math.min(...refreshMs), max: Math.max(...refreshMs), n: refreshMs.length };
+  out.watchRefresh = {
+    median: median(refreshMs),
+    min: Math.min(...refreshMs),
+    max: Math.max(...refreshMs),
+    n: refreshMs.length,
+  };
 
   // Status line while the session grows: a new exchange every 250 ms.
   const timer = setInterval(() => (appended += appendNow(o.m, t, fill, ++round)), 250);
@@ -117,7 +166,10 @@ export async function benchLive(o: LiveBenchOptions): Promise<LiveBenchResult> {
     const n = Math.max(20, o.runs);
     for (let i = 0; i < n; i++) {
       const r = await timed(process.execPath, [o.cli, 'statusline', '--format', 'json'], o.env, input);
-      if (r.status !== 0 || r.stderr) out.problems.push(`statusline run ${i + 1}: exit ${r.status}, stderr ${JSON.stringify(r.stderr.slice(0, 200))}`);
+      if (r.status !== 0 || r.stderr)
+        out.problems.push(
+          `statusline run ${i + 1}: exit ${r.status}, stderr ${JSON.stringify(r.stderr.slice(0, 200))}`,
+        );
       const j = JSON.parse(r.stdout) as { stale: boolean; session: unknown };
       if (j.stale) stale++;
       if (!j.session) out.problems.push(`statusline run ${i + 1}: no session figures`);

@@ -48,37 +48,55 @@ async function main(): Promise<void> {
     mkdirSync(home, { recursive: true });
     const t = Date.now();
     built = buildHome(home, files, projects);
-    process.stderr.write(`built ${files} files in ${projects} project folders in ${((Date.now() - t) / 1000).toFixed(1)} s: ${home}\n`);
+    process.stderr.write(
+      `built ${files} files in ${projects} project folders in ${((Date.now() - t) / 1000).toFixed(1)} s: ${home}\n`,
+    );
   }
   const work = mkdtempSync(join(tmpdir(), 'txu-many-work-'));
-  const results = new Map<string, { cpu: number[]; rss: number[]; wall: number[] }>(clis.map((c) => [c, { cpu: [], rss: [], wall: [] }]));
+  const results = new Map<string, { cpu: number[]; rss: number[]; wall: number[] }>(
+    clis.map((c) => [c, { cpu: [], rss: [], wall: [] }]),
+  );
   const problems: string[] = [];
   try {
     for (let r = 0; r < Number(values.runs); r++) {
       for (const cli of clis) {
         const cache = join(work, 'cache');
         rmSync(cache, { recursive: true, force: true });
-        const env = { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: cache, XDG_CONFIG_HOME: join(work, 'config'), TZ: 'UTC', NO_COLOR: '1' };
+        const env = {
+          PATH: process.env.PATH,
+          HOME: home,
+          XDG_CACHE_HOME: cache,
+          XDG_CONFIG_HOME: join(work, 'config'),
+          TZ: 'UTC',
+          NO_COLOR: '1',
+        };
         const m = measure(cli, ['ingest'], env);
         if (m.status !== 0) throw new Error(`${cli} ingest exited ${m.status}: ${m.stderr.slice(0, 500)}`);
         const x = results.get(cli)!;
         x.cpu.push(m.cpuMs ?? NaN);
         x.rss.push(m.rssMb ?? NaN);
         x.wall.push(m.wallMs);
-        process.stderr.write(`${cli}: ${((m.cpuMs ?? NaN) / 1000).toFixed(2)} s CPU, ${(m.rssMb ?? NaN).toFixed(0)} MB, ${(m.wallMs / 1000).toFixed(2)} s wall\n`);
+        process.stderr.write(
+          `${cli}: ${((m.cpuMs ?? NaN) / 1000).toFixed(2)} s CPU, ${(m.rssMb ?? NaN).toFixed(0)} MB, ${(m.wallMs / 1000).toFixed(2)} s wall\n`,
+        );
         const rep = measure(cli, ['report', '--since', '2026-09-01', '--until', '2026-09-30', '--format', 'json'], env);
         const totals = (JSON.parse(rep.stdout) as { totals: Record<string, unknown> }).totals;
         const got = pickMetrics(totals);
-        if (JSON.stringify(got) !== JSON.stringify(built.expected)) problems.push(`${cli}: totals ${JSON.stringify(got)}, expected ${JSON.stringify(built.expected)}`);
+        if (JSON.stringify(got) !== JSON.stringify(built.expected))
+          problems.push(`${cli}: totals ${JSON.stringify(got)}, expected ${JSON.stringify(built.expected)}`);
       }
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
     if (!values.home) rmSync(home, { recursive: true, force: true });
   }
-  process.stdout.write(`first ingest of ${built.files} Claude Code files in ${built.projects} project folders (medians of ${values.runs}):\n`);
+  process.stdout.write(
+    `first ingest of ${built.files} Claude Code files in ${built.projects} project folders (medians of ${values.runs}):\n`,
+  );
   for (const [cli, x] of results) {
-    process.stdout.write(`  ${cli}: ${(median(x.cpu) / 1000).toFixed(2)} s CPU, peak RSS ${median(x.rss).toFixed(0)} MB, ${(median(x.wall) / 1000).toFixed(2)} s wall\n`);
+    process.stdout.write(
+      `  ${cli}: ${(median(x.cpu) / 1000).toFixed(2)} s CPU, peak RSS ${median(x.rss).toFixed(0)} MB, ${(median(x.wall) / 1000).toFixed(2)} s wall\n`,
+    );
   }
   process.stdout.write(problems.length ? `totals differ:\n  ${problems.join('\n  ')}\n` : 'totals equal the ledger\n');
   process.exit(problems.length ? 1 : 0);

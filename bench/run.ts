@@ -11,13 +11,31 @@
 // check that tx-usage's Claude Code and Codex totals equal what the
 // generator wrote; then the live scenarios (live.ts) and a repeated report
 // beside unchanged OpenCode and Cursor databases (databases.ts).
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emptyTotals, METRICS, type Totals } from '../fixtures/codex/ledger.js';
 import { Appender, restoreAppendTargets } from './corpus/append.js';
-import { addDays, ensureCorpus, GIB, windowTotals, type DayTotals, type Harness, type Manifest } from './corpus/generate.js';
+import {
+  addDays,
+  ensureCorpus,
+  GIB,
+  windowTotals,
+  type DayTotals,
+  type Harness,
+  type Manifest,
+} from './corpus/generate.js';
 import { findCcusage } from './ccusage.js';
 import { haveGnuTime, measure, median, type Measured } from './measure.js';
 import { benchLive, type LiveBenchResult } from './live.js';
@@ -50,7 +68,15 @@ function parseSize(s: string): number {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { bytes: GIB, sizeLabel: '1G', runs: 5, dir: join(tmpdir(), 'tx-usage-bench'), seed: 1, ccusage: true, small: 'also' };
+  const o: Options = {
+    bytes: GIB,
+    sizeLabel: '1G',
+    runs: 5,
+    dir: join(tmpdir(), 'tx-usage-bench'),
+    seed: 1,
+    ccusage: true,
+    small: 'also',
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const val = () => {
@@ -69,7 +95,9 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--no-small') o.small = 'no';
     else if (a === '--small-only') o.small = 'only';
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('npm run bench -- [--size 1G|3G|256M|64M] [--runs 5] [--dir DIR] [--seed 1] [--anchor YYYY-MM-DD] [--no-ccusage] [--no-small | --small-only]\n');
+      process.stdout.write(
+        'npm run bench -- [--size 1G|3G|256M|64M] [--runs 5] [--dir DIR] [--seed 1] [--anchor YYYY-MM-DD] [--no-ccusage] [--no-small | --small-only]\n',
+      );
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
   }
@@ -141,11 +169,21 @@ interface Scenario {
 function newQuestions(today: string): { name: string; tx: string[]; cc: string[]; summary: boolean }[] {
   const weekAgo = addUtcDays(today, -7).replace(/-/g, '');
   return [
-    { name: 'report --by harness,project', tx: ['report', '--by', 'harness,project'], cc: ['daily', '--by-agent'], summary: true },
+    {
+      name: 'report --by harness,project',
+      tx: ['report', '--by', 'harness,project'],
+      cc: ['daily', '--by-agent'],
+      summary: true,
+    },
     { name: 'report compare', tx: ['report', 'compare'], cc: ['monthly', '--by-agent'], summary: false },
     { name: 'report --by model,day', tx: ['report', '--by', 'model,day'], cc: ['daily'], summary: true },
     { name: 'report monthly', tx: ['report', 'monthly'], cc: ['monthly'], summary: false },
-    { name: 'report --since 7d --by session', tx: ['report', '--since', '7d', '--by', 'session'], cc: ['session', '--since', weekAgo], summary: true },
+    {
+      name: 'report --since 7d --by session',
+      tx: ['report', '--since', '7d', '--by', 'session'],
+      cc: ['session', '--since', weekAgo],
+      summary: true,
+    },
     { name: 'report --by week', tx: ['report', '--by', 'week'], cc: ['weekly'], summary: true },
     { name: 'report blocks', tx: ['report', 'blocks'], cc: ['blocks'], summary: false },
     { name: 'limits', tx: ['limits'], cc: ['blocks', '--active'], summary: false },
@@ -165,7 +203,14 @@ function summarize(s: Scenario) {
   const walls = s.runs.map((r) => r.wallMs);
   const rss = s.runs.map((r) => r.rssMb ?? NaN).filter(Number.isFinite);
   const cpu = s.runs.map((r) => r.cpuMs ?? NaN).filter(Number.isFinite);
-  return { median: median(walls), min: Math.min(...walls), max: Math.max(...walls), cpu: cpu.length ? median(cpu) : null, rss: rss.length ? Math.max(...rss) : null, n: walls.length };
+  return {
+    median: median(walls),
+    min: Math.min(...walls),
+    max: Math.max(...walls),
+    cpu: cpu.length ? median(cpu) : null,
+    rss: rss.length ? Math.max(...rss) : null,
+    n: walls.length,
+  };
 }
 
 async function main(): Promise<void> {
@@ -179,8 +224,20 @@ async function main(): Promise<void> {
     const cc = o.ccusage ? findCcusage(o.dir, [join(ROOT, 'node_modules')], log) : null;
     small = benchSmallHome({ dir: o.dir, cli: CLI, runs: Math.max(o.runs, 5), ccusage: cc, log });
     if (o.small === 'only') {
-      process.stdout.write(small.lines.join('\n') + '\n' + (small.problems.length ? `problems:\n  ${small.problems.join('\n  ')}\n` : ''));
-      writeFileSync(join(o.dir, 'results-small.json'), JSON.stringify({ date: new Date().toISOString(), small: { node: small.node, questions: small.questions, problems: small.problems } }, null, 1));
+      process.stdout.write(
+        small.lines.join('\n') + '\n' + (small.problems.length ? `problems:\n  ${small.problems.join('\n  ')}\n` : ''),
+      );
+      writeFileSync(
+        join(o.dir, 'results-small.json'),
+        JSON.stringify(
+          {
+            date: new Date().toISOString(),
+            small: { node: small.node, questions: small.questions, problems: small.problems },
+          },
+          null,
+          1,
+        ),
+      );
       if (small.problems.length) process.exitCode = 1;
       return;
     }
@@ -188,15 +245,27 @@ async function main(): Promise<void> {
   const t0 = Date.now();
   const { manifest: m, generated } = ensureCorpus({ dir: corpusDir, bytes: o.bytes, seed: o.seed, anchor: o.anchor });
   const restored = restoreAppendTargets(m);
-  log(`corpus ${corpusDir}: ${generated ? `generated in ${((Date.now() - t0) / 1000).toFixed(1)} s` : 'reused'}${restored ? `, ${restored} appended files cut back` : ''}`);
-  log(`  ${m.shape.files} files, ${(m.shape.bytes / 2 ** 20).toFixed(0)} MiB, ${m.shape.lines} lines (${(m.shape.usageLineShare * 100).toFixed(1)}% with usage), median file ${(m.shape.medianFile / 1024).toFixed(0)} KB, p99 ${(m.shape.p99File / 2 ** 20).toFixed(1)} MB, largest ${(m.shape.largestFile / 2 ** 20).toFixed(0)} MB, ${m.shape.filesOver40MB} files over 40 MB, longest line ${(m.shape.largestLine / 2 ** 20).toFixed(1)} MB`);
+  log(
+    `corpus ${corpusDir}: ${generated ? `generated in ${((Date.now() - t0) / 1000).toFixed(1)} s` : 'reused'}${restored ? `, ${restored} appended files cut back` : ''}`,
+  );
+  log(
+    `  ${m.shape.files} files, ${(m.shape.bytes / 2 ** 20).toFixed(0)} MiB, ${m.shape.lines} lines (${(m.shape.usageLineShare * 100).toFixed(1)}% with usage), median file ${(m.shape.medianFile / 1024).toFixed(0)} KB, p99 ${(m.shape.p99File / 2 ** 20).toFixed(1)} MB, largest ${(m.shape.largestFile / 2 ** 20).toFixed(0)} MB, ${m.shape.filesOver40MB} files over 40 MB, longest line ${(m.shape.largestLine / 2 ** 20).toFixed(1)} MB`,
+  );
   log(`  page cache warmed: ${(warmPageCache(m.home) / 2 ** 20).toFixed(0)} MiB read`);
 
   const work = join(o.dir, `run-${process.pid}`);
   const cache = join(work, 'cache');
   const statsFile = join(work, 'stats.json');
   mkdirSync(work, { recursive: true });
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: m.home, TZ: 'UTC', NO_COLOR: '1', XDG_CACHE_HOME: cache, XDG_CONFIG_HOME: join(work, 'config'), TX_USAGE_STATS: statsFile };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: m.home,
+    TZ: 'UTC',
+    NO_COLOR: '1',
+    XDG_CACHE_HOME: cache,
+    XDG_CONFIG_HOME: join(work, 'config'),
+    TX_USAGE_STATS: statsFile,
+  };
   const ccEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: m.home, TZ: 'UTC', NO_COLOR: '1' };
   const reportArgs = ['report', '--since', '30d', '--format', 'json'];
   const tx = (args = reportArgs) => {
@@ -216,9 +285,13 @@ async function main(): Promise<void> {
   const checkWindow = (out: string, added: DayTotals, label: string) => {
     const j = JSON.parse(out) as { since: string; until: string; timezone: string; totals: Record<string, unknown> };
     if (j.timezone !== 'UTC') problems.push(`${label}: report in ${j.timezone}, expected UTC`);
-    const want = sumTotals(expectedBy(m, added, 'claude-code', j.since, j.until), expectedBy(m, added, 'codex', j.since, j.until));
+    const want = sumTotals(
+      expectedBy(m, added, 'claude-code', j.since, j.until),
+      expectedBy(m, added, 'codex', j.since, j.until),
+    );
     problems.push(...diffTotals(`${label} (--since 30d: ${j.since}..${j.until})`, j.totals, want));
-    if (want.requests === 0) problems.push(`${label}: the corpus has nothing in ${j.since}..${j.until} (anchor ${m.anchor}); regenerate it`);
+    if (want.requests === 0)
+      problems.push(`${label}: the corpus has nothing in ${j.since}..${j.until} (anchor ${m.anchor}); regenerate it`);
     return want;
   };
   const checkByHarness = (added: DayTotals, label: string) => {
@@ -230,9 +303,17 @@ async function main(): Promise<void> {
     const want: Record<string, Totals> = {};
     for (const h of ['claude-code', 'codex'] as const) {
       want[h] = expectedBy(m, added, h, first, last);
-      problems.push(...diffTotals(`${label}: ${h}`, rows.find((x) => x.harness === h), want[h]!));
+      problems.push(
+        ...diffTotals(
+          `${label}: ${h}`,
+          rows.find((x) => x.harness === h),
+          want[h]!,
+        ),
+      );
     }
-    for (const x of rows) if (x.harness !== 'claude-code' && x.harness !== 'codex') problems.push(`${label}: unexpected harness ${String(x.harness)}`);
+    for (const x of rows)
+      if (x.harness !== 'claude-code' && x.harness !== 'codex')
+        problems.push(`${label}: unexpected harness ${String(x.harness)}`);
     return want;
   };
 
@@ -253,19 +334,36 @@ async function main(): Promise<void> {
     rmSync(cache, { recursive: true, force: true });
     const h = tx(['report', '--since', historyStart, '--format', 'json']);
     whole.runs.push(h.r);
-    if (h.stats?.kind !== 'ingest' || h.stats.rewritten !== m.shape.files) whole.notes.push(`run ${i + 1}: expected a full ingest of ${m.shape.files} files, stats ${JSON.stringify(h.stats)}`);
+    if (h.stats?.kind !== 'ingest' || h.stats.rewritten !== m.shape.files)
+      whole.notes.push(
+        `run ${i + 1}: expected a full ingest of ${m.shape.files} files, stats ${JSON.stringify(h.stats)}`,
+      );
     rmSync(cache, { recursive: true, force: true });
     const { r, stats } = tx();
     cold.runs.push(r);
     // Files last written before the window (less two days) are left for a command that needs them.
-    if (stats?.kind !== 'ingest' || stats.rewritten + (stats.deferred ?? 0) !== m.shape.files) cold.notes.push(`run ${i + 1}: expected an ingest of ${m.shape.files} files read or left unread, stats ${JSON.stringify(stats)}`);
+    if (stats?.kind !== 'ingest' || stats.rewritten + (stats.deferred ?? 0) !== m.shape.files)
+      cold.notes.push(
+        `run ${i + 1}: expected an ingest of ${m.shape.files} files read or left unread, stats ${JSON.stringify(stats)}`,
+      );
     if (i === o.runs - 1) {
       checkWindow(r.stdout, { 'claude-code': {}, codex: {} }, 'cold');
       const j = JSON.parse(h.r.stdout) as { totals: Record<string, unknown> };
       const none: DayTotals = { 'claude-code': {}, codex: {} };
       const last = utcDay(Date.parse(`${m.anchor}T00:00:00Z`) + 3 * DAY);
-      problems.push(...diffTotals(`cold, whole history`, j.totals, sumTotals(expectedBy(m, none, 'claude-code', historyStart, last), expectedBy(m, none, 'codex', historyStart, last))));
-      cold.notes.push(`workers ${stats?.workers}, bytes read ${stats?.bytesRead}, sources read ${stats?.rewritten}, left unread ${stats?.deferred ?? 0}`);
+      problems.push(
+        ...diffTotals(
+          `cold, whole history`,
+          j.totals,
+          sumTotals(
+            expectedBy(m, none, 'claude-code', historyStart, last),
+            expectedBy(m, none, 'codex', historyStart, last),
+          ),
+        ),
+      );
+      cold.notes.push(
+        `workers ${stats?.workers}, bytes read ${stats?.bytesRead}, sources read ${stats?.rewritten}, left unread ${stats?.deferred ?? 0}`,
+      );
     }
   }
   const allTime = checkByHarness({ 'claude-code': {}, codex: {} }, 'after cold');
@@ -274,19 +372,26 @@ async function main(): Promise<void> {
   // once each (none answered from a memo: each is asked for the first time),
   // interleaved with ccusage's nearest commands.
   const questions = newQuestions(utcDay(Date.now()));
-  const asked = questions.map((q) => ({ q, tx: { name: q.name, runs: [], notes: [] } as Scenario, cc: { name: `ccusage ${q.cc.join(' ')}`, runs: [], notes: [] } as Scenario }));
+  const asked = questions.map((q) => ({
+    q,
+    tx: { name: q.name, runs: [], notes: [] } as Scenario,
+    cc: { name: `ccusage ${q.cc.join(' ')}`, runs: [], notes: [] } as Scenario,
+  }));
   for (let i = 0; i < o.runs; i++) {
     rmSync(cache, { recursive: true, force: true });
     const setup = tx(['ingest']);
-    if (setup.stats?.kind !== 'ingest' || setup.stats.rewritten !== m.shape.files) asked[0]!.tx.notes.push(`run ${i + 1}: the cold ingest read ${setup.stats?.rewritten} of ${m.shape.files} files`);
+    if (setup.stats?.kind !== 'ingest' || setup.stats.rewritten !== m.shape.files)
+      asked[0]!.tx.notes.push(`run ${i + 1}: the cold ingest read ${setup.stats?.rewritten} of ${m.shape.files} files`);
     for (const a of asked) {
       const { r, stats } = tx([...a.q.tx, '--format', 'json']);
       a.tx.runs.push(r);
-      if (stats?.kind !== 'ingest' || !stats.upToDate) a.tx.notes.push(`run ${i + 1}: the store was not found up to date (stats ${JSON.stringify(stats)})`);
+      if (stats?.kind !== 'ingest' || !stats.upToDate)
+        a.tx.notes.push(`run ${i + 1}: the store was not found up to date (stats ${JSON.stringify(stats)})`);
       if (i === 0 && a.q.summary) checkWindow(r.stdout, { 'claude-code': {}, codex: {} }, a.q.name);
       if (cc) {
         const c = measure(cc.cmd, [...a.q.cc, '--offline', '--json'], ccEnv);
-        if (c.status !== 0) throw new Error(`ccusage ${a.q.cc.join(' ')} exited ${c.status}: ${c.stderr.slice(0, 500)}`);
+        if (c.status !== 0)
+          throw new Error(`ccusage ${a.q.cc.join(' ')} exited ${c.status}: ${c.stderr.slice(0, 500)}`);
         a.cc.runs.push(c);
       }
     }
@@ -298,7 +403,8 @@ async function main(): Promise<void> {
   for (let i = 0; i < o.runs; i++) {
     const { r, stats } = tx();
     warm.runs.push(r);
-    if (stats?.kind !== 'memo-hit') warm.notes.push(`run ${i + 1}: not answered from the memo (${JSON.stringify(stats)})`);
+    if (stats?.kind !== 'memo-hit')
+      warm.notes.push(`run ${i + 1}: not answered from the memo (${JSON.stringify(stats)})`);
     if (i === 0) checkWindow(r.stdout, { 'claude-code': {}, codex: {} }, 'warm');
   }
 
@@ -315,9 +421,12 @@ async function main(): Promise<void> {
       reread.push({ appended, read: stats?.bytesRead ?? NaN, tail: stats?.tailCheckBytes ?? NaN });
       // An incremental ingest: only the appended sources are read, from their resume points.
       if (stats?.kind !== 'ingest' || stats.appended !== m.appendTargets.length || stats.rewritten !== 0) {
-        append.notes.push(`run ${i + 1}: expected ${m.appendTargets.length} appended sources and none re-read, stats ${JSON.stringify(stats)}`);
+        append.notes.push(
+          `run ${i + 1}: expected ${m.appendTargets.length} appended sources and none re-read, stats ${JSON.stringify(stats)}`,
+        );
       }
-      if (stats?.bytesRead !== appended) problems.push(`append run ${i + 1}: ${stats?.bytesRead} transcript bytes read, ${appended} appended`);
+      if (stats?.bytesRead !== appended)
+        problems.push(`append run ${i + 1}: ${stats?.bytesRead} transcript bytes read, ${appended} appended`);
       if (i === o.runs - 1) checkWindow(r.stdout, appender.added, 'after appends');
     }
     checkByHarness(appender.added, 'after appends');
@@ -341,39 +450,76 @@ async function main(): Promise<void> {
   const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
   const mb = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(0)} MB`);
   const lines: string[] = [];
-  lines.push(`tx-usage benchmark: ${m.shape.files} files, ${(m.shape.bytes / 2 ** 20).toFixed(0)} MiB (Claude Code + Codex), ${o.runs} runs each, medians`);
-  lines.push(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}, load average ${load0[0]!.toFixed(2)} before / ${load1[0]!.toFixed(2)} after; ccusage ${cc?.version ?? 'not run'}`);
+  lines.push(
+    `tx-usage benchmark: ${m.shape.files} files, ${(m.shape.bytes / 2 ** 20).toFixed(0)} MiB (Claude Code + Codex), ${o.runs} runs each, medians`,
+  );
+  lines.push(
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}, load average ${load0[0]!.toFixed(2)} before / ${load1[0]!.toFixed(2)} after; ccusage ${cc?.version ?? 'not run'}`,
+  );
   lines.push('');
   lines.push(`| scenario | median wall | min – max | peak RSS | vs ccusage | target | met |`);
   lines.push(`|---|---|---|---|---|---|---|`);
   const ratio = (x: number) => (k ? `${(x / k.median).toFixed(2)}×` : 'n/a');
-  if (k) lines.push(`| ccusage daily --offline --json | ${fmt(k.median)} | ${fmt(k.min)} – ${fmt(k.max)} | ${mb(k.rss)} | 1.00× | | |`);
-  lines.push(`| tx-usage cold (empty store) | ${fmt(c.median)} | ${fmt(c.min)} – ${fmt(c.max)} | ${mb(c.rss)} | ${ratio(c.median)} | ≤ 1.0× ccusage | ${k ? (c.median <= k.median ? 'yes' : 'no') : '?'} |`);
+  if (k)
+    lines.push(
+      `| ccusage daily --offline --json | ${fmt(k.median)} | ${fmt(k.min)} – ${fmt(k.max)} | ${mb(k.rss)} | 1.00× | | |`,
+    );
+  lines.push(
+    `| tx-usage cold (empty store) | ${fmt(c.median)} | ${fmt(c.min)} – ${fmt(c.max)} | ${mb(c.rss)} | ${ratio(c.median)} | ≤ 1.0× ccusage | ${k ? (c.median <= k.median ? 'yes' : 'no') : '?'} |`,
+  );
   const wholeMet = k ? hw.median <= 1.25 * k.median && (hw.rss === null || k.rss === null || hw.rss <= k.rss) : null;
-  lines.push(`| tx-usage ${whole.name} | ${fmt(hw.median)} | ${fmt(hw.min)} – ${fmt(hw.max)} | ${mb(hw.rss)} | ${ratio(hw.median)} | ≤ 1.25× ccusage, RSS ≤ ccusage's | ${wholeMet === null ? '?' : wholeMet ? 'yes' : 'no'} |`);
-  lines.push(`| tx-usage warm (nothing changed) | ${fmt(w.median)} | ${fmt(w.min)} – ${fmt(w.max)} | ${mb(w.rss)} | ${ratio(w.median)} | ≤ 0.1× ccusage and < 300 ms | ${k ? (w.median <= 0.1 * k.median && w.median < 300 ? 'yes' : 'no') : w.median < 300 ? '< 300 ms: yes' : 'no'} |`);
-  lines.push(`| tx-usage append (${m.appendTargets.length} files) | ${fmt(a.median)} | ${fmt(a.min)} – ${fmt(a.max)} | ${mb(a.rss)} | ${ratio(a.median)} | ≤ 1.5× warm (${(a.median / w.median).toFixed(2)}×) | ${a.median <= 1.5 * w.median ? 'yes' : 'no'} |`);
+  lines.push(
+    `| tx-usage ${whole.name} | ${fmt(hw.median)} | ${fmt(hw.min)} – ${fmt(hw.max)} | ${mb(hw.rss)} | ${ratio(hw.median)} | ≤ 1.25× ccusage, RSS ≤ ccusage's | ${wholeMet === null ? '?' : wholeMet ? 'yes' : 'no'} |`,
+  );
+  lines.push(
+    `| tx-usage warm (nothing changed) | ${fmt(w.median)} | ${fmt(w.min)} – ${fmt(w.max)} | ${mb(w.rss)} | ${ratio(w.median)} | ≤ 0.1× ccusage and < 300 ms | ${k ? (w.median <= 0.1 * k.median && w.median < 300 ? 'yes' : 'no') : w.median < 300 ? '< 300 ms: yes' : 'no'} |`,
+  );
+  lines.push(
+    `| tx-usage append (${m.appendTargets.length} files) | ${fmt(a.median)} | ${fmt(a.min)} – ${fmt(a.max)} | ${mb(a.rss)} | ${ratio(a.median)} | ≤ 1.5× warm (${(a.median / w.median).toFixed(2)}×) | ${a.median <= 1.5 * w.median ? 'yes' : 'no'} |`,
+  );
   lines.push('');
   const target = newQuestionTarget(o.sizeLabel);
-  lines.push(`new questions: the store up to date after a cold ingest, ${asked.length} different reports asked once each (${o.runs} rounds, medians), beside ccusage's nearest command on the same files:`);
+  lines.push(
+    `new questions: the store up to date after a cold ingest, ${asked.length} different reports asked once each (${o.runs} rounds, medians), beside ccusage's nearest command on the same files:`,
+  );
   lines.push('');
-  lines.push(`| report | tx-usage | CPU | peak RSS | ccusage command | ccusage | peak RSS | ratio | target: ${target ? `≤ ${target.ratio}× ccusage, ≤ ${target.rssMb} MB` : 'none at this size'} | met |`);
+  lines.push(
+    `| report | tx-usage | CPU | peak RSS | ccusage command | ccusage | peak RSS | ratio | target: ${target ? `≤ ${target.ratio}× ccusage, ≤ ${target.rssMb} MB` : 'none at this size'} | met |`,
+  );
   lines.push(`|---|---|---|---|---|---|---|---|---|---|`);
-  const nq = asked.map((x) => ({ name: x.q.name, cc: x.cc.name, tx: summarize(x.tx), ccusage: x.cc.runs.length ? summarize(x.cc) : null }));
+  const nq = asked.map((x) => ({
+    name: x.q.name,
+    cc: x.cc.name,
+    tx: summarize(x.tx),
+    ccusage: x.cc.runs.length ? summarize(x.cc) : null,
+  }));
   for (const x of nq) {
     const r = x.ccusage ? x.tx.median / x.ccusage.median : null;
-    const met = r === null || !target ? '?' : r <= target.ratio && (x.tx.rss === null || x.tx.rss <= target.rssMb) ? 'yes' : 'no';
-    lines.push(`| ${x.name} | ${fmt(x.tx.median)} | ${x.tx.cpu === null ? 'n/a' : fmt(x.tx.cpu)} | ${mb(x.tx.rss)} | ${x.cc} --offline --json | ${x.ccusage ? fmt(x.ccusage.median) : 'n/a'} | ${mb(x.ccusage?.rss ?? null)} | ${r === null ? 'n/a' : `${r.toFixed(2)}×`} | | ${met} |`);
+    const met =
+      r === null || !target ? '?' : r <= target.ratio && (x.tx.rss === null || x.tx.rss <= target.rssMb) ? 'yes' : 'no';
+    lines.push(
+      `| ${x.name} | ${fmt(x.tx.median)} | ${x.tx.cpu === null ? 'n/a' : fmt(x.tx.cpu)} | ${mb(x.tx.rss)} | ${x.cc} --offline --json | ${x.ccusage ? fmt(x.ccusage.median) : 'n/a'} | ${mb(x.ccusage?.rss ?? null)} | ${r === null ? 'n/a' : `${r.toFixed(2)}×`} | | ${met} |`,
+    );
   }
   // Every tx-usage scenario above, the whole-history cold run included (it peaks highest).
   const peak = Math.max(c.rss ?? 0, hw.rss ?? 0, w.rss ?? 0, a.rss ?? 0, ...nq.map((x) => x.tx.rss ?? 0));
   lines.push('');
-  lines.push(`peak RSS of any tx-usage run: ${mb(haveGnuTime ? peak : null)} (target < 400 MB: ${haveGnuTime ? (peak < 400 ? 'met' : 'NOT met') : 'not measured, no /usr/bin/time'})`);
+  lines.push(
+    `peak RSS of any tx-usage run: ${mb(haveGnuTime ? peak : null)} (target < 400 MB: ${haveGnuTime ? (peak < 400 ? 'met' : 'NOT met') : 'not measured, no /usr/bin/time'})`,
+  );
   const rr = reread.map((x) => `${x.read}/${x.appended}`).join(', ');
-  lines.push(`bytes re-read per append run (read/appended): ${rr}; plus ${reread[0]?.tail ?? 0} bytes of checks per run (first and last 256 bytes before each of the ${m.appendTargets.length} resume points)`);
-  const ccTot = ccTotal === null ? '' : `; ccusage reported total_tokens ${ccTotal} for all days (expected ${allTime['claude-code']!.total_tokens + allTime.codex!.total_tokens}, for information only)`;
-  lines.push(`totals check (Claude Code and Codex, 30-day window and by harness, before and after the appends): ${problems.length ? `FAILED\n  ${problems.join('\n  ')}` : 'passed'}${ccTot}`);
-  for (const s of [cold, whole, warm, append, ...asked.map((x) => x.tx)]) for (const n of s.notes) lines.push(`note (${s.name}): ${n}`);
+  lines.push(
+    `bytes re-read per append run (read/appended): ${rr}; plus ${reread[0]?.tail ?? 0} bytes of checks per run (first and last 256 bytes before each of the ${m.appendTargets.length} resume points)`,
+  );
+  const ccTot =
+    ccTotal === null
+      ? ''
+      : `; ccusage reported total_tokens ${ccTotal} for all days (expected ${allTime['claude-code']!.total_tokens + allTime.codex!.total_tokens}, for information only)`;
+  lines.push(
+    `totals check (Claude Code and Codex, 30-day window and by harness, before and after the appends): ${problems.length ? `FAILED\n  ${problems.join('\n  ')}` : 'passed'}${ccTot}`,
+  );
+  for (const s of [cold, whole, warm, append, ...asked.map((x) => x.tx)])
+    for (const n of s.notes) lines.push(`note (${s.name}): ${n}`);
   lines.push(...(live?.lines ?? []));
   lines.push(...dbs.lines);
   if (small) {
@@ -381,7 +527,29 @@ async function main(): Promise<void> {
     problems.push(...small.problems);
   }
   process.stdout.write(lines.join('\n') + '\n');
-  const result = { date: new Date().toISOString(), options: o, shape: m.shape, anchor: m.anchor, ccusage: cc?.version ?? null, load: { before: load0, after: load1 }, cold: c, wholeHistory: hw, warm: w, append: a, newQuestions: nq, ccusageRuns: k, reread, problems, live: live && { statusline: live.statusline, ccusageStatusline: live.ccusageStatusline, watchRefresh: live.watchRefresh }, databases: { with: dbs.withDatabases, without: dbs.without, ratio: dbs.ratio }, small: small && { node: small.node, questions: small.questions } };
+  const result = {
+    date: new Date().toISOString(),
+    options: o,
+    shape: m.shape,
+    anchor: m.anchor,
+    ccusage: cc?.version ?? null,
+    load: { before: load0, after: load1 },
+    cold: c,
+    wholeHistory: hw,
+    warm: w,
+    append: a,
+    newQuestions: nq,
+    ccusageRuns: k,
+    reread,
+    problems,
+    live: live && {
+      statusline: live.statusline,
+      ccusageStatusline: live.ccusageStatusline,
+      watchRefresh: live.watchRefresh,
+    },
+    databases: { with: dbs.withDatabases, without: dbs.without, ratio: dbs.ratio },
+    small: small && { node: small.node, questions: small.questions },
+  };
   writeFileSync(join(o.dir, `results-${o.sizeLabel}.json`), JSON.stringify(result, null, 1));
   rmSync(work, { recursive: true, force: true });
   if (problems.length) process.exitCode = 1;

@@ -35,10 +35,25 @@ interface Options {
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
-    options: { base: { type: 'string' }, corpus: { type: 'string', multiple: true }, tz: { type: 'string', multiple: true }, 'no-fixtures': { type: 'boolean' }, keep: { type: 'boolean' } },
+    options: {
+      base: { type: 'string' },
+      corpus: { type: 'string', multiple: true },
+      tz: { type: 'string', multiple: true },
+      'no-fixtures': { type: 'boolean' },
+      keep: { type: 'boolean' },
+    },
   });
-  if (!values.base) throw new Error('--base DIR: a checkout of the base commit with dist/ built ([--corpus HOME]... [--tz ZONE]... [--no-fixtures] [--keep])');
-  return { base: resolve(values.base), corpora: (values.corpus ?? []).map((c) => resolve(c)), zones: values.tz?.length ? values.tz : ['UTC'], fixtures: !values['no-fixtures'], keep: !!values.keep };
+  if (!values.base)
+    throw new Error(
+      '--base DIR: a checkout of the base commit with dist/ built ([--corpus HOME]... [--tz ZONE]... [--no-fixtures] [--keep])',
+    );
+  return {
+    base: resolve(values.base),
+    corpora: (values.corpus ?? []).map((c) => resolve(c)),
+    zones: values.tz?.length ? values.tz : ['UTC'],
+    fixtures: !values['no-fixtures'],
+    keep: !!values.keep,
+  };
 }
 
 /** Every report asked of each home, in this order (the first ones read with a horizon, later ones reach further back). */
@@ -124,13 +139,24 @@ function compareRuns(label: string, base: Run, other: Run): string[] {
   return out;
 }
 
-function checkHome(name: string, home: string, work: string, o: Options, now: string): { asked: number; problems: string[] } {
+function checkHome(
+  name: string,
+  home: string,
+  work: string,
+  o: Options,
+  now: string,
+): { asked: number; problems: string[] } {
   const baseCli = join(o.base, 'dist/src/cli/fast.cjs');
   const thisCli = join(ROOT, 'dist/src/cli/fast.cjs');
-  const caches = { base: join(work, `${name}-base`), fresh: join(work, `${name}-fresh`), migrated: join(work, `${name}-migrated`) };
+  const caches = {
+    base: join(work, `${name}-base`),
+    fresh: join(work, `${name}-fresh`),
+    migrated: join(work, `${name}-migrated`),
+  };
   // The base build's store of the whole home, copied before this build opens it: this build migrates it.
   const first = run(baseCli, home, caches.base, ['ingest'], now);
-  if (first.status !== 0) return { asked: 0, problems: [`${name}: base ingest exited ${first.status}: ${first.stderr}`] };
+  if (first.status !== 0)
+    return { asked: 0, problems: [`${name}: base ingest exited ${first.status}: ${first.stderr}`] };
   mkdirSync(caches.migrated, { recursive: true });
   cpSync(join(caches.base, 'tx-usage'), join(caches.migrated, 'tx-usage'), { recursive: true });
   const problems: string[] = [];
@@ -176,7 +202,9 @@ async function main(): Promise<void> {
     if (!o.keep) rmSync(work, { recursive: true, force: true });
     else process.stderr.write(`kept ${work}\n`);
   }
-  process.stdout.write(`${asked} commands on ${homes.length} homes, each by the base build, this build on a new store and this build on the base's store migrated: ${problems.length ? `${problems.length} differences` : 'byte-identical'}\n`);
+  process.stdout.write(
+    `${asked} commands on ${homes.length} homes, each by the base build, this build on a new store and this build on the base's store migrated: ${problems.length ? `${problems.length} differences` : 'byte-identical'}\n`,
+  );
   for (const p of problems) process.stdout.write(`  ${p}\n`);
   process.exit(problems.length ? 1 : 0);
 }

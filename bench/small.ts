@@ -39,7 +39,14 @@ export const SMALL_QUESTIONS: Question[] = [
 
 export interface SmallBenchResult {
   node: { wall: number; cpu: number | null; rss: number | null };
-  questions: { name: string; wall: number; cpu: number | null; rss: number | null; ccusage: { cmd: string; wall: number; rss: number | null } | null; met: boolean }[];
+  questions: {
+    name: string;
+    wall: number;
+    cpu: number | null;
+    rss: number | null;
+    ccusage: { cmd: string; wall: number; rss: number | null } | null;
+    met: boolean;
+  }[];
   lines: string[];
   problems: string[];
 }
@@ -49,12 +56,22 @@ const rssOf = (rs: Measured[]) => (rs.every((r) => r.rssMb !== null) ? Math.max(
 
 export function benchSmallHome(o: SmallBenchOptions): SmallBenchResult {
   const { home, manifest, generated } = ensureSmallHome(join(o.dir, 'small-home-s1'));
-  o.log(`small home ${home}: ${generated ? 'written' : 'reused'}; Claude Code + Codex part ${manifest.shape.files} files, ${(manifest.shape.bytes / 2 ** 20).toFixed(1)} MiB, and the all-harness fixture`);
+  o.log(
+    `small home ${home}: ${generated ? 'written' : 'reused'}; Claude Code + Codex part ${manifest.shape.files} files, ${(manifest.shape.bytes / 2 ** 20).toFixed(1)} MiB, and the all-harness fixture`,
+  );
   const work = join(o.dir, `small-run-${process.pid}`);
   const cache = join(work, 'cache');
   rmSync(work, { recursive: true, force: true });
   const statsFile = join(work, 'stats.json');
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, TZ: 'UTC', NO_COLOR: '1', XDG_CACHE_HOME: cache, XDG_CONFIG_HOME: join(work, 'config'), TX_USAGE_STATS: statsFile };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    TZ: 'UTC',
+    NO_COLOR: '1',
+    XDG_CACHE_HOME: cache,
+    XDG_CONFIG_HOME: join(work, 'config'),
+    TX_USAGE_STATS: statsFile,
+  };
   const ccEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, TZ: 'UTC', NO_COLOR: '1' };
   const problems: string[] = [];
   const tx = (args: string[]) => {
@@ -83,7 +100,10 @@ export function benchSmallHome(o: SmallBenchOptions): SmallBenchResult {
       } catch {
         stats = null;
       }
-      if (stats?.current !== true) problems.push(`small home, ${q.name}, run ${i + 1}: the store was not found current (stats ${JSON.stringify(stats)})`);
+      if (stats?.current !== true)
+        problems.push(
+          `small home, ${q.name}, run ${i + 1}: the store was not found current (stats ${JSON.stringify(stats)})`,
+        );
       if (o.ccusage && q.cc) {
         const c = measure(o.ccusage.cmd, [...q.cc, '--offline', '--json'], ccEnv);
         if (c.status !== 0) problems.push(`ccusage ${q.cc.join(' ')} exited ${c.status}: ${c.stderr.slice(0, 300)}`);
@@ -96,9 +116,13 @@ export function benchSmallHome(o: SmallBenchOptions): SmallBenchResult {
   const fmt = (ms: number | null) => (ms === null ? 'n/a' : `${ms.toFixed(0)} ms`);
   const mb = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(0)} MB`);
   const lines: string[] = [];
-  lines.push(`small history (the fixture homes, ~10 MB, ${o.runs} rounds, medians): every report asked for the first time of an up-to-date store, \`node -e 0\` in the same rounds: ${fmt(n.wall)} wall, ${fmt(n.cpu)} CPU`);
+  lines.push(
+    `small history (the fixture homes, ~10 MB, ${o.runs} rounds, medians): every report asked for the first time of an up-to-date store, \`node -e 0\` in the same rounds: ${fmt(n.wall)} wall, ${fmt(n.cpu)} CPU`,
+  );
   lines.push('');
-  lines.push('| report | tx-usage wall | CPU | peak RSS | minus `node -e 0` | ccusage command | ccusage | ccusage RSS | target: ≤ node + 100 ms, ≤ 100 MB | met |');
+  lines.push(
+    '| report | tx-usage wall | CPU | peak RSS | minus `node -e 0` | ccusage command | ccusage | ccusage RSS | target: ≤ node + 100 ms, ≤ 100 MB | met |',
+  );
   lines.push('|---|---|---|---|---|---|---|---|---|---|');
   const questions: SmallBenchResult['questions'] = [];
   for (const q of SMALL_QUESTIONS) {
@@ -106,10 +130,14 @@ export function benchSmallHome(o: SmallBenchOptions): SmallBenchResult {
     const wall = median(r.tx.map((x) => x.wallMs));
     const cpu = cpuOf(r.tx);
     const rss = rssOf(r.tx);
-    const cc = r.cc.length ? { cmd: `ccusage ${q.cc!.join(' ')}`, wall: median(r.cc.map((x) => x.wallMs)), rss: rssOf(r.cc) } : null;
+    const cc = r.cc.length
+      ? { cmd: `ccusage ${q.cc!.join(' ')}`, wall: median(r.cc.map((x) => x.wallMs)), rss: rssOf(r.cc) }
+      : null;
     const met = wall <= n.wall + 100 && (rss === null || rss <= 100);
     questions.push({ name: q.name, wall, cpu, rss, ccusage: cc, met });
-    lines.push(`| ${q.name} | ${fmt(wall)} | ${fmt(cpu)} | ${mb(rss)} | ${fmt(wall - n.wall)} | ${cc?.cmd ?? 'n/a'} | ${cc ? fmt(cc.wall) : 'n/a'} | ${mb(cc?.rss ?? null)} | | ${met ? 'yes' : `no${wall > n.wall + 100 ? `, by ${(wall - n.wall - 100).toFixed(0)} ms` : ''}${rss !== null && rss > 100 ? `, ${(rss - 100).toFixed(0)} MB over` : ''}`} |`);
+    lines.push(
+      `| ${q.name} | ${fmt(wall)} | ${fmt(cpu)} | ${mb(rss)} | ${fmt(wall - n.wall)} | ${cc?.cmd ?? 'n/a'} | ${cc ? fmt(cc.wall) : 'n/a'} | ${mb(cc?.rss ?? null)} | | ${met ? 'yes' : `no${wall > n.wall + 100 ? `, by ${(wall - n.wall - 100).toFixed(0)} ms` : ''}${rss !== null && rss > 100 ? `, ${(rss - 100).toFixed(0)} MB over` : ''}`} |`,
+    );
   }
   return { node: n, questions, lines, problems };
 }

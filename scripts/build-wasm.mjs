@@ -12,7 +12,12 @@ import wabtInit from 'wabt';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Each module: its source, the generated file, the constant it exports, the features it uses. */
 const MODULES = [
-  { wat: 'src/io/marker-scan.wat', out: 'src/io/marker-scan.wasm.ts', name: 'MARKER_SCAN_WASM', features: { simd: true } },
+  {
+    wat: 'src/io/marker-scan.wat',
+    out: 'src/io/marker-scan.wasm.ts',
+    name: 'MARKER_SCAN_WASM',
+    features: { simd: true },
+  },
 ];
 
 export async function assemble(m) {

@@ -37,7 +37,13 @@ const cli = join(dist, 'src', 'cli');
  * instructions of every run that opens the store; the price data is one
  * 480 KB module.
  */
-const PACKAGES = { '@duckdb/node-api': 'report', '@duckdb/node-bindings': 'report', 'detect-libc': 'report', 'better-sqlite3': 'report', '@pydantic/genai-prices': 'main' };
+const PACKAGES = {
+  '@duckdb/node-api': 'report',
+  '@duckdb/node-bindings': 'report',
+  'detect-libc': 'report',
+  'better-sqlite3': 'report',
+  '@pydantic/genai-prices': 'main',
+};
 const packageOf = (p) => Object.keys(PACKAGES).find((name) => p === name || p.startsWith(`${name}/`));
 /** `createRequire(import.meta.url)('<package>...')`, how modules load CommonJS packages unbundled (store/duckdb.ts, store/lock.ts). */
 const CREATE_REQUIRE = /createRequire\(import\.meta\.url\)\((['"])([^'"]+)\1\)/g;
@@ -64,7 +70,10 @@ function asciiOnly(text) {
 const idOf = (abs) => relative(dist, abs).split(sep).join('/');
 
 /** A bundled package loaded with createRequire, which a bundler cannot follow, as a plain require it can. */
-const withRequires = (src) => src.replace(CREATE_REQUIRE, (m, q, spec) => (packageOf(spec) && !spec.endsWith('.node') ? `require(${q}${spec}${q})` : m));
+const withRequires = (src) =>
+  src.replace(CREATE_REQUIRE, (m, q, spec) =>
+    packageOf(spec) && !spec.endsWith('.node') ? `require(${q}${spec}${q})` : m,
+  );
 
 /** A compiled module's text as bundled: each keeps its own import.meta.url (the file it was compiled to). */
 function moduleText(abs) {
@@ -97,7 +106,11 @@ const graph = new Map(); // id -> { static: Set<id>, dynamic: Set<id>, packages:
         setup(b) {
           b.onResolve({ filter: /^[^./]/ }, (a) => ({ path: a.path, external: true }));
           // As bundled: a package loaded with createRequire is a plain require.
-          b.onLoad({ filter: /\.js$/ }, (a) => (a.path.includes(`${sep}node_modules${sep}`) ? undefined : { contents: withRequires(readFileSync(a.path, 'utf8')), loader: 'js' }));
+          b.onLoad({ filter: /\.js$/ }, (a) =>
+            a.path.includes(`${sep}node_modules${sep}`)
+              ? undefined
+              : { contents: withRequires(readFileSync(a.path, 'utf8')), loader: 'js' },
+          );
         },
       },
     ],
@@ -139,7 +152,8 @@ const layerOf = new Map(); // id -> layer name
 // What each layer must hand to others: modules imported statically from another layer, or dynamically.
 const exported = new Map(LAYERS.map((l) => [l.name, { sync: new Set(), lazy: new Set() }]));
 for (const [id, node] of graph) {
-  for (const p of node.packages) if (PACKAGES[packageOf(p)] !== layerOf.get(id)) exported.get(PACKAGES[packageOf(p)]).sync.add(`package:${p}`);
+  for (const p of node.packages)
+    if (PACKAGES[packageOf(p)] !== layerOf.get(id)) exported.get(PACKAGES[packageOf(p)]).sync.add(`package:${p}`);
   for (const s of node.static) if (layerOf.get(s) !== layerOf.get(id)) exported.get(layerOf.get(s)).sync.add(s);
   for (const d of node.dynamic) if (layerOf.get(d) !== layerOf.get(id)) exported.get(layerOf.get(d)).lazy.add(d);
 }
@@ -152,10 +166,16 @@ for (const l of LAYERS) {
   const lines = [];
   // Modules by their namespace; CommonJS packages by their module.exports (what a default import of them is).
   const pkgs = [...ex.sync].filter((id) => id.startsWith('package:'));
-  for (const id of ex.sync) if (!id.startsWith('package:')) lines.push(`export * as ${JSON.stringify(id)} from ${JSON.stringify(join(dist, id))};`);
+  for (const id of ex.sync)
+    if (!id.startsWith('package:'))
+      lines.push(`export * as ${JSON.stringify(id)} from ${JSON.stringify(join(dist, id))};`);
   pkgs.forEach((id, i) => lines.push(`import pkg${i} from ${JSON.stringify(id.slice(8))};`));
-  lines.push(`export const __packages = {${pkgs.map((id, i) => `${JSON.stringify(id.slice(8))}: pkg${i}`).join(', ')}};`);
-  lines.push(`export const __lazy = {${[...ex.lazy].map((id) => `${JSON.stringify(id)}: () => import(${JSON.stringify(join(dist, id))})`).join(', ')}};`);
+  lines.push(
+    `export const __packages = {${pkgs.map((id, i) => `${JSON.stringify(id.slice(8))}: pkg${i}`).join(', ')}};`,
+  );
+  lines.push(
+    `export const __lazy = {${[...ex.lazy].map((id) => `${JSON.stringify(id)}: () => import(${JSON.stringify(join(dist, id))})`).join(', ')}};`,
+  );
   // The bin's own module runs when its layer loads.
   if (l.name === 'fast') lines.push(`import ${JSON.stringify(join(cli, 'fast.js'))};`);
   const out = join(cli, `${l.name}.cjs`);
@@ -169,7 +189,9 @@ for (const l of LAYERS) {
         name: 'layers',
         setup(b) {
           // Another layer's file, as the shims below require it.
-          b.onResolve({ filter: /^\.\/[a-z]+\.cjs$/ }, (a) => (a.namespace === 'other-layer' ? { path: a.path, external: true } : undefined));
+          b.onResolve({ filter: /^\.\/[a-z]+\.cjs$/ }, (a) =>
+            a.namespace === 'other-layer' ? { path: a.path, external: true } : undefined,
+          );
           // Compiled addons are loaded where they are installed.
           b.onResolve({ filter: /\.node$/ }, (a) => ({ path: a.path, external: true }));
           // better-sqlite3 finds its addon with the \`bindings\` package, which searches from the folder of
@@ -206,7 +228,9 @@ for (const l of LAYERS) {
             const src = moduleText(a.path).replace(DYNAMIC_IMPORT, (m, _q, spec) => {
               const id = idOf(resolve(dirname(a.path), spec));
               const owner = layerOf.get(id);
-              return owner && owner !== layerOf.get(here) ? `__txUsageLayer(${JSON.stringify(owner)}, ${JSON.stringify(id)})` : m;
+              return owner && owner !== layerOf.get(here)
+                ? `__txUsageLayer(${JSON.stringify(owner)}, ${JSON.stringify(id)})`
+                : m;
             });
             return { contents: src, loader: 'js' };
           });

@@ -25,8 +25,18 @@ try {
   const html = join(dir, 'report.html');
   const by = report === 'summary' ? ['--by', 'day,harness'] : [];
   // An empty HOME and cache: the demo never looks at the real one anyway.
-  const env = { PATH: process.env.PATH, HOME: join(dir, 'home'), XDG_CACHE_HOME: join(dir, 'cache'), TZ: 'UTC', NO_COLOR: '1' };
-  const r = spawnSync(process.execPath, [bin, 'demo', report, ...by, '--tz', 'UTC', '--format', 'html', '--out', html, '--quiet'], { env, encoding: 'utf8' });
+  const env = {
+    PATH: process.env.PATH,
+    HOME: join(dir, 'home'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    TZ: 'UTC',
+    NO_COLOR: '1',
+  };
+  const r = spawnSync(
+    process.execPath,
+    [bin, 'demo', report, ...by, '--tz', 'UTC', '--format', 'html', '--out', html, '--quiet'],
+    { env, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`tx-usage demo exited ${r.status}: ${r.stderr}`);
   // The page must not name an absolute path of this machine (the shared-output rule).
   const text = readFileSync(html, 'utf8');
@@ -34,15 +44,32 @@ try {
 
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   await page.goto(`file://${html}`);
   // Vega draws asynchronously: wait until every chart has its marks.
-  await page.waitForFunction(() => [...document.querySelectorAll('.vis')].every((el) => el.querySelector('svg, canvas')), null, { timeout: 30000 }).catch(() => {});
+  await page
+    .waitForFunction(
+      () => [...document.querySelectorAll('.vis')].every((el) => el.querySelector('svg, canvas')),
+      null,
+      { timeout: 30000 },
+    )
+    .catch(() => {});
   await page.waitForTimeout(500);
   const height = await page.evaluate(() => document.documentElement.scrollHeight);
-  await page.screenshot({ path: out, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.min(height, 1400) } });
+  await page.screenshot({
+    path: out,
+    fullPage: true,
+    clip: { x: 0, y: 0, width: 1280, height: Math.min(height, 1400) },
+  });
   process.stdout.write(`${out}\n`);
 } finally {
   await browser?.close();

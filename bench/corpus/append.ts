@@ -39,7 +39,15 @@ export class Appender {
       if (t.claude) {
         const home = new ClaudeHome(join(this.m.home, '.claude'), claudeLedger);
         const clock = this.claudeClocks.get(t.path)! + 60_000;
-        const s = new CorpusSession(home, t.path, t.claude.sessionId, t.claude.cwd, t.claude.agentId ? { agentId: t.claude.agentId } : null, clock, true);
+        const s = new CorpusSession(
+          home,
+          t.path,
+          t.claude.sessionId,
+          t.claude.cwd,
+          t.claude.agentId ? { agentId: t.claude.agentId } : null,
+          clock,
+          true,
+        );
         writeExchange(s, rand, this.fill, { imageBytes: 0, imageChance: 0, budget: 1, small: true });
         s.out.close();
         this.claudeClocks.set(t.path, s.clock);

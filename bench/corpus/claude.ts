@@ -9,14 +9,15 @@ import { ClaudeHome, ClaudeSession, type Usage } from '../../fixtures/claude-cod
 import { LineFile } from './sink.js';
 import type { Filler } from './text.js';
 
-const MODELS = ['claude-sonnet-4-5-20250929', 'claude-opus-4-1-20250805', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-20250514'];
+const MODELS = [
+  'claude-sonnet-4-5-20250929',
+  'claude-opus-4-1-20250805',
+  'claude-haiku-4-5-20251001',
+  'claude-sonnet-4-20250514',
+];
 
 export function uuid(rand: () => number): string {
-  const h = (n: number) =>
-    Array.from({ length: n }, () =>
-      Math.floor(rand() * 16)
-        .toString(16),
-    ).join('');
+  const h = (n: number) => Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join('');
   return `${h(8)}-${h(4)}-4${h(3)}-8${h(3)}-${h(12)}`;
 }
 
@@ -36,7 +37,13 @@ export class CorpusSession extends ClaudeSession {
     append = false,
   ) {
     // The base class truncates the file it is given: when appending, hand it a scratch path.
-    super(home, append ? join(tmpdir(), `tx-usage-bench-scratch-${process.pid}.jsonl`) : file, sessionId, cwd, sidechain);
+    super(
+      home,
+      append ? join(tmpdir(), `tx-usage-bench-scratch-${process.pid}.jsonl`) : file,
+      sessionId,
+      cwd,
+      sidechain,
+    );
     // Nothing is written to the scratch file after that (raw() writes to `out`): it goes now.
     if (append) rmSync(this.file, { force: true });
     this.out = new LineFile(file, append ? 'a' : 'w');
@@ -83,7 +90,10 @@ export class CorpusSession extends ClaudeSession {
     this.record({
       ...this.env(rand, this.tick(rand)),
       type: 'user',
-      message: { role: 'user', content: [{ tool_use_id: `toolu_01${uuid(rand).slice(0, 20)}`, type: 'tool_result', content: text }] },
+      message: {
+        role: 'user',
+        content: [{ tool_use_id: `toolu_01${uuid(rand).slice(0, 20)}`, type: 'tool_result', content: text }],
+      },
       toolUseResult: { stdout: text.slice(0, bytes >> 1), stderr: '', interrupted: false, isImage: false },
     });
   }
@@ -94,14 +104,30 @@ export class CorpusSession extends ClaudeSession {
       type: 'user',
       message: {
         role: 'user',
-        content: [{ tool_use_id: `toolu_01${uuid(rand).slice(0, 20)}`, type: 'tool_result', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: fill.base64(bytes) } }] }],
+        content: [
+          {
+            tool_use_id: `toolu_01${uuid(rand).slice(0, 20)}`,
+            type: 'tool_result',
+            content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: fill.base64(bytes) } }],
+          },
+        ],
       },
     });
   }
 
   progress(rand: () => number, fill: Filler): void {
     const id = `toolu_01${uuid(rand).slice(0, 20)}`;
-    this.record({ ...this.env(rand, this.tick(rand, 3)), type: 'progress', toolUseID: id, parentToolUseID: id, data: { type: 'bash_progress', output: fill.text(80 + Math.floor(rand() * 400)), elapsedTimeSeconds: Math.floor(rand() * 60) } });
+    this.record({
+      ...this.env(rand, this.tick(rand, 3)),
+      type: 'progress',
+      toolUseID: id,
+      parentToolUseID: id,
+      data: {
+        type: 'bash_progress',
+        output: fill.text(80 + Math.floor(rand() * 400)),
+        elapsedTimeSeconds: Math.floor(rand() * 60),
+      },
+    });
   }
 
   snapshot(rand: () => number): void {
@@ -110,7 +136,18 @@ export class CorpusSession extends ClaudeSession {
     this.record({
       type: 'file-history-snapshot',
       messageId: id,
-      snapshot: { messageId: id, trackedFileBackups: { 'src/app.ts': { backupFileName: `${id.slice(0, 16)}@v2`, version: 2, backupTime: ts, realParentDir: `${this.cwd}/src` } }, timestamp: ts },
+      snapshot: {
+        messageId: id,
+        trackedFileBackups: {
+          'src/app.ts': {
+            backupFileName: `${id.slice(0, 16)}@v2`,
+            version: 2,
+            backupTime: ts,
+            realParentDir: `${this.cwd}/src`,
+          },
+        },
+        timestamp: ts,
+      },
       isSnapshotUpdate: false,
     });
   }
@@ -146,7 +183,12 @@ export interface ClaudeFilePlan {
  * usage) with tool output, progress chatter and sometimes a screenshot.
  * About 13% of the lines carry usage, as in real transcripts.
  */
-export function writeExchange(s: CorpusSession, rand: () => number, fill: Filler, o: { imageBytes: number; imageChance: number; budget: number; small?: boolean }): void {
+export function writeExchange(
+  s: CorpusSession,
+  rand: () => number,
+  fill: Filler,
+  o: { imageBytes: number; imageChance: number; budget: number; small?: boolean },
+): void {
   s.user(s.tick(rand, 120), fill.text(o.small ? 300 : 200 + Math.floor(rand() * 1500)));
   s.snapshot(rand);
   const model = MODELS[Math.floor(rand() * rand() * MODELS.length)]!;
@@ -155,19 +197,32 @@ export function writeExchange(s: CorpusSession, rand: () => number, fill: Filler
     // Ids from the corpus's own generator: unique across runs of the benchmark
     // (the builder's counter restarts in every process).
     const hex = uuid(rand).replace(/-/g, '');
-    s.response({ model, ts: s.tick(rand), usage: claudeUsage(rand), splits: 1 + Math.floor(rand() * 3), msgId: `msg_01${hex.slice(0, 24)}`, requestId: `req_011${hex.slice(8)}` });
+    s.response({
+      model,
+      ts: s.tick(rand),
+      usage: claudeUsage(rand),
+      splits: 1 + Math.floor(rand() * 3),
+      msgId: `msg_01${hex.slice(0, 24)}`,
+      requestId: `req_011${hex.slice(8)}`,
+    });
     const progress = o.small ? 2 : 6 + Math.floor(rand() * 10);
     for (let i = 0; i < progress; i++) s.progress(rand, fill);
     const big = !o.small && rand() < 0.1;
     s.toolResult(rand, fill, big ? 20_000 + Math.floor(rand() * 60_000) : 300 + Math.floor(rand() * 5000));
-    if (o.imageBytes > 0 && o.budget - s.out.bytes > o.imageBytes * 2 && rand() < o.imageChance) s.screenshot(rand, fill, o.imageBytes);
+    if (o.imageBytes > 0 && o.budget - s.out.bytes > o.imageBytes * 2 && rand() < o.imageChance)
+      s.screenshot(rand, fill, o.imageBytes);
     if (s.out.bytes >= o.budget) return;
   }
 }
 
-export function writeClaudeFile(p: ClaudeFilePlan, rand: () => number, fill: Filler): { file: LineFile; clock: number } {
+export function writeClaudeFile(
+  p: ClaudeFilePlan,
+  rand: () => number,
+  fill: Filler,
+): { file: LineFile; clock: number } {
   const s = new CorpusSession(p.home, p.path, p.sessionId, p.cwd, p.agentId ? { agentId: p.agentId } : null, p.start);
-  while (s.out.bytes < p.targetBytes) writeExchange(s, rand, fill, { imageBytes: p.imageBytes, imageChance: 0.35, budget: p.targetBytes });
+  while (s.out.bytes < p.targetBytes)
+    writeExchange(s, rand, fill, { imageBytes: p.imageBytes, imageChance: 0.35, budget: p.targetBytes });
   s.out.close();
   return { file: s.out, clock: s.clock };
 }

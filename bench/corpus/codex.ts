@@ -20,7 +20,8 @@ export interface CodexTail {
   cwd: string;
 }
 
-const isUsageLine = (l: string) => (l.includes('"token_count"') && l.includes('"total_token_usage"')) || l.includes('"token_usage_record"');
+const isUsageLine = (l: string) =>
+  (l.includes('"token_count"') && l.includes('"total_token_usage"')) || l.includes('"token_usage_record"');
 
 function drain(w: RolloutWriter, out: LineFile): void {
   for (const l of w.lines.splice(0)) out.line(l, isUsageLine(l));
@@ -31,19 +32,41 @@ function drain(w: RolloutWriter, out: LineFile): void {
  * reasoning, message, token_count and, in paginated rollouts, its
  * token_usage_record), shell calls with output, sometimes an attached image.
  */
-function writeTurn(w: RolloutWriter, out: LineFile, rand: () => number, fill: Filler, o: { imageBytes: number; room: boolean; small?: boolean; budget?: number }): void {
+function writeTurn(
+  w: RolloutWriter,
+  out: LineFile,
+  rand: () => number,
+  fill: Filler,
+  o: { imageBytes: number; room: boolean; small?: boolean; budget?: number },
+): void {
   w.turn(MODELS[Math.floor(rand() * rand() * MODELS.length)]!, w.cwd, fill.text(100 + Math.floor(rand() * 1200)));
   if (o.imageBytes > 0 && o.room && rand() < 0.3) {
-    w.line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_image', image_url: `data:image/png;base64,${fill.base64(o.imageBytes)}` }] });
+    w.line('response_item', {
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_image', image_url: `data:image/png;base64,${fill.base64(o.imageBytes)}` }],
+    });
   }
   const responses = o.small ? 1 : 1 + Math.floor(rand() * 5);
   for (let r = 0; r < responses; r++) {
     const calls = o.small ? 1 : 1 + Math.floor(rand() * 4);
     for (let c = 0; c < calls; c++) {
       const callId = `call_${uuid(rand).slice(0, 24)}`;
-      w.line('response_item', { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', fill.text(40 + Math.floor(rand() * 200))] }), call_id: callId });
+      w.line('response_item', {
+        type: 'function_call',
+        name: 'shell',
+        arguments: JSON.stringify({ command: ['bash', '-lc', fill.text(40 + Math.floor(rand() * 200))] }),
+        call_id: callId,
+      });
       const big = !o.small && rand() < 0.08;
-      w.line('response_item', { type: 'function_call_output', call_id: callId, output: JSON.stringify({ output: fill.text(big ? 20_000 + Math.floor(rand() * 50_000) : 200 + Math.floor(rand() * 4000)), metadata: { exit_code: 0, duration_seconds: 0.4 } }) });
+      w.line('response_item', {
+        type: 'function_call_output',
+        call_id: callId,
+        output: JSON.stringify({
+          output: fill.text(big ? 20_000 + Math.floor(rand() * 50_000) : 200 + Math.floor(rand() * 4000)),
+          metadata: { exit_code: 0, duration_seconds: 0.4 },
+        }),
+      });
     }
     w.response(randomUsage(rand, w.o.paginated), { record: w.o.paginated ? 'after' : 'none' });
     drain(w, out);
@@ -62,21 +85,56 @@ export interface CodexFilePlan {
   imageBytes: number;
 }
 
-export function writeCodexFile(p: CodexFilePlan, ledger: Ledger, rand: () => number, fill: Filler): { file: LineFile; tail: CodexTail } {
+export function writeCodexFile(
+  p: CodexFilePlan,
+  ledger: Ledger,
+  rand: () => number,
+  fill: Filler,
+): { file: LineFile; tail: CodexTail } {
   const out = new LineFile(p.path);
-  const w = new RolloutWriter({ threadId: p.threadId, start: p.start, stepMs: 2500, paginated: p.paginated, ledger, label: p.path, project: p.cwd, cacheWriteField: p.paginated });
+  const w = new RolloutWriter({
+    threadId: p.threadId,
+    start: p.start,
+    stepMs: 2500,
+    paginated: p.paginated,
+    ledger,
+    label: p.path,
+    project: p.cwd,
+    cacheWriteField: p.paginated,
+  });
   w.sessionMeta();
   drain(w, out);
   while (out.bytes < p.targetBytes) {
-    writeTurn(w, out, rand, fill, { imageBytes: p.imageBytes, room: p.targetBytes - out.bytes > p.imageBytes * 2, budget: p.targetBytes });
+    writeTurn(w, out, rand, fill, {
+      imageBytes: p.imageBytes,
+      room: p.targetBytes - out.bytes > p.imageBytes * 2,
+      budget: p.targetBytes,
+    });
     drain(w, out);
   }
   out.close();
-  return { file: out, tail: { threadId: p.threadId, paginated: p.paginated, clock: w.clock, ordinal: w.ordinal, total: w.total, cwd: p.cwd } };
+  return {
+    file: out,
+    tail: {
+      threadId: p.threadId,
+      paginated: p.paginated,
+      clock: w.clock,
+      ordinal: w.ordinal,
+      total: w.total,
+      cwd: p.cwd,
+    },
+  };
 }
 
 /** Appends one more turn to a rollout, continuing its cumulative total. Returns the new tail. */
-export function appendCodexTurn(path: string, t: CodexTail, ledger: Ledger, rand: () => number, fill: Filler, round: number): { tail: CodexTail; bytes: number } {
+export function appendCodexTurn(
+  path: string,
+  t: CodexTail,
+  ledger: Ledger,
+  rand: () => number,
+  fill: Filler,
+  round: number,
+): { tail: CodexTail; bytes: number } {
   const out = new LineFile(path, 'a');
   const w = new RolloutWriter({
     threadId: t.threadId,

@@ -42,7 +42,18 @@ export interface Manifest {
   /** Last day of the history (UTC); it spans the SPAN_DAYS days up to it. */
   anchor: string;
   home: string;
-  shape: { files: number; bytes: number; lines: number; usageLines: number; usageLineShare: number; medianFile: number; p99File: number; largestFile: number; largestLine: number; filesOver40MB: number };
+  shape: {
+    files: number;
+    bytes: number;
+    lines: number;
+    usageLines: number;
+    usageLineShare: number;
+    medianFile: number;
+    p99File: number;
+    largestFile: number;
+    largestLine: number;
+    filesOver40MB: number;
+  };
   totals: DayTotals;
   appendTargets: AppendTarget[];
 }
@@ -119,7 +130,9 @@ export function generateCorpus(o: CorpusOptions): Manifest {
   // A few very long sessions (40-90 MB at 1 GiB, scaled down for smaller corpora), the rest log-normal.
   const scale = Math.min(1, o.bytes / GIB);
   const plan: { harness: Harness; bytes: number }[] = [];
-  [88, 75, 64, 52, 41].forEach((mb, i) => plan.push({ harness: i % 2 ? 'codex' : 'claude-code', bytes: Math.round(mb * MB * scale) }));
+  [88, 75, 64, 52, 41].forEach((mb, i) =>
+    plan.push({ harness: i % 2 ? 'codex' : 'claude-code', bytes: Math.round(mb * MB * scale) }),
+  );
   let planned = plan.reduce((n, p) => n + p.bytes, 0);
   // Writers overshoot their target by up to one exchange: plan a little under.
   while (planned < o.bytes * 0.97) {
@@ -141,25 +154,44 @@ export function generateCorpus(o: CorpusOptions): Manifest {
     // Screenshots (1-5 MB base64 lines) only in files big enough to hold several.
     const imageBytes = p.bytes > 3 * MB ? Math.round((1 + rand() * 4) * MB) : 0;
     // Appends go to sessions of the last three weeks, as they do in real use.
-    const wantAppend = (t: number) => appendTargets.length < 10 && p.bytes > 40_000 && p.bytes < 2 * MB && i % 7 === 3 && t >= end - 21 * DAY;
+    const wantAppend = (t: number) =>
+      appendTargets.length < 10 && p.bytes > 40_000 && p.bytes < 2 * MB && i % 7 === 3 && t >= end - 21 * DAY;
     let file;
     if (p.harness === 'claude-code') {
-      const parent: { sessionId: string; cwd: string; start: number } | null = lastMain !== null && rand() < 0.15 ? lastMain : null;
+      const parent: { sessionId: string; cwd: string; start: number } | null =
+        lastMain !== null && rand() < 0.15 ? lastMain : null;
       const sub: boolean = parent !== null;
       const sessionId: string = parent ? parent.sessionId : uuid(rand);
       const c: string = parent ? parent.cwd : cwd;
       const agentId: string | null = sub ? uuid(rand).slice(0, 17).replace(/-/g, '') : null;
       const dir = join(claudeDir, 'projects', projectKey(c));
-      const path: string = agentId ? join(dir, sessionId, 'subagents', `agent-${agentId}.jsonl`) : join(dir, `${sessionId}.jsonl`);
+      const path: string = agentId
+        ? join(dir, sessionId, 'subagents', `agent-${agentId}.jsonl`)
+        : join(dir, `${sessionId}.jsonl`);
       const s0: number = parent ? parent.start + 60_000 : start;
-      const w = writeClaudeFile({ home: claudeHome, path, sessionId, cwd: c, agentId, start: s0, targetBytes: p.bytes, imageBytes }, rand, fill);
+      const w = writeClaudeFile(
+        { home: claudeHome, path, sessionId, cwd: c, agentId, start: s0, targetBytes: p.bytes, imageBytes },
+        rand,
+        fill,
+      );
       file = w.file;
       if (!sub) lastMain = { sessionId, cwd: c, start: s0, path };
-      if (wantAppend(s0)) appendTargets.push({ harness: 'claude-code', path, bytes: file.bytes, claude: { sessionId, cwd: c, agentId, clock: w.clock } });
+      if (wantAppend(s0))
+        appendTargets.push({
+          harness: 'claude-code',
+          path,
+          bytes: file.bytes,
+          claude: { sessionId, cwd: c, agentId, clock: w.clock },
+        });
     } else {
       const threadId = uuid(rand);
       const path = sessionsPath(codexHome, start, rolloutName(start, threadId));
-      const r = writeCodexFile({ path, threadId, start, cwd, paginated: rand() < 0.5, targetBytes: p.bytes, imageBytes }, codexLedger, rand, fill);
+      const r = writeCodexFile(
+        { path, threadId, start, cwd, paginated: rand() < 0.5, targetBytes: p.bytes, imageBytes },
+        codexLedger,
+        rand,
+        fill,
+      );
       file = r.file;
       if (wantAppend(start)) appendTargets.push({ harness: 'codex', path, bytes: file.bytes, codex: r.tail });
     }
@@ -210,7 +242,8 @@ export function ensureCorpus(o: CorpusOptions & { maxAgeDays?: number }): { mani
       const m = JSON.parse(readFileSync(mpath, 'utf8')) as Manifest;
       const age = (Date.now() - Date.parse(`${m.anchor}T00:00:00Z`)) / DAY;
       const anchorOk = o.anchor ? m.anchor === o.anchor : age < (o.maxAgeDays ?? 14);
-      if (m.version === CORPUS_VERSION && m.seed === (o.seed ?? 1) && m.targetBytes === o.bytes && anchorOk) return { manifest: m, generated: false };
+      if (m.version === CORPUS_VERSION && m.seed === (o.seed ?? 1) && m.targetBytes === o.bytes && anchorOk)
+        return { manifest: m, generated: false };
     } catch {
       /* incomplete or foreign: regenerate */
     }

@@ -69,7 +69,10 @@ export class Answers {
   private linger: NodeJS.Timeout | null = null;
 
   /** `lingerMs`: how long the store stays open after the last question (0: closed after each). */
-  constructor(private readonly rt: Runtime, private readonly o: { lingerMs?: number } = {}) {}
+  constructor(
+    private readonly rt: Runtime,
+    private readonly o: { lingerMs?: number } = {},
+  ) {}
 
   /** Called after an opening found the sources changed (a transcript grew, a file came or went). */
   onChange(fn: () => void): () => void {

@@ -9,7 +9,14 @@
 // given a value, a number option) is left to yargs (null), which answers it
 // as it always did. test/cli/args.test.ts holds every command line it accepts to
 // yargs' reading of it.
-import { COMMANDS, GLOBAL_OPTIONS, missingValue, normalizeArgs, type CommandSpec, type OptionSpec } from './commands.js';
+import {
+  COMMANDS,
+  GLOBAL_OPTIONS,
+  missingValue,
+  normalizeArgs,
+  type CommandSpec,
+  type OptionSpec,
+} from './commands.js';
 
 export interface ParsedLine {
   spec: CommandSpec;
@@ -21,7 +28,8 @@ const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.to
 
 /** The command whose words are exactly `words`; 'more' when they begin a longer one's (a group: `prices`); null otherwise. */
 function commandOf(words: string[]): CommandSpec | 'more' | null {
-  const same = (c: CommandSpec, n: number) => words.length <= c.words.length && words.every((w, i) => c.words[i] === w) && c.words.length >= n;
+  const same = (c: CommandSpec, n: number) =>
+    words.length <= c.words.length && words.every((w, i) => c.words[i] === w) && c.words.length >= n;
   const exact = COMMANDS.find((c) => c.run && same(c, words.length) && c.words.length === words.length);
   if (exact) return exact;
   return COMMANDS.some((c) => same(c, words.length + 1)) ? 'more' : null;
@@ -37,7 +45,8 @@ export function parseLine(argv: string[]): ParsedLine | null {
   let spec: CommandSpec | null = null;
   let options: Record<string, OptionSpec> = GLOBAL_OPTIONS;
   const optionNamed = (typed: string): [string, OptionSpec] | null => {
-    for (const [name, o] of Object.entries(options)) if (typed === name || (typed === camel(name) && typed !== name)) return [name, o];
+    for (const [name, o] of Object.entries(options))
+      if (typed === name || (typed === camel(name) && typed !== name)) return [name, o];
     return null;
   };
   for (let i = 0; i < argv.length; i++) {
@@ -89,7 +98,15 @@ export function parseLine(argv: string[]): ParsedLine | null {
     return null;
   }
   if (!spec) return null; // no command, or a group without its subcommand: yargs answers
-  if (missingValue(argv, Object.entries(options).filter(([, o]) => o.type === 'string').map(([n]) => n))) return null;
+  if (
+    missingValue(
+      argv,
+      Object.entries(options)
+        .filter(([, o]) => o.type === 'string')
+        .map(([n]) => n),
+    )
+  )
+    return null;
 
   const args: ParsedLine['args'] = { _: [...spec.words] };
   // Positionals after the command's words, in order; a variadic one takes the rest.

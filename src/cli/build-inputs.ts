@@ -12,5 +12,9 @@ import { statLine, type Input } from '../core/inputs.js';
  * of this code, and every copy must agree) and package.json.
  */
 export function buildInputs(): Input[] {
-  return [fileURLToPath(new URL('./memo.js', import.meta.url)), join(packageRoot(), 'package.json')].map((path) => ({ k: 'file', path, v: statLine(path) }));
+  return [fileURLToPath(new URL('./memo.js', import.meta.url)), join(packageRoot(), 'package.json')].map((path) => ({
+    k: 'file',
+    path,
+    v: statLine(path),
+  }));
 }

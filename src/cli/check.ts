@@ -18,15 +18,21 @@ import { outputColumns } from '../core/inputs.js';
 export async function checkCommand(rt: Runtime, a: { tz?: string; format?: string }): Promise<void> {
   // `table`, as every other command calls its readable output; `text` (its name before) is the same.
   const format = a.format === undefined || a.format === 'text' ? 'table' : a.format;
-  if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
+  if (!['table', 'json'].includes(format))
+    throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
   const cfg = liveConfig(rt.env, rt.home);
   if (cfg.problems.length) throw new UsageError(cfg.problems.join('\n'));
   const tz = budgetZone(a.tz, cfg);
-  if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+  if (!isValidTimeZone(tz))
+    throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const now = nowMs(rt.env);
   if (!cfg.budgets.length) {
     const msg = `no budgets in ${cfg.path}: add e.g. "budgets": { "day": 20, "month": 400, "block": 10 }`;
-    process.stdout.write(format === 'json' ? renderJson({ ok: true, timezone: tz, now: isoInZone(now, tz), budgets: [], reasons: [], note: msg }) : `${printableLines(msg)}\n`);
+    process.stdout.write(
+      format === 'json'
+        ? renderJson({ ok: true, timezone: tz, now: isoInZone(now, tz), budgets: [], reasons: [], note: msg })
+        : `${printableLines(msg)}\n`,
+    );
     return;
   }
   const cost = await costFunction(rt);
@@ -41,10 +47,16 @@ export async function checkCommand(rt: Runtime, a: { tz?: string; format?: strin
   }
   const reasons = budgetReasons(results);
   if (format === 'json') {
-    process.stdout.write(renderJson({ ok: reasons.length === 0, timezone: tz, now: isoInZone(now, tz), budgets: results, reasons }));
+    process.stdout.write(
+      renderJson({ ok: reasons.length === 0, timezone: tz, now: isoInZone(now, tz), budgets: results, reasons }),
+    );
   } else {
-    process.stdout.write(renderText('table', null, [budgetDataset(results, rt.color)], { width: outputColumns(), color: rt.color }));
-    process.stdout.write(reasons.length ? reasons.map((r) => `${printableLines(r)}\n`).join('') : 'All budgets within limits.\n');
+    process.stdout.write(
+      renderText('table', null, [budgetDataset(results, rt.color)], { width: outputColumns(), color: rt.color }),
+    );
+    process.stdout.write(
+      reasons.length ? reasons.map((r) => `${printableLines(r)}\n`).join('') : 'All budgets within limits.\n',
+    );
   }
   if (reasons.length) process.exitCode = 1;
 }

@@ -26,10 +26,20 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   db: { type: 'string', describe: 'store file (default $XDG_CACHE_HOME/tx-usage/usage.duckdb)' },
   root: { type: 'string', describe: 'HARNESS=PATH data root (repeat --root for more)' },
   quiet: { type: 'boolean', describe: 'no notices, warnings or progress on stderr (also -q)' },
-  color: { type: 'boolean', describe: 'colour in tables: on a terminal unless NO_COLOR is set; --color forces it (piped too), --no-color turns it off' },
-  rebuild: { type: 'boolean', describe: 'discard the store and re-read every source (with --yes when it keeps history of deleted transcripts)' },
+  color: {
+    type: 'boolean',
+    describe:
+      'colour in tables: on a terminal unless NO_COLOR is set; --color forces it (piped too), --no-color turns it off',
+  },
+  rebuild: {
+    type: 'boolean',
+    describe: 'discard the store and re-read every source (with --yes when it keeps history of deleted transcripts)',
+  },
   yes: { type: 'boolean', describe: 'confirm --rebuild when it would drop history that cannot be read again' },
-  prices: { type: 'string', describe: 'price overrides FILE in LiteLLM format; wins over the bundled prices for the models it names' },
+  prices: {
+    type: 'string',
+    describe: 'price overrides FILE in LiteLLM format; wins over the bundled prices for the models it names',
+  },
 };
 
 /**
@@ -42,47 +52,76 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
 export const REPEATABLE = ['root', 'from', 'remove'];
 
 /** The commands whose --format follows the --out file's extension when --format is not given, and the formats they write. */
-const OUT_FILE_COMMANDS: Record<string, string[]> = { report: ['table', 'json', 'csv', 'html'], demo: ['table', 'json', 'csv', 'html'], limits: ['table', 'json', 'csv'] };
+const OUT_FILE_COMMANDS: Record<string, string[]> = {
+  report: ['table', 'json', 'csv', 'html'],
+  demo: ['table', 'json', 'csv', 'html'],
+  limits: ['table', 'json', 'csv'],
+};
 
-export const COMPLETION_HELP = 'print a bash/zsh completion script (add `source <(tx-usage completion)` to ~/.bashrc or ~/.zshrc)';
+export const COMPLETION_HELP =
+  'print a bash/zsh completion script (add `source <(tx-usage completion)` to ~/.bashrc or ~/.zshrc)';
 
 /** Known only once loaded (the group keys, the report definitions): filled by main.ts for the help text. */
-export const helpFacts: { groupKeys: readonly string[]; reports: { name: string; title: string; description: string }[] } = { groupKeys: [], reports: [] };
+export const helpFacts: {
+  groupKeys: readonly string[];
+  reports: { name: string; title: string; description: string }[];
+} = { groupKeys: [], reports: [] };
 
 /** `demo`: a report on generated sample data, so without --demo and --from (which pick the data). */
 function reportOptionSpecs(forDemo: boolean): Record<string, OptionSpec> {
   const o: Record<string, OptionSpec> = {
-    since: { type: 'string', describe: 'first day: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD (or YYYYMMDD) (default 30d, ending at --until)' },
+    since: {
+      type: 'string',
+      describe:
+        'first day: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD (or YYYYMMDD) (default 30d, ending at --until)',
+    },
     until: { type: 'string', describe: 'last day, inclusive (default today)' },
     by: { type: 'string', describe: () => `comma list of ${helpFacts.groupKeys.join(', ')} (default day)` },
     harness: { type: 'string', describe: `comma list of ${HARNESS_IDS.join(', ')}` },
     project: { type: 'string', describe: 'only projects whose path contains TEXT' },
     model: { type: 'string', describe: 'comma list of exact model ids (as --by model lists them; not for blocks)' },
     tz: { type: 'string', describe: 'IANA time zone for days (default: the system zone)' },
-    format: { type: 'string', describe: 'table | json | csv | html (default table, or what the --out file name ends in: .csv, .json, .html)' },
-    out: { type: 'string', describe: 'write the report to FILE instead of stdout (replaces only a file tx-usage wrote)' },
+    format: {
+      type: 'string',
+      describe: 'table | json | csv | html (default table, or what the --out file name ends in: .csv, .json, .html)',
+    },
+    out: {
+      type: 'string',
+      describe: 'write the report to FILE instead of stdout (replaces only a file tx-usage wrote)',
+    },
     force: { type: 'boolean', describe: 'with --out: replace the file even if tx-usage did not write it' },
     cost: { type: 'string', describe: 'auto | computed | recorded (default auto)' },
-    sort: { type: 'string', describe: 'row order: cost | tokens | date | name (default: days, weeks, months in order, anything else by cost)' },
+    sort: {
+      type: 'string',
+      describe: 'row order: cost | tokens | date | name (default: days, weeks, months in order, anything else by cost)',
+    },
     machine: { type: 'string', describe: 'name of this machine for --by machine (default: config, else host name)' },
-    'token-limit': { type: 'string', describe: 'report blocks: tokens per block to compare each block with, or "max" (the largest finished block)' },
+    'token-limit': {
+      type: 'string',
+      describe: 'report blocks: tokens per block to compare each block with, or "max" (the largest finished block)',
+    },
     all: { type: 'boolean', describe: 'report compare: every row, those with too few prompts to compare included' },
   };
   if (!forDemo) {
     o.demo = { type: 'boolean', describe: 'report on generated sample data instead of your files' };
-    o.from = { type: 'string', describe: 'report on exported Parquet (file, folder or glob) instead of the local store; repeat --from for more' };
+    o.from = {
+      type: 'string',
+      describe: 'report on exported Parquet (file, folder or glob) instead of the local store; repeat --from for more',
+    };
   }
   return o;
 }
 
-const reportEpilog = () => ['Reports:', ...helpFacts.reports.map((r) => `  ${r.name.padEnd(10)} ${r.title}: ${r.description}`)].join('\n');
+const reportEpilog = () =>
+  ['Reports:', ...helpFacts.reports.map((r) => `  ${r.name.padEnd(10)} ${r.title}: ${r.description}`)].join('\n');
 const reportName: PositionalSpec = { name: 'name', required: false, describe: 'the report (default summary)' };
 
 export const COMMANDS: CommandSpec[] = [
   {
     words: ['report'],
     positionals: [reportName],
-    describe: 'report usage and cost: summary (default), monthly, compare, blocks (refreshes the store first; report --help describes them)',
+    describe:
+      'report usage and cost: summary (default), monthly, compare, blocks (refreshes the store first; report --help describes them)',
     options: reportOptionSpecs(false),
     epilog: reportEpilog,
     run: async (rt, a: ReportArgs) => (a.demo ? demo(rt, a) : report(rt, a)),
@@ -100,10 +139,17 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [],
     describe: 'plan rate limits per harness and window (5 h, weekly): used %, reset time, peak and spend per window',
     options: {
-      since: { type: 'string', describe: 'list windows resetting since: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD (default 7d)' },
+      since: {
+        type: 'string',
+        describe:
+          'list windows resetting since: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD (default 7d)',
+      },
       tz: { type: 'string', describe: 'IANA time zone for times (default: the system zone)' },
       harness: { type: 'string', describe: 'comma list of harnesses (default: all that record limits)' },
-      format: { type: 'string', describe: 'table | json | csv (default table, or what the --out file name ends in: .csv, .json)' },
+      format: {
+        type: 'string',
+        describe: 'table | json | csv (default table, or what the --out file name ends in: .csv, .json)',
+      },
       out: { type: 'string', describe: 'write to FILE instead of stdout' },
     },
     run: async (rt, a) => (await import('./limits.js')).limitsCommand(rt, a),
@@ -121,12 +167,22 @@ export const COMMANDS: CommandSpec[] = [
   {
     words: ['watch'],
     positionals: [],
-    describe: 'full-screen live view: the active 5-hour block, today per harness, active sessions, plan limits, budgets (q quits)',
+    describe:
+      'full-screen live view: the active 5-hour block, today per harness, active sessions, plan limits, budgets (q quits)',
     options: {
-      tz: { type: 'string', describe: 'IANA time zone for today and clock times (default: config statusline.tz, else the system zone)' },
-      harness: { type: 'string', describe: 'block families to show (default: config statusline.harnesses, else claude-code)' },
+      tz: {
+        type: 'string',
+        describe: 'IANA time zone for today and clock times (default: config statusline.tz, else the system zone)',
+      },
+      harness: {
+        type: 'string',
+        describe: 'block families to show (default: config statusline.harnesses, else claude-code)',
+      },
       once: { type: 'boolean', describe: 'draw the screen once, as plain text, and exit' },
-      poll: { type: 'boolean', describe: 'look for changes every 2 s instead of file-system notifications (e.g. network mounts)' },
+      poll: {
+        type: 'boolean',
+        describe: 'look for changes every 2 s instead of file-system notifications (e.g. network mounts)',
+      },
     },
     run: async (rt, a) => (await import('./watch.js')).watchCommand(rt, a),
   },
@@ -135,7 +191,10 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [],
     describe: "exit 1 when a budget of the config file is exceeded or projected to be by its period's end (cron, CI)",
     options: {
-      tz: { type: 'string', describe: 'IANA time zone days and months are cut in (default: config statusline.tz, else the system zone)' },
+      tz: {
+        type: 'string',
+        describe: 'IANA time zone days and months are cut in (default: config statusline.tz, else the system zone)',
+      },
       format: { type: 'string', default: 'table', describe: 'table | json (text is the same as table)' },
     },
     run: async (rt, a) => (await import('./check.js')).checkCommand(rt, a),
@@ -153,7 +212,11 @@ export const COMMANDS: CommandSpec[] = [
     describe: 'write usage as Hive-partitioned Parquet for team roll-ups and warehouses (see docs/team.md)',
     options: {
       out: { type: 'string', demandOption: true, describe: 'export folder (shared by any number of machines)' },
-      since: { type: 'string', describe: 'first day: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD (default: everything)' },
+      since: {
+        type: 'string',
+        describe:
+          'first day: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD (default: everything)',
+      },
       until: { type: 'string', describe: 'last day, inclusive (default today)' },
       tz: { type: 'string', describe: 'IANA time zone --since/--until are read in (default: the system zone)' },
       machine: { type: 'string', describe: 'name of this machine in the files (default: config, else host name)' },
@@ -169,10 +232,14 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'kind', required: false, describe: 'what the files are: cursor-usage' },
       { name: 'files', required: false, array: true, describe: 'CSV files, folders or globs' },
     ],
-    describe: "import a usage export the harness keeps no copy of: cursor-usage (Cursor's dashboard usage CSV); --list, --remove ID",
+    describe:
+      "import a usage export the harness keeps no copy of: cursor-usage (Cursor's dashboard usage CSV); --list, --remove ID",
     options: {
       list: { type: 'boolean', describe: 'list the imports kept in the cache dir' },
-      remove: { type: 'string', describe: 'remove an import (id from --list, or the imported file) and its rows; repeat --remove for more' },
+      remove: {
+        type: 'string',
+        describe: 'remove an import (id from --list, or the imported file) and its rows; repeat --remove for more',
+      },
       format: { type: 'string', default: 'table', describe: 'table | json' },
     },
     run: async (rt, a) => (await import('./import.js')).importCommand(rt, a),
@@ -186,10 +253,22 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     words: ['explain'],
-    positionals: [{ name: 'paths', required: true, array: true, describe: 'transcript files, databases, folders (every source in them) or session ids' }],
-    describe: 'why each usage record of a transcript, database or session counts or not: its line, what it was counted as, the rule, the tokens and cost it added',
+    positionals: [
+      {
+        name: 'paths',
+        required: true,
+        array: true,
+        describe: 'transcript files, databases, folders (every source in them) or session ids',
+      },
+    ],
+    describe:
+      'why each usage record of a transcript, database or session counts or not: its line, what it was counted as, the rule, the tokens and cost it added',
     options: {
-      since: { type: 'string', describe: 'window start: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD; records outside the window add nothing (default: no window)' },
+      since: {
+        type: 'string',
+        describe:
+          'window start: Nd, Nw, Nm (the last N days, weeks, months, today included), or YYYY-MM-DD; records outside the window add nothing (default: no window)',
+      },
       until: { type: 'string', describe: 'window end, inclusive (default today when --since is given)' },
       tz: { type: 'string', describe: "IANA time zone the window's days are cut in (default: the system zone)" },
       cost: { type: 'string', describe: 'auto | computed | recorded, as in report (default auto)' },
@@ -199,22 +278,27 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     words: ['sql'],
-    positionals: [{ name: 'query', required: true, describe: 'one SQL statement; files, network and extensions are refused' }],
-    describe: 'run read-only SQL against the store: the `usage` view (one row per billed response), billed_events, sources, ... (docs/sql.md)',
+    positionals: [
+      { name: 'query', required: true, describe: 'one SQL statement; files, network and extensions are refused' },
+    ],
+    describe:
+      'run read-only SQL against the store: the `usage` view (one row per billed response), billed_events, sources, ... (docs/sql.md)',
     options: { format: { type: 'string', default: 'table', describe: 'table | json | csv' } },
     run: async (rt, a) => (await import('./sql.js')).sqlCommand(rt, a.query, a.format),
   },
   {
     words: ['mcp'],
     positionals: [],
-    describe: 'MCP server on stdio for AI agents: usage, monthly review, compare, session detail, block and limits, read-only SQL (see README)',
+    describe:
+      'MCP server on stdio for AI agents: usage, monthly review, compare, session detail, block and limits, read-only SQL (see README)',
     options: {},
     run: async (rt) => (await import('./mcp.js')).mcpCommand(rt),
   },
   {
     words: ['serve'],
     positionals: [],
-    describe: 'local dashboard in the browser (127.0.0.1, token in the URL): overview, sessions, compare, monthly; live',
+    describe:
+      'local dashboard in the browser (127.0.0.1, token in the URL): overview, sessions, compare, monthly; live',
     options: {
       port: { type: 'number', describe: 'port (default: a free one)' },
       poll: { type: 'boolean', describe: 'look for changes every 2 s instead of file-system notifications' },
@@ -277,7 +361,8 @@ export function missingValue(argv: string[], stringOptions: string[]): string | 
     if (!t.startsWith('--') || t.includes('=') || !takesValue.has(t.slice(2))) continue;
     const next = argv[i + 1];
     if (next === undefined) return `${t} needs a value`;
-    if (next.startsWith('-') && next !== '-') return `${t} needs a value (${JSON.stringify(next)} reads as an option; to pass it as the value, write ${t}=${next})`;
+    if (next.startsWith('-') && next !== '-')
+      return `${t} needs a value (${JSON.stringify(next)} reads as an option; to pass it as the value, write ${t}=${next})`;
   }
   return null;
 }
@@ -300,7 +385,10 @@ export function normalizeArgs(args: Record<string, unknown> & { _: (string | num
   const cmd = String(args._[0]);
   if (Object.hasOwn(OUT_FILE_COMMANDS, cmd) && typeof args.out === 'string' && args.format === undefined) {
     const f = formatOfOutFile(args.out);
-    if (f && !OUT_FILE_COMMANDS[cmd]!.includes(f)) throw new UsageError(`--out ${args.out}: ${cmd} writes no ${f}; add --format ${OUT_FILE_COMMANDS[cmd]!.join('|')}`);
+    if (f && !OUT_FILE_COMMANDS[cmd]!.includes(f))
+      throw new UsageError(
+        `--out ${args.out}: ${cmd} writes no ${f}; add --format ${OUT_FILE_COMMANDS[cmd]!.join('|')}`,
+      );
     if (f) args.format = f;
   }
 }
@@ -331,7 +419,15 @@ async function demo(rt: Runtime, a: ReportArgs): Promise<void> {
     const home = join(dir, 'home');
     await writeDemoHome(home, new Date());
     const env = { PATH: process.env.PATH, HOME: home, TZ: process.env.TZ };
-    const demoRt: Runtime = { ...rt, home, env, dbPath: join(dir, 'demo.duckdb'), dbGiven: false, rootOverrides: {}, outputsDir: cacheDir(rt.env, rt.home) };
+    const demoRt: Runtime = {
+      ...rt,
+      home,
+      env,
+      dbPath: join(dir, 'demo.duckdb'),
+      dbGiven: false,
+      rootOverrides: {},
+      outputsDir: cacheDir(rt.env, rt.home),
+    };
     // On stderr for every format: a CSV has no place for a comment (its JSON says "demo": true, its HTML says so in title and footer).
     // Said once the arguments are known to be valid, so that a usage error stays one line.
     const notice = () => {

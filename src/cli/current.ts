@@ -19,7 +19,15 @@ import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from
 import { inputsHold, noteHeld } from '../core/inputs.js';
 import { todayIn } from '../report/period.js';
 import { mark } from '../core/trace.js';
-import { checkDbFolder, notice, openAndRefresh, refreshStore, rootProblems, type Refreshed, type Runtime } from './runtime.js';
+import {
+  checkDbFolder,
+  notice,
+  openAndRefresh,
+  refreshStore,
+  rootProblems,
+  type Refreshed,
+  type Runtime,
+} from './runtime.js';
 import { openStore, type Store } from '../store/store.js';
 import { readCurrentMeta, type Ready } from '../store/ready.js';
 import { upToDateFor } from '../store/sources-digest.js';
@@ -77,14 +85,19 @@ interface Opened {
 async function openIfThere(rt: Runtime, horizonMs: number | null, held?: Store): Promise<Opened | null> {
   if (rt.rebuild || rt.dbPath === ':memory:' || earlyStarted() || !existsSync(rt.dbPath)) return null;
   const offered = takeOfferedDiscovery(rt);
-  let found: { scans: ScanFacts[]; warnings: string[]; stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null };
+  let found: {
+    scans: ScanFacts[];
+    warnings: string[];
+    stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null;
+  };
   if (offered) found = offered;
   else {
     const f = await findSources(rt, true);
     f.saveRecord?.();
     found = f;
   }
-  const giveBack = (stamps: Map<string, Stamp | null> | null) => offerDiscovery(rt, found.scans, found.warnings, stamps);
+  const giveBack = (stamps: Map<string, Stamp | null> | null) =>
+    offerDiscovery(rt, found.scans, found.warnings, stamps);
   if (!found.scans.some((s) => s.sources.length > 0)) {
     giveBack(null);
     return null;
@@ -128,7 +141,10 @@ async function openIfThere(rt: Runtime, horizonMs: number | null, held?: Store):
  * its query. The --root problems go to stderr as warnings, unless
  * `keepRootWarnings` (the report puts them among its own warnings).
  */
-export async function openAnswerable(rt: Runtime, o: { horizonMs: number | null; keepRootWarnings?: boolean; readOnlyOk?: boolean } & KeptOpen): Promise<Answerable> {
+export async function openAnswerable(
+  rt: Runtime,
+  o: { horizonMs: number | null; keepRootWarnings?: boolean; readOnlyOk?: boolean } & KeptOpen,
+): Promise<Answerable> {
   checkDbFolder(rt);
   const rootWarnings = [...rootProblems(rt).values()].flat();
   if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(rootWarnings));
@@ -147,8 +163,33 @@ export async function openAnswerable(rt: Runtime, o: { horizonMs: number | null;
     noteHeld(opened.ready!.pricing.inputs);
     const sources = opened.found.scans.reduce((n, s) => n + s.sources.length, 0);
     setLastIngestDigest(opened.digest);
-    writeStatsFile({ kind: 'ingest', current: true, upToDate: true, bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, events: 0, unchanged: sources, appended: 0, rewritten: 0, removed: 0, retained: opened.ready!.retained, deferred: 0 });
-    return { store: opened.store, scans: opened.found.scans, ingest: null, discoveryWarnings: opened.found.warnings, rootWarnings, storeWarnings: [], ready: opened.ready!, digest: opened.digest, pricingWarnings: opened.ready!.pricing.warnings };
+    writeStatsFile({
+      kind: 'ingest',
+      current: true,
+      upToDate: true,
+      bytesRead: 0,
+      tailCheckBytes: 0,
+      workers: 0,
+      earlyUsed: 0,
+      events: 0,
+      unchanged: sources,
+      appended: 0,
+      rewritten: 0,
+      removed: 0,
+      retained: opened.ready!.retained,
+      deferred: 0,
+    });
+    return {
+      store: opened.store,
+      scans: opened.found.scans,
+      ingest: null,
+      discoveryWarnings: opened.found.warnings,
+      rootWarnings,
+      storeWarnings: [],
+      ready: opened.ready!,
+      digest: opened.digest,
+      pricingWarnings: opened.ready!.pricing.warnings,
+    };
   }
   // The full path: prices, the ingest (of the sources and stamps found above, when the store was opened), a new ready row.
   const cost = o.prices ? await o.prices() : await (await import('./pricing.js')).costFunction(rt);
@@ -158,8 +199,23 @@ export async function openAnswerable(rt: Runtime, o: { horizonMs: number | null;
     offerDiscovery(rt, opened.found.scans, opened.found.warnings, opened.stamps);
     r = await refreshStore(rt, opened.store, cost.fn, { horizonMs: o.horizonMs, ready: true });
   } else {
-    r = await openAndRefresh(rt, cost.fn, { horizonMs: o.horizonMs, keepRootWarnings: true, readOnlyOk: o.readOnlyOk, ready: true });
+    r = await openAndRefresh(rt, cost.fn, {
+      horizonMs: o.horizonMs,
+      keepRootWarnings: true,
+      readOnlyOk: o.readOnlyOk,
+      ready: true,
+    });
     if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(r.storeWarnings));
   }
-  return { store: r.store, scans: r.ingest.scans, ingest: r.ingest, discoveryWarnings: r.ingest.discoveryWarnings, rootWarnings, storeWarnings: r.storeWarnings, ready: r.ready!, digest: r.ingest.digest, pricingWarnings: cost.warnings };
+  return {
+    store: r.store,
+    scans: r.ingest.scans,
+    ingest: r.ingest,
+    discoveryWarnings: r.ingest.discoveryWarnings,
+    rootWarnings,
+    storeWarnings: r.storeWarnings,
+    ready: r.ready!,
+    digest: r.ingest.digest,
+    pricingWarnings: cost.warnings,
+  };
 }

@@ -32,13 +32,18 @@ const FORMATS = ['table', 'json', 'csv'];
 
 export async function explainCommand(rt: Runtime, a: ExplainArgs): Promise<void> {
   const format = a.format ?? 'table';
-  if (!FORMATS.includes(format)) throw new UsageError(`--format ${JSON.stringify(a.format)}: expected table, json or csv`);
+  if (!FORMATS.includes(format))
+    throw new UsageError(`--format ${JSON.stringify(a.format)}: expected table, json or csv`);
   const doc = await answerExplain(rt, a);
   if (format === 'json') process.stdout.write(renderJson(doc));
   else if (format === 'csv') process.stdout.write(renderCsv(explainCsv(doc)));
   else {
     const opts = { width: outputColumns(), color: rt.color, home: rt.home, wholeIds: !inputIsTTY(1) };
-    process.stdout.write(explainTables(doc).map((d) => renderTable(d, opts)).join('\n'));
+    process.stdout.write(
+      explainTables(doc)
+        .map((d) => renderTable(d, opts))
+        .join('\n'),
+    );
   }
   // Warnings go to stderr in every format (JSON carries them too), control characters made visible.
   if (!rt.quiet) process.stderr.write(warningLines(doc.warnings));
@@ -51,7 +56,8 @@ export async function explainCommand(rt: Runtime, a: ExplainArgs): Promise<void>
  * horizon), left open.
  */
 export async function answerExplain(rt: Runtime, a: ExplainArgs, use?: ReportStore): Promise<ExplainDocument> {
-  if (!a.paths?.length) throw new UsageError('explain needs a file, database, folder or session id: tx-usage explain PATH');
+  if (!a.paths?.length)
+    throw new UsageError('explain needs a file, database, folder or session id: tx-usage explain PATH');
   // The window and cost rule read as a report reads them; no window when neither end is given.
   const windowed = a.since !== undefined || a.until !== undefined;
   const p = reportParams({ since: a.since ?? '0001-01-01', until: a.until, tz: a.tz, cost: a.cost }, ['day']);
@@ -59,13 +65,32 @@ export async function answerExplain(rt: Runtime, a: ExplainArgs, use?: ReportSto
   const opened = use ? null : await openAndRefresh(rt, cost!.fn, { keepRootWarnings: true });
   const store = use?.store ?? opened!.store;
   // A store found current (current.ts) carries its sources without their harness modules: explain reads with them.
-  const scans: HarnessScan[] = opened ? opened.ingest.scans : (use!.ingest?.scans ?? use!.scans.map((s) => ({ ...s, harness: harnessById(s.harness.id)! })));
+  const scans: HarnessScan[] = opened
+    ? opened.ingest.scans
+    : (use!.ingest?.scans ?? use!.scans.map((s) => ({ ...s, harness: harnessById(s.harness.id)! })));
   const rootWarnings = opened?.rootWarnings ?? [...rootProblems(rt).values()].flat();
   const tmp = makeWorkDir();
   try {
-    const warnings = [...rootWarnings, ...(opened ? opened.ingest.discoveryWarnings : use!.discoveryWarnings), ...(cost ? cost.warnings : use!.pricingWarnings)];
+    const warnings = [
+      ...rootWarnings,
+      ...(opened ? opened.ingest.discoveryWarnings : use!.discoveryWarnings),
+      ...(cost ? cost.warnings : use!.pricingWarnings),
+    ];
     const pricer = cost?.pricer ?? null;
-    return await explain(store.conn, scans, a.paths, { since: windowed ? p.since : null, until: windowed ? p.until : null, tz: p.tz, costMode: p.costMode, tmpDir: tmp, pricer }, warnings);
+    return await explain(
+      store.conn,
+      scans,
+      a.paths,
+      {
+        since: windowed ? p.since : null,
+        until: windowed ? p.until : null,
+        tz: p.tz,
+        costMode: p.costMode,
+        tmpDir: tmp,
+        pricer,
+      },
+      warnings,
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
     if (opened) await store.close();

@@ -30,14 +30,17 @@ function checkExportFolder(out: string): void {
   } catch (e) {
     throw new UsageError(`--out ${out}: ${fsProblem(e)}`);
   }
-  if (st && !st.isDirectory()) throw new UsageError(`--out ${out}: not a folder; export writes a folder of Parquet files (docs/team.md)`);
+  if (st && !st.isDirectory())
+    throw new UsageError(`--out ${out}: not a folder; export writes a folder of Parquet files (docs/team.md)`);
 }
 
 export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
   const format = a.format ?? 'table';
-  if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
+  if (!['table', 'json'].includes(format))
+    throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
   const tz = a.tz ?? systemTimeZone();
-  if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+  if (!isValidTimeZone(tz))
+    throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const today = todayIn(tz);
   // No --since: everything the store holds.
   const since = a.since === undefined ? null : parseDay(a.since, '--since', today, true);
@@ -62,11 +65,16 @@ export async function exportCommand(rt: Runtime, a: ExportArgs): Promise<void> {
     return;
   }
   if (!files.length) {
-    process.stdout.write(`nothing to export${since ? ` from ${since} to ${until}` : ''}: the store holds no usage there\n`);
+    process.stdout.write(
+      `nothing to export${since ? ` from ${since} to ${until}` : ''}: the store holds no usage there\n`,
+    );
     return;
   }
   for (const f of files) {
-    process.stdout.write(`${f.status.padEnd(9)} ${printable(f.path)}  (${counted(f.rows, f.dataset === 'events' ? 'event' : 'row')})\n`);
-    for (const s of f.superseded) process.stdout.write(`removed   ${printable(s)}  (all its rows are in the file above)\n`);
+    process.stdout.write(
+      `${f.status.padEnd(9)} ${printable(f.path)}  (${counted(f.rows, f.dataset === 'events' ? 'event' : 'row')})\n`,
+    );
+    for (const s of f.superseded)
+      process.stdout.write(`removed   ${printable(s)}  (all its rows are in the file above)\n`);
   }
 }

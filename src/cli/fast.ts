@@ -17,7 +17,9 @@ import { messageLine, printableLines } from '../render/terminal-text.js';
 async function statusline(argv: string[]): Promise<boolean> {
   if (argv.some((a) => a === '--refresh' || a === '--help' || a === '-h')) return false;
   const bundled = fileURLToPath(new URL('./statusline.cjs', import.meta.url));
-  const entry: typeof import('./statusline-entry.js') = existsSync(bundled) ? createRequire(import.meta.url)(bundled) : await import('./statusline-entry.js');
+  const entry: typeof import('./statusline-entry.js') = existsSync(bundled)
+    ? createRequire(import.meta.url)(bundled)
+    : await import('./statusline-entry.js');
   try {
     await entry.runStatusline(argv.slice(1));
   } catch {
@@ -45,7 +47,7 @@ async function failed(e: unknown): Promise<void> {
     process.exit(2);
   }
   const { StoreError } = await import('../store/errors.js');
-  const msg = e instanceof StoreError ? e.message : (e as Error)?.message ?? String(e);
+  const msg = e instanceof StoreError ? e.message : ((e as Error)?.message ?? String(e));
   process.stderr.write(messageLine(msg));
   if (process.env.TX_USAGE_DEBUG) process.stderr.write(`${printableLines(String((e as Error)?.stack))}\n`);
   process.exit(e instanceof StoreError ? e.exitCode : 1);

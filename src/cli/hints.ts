@@ -21,7 +21,8 @@ const CCUSAGE_REPORTS: Record<string, string> = {
 export function reportHint(name: string): string | null {
   const to = CCUSAGE_REPORTS[name];
   if (to) return `ccusage's ${name} is: ${to}`;
-  if (/[/\\]|\.parquet$/i.test(name)) return '--from and --root take one path each: repeat the flag for every path, or quote a glob';
+  if (/[/\\]|\.parquet$/i.test(name))
+    return '--from and --root take one path each: repeat the flag for every path, or quote a glob';
   return null;
 }
 
@@ -40,7 +41,8 @@ export function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length]!;

@@ -27,8 +27,10 @@ export interface ImportArgs {
 }
 
 function kindOf(name: string | undefined): ImportKindName {
-  if (name === undefined) throw new UsageError(`name what to import: tx-usage import ${IMPORT_KINDS.join('|')} FILE...`);
-  if (!(IMPORT_KINDS as readonly string[]).includes(name)) throw new UsageError(`import ${JSON.stringify(name)}: expected one of ${IMPORT_KINDS.join(', ')}`);
+  if (name === undefined)
+    throw new UsageError(`name what to import: tx-usage import ${IMPORT_KINDS.join('|')} FILE...`);
+  if (!(IMPORT_KINDS as readonly string[]).includes(name))
+    throw new UsageError(`import ${JSON.stringify(name)}: expected one of ${IMPORT_KINDS.join(', ')}`);
   return name as ImportKindName;
 }
 
@@ -51,7 +53,9 @@ async function expandFiles(args: string[]): Promise<string[]> {
     for (const a of args) {
       if (existsSync(a)) {
         if (statSync(a).isDirectory()) {
-          const csvs = readdirSync(a).filter((n) => n.toLowerCase().endsWith('.csv')).sort();
+          const csvs = readdirSync(a)
+            .filter((n) => n.toLowerCase().endsWith('.csv'))
+            .sort();
           if (!csvs.length) throw new UsageError(`${a}: a folder without .csv files`);
           for (const n of csvs) add(join(a, n));
         } else add(a);
@@ -85,7 +89,8 @@ interface Outcome {
 
 export async function importCommand(rt: Runtime, a: ImportArgs): Promise<void> {
   const format = a.format ?? 'table';
-  if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
+  if (!['table', 'json'].includes(format))
+    throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
   if (a.list && a.remove?.length) throw new UsageError('--list and --remove: one at a time');
   if (a.list) return listImports(rt, a, format);
   if (a.remove?.length) return removeImports(rt, a, format);
@@ -148,8 +153,12 @@ export async function importCommand(rt: Runtime, a: ImportArgs): Promise<void> {
   else {
     const lines = results.map((r) => {
       const span = r.first_day ? `, ${r.first_day} to ${r.last_day} (UTC)` : '';
-      const none = (r.rows_without_usage as number) ? `; ${plural(r.rows_without_usage as number, 'row')} without usage (errored, no charge) not counted` : '';
-      const dup = (r.also_in_other_imports as number) ? `, ${r.also_in_other_imports} of them also in other imports (counted once)` : '';
+      const none = (r.rows_without_usage as number)
+        ? `; ${plural(r.rows_without_usage as number, 'row')} without usage (errored, no charge) not counted`
+        : '';
+      const dup = (r.also_in_other_imports as number)
+        ? `, ${r.also_in_other_imports} of them also in other imports (counted once)`
+        : '';
       return `${r.status} ${r.file} as ${r.id}: ${plural(r.rows as number, 'row')}${span}; ${plural(r.billed_events as number, 'billed response')}${dup}${none}`;
     });
     if (lines.length) process.stdout.write(printableLines(lines.join('\n')) + '\n');
@@ -185,7 +194,8 @@ async function described(kind: ImportKindName, c: ImportCopy): Promise<Record<st
 async function listImports(rt: Runtime, a: ImportArgs, format: string): Promise<void> {
   const kinds = a.kind === undefined ? [...IMPORT_KINDS] : [kindOf(a.kind)];
   const rows: Record<string, unknown>[] = [];
-  for (const kind of kinds) for (const c of listCopies(importDir(rt.env, rt.home, kind))) rows.push(await described(kind, c));
+  for (const kind of kinds)
+    for (const c of listCopies(importDir(rt.env, rt.home, kind))) rows.push(await described(kind, c));
   if (format === 'json') {
     process.stdout.write(renderJson({ imports: rows }));
     return;
@@ -210,7 +220,9 @@ async function listImports(rt: Runtime, a: ImportArgs, format: string): Promise<
           ...(r as Record<string, string | number | null>),
           imported: typeof r.imported_at === 'string' ? r.imported_at.slice(0, 10) : null,
         })),
-        notes: rows.filter((r) => r.problem).map((r) => `${r.id}: ${r.problem} (not counted; tx-usage import --remove ${r.id})`),
+        notes: rows
+          .filter((r) => r.problem)
+          .map((r) => `${r.id}: ${r.problem} (not counted; tx-usage import --remove ${r.id})`),
       },
       { width: outputColumns(), color: rt.color },
     ),
@@ -218,14 +230,21 @@ async function listImports(rt: Runtime, a: ImportArgs, format: string): Promise<
 }
 
 /** The copies `what` names: an id (or a unique prefix of at least 4 digits) or a file whose bytes were imported. */
-function findCopies(copies: (ImportCopy & { kind: ImportKindName })[], what: string): (ImportCopy & { kind: ImportKindName })[] {
+function findCopies(
+  copies: (ImportCopy & { kind: ImportKindName })[],
+  what: string,
+): (ImportCopy & { kind: ImportKindName })[] {
   if (existsSync(what) && statSync(what).isFile()) {
     const id = copyId(readFileSync(what));
     const hit = copies.filter((c) => c.id === id);
-    if (!hit.length) throw new UsageError(`${what}: not imported (its content matches no import; see tx-usage import --list)`);
+    if (!hit.length)
+      throw new UsageError(`${what}: not imported (its content matches no import; see tx-usage import --list)`);
     return hit;
   }
-  if (!/^[0-9a-f]{4,16}$/i.test(what)) throw new UsageError(`--remove ${JSON.stringify(what)}: expected an import id (see tx-usage import --list) or an imported file`);
+  if (!/^[0-9a-f]{4,16}$/i.test(what))
+    throw new UsageError(
+      `--remove ${JSON.stringify(what)}: expected an import id (see tx-usage import --list) or an imported file`,
+    );
   const hit = copies.filter((c) => c.id.startsWith(what.toLowerCase()));
   if (!hit.length) throw new UsageError(`--remove ${what}: no such import (see tx-usage import --list)`);
   if (hit.length > 1) throw new UsageError(`--remove ${what}: matches ${hit.length} imports; give more digits`);
@@ -245,11 +264,20 @@ async function removeImports(rt: Runtime, a: ImportArgs, format: string): Promis
   const store = await openStore(rt.dbPath, { rebuild: rt.rebuild });
   try {
     if (store.notice) notice(rt, store.notice);
-    await forgetImport(store.conn, list.map((c) => realpathSync(c.path)));
+    await forgetImport(
+      store.conn,
+      list.map((c) => realpathSync(c.path)),
+    );
   } finally {
     await store.close();
   }
   for (const c of list) removeCopy(importDir(rt.env, rt.home, c.kind), c);
-  if (format === 'json') process.stdout.write(renderJson({ removed: list.map((c) => ({ kind: c.kind, id: c.id, file: c.original })) }));
-  else process.stdout.write(printableLines(list.map((c) => `removed ${c.id}${c.original ? ` (${c.original})` : ''} and its rows`).join('\n')) + '\n');
+  if (format === 'json')
+    process.stdout.write(renderJson({ removed: list.map((c) => ({ kind: c.kind, id: c.id, file: c.original })) }));
+  else
+    process.stdout.write(
+      printableLines(
+        list.map((c) => `removed ${c.id}${c.original ? ` (${c.original})` : ''} and its rows`).join('\n'),
+      ) + '\n',
+    );
 }

@@ -19,7 +19,9 @@ export async function ingestCommand(rt: Runtime): Promise<void> {
   const total = ingest.scans.reduce((n, s) => n + s.sources.length, 0);
   process.stdout.write(
     `${counted(total, 'source')}: ${ingest.rewritten} read, ${ingest.appended} appended, ${ingest.unchanged} unchanged` +
-      (ingest.removed ? `, ${ingest.removed} no longer found in the searched folders (their rows are kept as history)` : '') +
+      (ingest.removed
+        ? `, ${ingest.removed} no longer found in the searched folders (their rows are kept as history)`
+        : '') +
       (ingest.retained ? `; ${ingest.retained} retained in all (see tx-usage sources)` : '') +
       '\n',
   );

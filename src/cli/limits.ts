@@ -31,9 +31,13 @@ const WEEK_MS = 7 * 86_400_000;
 
 export async function limitsCommand(rt: Runtime, a: LimitsArgs): Promise<void> {
   const format = a.format ?? 'table';
-  if (!['table', 'json', 'csv'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table, json or csv`);
+  if (!['table', 'json', 'csv'].includes(format))
+    throw new UsageError(`--format ${JSON.stringify(format)}: expected table, json or csv`);
   const { report, warnings } = await answerLimits(rt, a);
-  const text = renderText(format as 'table' | 'json' | 'csv', report, limitsDatasets(report), { width: format === 'table' ? outputColumns() : 80, color: rt.color });
+  const text = renderText(format as 'table' | 'json' | 'csv', report, limitsDatasets(report), {
+    width: format === 'table' ? outputColumns() : 80,
+    color: rt.color,
+  });
   if (a.out) writeFileSync(a.out, text);
   else process.stdout.write(text);
   // Warnings on stderr in every format (the JSON carries them too).
@@ -45,15 +49,29 @@ export async function limitsCommand(rt: Runtime, a: LimitsArgs): Promise<void> {
  * the CLI, `serve` and `mcp` alike. `use`: a store already opened for
  * reports (report.ts openReportStore), left open.
  */
-export async function answerLimits(rt: Runtime, a: LimitsArgs, use?: Answerable): Promise<{ report: LimitsReport; warnings: string[] }> {
+export async function answerLimits(
+  rt: Runtime,
+  a: LimitsArgs,
+  use?: Answerable,
+): Promise<{ report: LimitsReport; warnings: string[] }> {
   const tz = a.tz ?? systemTimeZone();
-  if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
-  const harnesses = a.harness === undefined ? [...HARNESS_IDS] : a.harness.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const h of harnesses) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
+  if (!isValidTimeZone(tz))
+    throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+  const harnesses =
+    a.harness === undefined
+      ? [...HARNESS_IDS]
+      : a.harness
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+  for (const h of harnesses)
+    if (!isHarnessId(h))
+      throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
   const now = nowMs(rt.env);
   const since = parseDay(a.since ?? '7d', '--since', todayIn(tz, new Date(now)), true);
   const fromMs = localDayStartMs(since, tz);
-  const { store, ready, pricingWarnings } = use ?? (await openAnswerable(rt, { horizonMs: horizonOfDay(since, tz) - WEEK_MS }));
+  const { store, ready, pricingWarnings } =
+    use ?? (await openAnswerable(rt, { horizonMs: horizonOfDay(since, tz) - WEEK_MS }));
   try {
     await defineReportMacros(store.conn);
     const snaps = [

@@ -17,7 +17,14 @@ import { defineReportMacros } from '../report/macros.js';
 import { sessionKey, snapSource, writeSnapshot, type LiveSnapshot, type SnapSource } from '../live/snapshot.js';
 import { buildSnapshot } from '../live/snapshot-build.js';
 import { mergeAppended, sumsToRow } from '../live/merge.js';
-import { clearFailure, liveDirProblem, recordFailure, refreshRunningSince, releaseLock, takeLock } from '../live/refresh-lock.js';
+import {
+  clearFailure,
+  liveDirProblem,
+  recordFailure,
+  refreshRunningSince,
+  releaseLock,
+  takeLock,
+} from '../live/refresh-lock.js';
 import { ReadOnlyStoreError } from '../store/errors.js';
 import { costFunction, type CostSetup } from './pricing.js';
 import { cacheDir, openAndRefresh, type Runtime } from './runtime.js';
@@ -49,8 +56,16 @@ let setup: CostSetup | null = null;
 let sinceRebuild = 0;
 
 /** The previous snapshot with what the ingest wrote added, or null when that cannot be done exactly. */
-function carryForward(prev: LiveSnapshot, writes: SourceWrite[], ingest: IngestResult, rt: Runtime, o: RefreshOptions, cost: CostSetup): LiveSnapshot | null {
-  if (prev.db !== rt.dbPath || prev.month.start !== o.monthStart || ingest.removed > 0 || sinceRebuild >= REBUILD_EVERY) return null;
+function carryForward(
+  prev: LiveSnapshot,
+  writes: SourceWrite[],
+  ingest: IngestResult,
+  rt: Runtime,
+  o: RefreshOptions,
+  cost: CostSetup,
+): LiveSnapshot | null {
+  if (prev.db !== rt.dbPath || prev.month.start !== o.monthStart || ingest.removed > 0 || sinceRebuild >= REBUILD_EVERY)
+    return null;
   // Appends to sources the store had, and sources it never had: every row written is new. A source read again from its start replaces rows.
   if (writes.some((w) => w.mode !== 'append' && !w.fresh)) return null;
   const events: UsageEvent[] = writes.flatMap((w) => w.collected.events);
@@ -63,7 +78,11 @@ function carryForward(prev: LiveSnapshot, writes: SourceWrite[], ingest: IngestR
     const ref = refs.get(w.book.source_key);
     if (!ref || !o.lineHarnesses.includes(ref.harness) || ref.kind !== 'jsonl') continue;
     const old = sources[ref.path];
-    sources[ref.path] = snapSource(ref, w.book, [...new Set([...(old?.sessions ?? []), ...w.collected.events.map((e) => e.session_id)])].sort());
+    sources[ref.path] = snapSource(
+      ref,
+      w.book,
+      [...new Set([...(old?.sessions ?? []), ...w.collected.events.map((e) => e.session_id)])].sort(),
+    );
   }
   const sessions: LiveSnapshot['sessions'] = {};
   for (const [k, v] of merged.sessions) {
@@ -76,7 +95,15 @@ function carryForward(prev: LiveSnapshot, writes: SourceWrite[], ingest: IngestR
     if (s.last_ts_ms === null || e.ts > Number(s.last_ts_ms)) s.last_ts_ms = String(e.ts);
   }
   const limits = [...prev.limits, ...writes.flatMap((w) => w.collected.rateLimits ?? [])];
-  return { ...prev, made_at: o.now, events: merged.events, sessions, sources, limits, prices: cost.pricer.exportCache([o.now, o.now + 86_400_000]) };
+  return {
+    ...prev,
+    made_at: o.now,
+    events: merged.events,
+    sessions,
+    sources,
+    limits,
+    prices: cost.pricer.exportCache([o.now, o.now + 86_400_000]),
+  };
 }
 
 /**
@@ -86,13 +113,22 @@ function carryForward(prev: LiveSnapshot, writes: SourceWrite[], ingest: IngestR
  * written, since status lines take a snapshot in the cache dir for the store
  * brought up to date.
  */
-export async function refreshSnapshot(rt: Runtime, o: RefreshOptions, prev: LiveSnapshot | null = null, readOnlyOk = false): Promise<Refreshed> {
+export async function refreshSnapshot(
+  rt: Runtime,
+  o: RefreshOptions,
+  prev: LiveSnapshot | null = null,
+  readOnlyOk = false,
+): Promise<Refreshed> {
   // The pricer once per process (watch refreshes many times).
   setup ??= await costFunction(rt);
   const cost = setup;
   const writes: SourceWrite[] = [];
   // Everything is read: blocks chain back past any window (see report blocks).
-  const { store, ingest, storeWarnings } = await openAndRefresh({ ...rt, quiet: true }, cost.fn, { horizonMs: null, onWrite: (w) => writes.push(w), readOnlyOk });
+  const { store, ingest, storeWarnings } = await openAndRefresh({ ...rt, quiet: true }, cost.fn, {
+    horizonMs: null,
+    onWrite: (w) => writes.push(w),
+    readOnlyOk,
+  });
   try {
     let snapshot = prev ? carryForward(prev, writes, ingest, rt, o, cost) : null;
     const incremental = snapshot !== null;
@@ -100,8 +136,27 @@ export async function refreshSnapshot(rt: Runtime, o: RefreshOptions, prev: Live
     else {
       await defineReportMacros(store.conn);
       const price = (harness: HarnessId, provider: string | null, model: string) =>
-        cost.pricer.costE10({ harness, provider, model, ts: o.now, input_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_5m_tokens: null, cache_write_1h_tokens: null, output_tokens: 1, reasoning_tokens: 0 });
-      snapshot = await buildSnapshot(store.conn, ingest, { now: o.now, dbPath: rt.dbPath, lineHarnesses: o.lineHarnesses, price, exportPrices: (at) => cost.pricer.exportCache(at), monthStart: o.monthStart });
+        cost.pricer.costE10({
+          harness,
+          provider,
+          model,
+          ts: o.now,
+          input_tokens: 1,
+          cache_read_tokens: 0,
+          cache_write_tokens: 0,
+          cache_write_5m_tokens: null,
+          cache_write_1h_tokens: null,
+          output_tokens: 1,
+          reasoning_tokens: 0,
+        });
+      snapshot = await buildSnapshot(store.conn, ingest, {
+        now: o.now,
+        dbPath: rt.dbPath,
+        lineHarnesses: o.lineHarnesses,
+        price,
+        exportPrices: (at) => cost.pricer.exportCache(at),
+        monthStart: o.monthStart,
+      });
       sinceRebuild = 0;
     }
     mark(`snapshot: made (${incremental ? 'carried forward' : 'from the store'})`);
@@ -125,7 +180,10 @@ export async function lockedRefresh(rt: Runtime, o: RefreshOptions): Promise<voi
   // Nowhere to write the snapshot (nor the lock, nor a failure record): said
   // to whoever ran it by hand (exit 1); a status line finds it out itself.
   const unwritable = liveDirProblem(dir);
-  if (unwritable) throw new Error(`the live snapshot cannot be written (${unwritable}): give tx-usage's cache folder write permission, or set XDG_CACHE_HOME to one it can write`);
+  if (unwritable)
+    throw new Error(
+      `the live snapshot cannot be written (${unwritable}): give tx-usage's cache folder write permission, or set XDG_CACHE_HOME to one it can write`,
+    );
   const started = Date.now();
   while (!takeLock(dir, process.pid)) {
     if (refreshRunningSince(dir) === null && Date.now() - started > 5_000) break;

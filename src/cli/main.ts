@@ -7,7 +7,18 @@ import { join } from 'node:path';
 import { packageRoot } from '../core/package-root.js';
 import type { Argv, Options, PositionalOptions } from 'yargs';
 import { UsageError } from '../report/period.js';
-import { COMMAND_NAMES, COMMANDS, COMPLETION_HELP, GLOBAL_OPTIONS, helpFacts, missingValue, normalizeArgs, runCommand, type CommandSpec, type OptionSpec } from './commands.js';
+import {
+  COMMAND_NAMES,
+  COMMANDS,
+  COMPLETION_HELP,
+  GLOBAL_OPTIONS,
+  helpFacts,
+  missingValue,
+  normalizeArgs,
+  runCommand,
+  type CommandSpec,
+  type OptionSpec,
+} from './commands.js';
 import { optionHint } from './hints.js';
 import { messageLine } from '../render/terminal-text.js';
 
@@ -18,15 +29,17 @@ function reportCatalog(): { name: string; title: string; description: string }[]
     return readdirSync(dir)
       .filter((f) => f.endsWith('.json'))
       .sort()
-      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { name: string; title: string; description: string });
+      .map(
+        (f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { name: string; title: string; description: string },
+      );
   } catch {
     return [];
   }
 }
 
 /** The options yargs knows by type (getOptions is public API without a type). */
-const optionsOf = (y: unknown) => (y as { getOptions(): { array: string[]; string: string[]; boolean: string[] } }).getOptions();
-
+const optionsOf = (y: unknown) =>
+  (y as { getOptions(): { array: string[]; string: string[]; boolean: string[] } }).getOptions();
 
 /** The command as typed (`report`, `prices show`), for "tx-usage <command> --help". */
 function commandOf(argv: string[]): string {
@@ -44,7 +57,8 @@ function userTerms(argv: string[], msg: string, known: string[]): string | null 
     const names = unknown[1].split(', ').map((n) => n.trim());
     // A first word that is no command (yargs calls it an unknown argument).
     const first = argv.find((t) => !t.startsWith('-'));
-    if (!cmd && first !== undefined && names.includes(first)) return `unknown command ${JSON.stringify(first)} (tx-usage --help lists the commands)`;
+    if (!cmd && first !== undefined && names.includes(first))
+      return `unknown command ${JSON.stringify(first)} (tx-usage --help lists the commands)`;
     // The option as typed (-s, --bogus, --format=json), else the word yargs named (a stray positional).
     const typed = names.map((n) => {
       const t = argv.find((a) => a.startsWith('-') && a.replace(/^-+/, '').split('=')[0] === n);
@@ -58,10 +72,12 @@ function userTerms(argv: string[], msg: string, known: string[]): string | null 
     }
     return `unexpected argument ${JSON.stringify(names[0])} (tx-usage ${cmd ? `${cmd} ` : ''}--help shows the usage)`;
   }
-  if (/^Missing required argument: out$/.test(msg.trim()) && cmd === 'export') return 'export needs --out DIR: the export folder (tx-usage export --help)';
+  if (/^Missing required argument: out$/.test(msg.trim()) && cmd === 'export')
+    return 'export needs --out DIR: the export folder (tx-usage export --help)';
   if (/^Not enough non-option arguments/.test(msg.trim())) {
     if (cmd === 'sql') return 'sql needs a query: tx-usage sql "SELECT ..."';
-    if (cmd === 'explain') return 'explain needs a transcript file, database, folder or session id: tx-usage explain PATH';
+    if (cmd === 'explain')
+      return 'explain needs a transcript file, database, folder or session id: tx-usage explain PATH';
     if (cmd === 'prices show') return 'prices show needs a model name: tx-usage prices show MODEL';
   }
   return null;
@@ -81,7 +97,12 @@ function yargsOption(o: OptionSpec, global = false): Options {
 
 /** `report [name]`, `explain <paths..>`: a command's name with its positionals, as yargs reads them. */
 function usageOf(c: CommandSpec): string {
-  return [c.words[c.words.length - 1], ...c.positionals.map((p) => (p.required ? `<${p.name}${p.array ? '..' : ''}>` : `[${p.name}${p.array ? '..' : ''}]`))].join(' ');
+  return [
+    c.words[c.words.length - 1],
+    ...c.positionals.map((p) =>
+      p.required ? `<${p.name}${p.array ? '..' : ''}>` : `[${p.name}${p.array ? '..' : ''}]`,
+    ),
+  ].join(' ');
 }
 
 /** A command's positionals and options declared on its yargs builder. */
@@ -90,7 +111,8 @@ function declare<T>(y: Argv<T>, c: CommandSpec): Argv<T> {
   for (const p of c.positionals) {
     const o: PositionalOptions = { type: 'string' };
     if (p.array) o.array = true;
-    if (p.name === 'name') o.describe = `the report (default summary): ${helpFacts.reports.map((r) => r.name).join(', ')}`;
+    if (p.name === 'name')
+      o.describe = `the report (default summary): ${helpFacts.reports.map((r) => r.name).join(', ')}`;
     else if (p.describe) o.describe = p.describe;
     // No default for a required array: yargs' [] showed as "[default: []]" beside "[required]" in the help.
     if (p.array && p.required) o.default = undefined;
@@ -115,7 +137,9 @@ async function parser(argv: string[], outcome: Outcome) {
   const run = (c: CommandSpec) => async (args: any) => outcome.run(c, args);
   let y = yargs(argv)
     .scriptName('tx-usage')
-    .usage('$0 <command> [options]\n\nWhat your AI coding agents cost you: token and cost reports from local transcripts.');
+    .usage(
+      '$0 <command> [options]\n\nWhat your AI coding agents cost you: token and cost reports from local transcripts.',
+    );
   for (const [name, o] of Object.entries(GLOBAL_OPTIONS)) y = y.option(name, yargsOption(o, true));
   for (const c of COMMANDS) {
     if (c.words.length > 1) continue; // declared inside their group
@@ -126,7 +150,7 @@ async function parser(argv: string[], outcome: Outcome) {
         for (const s of subs) b = b.command(usageOf(s), s.describe, (x) => declare(x, s), run(s));
         return b.demandCommand(1, `name a ${c.words[0]} command: ${subs.map((s) => s.words[1]).join(' or ')}`);
       });
-    // A description of false leaves the command out of the list (yargs' way; its types omit it).
+      // A description of false leaves the command out of the list (yargs' way; its types omit it).
     } else y = y.command(usageOf(c), (c.hidden ? false : c.describe) as string, (b) => declare(b, c), run(c));
   }
   const commands = COMMAND_NAMES.join(', ');
@@ -197,7 +221,9 @@ export async function runWithYargs(argv: string[]): Promise<void> {
  * the message it would end with (null for help and version output). For
  * test/cli/args.test.ts, which holds args.ts to it.
  */
-export async function yargsReading(argv: string[]): Promise<{ command: string; args: Record<string, unknown> } | { message: string | null }> {
+export async function yargsReading(
+  argv: string[],
+): Promise<{ command: string; args: Record<string, unknown> } | { message: string | null }> {
   class Ended extends Error {
     constructor(readonly said: string | null) {
       super(said ?? 'help');

@@ -11,7 +11,8 @@ import { Answers } from './answers.js';
 import type { Runtime } from './runtime.js';
 
 export async function mcpCommand(rt: Runtime): Promise<void> {
-  const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string })
+    .version;
   const transport = new StdioServerTransport();
   process.stdin.once('end', () => void transport.close());
   await serveMcp(new Answers({ ...rt, quiet: true }), version, transport);

@@ -20,7 +20,14 @@ import { loadRecord, replayRecord, saveRecord } from '../ingest/discovery-record
 import { fingerprintsOf, scanDigest, stampAll, type ScanFacts, type Stamp } from '../ingest/stamp.js';
 import { readSidecar } from '../ingest/sidecar.js';
 import { lastIngestDigest, noteEarlyStart, offerDiscovery, sidecarPath } from '../ingest/handoff.js';
-import { firstDayRead, reportWindow, systemZoneWithoutIntl, wholePeriods, todayIn, type ReadsFrom } from '../report/period.js';
+import {
+  firstDayRead,
+  reportWindow,
+  systemZoneWithoutIntl,
+  wholePeriods,
+  todayIn,
+  type ReadsFrom,
+} from '../report/period.js';
 import { horizonOfDay } from '../ingest/horizon.js';
 import { inputsHold, takeInputs, type Input } from '../core/inputs.js';
 import { buildInputs } from './build-inputs.js';
@@ -86,7 +93,11 @@ function memoPath(env: NodeJS.ProcessEnv, home: string): string {
 
 /** The arguments as the memo keeps them: yargs' camel-case duplicates and `_`/`$0` left out, keys sorted. */
 function argsOf(a: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(a).filter(([k]) => k !== '_' && k !== '$0' && !k.includes('-')).sort(([x], [y]) => (x < y ? -1 : 1)));
+  return Object.fromEntries(
+    Object.entries(a)
+      .filter(([k]) => k !== '_' && k !== '$0' && !k.includes('-'))
+      .sort(([x], [y]) => (x < y ? -1 : 1)),
+  );
 }
 
 /** The entry key of these arguments; null when this run must not be memoized. */
@@ -181,7 +192,12 @@ async function replayIfCurrent(rt: Runtime, entry: Entry, t0: number): Promise<t
   if (readOnlyProblem(rt.dbPath)) return found;
   writeOutput(rt, entry, force);
   found.saveRecord?.();
-  writeStatsFile({ kind: 'memo-hit', sources: scans.reduce((n, s) => n + s.sources.length, 0), ms: { total: sinceStart() - t0 }, at: { start: t0, end: sinceStart() } });
+  writeStatsFile({
+    kind: 'memo-hit',
+    sources: scans.reduce((n, s) => n + s.sources.length, 0),
+    ms: { total: sinceStart() - t0 },
+    at: { start: t0, end: sinceStart() },
+  });
   return true;
 }
 
@@ -215,10 +231,19 @@ export async function replayReport(rt: Runtime, a: Record<string, unknown>): Pro
 function earlyHorizon(a: Record<string, unknown>): number | null {
   try {
     const name = typeof a.name === 'string' ? a.name : 'summary';
-    const def = JSON.parse(readFileSync(join(packageRoot(), 'reports', `${name}.json`), 'utf8')) as { reads_from?: ReadsFrom };
+    const def = JSON.parse(readFileSync(join(packageRoot(), 'reports', `${name}.json`), 'utf8')) as {
+      reads_from?: ReadsFrom;
+    };
     const d = new Date();
-    const today = typeof a.tz === 'string' ? todayIn(a.tz) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-    const w = reportWindow(typeof a.since === 'string' ? a.since : undefined, typeof a.until === 'string' ? a.until : undefined, today);
+    const today =
+      typeof a.tz === 'string'
+        ? todayIn(a.tz)
+        : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    const w = reportWindow(
+      typeof a.since === 'string' ? a.since : undefined,
+      typeof a.until === 'string' ? a.until : undefined,
+      today,
+    );
     const { since } = name === 'summary' && typeof a.by === 'string' ? wholePeriods(w, a.by.split(','), today) : w;
     const tz = typeof a.tz === 'string' ? a.tz : systemZoneWithoutIntl();
     return horizonOfDay(firstDayRead(def.reads_from, since), tz);
@@ -239,8 +264,12 @@ async function handOff(rt: Runtime, found: Found, a: Record<string, unknown>): P
     const side = sidecarPath(rt.dbPath);
     const horizon = side && !rt.rebuild ? earlyHorizon(a) : null;
     if (side && !rt.rebuild && someUnknown(found.scans, side, horizon)) {
-      const [{ startEarlyExtraction }, { withHarnesses }] = await Promise.all([import('../ingest/early.js'), import('../ingest/discover.js')]);
-      if (startEarlyExtraction(rt, withHarnesses(found.scans), side, found.stamps ?? undefined, horizon)) noteEarlyStart();
+      const [{ startEarlyExtraction }, { withHarnesses }] = await Promise.all([
+        import('../ingest/early.js'),
+        import('../ingest/discover.js'),
+      ]);
+      if (startEarlyExtraction(rt, withHarnesses(found.scans), side, found.stamps ?? undefined, horizon))
+        noteEarlyStart();
     }
     offerDiscovery(rt, found.scans, found.warnings, found.stamps);
   } finally {
@@ -267,7 +296,16 @@ export function saveReportMemo(rt: Runtime, probe: MemoProbe, a: Record<string, 
   noted = null;
   if (!probe.key || !digest || !out || out.text.length > MAX_TEXT) return;
   const inputs = [...buildInputs(), ...takeInputs()];
-  saveEntry(rt, { args: argsOf(a), key: probe.key, inputs, digest, stdout: out.text, outPath: out.outPath, stderr: out.stderr, savedAt: Date.now() });
+  saveEntry(rt, {
+    args: argsOf(a),
+    key: probe.key,
+    inputs,
+    digest,
+    stdout: out.text,
+    outPath: out.outPath,
+    stderr: out.stderr,
+    savedAt: Date.now(),
+  });
 }
 
 /** Puts `entry` first, in place of any entry with its key. */

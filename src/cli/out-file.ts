@@ -22,7 +22,10 @@ function recordPath(cacheDir: string): string {
 
 function readRecord(cacheDir: string): Record<string, string> {
   try {
-    const j = JSON.parse(readFileSync(recordPath(cacheDir), 'utf8')) as { 'tx-usage'?: string; files?: Record<string, string> };
+    const j = JSON.parse(readFileSync(recordPath(cacheDir), 'utf8')) as {
+      'tx-usage'?: string;
+      files?: Record<string, string>;
+    };
     return j['tx-usage'] === KIND && j.files && typeof j.files === 'object' ? j.files : {};
   } catch {
     return {};
@@ -54,7 +57,8 @@ function ownFileRefusal(abs: string, cacheDir: string, store: string | null): st
   if (store !== null && store !== ':memory:') {
     const s = realOf(resolve(store));
     if (real === s) return `is tx-usage's store (${store}); it is never replaced, even with --force`;
-    if (real.startsWith(`${s}.`)) return `is a file of tx-usage's store (${store}); it is never replaced, even with --force`;
+    if (real.startsWith(`${s}.`))
+      return `is a file of tx-usage's store (${store}); it is never replaced, even with --force`;
   }
   const cache = realOf(resolve(cacheDir));
   if (real.startsWith(cache + sep)) {
@@ -124,7 +128,13 @@ export function outFileWritable(path: string, cacheDir: string, force = false, s
 }
 
 /** Writes `text` to `path` (see the top of this file) and records it as tx-usage's. */
-export function writeOutFile(path: string, text: string, cacheDir: string, force = false, store: string | null = null): void {
+export function writeOutFile(
+  path: string,
+  text: string,
+  cacheDir: string,
+  force = false,
+  store: string | null = null,
+): void {
   checkOutFile(path, cacheDir, force, store);
   const abs = resolve(path);
   if (refusal(path, cacheDir, force, store) === 'stream') {
@@ -170,13 +180,20 @@ export function formatOfOutFile(path: string): 'csv' | 'json' | 'html' | null {
  */
 export function refuseHtmlToTerminal(a: { format?: string; out?: string }): void {
   if (a.format === 'html' && a.out === undefined && inputIsTTY(1)) {
-    throw new UsageError('--format html: an HTML page is for a browser, not a terminal; write it to a file with --out report.html (or redirect stdout: > report.html)');
+    throw new UsageError(
+      '--format html: an HTML page is for a browser, not a terminal; write it to a file with --out report.html (or redirect stdout: > report.html)',
+    );
   }
 }
 
 /** What a run says on stderr after writing --out FILE: the path and the size written. */
 export function wroteLine(path: string, text: string): string {
   const bytes = Buffer.byteLength(text);
-  const size = bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const size =
+    bytes < 1024
+      ? `${bytes} bytes`
+      : bytes < 1024 * 1024
+        ? `${(bytes / 1024).toFixed(1)} KB`
+        : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   return `wrote ${path} (${size})`;
 }

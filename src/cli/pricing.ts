@@ -56,12 +56,18 @@ export async function costFunction(rt: PricingRun): Promise<CostSetup> {
       return await loadPricer({ cacheDir: cacheDir(rt.env, rt.home), pricesFile });
     } catch (e) {
       // A usage error, named by where the file was given.
-      if (e instanceof PricesFileError) throw new UsageError(`${config ? `"prices" in ${config.path}:` : '--prices'} ${e.path}: ${e.problem}`);
+      if (e instanceof PricesFileError)
+        throw new UsageError(`${config ? `"prices" in ${config.path}:` : '--prices'} ${e.path}: ${e.problem}`);
       throw e;
     }
   });
   // The build is an input too: the bundled price data and the pricing engine come with it.
-  const record: PricingRecord = { basis: pricingBasis(rt), fingerprint: pricer.fingerprint, inputs: [...buildInputs(), ...inputs], warnings: [...pricer.warnings] };
+  const record: PricingRecord = {
+    basis: pricingBasis(rt),
+    fingerprint: pricer.fingerprint,
+    inputs: [...buildInputs(), ...inputs],
+    warnings: [...pricer.warnings],
+  };
   const fn: CostFn = (e) => {
     const units = pricer.costE10(e);
     if (units === null || units <= MAX_COST_E10) return units;
@@ -189,7 +195,11 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
       await settleMarks(conn);
       changed = rids.length;
     }
-    await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${FINGERPRINT_KEY}', $fp)`, { fp: setup.fingerprint }, { fp: VARCHAR });
+    await conn.run(
+      `INSERT OR REPLACE INTO meta VALUES ('${FINGERPRINT_KEY}', $fp)`,
+      { fp: setup.fingerprint },
+      { fp: VARCHAR },
+    );
     await conn.run('COMMIT');
   } catch (e) {
     await conn.run('ROLLBACK').catch(() => undefined);
@@ -207,8 +217,14 @@ export async function repriceStore(conn: DuckDBConnection, fn: CostFn): Promise<
  * The judgements of `previous` (a ready row of the same prices) are kept:
  * only models new since are judged, and no prices are loaded when there are none.
  */
-export async function judgeNearMatches(rt: PricingRun, conn: DuckDBConnection, previous: Pick<Ready, 'near' | 'resolveWarnings' | 'judged'> | null): Promise<Pick<Ready, 'near' | 'resolveWarnings' | 'judged'>> {
-  const attrs = await conn.runAndReadAll(`SELECT DISTINCT harness, provider, model FROM event_attrs WHERE model IS NOT NULL ORDER BY harness, provider NULLS FIRST, model`);
+export async function judgeNearMatches(
+  rt: PricingRun,
+  conn: DuckDBConnection,
+  previous: Pick<Ready, 'near' | 'resolveWarnings' | 'judged'> | null,
+): Promise<Pick<Ready, 'near' | 'resolveWarnings' | 'judged'>> {
+  const attrs = await conn.runAndReadAll(
+    `SELECT DISTINCT harness, provider, model FROM event_attrs WHERE model IS NOT NULL ORDER BY harness, provider NULLS FIRST, model`,
+  );
   const keyOf = (h: string, p: string | null, m: string) => `${h}\u0000${p ?? ''}\u0000${m}`;
   const judgedBefore = new Set(previous?.judged ?? []);
   const nearBefore = new Map((previous?.near ?? []).map((n) => [keyOf(n.harness, n.provider, n.model), n]));
@@ -228,8 +244,16 @@ export async function judgeNearMatches(rt: PricingRun, conn: DuckDBConnection, p
     pricer ??= (await costFunction(rt)).pricer;
     const n = pricer.warnings.length;
     const m = pricer.nearMatch(a.model, a.provider, a.harness);
-    if (m) out.near.push({ harness: a.harness, provider: a.provider, model: a.model, entry: m.entry, entryProvider: m.provider });
-    if (pricer.warnings.length > n) out.resolveWarnings.push({ key: k, harness: a.harness, warnings: pricer.warnings.slice(n) });
+    if (m)
+      out.near.push({
+        harness: a.harness,
+        provider: a.provider,
+        model: a.model,
+        entry: m.entry,
+        entryProvider: m.provider,
+      });
+    if (pricer.warnings.length > n)
+      out.resolveWarnings.push({ key: k, harness: a.harness, warnings: pricer.warnings.slice(n) });
   }
   return out;
 }
@@ -239,9 +263,13 @@ export async function judgeNearMatches(rt: PricingRun, conn: DuckDBConnection, p
  * the prices that apply to MODEL at a time, and which override or data entry matched.
  * A model with no price is a usage error (exit 2).
  */
-export async function pricesShowCommand(rt: PricingRun, a: { model: string; provider?: string; at?: string; format?: string }): Promise<number> {
+export async function pricesShowCommand(
+  rt: PricingRun,
+  a: { model: string; provider?: string; at?: string; format?: string },
+): Promise<number> {
   const format = a.format ?? 'text';
-  if (format !== 'text' && format !== 'json') throw new UsageError(`--format ${JSON.stringify(a.format)}: expected text or json`);
+  if (format !== 'text' && format !== 'json')
+    throw new UsageError(`--format ${JSON.stringify(a.format)}: expected text or json`);
   let ts = Date.now();
   if (a.at !== undefined) {
     ts = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(a.at) ? `${a.at}T00:00:00Z` : a.at);
@@ -252,7 +280,9 @@ export async function pricesShowCommand(rt: PricingRun, a: { model: string; prov
   // The model is the user's input: one that has no price is a usage error (exit 2), in either format.
   if (!d) {
     const what = `${JSON.stringify(a.model)}${a.provider !== undefined ? ` (--provider ${a.provider})` : ''}`;
-    throw new UsageError(`prices show ${what}: no price found (neither in the price data nor in a --prices file); its cost is reported as unknown, not $0`);
+    throw new UsageError(
+      `prices show ${what}: no price found (neither in the price data nor in a --prices file); its cost is reported as unknown, not $0`,
+    );
   }
   process.stdout.write(format === 'json' ? renderJson(d) : printableLines(renderDescription(a.model, d)));
   if (!rt.quiet) process.stderr.write(warningLines(warnings));

@@ -1,11 +1,26 @@
 // `tx-usage report [NAME]`: refresh the store, run a report definition, render it.
 import { HARNESS_IDS, isHarnessId, type HarnessId } from '../core/types.js';
-import { findDefinition, loadDefinitions, markDemo, runReport, type ReportDefinition, type ReportOutput } from '../report/definitions.js';
+import {
+  findDefinition,
+  loadDefinitions,
+  markDemo,
+  runReport,
+  type ReportDefinition,
+  type ReportOutput,
+} from '../report/definitions.js';
 import { machineName, readTeamConfig } from '../export/config.js';
 import { labelLocalRows } from '../export/local.js';
 import { openRollup } from '../export/rollup.js';
 import { isGroupKey, GROUP_KEYS, type GroupKey } from '../report/groups.js';
-import { firstDayRead, isValidTimeZone, reportWindow, systemTimeZone, todayIn, UsageError, wholePeriods } from '../report/period.js';
+import {
+  firstDayRead,
+  isValidTimeZone,
+  reportWindow,
+  systemTimeZone,
+  todayIn,
+  UsageError,
+  wholePeriods,
+} from '../report/period.js';
 import { parseSort } from '../report/sort.js';
 import { parseModels } from '../report/filters.js';
 import { checkProjectFilter } from '../report/project-filter.js';
@@ -61,31 +76,58 @@ export interface ReportArgs {
 
 /** A comma list; empty (`--by ""`, `--harness` with no value) is a usage error naming the flag. */
 function list(v: string, flag: string, expected: readonly string[]): string[] {
-  const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!items.length) throw new UsageError(`${flag} needs a value: a comma list of ${expected.join(', ')}`);
   return items;
 }
 
-export function reportParams(a: ReportArgs, defaultBy: GroupKey[], now = new Date()): ReportParams & { format: Format } {
+export function reportParams(
+  a: ReportArgs,
+  defaultBy: GroupKey[],
+  now = new Date(),
+): ReportParams & { format: Format } {
   // The zone and the day are inputs of the report (core/inputs.ts): the memo replays it only on the same day.
   if (a.tz === undefined) noteSystemZone();
   const tz = a.tz ?? systemTimeZone();
-  if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+  if (!isValidTimeZone(tz))
+    throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
   const today = todayIn(tz, now);
   noteToday(a.tz === undefined ? null : tz, a.tz === undefined ? localDay(now) : today);
   const { since, until } = reportWindow(a.since, a.until, today);
   const byList = a.by === undefined ? defaultBy : list(a.by, '--by', GROUP_KEYS);
-  for (const k of byList) if (!isGroupKey(k)) throw new UsageError(`--by ${JSON.stringify(k)}: expected a comma list of ${GROUP_KEYS.join(', ')}`);
+  for (const k of byList)
+    if (!isGroupKey(k))
+      throw new UsageError(`--by ${JSON.stringify(k)}: expected a comma list of ${GROUP_KEYS.join(', ')}`);
   if (new Set(byList).size !== byList.length) throw new UsageError('--by: a key is given twice');
   const hs = a.harness === undefined ? [...HARNESS_IDS] : list(a.harness, '--harness', HARNESS_IDS);
-  for (const h of hs) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
+  for (const h of hs)
+    if (!isHarnessId(h))
+      throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
   const format = (a.format ?? 'table') as Format;
-  if (!FORMATS.includes(format)) throw new UsageError(`--format ${JSON.stringify(a.format)}: expected one of ${FORMATS.join(', ')}`);
+  if (!FORMATS.includes(format))
+    throw new UsageError(`--format ${JSON.stringify(a.format)}: expected one of ${FORMATS.join(', ')}`);
   const cost = (a.cost ?? 'auto') as CostMode;
-  if (!['auto', 'computed', 'recorded'].includes(cost)) throw new UsageError(`--cost ${JSON.stringify(a.cost)}: expected auto, computed or recorded`);
+  if (!['auto', 'computed', 'recorded'].includes(cost))
+    throw new UsageError(`--cost ${JSON.stringify(a.cost)}: expected auto, computed or recorded`);
   const sort = parseSort(a.sort);
   // Chart data only for the renderer that draws it.
-  return { since, until, tz, by: byList as GroupKey[], harnesses: hs as HarnessId[], project: a.project ?? '', models: parseModels(a.model), costMode: cost, charts: format === 'html', format, ...(sort ? { sort } : {}), ...(a.all ? { all: true } : {}) };
+  return {
+    since,
+    until,
+    tz,
+    by: byList as GroupKey[],
+    harnesses: hs as HarnessId[],
+    project: a.project ?? '',
+    models: parseModels(a.model),
+    costMode: cost,
+    charts: format === 'html',
+    format,
+    ...(sort ? { sort } : {}),
+    ...(a.all ? { all: true } : {}),
+  };
 }
 
 /**
@@ -103,7 +145,7 @@ export function noDataMessage(harnesses: readonly string[], harnessGiven: boolea
 
 /** The note of a report that found no harness data on disk but answers from the rows the store kept. */
 export const RETAINED_ONLY =
-  'no harness data found in the searched locations: the rows shown are the store\'s retained history (read on earlier runs); `tx-usage sources` shows where it looked';
+  "no harness data found in the searched locations: the rows shown are the store's retained history (read on earlier runs); `tx-usage sources` shows where it looked";
 
 /**
  * The store found current or brought up to date as a report needs it
@@ -138,7 +180,8 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
   const r = await answerReport(rt, a, { argsValid });
   if (!r.out) {
     // Nothing to show: the message on stderr, stdout left empty (a script piping the table reads nothing), exit 0.
-    if (!rt.quiet) process.stderr.write(printableLines(r.noData!) + '\n' + warningLines(r.warnings.filter((w) => w !== r.noData)));
+    if (!rt.quiet)
+      process.stderr.write(printableLines(r.noData!) + '\n' + warningLines(r.warnings.filter((w) => w !== r.noData)));
     return;
   }
   await emit(rt, a, r.p, r.out, r.warnings, r.noData, r.fileWarnings);
@@ -152,12 +195,20 @@ export async function reportCommand(rt: Runtime, a: ReportArgs, argsValid?: () =
  * closed. `o.charts`: the chart data sets too (the HTML renderer's and the
  * dashboard's), whatever the format.
  */
-export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: () => void; use?: ReportStore; charts?: boolean } = {}): Promise<ReportAnswer> {
+export async function answerReport(
+  rt: Runtime,
+  a: ReportArgs,
+  o: { argsValid?: () => void; use?: ReportStore; charts?: boolean } = {},
+): Promise<ReportAnswer> {
   const name = a.name ?? 'summary';
   const def = findDefinition(name);
   if (!def) {
     const hint = reportHint(name);
-    throw new UsageError(`unknown report ${JSON.stringify(name)}${hint ? ` (${hint})` : ''}; available: ${loadDefinitions().map((d) => d.name).join(', ')}`);
+    throw new UsageError(
+      `unknown report ${JSON.stringify(name)}${hint ? ` (${hint})` : ''}; available: ${loadDefinitions()
+        .map((d) => d.name)
+        .join(', ')}`,
+    );
   }
   const p = reportParams(a, def.default_by);
   // Grouped by week or month, a summary covers whole periods (README "Periods are whole").
@@ -165,10 +216,16 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   if (o.charts) p.charts = true;
   if (a.tokenLimit !== undefined && def.kind !== 'blocks') throw new UsageError('--token-limit is for report blocks');
   // A 5-hour block is the account's window, begun by a response of any model: blocks of one model's responses would be windows that never were.
-  if (p.models?.length && def.kind === 'blocks') throw new UsageError('--model is not for report blocks (a block is the account\'s 5-hour window, whatever the model); use --model with summary, monthly or compare');
+  if (p.models?.length && def.kind === 'blocks')
+    throw new UsageError(
+      "--model is not for report blocks (a block is the account's 5-hour window, whatever the model); use --model with summary, monthly or compare",
+    );
   if (a.all && def.kind !== 'compare') throw new UsageError('--all is for report compare');
   // Two sources of data at once: refused rather than one silently ignored.
-  if (a.demo && a.from?.length) throw new UsageError('--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)');
+  if (a.demo && a.from?.length)
+    throw new UsageError(
+      '--demo and --from: choose one (--demo reports on generated sample data, --from on exported Parquet folders)',
+    );
   const live = { harnessGiven: a.harness !== undefined, tokenLimit: a.tokenLimit, now: nowMs(rt.env) };
   // A path that cannot be written fails now, not after the work.
   if (a.out !== undefined) checkOutFile(a.out, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
@@ -180,17 +237,28 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
   // Transcripts last written well before the first day read need not be read for this report (horizon.ts).
   const readFrom = budgetHorizonDay(rt, def.kind, firstDayRead(def.reads_from, p.since), p, live.now);
   const horizonMs = horizonOfDay(readFrom, p.tz);
-  const { store, scans, discoveryWarnings, storeWarnings, ready, pricingWarnings } = o.use ?? (await openReportStore(rt, horizonMs));
+  const { store, scans, discoveryWarnings, storeWarnings, ready, pricingWarnings } =
+    o.use ?? (await openReportStore(rt, horizonMs));
   try {
     // The price warnings of the range are read on a second connection while the first labels this machine's rows.
     const side = await store.connect();
     // Warnings of what the rows shown touch (issue 44): the harnesses shown (a blocks report without --harness shows
     // Claude Code's), the models with responses in the window, the files with responses in it.
-    const shown = { ...p, harnesses: (def.kind === 'blocks' && a.harness === undefined ? DEFAULT_BLOCK_HARNESSES : p.harnesses) as HarnessId[] };
+    const shown = {
+      ...p,
+      harnesses: (def.kind === 'blocks' && a.harness === undefined
+        ? DEFAULT_BLOCK_HARNESSES
+        : p.harnesses) as HarnessId[],
+    };
     const priced = (async () => [
       ...(ready.unpriced ? await unpricedModelWarnings(side, shown) : []),
       ...(await nearMatchWarnings(side, shown, ready.near)),
-      ...resolveWarningsOf(ready, shown.harnesses, pricingWarnings, await modelsInWindow(side, shown, ready.resolveWarnings)),
+      ...resolveWarningsOf(
+        ready,
+        shown.harnesses,
+        pricingWarnings,
+        await modelsInWindow(side, shown, ready.resolveWarnings),
+      ),
     ])();
     // Both observed at once, so that neither can end as an unhandled rejection.
     const both = Promise.all([labelLocalRows(store.conn, machine), priced]);
@@ -202,7 +270,14 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
     // store does not hold it (horizon.ts), whether or not another command has read it, so that a memo hit after
     // `tx-usage ingest` prints what the full run printed (store/ready.ts warningsInWindow).
     const stored = warningsInWindow(ready, shown.harnesses, horizonMs, p);
-    const warnings = [...storeWarnings, ...rootWarnings, ...discoveryWarnings, ...stored, ...pricingWarnings, ...unpriced];
+    const warnings = [
+      ...storeWarnings,
+      ...rootWarnings,
+      ...discoveryWarnings,
+      ...stored,
+      ...pricingWarnings,
+      ...unpriced,
+    ];
     // "No harness data found" and where it looked: in the JSON's warnings, said on stderr as lines of its own.
     // Only when the store holds nothing either: rows it kept from earlier runs (a harness folder moved,
     // a custom storage path no longer readable) are still the user's spend, and every format shows them,
@@ -239,13 +314,27 @@ export async function answerReport(rt: Runtime, a: ReportArgs, o: { argsValid?: 
  * HTML carry them too; CSV has no place for them). `noData`: the "no harness
  * data found" message among the warnings, printed as the lines it has.
  */
-async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParams>, out: ReportOutput, warnings: string[], noData: string | null = null, fileWarnings: string[] = []): Promise<void> {
+async function emit(
+  rt: Runtime,
+  a: ReportArgs,
+  p: ReturnType<typeof reportParams>,
+  out: ReportOutput,
+  warnings: string[],
+  noData: string | null = null,
+  fileWarnings: string[] = [],
+): Promise<void> {
   // The terminal's width and colour only for a table: the other formats do not depend on the terminal.
   const table = p.format === 'table';
   // The HTML renderer registers itself when loaded, only for --format html: it takes every harness's chart colour from the registry.
   if (p.format === 'html') await import('../render/html.js');
-  const text = renderOutput(p.format, out, { width: table ? outputColumns() : 80, color: table && rt.color, home: rt.home, wholeIds: table && (a.out !== undefined || !inputIsTTY(1)) });
-  if (a.out !== undefined) writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
+  const text = renderOutput(p.format, out, {
+    width: table ? outputColumns() : 80,
+    color: table && rt.color,
+    home: rt.home,
+    wholeIds: table && (a.out !== undefined || !inputIsTTY(1)),
+  });
+  if (a.out !== undefined)
+    writeOutFile(a.out, text, rt.outputsDir ?? cacheDir(rt.env, rt.home), a.force === true, rt.dbPath);
   else process.stdout.write(text);
   // A file's warnings once (said-warnings.ts); the memo keeps what a run says once they have been said.
   const cache = rt.outputsDir ?? cacheDir(rt.env, rt.home);
@@ -262,7 +351,12 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
   markSaid(cache, [...fresh]);
   // A blocks report changes with the clock (the active block's time left), and so do budgets (their
   // projection): never replayed from the memo.
-  if (out.definition.kind !== 'blocks' && out.json.budgets === undefined) noteReportOutput(text, a.out === undefined ? null : resolveInputPath(a.out), stderrOf(() => false));
+  if (out.definition.kind !== 'blocks' && out.json.budgets === undefined)
+    noteReportOutput(
+      text,
+      a.out === undefined ? null : resolveInputPath(a.out),
+      stderrOf(() => false),
+    );
 }
 
 /**
@@ -272,15 +366,29 @@ async function emit(rt: Runtime, a: ReportArgs, p: ReturnType<typeof reportParam
  */
 function rootWarningsFor(rt: Runtime, harnesses: HarnessId[], harnessGiven: boolean): string[] {
   const problems = rootProblems(rt);
-  if (harnessGiven && harnesses.every((h) => (problems.get(h)?.length ?? 0) > 0 && problems.get(h)!.length === rt.rootOverrides[h]!.length)) {
+  if (
+    harnessGiven &&
+    harnesses.every(
+      (h) => (problems.get(h)?.length ?? 0) > 0 && problems.get(h)!.length === rt.rootOverrides[h]!.length,
+    )
+  ) {
     throw new UsageError(harnesses.flatMap((h) => problems.get(h)!).join('; '));
   }
   return [...problems.values()].flat();
 }
 
 /** The report over exported Parquet (`--from`, repeatable) instead of the local store: no ingest. */
-async function rollupReport(rt: Runtime, a: ReportArgs, def: ReportDefinition, p: ReturnType<typeof reportParams>, live: BlocksOptions): Promise<ReportAnswer> {
-  if (a.machine !== undefined) throw new UsageError('--machine names the local store\'s rows; with --from each row keeps the machine it was exported from');
+async function rollupReport(
+  rt: Runtime,
+  a: ReportArgs,
+  def: ReportDefinition,
+  p: ReturnType<typeof reportParams>,
+  live: BlocksOptions,
+): Promise<ReportAnswer> {
+  if (a.machine !== undefined)
+    throw new UsageError(
+      "--machine names the local store's rows; with --from each row keeps the machine it was exported from",
+    );
   const rollup = await openRollup(a.from!);
   try {
     const warnings = [...rollup.warnings, ...(await unpricedModelWarnings(rollup.conn, p))];

@@ -13,7 +13,11 @@ const SAID = 'claude_retention_said';
 export function claudeRetention(rt: Runtime, scans: readonly ScanFacts[]): Retention | null {
   const scan = scans.find((s) => s.harness.id === 'claude-code');
   if (!scan?.sources.length) return null;
-  return retentionOf(scan.sources.map((s) => s.path), rt.home, rt.env);
+  return retentionOf(
+    scan.sources.map((s) => s.path),
+    rt.home,
+    rt.env,
+  );
 }
 
 const DAY_MS = 86_400_000;
@@ -25,7 +29,12 @@ const DAY_MS = 86_400_000;
  * that, or when the store cannot note it. Files all younger than the period
  * have lost nothing yet: nothing to say.
  */
-export async function retentionNoticeOnce(conn: DuckDBConnection, rt: Runtime, scans: readonly ScanFacts[], nowMs: number): Promise<string | null> {
+export async function retentionNoticeOnce(
+  conn: DuckDBConnection,
+  rt: Runtime,
+  scans: readonly ScanFacts[],
+  nowMs: number,
+): Promise<string | null> {
   if (!scans.some((s) => s.harness.id === 'claude-code' && s.sources.length > 0)) return null;
   try {
     // Asked first: once said, no report stats the transcripts for it again.

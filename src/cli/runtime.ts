@@ -53,7 +53,6 @@ export interface Runtime {
   outputsDir?: string;
 }
 
-
 export function parseRootOverrides(list: string[] | undefined): Partial<Record<HarnessId, string[]>> {
   // Repeatable: yargs gives an array, or one string for a single --root.
   if (typeof list === 'string') list = [list];
@@ -62,7 +61,9 @@ export function parseRootOverrides(list: string[] | undefined): Partial<Record<H
     const eq = item.indexOf('=');
     const id = eq > 0 ? item.slice(0, eq) : '';
     if (!isHarnessId(id) || eq === item.length - 1) {
-      throw new UsageError(`--root ${JSON.stringify(item)}: expected HARNESS=PATH with HARNESS one of ${HARNESS_IDS.join(', ')}`);
+      throw new UsageError(
+        `--root ${JSON.stringify(item)}: expected HARNESS=PATH with HARNESS one of ${HARNESS_IDS.join(', ')}`,
+      );
     }
     const path = item.slice(eq + 1);
     // Relative paths are resolved (by the harness) against the working directory: then it is an input.
@@ -77,7 +78,10 @@ export function runtimeFrom(args: GlobalArgs, env: NodeJS.ProcessEnv = inputEnv)
   return {
     home,
     env,
-    dbPath: args.db === undefined || args.db === ':memory:' ? args.db ?? join(cacheDir(env, home), 'usage.duckdb') : resolveInputPath(args.db),
+    dbPath:
+      args.db === undefined || args.db === ':memory:'
+        ? (args.db ?? join(cacheDir(env, home), 'usage.duckdb'))
+        : resolveInputPath(args.db),
     dbGiven: args.db !== undefined,
     rootOverrides: parseRootOverrides(args.root),
     quiet: args.quiet === true,
@@ -187,7 +191,11 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: RefreshOption
     const answered = await answerReadOnly(rt, cost, e, o.horizonMs ?? null);
     if (!answered) throw e;
     if (!o.keepRootWarnings && !rt.quiet) process.stderr.write(warningLines(answered.storeWarnings));
-    return { ...answered, rootWarnings, ready: o.ready ? await readyOf(rt, answered.store, answered.ingest, cost, false) : undefined };
+    return {
+      ...answered,
+      rootWarnings,
+      ready: o.ready ? await readyOf(rt, answered.store, answered.ingest, cost, false) : undefined,
+    };
   }
   mark('store open');
   if (store.notice) notice(rt, store.notice);
@@ -199,8 +207,16 @@ export async function openAndRefresh(rt: Runtime, cost: CostFn, o: RefreshOption
  * sources a memo check or a current-store check found, when offered).
  * Closes the store if that fails.
  */
-export async function refreshStore(rt: Runtime, store: Store, cost: CostFn, o: RefreshOptions = {}): Promise<Omit<Refreshed, 'rootWarnings'>> {
-  const [{ ingest, sidecarPath }, { repriceStore }] = await Promise.all([import('../ingest/ingest.js'), import('./pricing.js')]);
+export async function refreshStore(
+  rt: Runtime,
+  store: Store,
+  cost: CostFn,
+  o: RefreshOptions = {},
+): Promise<Omit<Refreshed, 'rootWarnings'>> {
+  const [{ ingest, sidecarPath }, { repriceStore }] = await Promise.all([
+    import('../ingest/ingest.js'),
+    import('./pricing.js'),
+  ]);
   const tmp = makeWorkDir();
   try {
     // Rows priced under older prices or overrides get today's prices first.
@@ -237,16 +253,22 @@ export async function refreshStore(rt: Runtime, store: Store, cost: CostFn, o: R
  * ingest left the store up to date (its sources digest recorded).
  */
 async function readyOf(rt: Runtime, store: Store, ingest: IngestResult, cost: CostFn, keep: boolean): Promise<Ready> {
-  const [{ setupOf, judgeNearMatches }, { sourceFacts }, { readCurrentMeta, saveReady, READY_VERSION }] = await Promise.all([import('./pricing.js'), import('../ingest/ready.js'), import('../store/ready.js')]);
+  const [{ setupOf, judgeNearMatches }, { sourceFacts }, { readCurrentMeta, saveReady, READY_VERSION }] =
+    await Promise.all([import('./pricing.js'), import('../ingest/ready.js'), import('../store/ready.js')]);
   const setup = setupOf(cost);
   const before = (await readCurrentMeta(store.conn)).ready;
   // Still the row of this state and of prices made from the same inputs: nothing to make or write.
-  if (before && before.digest === ingest.digest && JSON.stringify(before.pricing) === JSON.stringify(setup.record)) return before;
+  if (before && before.digest === ingest.digest && JSON.stringify(before.pricing) === JSON.stringify(setup.record))
+    return before;
   const ready: Omit<Ready, 'v'> = {
     digest: ingest.digest,
     pricing: setup.record,
     ...(await sourceFacts(store.conn, ingest.scans)),
-    ...(await judgeNearMatches(rt, store.conn, before && before.pricing.fingerprint === setup.fingerprint ? before : null)),
+    ...(await judgeNearMatches(
+      rt,
+      store.conn,
+      before && before.pricing.fingerprint === setup.fingerprint ? before : null,
+    )),
   };
   if (keep && (await saveReady(store.conn, ready))) mark('ready row saved');
   return { v: READY_VERSION, ...ready };
@@ -259,19 +281,43 @@ async function readyOf(rt: Runtime, store: Store, ingest: IngestResult, cost: Co
  * answer from (none yet, one of another schema version, or one DuckDB cannot
  * open read-only either): the caller then throws `e` as it is.
  */
-async function answerReadOnly(rt: Runtime, cost: CostFn, e: { path: string; problem: string }, horizonMs: number | null): Promise<Omit<Refreshed, 'rootWarnings'> | null> {
-  const [{ openStoreReadOnly }, { surveyReadOnly }, { pricedAsNow }] = await Promise.all([import('../store/store.js'), import('../ingest/survey.js'), import('./pricing.js')]);
+async function answerReadOnly(
+  rt: Runtime,
+  cost: CostFn,
+  e: { path: string; problem: string },
+  horizonMs: number | null,
+): Promise<Omit<Refreshed, 'rootWarnings'> | null> {
+  const [{ openStoreReadOnly }, { surveyReadOnly }, { pricedAsNow }] = await Promise.all([
+    import('../store/store.js'),
+    import('../ingest/survey.js'),
+    import('./pricing.js'),
+  ]);
   const store = await openStoreReadOnly(rt.dbPath, {}, { withoutLockFile: true });
   if (!store) return null;
   mark('store open read-only');
   try {
-    const { result, changed } = await surveyReadOnly(store.conn, { home: rt.home, env: rt.env, rootOverrides: rt.rootOverrides, tmpDir: '', cost, horizonMs });
-    const prices = (await pricedAsNow(store.conn, cost)) ? '' : '; its computed costs are at the prices it was last written with, not the current ones';
+    const { result, changed } = await surveyReadOnly(store.conn, {
+      home: rt.home,
+      env: rt.env,
+      rootOverrides: rt.rootOverrides,
+      tmpDir: '',
+      cost,
+      horizonMs,
+    });
+    const prices = (await pricedAsNow(store.conn, cost))
+      ? ''
+      : '; its computed costs are at the prices it was last written with, not the current ones';
     const what =
       changed === 0
         ? 'answered from what it holds, which no source has changed since it was last written'
         : `answered from what it holds: ${counted(changed, 'source')} new or changed since it was last written ${changed === 1 ? 'was' : 'were'} not read, so the answer may be stale`;
-    return { store, ingest: result, storeWarnings: [`the store ${e.path} is read-only (${e.problem}): ${what}${prices} (give it write permission, or use --db for a store elsewhere)`] };
+    return {
+      store,
+      ingest: result,
+      storeWarnings: [
+        `the store ${e.path} is read-only (${e.problem}): ${what}${prices} (give it write permission, or use --db for a store elsewhere)`,
+      ],
+    };
   } catch (err) {
     await store.close();
     throw err;

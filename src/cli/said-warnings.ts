@@ -18,7 +18,9 @@ const pathOf = (cacheDir: string) => join(cacheDir, 'warnings-said.json');
 function readSaid(cacheDir: string): string[] {
   try {
     const j = JSON.parse(readFileSync(pathOf(cacheDir), 'utf8')) as { 'tx-usage'?: string; said?: unknown };
-    return j['tx-usage'] === KIND && Array.isArray(j.said) ? j.said.filter((x): x is string => typeof x === 'string') : [];
+    return j['tx-usage'] === KIND && Array.isArray(j.said)
+      ? j.said.filter((x): x is string => typeof x === 'string')
+      : [];
   } catch {
     return [];
   }

@@ -17,7 +17,8 @@ import { retentionText } from '../harnesses/claude-code/retention.js';
 import { KNOWN_UNREAD } from '../harnesses/known-unread/index.js';
 
 export async function sourcesCommand(rt: Runtime, format: string): Promise<void> {
-  if (!['table', 'json'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
+  if (!['table', 'json'].includes(format))
+    throw new UsageError(`--format ${JSON.stringify(format)}: expected table or json`);
   const cost = await costFunction(rt);
   const { store, ingest } = await openAndRefresh(rt, cost.fn);
   let figures;
@@ -60,33 +61,69 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
       skipped: [...skips.values()],
       warnings: files.flatMap((f) => f.warnings),
       ...(s.harness.id === 'claude-code'
-        ? { retention: claude && claude.oldestMs !== null ? { oldest_transcript_written: day(claude.oldestMs), cleanup_period_days: claude.days, set_in: claude.setIn, note: retentionText(claude) } : null }
+        ? {
+            retention:
+              claude && claude.oldestMs !== null
+                ? {
+                    oldest_transcript_written: day(claude.oldestMs),
+                    cleanup_period_days: claude.days,
+                    set_in: claude.setIn,
+                    note: retentionText(claude),
+                  }
+                : null,
+          }
         : {}),
-      sources: files.map((f) => ({ path: f.path, target: linkTarget(f), kind: f.kind, retained: f.retained_since_ms !== null, retained_since: day(f.retained_since_ms), events: f.events, billed_events: f.billed, context_rows: f.contexts, skipped: f.skips, counts: f.counts, warnings: f.warnings })),
+      sources: files.map((f) => ({
+        path: f.path,
+        target: linkTarget(f),
+        kind: f.kind,
+        retained: f.retained_since_ms !== null,
+        retained_since: day(f.retained_since_ms),
+        events: f.events,
+        billed_events: f.billed,
+        context_rows: f.contexts,
+        skipped: f.skips,
+        counts: f.counts,
+        warnings: f.warnings,
+      })),
     };
   });
   // Harnesses known and not read (src/harnesses/known-unread/): their folders, found or not, and why.
   const ctx = { home: rt.home, env: rt.env, rootOverrides: [] };
-  const notRead = KNOWN_UNREAD.map((k) => ({ harness: k.id, name: k.displayName, reason: k.reason, roots: k.roots(ctx) }));
+  const notRead = KNOWN_UNREAD.map((k) => ({
+    harness: k.id,
+    name: k.displayName,
+    reason: k.reason,
+    roots: k.roots(ctx),
+  }));
   if (format === 'json') {
-    process.stdout.write(renderJson({ harnesses, not_read: notRead, cursor, discovery_warnings: ingest.discoveryWarnings }));
+    process.stdout.write(
+      renderJson({ harnesses, not_read: notRead, cursor, discovery_warnings: ingest.discoveryWarnings }),
+    );
     return;
   }
   const out: string[] = [];
   for (const h of harnesses) {
     out.push(
       `${h.name} (${h.harness}): ${h.files} source${h.files === 1 ? '' : 's'}` +
-        (h.retained_files ? ` (+ ${h.retained_files} retained: files no longer found in the searched folders, rows kept)` : '') +
+        (h.retained_files
+          ? ` (+ ${h.retained_files} retained: files no longer found in the searched folders, rows kept)`
+          : '') +
         `, ${counted(h.events, 'event')} extracted, ${h.billed_events} billed after dedupe` +
         (h.context_rows ? `, ${counted(h.context_rows, 'context row')}` : ''),
     );
-    for (const r of h.roots) out.push(`  root ${r.exists ? 'found  ' : 'missing'} ${r.path}${r.target ? ` -> ${r.target}` : ''}  [${r.origin}]${r.exists && r.unread ? ` not read: ${r.unread}` : ''}`);
+    for (const r of h.roots)
+      out.push(
+        `  root ${r.exists ? 'found  ' : 'missing'} ${r.path}${r.target ? ` -> ${r.target}` : ''}  [${r.origin}]${r.exists && r.unread ? ` not read: ${r.unread}` : ''}`,
+      );
     if (!h.files && !h.retained_files) out.push(`  (nothing found: ${h.how_to_point})`);
     if ('retention' in h && h.retention?.note) out.push(`  note: ${h.retention.note}`);
     for (const [k, n] of Object.entries(h.counts)) out.push(`  ${k}: ${n}`);
     for (const s of h.sources) {
       const extra = s.context_rows ? `, ${counted(s.context_rows, 'context row')}` : '';
-      out.push(`  ${s.path}${s.target ? ` -> ${s.target}` : ''}: ${counted(s.events, 'event')}${extra}${s.retained ? ` (retained: no longer found in the searched folders since ${s.retained_since}, rows kept)` : ''}`);
+      out.push(
+        `  ${s.path}${s.target ? ` -> ${s.target}` : ''}: ${counted(s.events, 'event')}${extra}${s.retained ? ` (retained: no longer found in the searched folders since ${s.retained_since}, rows kept)` : ''}`,
+      );
       // Per file, what its extractor counted (Codex: own responses, copies of which thread, the copy's boundary).
       for (const [k, n] of Object.entries(s.counts ?? {})) out.push(`    ${k}: ${n}`);
       for (const sk of s.skipped) out.push(`    skipped ${sk.count} × ${sk.reason} (first at ${sk.first})`);
@@ -95,7 +132,8 @@ export async function sourcesCommand(rt: Runtime, format: string): Promise<void>
   }
   for (const k of notRead.filter((x) => x.roots.some((r) => r.exists))) {
     out.push(`${k.name} (${k.harness}): found, not counted: ${k.reason}`);
-    for (const r of k.roots.filter((x) => x.exists)) out.push(`  root found   ${r.path}${r.target ? ` -> ${r.target}` : ''}  [${r.origin}] not read`);
+    for (const r of k.roots.filter((x) => x.exists))
+      out.push(`  root found   ${r.path}${r.target ? ` -> ${r.target}` : ''}  [${r.origin}] not read`);
   }
   if (cursor) out.push(...cursorLines(cursor));
   for (const w of ingest.discoveryWarnings) out.push(`warning: ${w}`);
@@ -117,7 +155,12 @@ async function cursorDays(conn: DuckDBConnection): Promise<CursorSection | null>
   if (first === null) return null;
   await defineReportMacros(conn);
   const tz = systemTimeZone();
-  return cursorSection(conn, { since: new Date(first).toISOString().slice(0, 10), until: todayIn(tz, new Date()), tz, costMode: 'auto' });
+  return cursorSection(conn, {
+    since: new Date(first).toISOString().slice(0, 10),
+    until: todayIn(tz, new Date()),
+    tz,
+    costMode: 'auto',
+  });
 }
 
 function cursorLines(c: CursorSection): string[] {
@@ -125,8 +168,12 @@ function cursorLines(c: CursorSection): string[] {
   const local = c.days.filter((d) => d.local_chats > 0);
   const rows = billed.reduce((n, d) => n + d.billed_rows, 0);
   const out = ['Cursor: billed usage (imported) beside local chats'];
-  out.push(`  billed days: ${billed.length}${billed.length ? ` (${compactDays(billed.map((d) => d.day))}), ${rows} billed rows` : ' (import with: tx-usage import cursor-usage FILE.csv)'}`);
-  out.push(`  local chat days: ${local.length}, of which billed: ${local.filter((d) => d.billed_rows > 0).length}, none billed within an import: ${local.filter((d) => d.status === 'local, none billed').length}, not imported: ${c.days_not_imported.length}`);
+  out.push(
+    `  billed days: ${billed.length}${billed.length ? ` (${compactDays(billed.map((d) => d.day))}), ${rows} billed rows` : ' (import with: tx-usage import cursor-usage FILE.csv)'}`,
+  );
+  out.push(
+    `  local chat days: ${local.length}, of which billed: ${local.filter((d) => d.billed_rows > 0).length}, none billed within an import: ${local.filter((d) => d.status === 'local, none billed').length}, not imported: ${c.days_not_imported.length}`,
+  );
   if (c.days_not_imported.length) out.push(`  not imported: ${compactDays(c.days_not_imported)}`);
   return out;
 }

@@ -61,7 +61,11 @@ const EXACT = new Set<number>([
 /** JsonDuckDBValueConverter, with integers and decimals (nested ones too) as ExactNumber. */
 export const exactConverter: DuckDBValueConverter<unknown> = (value, type, converter) => {
   if (value !== null && EXACT.has(type.typeId)) return new ExactNumber(String(value));
-  const json = JsonDuckDBValueConverter(value, type, converter as unknown as Parameters<typeof JsonDuckDBValueConverter>[2]);
+  const json = JsonDuckDBValueConverter(
+    value,
+    type,
+    converter as unknown as Parameters<typeof JsonDuckDBValueConverter>[2],
+  );
   if (value === null || !INSTANTS.has(type.typeId)) return json;
   const iso = isoOf(value, type.typeId);
   return iso === null ? json : new Instant(iso, String(json));
@@ -74,10 +78,23 @@ export function exactJson(v: unknown, indent: string | null = ''): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   const inner = indent === null ? null : indent + '  ';
   const wrap = (open: string, items: string[], close: string) =>
-    !items.length ? open + close : inner === null ? `${open}${items.join(',')}${close}` : `${open}\n${items.map((x) => inner + x).join(',\n')}\n${indent}${close}`;
-  if (Array.isArray(v)) return wrap('[', v.map((x) => exactJson(x, inner)), ']');
+    !items.length
+      ? open + close
+      : inner === null
+        ? `${open}${items.join(',')}${close}`
+        : `${open}\n${items.map((x) => inner + x).join(',\n')}\n${indent}${close}`;
+  if (Array.isArray(v))
+    return wrap(
+      '[',
+      v.map((x) => exactJson(x, inner)),
+      ']',
+    );
   const sep = inner === null ? ':' : ': ';
-  return wrap('{', Object.entries(v as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}${sep}${exactJson(x, inner)}`), '}');
+  return wrap(
+    '{',
+    Object.entries(v as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}${sep}${exactJson(x, inner)}`),
+    '}',
+  );
 }
 
 /** A converted value as one table or CSV cell. */

@@ -30,7 +30,8 @@ export const SQL_SANDBOX: Record<string, string> = {
 };
 
 export async function sqlCommand(rt: Runtime, query: string, format: string): Promise<void> {
-  if (!['table', 'json', 'csv'].includes(format)) throw new UsageError(`--format ${JSON.stringify(format)}: expected table, json or csv`);
+  if (!['table', 'json', 'csv'].includes(format))
+    throw new UsageError(`--format ${JSON.stringify(format)}: expected table, json or csv`);
   const { names, rows } = await answerSql(rt, query);
   if (format === 'json') {
     process.stdout.write(terminalSafeJson(exactJson(rows)) + '\n');
@@ -38,7 +39,11 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
   }
   const columns: Column[] = names.map((n) => ({ field: n, label: n, kind: 'text', narrow: true }));
   const flat = rows.map((r) => Object.fromEntries(names.map((n) => [n, cellText(r[n])])));
-  process.stdout.write(format === 'csv' ? renderCsv({ columns, rows: flat }) : renderTable({ columns, rows: flat, empty: '(no rows)' }, { width: outputColumns(), color: rt.color }));
+  process.stdout.write(
+    format === 'csv'
+      ? renderCsv({ columns, rows: flat })
+      : renderTable({ columns, rows: flat, empty: '(no rows)' }, { width: outputColumns(), color: rt.color }),
+  );
 }
 
 /**
@@ -47,7 +52,10 @@ export async function sqlCommand(rt: Runtime, query: string, format: string): Pr
  * `sql --format json` prints them). The store is brought up to date first,
  * then queried on an instance of its own in the sandbox.
  */
-export async function answerSql(rt: Runtime, query: string): Promise<{ names: string[]; rows: Record<string, unknown>[] }> {
+export async function answerSql(
+  rt: Runtime,
+  query: string,
+): Promise<{ names: string[]; rows: Record<string, unknown>[] }> {
   const cost = await costFunction(rt);
   // A store this user cannot write is queried as it is, with a warning on stderr (runtime.ts answerReadOnly).
   const { store } = await openAndRefresh(rt, cost.fn, { readOnlyOk: true });
@@ -62,12 +70,20 @@ export async function answerSql(rt: Runtime, query: string): Promise<{ names: st
       // One statement (docs/sql.md): with several, DuckDB runs them all and
       // the output would show one result only; refused before any runs.
       const n = await statementCount(ro.conn, query);
-      if (n !== 1) throw new UsageError(n === 0 ? 'sql: no SQL statement given' : `sql runs one statement; this text has ${n} (run each on its own, or make one query of them with WITH or UNION ALL)`);
+      if (n !== 1)
+        throw new UsageError(
+          n === 0
+            ? 'sql: no SQL statement given'
+            : `sql runs one statement; this text has ${n} (run each on its own, or make one query of them with WITH or UNION ALL)`,
+        );
       reader = await ro.conn.runAndReadAll(query);
     } catch (e) {
       if (e instanceof UsageError) throw e;
       const writes = writeStatement(query, (e as Error).message);
-      if (writes) throw new UsageError(`sql is read-only: ${writes} would change the store, which only tx-usage writes (query it with SELECT; docs/sql.md)`);
+      if (writes)
+        throw new UsageError(
+          `sql is read-only: ${writes} would change the store, which only tx-usage writes (query it with SELECT; docs/sql.md)`,
+        );
       throw new UsageError(`SQL error: ${(e as Error).message}`);
     }
     return { names: reader.columnNames(), rows: reader.convertRowObjects(exactConverter) as Record<string, unknown>[] };
@@ -89,7 +105,9 @@ function writeStatement(query: string, error: string): string | null {
   const text = query.replace(/--[^\n]*|\/\*[\s\S]*?\*\//g, ' ').trim();
   const first = WRITES.exec(text);
   if (first) return first[1]!.toUpperCase();
-  const refused = /Cannot execute statement of type "(\w+)"[^!]*read-only mode/.exec(error) ?? /Can only (delete|update) (from )?base table/i.exec(error);
+  const refused =
+    /Cannot execute statement of type "(\w+)"[^!]*read-only mode/.exec(error) ??
+    /Can only (delete|update) (from )?base table/i.exec(error);
   return refused ? refused[1]!.toUpperCase() : null;
 }
 

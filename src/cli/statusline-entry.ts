@@ -11,8 +11,16 @@ import { statuslineCommand } from './statusline.js';
 export async function runStatusline(argv: string[]): Promise<void> {
   let values: Record<string, unknown> = {};
   try {
-    const options = { ...STATUSLINE_GLOBALS, ...Object.fromEntries(Object.entries(STATUSLINE_FLAGS).map(([k, v]) => [k, { type: v.type }])) };
-    values = parseArgs({ args: argv, options: options as ParseArgsConfig['options'], strict: false, allowPositionals: true }).values;
+    const options = {
+      ...STATUSLINE_GLOBALS,
+      ...Object.fromEntries(Object.entries(STATUSLINE_FLAGS).map(([k, v]) => [k, { type: v.type }])),
+    };
+    values = parseArgs({
+      args: argv,
+      options: options as ParseArgsConfig['options'],
+      strict: false,
+      allowPositionals: true,
+    }).values;
   } catch {
     /* defaults */
   }

@@ -3,7 +3,11 @@
 // bin entry (statusline-entry.ts), which must not load yargs (~50 ms).
 export const STATUSLINE_FLAGS = {
   format: { type: 'string', describe: 'text (the line) | json', default: 'text' },
-  refresh: { type: 'boolean', describe: 'bring the store and the live snapshot up to date, then exit (what a status line starts in the background)' },
+  refresh: {
+    type: 'boolean',
+    describe:
+      'bring the store and the live snapshot up to date, then exit (what a status line starts in the background)',
+  },
 } as const;
 
 /** The global options a status line passes on (main.ts declares them for yargs): their parseArgs types. */

@@ -31,7 +31,13 @@ import { readOwnAppends } from '../live/own-files.js';
 import { mergeAppended } from '../live/merge.js';
 import { liveView } from '../live/view.js';
 import { metricsOfEvents } from '../live/blocks.js';
-import { parseStatusInput, problemLine, renderStatusLine, type StatusFigures, type StatusInput } from '../live/statusline.js';
+import {
+  parseStatusInput,
+  problemLine,
+  renderStatusLine,
+  type StatusFigures,
+  type StatusInput,
+} from '../live/statusline.js';
 import { lastFailure, liveDirProblem, passLock, refreshRunningSince, takeLock } from '../live/refresh-lock.js';
 import { evaluateBudgets, periodBounds, snapshotSpend } from '../live/budgets.js';
 import { LOCAL_ZONE } from '../live/time.js';
@@ -181,13 +187,21 @@ const UNWRITABLE_NOTE = 'cache not writable';
  */
 function startRefresh(rt: Runtime, a: StatuslineArgs, dir: string, now: number): string | null {
   const unwritable = liveDirProblem(dir);
-  if (unwritable) return `the cache folder cannot be written (${unwritable}), so the live snapshot cannot be refreshed: give it write permission, or set XDG_CACHE_HOME to one tx-usage can write`;
+  if (unwritable)
+    return `the cache folder cannot be written (${unwritable}), so the live snapshot cannot be refreshed: give it write permission, or set XDG_CACHE_HOME to one tx-usage can write`;
   const failed = lastFailure(dir);
   if (failed && Date.now() - failed.at < RETRY_AFTER_FAILURE_MS) return null;
   if (!takeLock(dir, process.pid, now)) return null;
   const bin = process.argv[1];
   if (!bin) return null;
-  const args = [bin, 'statusline', '--refresh', ...(a.db ? ['--db', a.db] : []), ...(a.root ?? []).flatMap((r) => ['--root', r]), ...(a.prices ? ['--prices', a.prices] : [])];
+  const args = [
+    bin,
+    'statusline',
+    '--refresh',
+    ...(a.db ? ['--db', a.db] : []),
+    ...(a.root ?? []).flatMap((r) => ['--root', r]),
+    ...(a.prices ? ['--prices', a.prices] : []),
+  ];
   try {
     const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: rt.env });
     child.on('error', () => undefined);
@@ -199,7 +213,13 @@ function startRefresh(rt: Runtime, a: StatuslineArgs, dir: string, now: number):
   return null;
 }
 
-function figuresFrom(snap: LiveSnapshot, input: StatusInput, cfg: LiveConfig, merged: ReturnType<typeof mergeAppended>, now: number): StatusFigures {
+function figuresFrom(
+  snap: LiveSnapshot,
+  input: StatusInput,
+  cfg: LiveConfig,
+  merged: ReturnType<typeof mergeAppended>,
+  now: number,
+): StatusFigures {
   const tz = cfg.tz ?? LOCAL_ZONE;
   const view = liveView(snap, merged, { now, tz, families: cfg.harnesses });
   const todays = view.events.filter((e) => e.ts >= view.todayFrom && cfg.harnesses.includes(e.harness));
@@ -207,12 +227,19 @@ function figuresFrom(snap: LiveSnapshot, input: StatusInput, cfg: LiveConfig, me
   const zero = metricsOfEvents([]);
   return {
     model: input.model,
-    session: sid ? { id: sid, ...(view.session(LINE_HARNESS, sid) ?? zero), claude_estimate_usd: input.claude_cost_usd } : null,
+    session: sid
+      ? { id: sid, ...(view.session(LINE_HARNESS, sid) ?? zero), claude_estimate_usd: input.claude_cost_usd }
+      : null,
     today: { day: view.today, harnesses: cfg.harnesses, ...metricsOfEvents(todays) },
     block: view.blocks[0]?.active ?? null,
     rate_limits: input.five_hour || input.seven_day ? { five_hour: input.five_hour, seven_day: input.seven_day } : null,
     context_used_percent: input.context_used_percent,
-    budgets: evaluateBudgets(cfg.budgets, { now, tz, activeBlocks: view.activeBlocks, spent: snapshotSpend(snap, view.events) }),
+    budgets: evaluateBudgets(cfg.budgets, {
+      now,
+      tz,
+      activeBlocks: view.activeBlocks,
+      spent: snapshotSpend(snap, view.events),
+    }),
     stale: false,
     stale_reason: null,
     snapshot_age_seconds: Math.max(0, Math.round((now - snap.made_at) / 1000)),
@@ -227,7 +254,8 @@ function inputOnly(input: StatusInput | null, reason: string, note: string | nul
     session: null,
     today: null,
     block: null,
-    rate_limits: input && (input.five_hour || input.seven_day) ? { five_hour: input.five_hour, seven_day: input.seven_day } : null,
+    rate_limits:
+      input && (input.five_hour || input.seven_day) ? { five_hour: input.five_hour, seven_day: input.seven_day } : null,
     context_used_percent: input?.context_used_percent ?? null,
     budgets: [],
     stale: true,
@@ -241,7 +269,10 @@ let printed = false;
 
 function output(format: string, line: string, figures: object): void {
   printed = true;
-  writeAllSync(1, format === 'json' ? terminalSafeJson(JSON.stringify({ line, ...figures }, null, 2)) + '\n' : line + '\n');
+  writeAllSync(
+    1,
+    format === 'json' ? terminalSafeJson(JSON.stringify({ line, ...figures }, null, 2)) + '\n' : line + '\n',
+  );
 }
 
 /** Never throws, never writes to stderr: whatever goes wrong, a line is printed. */
@@ -262,7 +293,12 @@ export async function statuslineCommand(a: StatuslineArgs, env: NodeJS.ProcessEn
   }
 }
 
-async function statusline(a: StatuslineArgs, env: NodeJS.ProcessEnv, format: 'json' | 'text', gotInput: (i: StatusInput) => void): Promise<void> {
+async function statusline(
+  a: StatuslineArgs,
+  env: NodeJS.ProcessEnv,
+  format: 'json' | 'text',
+  gotInput: (i: StatusInput) => void,
+): Promise<void> {
   let rt: Runtime;
   try {
     rt = runtimeFrom(a, env);
@@ -285,9 +321,16 @@ async function statusline(a: StatuslineArgs, env: NodeJS.ProcessEnv, format: 'js
   }
   gotInput(input);
   const cfg = liveConfig(rt.env, rt.home);
-  const color = format === 'text' && a.color !== false && !('NO_COLOR' in rt.env && rt.env.NO_COLOR !== '') && cfg.colors !== null;
+  const color =
+    format === 'text' && a.color !== false && !('NO_COLOR' in rt.env && rt.env.NO_COLOR !== '') && cfg.colors !== null;
   if (input.five_hour || input.seven_day) {
-    recordClaudeReading(dir, { first: now, last: now, session: input.session_id ?? '', five_hour: reading(input.five_hour, 300), seven_day: reading(input.seven_day, 10_080) });
+    recordClaudeReading(dir, {
+      first: now,
+      last: now,
+      session: input.session_id ?? '',
+      five_hour: reading(input.five_hour, 300),
+      seven_day: reading(input.seven_day, 10_080),
+    });
   }
   const snap = readSnapshot(dir, rt.dbPath);
   mark('statusline: snapshot read');
@@ -302,7 +345,9 @@ async function statusline(a: StatuslineArgs, env: NodeJS.ProcessEnv, format: 'js
         : inputOnly(input, 'no live snapshot yet: a refresh has started', null);
     return output(format, renderStatusLine(figures, cfg, color, now), figures);
   }
-  const own = input.session_id ? await readOwnAppends(snap, LINE_HARNESS, input.session_id, input.transcript_path) : { events: [], unproven: null };
+  const own = input.session_id
+    ? await readOwnAppends(snap, LINE_HARNESS, input.session_id, input.transcript_path)
+    : { events: [], unproven: null };
   mark('statusline: own appends read');
   const merged = mergeAppended(snap, own.events);
   const figures = figuresFrom(snap, input, cfg, merged, now);
@@ -313,19 +358,31 @@ async function statusline(a: StatuslineArgs, env: NodeJS.ProcessEnv, format: 'js
   const pending = refreshRunningSince(dir, now);
   const failed = lastFailure(dir);
   const unproven = own.unproven ?? merged.unproven;
-  const stalled = behind && ((pending !== null && now - pending > cfg.staleMs) || (failed !== null && failed.at > snap.made_at && age > cfg.staleMs));
+  const stalled =
+    behind &&
+    ((pending !== null && now - pending > cfg.staleMs) ||
+      (failed !== null && failed.at > snap.made_at && age > cfg.staleMs));
   const lastGood = readLastGood(dir);
   const key = input.session_id ?? '';
   if (unproven || stalled || unwritable) {
     figures.stale = true;
     // Said on the line too when it needs the user (a cache or store that cannot be written); a busy store passes.
     const failedSince = failed && failed.at > snap.made_at ? failed : null;
-    figures.stale_reason = unwritable ?? unproven ?? (failedSince ? `refresh failed: ${failedSince.message}` : 'the store is busy: a refresh has been waiting for it');
+    figures.stale_reason =
+      unwritable ??
+      unproven ??
+      (failedSince ? `refresh failed: ${failedSince.message}` : 'the store is busy: a refresh has been waiting for it');
     figures.stale_note = unwritable ? UNWRITABLE_NOTE : !unproven && failedSince ? failedSince.note : null;
     const prev = unproven ? lastGood[key] : undefined;
     if (prev) {
       // The last line proven equal to the store's, marked stale.
-      const f = { ...prev.figures, stale: true, stale_reason: figures.stale_reason, stale_note: unwritable ? UNWRITABLE_NOTE : null, snapshot_age_seconds: Math.round((now - prev.at) / 1000) };
+      const f = {
+        ...prev.figures,
+        stale: true,
+        stale_reason: figures.stale_reason,
+        stale_note: unwritable ? UNWRITABLE_NOTE : null,
+        snapshot_age_seconds: Math.round((now - prev.at) / 1000),
+      };
       return output(format, renderStatusLine(f, cfg, color, now), f);
     }
   }
@@ -344,5 +401,9 @@ export async function statuslineRefresh(rt: Runtime): Promise<void> {
   const { lockedRefresh } = await import('./live-refresh.js');
   let now = Date.now();
   if (rt.env.TX_USAGE_NOW && Number.isFinite(Date.parse(rt.env.TX_USAGE_NOW))) now = Date.parse(rt.env.TX_USAGE_NOW);
-  await lockedRefresh(rt, { now, lineHarnesses: [...new Set([LINE_HARNESS, ...cfg.harnesses])], monthStart: periodBounds('month', now, cfg.tz ?? LOCAL_ZONE).start });
+  await lockedRefresh(rt, {
+    now,
+    lineHarnesses: [...new Set([LINE_HARNESS, ...cfg.harnesses])],
+    monthStart: periodBounds('month', now, cfg.tz ?? LOCAL_ZONE).start,
+  });
 }

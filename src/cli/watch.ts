@@ -53,14 +53,25 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
   // A config file that cannot be used at all (not JSON, not an object, a FIFO…) stops it, as it stops reports.
   if (cfg.fileProblem) throw new UsageError(cfg.fileProblem);
   const tz = a.tz ?? cfg.tz ?? systemTimeZone();
-  if (!isValidTimeZone(tz)) throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
-  const families = a.harness === undefined ? cfg.harnesses : a.harness.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const h of families) if (!isHarnessId(h)) throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
+  if (!isValidTimeZone(tz))
+    throw new UsageError(`--tz ${JSON.stringify(tz)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+  const families =
+    a.harness === undefined
+      ? cfg.harnesses
+      : a.harness
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+  for (const h of families)
+    if (!isHarnessId(h))
+      throw new UsageError(`--harness ${JSON.stringify(h)}: expected a comma list of ${HARNESS_IDS.join(', ')}`);
   const out = process.stdout;
   if (!a.once && out.isTTY !== true) {
     // Redrawn into a pipe or a file, the screen would pile up until the run
     // is killed (watch(1) and top refuse, or need a batch flag): printed once.
-    process.stderr.write('tx-usage watch: standard output is not a terminal, so the screen is printed once (as with --once); run it in a terminal for the live view\n');
+    process.stderr.write(
+      'tx-usage watch: standard output is not a terminal, so the screen is printed once (as with --once); run it in a terminal for the live view\n',
+    );
     a = { ...a, once: true };
   }
   const tty = out.isTTY === true && !a.once;
@@ -84,8 +95,22 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
     else {
       const view = liveView(snap, mergeAppended(snap, []), { now, tz, families });
       const limits = currentLimits([...snap.limits, ...claudeSnapshots(cacheDir(rt.env, rt.home))]);
-      const budgets = evaluateBudgets(cfg.budgets, { now, tz, activeBlocks: view.activeBlocks, spent: snapshotSpend(snap, view.events) });
-      lines = renderScreen({ view, limits, budgets, width, height: tty ? height : 1000, color: rt.color, status, interactive: tty });
+      const budgets = evaluateBudgets(cfg.budgets, {
+        now,
+        tz,
+        activeBlocks: view.activeBlocks,
+        spent: snapshotSpend(snap, view.events),
+      });
+      lines = renderScreen({
+        view,
+        limits,
+        budgets,
+        width,
+        height: tty ? height : 1000,
+        color: rt.color,
+        status,
+        interactive: tty,
+      });
     }
     if (tty) write(`\x1b[H\x1b[2J${lines.join('\r\n')}`);
     else write(lines.join('\n') + '\n');
@@ -101,7 +126,12 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
     const now = nowMs(rt.env);
     failure = null;
     try {
-      const r = await refreshSnapshot({ ...rt, quiet: true }, { now, lineHarnesses: ['claude-code'], monthStart: periodBounds('month', now, tz).start }, snap, true);
+      const r = await refreshSnapshot(
+        { ...rt, quiet: true },
+        { now, lineHarnesses: ['claude-code'], monthStart: periodBounds('month', now, tz).start },
+        snap,
+        true,
+      );
       snap = r.snapshot;
       storeWarnings = r.storeWarnings;
       if (!a.once) loop.watch(watchedFolders(r.ingest.scans));
@@ -115,10 +145,13 @@ export async function watchCommand(rt: Runtime, a: WatchArgs): Promise<void> {
   };
 
   /** A refresh, then the screen; changes noticed meanwhile make one more (change-loop.ts). */
-  const loop = new ChangeLoop(async () => {
-    await refresh();
-    draw();
-  }, { poll: a.poll });
+  const loop = new ChangeLoop(
+    async () => {
+      await refresh();
+      draw();
+    },
+    { poll: a.poll },
+  );
 
   if (a.once) {
     await refresh();

@@ -31,7 +31,8 @@ export function cacheDirProblem(env: NodeJS.ProcessEnv, home: string): string | 
     }
     if (st === undefined) continue;
     if (st.isDirectory()) return null;
-    const via = xdgCacheHome(env) !== null ? `XDG_CACHE_HOME=${env.XDG_CACHE_HOME}` : `the cache folder ${cacheDir(env, home)}`;
+    const via =
+      xdgCacheHome(env) !== null ? `XDG_CACHE_HOME=${env.XDG_CACHE_HOME}` : `the cache folder ${cacheDir(env, home)}`;
     return `${via}: ${p} is not a folder; point XDG_CACHE_HOME at a folder (or unset it), or pass --db FILE`;
   }
   return null;

@@ -10,5 +10,7 @@ export function digest128(data: string | Uint8Array): string {
 }
 
 export function sha256(data: string | Uint8Array, encoding: 'hex' | 'base64'): string {
-  return (typeof data === 'string' ? createHash('sha256').update(data, 'utf8') : createHash('sha256').update(data)).digest(encoding);
+  return (
+    typeof data === 'string' ? createHash('sha256').update(data, 'utf8') : createHash('sha256').update(data)
+  ).digest(encoding);
 }

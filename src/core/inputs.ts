@@ -35,7 +35,14 @@ export type Input =
  * itself, never its output: not inputs. (One missing here only costs the
  * memo a miss when it changes.)
  */
-const RUN_KNOBS = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_DEBUG', 'TX_USAGE_NO_WASM', 'TX_USAGE_LOCK_WAIT_MS']);
+const RUN_KNOBS = new Set([
+  'TX_USAGE_STATS',
+  'TX_USAGE_TRACE',
+  'TX_USAGE_WORKERS',
+  'TX_USAGE_DEBUG',
+  'TX_USAGE_NO_WASM',
+  'TX_USAGE_LOCK_WAIT_MS',
+]);
 
 /**
  * What was noted, kept on a registered global: the bin entry (fast.cjs) and
@@ -247,7 +254,13 @@ export function takeInputs(): Input[] {
 }
 
 function envDigest(): string {
-  return digest128(JSON.stringify(Object.entries(process.env).filter(([k]) => !RUN_KNOBS.has(k)).sort(([a], [b]) => (a < b ? -1 : 1))));
+  return digest128(
+    JSON.stringify(
+      Object.entries(process.env)
+        .filter(([k]) => !RUN_KNOBS.has(k))
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    ),
+  );
 }
 
 /**
@@ -258,7 +271,7 @@ export function inputsHold(list: readonly Input[], todayIn: (tz: string) => stri
   for (const i of list) {
     switch (i.k) {
       case 'env':
-        if ((i.name === '\0all' ? envDigest() : process.env[i.name] ?? null) !== i.v) return false;
+        if ((i.name === '\0all' ? envDigest() : (process.env[i.name] ?? null)) !== i.v) return false;
         break;
       case 'file':
         if (statLine(i.path) !== i.v) return false;

@@ -43,7 +43,8 @@ export function parseTimestamp(v: unknown): number | null {
 }
 
 /** The shape of an ISO-8601 date-time as harnesses write it (date, optional time, optional zone). */
-const ISO_SHAPE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+const ISO_SHAPE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
  * An ISO-8601 date-time in epoch ms, read the same on every machine: a time
@@ -55,9 +56,21 @@ const ISO_SHAPE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[
 function parseIso(v: string): number | null {
   const m = ISO_SHAPE.exec(v);
   if (!m) return null;
-  const [y, mo, d, h = 0, mi = 0, sec = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const [y, mo, d, h = 0, mi = 0, sec = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((x) =>
+    x === undefined ? undefined : Number(x),
+  ) as number[];
   const frac = m[7] ? Number(`0.${m[7]}`) * 1000 : 0;
-  if (mo! < 1 || mo! > 12 || d! < 1 || d! > daysIn(y!, mo!) || h > 24 || mi > 59 || sec > 60 || (h === 24 && (mi > 0 || sec > 0 || frac > 0))) return NaN;
+  if (
+    mo! < 1 ||
+    mo! > 12 ||
+    d! < 1 ||
+    d! > daysIn(y!, mo!) ||
+    h > 24 ||
+    mi > 59 ||
+    sec > 60 ||
+    (h === 24 && (mi > 0 || sec > 0 || frac > 0))
+  )
+    return NaN;
   let offsetMin = 0;
   const zone = m[8];
   if (zone && zone !== 'Z' && zone !== 'z') {
@@ -141,7 +154,9 @@ function readerOf<K extends string>(fields: Record<K, string>): Reader<K> {
         expr = `(x !== null && typeof x === 'object' ? x[${lit(parts[j]!)}] : undefined)`;
       }
       body.push(`const v${i} = ${expr};`);
-      body.push(`if (!(v${i} === undefined || (typeof v${i} === 'number' && Number.isInteger(v${i}) && v${i} >= 0 && v${i} <= ${MAX_TOKENS_PER_FIELD}))) return null;`);
+      body.push(
+        `if (!(v${i} === undefined || (typeof v${i} === 'number' && Number.isInteger(v${i}) && v${i} >= 0 && v${i} <= ${MAX_TOKENS_PER_FIELD}))) return null;`,
+      );
     });
     body.push(`return { ${entries.map(([k], i) => `${lit(k)}: v${i} ?? 0`).join(', ')} };`);
     r = new Function('o', body.join('\n')) as Reader<string>;

@@ -13,7 +13,10 @@ export function packageRoot(): string {
   let d = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(d, 'package.json'))) {
     const up = dirname(d);
-    if (up === d) throw new Error(`tx-usage's package root (package.json) not found above ${dirname(fileURLToPath(import.meta.url))}`);
+    if (up === d)
+      throw new Error(
+        `tx-usage's package root (package.json) not found above ${dirname(fileURLToPath(import.meta.url))}`,
+      );
     d = up;
   }
   return (root = d);

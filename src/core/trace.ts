@@ -4,5 +4,8 @@
 const on = !!process.env.TX_USAGE_TRACE;
 
 export function mark(label: string): void {
-  if (on) process.stderr.write(`trace ${performance.now().toFixed(1).padStart(7)} ms ${(process.memoryUsage.rss() / 1048576).toFixed(0).padStart(4)} MB  ${label}\n`);
+  if (on)
+    process.stderr.write(
+      `trace ${performance.now().toFixed(1).padStart(7)} ms ${(process.memoryUsage.rss() / 1048576).toFixed(0).padStart(4)} MB  ${label}\n`,
+    );
 }

@@ -87,7 +87,8 @@ export class UnitColumns {
       harness: this.harness(i),
       session_id: this.sessions[i]!,
       kind: this.kind(i),
-      dedupe_key: ((this.keyHigh(i) >>> 0).toString(16).padStart(8, '0') + (this.keyLow(i) >>> 0).toString(16).padStart(8, '0')),
+      dedupe_key:
+        (this.keyHigh(i) >>> 0).toString(16).padStart(8, '0') + (this.keyLow(i) >>> 0).toString(16).padStart(8, '0'),
       dedupe_rank: this.rank(i),
       ts: this.ts(i),
       count: this.count(i),

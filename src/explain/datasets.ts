@@ -14,7 +14,8 @@ import type { ExplainRecord } from './verdicts.js';
  */
 export function verdictText(r: Pick<ExplainRecord, 'record' | 'counted_as' | 'rule'>): string {
   if (r.rule === null || r.rule === '') return r.counted_as;
-  if (r.record === 'usage' || r.record === 'split line' || r.record === 'stored') return `${r.counted_as}; rule "${r.rule}"`;
+  if (r.record === 'usage' || r.record === 'split line' || r.record === 'stored')
+    return `${r.counted_as}; rule "${r.rule}"`;
   return `${r.counted_as}: ${r.rule}`;
 }
 
@@ -42,7 +43,8 @@ const RECORD_COLUMNS: Column[] = [
   ...ADDED_COLUMNS,
 ];
 
-const LEGEND = 'Tokens: what the record carries; Added and Cost: what it adds to a report of the same window (each response once, at the record the store bills).';
+const LEGEND =
+  'Tokens: what the record carries; Added and Cost: what it adds to a report of the same window (each response once, at the record the store bills).';
 
 function title(doc: ExplainDocument, s: ExplainedSource): string {
   const what = `${s.path} (${s.harness}${s.session_id !== null ? `, session ${s.session_id}` : ''})`;
@@ -54,7 +56,13 @@ function sourceDataset(doc: ExplainDocument, s: ExplainedSource): Dataset {
   return {
     title: title(doc, s),
     columns: RECORD_COLUMNS,
-    rows: s.records.map((r) => ({ ...r, at: at(r), verdict: verdictText(r), counted: r.counted ? 1 : 0, counted_at: undefined })) as DataRow[],
+    rows: s.records.map((r) => ({
+      ...r,
+      at: at(r),
+      verdict: verdictText(r),
+      counted: r.counted ? 1 : 0,
+      counted_at: undefined,
+    })) as DataRow[],
     totals: { ...s.totals, counted: 1 } as DataRow,
     notes: [...s.notes, ...(note ? [note] : [])],
     empty: 'no usage-bearing records',
@@ -67,7 +75,11 @@ export function explainTables(doc: ExplainDocument): Dataset[] {
   const out = doc.sources.map((s) => sourceDataset(doc, s));
   if (doc.sources.length > 1) {
     out.push({
-      columns: [{ field: 'what', label: 'All', kind: 'key', narrow: true }, { ...ADDED_COLUMNS[0]!, narrow: true }, ...ADDED_COLUMNS.slice(1)],
+      columns: [
+        { field: 'what', label: 'All', kind: 'key', narrow: true },
+        { ...ADDED_COLUMNS[0]!, narrow: true },
+        ...ADDED_COLUMNS.slice(1),
+      ],
       rows: [{ what: `${doc.sources.length} sources`, ...doc.totals, counted: 1 } as DataRow],
       notes: [LEGEND],
     });
@@ -77,19 +89,54 @@ export function explainTables(doc: ExplainDocument): Dataset[] {
 
 /** Every record of every source as one CSV table, its columns named as the JSON fields. */
 export function explainCsv(doc: ExplainDocument): Dataset {
-  const fields = ['path', 'harness', 'line', 'row', 'key', 'record', 'counted', 'counted_as', 'rule', 'session_id', 'model', 'timestamp', 'record_tokens', 'counted_at'];
+  const fields = [
+    'path',
+    'harness',
+    'line',
+    'row',
+    'key',
+    'record',
+    'counted',
+    'counted_as',
+    'rule',
+    'session_id',
+    'model',
+    'timestamp',
+    'record_tokens',
+    'counted_at',
+  ];
   // Added after the documented columns: what a usage record was made from.
   const added = ['grain'];
-  const metrics = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd', 'cost_source', 'computed_cost_usd', 'recorded_cost_usd', 'unpriced_requests', 'unpriced_tokens'];
+  const metrics = [
+    'requests',
+    'input_tokens',
+    'cache_read_tokens',
+    'cache_write_tokens',
+    'output_tokens',
+    'reasoning_tokens',
+    'total_tokens',
+    'cost_usd',
+    'cost_source',
+    'computed_cost_usd',
+    'recorded_cost_usd',
+    'unpriced_requests',
+    'unpriced_tokens',
+  ];
   const columns: Column[] = [...fields, ...metrics, ...added].map((f) => ({ field: f, label: f, kind: 'text' }));
-  const rows = doc.sources.flatMap((s) =>
-    s.records.map((r) => ({
-      ...r,
-      path: s.path,
-      harness: s.harness,
-      counted: String(r.counted),
-      counted_at: r.counted_at === null ? null : r.counted_at.line === null ? r.counted_at.path : `${r.counted_at.path}:${r.counted_at.line}`,
-    })) as DataRow[],
+  const rows = doc.sources.flatMap(
+    (s) =>
+      s.records.map((r) => ({
+        ...r,
+        path: s.path,
+        harness: s.harness,
+        counted: String(r.counted),
+        counted_at:
+          r.counted_at === null
+            ? null
+            : r.counted_at.line === null
+              ? r.counted_at.path
+              : `${r.counted_at.path}:${r.counted_at.line}`,
+      })) as DataRow[],
   );
   return { columns, rows };
 }

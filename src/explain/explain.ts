@@ -50,7 +50,12 @@ function breakdownOf(harness: string, r: ExplainRecord, pricer: Pick<Pricer, 'un
     requests: r.requests,
   });
   if (!units) return null;
-  const categories = units.map((u) => ({ category: u.unit, tokens: u.count, usd_per_mtok: u.usd_per_million, usd: u.usd }));
+  const categories = units.map((u) => ({
+    category: u.unit,
+    tokens: u.count,
+    usd_per_mtok: u.usd_per_million,
+    usd: u.usd,
+  }));
   return { categories, sum_usd: Math.round(categories.reduce((n, c) => n + c.usd, 0) * 1e10) / 1e10 };
 }
 
@@ -83,7 +88,11 @@ const FIRST_DAY = '0001-01-01';
 const LAST_DAY = '9999-12-31';
 
 /** The store's rows of every target (explain_rows.sql), by target. */
-async function storedRows(conn: DuckDBConnection, targets: Target[], p: ExplainParams): Promise<Map<string, TemplateRow[]>> {
+async function storedRows(
+  conn: DuckDBConnection,
+  targets: Target[],
+  p: ExplainParams,
+): Promise<Map<string, TemplateRow[]>> {
   await defineReportMacros(conn);
   const rows = await runTemplate(conn, loadTemplate('explain_rows'), {
     harnesses: [...new Set(targets.map((t) => t.harness.id))],
@@ -106,26 +115,64 @@ async function storedRows(conn: DuckDBConnection, targets: Target[], p: ExplainP
 
 const targetId = (source: string, session: string) => `${source}\u0000${session}`;
 
-async function explainTarget(t: Target, stored: TemplateRow[], p: ExplainParams, known: () => Promise<ReadonlySet<string>>): Promise<{ source: ExplainedSource; added: TemplateRow[] }> {
+async function explainTarget(
+  t: Target,
+  stored: TemplateRow[],
+  p: ExplainParams,
+  known: () => Promise<ReadonlySet<string>>,
+): Promise<{ source: ExplainedSource; added: TemplateRow[] }> {
   const notes: string[] = [];
   let sink: TraceSink | null = null;
   if (t.source) {
     sink = new TraceSink();
     try {
-      await t.harness.extract(t.source, sink, { resume: null, tmpDir: p.tmpDir, knownProjects: t.harness.usesKnownProjects ? await known() : new Set() });
+      await t.harness.extract(t.source, sink, {
+        resume: null,
+        tmpDir: p.tmpDir,
+        knownProjects: t.harness.usesKnownProjects ? await known() : new Set(),
+      });
     } catch (e) {
-      notes.push(`cannot read it: ${readFailure(e, t.source, t.harness.displayName)}; the records below are the rows the store keeps of it`);
+      notes.push(
+        `cannot read it: ${readFailure(e, t.source, t.harness.displayName)}; the records below are the rows the store keeps of it`,
+      );
       sink = null;
     }
-  } else notes.push('its file is no longer found in the searched folders: the records below are the rows the store keeps of it (not read again, so without rule names)');
-  const labelled = labelRecords({ sourceKey: t.sourceKey, trace: sink?.entries ?? null, stored, session: t.session, onlySession: t.onlySession });
+  } else
+    notes.push(
+      'its file is no longer found in the searched folders: the records below are the rows the store keeps of it (not read again, so without rule names)',
+    );
+  const labelled = labelRecords({
+    sourceKey: t.sourceKey,
+    trace: sink?.entries ?? null,
+    stored,
+    session: t.session,
+    onlySession: t.onlySession,
+  });
   const { added } = labelled;
   // Added after the documented fields: what a counted record's computed cost is made of.
-  const records = labelled.records.map((r) => ({ ...r, price_breakdown: p.pricer ? breakdownOf(t.harness.id, r, p.pricer) : null }));
-  if (sink?.contexts) notes.push(`${counted(sink.contexts, 'context row')}: context-window occupancy, not billed usage (the report lists ${sink.contexts === 1 ? 'it' : 'them'} apart)`);
-  if (t.session !== null && !t.onlySession && sink) notes.push(`it holds other sessions too: its skipped records and warnings are not tied to one session (tx-usage explain ${t.path} lists them)`);
+  const records = labelled.records.map((r) => ({
+    ...r,
+    price_breakdown: p.pricer ? breakdownOf(t.harness.id, r, p.pricer) : null,
+  }));
+  if (sink?.contexts)
+    notes.push(
+      `${counted(sink.contexts, 'context row')}: context-window occupancy, not billed usage (the report lists ${sink.contexts === 1 ? 'it' : 'them'} apart)`,
+    );
+  if (t.session !== null && !t.onlySession && sink)
+    notes.push(
+      `it holds other sessions too: its skipped records and warnings are not tied to one session (tx-usage explain ${t.path} lists them)`,
+    );
   return {
-    source: { harness: t.harness.id, path: t.path, kind: t.kind, session_id: t.session, retained: t.source === null, records, totals: totalsOf(added), notes },
+    source: {
+      harness: t.harness.id,
+      path: t.path,
+      kind: t.kind,
+      session_id: t.session,
+      retained: t.source === null,
+      records,
+      totals: totalsOf(added),
+      notes,
+    },
     added,
   };
 }
@@ -137,7 +184,13 @@ function totalsOf(rows: TemplateRow[]): Metrics & GrainFields {
 }
 
 /** Explains every source the arguments name (targets.ts), against a store that is up to date. */
-export async function explain(conn: DuckDBConnection, scans: HarnessScan[], args: string[], p: ExplainParams, warnings: string[]): Promise<ExplainDocument> {
+export async function explain(
+  conn: DuckDBConnection,
+  scans: HarnessScan[],
+  args: string[],
+  p: ExplainParams,
+  warnings: string[],
+): Promise<ExplainDocument> {
   const targets = await resolveTargets(conn, scans, args);
   let projects: Promise<ReadonlySet<string>> | null = null;
   const known = () => (projects ??= knownProjects(conn));
@@ -150,5 +203,13 @@ export async function explain(conn: DuckDBConnection, scans: HarnessScan[], args
     sources.push(r.source);
     for (const row of r.added) added.set(String(row.row_id), row);
   }
-  return { since: p.since, until: p.until, timezone: p.tz, cost_mode: p.costMode, sources, totals: totalsOf([...added.values()]), warnings };
+  return {
+    since: p.since,
+    until: p.until,
+    timezone: p.tz,
+    cost_mode: p.costMode,
+    sources,
+    totals: totalsOf([...added.values()]),
+    warnings,
+  };
 }

@@ -85,7 +85,9 @@ async function sessionIdOf(conn: DuckDBConnection, arg: string): Promise<string>
   if (!ids.length || ids[0] === arg) return arg;
   if (ids.length === 1) return ids[0]!;
   const shown = ids.slice(0, AMBIGUOUS_SHOWN).join(', ') + (ids.length > AMBIGUOUS_SHOWN ? ', …' : '');
-  throw new UsageError(`${JSON.stringify(arg)}: ${ids.length > AMBIGUOUS_SHOWN ? `more than ${AMBIGUOUS_SHOWN}` : ids.length} sessions match (${shown}); give more of the id`);
+  throw new UsageError(
+    `${JSON.stringify(arg)}: ${ids.length > AMBIGUOUS_SHOWN ? `more than ${AMBIGUOUS_SHOWN}` : ids.length} sessions match (${shown}); give more of the id`,
+  );
 }
 
 /** The sources the store knows, with the arguments that are session ids of their responses (explain_sources.sql). */
@@ -137,9 +139,22 @@ export async function resolveTargets(conn: DuckDBConnection, scans: HarnessScan[
       const hits = discovered.filter((_, i) => (folder ? within(realPaths()[i]!, real) : realPaths()[i] === real));
       const gone = folder ? (await retained()).filter((s) => within(s.path, abs) || within(s.path, real)) : [];
       if (!hits.length && !gone.length) {
-        throw new UsageError(folder ? `${arg}: no file tx-usage reads is in this folder (${HOW})` : `${arg}: not a file tx-usage reads (${HOW})`);
+        throw new UsageError(
+          folder
+            ? `${arg}: no file tx-usage reads is in this folder (${HOW})`
+            : `${arg}: not a file tx-usage reads (${HOW})`,
+        );
       }
-      for (const h of hits) add({ harness: h.harness, sourceKey: h.src.key, path: h.src.path, kind: h.src.kind, source: h.src, session: null, onlySession: false });
+      for (const h of hits)
+        add({
+          harness: h.harness,
+          sourceKey: h.src.key,
+          path: h.src.path,
+          kind: h.src.kind,
+          source: h.src,
+          session: null,
+          onlySession: false,
+        });
       for (const g of gone) add(fromStore(g, null));
       continue;
     }

@@ -121,28 +121,70 @@ function sessionGrainWhat(grain: string, requests: number, model: unknown): stri
 }
 
 /** What the store made of a row: counted here, outside the window, or counted at another record. */
-function storeVerdict(s: StoredRow, sourceKey: string): Pick<ExplainRecord, 'counted' | 'counted_as' | 'counted_at'> & { adds: boolean } {
+function storeVerdict(
+  s: StoredRow,
+  sourceKey: string,
+): Pick<ExplainRecord, 'counted' | 'counted_as' | 'counted_at'> & { adds: boolean } {
   const requests = Number(s.requests ?? 0);
   if (s.billed === true) {
-    if (s.in_window !== true) return { adds: false, counted: false, counted_as: `outside the window (${s.local_day})`, counted_at: null };
-    const what = s.grain === 'session' || s.grain === 'snapshot' ? sessionGrainWhat(String(s.grain), requests, s.model) :
-      requests === 1 ? `response of ${modelName(s.model)}` : requests === 0 ? `usage of ${modelName(s.model)} without a request of its own` : `${requests} responses of ${modelName(s.model)}`;
+    if (s.in_window !== true)
+      return { adds: false, counted: false, counted_as: `outside the window (${s.local_day})`, counted_at: null };
+    const what =
+      s.grain === 'session' || s.grain === 'snapshot'
+        ? sessionGrainWhat(String(s.grain), requests, s.model)
+        : requests === 1
+          ? `response of ${modelName(s.model)}`
+          : requests === 0
+            ? `usage of ${modelName(s.model)} without a request of its own`
+            : `${requests} responses of ${modelName(s.model)}`;
     return { adds: true, counted: true, counted_as: what, counted_at: null };
   }
-  if (s.billed_file === null || s.billed_file === undefined) return { adds: false, counted: false, counted_as: 'not billed (the store holds no billed row for its response)', counted_at: null };
+  if (s.billed_file === null || s.billed_file === undefined)
+    return {
+      adds: false,
+      counted: false,
+      counted_as: 'not billed (the store holds no billed row for its response)',
+      counted_at: null,
+    };
   const at = { path: String(s.billed_file), line: num(s.billed_line), session_id: String(s.billed_session) };
   const place = at.line === null ? basename(at.path) : `${basename(at.path)}:${at.line}`;
   // A copy into another session (a fork) says whose response it is, even when its original is in the same database.
   if (s.billed_source_key === sourceKey && at.session_id === s.session_id) {
-    return { adds: false, counted: false, counted_as: at.line === null ? 'repeat of another record of this source' : `repeat of line ${at.line}`, counted_at: at };
+    return {
+      adds: false,
+      counted: false,
+      counted_as: at.line === null ? 'repeat of another record of this source' : `repeat of line ${at.line}`,
+      counted_at: at,
+    };
   }
-  if (at.session_id !== s.session_id) return { adds: false, counted: false, counted_as: `copy of ${at.session_id}'s response, counted in ${place}`, counted_at: at };
+  if (at.session_id !== s.session_id)
+    return {
+      adds: false,
+      counted: false,
+      counted_as: `copy of ${at.session_id}'s response, counted in ${place}`,
+      counted_at: at,
+    };
   return { adds: false, counted: false, counted_as: `the same response as ${place}, counted there`, counted_at: at };
 }
 
-function usageRecord(s: StoredRow | undefined, sourceKey: string, fields: Pick<ExplainRecord, 'line' | 'key' | 'record' | 'rule' | 'session_id' | 'model' | 'timestamp' | 'record_tokens' | 'grain'>, added: StoredRow[]): ExplainRecord {
+function usageRecord(
+  s: StoredRow | undefined,
+  sourceKey: string,
+  fields: Pick<
+    ExplainRecord,
+    'line' | 'key' | 'record' | 'rule' | 'session_id' | 'model' | 'timestamp' | 'record_tokens' | 'grain'
+  >,
+  added: StoredRow[],
+): ExplainRecord {
   const base = { row: null, ...fields };
-  if (!s) return { ...base, counted: false, counted_as: 'not in the store (the source changed after it was read?)', counted_at: null, ...NOTHING };
+  if (!s)
+    return {
+      ...base,
+      counted: false,
+      counted_as: 'not in the store (the source changed after it was read?)',
+      counted_at: null,
+      ...NOTHING,
+    };
   const v = storeVerdict(s, sourceKey);
   if (!v.adds) return { ...base, counted: v.counted, counted_as: v.counted_as, counted_at: v.counted_at, ...NOTHING };
   added.push(s);
@@ -150,19 +192,74 @@ function usageRecord(s: StoredRow | undefined, sourceKey: string, fields: Pick<E
 }
 
 /** What a record of a usage event shows of it: place, identity, session, model, time and its tokens. */
-function eventFields(e: UsageEvent): Pick<ExplainRecord, 'line' | 'key' | 'session_id' | 'model' | 'timestamp' | 'record_tokens' | 'grain'> {
-  return { line: e.source_line, key: e.dedupe_key, session_id: e.session_id, model: e.model, timestamp: iso(e.ts), record_tokens: e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens, grain: e.grain ?? 'response' };
+function eventFields(
+  e: UsageEvent,
+): Pick<ExplainRecord, 'line' | 'key' | 'session_id' | 'model' | 'timestamp' | 'record_tokens' | 'grain'> {
+  return {
+    line: e.source_line,
+    key: e.dedupe_key,
+    session_id: e.session_id,
+    model: e.model,
+    timestamp: iso(e.ts),
+    record_tokens: e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens,
+    grain: e.grain ?? 'response',
+  };
 }
 
 /** The record's fields in the documented order (README, `tx-usage explain`), whatever order they were set in. */
 function documented(r: ExplainRecord): ExplainRecord {
-  const { line, row, key, record, counted, counted_as, rule, counted_at, session_id, model, timestamp, record_tokens, grain } = r;
-  const { requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, total_tokens } = r;
+  const {
+    line,
+    row,
+    key,
+    record,
+    counted,
+    counted_as,
+    rule,
+    counted_at,
+    session_id,
+    model,
+    timestamp,
+    record_tokens,
+    grain,
+  } = r;
+  const {
+    requests,
+    input_tokens,
+    cache_read_tokens,
+    cache_write_tokens,
+    output_tokens,
+    reasoning_tokens,
+    total_tokens,
+  } = r;
   const { cost_usd, cost_source, computed_cost_usd, recorded_cost_usd, unpriced_requests, unpriced_tokens } = r;
   return {
-    line, row, key, record, counted, counted_as, rule, counted_at, session_id, model, timestamp, record_tokens, grain,
-    requests, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, total_tokens,
-    cost_usd, cost_source, computed_cost_usd, recorded_cost_usd, unpriced_requests, unpriced_tokens,
+    line,
+    row,
+    key,
+    record,
+    counted,
+    counted_as,
+    rule,
+    counted_at,
+    session_id,
+    model,
+    timestamp,
+    record_tokens,
+    grain,
+    requests,
+    input_tokens,
+    cache_read_tokens,
+    cache_write_tokens,
+    output_tokens,
+    reasoning_tokens,
+    total_tokens,
+    cost_usd,
+    cost_source,
+    computed_cost_usd,
+    recorded_cost_usd,
+    unpriced_requests,
+    unpriced_tokens,
   };
 }
 
@@ -197,7 +294,10 @@ export function labelRecords(inp: LabelInput): Labelled {
         const e = t.event;
         if (!wanted(e)) break;
         const s = byKeyLine.get(keyLine(e.dedupe_key, e.source_line))?.shift();
-        out.push({ rec: usageRecord(s, inp.sourceKey, { ...eventFields(e), record: 'usage', rule: e.rule ?? null }, added), seq: t.seq });
+        out.push({
+          rec: usageRecord(s, inp.sourceKey, { ...eventFields(e), record: 'usage', rule: e.rule ?? null }, added),
+          seq: t.seq,
+        });
         break;
       }
       case 'merged': {
@@ -226,7 +326,17 @@ export function labelRecords(inp: LabelInput): Labelled {
   for (const list of byKeyLine.values()) {
     for (const s of list) {
       const line = num(s.source_line);
-      const fields = { line, key: String(s.dedupe_key), record: 'stored' as const, rule: null, session_id: String(s.session_id), model: (s.model as string | null) ?? null, timestamp: iso(num(s.ts_ms)), record_tokens: num(s.row_total_tokens), grain: ((s.grain as Grain | null) ?? 'response') };
+      const fields = {
+        line,
+        key: String(s.dedupe_key),
+        record: 'stored' as const,
+        rule: null,
+        session_id: String(s.session_id),
+        model: (s.model as string | null) ?? null,
+        timestamp: iso(num(s.ts_ms)),
+        record_tokens: num(s.row_total_tokens),
+        grain: (s.grain as Grain | null) ?? 'response',
+      };
       out.push({ rec: usageRecord(s, inp.sourceKey, fields, added), seq: seq++ });
     }
   }

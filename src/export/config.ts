@@ -68,7 +68,8 @@ export function readTeamConfig(env: NodeJS.ProcessEnv, home: string): TeamConfig
     out.salt = salt;
   }
   if (obj.prices !== undefined) {
-    if (typeof obj.prices !== 'string' || !obj.prices) throw new UsageError(`${path}: "prices" must be the path of a prices file`);
+    if (typeof obj.prices !== 'string' || !obj.prices)
+      throw new UsageError(`${path}: "prices" must be the path of a prices file`);
     out.prices = resolve(dirname(path), obj.prices);
   }
   return out;
@@ -76,7 +77,10 @@ export function readTeamConfig(env: NodeJS.ProcessEnv, home: string): TeamConfig
 
 /** A host name made safe for file names: other characters become '-'. */
 export function sanitizeMachine(name: string): string {
-  const s = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 63);
+  const s = name
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 63);
   return MACHINE_RE.test(s) ? s : 'localhost';
 }
 
@@ -86,7 +90,9 @@ export function machineName(flag: string | undefined, cfg: TeamConfig): string {
   if (given === undefined) return sanitizeMachine(inputHostname());
   if (!MACHINE_RE.test(given)) {
     const from = flag !== undefined ? '--machine' : `"machine" in ${cfg.path}`;
-    throw new UsageError(`${from} ${JSON.stringify(given)}: use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+    throw new UsageError(
+      `${from} ${JSON.stringify(given)}: use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    );
   }
   return given;
 }
@@ -96,6 +102,7 @@ export function anonymizeSalt(anonymize: boolean, flag: string | undefined, cfg:
   if (flag !== undefined && !anonymize) throw new UsageError('--salt is only used with --anonymize');
   if (!anonymize) return null;
   const salt = flag ?? cfg.salt;
-  if (!salt) throw new UsageError(`--anonymize needs a salt: pass --salt TEXT or set "export": { "salt": ... } in ${cfg.path}`);
+  if (!salt)
+    throw new UsageError(`--anonymize needs a salt: pass --salt TEXT or set "export": { "salt": ... } in ${cfg.path}`);
   return salt;
 }

@@ -14,7 +14,9 @@ export async function labelLocalRows(conn: DuckDBConnection, machine: string): P
   const r = await conn.runAndReadAll(`SELECT current_database() AS db`);
   const db = `"${String((r.getRowObjectsJson()[0] as { db: string }).db).replace(/"/g, '""')}"`;
   for (const view of ['billed_events', 'context_rows', 'usage_slots']) {
-    await conn.run(`CREATE OR REPLACE TEMP VIEW ${view} AS SELECT *, ${sqlString(machine)} AS machine FROM ${db}.main.${view}`);
+    await conn.run(
+      `CREATE OR REPLACE TEMP VIEW ${view} AS SELECT *, ${sqlString(machine)} AS machine FROM ${db}.main.${view}`,
+    );
   }
   // work_units and session_facts are labelled when a report first needs them (unit-macros.ts).
   noteLocalLabel(conn, db, machine);

@@ -85,7 +85,10 @@ export async function resolveFrom(conn: DuckDBConnection, values: string[]): Pro
   const out: Record<Dataset, string[]> = { events: [], context: [], estimates: [], sessions: [] };
   for (const f of [...found].sort()) {
     const ds = datasetOf(f);
-    if (!ds) throw new UsageError(`${f}: not in a month=YYYY-MM folder of a tx-usage export (DIR/month=…, DIR/_context/month=…, DIR/_estimates/month=… or DIR/_sessions/month=…)`);
+    if (!ds)
+      throw new UsageError(
+        `${f}: not in a month=YYYY-MM folder of a tx-usage export (DIR/month=…, DIR/_context/month=…, DIR/_estimates/month=… or DIR/_sessions/month=…)`,
+      );
     out[ds].push(f);
   }
   return out;
@@ -99,7 +102,8 @@ export async function resolveFrom(conn: DuckDBConnection, values: string[]): Pro
  */
 async function source(conn: DuckDBConnection, ds: Dataset, files: string[]): Promise<string> {
   const cols = COLUMNS[ds];
-  if (!files.length) return `(SELECT ${cols.map((c) => `CAST(NULL AS ${c.type}) AS ${c.name}`).join(', ')}, CAST(NULL AS VARCHAR) AS filename WHERE false)`;
+  if (!files.length)
+    return `(SELECT ${cols.map((c) => `CAST(NULL AS ${c.type}) AS ${c.name}`).join(', ')}, CAST(NULL AS VARCHAR) AS filename WHERE false)`;
   // union_by_name: files of a later compatible version may add columns, and a
   // column some files lack is null in their rows; hive partition columns are
   // not read (month is derived from ts_ms where needed).
@@ -134,16 +138,23 @@ async function checkFiles(conn: DuckDBConnection, files: Record<Dataset, string[
     for (const f of files[ds]) {
       let cols: { column_name: string; column_type: string }[];
       try {
-        const r = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(f)}, hive_partitioning = false)`);
+        const r = await conn.runAndReadAll(
+          `DESCRIBE SELECT * FROM read_parquet(${sqlString(f)}, hive_partitioning = false)`,
+        );
         cols = r.getRowObjectsJson() as typeof cols;
       } catch (e) {
-        const why = statSync(f).size === 0 ? 'an empty file' : `not a Parquet file (${((e as Error).message.split('\n')[0] ?? '').replace(/^[A-Za-z ]*Error: /, '').slice(0, 200)})`;
+        const why =
+          statSync(f).size === 0
+            ? 'an empty file'
+            : `not a Parquet file (${((e as Error).message.split('\n')[0] ?? '').replace(/^[A-Za-z ]*Error: /, '').slice(0, 200)})`;
         throw new UsageError(`--from: ${f}: ${why}`);
       }
       for (const c of cols) {
         const type = want.get(c.column_name);
         if (type !== undefined && family(type) !== family(c.column_type)) {
-          throw new UsageError(`--from: ${f}: column ${c.column_name} is ${c.column_type}, expected ${type} (${family(type)}); not a tx-usage export of this ${ds} dataset`);
+          throw new UsageError(
+            `--from: ${f}: column ${c.column_name} is ${c.column_type}, expected ${type} (${family(type)}); not a tx-usage export of this ${ds} dataset`,
+          );
         }
       }
     }
@@ -152,7 +163,8 @@ async function checkFiles(conn: DuckDBConnection, files: Record<Dataset, string[
 
 async function createViews(conn: DuckDBConnection, files: Record<Dataset, string[]>): Promise<void> {
   await checkFiles(conn, files);
-  for (const ds of DATASETS) await conn.run(`CREATE VIEW export_${ds} AS SELECT * FROM ${await source(conn, ds, files[ds])}`);
+  for (const ds of DATASETS)
+    await conn.run(`CREATE VIEW export_${ds} AS SELECT * FROM ${await source(conn, ds, files[ds])}`);
   // The store's columns (source_* name the Parquet file), plus machine. The
   // same response exported twice is one row: were the copies to differ, the
   // store's own rule applies (largest usage), then the first machine by name,
@@ -199,11 +211,15 @@ async function createViews(conn: DuckDBConnection, files: Record<Dataset, string
     CREATE VIEW work_units AS
     ${(['prompt', 'turn', 'tool_call', 'subagent_task'] as const)
       .map(
-        (k) => `SELECT harness, session_id, '${k}' AS kind, session_id || ':${k}:' || CAST(i AS VARCHAR) AS dedupe_key, ts_ms, 1 AS n, machine
+        (
+          k,
+        ) => `SELECT harness, session_id, '${k}' AS kind, session_id || ':${k}:' || CAST(i AS VARCHAR) AS dedupe_key, ts_ms, 1 AS n, machine
       FROM (SELECT harness, session_id, machine, unnest(${k}_ts_ms) AS ts_ms, unnest(range(1, len(${k}_ts_ms) + 1)) AS i FROM session_rows)`,
       )
       .join('\n    UNION ALL\n    ')}`);
-  await conn.run(`CREATE VIEW session_facts AS SELECT harness, session_id, title, parent_session_id, machine FROM session_rows`);
+  await conn.run(
+    `CREATE VIEW session_facts AS SELECT harness, session_id, title, parent_session_id, machine FROM session_rows`,
+  );
   // What the local store keeps per session at write time (store/session-stats.ts), computed here.
   await conn.run(`CREATE VIEW session_stats AS ${sessionStatsOf('billed_events', ', first(machine) AS machine')}`);
   // The roll-ups every report reads, made by the store's builders from these rows (store/rollups.ts);
@@ -225,7 +241,9 @@ async function checks(conn: DuckDBConnection): Promise<string[]> {
       UNION ALL SELECT schema_version FROM export_estimates UNION ALL SELECT schema_version FROM export_sessions)`);
   const newest = (r.getRowObjectsJson()[0] as { newest: number | null }).newest;
   if (newest !== null && Number(newest) > EXPORT_SCHEMA_VERSION) {
-    throw new UsageError(`--from: files of export schema ${newest}; this tx-usage reads schema ${EXPORT_SCHEMA_VERSION} and older: upgrade tx-usage`);
+    throw new UsageError(
+      `--from: files of export schema ${newest}; this tx-usage reads schema ${EXPORT_SCHEMA_VERSION} and older: upgrade tx-usage`,
+    );
   }
   // The dataset is told by the folder (datasetOf): a file of another dataset
   // moved into DIR/month=… (or the reverse) would be read with the wrong
@@ -237,7 +255,9 @@ async function checks(conn: DuckDBConnection): Promise<string[]> {
     const f = (bad.getRowObjectsJson()[0] as { filename: string } | undefined)?.filename;
     if (f !== undefined) {
       const where = DATASET_DIR[ds] ? `a ${DATASET_DIR[ds]}/month=… folder` : 'a month=… folder of the export root';
-      throw new UsageError(`${f}: in ${where}, so read as ${ds}, but its rows lack the identity of ${ds} rows (${IDENTITY[ds].join(', ')}): a file of another dataset moved out of its folder?`);
+      throw new UsageError(
+        `${f}: in ${where}, so read as ${ds}, but its rows lack the identity of ${ds} rows (${IDENTITY[ds].join(', ')}): a file of another dataset moved out of its folder?`,
+      );
     }
   }
   // Keys of different schemes (plain vs anonymized, or two salts) cannot be
@@ -293,7 +313,9 @@ export async function openRollup(from: string[]): Promise<Rollup> {
       warnings = await checks(conn);
     } catch (e) {
       if (e instanceof UsageError) throw e;
-      throw new UsageError(`--from: cannot read the Parquet files as a tx-usage export: ${(e as Error).message.split('\n')[0]}`);
+      throw new UsageError(
+        `--from: cannot read the Parquet files as a tx-usage export: ${(e as Error).message.split('\n')[0]}`,
+      );
     }
     return { conn, files, warnings, close };
   } catch (e) {

@@ -19,7 +19,12 @@ export type Dataset = (typeof DATASETS)[number];
  * as a table is the events dataset alone and a DIR/month=* glob never mixes
  * schemas.
  */
-export const DATASET_DIR: Record<Dataset, string> = { events: '', context: '_context', estimates: '_estimates', sessions: '_sessions' };
+export const DATASET_DIR: Record<Dataset, string> = {
+  events: '',
+  context: '_context',
+  estimates: '_estimates',
+  sessions: '_sessions',
+};
 
 /** Partition value for rows without any timestamp (context rows and estimates can lack one). */
 export const UNDATED = 'undated';
@@ -33,7 +38,12 @@ export interface ExportColumn {
 const c = (name: string, type: string): ExportColumn => ({ name, type });
 
 /** Columns common to every dataset, first in every file. */
-const HEAD = [c('schema_version', 'INTEGER'), c('machine', 'VARCHAR'), c('key_scheme', 'VARCHAR'), c('harness', 'VARCHAR')];
+const HEAD = [
+  c('schema_version', 'INTEGER'),
+  c('machine', 'VARCHAR'),
+  c('key_scheme', 'VARCHAR'),
+  c('harness', 'VARCHAR'),
+];
 
 /** Column order of each dataset's files (also the order rows are sorted by, for byte-identical re-exports). */
 export const COLUMNS: Record<Dataset, ExportColumn[]> = {

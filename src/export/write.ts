@@ -26,7 +26,18 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import { basename, join } from 'node:path';
 import { VARCHAR, type DuckDBConnection } from '../store/duckdb.js';
 import { UsageError } from '../report/period.js';
-import { COLUMNS, DATASET_DIR, DATASETS, EXPORT_SCHEMA_VERSION, IDENTITY, UNDATED, partFileMachine, partFileName, sqlString, type Dataset } from './schema.js';
+import {
+  COLUMNS,
+  DATASET_DIR,
+  DATASETS,
+  EXPORT_SCHEMA_VERSION,
+  IDENTITY,
+  UNDATED,
+  partFileMachine,
+  partFileName,
+  sqlString,
+  type Dataset,
+} from './schema.js';
 import { HARNESS_IDS } from '../core/types.js';
 import { labelLocalRows } from './local.js';
 import { ensureUnitMacros } from '../report/unit-macros.js';
@@ -55,7 +66,8 @@ export interface ExportedFile {
   superseded: string[];
 }
 
-const MONTH_OF = (msExpr: string) => `coalesce(strftime(timezone('UTC', make_timestamptz((${msExpr}) * 1000)), '%Y-%m'), '${UNDATED}')`;
+const MONTH_OF = (msExpr: string) =>
+  `coalesce(strftime(timezone('UTC', make_timestamptz((${msExpr}) * 1000)), '%Y-%m'), '${UNDATED}')`;
 const USD = (e10: string) => `CAST(CAST(${e10} AS DECIMAL(38,0)) * 0.0000000001 AS DECIMAL(38,10))`;
 
 /**
@@ -87,7 +99,12 @@ function hashers(anonymize: boolean) {
 async function stage(conn: DuckDBConnection, o: ExportOptions): Promise<void> {
   const h = hashers(o.salt !== null);
   // An open end is a date no timestamp reaches.
-  const params: Record<string, string> = { machine: o.machine, tz: o.tz, since: o.since ?? '0001-01-01', until: o.until ?? '9999-12-31' };
+  const params: Record<string, string> = {
+    machine: o.machine,
+    tz: o.tz,
+    since: o.since ?? '0001-01-01',
+    until: o.until ?? '9999-12-31',
+  };
   const types: Record<string, typeof VARCHAR> = { machine: VARCHAR, tz: VARCHAR, since: VARCHAR, until: VARCHAR };
   if (o.salt !== null) {
     params.salt = o.salt;
@@ -201,7 +218,8 @@ export async function isOwnExport(conn: DuckDBConnection, path: string): Promise
 /** The export root must be a folder (or not exist yet): a file there is a usage error, and is left alone. */
 export function checkOutDir(outDir: string): void {
   const st = statSync(outDir, { throwIfNoEntry: false });
-  if (st && !st.isDirectory()) throw new UsageError(`--out ${outDir}: not a folder (export writes a folder of Parquet files)`);
+  if (st && !st.isDirectory())
+    throw new UsageError(`--out ${outDir}: not a folder (export writes a folder of Parquet files)`);
 }
 
 /**
@@ -210,7 +228,13 @@ export function checkOutDir(outDir: string): void {
  * see DATASET_DIR), so only files of the same dataset are compared; the
  * events' month folder never lists the side datasets' folders as files.
  */
-async function removeSuperseded(conn: DuckDBConnection, ds: Dataset, dir: string, machine: string, newPath: string): Promise<string[]> {
+async function removeSuperseded(
+  conn: DuckDBConnection,
+  ds: Dataset,
+  dir: string,
+  machine: string,
+  newPath: string,
+): Promise<string[]> {
   const removed: string[] = [];
   const id = IDENTITY[ds].join(', ');
   for (const name of readdirSync(dir).sort()) {
@@ -328,7 +352,9 @@ export async function exportParquet(conn: DuckDBConnection, o: ExportOptions): P
         } else {
           if (existsSync(path) && !(await isOwnExport(conn, path))) {
             rmSync(tmp);
-            throw new UsageError(`${path} is in the way and was not written by tx-usage export: left as it is; move it, or export to another folder`);
+            throw new UsageError(
+              `${path} is in the way and was not written by tx-usage export: left as it is; move it, or export to another folder`,
+            );
           }
           renameSync(tmp, path);
         }

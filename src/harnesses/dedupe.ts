@@ -48,11 +48,21 @@ export const LARGEST_USAGE_FIRST: WinnerOrder = {
     // SQL sorts a missing line last.
     (a.source_line ?? Infinity) - (b.source_line ?? Infinity) ||
     0,
-  terms: [{ expr: 'input_tokens + cache_read_tokens + cache_write_tokens + output_tokens', desc: true }, { expr: 'dedupe_rank' }, { expr: 'source_file' }, { expr: 'source_line' }],
+  terms: [
+    { expr: 'input_tokens + cache_read_tokens + cache_write_tokens + output_tokens', desc: true },
+    { expr: 'dedupe_rank' },
+    { expr: 'source_file' },
+    { expr: 'source_line' },
+  ],
 };
 
 export function contender(e: UsageEvent): Contender {
-  return { usage: e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens, dedupe_rank: e.dedupe_rank, source_file: e.source_file, source_line: e.source_line };
+  return {
+    usage: e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens,
+    dedupe_rank: e.dedupe_rank,
+    source_file: e.source_file,
+    source_line: e.source_line,
+  };
 }
 
 /** A harness's order (LARGEST_USAGE_FIRST unless it names another). */
@@ -77,7 +87,8 @@ export function winnerOrderSql(harnesses: readonly OrderOwner[]): string {
     .map((t, i) => {
       const cases = orders.map(([id, o]) => {
         const own = o.terms[i];
-        if (o.terms.length !== first.terms.length || !own || own.desc !== t.desc) throw new Error(`winner order of ${id}: its terms must match the other harnesses' in number and direction`);
+        if (o.terms.length !== first.terms.length || !own || own.desc !== t.desc)
+          throw new Error(`winner order of ${id}: its terms must match the other harnesses' in number and direction`);
         return `WHEN ${sqlString(id)} THEN ${own.expr}`;
       });
       return `CASE harness ${cases.join(' ')} END${t.desc ? ' DESC' : ''}`;

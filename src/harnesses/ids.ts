@@ -3,7 +3,18 @@
 // without one). Kept in a module of its own so that code that only names
 // harnesses (flag checks, the fast path, the status line's settings) loads no
 // harness.
-export const HARNESS_IDS = ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi', 'gemini-cli', 'qwen-code', 'openclaw', 'cline', 'roo-code', 'kilo-code',
+export const HARNESS_IDS = [
+  'claude-code',
+  'codex',
+  'cursor-agent',
+  'opencode',
+  'pi',
+  'gemini-cli',
+  'qwen-code',
+  'openclaw',
+  'cline',
+  'roo-code',
+  'kilo-code',
   'antigravity',
   'codebuddy',
   'zcode',

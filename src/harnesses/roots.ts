@@ -57,7 +57,12 @@ export function resolveRoots(
   for (const name of opts.envVars) {
     const v = ctx.env[name];
     if (v && v.trim()) {
-      const parts = opts.listEnv ? v.split(',').map((s) => s.trim()).filter(Boolean) : [v.trim()];
+      const parts = opts.listEnv
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [v.trim()];
       return parts.map((p) => mk(p, name));
     }
   }
@@ -85,7 +90,8 @@ const SYSTEM_FOLDERS = ['/proc', '/sys', '/dev'];
 export function systemFolder(real: string | null): string | null {
   if (real === null) return null;
   if (real === '/' || /^[A-Za-z]:\\?$/.test(real)) return `it is the root of the file system (${real})`;
-  for (const f of SYSTEM_FOLDERS) if (real === f || real.startsWith(`${f}/`)) return `it is in ${f} (${real}), a system folder`;
+  for (const f of SYSTEM_FOLDERS)
+    if (real === f || real.startsWith(`${f}/`)) return `it is in ${f} (${real}), a system folder`;
   return null;
 }
 
@@ -186,7 +192,11 @@ export async function walkFiles(
  * the project folders with a `chats` folder), as [name, path of child].
  * An unreadable `dir` is reported and yields nothing.
  */
-export function subdirsWith(dir: string, child: string, onError: (path: string, err: Error) => void): [string, string][] {
+export function subdirsWith(
+  dir: string,
+  child: string,
+  onError: (path: string, err: Error) => void,
+): [string, string][] {
   let entries;
   try {
     entries = listDir(dir);
@@ -239,7 +249,8 @@ export class RealPaths {
         if (file.startsWith(r.prefix) && (best === null || r.prefix.length > best.prefix.length)) best = r;
       }
       // Both parts are normalized: concatenation is what join would give.
-      if (best !== null && best.real !== null) return (best.real.endsWith(sep) ? best.real : best.real + sep) + file.slice(best.prefix.length);
+      if (best !== null && best.real !== null)
+        return (best.real.endsWith(sep) ? best.real : best.real + sep) + file.slice(best.prefix.length);
     }
     const real = realpath(file);
     // A link to what is not a regular file (/dev/zero, a FIFO) is keyed by

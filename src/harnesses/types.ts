@@ -1,6 +1,14 @@
 // The one small interface every harness implements. Everything format-specific
 // lives behind it, in src/harnesses/<id>/.
-import type { ContextRow, RateLimitSnapshot, SessionEstimate, SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../core/types.js';
+import type {
+  ContextRow,
+  RateLimitSnapshot,
+  SessionEstimate,
+  SessionFact,
+  SourceLocation,
+  UsageEvent,
+  WorkUnit,
+} from '../core/types.js';
 import type { WinnerOrder } from './dedupe.js';
 import type { HarnessId } from './ids.js';
 

@@ -54,18 +54,32 @@ export function listCopies(dir: string): ImportCopy[] {
     if (!m) continue;
     const path = join(dir, name);
     const meta = readMeta(dir, m[1]!);
-    out.push({ id: m[1]!, path, original: meta?.original ?? null, importedAt: meta?.imported_at ?? null, size: statSync(path).size });
+    out.push({
+      id: m[1]!,
+      path,
+      original: meta?.original ?? null,
+      importedAt: meta?.imported_at ?? null,
+      size: statSync(path).size,
+    });
   }
   return out.sort((a, b) => (a.importedAt ?? '').localeCompare(b.importedAt ?? '') || a.id.localeCompare(b.id));
 }
 
 /** Writes `bytes` as a copy unless the same bytes are there already (then `added` is false and nothing is written). */
-export function addCopy(dir: string, bytes: Uint8Array, from: string, now = new Date()): { copy: ImportCopy; added: boolean } {
+export function addCopy(
+  dir: string,
+  bytes: Uint8Array,
+  from: string,
+  now = new Date(),
+): { copy: ImportCopy; added: boolean } {
   const id = copyId(bytes);
   const path = join(dir, `${id}.csv`);
   if (existsSync(path)) {
     const meta = readMeta(dir, id);
-    return { copy: { id, path, original: meta?.original ?? null, importedAt: meta?.imported_at ?? null, size: bytes.length }, added: false };
+    return {
+      copy: { id, path, original: meta?.original ?? null, importedAt: meta?.imported_at ?? null, size: bytes.length },
+      added: false,
+    };
   }
   mkdirSync(dir, { recursive: true });
   const meta: CopyMeta = { original: basename(from), imported_at: now.toISOString() };

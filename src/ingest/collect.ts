@@ -1,6 +1,14 @@
 // Runs one harness extractor over one source into memory. The ingest writes
 // the result to the store; tests use it to check an extractor directly.
-import type { ContextRow, RateLimitSnapshot, SessionEstimate, SessionFact, SourceLocation, UsageEvent, WorkUnit } from '../core/types.js';
+import type {
+  ContextRow,
+  RateLimitSnapshot,
+  SessionEstimate,
+  SessionFact,
+  SourceLocation,
+  UsageEvent,
+  WorkUnit,
+} from '../core/types.js';
 import { UnitColumns } from '../core/unit-columns.js';
 import { formatLocation } from '../core/types.js';
 import { nowMs } from '../live/clock.js';
@@ -34,8 +42,26 @@ export interface Collected {
   failed: boolean;
 }
 
-export async function collectSource(harness: Pick<Harness, 'extract' | 'displayName'>, source: SourceRef, opts: ExtractOptions): Promise<Collected> {
-  const out: Collected = { source, events: [], estimates: [], contexts: [], rateLimits: [], units: new UnitColumns(), facts: [], warnings: [], tailWarnings: [], skips: [], counts: {}, resume: null, failed: false };
+export async function collectSource(
+  harness: Pick<Harness, 'extract' | 'displayName'>,
+  source: SourceRef,
+  opts: ExtractOptions,
+): Promise<Collected> {
+  const out: Collected = {
+    source,
+    events: [],
+    estimates: [],
+    contexts: [],
+    rateLimits: [],
+    units: new UnitColumns(),
+    facts: [],
+    warnings: [],
+    tailWarnings: [],
+    skips: [],
+    counts: {},
+    resume: null,
+    failed: false,
+  };
   const skips = new Map<string, SkipTally>();
   const sink = {
     event: (e: UsageEvent) => void out.events.push(e),
@@ -44,7 +70,8 @@ export async function collectSource(harness: Pick<Harness, 'extract' | 'displayN
     rateLimit: (r: RateLimitSnapshot) => void out.rateLimits!.push(r),
     unit: (u: WorkUnit) => out.units.push(u),
     sessionFact: (f: SessionFact) => void out.facts.push(f),
-    warn: (m: string, at: SourceLocation, o?: WarnOptions) => void (o?.untilResumed ? out.tailWarnings : out.warnings).push(`${formatLocation(at)}: ${m}`),
+    warn: (m: string, at: SourceLocation, o?: WarnOptions) =>
+      void (o?.untilResumed ? out.tailWarnings : out.warnings).push(`${formatLocation(at)}: ${m}`),
     skip: (reason: string, at: SourceLocation) => {
       const t = skips.get(reason);
       if (t) t.count++;
@@ -82,7 +109,9 @@ function futureWarning(out: Collected): void {
   }
   if (first === null) return;
   const at = formatLocation({ file: first.source_file, line: first.source_line ?? undefined });
-  out.warnings.push(`${at}: ${n} response${n > 1 ? 's' : ''} dated in the future (the first ${new Date(first.ts).toISOString()}); counted on ${n > 1 ? 'their dates' : 'its date'} in reports, left out of the live views (blocks, watch, status line, budgets, limits)`);
+  out.warnings.push(
+    `${at}: ${n} response${n > 1 ? 's' : ''} dated in the future (the first ${new Date(first.ts).toISOString()}); counted on ${n > 1 ? 'their dates' : 'its date'} in reports, left out of the live views (blocks, watch, status line, budgets, limits)`,
+  );
 }
 
 /** Why an extractor could not read a source at all, in a user's words. */

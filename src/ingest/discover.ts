@@ -31,7 +31,11 @@ export interface DiscoverOptions {
  * making it (a copy of every source, the shape digest) was ~5 ms of the main
  * thread's time before the first transcript was read.
  */
-export async function discoverRecorded(opts: DiscoverOptions, warnings: string[], settle: { settleMs?: number } = {}): Promise<{ scans: HarnessScan[]; record: () => DiscoveryRecord }> {
+export async function discoverRecorded(
+  opts: DiscoverOptions,
+  warnings: string[],
+  settle: { settleMs?: number } = {},
+): Promise<{ scans: HarnessScan[]; record: () => DiscoveryRecord }> {
   const watched = watchedEnv(opts.env);
   const obs = startRecording(settle);
   const mine: string[] = [];
@@ -55,7 +59,12 @@ export async function discoverAll(opts: DiscoverOptions, warnings: string[]): Pr
   return Promise.all(
     HARNESSES.map(async (harness) => {
       const warn = (m: string, at: SourceLocation) => warnings.push(`${formatLocation(at)}: ${m}`);
-      const ctx: PathContext = { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides[harness.id] ?? [], warn };
+      const ctx: PathContext = {
+        home: opts.home,
+        env: opts.env,
+        rootOverrides: opts.rootOverrides[harness.id] ?? [],
+        warn,
+      };
       const roots = harness.roots(ctx);
       const sources = await harness.discover(roots, warn);
       return { harness, roots, sources };

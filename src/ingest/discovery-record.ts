@@ -60,9 +60,23 @@ function storeScan(s: ScanFacts): StoredScan {
       dirs.push(dir);
       index.set(dir, d);
     }
-    lines.push([d, esc(x.path.slice(cut + 1)), x.key === x.path ? '' : esc(x.key), x.kind, x.companions?.length ? x.companions.map(esc).join(LIST) : ''].join(FIELD));
+    lines.push(
+      [
+        d,
+        esc(x.path.slice(cut + 1)),
+        x.key === x.path ? '' : esc(x.key),
+        x.kind,
+        x.companions?.length ? x.companions.map(esc).join(LIST) : '',
+      ].join(FIELD),
+    );
   }
-  return { harness: s.harness.id, roots: s.roots, dirs, files: lines.join('\n'), meta: JSON.stringify(s.sources.map((x) => x.meta ?? 0)) };
+  return {
+    harness: s.harness.id,
+    roots: s.roots,
+    dirs,
+    files: lines.join('\n'),
+    meta: JSON.stringify(s.sources.map((x) => x.meta ?? 0)),
+  };
 }
 
 /**
@@ -87,7 +101,11 @@ function replayScan(s: StoredScan): SourceRef[] {
     const path = dirs[Number(line.slice(0, a))] + unesc(line.slice(a + 1, b));
     const key = unesc(line.slice(b + 1, c));
     const ref: SourceRef = { harness: s.harness, key: key || path, path, kind: line.slice(c + 1, d) as SourceKind };
-    if (d + 1 < line.length) ref.companions = line.slice(d + 1).split(LIST).map(unesc);
+    if (d + 1 < line.length)
+      ref.companions = line
+        .slice(d + 1)
+        .split(LIST)
+        .map(unesc);
     sources.push(ref);
   }
   // The meta is parsed on first use, by anyone (an extractor, the live
@@ -100,7 +118,12 @@ function replayScan(s: StoredScan): SourceRef[] {
     metas ??= JSON.parse(s.meta) as (Record<string, string> | 0)[];
     sources.forEach((ref, i) => {
       const m = metas![i];
-      Object.defineProperty(ref, 'meta', { value: m ? m : undefined, enumerable: m !== 0, writable: true, configurable: true });
+      Object.defineProperty(ref, 'meta', {
+        value: m ? m : undefined,
+        enumerable: m !== 0,
+        writable: true,
+        configurable: true,
+      });
     });
   };
   for (const ref of sources)
@@ -150,7 +173,11 @@ function envHash(env: NodeJS.ProcessEnv): string {
 }
 
 /** An environment that notes which variables are read (and whether all of it was enumerated). */
-export function watchedEnv(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; reads: Map<string, string | null>; enumerated: () => boolean } {
+export function watchedEnv(env: NodeJS.ProcessEnv): {
+  env: NodeJS.ProcessEnv;
+  reads: Map<string, string | null>;
+  enumerated: () => boolean;
+} {
   const reads = new Map<string, string | null>();
   let all = false;
   const proxy = new Proxy(env, {

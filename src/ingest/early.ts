@@ -48,7 +48,13 @@ let early: EarlyRun | null = null;
  * know them, the report's horizon does not leave them unread, and there is
  * enough of them. Does nothing otherwise. Returns whether it started.
  */
-export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[], sidecarPath: string, stamps?: Map<string, Stamp | null>, horizonMs: number | null = null): boolean {
+export function startEarlyExtraction(
+  opts: DiscoverOptions,
+  scans: HarnessScan[],
+  sidecarPath: string,
+  stamps?: Map<string, Stamp | null>,
+  horizonMs: number | null = null,
+): boolean {
   if (early || !workersAvailable()) return false;
   const known = readSidecar(sidecarPath) ?? new Set<string>();
   // Sources the ingest will leave unread (horizon.ts) are not read early either.
@@ -69,7 +75,18 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
       const stamp = stamps && stamps.has(src.key) ? stamps.get(src.key)! : stampOf(src);
       if (!stamp) continue;
       // Ids from the top of the range, apart from the ingest's own.
-      const p = { stamp, harness: s.harness, job: { id: 1_000_000_000 + ++id, harness: src.harness, source: withMeta(src), resume: null, tmpDir, knownProjects: new Set<string>() } };
+      const p = {
+        stamp,
+        harness: s.harness,
+        job: {
+          id: 1_000_000_000 + ++id,
+          harness: src.harness,
+          source: withMeta(src),
+          resume: null,
+          tmpDir,
+          knownProjects: new Set<string>(),
+        },
+      };
       if (mayDefer(s.harness, stamp, horizon)) maybe.push(p);
       else {
         bytes += stamp.size;
@@ -120,7 +137,9 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
     );
   };
   start(picked);
-  mark(`early extraction started (${pool.size} worker${pool.size === 1 ? '' : 's'} and the main thread, ${picked.length} sources)`);
+  mark(
+    `early extraction started (${pool.size} worker${pool.size === 1 ? '' : 's'} and the main thread, ${picked.length} sources)`,
+  );
   // The old ones whose last line is recent after all: a second batch, after the first (pool.ts queues them).
   const late = maybe.filter((p) => !mayLeaveUnread(p.job.source, p.harness, p.stamp, horizon));
   if (late.length) start(late);
@@ -133,7 +152,14 @@ export function startEarlyExtraction(opts: DiscoverOptions, scans: HarnessScan[]
     for (const r of taken.values()) r();
   };
   const done = Promise.all(runs).then(() => undefined);
-  early = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, pool, jobs, release, releaseAll, done };
+  early = {
+    opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides },
+    pool,
+    jobs,
+    release,
+    releaseAll,
+    done,
+  };
   return true;
 }
 
@@ -147,7 +173,11 @@ export function takeEarlyExtraction(opts: DiscoverOptions): EarlyRun | null {
   const e = early;
   if (!e) return null;
   early = null;
-  if (e.opts.home !== opts.home || e.opts.env !== opts.env || JSON.stringify(e.opts.rootOverrides) !== JSON.stringify(opts.rootOverrides)) {
+  if (
+    e.opts.home !== opts.home ||
+    e.opts.env !== opts.env ||
+    JSON.stringify(e.opts.rootOverrides) !== JSON.stringify(opts.rootOverrides)
+  ) {
     e.releaseAll();
     void e.done.then(() => e.pool.close());
     return null;

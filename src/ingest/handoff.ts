@@ -30,14 +30,32 @@ export function earlyStarted(): boolean {
  * options (taken once), with the stamps taken of them before anything was
  * read, if any.
  */
-export function offerDiscovery(opts: DiscoverOptions, scans: ScanFacts[], warnings: string[], stamps: Stamps | null = null): void {
-  offered = { opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides }, scans, warnings: [...warnings], stamps };
+export function offerDiscovery(
+  opts: DiscoverOptions,
+  scans: ScanFacts[],
+  warnings: string[],
+  stamps: Stamps | null = null,
+): void {
+  offered = {
+    opts: { home: opts.home, env: opts.env, rootOverrides: opts.rootOverrides },
+    scans,
+    warnings: [...warnings],
+    stamps,
+  };
 }
 
-export function takeOfferedDiscovery(opts: DiscoverOptions): { scans: ScanFacts[]; warnings: string[]; stamps: Stamps | null } | null {
+export function takeOfferedDiscovery(
+  opts: DiscoverOptions,
+): { scans: ScanFacts[]; warnings: string[]; stamps: Stamps | null } | null {
   const o = offered;
   offered = null;
-  if (!o || o.opts.home !== opts.home || o.opts.env !== opts.env || JSON.stringify(o.opts.rootOverrides) !== JSON.stringify(opts.rootOverrides)) return null;
+  if (
+    !o ||
+    o.opts.home !== opts.home ||
+    o.opts.env !== opts.env ||
+    JSON.stringify(o.opts.rootOverrides) !== JSON.stringify(opts.rootOverrides)
+  )
+    return null;
   return { scans: o.scans, warnings: o.warnings, stamps: o.stamps };
 }
 

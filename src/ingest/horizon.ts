@@ -53,7 +53,9 @@ export function horizonOfDay(day: string, tz?: string): number {
 export function usableHorizon(scans: HarnessScan[], horizonMs: number | null | undefined): number | null {
   if (horizonMs === null || horizonMs === undefined || !Number.isFinite(horizonMs)) return null;
   // Imported usage CSVs (kind csv) resolve no projects: they alone defer nothing.
-  return scans.some((s) => s.harness.usesKnownProjects && s.sources.some((src) => src.kind !== 'csv')) ? null : horizonMs;
+  return scans.some((s) => s.harness.usesKnownProjects && s.sources.some((src) => src.kind !== 'csv'))
+    ? null
+    : horizonMs;
 }
 
 // The last line is read once per source state, whether early or in the ingest.
@@ -65,7 +67,12 @@ export function mayDefer(harness: Harness, stamp: Stamp | null, horizonMs: numbe
 }
 
 /** Whether a source the store has never read may be left unread under this horizon. */
-export function mayLeaveUnread(src: SourceRef, harness: Harness, stamp: Stamp | null, horizonMs: number | null): boolean {
+export function mayLeaveUnread(
+  src: SourceRef,
+  harness: Harness,
+  stamp: Stamp | null,
+  horizonMs: number | null,
+): boolean {
   if (!mayDefer(harness, stamp, horizonMs)) return false;
   if (src.kind === 'jsonl.zst') return harness.sealedWhenCompressed === true;
   if (src.kind !== 'jsonl') return false;

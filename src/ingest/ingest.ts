@@ -34,7 +34,11 @@ export interface IngestOptions {
   /** Threads that extract (default: one per core, at most 4; 1 = this thread alone, N = N - 1 workers and this thread). Env TX_USAGE_WORKERS overrides. */
   concurrency?: number;
   /** Sources already discovered (the warm fast path found them before deciding to ingest). */
-  discovered?: { scans: ScanFacts[]; warnings: string[]; stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null };
+  discovered?: {
+    scans: ScanFacts[];
+    warnings: string[];
+    stamps?: Map<string, Stamp | null> | Promise<Map<string, Stamp | null>> | null;
+  };
   /** Where to leave the index of known sources for the next run's early start (see early.ts). */
   sidecar?: string | null;
   /**
@@ -117,7 +121,8 @@ export async function findAndStamp(opts: IngestOptions): Promise<Found> {
     for (const src of s.sources) {
       // A source read early was stamped before that read; one offered with
       // its discovery was stamped then, before anything was read.
-      const st = early?.jobs.get(src.key)?.stamp ?? (givenStamps?.has(src.key) ? givenStamps.get(src.key)! : stampOf(src));
+      const st =
+        early?.jobs.get(src.key)?.stamp ?? (givenStamps?.has(src.key) ? givenStamps.get(src.key)! : stampOf(src));
       stamps.set(src.key, st);
       raw.set(src.key, st?.fingerprint ?? 'missing');
     }
@@ -137,9 +142,33 @@ export function ingest(conn: DuckDBConnection, opts: IngestOptions): Promise<Ing
 async function ingestBounded(conn: DuckDBConnection, opts: IngestOptions): Promise<IngestResult> {
   const t0 = performance.now();
   const { scans, discoveryWarnings, stamps, raw, digest, early } = await findAndStamp(opts);
-  const stats: IngestStats = { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, peakHeldResults: 0, upToDate: false, events: 0, ms: { discover: performance.now() - t0, plan: 0, extract: 0, total: 0 }, at: { start: t0, end: 0 } };
+  const stats: IngestStats = {
+    bytesRead: 0,
+    tailCheckBytes: 0,
+    workers: 0,
+    earlyUsed: 0,
+    peakHeldBytes: 0,
+    peakHeldResults: 0,
+    upToDate: false,
+    events: 0,
+    ms: { discover: performance.now() - t0, plan: 0, extract: 0, total: 0 },
+    at: { start: t0, end: 0 },
+  };
   setLastIngestDigest(null);
-  const result: IngestResult = { scans, unchanged: 0, appended: 0, rewritten: 0, removed: 0, returned: 0, retained: 0, deferred: 0, unread: 0, discoveryWarnings, digest, stats };
+  const result: IngestResult = {
+    scans,
+    unchanged: 0,
+    appended: 0,
+    rewritten: 0,
+    removed: 0,
+    returned: 0,
+    retained: 0,
+    deferred: 0,
+    unread: 0,
+    discoveryWarnings,
+    digest,
+    stats,
+  };
   // Nothing changed since the last complete ingest (store/sources-digest.ts): nothing to read or write.
   const storedDigest = await storedSourcesState(conn);
   const horizon = usableHorizon(scans, opts.horizonMs);
@@ -160,21 +189,53 @@ async function ingestBounded(conn: DuckDBConnection, opts: IngestOptions): Promi
   // a response turns up in that harness's other files (see horizon.ts).
   const deferred = new Map<HarnessId, Item[]>();
   const copiesSeen = new Set<HarnessId>();
-  const tally: WriteTally = { appended: 0, rewritten: 0, unread: 0, events: 0, bytesRead: 0, peakHeldBytes: 0, peakHeldResults: 0 };
-  const jobs: RunJobsContext = { env: opts.env, concurrency: opts.concurrency, tmpDir: opts.tmpDir, early, pool: early?.pool ?? null, jobIds: { last: 0 }, stats };
+  const tally: WriteTally = {
+    appended: 0,
+    rewritten: 0,
+    unread: 0,
+    events: 0,
+    bytesRead: 0,
+    peakHeldBytes: 0,
+    peakHeldResults: 0,
+  };
+  const jobs: RunJobsContext = {
+    env: opts.env,
+    concurrency: opts.concurrency,
+    tmpDir: opts.tmpDir,
+    early,
+    pool: early?.pool ?? null,
+    jobIds: { last: 0 },
+    stats,
+  };
   if (jobs.pool) stats.workers = jobs.pool.size;
   try {
     for (const phase of phasesOf(scans, deferred, copiesSeen)) {
       const tPlan = performance.now();
       if (phase.late) done -= phase.items.length; // counted as left unread before
-      const planned = await planPhase(conn, phase, { fingerprints, stamps, horizon, earlyKeys: (k) => early?.jobs.has(k) ?? false, checked: stats });
+      const planned = await planPhase(conn, phase, {
+        fingerprints,
+        stamps,
+        horizon,
+        earlyKeys: (k) => early?.jobs.has(k) ?? false,
+        checked: stats,
+      });
       result.unchanged += planned.unchanged;
       byHarness(planned.deferred, deferred);
       progress(planned.unchanged + planned.deferred.length);
       stats.ms.plan += performance.now() - tPlan;
       const tExtract = performance.now();
-      const writer = new PhaseWriter(conn, { cost: opts.cost, onWrite: opts.onWrite, onSource: () => progress(1), horizon, copiesSeen }, tally);
-      await runPlans(planned.plans, planned.knownProjects, jobs, (p, r) => writer.accept(p, r), (pool) => writer.watch(pool));
+      const writer = new PhaseWriter(
+        conn,
+        { cost: opts.cost, onWrite: opts.onWrite, onSource: () => progress(1), horizon, copiesSeen },
+        tally,
+      );
+      await runPlans(
+        planned.plans,
+        planned.knownProjects,
+        jobs,
+        (p, r) => writer.accept(p, r),
+        (pool) => writer.watch(pool),
+      );
       await writer.finish();
       stats.ms.extract += performance.now() - tExtract;
     }
@@ -183,13 +244,22 @@ async function ingestBounded(conn: DuckDBConnection, opts: IngestOptions): Promi
       // Early reads of sources the store had unchanged: dropped, but they were read.
       early.releaseAll();
       await early.done;
-      for (const e of early.jobs.values()) stats.bytesRead += await e.result.then((r) => r.bytesRead, () => 0);
+      for (const e of early.jobs.values())
+        stats.bytesRead += await e.result.then(
+          (r) => r.bytesRead,
+          () => 0,
+        );
     }
     // Not waited for: the workers are idle, and their isolates' teardown
     // (~5 ms on a cold run) goes on while the report is queried.
     void jobs.pool?.close().catch(() => undefined);
   }
-  Object.assign(stats, { bytesRead: stats.bytesRead + tally.bytesRead, peakHeldBytes: tally.peakHeldBytes, peakHeldResults: tally.peakHeldResults, events: tally.events });
+  Object.assign(stats, {
+    bytesRead: stats.bytesRead + tally.bytesRead,
+    peakHeldBytes: tally.peakHeldBytes,
+    peakHeldResults: tally.peakHeldResults,
+    events: tally.events,
+  });
   Object.assign(result, { appended: tally.appended, rewritten: tally.rewritten, unread: tally.unread });
   // The billed and kept marks and the session facts of what this ingest (or one killed before it) wrote.
   await settlePending(conn);
@@ -199,7 +269,8 @@ async function ingestBounded(conn: DuckDBConnection, opts: IngestOptions): Promi
   mark('ingest: extracted and written');
   // Everything found was read, unchanged or left unread under the horizon: the next run with the
   // same digest, and a horizon no earlier (when some were left unread), has nothing to do.
-  if (result.unread === 0 && [...stamps.values()].every((st) => st !== null)) await recordSourcesDigest(conn, digest, storedDigest, result.deferred > 0 ? horizon : null);
+  if (result.unread === 0 && [...stamps.values()].every((st) => st !== null))
+    await recordSourcesDigest(conn, digest, storedDigest, result.deferred > 0 ? horizon : null);
   return finishStats(opts, result, t0, digest);
 }
 
@@ -207,7 +278,13 @@ async function ingestBounded(conn: DuckDBConnection, opts: IngestOptions): Promi
  * Sources whose files are gone keep their rows as history (retained);
  * retained ones found again are sources like any other from here on.
  */
-async function retainGone(conn: DuckDBConnection, scans: HarnessScan[], fingerprints: Map<string, string>, retained: Set<string>, result: IngestResult): Promise<void> {
+async function retainGone(
+  conn: DuckDBConnection,
+  scans: HarnessScan[],
+  fingerprints: Map<string, string>,
+  retained: Set<string>,
+  result: IngestResult,
+): Promise<void> {
   const found = new Set<string>();
   for (const s of scans) for (const src of s.sources) found.add(src.key);
   const gone = [...fingerprints.keys()].filter((k) => !found.has(k) && !retained.has(k));
@@ -224,8 +301,13 @@ async function retainGone(conn: DuckDBConnection, scans: HarnessScan[], fingerpr
  * each harness a copy of whose responses turned up at or after the horizon
  * (read after all, see horizon.ts); then Cursor, with the projects known by then.
  */
-function* phasesOf(scans: HarnessScan[], deferred: Map<HarnessId, Item[]>, copiesSeen: Set<HarnessId>): Generator<PhaseInput> {
-  const itemsOf = (list: HarnessScan[]): Item[] => list.flatMap((s) => s.sources.map((src) => ({ src, harness: s.harness })));
+function* phasesOf(
+  scans: HarnessScan[],
+  deferred: Map<HarnessId, Item[]>,
+  copiesSeen: Set<HarnessId>,
+): Generator<PhaseInput> {
+  const itemsOf = (list: HarnessScan[]): Item[] =>
+    list.flatMap((s) => s.sources.map((src) => ({ src, harness: s.harness })));
   const first = itemsOf(scans.filter((s) => !s.harness.usesKnownProjects));
   if (first.length) yield { items: first, known: false, late: false };
   const afterAll = [...copiesSeen].flatMap((h) => deferred.get(h) ?? []);
@@ -236,11 +318,23 @@ function* phasesOf(scans: HarnessScan[], deferred: Map<HarnessId, Item[]>, copie
 }
 
 /** The sidecar lists the keys the store knows: rewritten only when they changed (it was 15 ms of an append run). */
-function writeSidecarIfChanged(opts: IngestOptions, raw: Map<string, string>, deferred: Map<HarnessId, Item[]>, fingerprints: Map<string, string>, retained: Set<string>, result: IngestResult, horizon: number | null): void {
+function writeSidecarIfChanged(
+  opts: IngestOptions,
+  raw: Map<string, string>,
+  deferred: Map<HarnessId, Item[]>,
+  fingerprints: Map<string, string>,
+  retained: Set<string>,
+  result: IngestResult,
+  horizon: number | null,
+): void {
   if (!opts.sidecar) return;
   const unread = new Set([...deferred.values()].flatMap((l) => l.map((x) => x.src.key)));
   const storeKeys = unread.size ? [...raw.keys()].filter((k) => !unread.has(k)) : [...raw.keys()];
-  const sameKeys = result.removed === 0 && result.returned === 0 && storeKeys.length === fingerprints.size - retained.size && storeKeys.every((k) => fingerprints.has(k));
+  const sameKeys =
+    result.removed === 0 &&
+    result.returned === 0 &&
+    storeKeys.length === fingerprints.size - retained.size &&
+    storeKeys.every((k) => fingerprints.has(k));
   // Sources left unread are listed with the horizon they were left under (a later run under it starts no early read of them).
   if (!(sameKeys && !unread.size && existsSync(opts.sidecar))) writeSidecar(opts.sidecar, storeKeys, unread, horizon);
 }
@@ -251,7 +345,16 @@ function finishStats(opts: IngestOptions, result: IngestResult, t0: number, dige
   stats.at.end = performance.now();
   // A source left unread is read again by the next run: no report of this one is memoized on this digest.
   setLastIngestDigest(result.unread ? null : digest);
-  writeStats(opts.env, { kind: 'ingest', ...stats, unchanged: result.unchanged, appended: result.appended, rewritten: result.rewritten, removed: result.removed, retained: result.retained, deferred: result.deferred });
+  writeStats(opts.env, {
+    kind: 'ingest',
+    ...stats,
+    unchanged: result.unchanged,
+    appended: result.appended,
+    rewritten: result.rewritten,
+    removed: result.removed,
+    retained: result.retained,
+    deferred: result.deferred,
+  });
   return result;
 }
 

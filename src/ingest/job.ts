@@ -36,8 +36,19 @@ export async function runJob(job: Job): Promise<JobResult> {
   if (!harness) throw new Error(`no harness ${job.harness} in the registry`);
   const before = readCounter.bytes;
   lastSplitStats.peakHeldBytes = 0;
-  const collected = await collectSource(harness, job.source, { resume: job.resume, prior: job.prior, tmpDir: job.tmpDir, knownProjects: job.knownProjects });
+  const collected = await collectSource(harness, job.source, {
+    resume: job.resume,
+    prior: job.prior,
+    tmpDir: job.tmpDir,
+    knownProjects: job.knownProjects,
+  });
   const rp = collected.resume;
   const th = rp && job.source.kind === 'jsonl' ? tailHash(job.source.path, rp.offset) : null;
-  return { id: job.id, collected, tailHash: th, bytesRead: readCounter.bytes - before, peakHeldBytes: lastSplitStats.peakHeldBytes };
+  return {
+    id: job.id,
+    collected,
+    tailHash: th,
+    bytesRead: readCounter.bytes - before,
+    peakHeldBytes: lastSplitStats.peakHeldBytes,
+  };
 }

@@ -110,7 +110,8 @@ export class PhaseWriter {
 
   /** Takes a result: its source's write joins the batch; a full batch is written (waiting for the write before the previous one). */
   async accept(p: Plan, r: JobResult): Promise<void> {
-    if (!r.collected.failed && p.mode === 'full' && p.prev !== null) r = { ...r, collected: await keepCounted(this.conn, p, r.collected) };
+    if (!r.collected.failed && p.mode === 'full' && p.prev !== null)
+      r = { ...r, collected: await keepCounted(this.conn, p, r.collected) };
     const t = this.tally;
     t.bytesRead += r.bytesRead;
     t.peakHeldBytes = Math.max(t.peakHeldBytes, r.peakHeldBytes ?? 0);
@@ -122,7 +123,13 @@ export class PhaseWriter {
     t.events += events;
     // A copy dated before the horizon has its original there too (a copy is made after it): no report window holds either.
     const h = p.harness;
-    if (this.o.horizon !== null && h.rankMarksCopies && !this.o.copiesSeen.has(h.id) && hasCopy(write.collected, h.copyRankFrom ?? 1, this.o.horizon)) this.o.copiesSeen.add(h.id);
+    if (
+      this.o.horizon !== null &&
+      h.rankMarksCopies &&
+      !this.o.copiesSeen.has(h.id) &&
+      hasCopy(write.collected, h.copyRankFrom ?? 1, this.o.horizon)
+    )
+      this.o.copiesSeen.add(h.id);
     this.o.onWrite?.(write);
     this.pending.push(write);
     t.peakHeldResults = Math.max(t.peakHeldResults, ++this.held);
@@ -163,7 +170,10 @@ async function keepCounted(conn: DuckDBConnection, p: Plan, c: Collected): Promi
   const now = new Set(plain.events.map((e) => `${e.harness}\0${e.dedupe_key}`));
   const kept = old.filter((e) => !now.has(`${e.harness}\0${e.dedupe_key}`));
   if (!kept.length) return c;
-  const how = p.stamp.size < p.prev.resume_offset ? `truncated (${p.stamp.size} bytes; ${p.prev.resume_offset} had been read)` : 'rewritten in place (its bytes before the end of the last read changed)';
+  const how =
+    p.stamp.size < p.prev.resume_offset
+      ? `truncated (${p.stamp.size} bytes; ${p.prev.resume_offset} had been read)`
+      : 'rewritten in place (its bytes before the end of the last read changed)';
   const warning = `${p.src.path}: ${how}: ${kept.length} response${kept.length > 1 ? 's' : ''} counted before and no longer in it stay counted; what it holds now is counted by response id`;
   return { ...plain, events: [...plain.events, ...kept], warnings: [...plain.warnings, warning] };
 }
@@ -203,7 +213,19 @@ function sourceWrite(p: Plan, r: JobResult): SourceWrite {
   // as its warning until it is read.
   return p.prev
     ? { collected: c, book: { ...p.prev, fingerprint: unreadFingerprint(p.stamp) }, mode: 'append', fresh: false }
-    : { collected: c, book: { ...book, fingerprint: unreadFingerprint(p.stamp), resume_offset: null, resume_lines: null, resume_state: null, tail_hash: null }, mode: p.mode, fresh: true };
+    : {
+        collected: c,
+        book: {
+          ...book,
+          fingerprint: unreadFingerprint(p.stamp),
+          resume_offset: null,
+          resume_lines: null,
+          resume_state: null,
+          tail_hash: null,
+        },
+        mode: p.mode,
+        fresh: true,
+      };
 }
 
 /**
@@ -226,10 +248,33 @@ function unreadResult(c: Collected, known: boolean): Collected {
   const warnings = [...c.warnings, ...c.tailWarnings];
   if (c instanceof PackedCollected) {
     return known
-      ? c.withoutRows({ estimates: [], contexts: [], rateLimits: [], facts: [], skips: [], counts: {}, warnings: [], tailWarnings: warnings, resume: null })
+      ? c.withoutRows({
+          estimates: [],
+          contexts: [],
+          rateLimits: [],
+          facts: [],
+          skips: [],
+          counts: {},
+          warnings: [],
+          tailWarnings: warnings,
+          resume: null,
+        })
       : c.with({ warnings: [], tailWarnings: warnings, resume: null });
   }
   return known
-    ? { ...c, events: [], estimates: [], contexts: [], rateLimits: [], units: new UnitColumns(), facts: [], skips: [], counts: {}, warnings: [], tailWarnings: warnings, resume: null }
+    ? {
+        ...c,
+        events: [],
+        estimates: [],
+        contexts: [],
+        rateLimits: [],
+        units: new UnitColumns(),
+        facts: [],
+        skips: [],
+        counts: {},
+        warnings: [],
+        tailWarnings: warnings,
+        resume: null,
+      }
     : { ...c, warnings: [], tailWarnings: warnings, resume: null };
 }

@@ -12,12 +12,25 @@ import type { Stamp } from './stamp.js';
 import { tailCheckBytes, tailHash } from './tail.js';
 
 /** A source to read this run: whole ('full') or from its resume point ('append'), and how many bytes that is. */
-export type Plan = { src: SourceRef; harness: Harness; stamp: Stamp; mode: 'full' | 'append'; prev: SourceBookRow | null; bytes: number };
+export type Plan = {
+  src: SourceRef;
+  harness: Harness;
+  stamp: Stamp;
+  mode: 'full' | 'append';
+  prev: SourceBookRow | null;
+  bytes: number;
+};
 
 export type Item = { src: SourceRef; harness: Harness };
 
 /** A source's plan from its stamp and its bookkeeping row (null: unchanged). Adds the bytes read to prove an append to `checked`. */
-export function planSource(src: SourceRef, harness: Harness, stamp: Stamp, prev: SourceBookRow | undefined, checked: { tailCheckBytes: number }): Plan | null {
+export function planSource(
+  src: SourceRef,
+  harness: Harness,
+  stamp: Stamp,
+  prev: SourceBookRow | undefined,
+  checked: { tailCheckBytes: number },
+): Plan | null {
   if (prev && prev.fingerprint === stamp.fingerprint) return null;
   // Append-only JSONL that only grew, same inode, same bytes before the
   // resume point: read just the new bytes.
@@ -65,19 +78,31 @@ export interface PhasePlan {
 export async function planPhase(
   conn: DuckDBConnection,
   phase: PhaseInput,
-  ctx: { fingerprints: Map<string, string>; stamps: Map<string, Stamp | null>; horizon: number | null; earlyKeys: (key: string) => boolean; checked: { tailCheckBytes: number } },
+  ctx: {
+    fingerprints: Map<string, string>;
+    stamps: Map<string, Stamp | null>;
+    horizon: number | null;
+    earlyKeys: (key: string) => boolean;
+    checked: { tailCheckBytes: number };
+  },
 ): Promise<PhasePlan> {
   const projects = phase.known ? await knownProjects(conn) : new Set<string>();
   const extra = phase.known ? digest128([...projects].sort().join('\n')) : '';
   const stamped = phase.items.map(({ src, harness }) => {
     const st = ctx.stamps.get(src.key) ?? null;
     // A phase that reads the known projects changes when they do. (An imported usage CSV resolves no projects: its rows do not depend on them.)
-    return { src, harness, stamp: st && extra && src.kind !== 'csv' ? { ...st, fingerprint: `${st.fingerprint}|${extra}` } : st };
+    return {
+      src,
+      harness,
+      stamp: st && extra && src.kind !== 'csv' ? { ...st, fingerprint: `${st.fingerprint}|${extra}` } : st,
+    };
   });
   // Whole bookkeeping rows only for the known sources that changed.
   const book = await loadSourceBook(
     conn,
-    stamped.filter((x) => ctx.fingerprints.has(x.src.key) && ctx.fingerprints.get(x.src.key) !== x.stamp?.fingerprint).map((x) => x.src.key),
+    stamped
+      .filter((x) => ctx.fingerprints.has(x.src.key) && ctx.fingerprints.get(x.src.key) !== x.stamp?.fingerprint)
+      .map((x) => x.src.key),
   );
   const out: PhasePlan = { plans: [], unchanged: 0, deferred: [], knownProjects: projects };
   for (const { src, harness, stamp } of stamped) {
@@ -85,7 +110,12 @@ export async function planPhase(
       out.unchanged++;
       continue;
     }
-    if (!phase.late && !ctx.fingerprints.has(src.key) && !ctx.earlyKeys(src.key) && mayLeaveUnread(src, harness, stamp, ctx.horizon)) {
+    if (
+      !phase.late &&
+      !ctx.fingerprints.has(src.key) &&
+      !ctx.earlyKeys(src.key) &&
+      mayLeaveUnread(src, harness, stamp, ctx.horizon)
+    ) {
       out.deferred.push({ src, harness });
       continue;
     }
@@ -94,7 +124,14 @@ export async function planPhase(
     // failure is reported as a warning naming it.
     const plan = stamp
       ? planSource(src, harness, stamp, prev, ctx.checked)
-      : { src, harness, stamp: { size: 0, ino: '', fingerprint: `missing:${Date.now()}`, mtimeMs: 0 }, mode: 'full' as const, prev: prev ?? null, bytes: 0 };
+      : {
+          src,
+          harness,
+          stamp: { size: 0, ino: '', fingerprint: `missing:${Date.now()}`, mtimeMs: 0 },
+          mode: 'full' as const,
+          prev: prev ?? null,
+          bytes: 0,
+        };
     if (plan) out.plans.push(plan);
     else out.unchanged++;
   }

@@ -20,7 +20,11 @@ import { runJob, type Job, type JobResult } from './job.js';
 import type { BatchMessage } from './worker.js';
 import { received, resultsOf, type SentPack } from './transport.js';
 
-type Reply = { kind: 'pack'; pack: SentPack } | { kind: 'failed'; index: number; error: string } | { kind: 'need'; from: number } | { kind: 'done' };
+type Reply =
+  | { kind: 'pack'; pack: SentPack }
+  | { kind: 'failed'; index: number; error: string }
+  | { kind: 'need'; from: number }
+  | { kind: 'done' };
 
 /**
  * The jobs of a batch, made when first asked for (an array is one): a
@@ -36,9 +40,10 @@ export interface JobList {
 const JOB_CHUNK = 512;
 
 // The bundled worker (scripts/bundle.mjs) when the build made one: one file to load instead of ~40 modules.
-const WORKER_URL = ((bundled) => (bundled.protocol === 'file:' && existsSync(fileURLToPath(bundled)) ? bundled : new URL('./worker.js', import.meta.url)))(
-  new URL('./worker.cjs', import.meta.url),
-);
+const WORKER_URL = ((bundled) =>
+  bundled.protocol === 'file:' && existsSync(fileURLToPath(bundled))
+    ? bundled
+    : new URL('./worker.js', import.meta.url))(new URL('./worker.cjs', import.meta.url));
 /** Results posted and not yet taken by the main thread, across workers (bounds memory while a batch is written). */
 const AHEAD = 128;
 
@@ -154,7 +159,10 @@ export class ExtractPool {
         // Jobs taken by a worker that died (or never run): again, here.
         const missing = done.flatMap((d, i) => (d ? [] : [i]));
         this.ranHere += missing.length;
-        const rest = missing.reduce<Promise<void>>((p, i) => p.then(async () => onResult(await runJob(jobs.at(i)!))), chain);
+        const rest = missing.reduce<Promise<void>>(
+          (p, i) => p.then(async () => onResult(await runJob(jobs.at(i)!))),
+          chain,
+        );
         rest.then(
           () => (failure ? reject(failure) : resolve()),
           (e: unknown) => reject(failure ?? (e as Error)),
@@ -173,7 +181,8 @@ export class ExtractPool {
         };
         s.onDeath = end;
         s.onMessage = (m) => {
-          if (m.kind === 'pack') for (const { index, result } of resultsOf(received(m.pack), (i) => jobs.at(i)!)) take(result, index);
+          if (m.kind === 'pack')
+            for (const { index, result } of resultsOf(received(m.pack), (i) => jobs.at(i)!)) take(result, index);
           else if (m.kind === 'need') s.worker.postMessage({ kind: 'jobs', from: m.from, jobs: chunkOf(jobs, m.from) });
           else if (m.kind === 'failed') {
             done[m.index] = true;

@@ -11,10 +11,15 @@ import { countRetained } from '../store/sources-digest.js';
 import type { Ready, ReadyWarning } from '../store/ready.js';
 import { HARNESS_IDS, type HarnessId } from '../core/types.js';
 
-export async function sourceFacts(conn: DuckDBConnection, scans: HarnessScan[]): Promise<Pick<Ready, 'warnings' | 'horizonless' | 'unpriced' | 'retained'>> {
+export async function sourceFacts(
+  conn: DuckDBConnection,
+  scans: HarnessScan[],
+): Promise<Pick<Ready, 'warnings' | 'horizonless' | 'unpriced' | 'retained'>> {
   const stored = await storedWarningsBySource(conn, [...HARNESS_IDS]);
   const spans = await responseSpans(conn, [...new Set(stored.map((w) => w.source_key))]);
-  const bySource = new Map(scans.flatMap((s) => s.sources.map((src) => [src.key, { src, harness: s.harness }] as const)));
+  const bySource = new Map(
+    scans.flatMap((s) => s.sources.map((src) => [src.key, { src, harness: s.harness }] as const)),
+  );
   const after = new Map<string, number | null>();
   const warnings: ReadyWarning[] = stored.map((w) => {
     let until = after.get(w.source_key);
@@ -26,5 +31,10 @@ export async function sourceFacts(conn: DuckDBConnection, scans: HarnessScan[]):
     }
     return { harness: w.harness as HarnessId, reason: w.reason, until, span: spans.get(w.source_key) ?? null };
   });
-  return { warnings, horizonless: usableHorizon(scans, 0) === null, unpriced: await hasUnpricedResponses(conn), retained: await countRetained(conn) };
+  return {
+    warnings,
+    horizonless: usableHorizon(scans, 0) === null,
+    unpriced: await hasUnpricedResponses(conn),
+    retained: await countRetained(conn),
+  };
 }

@@ -33,10 +33,17 @@ export function jobOf(p: Plan, id: number, tmpDir: string, knownProjects: Readon
     source: withMeta(p.src),
     resume:
       p.mode === 'append' && p.prev
-        ? { offset: p.prev.resume_offset!, lines: p.prev.resume_lines ?? 0, state: p.prev.resume_state ? JSON.parse(p.prev.resume_state) : undefined }
+        ? {
+            offset: p.prev.resume_offset!,
+            lines: p.prev.resume_lines ?? 0,
+            state: p.prev.resume_state ? JSON.parse(p.prev.resume_state) : undefined,
+          }
         : null,
     // A whole document rewritten on every save is read in full, with what its last read remembered.
-    prior: (p.src.kind === 'json' || p.src.kind === 'sqlite') && p.prev?.resume_state ? JSON.parse(p.prev.resume_state) : undefined,
+    prior:
+      (p.src.kind === 'json' || p.src.kind === 'sqlite') && p.prev?.resume_state
+        ? JSON.parse(p.prev.resume_state)
+        : undefined,
     tmpDir,
     knownProjects,
   };
@@ -46,7 +53,11 @@ export function jobOf(p: Plan, id: number, tmpDir: string, knownProjects: Readon
  * The plans' jobs, made when first asked for (pool.ts JobList) and let go
  * once their result is taken (taken()): job i has id `base + i`.
  */
-function lazyJobs(plans: Plan[], ctx: RunJobsContext, knownProjects: ReadonlySet<string>): JobList & { base: number; taken(id: number): Plan } {
+function lazyJobs(
+  plans: Plan[],
+  ctx: RunJobsContext,
+  knownProjects: ReadonlySet<string>,
+): JobList & { base: number; taken(id: number): Plan } {
   const base = ctx.jobIds.last + 1;
   ctx.jobIds.last += plans.length;
   const made = new Map<number, Job>();
@@ -93,7 +104,13 @@ function takeEarly(plans: Plan[], ctx: RunJobsContext): { plan: Plan; result: Pr
  * next after the previous has settled). `onPool` is told of the pool when
  * one runs, before its first result.
  */
-export async function runPlans(plans: Plan[], knownProjects: ReadonlySet<string>, ctx: RunJobsContext, take: (p: Plan, r: JobResult) => Promise<void>, onPool: (pool: ExtractPool) => void): Promise<void> {
+export async function runPlans(
+  plans: Plan[],
+  knownProjects: ReadonlySet<string>,
+  ctx: RunJobsContext,
+  take: (p: Plan, r: JobResult) => Promise<void>,
+  onPool: (pool: ExtractPool) => void,
+): Promise<void> {
   const fromEarly = takeEarly(plans, ctx);
   const bytes = plans.reduce((n, p) => n + p.bytes, 0);
   const want = workersWanted(ctx.env, ctx.concurrency);

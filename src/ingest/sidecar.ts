@@ -18,8 +18,18 @@ const SIDECAR = 'store-sources';
  */
 export function readSidecar(path: string, o: { horizon?: number | null } = {}): Set<string> | null {
   try {
-    const j = JSON.parse(readFileSync(path, 'utf8')) as { v: number; keys?: string[]; unread?: string[]; horizon?: number; fingerprints?: Record<string, string> };
-    const alsoUnread = Array.isArray(j.unread) && typeof j.horizon === 'number' && typeof o.horizon === 'number' && o.horizon >= j.horizon;
+    const j = JSON.parse(readFileSync(path, 'utf8')) as {
+      v: number;
+      keys?: string[];
+      unread?: string[];
+      horizon?: number;
+      fingerprints?: Record<string, string>;
+    };
+    const alsoUnread =
+      Array.isArray(j.unread) &&
+      typeof j.horizon === 'number' &&
+      typeof o.horizon === 'number' &&
+      o.horizon >= j.horizon;
     if (j.v === 2 && Array.isArray(j.keys)) return new Set(alsoUnread ? [...j.keys, ...j.unread!] : j.keys);
     return j.v === 1 && j.fingerprints ? new Set(Object.keys(j.fingerprints)) : null;
   } catch {
@@ -28,7 +38,17 @@ export function readSidecar(path: string, o: { horizon?: number | null } = {}): 
 }
 
 /** Only a hint for the next run: not written over a file there that is not tx-usage's (io/own-file.ts). */
-export function writeSidecar(path: string, keys: Iterable<string>, unread: Iterable<string> = [], horizon: number | null = null): void {
+export function writeSidecar(
+  path: string,
+  keys: Iterable<string>,
+  unread: Iterable<string> = [],
+  horizon: number | null = null,
+): void {
   const u = [...unread];
-  replaceOwnFile(path, ownJson(SIDECAR, { v: 2, keys: [...keys], ...(u.length && horizon !== null ? { unread: u, horizon } : {}) }), SIDECAR, ['{"v":']);
+  replaceOwnFile(
+    path,
+    ownJson(SIDECAR, { v: 2, keys: [...keys], ...(u.length && horizon !== null ? { unread: u, horizon } : {}) }),
+    SIDECAR,
+    ['{"v":'],
+  );
 }

@@ -52,7 +52,9 @@ export async function surveyReadOnly(conn: DuckDBConnection, opts: IngestOptions
         // A harness that resolves projects from the others' (Cursor) has
         // `|<digest of the known projects>` after its stamp (ingest.ts): only
         // its stamp is compared, as only the files are in question.
-        const same = held === now || (s.harness.usesKnownProjects && held.startsWith(`${now}|`) && !held.slice(now.length + 1).includes('|'));
+        const same =
+          held === now ||
+          (s.harness.usesKnownProjects && held.startsWith(`${now}|`) && !held.slice(now.length + 1).includes('|'));
         if (!same) changed++;
       }
   }
@@ -73,7 +75,18 @@ export async function surveyReadOnly(conn: DuckDBConnection, opts: IngestOptions
       unread: changed,
       discoveryWarnings,
       digest,
-      stats: { bytesRead: 0, tailCheckBytes: 0, workers: 0, earlyUsed: 0, peakHeldBytes: 0, peakHeldResults: 0, upToDate: changed === 0, events: 0, ms: { discover: ms, plan: 0, extract: 0, total: ms }, at: { start: t0, end: performance.now() } },
+      stats: {
+        bytesRead: 0,
+        tailCheckBytes: 0,
+        workers: 0,
+        earlyUsed: 0,
+        peakHeldBytes: 0,
+        peakHeldResults: 0,
+        upToDate: changed === 0,
+        events: 0,
+        ms: { discover: ms, plan: 0, extract: 0, total: ms },
+        at: { start: t0, end: performance.now() },
+      },
     },
   };
 }

@@ -16,7 +16,18 @@ import type { Collected } from './collect.js';
 import type { JobResult } from './job.js';
 
 /** Every field of UsageEvent, in row order; strings go through the table. */
-export const STRING_FIELDS = ['harness', 'session_id', 'project', 'model', 'provider', 'dedupe_key', 'source_file', 'billing_kind', 'speed', 'grain'] as const;
+export const STRING_FIELDS = [
+  'harness',
+  'session_id',
+  'project',
+  'model',
+  'provider',
+  'dedupe_key',
+  'source_file',
+  'billing_kind',
+  'speed',
+  'grain',
+] as const;
 export const NUMBER_FIELDS = [
   'ts',
   'dedupe_rank',
@@ -38,15 +49,23 @@ export const NUMBER_FIELDS = [
 // A field missing from both lists would be dropped in transit: make that a type error.
 // (`rule` is for `tx-usage explain`, which extracts in its own thread: never stored, so never sent.)
 type Listed = (typeof STRING_FIELDS)[number] | (typeof NUMBER_FIELDS)[number];
-const everyField: Record<Exclude<keyof UsageEvent, 'rule'>, true> = Object.fromEntries([...STRING_FIELDS, ...NUMBER_FIELDS].map((k) => [k, true])) as Record<Listed, true>;
+const everyField: Record<Exclude<keyof UsageEvent, 'rule'>, true> = Object.fromEntries(
+  [...STRING_FIELDS, ...NUMBER_FIELDS].map((k) => [k, true]),
+) as Record<Listed, true>;
 void everyField;
 
 /** Strings per response in `erefs`, numbers per response in `enums`. */
 export const NS = STRING_FIELDS.length;
 export const NN = NUMBER_FIELDS.length;
 /** Column of each field in its array (S: erefs, N: enums). */
-export const S = Object.fromEntries(STRING_FIELDS.map((f, i) => [f, i])) as Record<(typeof STRING_FIELDS)[number], number>;
-export const N = Object.fromEntries(NUMBER_FIELDS.map((f, i) => [f, i])) as Record<(typeof NUMBER_FIELDS)[number], number>;
+export const S = Object.fromEntries(STRING_FIELDS.map((f, i) => [f, i])) as Record<
+  (typeof STRING_FIELDS)[number],
+  number
+>;
+export const N = Object.fromEntries(NUMBER_FIELDS.map((f, i) => [f, i])) as Record<
+  (typeof NUMBER_FIELDS)[number],
+  number
+>;
 /** Per unit of work: harness and session through the string table; its numbers (unit-columns.ts) as they are. */
 const UNIT_NS = 2;
 
@@ -185,7 +204,17 @@ export class PackBuilder {
     this.unums.set(units.nums, u0 * UNIT_NUMS);
     this.nu = u1;
     const { source: _source, events: _events, units: _units, ...rest } = c;
-    this.entries.push({ index, e0, e1, u0, u1, rest, tailHash: r.tailHash, bytesRead: r.bytesRead, peakHeldBytes: r.peakHeldBytes });
+    this.entries.push({
+      index,
+      e0,
+      e1,
+      u0,
+      u1,
+      rest,
+      tailHash: r.tailHash,
+      bytesRead: r.bytesRead,
+      peakHeldBytes: r.peakHeldBytes,
+    });
   }
 
   /** The pack made so far (null when empty), as this thread's own; the builder starts again. */
@@ -210,12 +239,23 @@ export class PackBuilder {
 
 /** A pack ready to post (give transferList(sent) as the transfer list). */
 export function sendable(p: Pack): SentPack {
-  return { json: JSON.stringify({ strings: p.strings, entries: p.entries }), erefs: p.erefs, enums: p.enums, urefs: p.urefs, unums: p.unums };
+  return {
+    json: JSON.stringify({ strings: p.strings, entries: p.entries }),
+    erefs: p.erefs,
+    enums: p.enums,
+    urefs: p.urefs,
+    unums: p.unums,
+  };
 }
 
 /** The buffers a sent pack's arrays live in: moved with the message. */
 export function transferList(p: SentPack): ArrayBuffer[] {
-  return [p.erefs.buffer as ArrayBuffer, p.enums.buffer as ArrayBuffer, p.urefs.buffer as ArrayBuffer, p.unums.buffer as ArrayBuffer];
+  return [
+    p.erefs.buffer as ArrayBuffer,
+    p.enums.buffer as ArrayBuffer,
+    p.urefs.buffer as ArrayBuffer,
+    p.unums.buffer as ArrayBuffer,
+  ];
 }
 
 export function received(p: SentPack): Pack {
@@ -260,7 +300,12 @@ export function eventAt(p: Pack, i: number): UsageEvent {
 }
 
 // eventAt writes its object literal in these orders: kept in step here.
-if (STRING_FIELDS.join() !== 'harness,session_id,project,model,provider,dedupe_key,source_file,billing_kind,speed,grain' || NUMBER_FIELDS.join() !== 'ts,dedupe_rank,requests,input_tokens,cache_read_tokens,cache_write_tokens,cache_write_5m_tokens,cache_write_1h_tokens,output_tokens,reasoning_tokens,recorded_cost_usd,source_line,request_units,web_search_requests,iteration') {
+if (
+  STRING_FIELDS.join() !==
+    'harness,session_id,project,model,provider,dedupe_key,source_file,billing_kind,speed,grain' ||
+  NUMBER_FIELDS.join() !==
+    'ts,dedupe_rank,requests,input_tokens,cache_read_tokens,cache_write_tokens,cache_write_5m_tokens,cache_write_1h_tokens,output_tokens,reasoning_tokens,recorded_cost_usd,source_line,request_units,web_search_requests,iteration'
+) {
   throw new Error('transport.ts: eventAt no longer matches the field lists');
 }
 
@@ -311,7 +356,8 @@ export class PackedCollected implements Collected {
   /** Whether some response's rank and time satisfy `f` (read from the columns). */
   someEvent(f: (rank: number, ts: number) => boolean): boolean {
     const nums = this.pack.enums;
-    for (let i = this.entry.e0; i < this.entry.e1; i++) if (f(nums[i * NN + N.dedupe_rank]!, nums[i * NN + N.ts]!)) return true;
+    for (let i = this.entry.e0; i < this.entry.e1; i++)
+      if (f(nums[i * NN + N.dedupe_rank]!, nums[i * NN + N.ts]!)) return true;
     return false;
   }
 
@@ -347,8 +393,36 @@ export class PackedCollected implements Collected {
 
   /** The same result as plain objects (for the rare change that adds rows: ingest's rewrite rule). */
   plain(): Collected {
-    const { source, events, estimates, contexts, rateLimits, units, facts, warnings, tailWarnings, skips, counts, resume, failed } = this;
-    return { source, events, estimates, contexts, rateLimits, units, facts, warnings, tailWarnings, skips, counts, resume, failed };
+    const {
+      source,
+      events,
+      estimates,
+      contexts,
+      rateLimits,
+      units,
+      facts,
+      warnings,
+      tailWarnings,
+      skips,
+      counts,
+      resume,
+      failed,
+    } = this;
+    return {
+      source,
+      events,
+      estimates,
+      contexts,
+      rateLimits,
+      units,
+      facts,
+      warnings,
+      tailWarnings,
+      skips,
+      counts,
+      resume,
+      failed,
+    };
   }
 
   /** The same rows with other fields changed (warnings, resume…). */
@@ -367,15 +441,37 @@ export function packed(c: Collected): PackedCollected {
 }
 
 /** The results of a received pack, each a JobResult of the job it names. */
-export function resultsOf(p: Pack, jobOf: (index: number) => { id: number; source: SourceRef }): { index: number; result: JobResult }[] {
+export function resultsOf(
+  p: Pack,
+  jobOf: (index: number) => { id: number; source: SourceRef },
+): { index: number; result: JobResult }[] {
   return p.entries.map((e) => {
     const job = jobOf(e.index);
-    return { index: e.index, result: { id: job.id, collected: new PackedCollected(p, e, job.source), tailHash: e.tailHash, bytesRead: e.bytesRead, peakHeldBytes: e.peakHeldBytes } };
+    return {
+      index: e.index,
+      result: {
+        id: job.id,
+        collected: new PackedCollected(p, e, job.source),
+        tailHash: e.tailHash,
+        bytesRead: e.bytesRead,
+        peakHeldBytes: e.peakHeldBytes,
+      },
+    };
   });
 }
 
 /** The fields of a response that event_attrs keeps (its combination), as columns of erefs. */
-const COMBINATION = [S.harness, S.session_id, S.project, S.model, S.provider, S.source_file, S.billing_kind, S.speed, S.grain];
+const COMBINATION = [
+  S.harness,
+  S.session_id,
+  S.project,
+  S.model,
+  S.provider,
+  S.source_file,
+  S.billing_kind,
+  S.speed,
+  S.grain,
+];
 
 /**
  * A response of a pack read in place: one object, moved from row to row
@@ -517,5 +613,10 @@ export function eventRows(c: Collected): EventRows {
     };
   }
   const ev = c.events;
-  return { length: ev.length, at: (i) => ev[i]!, same: (i, j) => sameStrings(ev[i]!, ev[j]!), key: (i) => comboKey(ev[i]!) };
+  return {
+    length: ev.length,
+    at: (i) => ev[i]!,
+    same: (i, j) => sameStrings(ev[i]!, ev[j]!),
+    key: (i) => comboKey(ev[i]!),
+  };
 }

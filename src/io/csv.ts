@@ -53,7 +53,11 @@ export function decodeUtf8(bytes: Uint8Array): string {
       }
     }
     const hex = (bytes[bad] ?? 0).toString(16).toUpperCase().padStart(2, '0');
-    throw new CsvError(`byte 0x${hex} is not UTF-8 (byte ${bad - lineStart + 1} of the line); save the file as UTF-8`, line, bad - lineStart + 1);
+    throw new CsvError(
+      `byte 0x${hex} is not UTF-8 (byte ${bad - lineStart + 1} of the line); save the file as UTF-8`,
+      line,
+      bad - lineStart + 1,
+    );
   }
 }
 
@@ -110,7 +114,8 @@ export function parseCsv(text: string): CsvRecord[] {
         const parts: string[] = [];
         for (;;) {
           const q = text.indexOf('"', i);
-          if (q === -1) throw new CsvError('a quoted field is never closed (the file is cut short?)', at.line, at.column);
+          if (q === -1)
+            throw new CsvError('a quoted field is never closed (the file is cut short?)', at.line, at.column);
           // Line breaks inside the quotes move the line count on.
           for (let k = i; k < q; k++) {
             const c = text.charCodeAt(k);
@@ -131,14 +136,23 @@ export function parseCsv(text: string): CsvRecord[] {
         value = parts.join('');
         const c = text.charCodeAt(i);
         if (i < n && c !== 44 && c !== 10 && c !== 13) {
-          throw new CsvError(`${JSON.stringify(text[i])} after the closing quote of a field (expected a comma or the end of the line)`, line, i - lineStart + 1);
+          throw new CsvError(
+            `${JSON.stringify(text[i])} after the closing quote of a field (expected a comma or the end of the line)`,
+            line,
+            i - lineStart + 1,
+          );
         }
       } else {
         let j = i;
         for (; j < n; j++) {
           const c = text.charCodeAt(j);
           if (c === 44 || c === 10 || c === 13) break;
-          if (c === 34) throw new CsvError('a quote inside an unquoted field (a field with quotes must be wholly quoted)', line, j - lineStart + 1);
+          if (c === 34)
+            throw new CsvError(
+              'a quote inside an unquoted field (a field with quotes must be wholly quoted)',
+              line,
+              j - lineStart + 1,
+            );
         }
         value = text.slice(i, j);
         i = j;

@@ -18,7 +18,8 @@ const COMMA = 0x2c;
 const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
 /** Why a document is not a complete array (a file caught mid-write, or not this format). */
-export type ArrayProblem = 'not an array' | 'incomplete (ends inside the array)' | 'an element is not an object' | 'text after the array';
+export type ArrayProblem =
+  'not an array' | 'incomplete (ends inside the array)' | 'an element is not an object' | 'text after the array';
 
 /**
  * Calls `onElement(start, end)` for every top-level element (`buf[start]` is
@@ -26,7 +27,11 @@ export type ArrayProblem = 'not an array' | 'incomplete (ends inside the array)'
  * one complete array of objects, else what is wrong with it (elements before
  * the fault were handed on).
  */
-export function scanJsonArray(buf: Buffer, onElement: (start: number, end: number) => void, from = 0): ArrayProblem | null {
+export function scanJsonArray(
+  buf: Buffer,
+  onElement: (start: number, end: number) => void,
+  from = 0,
+): ArrayProblem | null {
   let i = from;
   const n = buf.length;
   // A UTF-8 byte order mark may lead the file.

@@ -26,7 +26,10 @@ export function readJsonFile(file: string, sink: ExtractSink): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    sink.warn(`not a JSON document (${/end of JSON input|Unterminated string/i.test((e as Error).message) ? 'cut off' : 'unexpected character'}); nothing read from it`, { file, line: lineOf(text, e as Error) });
+    sink.warn(
+      `not a JSON document (${/end of JSON input|Unterminated string/i.test((e as Error).message) ? 'cut off' : 'unexpected character'}); nothing read from it`,
+      { file, line: lineOf(text, e as Error) },
+    );
     return null;
   }
 }

@@ -50,7 +50,12 @@ export interface ScanOptions {
  * Wraps a record handler with JSON parsing: unparsable lines are counted and
  * reported once per file (first location + count), non-object values skipped.
  */
-function parsingHandler(file: string, sink: ExtractSink, onRecord: RecordHandler, beforeParse?: (text: string, line: number) => boolean) {
+function parsingHandler(
+  file: string,
+  sink: ExtractSink,
+  onRecord: RecordHandler,
+  beforeParse?: (text: string, line: number) => boolean,
+) {
   let bad = 0;
   let firstBad = 0;
   const handle = (text: string, line: number) => {
@@ -71,10 +76,18 @@ function parsingHandler(file: string, sink: ExtractSink, onRecord: RecordHandler
   };
   const finish = (res: SplitResult, opts: { tailWarning?: boolean } = {}) => {
     if (bad > 0) {
-      sink.warn(`${bad} unparsable line${bad > 1 ? 's' : ''} skipped (first at line ${firstBad})`, { file, line: firstBad }, { sumsUpUnparsable: true });
+      sink.warn(
+        `${bad} unparsable line${bad > 1 ? 's' : ''} skipped (first at line ${firstBad})`,
+        { file, line: firstBad },
+        { sumsUpUnparsable: true },
+      );
     }
     if (res.tornTail && opts.tailWarning !== false) {
-      sink.warn(`incomplete final line (${res.tornTail.bytes} bytes) left for the next run`, { file, line: res.tornTail.line }, { untilResumed: true });
+      sink.warn(
+        `incomplete final line (${res.tornTail.bytes} bytes) left for the next run`,
+        { file, line: res.tornTail.line },
+        { untilResumed: true },
+      );
     }
     for (const o of res.oversized) {
       sink.warn(`line of ${o.bytes} bytes is over the line limit and was passed over`, { file, line: o.line });
@@ -116,7 +129,15 @@ export async function scanJsonlFile(
       readCounter.bytes += n;
       return b.subarray(0, n);
     };
-    const splitter = new LineSplitter(opts.markers, handle, base, opts.maxLineBytes, opts.unmarkedPeek, reread, opts.unmarkedHead);
+    const splitter = new LineSplitter(
+      opts.markers,
+      handle,
+      base,
+      opts.maxLineBytes,
+      opts.unmarkedPeek,
+      reread,
+      opts.unmarkedHead,
+    );
     // Read straight into the scanner's memory when it has some (no copy).
     const buf = splitter.readBuffer() ?? (sharedChunk ??= Buffer.allocUnsafe(CHUNK));
     let pos = base.offset;
@@ -151,7 +172,15 @@ export async function scanJsonlZstFile(
   maxOutputBytes = MAX_ZSTD_OUTPUT_BYTES,
 ): Promise<void> {
   const { handle, finish } = parsingHandler(file, sink, onRecord, opts.beforeParse);
-  const splitter = new LineSplitter(opts.markers, handle, { offset: 0, lines: 0 }, opts.maxLineBytes, opts.unmarkedPeek, null, opts.unmarkedHead);
+  const splitter = new LineSplitter(
+    opts.markers,
+    handle,
+    { offset: 0, lines: 0 },
+    opts.maxLineBytes,
+    opts.unmarkedPeek,
+    null,
+    opts.unmarkedHead,
+  );
   let produced = 0;
   let bomb = false;
   let ended = false;

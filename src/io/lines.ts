@@ -150,7 +150,8 @@ export class LineSplitter {
     for (let k = 0; k < scan.count; k++) {
       const nl = scan.ends[k]!;
       const marked = scan.flags[k] === 1;
-      if (this.pendingBytes > 0 || this.discarding || this.pending.length) this.finishLine(chunk.subarray(start, nl), nl - start + 1, marked);
+      if (this.pendingBytes > 0 || this.discarding || this.pending.length)
+        this.finishLine(chunk.subarray(start, nl), nl - start + 1, marked);
       else this.finishWhole(chunk, start, nl, marked);
       start = nl + 1;
     }
@@ -170,7 +171,11 @@ export class LineSplitter {
     const lineNo = this.lines + 1;
     this.offset += nl - start + 1;
     this.lines = lineNo;
-    if (marked || (this.unmarkedHead !== null && this.unmarkedHead.check(chunk, start, Math.min(nl, start + this.unmarkedHead.bytes), lineNo))) {
+    if (
+      marked ||
+      (this.unmarkedHead !== null &&
+        this.unmarkedHead.check(chunk, start, Math.min(nl, start + this.unmarkedHead.bytes), lineNo))
+    ) {
       let text = chunk.toString('utf8', start, nl);
       if (text.endsWith('\r')) text = text.slice(0, -1);
       if (text.length) this.onLine(text, lineNo);
@@ -203,7 +208,12 @@ export class LineSplitter {
       return;
     }
     if (this.dropped) return;
-    if (this.reread && !this.pendingHasMarker && this.pendingBytes > HOLD_UNMARKED_BYTES && this.edgeBytes * 2 < HOLD_UNMARKED_BYTES) {
+    if (
+      this.reread &&
+      !this.pendingHasMarker &&
+      this.pendingBytes > HOLD_UNMARKED_BYTES &&
+      this.edgeBytes * 2 < HOLD_UNMARKED_BYTES
+    ) {
       // A long line without a marker so far (a base64 image): keep only its
       // edges; should a marker follow, the line is read again whole.
       if (this.headBytes > 0) this.head = firstBytes([...this.pending, part], this.headBytes);
@@ -261,7 +271,10 @@ export class LineSplitter {
       this.oversized.push({ line: lineNo, bytes });
     } else {
       const marked =
-        this.pendingHasMarker || inTail || this.markerAcross(tail) || this.headWants(this.dropped ? [this.head!] : [...this.pending, tail], lineNo);
+        this.pendingHasMarker ||
+        inTail ||
+        this.markerAcross(tail) ||
+        this.headWants(this.dropped ? [this.head!] : [...this.pending, tail], lineNo);
       if (marked) text = Buffer.concat([...this.heldBytes(), tail]).toString('utf8');
       else if (this.unmarked) peekParts = this.dropped ? [this.head!, this.edge, tail] : [...this.pending, tail];
     }

@@ -40,8 +40,32 @@ const FLAGS = ENDS + 4 * (SCAN_CAPACITY + 1);
 interface Instance {
   memory: WebAssembly.Memory;
   scan: (ptr: number, len: number, ends: number, flags: number) => number;
-  scanQuoted: (ptr: number, len: number, ends: number, flags: number, q: number, d1: number, d2: number, d3: number, d4: number) => number;
-  scanPairs: (ptr: number, len: number, ends: number, flags: number, q: number, d1: number, d2: number, d3: number, d4: number, s1: number, s2: number, s3: number, s4: number) => number;
+  scanQuoted: (
+    ptr: number,
+    len: number,
+    ends: number,
+    flags: number,
+    q: number,
+    d1: number,
+    d2: number,
+    d3: number,
+    d4: number,
+  ) => number;
+  scanPairs: (
+    ptr: number,
+    len: number,
+    ends: number,
+    flags: number,
+    q: number,
+    d1: number,
+    d2: number,
+    d3: number,
+    d4: number,
+    s1: number,
+    s2: number,
+    s3: number,
+    s4: number,
+  ) => number;
   /** The marker set the tables hold now. */
   configured: string | null;
   input: Buffer;
@@ -82,9 +106,11 @@ function moduleProblem(markers: readonly Buffer[]): string | null {
   if (markers.length === 0) return 'no markers';
   if (markers.length > MAX_MARKERS) return `${markers.length} markers (the scanner holds ${MAX_MARKERS})`;
   const bad = markers.find((m) => m.length < 1 || m.length > MAX_MARKER_BYTES || m.includes(10));
-  if (bad) return `marker ${JSON.stringify(bad.toString())} is ${bad.length} bytes${bad.includes(10) ? ' with a newline' : ''} (the scanner holds 1 to ${MAX_MARKER_BYTES}, no newline)`;
+  if (bad)
+    return `marker ${JSON.stringify(bad.toString())} is ${bad.length} bytes${bad.includes(10) ? ' with a newline' : ''} (the scanner holds 1 to ${MAX_MARKER_BYTES}, no newline)`;
   const probes = new Set(markers.map((m) => `${m[0]}:${m[m.length - 1]}:${m.length}`));
-  if (probes.size > MAX_PROBES) return `${probes.size} distinct (first byte, last byte, length) probes (the scanner holds ${MAX_PROBES})`;
+  if (probes.size > MAX_PROBES)
+    return `${probes.size} distinct (first byte, last byte, length) probes (the scanner holds ${MAX_PROBES})`;
   return null;
 }
 
@@ -98,7 +124,8 @@ export function scanMarkersProblem(markers: readonly string[]): string | null {
 function configure(inst: Instance, markers: readonly Buffer[], id: string): void {
   if (inst.configured === id) return;
   const probes = new Map<string, { first: number; last: number; dist: number }>();
-  for (const m of markers) probes.set(`${m[0]}:${m[m.length - 1]}:${m.length}`, { first: m[0]!, last: m[m.length - 1]!, dist: m.length - 1 });
+  for (const m of markers)
+    probes.set(`${m[0]}:${m[m.length - 1]}:${m.length}`, { first: m[0]!, last: m[m.length - 1]!, dist: m.length - 1 });
   const { view, bytes } = inst;
   view.setInt32(0, probes.size, true);
   view.setInt32(4, markers.length, true);
@@ -153,7 +180,10 @@ export class MarkerScan {
    * the quoted loop without the second-byte test (the tests hold every loop
    * to the JavaScript scan).
    */
-  constructor(private readonly markers: readonly Buffer[], opts: { wasm?: boolean; general?: boolean; pairs?: boolean } = {}) {
+  constructor(
+    private readonly markers: readonly Buffer[],
+    opts: { wasm?: boolean; general?: boolean; pairs?: boolean } = {},
+  ) {
     this.id = markers.map((m) => m.toString('hex')).join(',');
     this.wasm = opts.wasm !== false && fitsModule(markers) ? wasmInstance() : null;
     this.quoted = opts.general ? null : quotedShape(markers);
@@ -176,7 +206,8 @@ export class MarkerScan {
 
   /** Scans `chunk` (at most SCAN_CAPACITY bytes). The result is the caller's: later scans do not change it. */
   scan(chunk: Buffer): ChunkScan {
-    if (chunk.length > SCAN_CAPACITY) throw new RangeError(`scan: chunk of ${chunk.length} bytes is over ${SCAN_CAPACITY}`);
+    if (chunk.length > SCAN_CAPACITY)
+      throw new RangeError(`scan: chunk of ${chunk.length} bytes is over ${SCAN_CAPACITY}`);
     const w = this.wasm;
     if (!w) return scanInJs(chunk, this.markers);
     configure(w, this.markers, this.id);
@@ -184,7 +215,21 @@ export class MarkerScan {
     const qs = this.quoted;
     const ps = this.pairs;
     const count = ps
-      ? w.scanPairs(INPUT, chunk.length, ENDS, FLAGS, qs!.q, ps.d[0]!, ps.d[1]!, ps.d[2]!, ps.d[3]!, ps.s[0]!, ps.s[1]!, ps.s[2]!, ps.s[3]!)
+      ? w.scanPairs(
+          INPUT,
+          chunk.length,
+          ENDS,
+          FLAGS,
+          qs!.q,
+          ps.d[0]!,
+          ps.d[1]!,
+          ps.d[2]!,
+          ps.d[3]!,
+          ps.s[0]!,
+          ps.s[1]!,
+          ps.s[2]!,
+          ps.s[3]!,
+        )
       : qs
         ? w.scanQuoted(INPUT, chunk.length, ENDS, FLAGS, qs.q, ...qs.d)
         : w.scan(INPUT, chunk.length, ENDS, FLAGS);
@@ -210,5 +255,10 @@ export function scanInJs(chunk: Buffer, markers: readonly Buffer[]): ChunkScan {
     flags.push(has(chunk.subarray(start, nl)) ? 1 : 0);
     start = nl + 1;
   }
-  return { count: ends.length, ends: Uint32Array.from(ends), flags: Uint8Array.from(flags), tail: start < chunk.length && has(chunk.subarray(start)) };
+  return {
+    count: ends.length,
+    ends: Uint32Array.from(ends),
+    flags: Uint8Array.from(flags),
+    tail: start < chunk.length && has(chunk.subarray(start)),
+  };
 }

@@ -162,7 +162,13 @@ export function listDir(path: string): DirEntry[] {
   recording.push({
     op: 'list',
     path,
-    r: { ino: before?.ino ?? -1, mtimeMs: before?.mtimeMs ?? -1, ctimeMs: before?.ctimeMs ?? -1, settled, entries: entriesHash(entries, err) },
+    r: {
+      ino: before?.ino ?? -1,
+      mtimeMs: before?.mtimeMs ?? -1,
+      ctimeMs: before?.ctimeMs ?? -1,
+      settled,
+      entries: entriesHash(entries, err),
+    },
   });
   if (err) throw err;
   return entries!;

@@ -63,7 +63,9 @@ export function fsPath(p: string): string | Buffer {
 
 /** `p` with each escaped byte shown as `\xNN` (for people: warnings, tables). */
 export function displayPath(p: string): string {
-  return ESCAPED.test(p) ? p.replace(ESCAPED_ALL, (c) => `\\x${(c.charCodeAt(0) - BASE).toString(16).padStart(2, '0')}`) : p;
+  return ESCAPED.test(p)
+    ? p.replace(ESCAPED_ALL, (c) => `\\x${(c.charCodeAt(0) - BASE).toString(16).padStart(2, '0')}`)
+    : p;
 }
 
 /**

@@ -57,7 +57,14 @@ export function openRegular(path: string | Buffer): number {
 /** The error for a path that is there but is not a regular file. */
 function notRegular(st: ReturnType<typeof fstatSync>): UnusableFileError {
   const kind = kindOf(st);
-  return new UnusableFileError('ENOTREG', st.isDirectory() ? 'is a directory' : kind === 'not a regular file' ? `${kind}; never read` : `not a regular file (${kind}); never read`);
+  return new UnusableFileError(
+    'ENOTREG',
+    st.isDirectory()
+      ? 'is a directory'
+      : kind === 'not a regular file'
+        ? `${kind}; never read`
+        : `not a regular file (${kind}); never read`,
+  );
 }
 
 /**
@@ -83,7 +90,11 @@ export function readRegularBytes(path: string | Buffer, maxBytes = Number.MAX_SA
   const fd = openRegular(path);
   try {
     const st = fstatSync(fd);
-    const tooLarge = () => new UnusableFileError('EFBIG', `too large (over ${maxBytes >= MB ? `${Math.floor(maxBytes / MB)} MB` : `${maxBytes} bytes`}); not read`);
+    const tooLarge = () =>
+      new UnusableFileError(
+        'EFBIG',
+        `too large (over ${maxBytes >= MB ? `${Math.floor(maxBytes / MB)} MB` : `${maxBytes} bytes`}); not read`,
+      );
     if (st.size > maxBytes) throw tooLarge();
     // Read to the end (a file may grow while it is read), never past the
     // limit: one read of its size (and one that finds the end), as a rule.
@@ -113,7 +124,8 @@ export function readRegularText(path: string, maxBytes: number): string {
     return readRegularBytes(path, maxBytes).toString('utf8');
   } catch (e) {
     // Settings files keep their shorter wording (hostile-settings tests).
-    if (e instanceof UnusableFileError && e.code === 'ENOTREG') throw new UnusableFileError('ENOTREG', e.message.replace(/; never read$/, ''));
+    if (e instanceof UnusableFileError && e.code === 'ENOTREG')
+      throw new UnusableFileError('ENOTREG', e.message.replace(/; never read$/, ''));
     throw e;
   }
 }

@@ -101,7 +101,9 @@ export function openSqliteReadOnly(path: string, tmpDir: string): ReadOnlyDb {
     try {
       refuseNonRegular(path + suffix);
     } catch (e) {
-      if (suffix) (e as Error).message = `its ${suffix.slice(1)} file ${path + suffix} is ${(e as Error).message.replace(/; never read$/, '')}; database never read`;
+      if (suffix)
+        (e as Error).message =
+          `its ${suffix.slice(1)} file ${path + suffix} is ${(e as Error).message.replace(/; never read$/, '')}; database never read`;
       throw e;
     }
   }
@@ -142,11 +144,17 @@ export interface DatabaseRead {
  * whatever happens, and nothing emitted unless every query succeeded (a
  * database failing midway adds nothing partial). Returns the read.
  */
-export function readSqliteSnapshot<R extends DatabaseRead>(file: string, tmpDir: string, sink: ExtractSink, read: (db: SqliteDb) => R): R {
+export function readSqliteSnapshot<R extends DatabaseRead>(
+  file: string,
+  tmpDir: string,
+  sink: ExtractSink,
+  read: (db: SqliteDb) => R,
+): R {
   const handle = openSqliteReadOnly(file, tmpDir);
   let out: R;
   try {
-    if (handle.copyReason === 'locked') sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
+    if (handle.copyReason === 'locked')
+      sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
     out = handle.db.transaction(() => read(handle.db))();
   } finally {
     handle.close();

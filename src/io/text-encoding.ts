@@ -18,10 +18,13 @@ export type TextStart = { skip: number } | { unreadable: string };
  */
 export function textStart(head: Buffer): TextStart {
   if (head.length >= 3 && UTF8_BOM.every((b, i) => head[i] === b)) return { skip: 3 };
-  const utf = (enc: string) => ({ unreadable: `the file is ${enc} text; harnesses write UTF-8, and this file was re-encoded by something else: nothing read from it (convert it back to UTF-8 to count it)` });
+  const utf = (enc: string) => ({
+    unreadable: `the file is ${enc} text; harnesses write UTF-8, and this file was re-encoded by something else: nothing read from it (convert it back to UTF-8 to count it)`,
+  });
   if (head.length >= 4 && head[0] === 0 && head[1] === 0 && head[2] === 0xfe && head[3] === 0xff) return utf('UTF-32');
   if (head.length >= 4 && head[0] === 0xff && head[1] === 0xfe && head[2] === 0 && head[3] === 0) return utf('UTF-32');
-  if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) return utf('UTF-16');
+  if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)))
+    return utf('UTF-16');
   if (head.length >= 2 && ((head[0] !== 0 && head[1] === 0) || (head[0] === 0 && head[1] !== 0))) return utf('UTF-16');
   return { skip: 0 };
 }

@@ -1,7 +1,15 @@
 // One block as the reports and live views show it (the JSON row of
 // `report blocks`, the active block of `watch` and `statusline`). Free of
 // the store, so the status line's bundle can hold it.
-import { activeFigures, blockLastTs, metricsOfEvents, modelsOf, type ActiveFigures, type Block, type LiveMetrics } from './blocks.js';
+import {
+  activeFigures,
+  blockLastTs,
+  metricsOfEvents,
+  modelsOf,
+  type ActiveFigures,
+  type Block,
+  type LiveMetrics,
+} from './blocks.js';
 import { isoInZone } from './time.js';
 
 export type BlockRow = {
@@ -14,20 +22,20 @@ export type BlockRow = {
   last_response: string | null;
   models: string[];
 } & LiveMetrics & {
-  token_limit_share: number | null;
-  elapsed_minutes: number | null;
-  remaining_minutes: number | null;
-  tokens_per_minute_30m: number | null;
-  cost_usd_per_hour_30m: number | null;
-  tokens_per_minute_block: number | null;
-  cost_usd_per_hour_block: number | null;
-  projected_total_tokens: number | null;
-  projected_cost_usd: number | null;
-  projected_token_limit_share: number | null;
-  /** The 30-minute and the block's cost rates (and so the projected cost) cover only the priced responses in their windows. */
-  cost_per_hour_30m_partial: boolean | null;
-  cost_per_hour_block_partial: boolean | null;
-};
+    token_limit_share: number | null;
+    elapsed_minutes: number | null;
+    remaining_minutes: number | null;
+    tokens_per_minute_30m: number | null;
+    cost_usd_per_hour_30m: number | null;
+    tokens_per_minute_block: number | null;
+    cost_usd_per_hour_block: number | null;
+    projected_total_tokens: number | null;
+    projected_cost_usd: number | null;
+    projected_token_limit_share: number | null;
+    /** The 30-minute and the block's cost rates (and so the projected cost) cover only the priced responses in their windows. */
+    cost_per_hour_30m_partial: boolean | null;
+    cost_per_hour_block_partial: boolean | null;
+  };
 
 const share = (n: number, limit: number | null) => (limit ? Math.round((n / limit) * 1e6) / 1e6 : null);
 
@@ -58,4 +66,3 @@ export function blockRow(b: Block, tz: string, now: number, limit: number | null
     cost_per_hour_block_partial: a?.burn_block.partial ?? null,
   };
 }
-

@@ -51,13 +51,23 @@ export function parseTokenLimit(v: string | undefined): number | 'max' | null {
 }
 
 /** Blocks of the report's range: those starting on its days (gap rows too), per harness in the order given. */
-export async function computeBlocks(conn: DuckDBConnection, p: ReportParams, o: BlocksOptions): Promise<{ harnesses: string[]; blocks: Block[]; limit: number | null }> {
+export async function computeBlocks(
+  conn: DuckDBConnection,
+  p: ReportParams,
+  o: BlocksOptions,
+): Promise<{ harnesses: string[]; blocks: Block[]; limit: number | null }> {
   const harnesses = o.harnessGiven ? [...p.harnesses] : DEFAULT_BLOCK_HARNESSES;
   const limitArg = parseTokenLimit(o.tokenLimit);
   const from = localDayStartMs(p.since, p.tz);
   const until = localDayStartMs(nextDay(p.until), p.tz);
   // Responses up to a block's length past the range complete the blocks that start in it.
-  const { perHarness } = await blocksBetween(conn, { harnesses, project: p.project, costMode: p.costMode }, from, until + BLOCK_MS, o.now);
+  const { perHarness } = await blocksBetween(
+    conn,
+    { harnesses, project: p.project, costMode: p.costMode },
+    from,
+    until + BLOCK_MS,
+    o.now,
+  );
   const blocks = perHarness.flatMap((h) => h.blocks.filter((b) => b.start >= from && b.start < until));
   const limit = limitArg === 'max' ? maxBlockTokens(blocks, o.now) : limitArg;
   return { harnesses, blocks, limit };
@@ -75,8 +85,10 @@ export function activeNotes(rows: BlockRow[], tz: string, limit: number | null):
   for (const r of rows.filter((x) => x.is_active)) {
     // A rate over a window with unpriced responses is a lower bound, as the projection made from the block's rate is.
     const atLeast = (partial: boolean | null) => (partial ? '≥' : '');
-    const money = (v: number | null) => (v === null ? 'cost unknown' : atLeast(r.cost_per_hour_block_partial) + usd(v, true));
-    const rate = (t: number | null, c: number | null, partial: boolean | null) => `${abbreviate(t ?? 0)} tokens/min, ${c === null ? 'cost unknown' : `${atLeast(partial)}${usd(c, true, { perUnit: true })}/h`}`;
+    const money = (v: number | null) =>
+      v === null ? 'cost unknown' : atLeast(r.cost_per_hour_block_partial) + usd(v, true);
+    const rate = (t: number | null, c: number | null, partial: boolean | null) =>
+      `${abbreviate(t ?? 0)} tokens/min, ${c === null ? 'cost unknown' : `${atLeast(partial)}${usd(c, true, { perUnit: true })}/h`}`;
     let s =
       `Active ${r.harness} block: ${formatMinutes(r.elapsed_minutes!)} elapsed, ${formatMinutes(r.remaining_minutes!)} left (ends ${localClock(Date.parse(r.end), tz)}). ` +
       `Burn ${rate(r.tokens_per_minute_30m, r.cost_usd_per_hour_30m, r.cost_per_hour_30m_partial)} over the last 30 min; ${rate(r.tokens_per_minute_block, r.cost_usd_per_hour_block, r.cost_per_hour_block_partial)} over the block. ` +
@@ -113,8 +125,17 @@ export function blockColumns(limit: number | null): Column[] {
   ];
 }
 
-export async function blocksReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[], o: BlocksOptions): Promise<ReportOutput> {
-  if (p.by.length) throw new UsageError('--by: report blocks has one row per 5-hour block (use --harness to choose the account family)');
+export async function blocksReport(
+  conn: DuckDBConnection,
+  def: ReportDefinition,
+  p: ReportParams,
+  warnings: string[],
+  o: BlocksOptions,
+): Promise<ReportOutput> {
+  if (p.by.length)
+    throw new UsageError(
+      '--by: report blocks has one row per 5-hour block (use --harness to choose the account family)',
+    );
   const { harnesses, blocks, limit } = await computeBlocks(conn, p, o);
   const rows = blocks.map((b) => blockRow(b, p.tz, o.now, limit));
   const json: BlocksReport = {
@@ -146,8 +167,14 @@ export async function blocksReport(conn: DuckDBConnection, def: ReportDefinition
     totals: { ...json.totals, status: '', token_limit_share: null },
     notes: [
       ...activeNotes(rows, p.tz, limit),
-      ...(limit ? [`Limit: ${abbreviate(limit)} tokens per block${o.tokenLimit === 'max' ? ' (the largest finished block in this range)' : ''}.`] : []),
-      ...[unpricedNote(json.totals.unpriced_requests, json.totals.unpriced_tokens)].filter((n): n is string => n !== null),
+      ...(limit
+        ? [
+            `Limit: ${abbreviate(limit)} tokens per block${o.tokenLimit === 'max' ? ' (the largest finished block in this range)' : ''}.`,
+          ]
+        : []),
+      ...[unpricedNote(json.totals.unpriced_requests, json.totals.unpriced_tokens)].filter(
+        (n): n is string => n !== null,
+      ),
     ],
   };
   const charts: ChartData | undefined =
@@ -156,7 +183,15 @@ export async function blocksReport(conn: DuckDBConnection, def: ReportDefinition
       : {
           blocks: rows
             .filter((r) => !r.is_gap)
-            .map((r) => ({ harness: r.harness, start: r.start, end: r.end, total_tokens: r.total_tokens, cost_usd: r.cost_usd, token_limit: limit, status: r.is_active ? 'active' : 'finished' })),
+            .map((r) => ({
+              harness: r.harness,
+              start: r.start,
+              end: r.end,
+              total_tokens: r.total_tokens,
+              cost_usd: r.cost_usd,
+              token_limit: limit,
+              status: r.is_active ? 'active' : 'finished',
+            })),
         };
   return { definition: def, json: json as unknown as Record<string, unknown>, datasets: [dataset], warnings, charts };
 }

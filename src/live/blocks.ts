@@ -76,7 +76,8 @@ export const totalTokensOf = (e: LiveEvent) => e.input + e.cache_read + e.cache_
 export const lastTsOf = (e: LiveEvent) => e.slot?.last ?? e.ts;
 
 /** The requests of an event that have no cost under the cost mode. */
-export const unpricedRequestsOf = (e: LiveEvent) => (e.slot ? e.slot.unpriced_requests : e.cost_e10 === null ? e.requests : 0);
+export const unpricedRequestsOf = (e: LiveEvent) =>
+  e.slot ? e.slot.unpriced_requests : e.cost_e10 === null ? e.requests : 0;
 
 /** A block (or gap) of one harness: its bounds and the responses in it, in time order. */
 export interface Block {
@@ -178,9 +179,19 @@ export interface EventSums {
 
 /** Exact sums of responses in the summary template's columns (counts as decimal strings, costs null when none). */
 export function sumEvents(events: readonly LiveEvent[]): EventSums {
-  let requests = 0n, input = 0n, cacheRead = 0n, cacheWrite = 0n, output = 0n, reasoning = 0n;
-  let cost: bigint | null = null, computed: bigint | null = null, recorded: bigint | null = null;
-  let priced = 0, recordedN = 0, unpricedReq = 0n, unpricedTok = 0n;
+  let requests = 0n,
+    input = 0n,
+    cacheRead = 0n,
+    cacheWrite = 0n,
+    output = 0n,
+    reasoning = 0n;
+  let cost: bigint | null = null,
+    computed: bigint | null = null,
+    recorded: bigint | null = null;
+  let priced = 0,
+    recordedN = 0,
+    unpricedReq = 0n,
+    unpricedTok = 0n;
   let n = 0;
   for (const e of events) {
     requests += BigInt(e.requests);
@@ -233,7 +244,11 @@ export type LiveMetrics = Metrics & { unpriced_requests: number; unpriced_tokens
 
 export function metricsOfEvents(events: readonly LiveEvent[]): LiveMetrics {
   const s = sumEvents(events);
-  return { ...metricsOf(s), unpriced_requests: Number(s.unpriced_requests), unpriced_tokens: Number(s.unpriced_tokens) };
+  return {
+    ...metricsOf(s),
+    unpriced_requests: Number(s.unpriced_requests),
+    unpriced_tokens: Number(s.unpriced_tokens),
+  };
 }
 
 export interface BurnRate {
@@ -287,8 +302,16 @@ export function activeFigures(b: Block, now: number): ActiveFigures | null {
   return {
     elapsed_minutes: round((now - b.start) / MINUTE_MS, 1),
     remaining_minutes: round(remaining, 1),
-    burn_30m: { tokens_per_minute: round(burn30.tokens_per_minute, 1), cost_usd_per_hour: burn30.cost_usd_per_hour === null ? null : round(burn30.cost_usd_per_hour, 4), partial: burn30.partial },
-    burn_block: { tokens_per_minute: round(burnBlock.tokens_per_minute, 1), cost_usd_per_hour: burnBlock.cost_usd_per_hour === null ? null : round(burnBlock.cost_usd_per_hour, 4), partial: burnBlock.partial },
+    burn_30m: {
+      tokens_per_minute: round(burn30.tokens_per_minute, 1),
+      cost_usd_per_hour: burn30.cost_usd_per_hour === null ? null : round(burn30.cost_usd_per_hour, 4),
+      partial: burn30.partial,
+    },
+    burn_block: {
+      tokens_per_minute: round(burnBlock.tokens_per_minute, 1),
+      cost_usd_per_hour: burnBlock.cost_usd_per_hour === null ? null : round(burnBlock.cost_usd_per_hour, 4),
+      partial: burnBlock.partial,
+    },
     projected_total_tokens: Math.round(Number(m.total_tokens) + burnBlock.tokens_per_minute * remaining),
     projected_cost_usd: cost === null ? null : round(cost + (burnBlock.cost_usd_per_hour! / 60) * remaining, 4),
   };

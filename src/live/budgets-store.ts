@@ -14,13 +14,24 @@ export function budgetFamilies(budgets: readonly Budget[]): string[] {
   return [...out];
 }
 
-export async function storeSpendSource(conn: DuckDBConnection, budgets: readonly Budget[], now: number, tz: string): Promise<SpendSource> {
+export async function storeSpendSource(
+  conn: DuckDBConnection,
+  budgets: readonly Budget[],
+  now: number,
+  tz: string,
+): Promise<SpendSource> {
   // The month and the day so far, each added up as a window of its own (events.ts readSpans).
   const starts = [periodBounds('month', now, tz).start, periodBounds('day', now, tz).start];
-  const spans = await readSpans(conn, { harnesses: [...HARNESS_IDS], project: '', costMode: 'auto' }, starts.map((s) => [s, now + 1] as const));
+  const spans = await readSpans(
+    conn,
+    { harnesses: [...HARNESS_IDS], project: '', costMode: 'auto' },
+    starts.map((s) => [s, now + 1] as const),
+  );
   const families = budgetFamilies(budgets);
   const activeBlocks = families.length
-    ? (await blocksBetween(conn, { harnesses: families, project: '', costMode: 'auto' }, now - BLOCK_MS, now + 1, now)).perHarness.flatMap((h) => {
+    ? (
+        await blocksBetween(conn, { harnesses: families, project: '', costMode: 'auto' }, now - BLOCK_MS, now + 1, now)
+      ).perHarness.flatMap((h) => {
         const b = activeBlock(h.blocks, now);
         return b ? [b] : [];
       })
@@ -32,6 +43,11 @@ export async function storeSpendSource(conn: DuckDBConnection, budgets: readonly
   return { now, tz, activeBlocks, spent };
 }
 
-export async function storeBudgets(conn: DuckDBConnection, budgets: readonly Budget[], now: number, tz: string): Promise<BudgetResult[]> {
+export async function storeBudgets(
+  conn: DuckDBConnection,
+  budgets: readonly Budget[],
+  now: number,
+  tz: string,
+): Promise<BudgetResult[]> {
   return evaluateBudgets(budgets, await storeSpendSource(conn, budgets, now, tz));
 }

@@ -27,7 +27,10 @@ export interface SpendSource {
   now: number;
   tz: string;
   /** Cost (1e-10 USD, null when nothing priced) and unpriced requests of responses since `fromMs` matching the scope; null when not known. */
-  spent(scope: { harness?: string; project?: string }, fromMs: number): { cost_e10: bigint | null; unpriced_requests: number } | null;
+  spent(
+    scope: { harness?: string; project?: string },
+    fromMs: number,
+  ): { cost_e10: bigint | null; unpriced_requests: number } | null;
   /** The active block of each block family. */
   activeBlocks: Block[];
 }
@@ -42,7 +45,11 @@ function nextMonthDay(day: string): string {
 }
 
 /** The period's bounds (epoch ms) at `now` in `tz`. */
-export function periodBounds(period: Exclude<BudgetPeriod, 'block'>, now: number, tz: string): { start: number; end: number } {
+export function periodBounds(
+  period: Exclude<BudgetPeriod, 'block'>,
+  now: number,
+  tz: string,
+): { start: number; end: number } {
   const day = localDay(now, tz);
   if (period === 'day') return { start: localDayStartMs(day, tz), end: localDayStartMs(nextDay(day), tz) };
   const first = monthStartDay(day);
@@ -53,7 +60,11 @@ const MIN_ELAPSED: Record<Exclude<BudgetPeriod, 'block'>, number> = { day: 3_600
 const usdOf = (e10: bigint | null) => (e10 === null ? null : Number(e10) / 1e10);
 const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d;
 
-export type BudgetResult = BudgetFigure & { unpriced_requests: number; period_start: string | null; period_end: string | null };
+export type BudgetResult = BudgetFigure & {
+  unpriced_requests: number;
+  period_start: string | null;
+  period_end: string | null;
+};
 
 function scopeName(b: Budget): string {
   return b.harness ? `harness ${b.harness}` : b.project ? `project ${b.project}` : 'all';
@@ -66,7 +77,8 @@ function status(limit: number, spent: number | null, projected: number | null): 
   return 'ok';
 }
 
-const matches = (e: LiveEvent, b: Budget) => (!b.harness || e.harness === b.harness) && (!b.project || (e.project ?? '').includes(b.project));
+const matches = (e: LiveEvent, b: Budget) =>
+  (!b.harness || e.harness === b.harness) && (!b.project || (e.project ?? '').includes(b.project));
 
 /** Every budget's figures (block budgets: one per active block in scope; none when no block is active). */
 export function evaluateBudgets(budgets: readonly Budget[], src: SpendSource): BudgetResult[] {
@@ -82,7 +94,9 @@ export function evaluateBudgets(budgets: readonly Budget[], src: SpendSource): B
           if (e.cost_e10 !== null) cost = (cost ?? 0n) + e.cost_e10;
         }
         const spent = usdOf(cost);
-        const a = events.length ? activeFigures({ ...blk, events, recent: blk.recent?.filter((e) => matches(e, b)) }, src.now) : null;
+        const a = events.length
+          ? activeFigures({ ...blk, events, recent: blk.recent?.filter((e) => matches(e, b)) }, src.now)
+          : null;
         const projected = a?.projected_cost_usd ?? spent;
         out.push({
           scope: b.harness || b.project ? scopeName(b) : `block ${blk.harness}`,
@@ -104,7 +118,8 @@ export function evaluateBudgets(budgets: readonly Budget[], src: SpendSource): B
     const s = src.spent({ harness: b.harness, project: b.project }, start);
     const spent = s === null ? null : s.cost_e10 === null ? (s.unpriced_requests ? null : 0) : usdOf(s.cost_e10)!;
     const elapsed = src.now - start;
-    const projected = spent === null ? null : elapsed >= MIN_ELAPSED[b.period] ? (spent / elapsed) * (end - start) : null;
+    const projected =
+      spent === null ? null : elapsed >= MIN_ELAPSED[b.period] ? (spent / elapsed) * (end - start) : null;
     out.push({
       scope: scopeName(b),
       period: b.period,
@@ -122,7 +137,14 @@ export function evaluateBudgets(budgets: readonly Budget[], src: SpendSource): B
 }
 
 /** Spend from a list of responses that covers everything since `coveredFrom` (a store query, or the snapshot's window). */
-export function spendFromEvents(events: readonly LiveEvent[], coveredFrom: number, before?: (scope: { harness?: string; project?: string }, fromMs: number) => { cost_e10: bigint | null; unpriced_requests: number } | null) {
+export function spendFromEvents(
+  events: readonly LiveEvent[],
+  coveredFrom: number,
+  before?: (
+    scope: { harness?: string; project?: string },
+    fromMs: number,
+  ) => { cost_e10: bigint | null; unpriced_requests: number } | null,
+) {
   return (scope: { harness?: string; project?: string }, fromMs: number) => {
     let base: { cost_e10: bigint | null; unpriced_requests: number } | null = { cost_e10: null, unpriced_requests: 0 };
     if (fromMs < coveredFrom) {
@@ -148,7 +170,11 @@ export function snapshotSpend(snap: LiveSnapshot, windowEvents: readonly LiveEve
     let cost: bigint | null = null;
     let unpriced = 0;
     for (const r of snap.month.before) {
-      if ((scope.harness && r.harness !== scope.harness) || (scope.project && !(r.project ?? '').includes(scope.project))) continue;
+      if (
+        (scope.harness && r.harness !== scope.harness) ||
+        (scope.project && !(r.project ?? '').includes(scope.project))
+      )
+        continue;
       if (r.cost_e10 !== null) cost = (cost ?? 0n) + BigInt(r.cost_e10);
       unpriced += r.unpriced_requests;
     }

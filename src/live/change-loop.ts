@@ -34,7 +34,10 @@ export class ChangeLoop {
   private last = 0;
 
   /** `refresh`: one refresh (it should not throw: what failed is its to show). */
-  constructor(private readonly refresh: () => Promise<void>, private readonly o: { poll?: boolean } = {}) {
+  constructor(
+    private readonly refresh: () => Promise<void>,
+    private readonly o: { poll?: boolean } = {},
+  ) {
     this.mode = o.poll ? 'polling every 2 s' : 'fs.watch';
   }
 
@@ -65,10 +68,13 @@ export class ChangeLoop {
       return;
     }
     if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.runNow();
-    }, Math.max(0, this.last + MIN_REFRESH_MS - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        void this.runNow();
+      },
+      Math.max(0, this.last + MIN_REFRESH_MS - Date.now()),
+    );
   }
 
   /** Starts noticing changes under `folders` (once; later calls do nothing). */

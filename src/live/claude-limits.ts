@@ -34,7 +34,8 @@ export function readClaudeReadings(cacheDir: string): ClaudeReading[] {
   }
 }
 
-const same = (a: ClaudeReading, b: ClaudeReading) => JSON.stringify([a.five_hour, a.seven_day]) === JSON.stringify([b.five_hour, b.seven_day]);
+const same = (a: ClaudeReading, b: ClaudeReading) =>
+  JSON.stringify([a.five_hour, a.seven_day]) === JSON.stringify([b.five_hour, b.seven_day]);
 
 /** Adds a reading (or extends the last one when its figures are unchanged). Best effort: a cache that cannot be written is skipped. */
 export function recordClaudeReading(cacheDir: string, r: ClaudeReading): void {

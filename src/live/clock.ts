@@ -7,6 +7,7 @@ export function nowMs(env: NodeJS.ProcessEnv = process.env): number {
   const v = env.TX_USAGE_NOW;
   if (v === undefined || v === '') return Date.now();
   const t = Date.parse(v);
-  if (!Number.isFinite(t)) throw new UsageError(`TX_USAGE_NOW ${JSON.stringify(v)}: expected an ISO 8601 instant (e.g. 2026-11-02T10:30:00Z)`);
+  if (!Number.isFinite(t))
+    throw new UsageError(`TX_USAGE_NOW ${JSON.stringify(v)}: expected an ISO 8601 instant (e.g. 2026-11-02T10:30:00Z)`);
   return t;
 }

@@ -32,15 +32,41 @@ export const COLOR_ROLES = [...SEGMENTS, 'warn', 'over', 'stale', 'separator'] a
 export type ColorRole = (typeof COLOR_ROLES)[number];
 
 const SGR: Record<string, string> = {
-  black: '30', red: '31', green: '32', yellow: '33', blue: '34', magenta: '35', cyan: '36', white: '37',
-  gray: '90', grey: '90', bright_red: '91', bright_green: '92', bright_yellow: '93', bright_blue: '94', bright_magenta: '95', bright_cyan: '96',
-  bold: '1', dim: '2', none: '',
+  black: '30',
+  red: '31',
+  green: '32',
+  yellow: '33',
+  blue: '34',
+  magenta: '35',
+  cyan: '36',
+  white: '37',
+  gray: '90',
+  grey: '90',
+  bright_red: '91',
+  bright_green: '92',
+  bright_yellow: '93',
+  bright_blue: '94',
+  bright_magenta: '95',
+  bright_cyan: '96',
+  bold: '1',
+  dim: '2',
+  none: '',
 };
 export const COLOR_NAMES = Object.keys(SGR);
 
 const DEFAULT_COLORS: Record<ColorRole, string> = {
-  model: 'cyan', session: 'green', today: 'none', block: 'blue', burn: 'magenta', limits: 'none', context: 'none', budget: 'none',
-  warn: 'yellow', over: 'red', stale: 'gray', separator: 'gray',
+  model: 'cyan',
+  session: 'green',
+  today: 'none',
+  block: 'blue',
+  burn: 'magenta',
+  limits: 'none',
+  context: 'none',
+  budget: 'none',
+  warn: 'yellow',
+  over: 'red',
+  stale: 'gray',
+  separator: 'gray',
 };
 
 export type BudgetPeriod = 'day' | 'month' | 'block';
@@ -99,33 +125,43 @@ export function liveConfig(env: NodeJS.ProcessEnv, home: string): LiveConfig {
   }
   const bad = (what: string, why: string) => cfg.problems.push(`${path}: "${what}" ${why}`);
   const sl = raw.statusline as Record<string, unknown> | undefined;
-  if (sl !== undefined && (sl === null || typeof sl !== 'object' || Array.isArray(sl))) bad('statusline', 'must be an object');
+  if (sl !== undefined && (sl === null || typeof sl !== 'object' || Array.isArray(sl)))
+    bad('statusline', 'must be an object');
   else if (sl) {
     if (sl.segments !== undefined) {
       const list = Array.isArray(sl.segments) ? sl.segments : null;
       const unknown = list?.filter((x) => !(SEGMENTS as readonly unknown[]).includes(x));
-      if (!list || unknown!.length) bad('statusline.segments', `must be a list of ${SEGMENTS.join(', ')}${unknown?.length ? ` (not ${unknown.map((x) => JSON.stringify(x)).join(', ')})` : ''}`);
+      if (!list || unknown!.length)
+        bad(
+          'statusline.segments',
+          `must be a list of ${SEGMENTS.join(', ')}${unknown?.length ? ` (not ${unknown.map((x) => JSON.stringify(x)).join(', ')})` : ''}`,
+        );
       else cfg.segments = list as Segment[];
     }
     if (sl.colors === false) cfg.colors = null;
     else if (sl.colors !== undefined && sl.colors !== true) {
-      if (sl.colors === null || typeof sl.colors !== 'object' || Array.isArray(sl.colors)) bad('statusline.colors', 'must be false or an object of role → colour');
+      if (sl.colors === null || typeof sl.colors !== 'object' || Array.isArray(sl.colors))
+        bad('statusline.colors', 'must be false or an object of role → colour');
       else
         for (const [role, name] of Object.entries(sl.colors as Record<string, unknown>)) {
-          if (!(COLOR_ROLES as readonly string[]).includes(role)) bad(`statusline.colors.${role}`, `is not one of ${COLOR_ROLES.join(', ')}`);
-          else if (typeof name !== 'string' || !(name in SGR)) bad(`statusline.colors.${role}`, `must be one of ${COLOR_NAMES.join(', ')}`);
+          if (!(COLOR_ROLES as readonly string[]).includes(role))
+            bad(`statusline.colors.${role}`, `is not one of ${COLOR_ROLES.join(', ')}`);
+          else if (typeof name !== 'string' || !(name in SGR))
+            bad(`statusline.colors.${role}`, `must be one of ${COLOR_NAMES.join(', ')}`);
           else cfg.colors![role as ColorRole] = name;
         }
     }
     if (sl.harnesses !== undefined) {
       const list = Array.isArray(sl.harnesses) ? sl.harnesses : null;
-      if (!list || !list.length || list.some((h) => !(HARNESS_IDS as readonly unknown[]).includes(h))) bad('statusline.harnesses', `must be a list of ${HARNESS_IDS.join(', ')}`);
+      if (!list || !list.length || list.some((h) => !(HARNESS_IDS as readonly unknown[]).includes(h)))
+        bad('statusline.harnesses', `must be a list of ${HARNESS_IDS.join(', ')}`);
       else cfg.harnesses = list as string[];
     }
     const seconds = (k: string, set: (ms: number) => void) => {
       const v = sl[k];
       if (v === undefined) return;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 1) bad(`statusline.${k}`, 'must be a number of seconds, at least 1');
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 1)
+        bad(`statusline.${k}`, 'must be a number of seconds, at least 1');
       else set(v * 1000);
     };
     seconds('refresh_seconds', (ms) => (cfg.refreshMs = ms));
@@ -133,7 +169,8 @@ export function liveConfig(env: NodeJS.ProcessEnv, home: string): LiveConfig {
     if (sl.tz !== undefined) {
       if (typeof sl.tz !== 'string' || !sl.tz) bad('statusline.tz', 'must be an IANA zone name');
       // Checked here, so that it is named by the file and key, not taken for a --tz.
-      else if (!isValidTimeZone(sl.tz)) bad('statusline.tz', `${JSON.stringify(sl.tz)} is not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+      else if (!isValidTimeZone(sl.tz))
+        bad('statusline.tz', `${JSON.stringify(sl.tz)} is not an IANA time zone (e.g. UTC, Europe/Berlin)`);
       else cfg.tz = sl.tz;
     }
   }
@@ -144,8 +181,13 @@ export function liveConfig(env: NodeJS.ProcessEnv, home: string): LiveConfig {
       const periods = (o: Record<string, unknown>, where: string, scope: { harness?: string; project?: string }) => {
         for (const [k, v] of Object.entries(o)) {
           if (where === 'budgets' && (k === 'harness' || k === 'project')) continue;
-          if (!(BUDGET_PERIODS as string[]).includes(k)) bad(`${where}.${k}`, `is not one of ${BUDGET_PERIODS.join(', ')}${where === 'budgets' ? ', harness, project' : ''}`);
-          else if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) bad(`${where}.${k}`, 'must be a positive amount in USD');
+          if (!(BUDGET_PERIODS as string[]).includes(k))
+            bad(
+              `${where}.${k}`,
+              `is not one of ${BUDGET_PERIODS.join(', ')}${where === 'budgets' ? ', harness, project' : ''}`,
+            );
+          else if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+            bad(`${where}.${k}`, 'must be a positive amount in USD');
           else cfg.budgets.push({ period: k as BudgetPeriod, usd: v, ...scope });
         }
       };
@@ -158,8 +200,10 @@ export function liveConfig(env: NodeJS.ProcessEnv, home: string): LiveConfig {
           continue;
         }
         for (const [name, o] of Object.entries(m as Record<string, unknown>)) {
-          if (kind === 'harness' && !(HARNESS_IDS as readonly string[]).includes(name)) bad(`budgets.harness.${name}`, `is not one of ${HARNESS_IDS.join(', ')}`);
-          else if (o === null || typeof o !== 'object' || Array.isArray(o)) bad(`budgets.${kind}.${name}`, 'must be an object of period → USD');
+          if (kind === 'harness' && !(HARNESS_IDS as readonly string[]).includes(name))
+            bad(`budgets.harness.${name}`, `is not one of ${HARNESS_IDS.join(', ')}`);
+          else if (o === null || typeof o !== 'object' || Array.isArray(o))
+            bad(`budgets.${kind}.${name}`, 'must be an object of period → USD');
           else periods(o as Record<string, unknown>, `budgets.${kind}.${name}`, { [kind]: name });
         }
       }

@@ -12,7 +12,15 @@ import type { CostMode } from '../report/summary-rows.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
 import { nowMs } from './clock.js';
 import { FUTURE_SKEW_MS } from '../ingest/collect.js';
-import { BLOCK_MS, identifyBlocks, isActive, latestBlockFirstTs, RECENT_MS, type Block, type LiveEvent } from './blocks.js';
+import {
+  BLOCK_MS,
+  identifyBlocks,
+  isActive,
+  latestBlockFirstTs,
+  RECENT_MS,
+  type Block,
+  type LiveEvent,
+} from './blocks.js';
 
 /** A LiveEvent with what identifies it in the store (the statusline merges appended responses by it). */
 export interface StoredEvent extends LiveEvent {
@@ -86,7 +94,11 @@ function spanEvent(r: Record<string, unknown>): StoredEvent {
  * sumEvents) are the window's responses' sums. The connection must have the
  * report macros.
  */
-export async function readSpans(conn: DuckDBConnection, f: EventFilter, windows: readonly (readonly [number, number])[]): Promise<StoredEvent[][]> {
+export async function readSpans(
+  conn: DuckDBConnection,
+  f: EventFilter,
+  windows: readonly (readonly [number, number])[],
+): Promise<StoredEvent[][]> {
   const out: StoredEvent[][] = windows.map(() => []);
   if (!windows.length) return out;
   const rows = await runTemplate(conn, loadTemplate('live_span'), {
@@ -101,7 +113,12 @@ export async function readSpans(conn: DuckDBConnection, f: EventFilter, windows:
 }
 
 /** Billed responses with from <= ts < until, one by one, in time order. The connection must have the report macros (export/local.ts labelLocalRows). */
-export async function readEvents(conn: DuckDBConnection, f: EventFilter, fromMs: number, untilMs: number): Promise<StoredEvent[]> {
+export async function readEvents(
+  conn: DuckDBConnection,
+  f: EventFilter,
+  fromMs: number,
+  untilMs: number,
+): Promise<StoredEvent[]> {
   const rows = await runTemplate(conn, loadTemplate('live_events'), {
     harnesses: f.harnesses,
     project: f.project,
@@ -113,7 +130,11 @@ export async function readEvents(conn: DuckDBConnection, f: EventFilter, fromMs:
 }
 
 /** Per harness, where its block chain containing `beforeMs` starts (absent: no response at or before it). */
-export async function chainAnchors(conn: DuckDBConnection, f: Omit<EventFilter, 'costMode'>, beforeMs: number): Promise<Map<string, number>> {
+export async function chainAnchors(
+  conn: DuckDBConnection,
+  f: Omit<EventFilter, 'costMode'>,
+  beforeMs: number,
+): Promise<Map<string, number>> {
   const rows = await runTemplate(conn, loadTemplate('live_anchor'), {
     harnesses: f.harnesses,
     project: f.project,
@@ -129,11 +150,20 @@ export async function chainAnchors(conn: DuckDBConnection, f: Omit<EventFilter, 
  * there on equal those computed from the chain's start (chainAnchors), which
  * on a history without a 5-hour pause can lie months back.
  */
-export async function latestBlockStarts(conn: DuckDBConnection, f: Omit<EventFilter, 'costMode'>, beforeMs: number): Promise<Map<string, number>> {
+export async function latestBlockStarts(
+  conn: DuckDBConnection,
+  f: Omit<EventFilter, 'costMode'>,
+  beforeMs: number,
+): Promise<Map<string, number>> {
   const anchors = await chainAnchors(conn, f, beforeMs);
   const out = new Map<string, number>();
   for (const [h, anchor] of anchors) {
-    const rows = await runTemplate(conn, loadTemplate('live_block_times'), { harnesses: [h], project: f.project, from_ms: Math.floor(anchor), until_ms: Math.floor(beforeMs) });
+    const rows = await runTemplate(conn, loadTemplate('live_block_times'), {
+      harnesses: [h],
+      project: f.project,
+      from_ms: Math.floor(anchor),
+      until_ms: Math.floor(beforeMs),
+    });
     const first = latestBlockFirstTs(rows.map((r) => [num(r.ts_ms), num(r.last_ts_ms)] as const));
     out.set(h, first ?? anchor);
   }
@@ -154,7 +184,13 @@ export interface HarnessBlocks {
  * the caller as it likes. A block active at `now` gets its last 30 minutes'
  * responses one by one (Block.recent: the recent burn rate's window).
  */
-export async function blocksBetween(conn: DuckDBConnection, f: EventFilter, fromMs: number, untilMs: number, now: number): Promise<{ perHarness: HarnessBlocks[] }> {
+export async function blocksBetween(
+  conn: DuckDBConnection,
+  f: EventFilter,
+  fromMs: number,
+  untilMs: number,
+  now: number,
+): Promise<{ perHarness: HarnessBlocks[] }> {
   // From the latest block starting at or before fromMs: the blocks from there
   // on are the chain's, and the responses read are that block's onwards, not
   // the whole chain's (months of them on a history without a 5-hour pause).

@@ -8,19 +8,35 @@ import type { RateLimitSnapshot } from '../core/types.js';
 import { COST_PARTIAL, type Column, type Dataset } from '../render/columns.js';
 import { loadTemplate, runTemplate } from '../report/template.js';
 import { readSpans } from './events.js';
-import { currentUsedPercent, latestWindows, limitWindows, spentIn, windowLabel, type LimitWindow, type SpentMetrics } from './limits.js';
+import {
+  currentUsedPercent,
+  latestWindows,
+  limitWindows,
+  spentIn,
+  windowLabel,
+  type LimitWindow,
+  type SpentMetrics,
+} from './limits.js';
 import { isoInZone, localMinute } from './time.js';
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** Snapshots recorded in the store (Codex), last seen at or after `fromMs`, plus each harness's latest. */
-export async function storedSnapshots(conn: DuckDBConnection, harnesses: string[], fromMs: number): Promise<RateLimitSnapshot[]> {
+export async function storedSnapshots(
+  conn: DuckDBConnection,
+  harnesses: string[],
+  fromMs: number,
+): Promise<RateLimitSnapshot[]> {
   const rows = await runTemplate(conn, loadTemplate('live_rate_limits'), { harnesses, from_ms: Math.floor(fromMs) });
   const win = (r: Record<string, unknown>, p: 'primary' | 'secondary') =>
     r[`${p}_used_percent`] === null && r[`${p}_window_minutes`] === null && r[`${p}_resets_at_ms`] === null
       ? null
-      : { used_percent: num(r[`${p}_used_percent`]), window_minutes: num(r[`${p}_window_minutes`]), resets_at: num(r[`${p}_resets_at_ms`]) };
+      : {
+          used_percent: num(r[`${p}_used_percent`]),
+          window_minutes: num(r[`${p}_window_minutes`]),
+          resets_at: num(r[`${p}_resets_at_ms`]),
+        };
   return rows.map((r) => ({
     harness: String(r.harness) as RateLimitSnapshot['harness'],
     session_id: String(r.session_id),
@@ -33,7 +49,11 @@ export async function storedSnapshots(conn: DuckDBConnection, harnesses: string[
     credits:
       r.credits_has_credits === null && r.credits_unlimited === null && r.credits_balance === null
         ? null
-        : { has_credits: (r.credits_has_credits as boolean | null) ?? null, unlimited: (r.credits_unlimited as boolean | null) ?? null, balance: text(r.credits_balance) },
+        : {
+            has_credits: (r.credits_has_credits as boolean | null) ?? null,
+            unlimited: (r.credits_unlimited as boolean | null) ?? null,
+            balance: text(r.credits_balance),
+          },
     reached_type: text(r.reached_type),
     source_file: '',
     source_line: null,
@@ -86,14 +106,22 @@ export interface LimitsReport {
  * The report from the snapshots: `fromMs` bounds the windows listed (those
  * resetting at or after it); spend comes from the store's billed responses.
  */
-export async function limitsReport(conn: DuckDBConnection, snaps: RateLimitSnapshot[], o: { tz: string; now: number; since: string; fromMs: number; warnings: string[] }): Promise<LimitsReport> {
+export async function limitsReport(
+  conn: DuckDBConnection,
+  snaps: RateLimitSnapshot[],
+  o: { tz: string; now: number; since: string; fromMs: number; warnings: string[] },
+): Promise<LimitsReport> {
   const all = limitWindows(snaps);
   const listed = all.filter((w) => w.resets_at >= o.fromMs);
   const current = latestWindows(all);
   const need = [...new Set([...listed, ...current])];
   const harnesses = [...new Set(need.map((w) => w.harness))];
   // Each window's responses, added up from the store's slots (events.ts readSpans).
-  const spans = await readSpans(conn, { harnesses, project: '', costMode: 'auto' }, need.map((w) => [w.start, Math.min(w.resets_at, o.now)] as const));
+  const spans = await readSpans(
+    conn,
+    { harnesses, project: '', costMode: 'auto' },
+    need.map((w) => [w.start, Math.min(w.resets_at, o.now)] as const),
+  );
   const spent = (w: LimitWindow) => spentIn(w, spans[need.indexOf(w)]!, o.now);
   const iso = (ms: number) => isoInZone(ms, o.tz);
   const limits: CurrentLimit[] = current.map((w) => ({
@@ -114,7 +142,9 @@ export async function limitsReport(conn: DuckDBConnection, snaps: RateLimitSnaps
     ...spent(w),
   }));
   const windows: PastWindow[] = [...listed]
-    .sort((a, b) => b.resets_at - a.resets_at || a.harness.localeCompare(b.harness) || a.window_minutes - b.window_minutes)
+    .sort(
+      (a, b) => b.resets_at - a.resets_at || a.harness.localeCompare(b.harness) || a.window_minutes - b.window_minutes,
+    )
     .map((w: LimitWindow) => ({
       harness: w.harness,
       window: windowLabel(w.window_minutes),
@@ -164,7 +194,14 @@ export function limitsDatasets(r: LimitsReport): Dataset[] {
     { field: 'plan_type', label: 'Plan', kind: 'text' },
   ];
   // A window listed as a current limit is not listed again among the earlier ones.
-  const isCurrent = (w: PastWindow) => r.limits.some((l) => l.harness === w.harness && l.window_minutes === w.window_minutes && l.window_start === w.start && l.resets_at === w.resets_at);
+  const isCurrent = (w: PastWindow) =>
+    r.limits.some(
+      (l) =>
+        l.harness === w.harness &&
+        l.window_minutes === w.window_minutes &&
+        l.window_start === w.start &&
+        l.resets_at === w.resets_at,
+    );
   return [
     {
       title: 'Plan limits',
@@ -177,13 +214,18 @@ export function limitsDatasets(r: LimitsReport): Dataset[] {
         reset: String(l.reset),
         credits: l.credits === null ? null : JSON.stringify(l.credits),
       })),
-      notes: r.limits.filter((l) => l.reached_type && !l.reset).map((l) => `${l.harness} ${l.window}: limit reached (${l.reached_type}) as of ${when(l.observed_at)}.`),
-      empty: 'No plan limits recorded: Codex writes them into its rollouts; Claude Code gives them to `tx-usage statusline`.',
+      notes: r.limits
+        .filter((l) => l.reached_type && !l.reset)
+        .map((l) => `${l.harness} ${l.window}: limit reached (${l.reached_type}) as of ${when(l.observed_at)}.`),
+      empty:
+        'No plan limits recorded: Codex writes them into its rollouts; Claude Code gives them to `tx-usage statusline`.',
     },
     {
       title: 'Earlier windows',
       columns: past,
-      rows: r.windows.filter((w) => !isCurrent(w)).map((w) => ({ ...w, ends: when(w.resets_at), peak: pctOf(w.peak_used_percent), reset: String(w.reset) })),
+      rows: r.windows
+        .filter((w) => !isCurrent(w))
+        .map((w) => ({ ...w, ends: when(w.resets_at), peak: pctOf(w.peak_used_percent), reset: String(w.reset) })),
       empty: 'No earlier limit window in this range.',
     },
   ];

@@ -58,7 +58,8 @@ export function windowLabel(minutes: number): string {
  * window is the one at 100 %: a window keeps that mark until it resets. The
  * type does not name its window, so a window below 100 % is not marked.
  */
-const reachedHere = (s: RateLimitSnapshot, w: RateLimitWindow) => s.reached_type !== null && (w.used_percent ?? 0) >= 100;
+const reachedHere = (s: RateLimitSnapshot, w: RateLimitWindow) =>
+  s.reached_type !== null && (w.used_percent ?? 0) >= 100;
 
 /** Every window the snapshots show, per harness and slot, oldest first. */
 export function limitWindows(snaps: readonly RateLimitSnapshot[]): LimitWindow[] {
@@ -76,12 +77,19 @@ export function limitWindows(snaps: readonly RateLimitSnapshot[]): LimitWindow[]
         const len = w.window_minutes * 60_000;
         const same = mine.filter((x) => x.window_minutes === w.window_minutes);
         // A window seen with this reset time (the latest such), else the latest window when this is its reset moved.
-        let cur = [...same].reverse().find((x) => anchors.get(x)!.some((r) => Math.abs(r - w.resets_at!) <= tolerance)) ?? null;
+        let cur =
+          [...same].reverse().find((x) => anchors.get(x)!.some((r) => Math.abs(r - w.resets_at!) <= tolerance)) ?? null;
         const latest = same[same.length - 1];
-        const moved = !cur && latest !== undefined && s.ts < latest.resets_at && w.used_percent !== null && w.used_percent >= (latest.used_percent ?? 0);
+        const moved =
+          !cur &&
+          latest !== undefined &&
+          s.ts < latest.resets_at &&
+          w.used_percent !== null &&
+          w.used_percent >= (latest.used_percent ?? 0);
         if (moved) cur = latest;
         if (cur) {
-          if (w.used_percent !== null) cur.peak_used_percent = Math.max(cur.peak_used_percent ?? w.used_percent, w.used_percent);
+          if (w.used_percent !== null)
+            cur.peak_used_percent = Math.max(cur.peak_used_percent ?? w.used_percent, w.used_percent);
           // The latest snapshot's figures (an interleaved older reading of an earlier window updates that one only).
           if (s.last_ts >= cur.observed_at) {
             cur.used_percent = w.used_percent;
@@ -140,7 +148,12 @@ export function latestWindows(windows: readonly LimitWindow[]): LimitWindow[] {
   for (const w of windows) {
     const k = `${w.harness}\0${w.slot}`;
     const prev = last.get(k);
-    if (!prev || w.observed_at > prev.observed_at || (w.observed_at === prev.observed_at && w.resets_at > prev.resets_at)) last.set(k, w);
+    if (
+      !prev ||
+      w.observed_at > prev.observed_at ||
+      (w.observed_at === prev.observed_at && w.resets_at > prev.resets_at)
+    )
+      last.set(k, w);
   }
   return [...last.values()];
 }
@@ -153,6 +166,7 @@ export function spentIn(w: LimitWindow, events: readonly LiveEvent[], now: numbe
   const mine = events.filter((e) => e.harness === w.harness && e.ts >= w.start && e.ts < until);
   const m = metricsOfEvents(mine);
   const peak = w.peak_used_percent;
-  const per = (v: number | null, digits: number) => (v === null || !peak ? null : Math.round((v / peak) * 10 ** digits) / 10 ** digits);
+  const per = (v: number | null, digits: number) =>
+    v === null || !peak ? null : Math.round((v / peak) * 10 ** digits) / 10 ** digits;
   return { ...m, tokens_per_percent: per(m.total_tokens, 2), cost_usd_per_percent: per(m.cost_usd, 8) };
 }

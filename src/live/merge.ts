@@ -32,7 +32,20 @@ import { sessionKey, type LiveSnapshot } from './snapshot.js';
 /** A session's sums as exact integers (the summary template's columns). */
 export type Sums = Record<string, bigint | null>;
 
-const COUNT_FIELDS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'usage_events', 'priced_events', 'recorded_events', 'unpriced_requests', 'unpriced_tokens'] as const;
+const COUNT_FIELDS = [
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+  'usage_events',
+  'priced_events',
+  'recorded_events',
+  'unpriced_requests',
+  'unpriced_tokens',
+] as const;
 const COST_FIELDS = ['cost_e10', 'computed_cost_e10', 'recorded_cost_e10'] as const;
 
 export function sumsOf(s: EventSums | undefined): Sums {
@@ -75,14 +88,19 @@ export function addEvent(s: Sums, e: StoredEvent, sign: 1 | -1): void {
 /** The store's choice between two rows of one dedupe key (the harness's winner order). */
 export function storeKeeps(a: StoredEvent, b: StoredEvent): StoredEvent {
   // Rows without a place: where usage and rank are equal the store orders by source file and line, and the numbers are the same either way.
-  const row = (e: StoredEvent) => ({ usage: totalTokensOf(e), dedupe_rank: e.rank, source_file: '', source_line: null });
+  const row = (e: StoredEvent) => ({
+    usage: totalTokensOf(e),
+    dedupe_rank: e.rank,
+    source_file: '',
+    source_line: null,
+  });
   return winnerOrderOf(harnessById(a.harness as HarnessId)).compare(row(a), row(b)) <= 0 ? a : b;
 }
 
 /** The lowest dedupe_rank of a copy whose original the snapshot must hold, or null where ranks do not mark copies. */
 function copyRankFrom(harness: HarnessId): number | null {
   const h = harnessById(harness);
-  return h?.rankMarksCopies ? h.anyCopyRankFrom ?? h.copyRankFrom ?? 1 : null;
+  return h?.rankMarksCopies ? (h.anyCopyRankFrom ?? h.copyRankFrom ?? 1) : null;
 }
 
 /** An extracted response as the store will hold it (cost under `auto`, priced from the snapshot's prices). */
@@ -124,7 +142,11 @@ export interface Merged {
 /** The computed cost of a response: the snapshot's exported prices (a status line), or the ingest's own pricer (watch). */
 export type PriceOf = (e: UsageEvent) => bigint | null | typeof PRICE_MISS;
 
-export function mergeAppended(snap: LiveSnapshot, appended: readonly UsageEvent[], priceOf: PriceOf = (e) => cachedCost(snap.prices, e)): Merged {
+export function mergeAppended(
+  snap: LiveSnapshot,
+  appended: readonly UsageEvent[],
+  priceOf: PriceOf = (e) => cachedCost(snap.prices, e),
+): Merged {
   const byKey = new Map<string, StoredEvent>();
   for (const e of snap.events) byKey.set(`${e.harness}\u0000${e.key}`, e);
   const sessions = new Map<string, Sums>();

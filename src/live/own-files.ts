@@ -32,13 +32,26 @@ function inode(path: string): { size: number; ino: string } | null {
 }
 
 /** The session's transcripts the snapshot knows: the one Claude Code names, and every listed source with rows of the session. */
-export function ownFiles(snap: LiveSnapshot, harness: string, session: string, transcriptPath: string | null): { known: SnapSource[]; unknown: string[] } {
-  const known = Object.values(snap.sources).filter((s) => s.harness === harness && (s.sessions.includes(session) || s.path === transcriptPath));
-  const unknown = transcriptPath && !snap.sources[transcriptPath] && inode(transcriptPath) !== null ? [transcriptPath] : [];
+export function ownFiles(
+  snap: LiveSnapshot,
+  harness: string,
+  session: string,
+  transcriptPath: string | null,
+): { known: SnapSource[]; unknown: string[] } {
+  const known = Object.values(snap.sources).filter(
+    (s) => s.harness === harness && (s.sessions.includes(session) || s.path === transcriptPath),
+  );
+  const unknown =
+    transcriptPath && !snap.sources[transcriptPath] && inode(transcriptPath) !== null ? [transcriptPath] : [];
   return { known, unknown };
 }
 
-export async function readOwnAppends(snap: LiveSnapshot, harness: string, session: string, transcriptPath: string | null): Promise<OwnAppends> {
+export async function readOwnAppends(
+  snap: LiveSnapshot,
+  harness: string,
+  session: string,
+  transcriptPath: string | null,
+): Promise<OwnAppends> {
   const out: OwnAppends = { events: [], files: 0, bytes: 0, unproven: null };
   const { known, unknown } = ownFiles(snap, harness, session, transcriptPath);
   if (unknown.length) out.unproven = `${unknown[0]} is not in the snapshot yet`;
@@ -62,8 +75,16 @@ export async function readOwnAppends(snap: LiveSnapshot, harness: string, sessio
       out.unproven ??= `${src.path} was rewritten since the snapshot`;
       continue;
     }
-    const resume = { offset: src.resume_offset!, lines: src.resume_lines ?? 0, state: src.resume_state === null ? undefined : JSON.parse(src.resume_state) };
-    const c = await collectSource({ extract: extract!, displayName: src.harness }, { harness: src.harness, key: src.key, path: src.path, kind: src.kind, meta: src.meta }, { resume, tmpDir: tmpdir(), knownProjects: new Set() });
+    const resume = {
+      offset: src.resume_offset!,
+      lines: src.resume_lines ?? 0,
+      state: src.resume_state === null ? undefined : JSON.parse(src.resume_state),
+    };
+    const c = await collectSource(
+      { extract: extract!, displayName: src.harness },
+      { harness: src.harness, key: src.key, path: src.path, kind: src.kind, meta: src.meta },
+      { resume, tmpDir: tmpdir(), knownProjects: new Set() },
+    );
     if (c.failed) {
       out.unproven ??= `${src.path} could not be read`;
       continue;

@@ -3,7 +3,17 @@
 // time. A lock whose process is gone, or older than LOCK_MAX_MS, is taken
 // over. A refresh that fails leaves live/refresh-failed.json, so that status
 // lines can say their figures are stale rather than wait for it.
-import { accessSync, constants, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  closeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { alive } from '../cli/workdir.js';
 import { fsProblem } from '../core/fs-problem.js';
@@ -115,7 +125,11 @@ export function clearFailure(cacheDir: string): void {
 
 export function lastFailure(cacheDir: string): { at: number; message: string; note: string } | null {
   try {
-    const f = JSON.parse(readFileSync(failurePath(cacheDir), 'utf8')) as { at: number; message: string; note?: unknown };
+    const f = JSON.parse(readFileSync(failurePath(cacheDir), 'utf8')) as {
+      at: number;
+      message: string;
+      note?: unknown;
+    };
     return { ...f, note: typeof f.note === 'string' ? f.note : 'refresh failed' };
   } catch {
     return null;

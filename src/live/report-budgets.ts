@@ -26,7 +26,12 @@ export function budgetZone(tzGiven: string | undefined, cfg: LiveConfig): string
 }
 
 /** Every budget's figures at `now`: what `check` prints and a report shows. */
-export function budgetFigures(conn: DuckDBConnection, budgets: readonly Budget[], now: number, tz: string): Promise<BudgetResult[]> {
+export function budgetFigures(
+  conn: DuckDBConnection,
+  budgets: readonly Budget[],
+  now: number,
+  tz: string,
+): Promise<BudgetResult[]> {
   return storeBudgets(conn, budgets, now, tz);
 }
 
@@ -37,7 +42,13 @@ export function windowIncludesNow(w: { since: string; until: string; tz: string 
 }
 
 /** The first day a summary must read so that its budgets are whole: the month's first day when budgets will be shown and it is earlier. */
-export function budgetHorizonDay(rt: Runtime, kind: string, firstDay: string, w: { since: string; until: string; tz: string }, now: number): string {
+export function budgetHorizonDay(
+  rt: Runtime,
+  kind: string,
+  firstDay: string,
+  w: { since: string; until: string; tz: string },
+  now: number,
+): string {
   if (kind !== 'summary' || !windowIncludesNow(w, now)) return firstDay;
   const { cfg, budgets } = budgetsOf(rt);
   if (!budgets.length) return firstDay;
@@ -46,11 +57,18 @@ export function budgetHorizonDay(rt: Runtime, kind: string, firstDay: string, w:
   return month < firstDay ? month : firstDay;
 }
 
-export async function addBudgets(conn: DuckDBConnection, rt: Runtime, out: ReportOutput, w: { since: string; until: string; tz: string; tzGiven: string | undefined; format: string }, now: number): Promise<void> {
+export async function addBudgets(
+  conn: DuckDBConnection,
+  rt: Runtime,
+  out: ReportOutput,
+  w: { since: string; until: string; tz: string; tzGiven: string | undefined; format: string },
+  now: number,
+): Promise<void> {
   const { cfg, budgets } = budgetsOf(rt);
   if (cfg.problems.length) out.warnings.push(...cfg.problems);
   if (!budgets.length || !windowIncludesNow(w, now)) return;
   const results = await budgetFigures(conn, budgets, now, budgetZone(w.tzGiven, cfg));
   out.json.budgets = results;
-  if (w.format === 'table' || w.format === 'html') out.datasets.push(budgetDataset(results, rt.color && w.format === 'table'));
+  if (w.format === 'table' || w.format === 'html')
+    out.datasets.push(budgetDataset(results, rt.color && w.format === 'table'));
 }

@@ -9,7 +9,14 @@ import { loadTemplate, runTemplate } from '../report/template.js';
 import { latestBlockStarts, readEvents } from './events.js';
 import { storedSnapshots } from './limits-view.js';
 import { mark } from '../core/trace.js';
-import { SNAPSHOT_SPAN_MS, SNAPSHOT_VERSION, sessionKey, snapSource, type LiveSnapshot, type SnapSource } from './snapshot.js';
+import {
+  SNAPSHOT_SPAN_MS,
+  SNAPSHOT_VERSION,
+  sessionKey,
+  snapSource,
+  type LiveSnapshot,
+  type SnapSource,
+} from './snapshot.js';
 
 export interface BuildOptions {
   now: number;
@@ -26,7 +33,11 @@ export interface BuildOptions {
 const ALL: string[] = [...HARNESS_IDS];
 
 /** Makes the snapshot from a store the caller has just brought up to date (with the report macros defined). */
-export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult, o: BuildOptions): Promise<LiveSnapshot> {
+export async function buildSnapshot(
+  conn: DuckDBConnection,
+  ingest: IngestResult,
+  o: BuildOptions,
+): Promise<LiveSnapshot> {
   const spanFrom = o.now - SNAPSHOT_SPAN_MS;
   // Where each harness's latest block before the span starts, not where its
   // chain starts: a busy history's chain runs for months, and the snapshot
@@ -36,7 +47,12 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
   for (const h of ALL) block_from[h] = anchors.get(h) ?? spanFrom;
   const from = Math.min(spanFrom, ...Object.values(block_from));
   mark('snapshot: anchors');
-  const events = await readEvents(conn, { harnesses: ALL, project: '', costMode: 'auto' }, from, Number.MAX_SAFE_INTEGER);
+  const events = await readEvents(
+    conn,
+    { harnesses: ALL, project: '', costMode: 'auto' },
+    from,
+    Number.MAX_SAFE_INTEGER,
+  );
   mark('snapshot: events');
 
   // The status-line harnesses' transcripts written since `from`.
@@ -87,7 +103,9 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
   const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
   for (const r of sessRows) {
     const { harness, session_id, ...sums } = r;
-    sessions[sessionKey(String(harness), String(session_id))] = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, str(v)])) as LiveSnapshot['sessions'][string];
+    sessions[sessionKey(String(harness), String(session_id))] = Object.fromEntries(
+      Object.entries(sums).map(([k, v]) => [k, str(v)]),
+    ) as LiveSnapshot['sessions'][string];
   }
   mark('snapshot: sessions');
   // Every model the store has seen for the status-line harnesses is resolved,
@@ -98,18 +116,39 @@ export async function buildSnapshot(conn: DuckDBConnection, ingest: IngestResult
     { h: listValue(o.lineHarnesses) },
     { h: LIST(VARCHAR) },
   );
-  for (const r of models.getRowObjectsJson() as { harness: string; provider: string | null; model: string }[]) o.price(r.harness as HarnessId, r.provider, r.model);
+  for (const r of models.getRowObjectsJson() as { harness: string; provider: string | null; model: string }[])
+    o.price(r.harness as HarnessId, r.provider, r.model);
   const prices = o.exportPrices([o.now, o.now + 86_400_000]);
   mark('snapshot: prices');
   const limits = await storedSnapshots(conn, ALL, o.now - 8 * 86_400_000);
   const before =
     o.monthStart < from
-      ? (await runTemplate(conn, loadTemplate('live_period_sums'), { from_ms: [Math.floor(o.monthStart)], until_ms: [Math.floor(from)], harnesses: ALL, project: '', cost_mode: 'auto' })).map((r) => ({
+      ? (
+          await runTemplate(conn, loadTemplate('live_period_sums'), {
+            from_ms: [Math.floor(o.monthStart)],
+            until_ms: [Math.floor(from)],
+            harnesses: ALL,
+            project: '',
+            cost_mode: 'auto',
+          })
+        ).map((r) => ({
           harness: String(r.harness),
           project: (r.project as string | null) ?? null,
           cost_e10: str(r.cost_e10),
           unpriced_requests: Number(r.unpriced_requests),
         }))
       : [];
-  return { v: SNAPSHOT_VERSION, made_at: o.now, db: o.dbPath, from, block_from, events, sessions, sources, prices, limits, month: { start: o.monthStart, before } };
+  return {
+    v: SNAPSHOT_VERSION,
+    made_at: o.now,
+    db: o.dbPath,
+    from,
+    block_from,
+    events,
+    sessions,
+    sources,
+    prices,
+    limits,
+    month: { start: o.monthStart, before },
+  };
 }

@@ -32,7 +32,10 @@ export const SNAPSHOT_VERSION = 1;
 export const SNAPSHOT_SPAN_MS = 48 * 3_600_000;
 
 /** A status-line source: where it is, and the store's resume bookkeeping of it (the same fields as its sources row). */
-export interface SnapSource extends Pick<SourceBookRow, 'size' | 'ino' | 'resume_offset' | 'resume_lines' | 'resume_state' | 'tail_hash'> {
+export interface SnapSource extends Pick<
+  SourceBookRow,
+  'size' | 'ino' | 'resume_offset' | 'resume_lines' | 'resume_state' | 'tail_hash'
+> {
   key: string;
   harness: HarnessId;
   path: string;
@@ -59,7 +62,10 @@ export interface LiveSnapshot {
   prices: PriceCache;
   limits: RateLimitSnapshot[];
   /** The current month (in the status line's zone) before `from`: cost per harness and project, for monthly budgets. */
-  month: { start: number; before: { harness: string; project: string | null; cost_e10: string | null; unpriced_requests: number }[] };
+  month: {
+    start: number;
+    before: { harness: string; project: string | null; cost_e10: string | null; unpriced_requests: number }[];
+  };
 }
 
 export const sessionKey = (harness: string, session: string) => `${harness}\u0000${session}`;
@@ -119,8 +125,18 @@ function encode(s: LiveSnapshot): SnapshotFile {
   const big = (v: bigint | null) => (v === null ? null : v.toString());
   const rows = s.events.map((e): Row => [
     ...STRING_FIELDS.map((f) => ref(e[f])),
-    e.ts, e.rank, e.requests, e.input, e.cache_read, e.cache_write, e.output, e.reasoning,
-    big(e.cost_e10), big(e.computed_e10), big(e.recorded_e10), e.uses_recorded ? 1 : 0,
+    e.ts,
+    e.rank,
+    e.requests,
+    e.input,
+    e.cache_read,
+    e.cache_write,
+    e.output,
+    e.reasoning,
+    big(e.cost_e10),
+    big(e.computed_e10),
+    big(e.recorded_e10),
+    e.uses_recorded ? 1 : 0,
   ]);
   const { events: _e, prices, ...rest } = s;
   void _e;
@@ -173,4 +189,3 @@ export function writeSnapshot(cacheDir: string, s: LiveSnapshot): void {
   writeFileSync(tmp, JSON.stringify(encode(s)));
   renameSync(tmp, path);
 }
-

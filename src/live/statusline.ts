@@ -38,7 +38,8 @@ export type InputProblem = 'empty' | 'unreadable' | 'not an object';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const obj = (v: unknown): Record<string, unknown> | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+const obj = (v: unknown): Record<string, unknown> | null =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 
 /** resets_at: Unix seconds (what Claude Code writes), or an ISO 8601 string (seen in some write-ups). */
 function instant(v: unknown): number | null {
@@ -52,7 +53,7 @@ function instant(v: unknown): number | null {
 
 function limit(v: unknown): LimitReading | null {
   const o = obj(v);
-  const used = o ? num(o.used_percentage) ?? num(o.used_percent) : null;
+  const used = o ? (num(o.used_percentage) ?? num(o.used_percent)) : null;
   return o && used !== null ? { used_percent: used, resets_at: instant(o.resets_at) } : null;
 }
 
@@ -75,7 +76,10 @@ export function parseStatusInput(text: string): { input: StatusInput | null; pro
     const size = num(ctx.context_window_size);
     const cur = obj(ctx.current_usage);
     if (size && cur) {
-      const used = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'].reduce((n, k) => n + (num(cur[k]) ?? 0), 0);
+      const used = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'].reduce(
+        (n, k) => n + (num(cur[k]) ?? 0),
+        0,
+      );
       ctxPct = Math.round((used / size) * 1000) / 10;
     }
   }
@@ -154,14 +158,23 @@ export function renderStatusLine(f: StatusFigures, cfg: LiveConfig, color: boole
       if (!f.block) return f.today ? P('block', 'no active block') : null;
       return P('block', `${money(f.block)} block, ${formatMinutes(f.block.remaining_minutes ?? 0)} left`);
     },
-    burn: () => (f.block && f.block.cost_usd_per_hour_30m !== null ? P('burn', `${f.block.cost_per_hour_30m_partial ? '≥' : ''}${usd(f.block.cost_usd_per_hour_30m, true, { perUnit: true })}/h`) : null),
+    burn: () =>
+      f.block && f.block.cost_usd_per_hour_30m !== null
+        ? P(
+            'burn',
+            `${f.block.cost_per_hour_30m_partial ? '≥' : ''}${usd(f.block.cost_usd_per_hour_30m, true, { perUnit: true })}/h`,
+          )
+        : null,
     limits: () => {
       const r = f.rate_limits;
       if (!r || (!r.five_hour && !r.seven_day)) return null;
       const one = (label: string, l: LimitReading | null) => {
         if (!l) return null;
         // Its use now, as `limits` and `watch` give it (0 % once the window has reset).
-        const used = l.resets_at === null ? l.used_percent : currentUsedPercent({ used_percent: l.used_percent, resets_at: l.resets_at }, now)!;
+        const used =
+          l.resets_at === null
+            ? l.used_percent
+            : currentUsedPercent({ used_percent: l.used_percent, resets_at: l.resets_at }, now)!;
         const text = `${label} ${pctText(used)}`;
         const lv = level(used / 100);
         return lv ? P(lv, text) : P('limits', text);
@@ -175,7 +188,8 @@ export function renderStatusLine(f: StatusFigures, cfg: LiveConfig, color: boole
       return shown
         .map((b) => {
           const text = `${b.period}${b.scope === 'all' ? '' : ` ${b.scope}`} ${Math.round((b.share ?? 0) * 100)}% of ${usd(b.limit_usd, true)}`;
-          const lv = b.status === 'over' ? 'over' : b.status === 'warn' || b.status === 'projected_over' ? 'warn' : null;
+          const lv =
+            b.status === 'over' ? 'over' : b.status === 'warn' || b.status === 'projected_over' ? 'warn' : null;
           return lv ? P(lv, text) : P('budget', text);
         })
         .join(' ');
@@ -189,7 +203,10 @@ export function renderStatusLine(f: StatusFigures, cfg: LiveConfig, color: boole
   if (f.stale) {
     const age = f.snapshot_age_seconds;
     const note = f.stale_note ?? null;
-    const text = age === null ? note ?? 'updating' : `stale ${age < 60 ? `${Math.round(age)}s` : formatMinutes(age / 60)}${note ? `, ${note}` : ''}`;
+    const text =
+      age === null
+        ? (note ?? 'updating')
+        : `stale ${age < 60 ? `${Math.round(age)}s` : formatMinutes(age / 60)}${note ? `, ${note}` : ''}`;
     line += (line ? ' ' : '') + P('stale', `(${text})`);
   }
   return line;

@@ -13,7 +13,11 @@ import { localDay, localDayStartMs } from './time.js';
 /** A session's whole-history metrics from its sums (the summary's rules). */
 export function metricsOfSums(s: Sums): LiveMetrics {
   const row = sumsToRow(s);
-  return { ...metricsOf(row), unpriced_requests: Number(s.unpriced_requests ?? 0n), unpriced_tokens: Number(s.unpriced_tokens ?? 0n) };
+  return {
+    ...metricsOf(row),
+    unpriced_requests: Number(s.unpriced_requests ?? 0n),
+    unpriced_tokens: Number(s.unpriced_tokens ?? 0n),
+  };
 }
 
 export interface RecentSession {
@@ -43,7 +47,11 @@ export interface LiveView {
   events: StoredEvent[];
 }
 
-export function liveView(snap: LiveSnapshot, merged: Merged, o: { now: number; tz: string; families: string[]; recentMinutes?: number }): LiveView {
+export function liveView(
+  snap: LiveSnapshot,
+  merged: Merged,
+  o: { now: number; tz: string; families: string[]; recentMinutes?: number },
+): LiveView {
   const today = localDay(o.now, o.tz);
   const todayFrom = localDayStartMs(today, o.tz);
   const events = merged.events.filter((e) => e.ts <= o.now);
@@ -53,19 +61,31 @@ export function liveView(snap: LiveSnapshot, merged: Merged, o: { now: number; t
     const mine = events.filter((e) => e.harness === h && e.ts >= (snap.block_from[h] ?? snap.from));
     return { harness: h, block: activeBlock(identifyBlocks(h, mine), o.now) };
   });
-  const blocks = actives.map(({ harness, block }) => ({ harness, active: block ? blockRow(block, o.tz, o.now, null) : null }));
+  const blocks = actives.map(({ harness, block }) => ({
+    harness,
+    active: block ? blockRow(block, o.tz, o.now, null) : null,
+  }));
   const recentFrom = o.now - (o.recentMinutes ?? 10) * 60_000;
   const last = new Map<string, StoredEvent>();
   for (const e of events) if (e.ts >= recentFrom) last.set(sessionKey(e.harness, e.session), e);
   const recent = [...last.entries()]
-    .map(([k, e]) => ({ harness: e.harness, session: e.session, project: e.project, last_ts: e.ts, metrics: metricsOfSums(merged.sessions.get(k)!) }))
+    .map(([k, e]) => ({
+      harness: e.harness,
+      session: e.session,
+      project: e.project,
+      last_ts: e.ts,
+      metrics: metricsOfSums(merged.sessions.get(k)!),
+    }))
     .sort((a, b) => b.last_ts - a.last_ts);
   return {
     now: o.now,
     tz: o.tz,
     today,
     todayFrom,
-    todayByHarness: harnesses.map((h) => ({ harness: h, metrics: metricsOfEvents(todays.filter((e) => e.harness === h)) })),
+    todayByHarness: harnesses.map((h) => ({
+      harness: h,
+      metrics: metricsOfEvents(todays.filter((e) => e.harness === h)),
+    })),
     todayTotal: metricsOfEvents(todays),
     blocks,
     activeBlocks: actives.flatMap((a) => (a.block ? [a.block] : [])),

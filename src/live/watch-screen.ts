@@ -37,15 +37,26 @@ function fit(s: string, width: number): string {
   return s.length <= width ? s : s.slice(0, Math.max(0, width - 1)) + '…';
 }
 
-const money = (m: LiveMetrics) => (m.cost_usd === null ? (m.requests ? '$?' : '$0.00') : `${m.unpriced_requests ? '≥' : ''}${usd(m.cost_usd, true)}`);
+const money = (m: LiveMetrics) =>
+  m.cost_usd === null ? (m.requests ? '$?' : '$0.00') : `${m.unpriced_requests ? '≥' : ''}${usd(m.cost_usd, true)}`;
 
 export function renderScreen(s: ScreenInput): string[] {
   const { view, width, color } = s;
   const bold = (t: string) => (color ? `\x1b[1m${t}\x1b[22m` : t);
   const out: string[] = [];
-  const head = `tx-usage watch  ${localMinute(view.now, view.tz)} ${view.tz === 'local' ? '' : `(${view.tz})`}`.trimEnd();
+  const head =
+    `tx-usage watch  ${localMinute(view.now, view.tz)} ${view.tz === 'local' ? '' : `(${view.tz})`}`.trimEnd();
   const quit = s.interactive === false ? '' : 'q quits';
-  out.push(bold(fit(quit && head.length + quit.length + 2 <= width ? head + ' '.repeat(width - head.length - quit.length) + quit : head, width)));
+  out.push(
+    bold(
+      fit(
+        quit && head.length + quit.length + 2 <= width
+          ? head + ' '.repeat(width - head.length - quit.length) + quit
+          : head,
+        width,
+      ),
+    ),
+  );
   out.push('');
   for (const b of view.blocks) {
     const a = b.active;
@@ -63,12 +74,29 @@ export function renderScreen(s: ScreenInput): string[] {
     const bar = `[${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}]`;
     out.push(fit(`  ${bar}${label}`, width));
     out.push(fit(`  ${abbreviate(a.total_tokens)} tokens, ${money(a)}, ${counted(a.requests, 'request')}`, width));
-    const burn = a.cost_usd_per_hour_30m === null ? 'cost unknown' : `${a.cost_per_hour_30m_partial ? '≥' : ''}${usd(a.cost_usd_per_hour_30m, true, { perUnit: true })}/h`;
+    const burn =
+      a.cost_usd_per_hour_30m === null
+        ? 'cost unknown'
+        : `${a.cost_per_hour_30m_partial ? '≥' : ''}${usd(a.cost_usd_per_hour_30m, true, { perUnit: true })}/h`;
     out.push(fit(`  burn ${abbreviate(a.tokens_per_minute_30m ?? 0)} tokens/min, ${burn} (last 30 min)`, width));
-    const proj = a.projected_cost_usd === null ? 'cost unknown' : (a.cost_per_hour_block_partial ? '≥' : '') + usd(a.projected_cost_usd, true);
-    out.push(fit(`  projected ${abbreviate(a.projected_total_tokens ?? 0)} tokens, ${proj} by ${localClock(end, view.tz)}`, width));
+    const proj =
+      a.projected_cost_usd === null
+        ? 'cost unknown'
+        : (a.cost_per_hour_block_partial ? '≥' : '') + usd(a.projected_cost_usd, true);
+    out.push(
+      fit(
+        `  projected ${abbreviate(a.projected_total_tokens ?? 0)} tokens, ${proj} by ${localClock(end, view.tz)}`,
+        width,
+      ),
+    );
     const lim = s.limits.filter((l) => l.harness === b.harness && l.resets_at > view.now);
-    if (lim.length) out.push(fit(`  limits ${lim.map((l) => `${windowLabel(l.window_minutes)} ${Math.round(l.used_percent ?? 0)}%`).join(', ')}`, width));
+    if (lim.length)
+      out.push(
+        fit(
+          `  limits ${lim.map((l) => `${windowLabel(l.window_minutes)} ${Math.round(l.used_percent ?? 0)}%`).join(', ')}`,
+          width,
+        ),
+      );
   }
   const table = (d: Dataset) => {
     out.push('');
@@ -94,7 +122,13 @@ export function renderScreen(s: ScreenInput): string[] {
       { field: 'last', label: 'Last', kind: 'text', narrow: true },
       { field: 'cost_usd', label: 'Cost', kind: 'usd', narrow: true, partial: COST_PARTIAL },
     ],
-    rows: view.recent.map((r) => ({ session: r.session.slice(0, 8), harness: r.harness, project: r.project, last: localClock(r.last_ts, view.tz), ...r.metrics })),
+    rows: view.recent.map((r) => ({
+      session: r.session.slice(0, 8),
+      harness: r.harness,
+      project: r.project,
+      last: localClock(r.last_ts, view.tz),
+      ...r.metrics,
+    })),
     empty: 'none',
   });
   // Every current limit (currentLimits: the set `limits` shows), each window once, with its use now.
@@ -114,7 +148,10 @@ export function renderScreen(s: ScreenInput): string[] {
           harness: l.harness,
           window: windowLabel(l.window_minutes),
           used: used === null ? null : used / 100,
-          resets: l.resets_at <= view.now ? `reset at ${localMinute(l.resets_at, view.tz)}` : localMinute(l.resets_at, view.tz),
+          resets:
+            l.resets_at <= view.now
+              ? `reset at ${localMinute(l.resets_at, view.tz)}`
+              : localMinute(l.resets_at, view.tz),
         };
       }),
     });

@@ -35,10 +35,11 @@ export function answerHeadline(doc: unknown): string {
   const p = periodOf(doc);
   const period = p.since || p.until ? `period ${p.since ?? '…'} to ${p.until ?? 'today'}` : 'period: all stored usage';
   const sources = costSources(doc, new Set());
-  const cost = sources.has('partial') || sources.has('none')
-    ? 'cost PARTIAL: some responses have no price (see unpriced_requests); do not present the sum as complete'
-    : sources.size
-      ? 'cost complete (every response priced)'
-      : 'no cost fields in this answer';
+  const cost =
+    sources.has('partial') || sources.has('none')
+      ? 'cost PARTIAL: some responses have no price (see unpriced_requests); do not present the sum as complete'
+      : sources.size
+        ? 'cost complete (every response priced)'
+        : 'no cost fields in this answer';
   return `${period}; time zone ${p.tz ?? 'UTC (SQL timestamps)'}; ${cost}. JSON follows (the same document \`tx-usage ... --format json\` prints).`;
 }

@@ -61,5 +61,7 @@ export function stringifyWithBigInt(v: unknown): string {
 }
 
 export function parseWithBigInt(text: string): unknown {
-  return JSON.parse(text, (_k, x: unknown) => (x !== null && typeof x === 'object' && BIG in x ? BigInt((x as Record<string, string>)[BIG]!) : x));
+  return JSON.parse(text, (_k, x: unknown) =>
+    x !== null && typeof x === 'object' && BIG in x ? BigInt((x as Record<string, string>)[BIG]!) : x,
+  );
 }

@@ -22,7 +22,6 @@ export interface StoredMeta {
   models: number;
 }
 
-
 export type StoredData =
   | { state: 'none' }
   | { state: 'ok'; data: Provider[]; sha256: string; meta: StoredMeta | null; path: string }
@@ -82,11 +81,12 @@ export async function updatePrices(opts: UpdateOptions): Promise<{ ok: boolean; 
   let text: string;
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000) });
-    if (!res.ok) return { ok: false, message: `could not download price data from ${url}: HTTP ${res.status}; ${keeping}` };
+    if (!res.ok)
+      return { ok: false, message: `could not download price data from ${url}: HTTP ${res.status}; ${keeping}` };
     text = await res.text();
   } catch (e) {
     const err = e as Error & { cause?: { code?: string; message?: string } };
-    const why = err.name === 'TimeoutError' ? 'timed out' : err.cause?.code ?? err.cause?.message ?? err.message;
+    const why = err.name === 'TimeoutError' ? 'timed out' : (err.cause?.code ?? err.cause?.message ?? err.message);
     return { ok: false, message: `could not download price data from ${url} (no network? ${why}); ${keeping}` };
   }
   let data: unknown;
@@ -96,12 +96,16 @@ export async function updatePrices(opts: UpdateOptions): Promise<{ ok: boolean; 
     return { ok: false, message: `the file downloaded from ${url} is not JSON; ${keeping}` };
   }
   const invalid = validateDataset(data);
-  if (invalid) return { ok: false, message: `the file downloaded from ${url} is not usable price data (${invalid}); ${keeping}` };
+  if (invalid)
+    return { ok: false, message: `the file downloaded from ${url} is not usable price data (${invalid}); ${keeping}` };
   const counts = countModels(data as Provider[]);
   const hash = sha256(text, 'hex');
   const p = dataPaths(opts.cacheDir);
   if (before.state === 'ok' && before.sha256 === hash) {
-    return { ok: true, message: `price data already up to date (${counts.providers} providers, ${counts.models} models; ${p.data})` };
+    return {
+      ok: true,
+      message: `price data already up to date (${counts.providers} providers, ${counts.models} models; ${p.data})`,
+    };
   }
   const meta: StoredMeta = { url, fetched_at: new Date().toISOString(), sha256: hash, ...counts };
   try {
@@ -114,5 +118,8 @@ export async function updatePrices(opts: UpdateOptions): Promise<{ ok: boolean; 
   } catch (e) {
     return { ok: false, message: `could not store price data in ${p.dir}: ${(e as Error).message}; ${keeping}` };
   }
-  return { ok: true, message: `price data updated from ${url}: ${counts.providers} providers, ${counts.models} models, stored in ${p.data}` };
+  return {
+    ok: true,
+    message: `price data updated from ${url}: ${counts.providers} providers, ${counts.models} models, stored in ${p.data}`,
+  };
 }

@@ -54,7 +54,11 @@ export function normalize(d: Dec): Dec {
 
 /** d × 10^k (k may be negative), exact. */
 export function shift(d: Dec, k: number): Dec {
-  return k >= 0 ? (d.scale >= k ? normalize({ coef: d.coef, scale: d.scale - k }) : { coef: d.coef * pow10(k - d.scale), scale: 0 }) : normalize({ coef: d.coef, scale: d.scale - k });
+  return k >= 0
+    ? d.scale >= k
+      ? normalize({ coef: d.coef, scale: d.scale - k })
+      : { coef: d.coef * pow10(k - d.scale), scale: 0 }
+    : normalize({ coef: d.coef, scale: d.scale - k });
 }
 
 /** a × b, exact. */

@@ -30,7 +30,16 @@ import type { Dec } from './decimal.js';
 import { COST_DIGITS, formatDec, mulDec, parseDec, pow10, roundToCostUnits, shift } from './decimal.js';
 
 /** The usage units a transcript can fill. */
-export type UnitKey = 'input' | 'cache_read' | 'cache_write' | 'cache_write_5m' | 'cache_write_1h' | 'output' | 'output_reasoning' | 'requests' | 'web_search';
+export type UnitKey =
+  | 'input'
+  | 'cache_read'
+  | 'cache_write'
+  | 'cache_write_5m'
+  | 'cache_write_1h'
+  | 'output'
+  | 'output_reasoning'
+  | 'requests'
+  | 'web_search';
 
 /**
  * Price key → our unit and the power of ten that brings the price to "USD per
@@ -121,11 +130,15 @@ export function compilePrice(prices: Record<string, unknown>): CompiledPrice {
       if (!Array.isArray(raw.tiers)) throw new Error(`invalid tiers for ${key}`);
       for (const t of raw.tiers as unknown[]) {
         const start = (t as { start?: unknown })?.start;
-        if (typeof start !== 'number' || !Number.isSafeInteger(start) || start < 0) throw new Error(`invalid tier start for ${key}`);
+        if (typeof start !== 'number' || !Number.isSafeInteger(start) || start < 0)
+          throw new Error(`invalid tier start for ${key}`);
         tiers.push({ start, price: asDec((t as { price?: unknown }).price, key) });
       }
       tiers.sort((a, b) => a.start - b.start);
-      display[key] = { base: formatDec(base), tiers: tiers.map((t) => ({ start: t.start, price: formatDec(t.price) })) };
+      display[key] = {
+        base: formatDec(base),
+        tiers: tiers.map((t) => ({ start: t.start, price: formatDec(t.price) })),
+      };
     } else {
       base = asDec(raw, key);
       display[key] = formatDec(base);
@@ -134,7 +147,11 @@ export function compilePrice(prices: Record<string, unknown>): CompiledPrice {
       notApplicable.push(key);
       continue;
     }
-    parsed.push({ unit: def.unit, base: shift(base, def.shift), tiers: tiers.map((t) => ({ start: t.start, price: shift(t.price, def.shift) })) });
+    parsed.push({
+      unit: def.unit,
+      base: shift(base, def.shift),
+      tiers: tiers.map((t) => ({ start: t.start, price: shift(t.price, def.shift) })),
+    });
   }
   let scale = 0;
   for (const p of parsed) for (const d of [p.base, ...p.tiers.map((t) => t.price)]) scale = Math.max(scale, d.scale);
@@ -146,8 +163,14 @@ export function compilePrice(prices: Record<string, unknown>): CompiledPrice {
     const baseBig = at(p.base);
     const tiersBig = p.tiers.map((t) => ({ start: t.start, coef: at(t.price) }));
     if (tiersBig.length) tiered = true;
-    for (const b of [baseBig, ...tiersBig.map((t) => t.coef)]) if (b > BigInt(Number.MAX_SAFE_INTEGER)) smallCoefs = false;
-    rates[p.unit] = { baseBig, tiersBig, base: Number(baseBig), tiers: tiersBig.map((t) => ({ start: t.start, coef: Number(t.coef) })) };
+    for (const b of [baseBig, ...tiersBig.map((t) => t.coef)])
+      if (b > BigInt(Number.MAX_SAFE_INTEGER)) smallCoefs = false;
+    rates[p.unit] = {
+      baseBig,
+      tiersBig,
+      base: Number(baseBig),
+      tiers: tiersBig.map((t) => ({ start: t.start, coef: Number(t.coef) })),
+    };
   }
   return { scale, rates, tiered, smallCoefs, display, notApplicable };
 }
@@ -167,7 +190,10 @@ export function scaleTokenPrices(prices: Record<string, unknown>, m: Dec): Recor
     }
     if (isTiered(raw)) {
       if (!Array.isArray(raw.tiers)) throw new Error(`invalid tiers for ${key}`);
-      const tiers = (raw.tiers as { start?: unknown; price?: unknown }[]).map((t) => ({ start: t?.start, price: mulDec(asDec(t?.price, key), m) }));
+      const tiers = (raw.tiers as { start?: unknown; price?: unknown }[]).map((t) => ({
+        start: t?.start,
+        price: mulDec(asDec(t?.price, key), m),
+      }));
       out[key] = { base: mulDec(asDec(raw.base, key), m), tiers };
     } else {
       out[key] = mulDec(asDec(raw, key), m);
@@ -180,9 +206,20 @@ export function scaleTokenPrices(prices: Record<string, unknown>, m: Dec): Recor
 export function compileWithFast(prices: Record<string, unknown>, fast: FastMode | null): CompiledPrice {
   const c = compilePrice(prices);
   if (!fast) return c;
-  const out: CompiledPrice = { ...c, fast: compilePrice(scaleTokenPrices(prices, fast.multiplier)), fastMultiplier: formatDec(fast.multiplier), fastSource: fast.source };
+  const out: CompiledPrice = {
+    ...c,
+    fast: compilePrice(scaleTokenPrices(prices, fast.multiplier)),
+    fastMultiplier: formatDec(fast.multiplier),
+    fastSource: fast.source,
+  };
   const p = fast.promo;
-  if (p) out.fastPromo = { until: p.until, price: compilePrice(scaleTokenPrices(prices, p.multiplier)), multiplier: formatDec(p.multiplier), source: p.source };
+  if (p)
+    out.fastPromo = {
+      until: p.until,
+      price: compilePrice(scaleTokenPrices(prices, p.multiplier)),
+      multiplier: formatDec(p.multiplier),
+      source: p.source,
+    };
   return out;
 }
 
@@ -194,7 +231,10 @@ export function compileWithFast(prices: Record<string, unknown>, fast: FastMode 
  */
 export function priceForSpeed(c: CompiledPrice, speed: string | null | undefined, ts?: number): CompiledPrice | null {
   if (speed === null || speed === undefined || speed === 'standard') return c;
-  if (speed === 'fast') return c.fastPromo !== undefined && ts !== undefined && ts < c.fastPromo.until ? c.fastPromo.price : (c.fast ?? null);
+  if (speed === 'fast')
+    return c.fastPromo !== undefined && ts !== undefined && ts < c.fastPromo.until
+      ? c.fastPromo.price
+      : (c.fast ?? null);
   return null;
 }
 
@@ -238,10 +278,19 @@ export interface EngineUsage {
 /** A residual aggregate of unknown responses (OpenCode): base rates, no tier, no per-request fee. */
 const isResidual = (u: EngineUsage): boolean => u.requests === 0 && (u.iteration === null || u.iteration === undefined);
 
-const nn = (v: number | null | undefined): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+const nn = (v: number | null | undefined): number =>
+  typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
 
 /** A response's counts as the engine prices them: clamped, reasoning within output, cache writes split 5m/1h. */
-function tokenCounts(u: EngineUsage): { input: number; cr: number; cw: number; output: number; reasoning: number; w1h: number; w5m: number } {
+function tokenCounts(u: EngineUsage): {
+  input: number;
+  cr: number;
+  cw: number;
+  output: number;
+  reasoning: number;
+  w1h: number;
+  w5m: number;
+} {
   const cw = nn(u.cache_write_tokens);
   const output = nn(u.output_tokens);
   // 5m/1h split: only where the harness recorded it. A recorded 1h count is
@@ -250,14 +299,28 @@ function tokenCounts(u: EngineUsage): { input: number; cr: number; cw: number; o
   let w1h = 0;
   let w5m = 0;
   if (u.cache_write_1h_tokens !== null || u.cache_write_5m_tokens !== null) {
-    w1h = u.cache_write_1h_tokens !== null ? Math.min(nn(u.cache_write_1h_tokens), cw) : Math.max(0, cw - nn(u.cache_write_5m_tokens));
+    w1h =
+      u.cache_write_1h_tokens !== null
+        ? Math.min(nn(u.cache_write_1h_tokens), cw)
+        : Math.max(0, cw - nn(u.cache_write_5m_tokens));
     w5m = cw - w1h;
   }
-  return { input: nn(u.input_tokens), cr: nn(u.cache_read_tokens), cw, output, reasoning: Math.min(nn(u.reasoning_tokens), output), w1h, w5m };
+  return {
+    input: nn(u.input_tokens),
+    cr: nn(u.cache_read_tokens),
+    cw,
+    output,
+    reasoning: Math.min(nn(u.reasoning_tokens), output),
+    w1h,
+    w5m,
+  };
 }
 
 /** The leaf token counts, i.e. how many tokens each priced unit is charged for. Exported for `prices show`-style explanations. */
-export function leaves(c: CompiledPrice, u: EngineUsage): { totalInput: number; leaf: Partial<Record<UnitKey, number>> } {
+export function leaves(
+  c: CompiledPrice,
+  u: EngineUsage,
+): { totalInput: number; leaf: Partial<Record<UnitKey, number>> } {
   const { input, cr, cw, output, reasoning, w1h, w5m } = tokenCounts(u);
   const r = c.rates;
   // The library's input_tokens is TOTAL input: uncached + cache reads + cache writes.
@@ -274,7 +337,12 @@ export function leaves(c: CompiledPrice, u: EngineUsage): { totalInput: number; 
   if (r.cache_write) leaf.cache_write = cwLeaf;
   if (r.cache_read) leaf.cache_read = cr;
   if (r.input) {
-    leaf.input = totalInput - (r.cache_read ? cr : 0) - (r.cache_write ? cwLeaf : 0) - (r.cache_write_1h ? w1h : 0) - (r.cache_write_5m ? w5m : 0);
+    leaf.input =
+      totalInput -
+      (r.cache_read ? cr : 0) -
+      (r.cache_write ? cwLeaf : 0) -
+      (r.cache_write_1h ? w1h : 0) -
+      (r.cache_write_5m ? w5m : 0);
   }
   return { totalInput, leaf };
 }
@@ -319,7 +387,14 @@ function costUnitsFast(c: CompiledPrice, u: EngineUsage): bigint | null {
   // Leaves as in leaves(): a unit without a price falls into its parent.
   const requests = r.requests ? (u.requests === 0 ? 0 : 1) : 0;
   const outLeaf = output - (r.output_reasoning ? reasoning : 0);
-  const inLeaf = input + cr + cw - (r.cache_read ? cr : 0) - (r.cache_write ? cwLeaf : 0) - (r.cache_write_1h ? w1h : 0) - (r.cache_write_5m ? w5m : 0);
+  const inLeaf =
+    input +
+    cr +
+    cw -
+    (r.cache_read ? cr : 0) -
+    (r.cache_write ? cwLeaf : 0) -
+    (r.cache_write_1h ? w1h : 0) -
+    (r.cache_write_5m ? w5m : 0);
   const p1 = requests * rateNum(r.requests, totalInput);
   const p2 = reasoning * rateNum(r.output_reasoning, totalInput);
   const p3 = outLeaf * rateNum(r.output, totalInput);
@@ -331,7 +406,18 @@ function costUnitsFast(c: CompiledPrice, u: EngineUsage): bigint | null {
   const p9 = r.web_search ? nn(u.web_search_requests) * rateNum(r.web_search, totalInput) : 0;
   const sum = p1 + p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9;
   // With every product a non-negative safe integer, a safe sum means every partial sum was exact too.
-  if (!exactPart(p1) || !exactPart(p2) || !exactPart(p3) || !exactPart(p4) || !exactPart(p5) || !exactPart(p6) || !exactPart(p7) || !exactPart(p8) || !exactPart(p9)) return null;
+  if (
+    !exactPart(p1) ||
+    !exactPart(p2) ||
+    !exactPart(p3) ||
+    !exactPart(p4) ||
+    !exactPart(p5) ||
+    !exactPart(p6) ||
+    !exactPart(p7) ||
+    !exactPart(p8) ||
+    !exactPart(p9)
+  )
+    return null;
   if (!Number.isSafeInteger(sum)) return null;
   const scale = c.scale + 6;
   if (scale <= COST_DIGITS) {
@@ -378,7 +464,12 @@ export function unitCosts(c: CompiledPrice, u: EngineUsage): UnitCost[] | null {
     const count = leaf[k as UnitKey]!;
     if (!count) continue;
     const perMillion = rateOf(p.rates[k as UnitKey]!, tier, false) / 10 ** p.scale;
-    out.push({ unit: k as UnitKey, count, usd_per_million: perMillion, usd: Math.round(((count * perMillion) / 1e6) * 1e10) / 1e10 });
+    out.push({
+      unit: k as UnitKey,
+      count,
+      usd_per_million: perMillion,
+      usd: Math.round(((count * perMillion) / 1e6) * 1e10) / 1e10,
+    });
   }
   return out;
 }

@@ -72,8 +72,9 @@ const ANTHROPIC_FAST_PROMO: Record<string, { multiplier: string; until: string }
   'claude-opus-4-6': { multiplier: '3', until: '2026-02-17T08:00:00Z' },
 };
 
-const SOURCE = 'tx-usage fast-mode table (src/pricing/fast-mode.ts, from Anthropic\'s fast-mode pricing)';
-const PROMO_SOURCE = 'tx-usage fast-mode table (src/pricing/fast-mode.ts): Claude Code\'s launch promotion, 50% off fast mode until 11:59pm PT on 2026-02-16';
+const SOURCE = "tx-usage fast-mode table (src/pricing/fast-mode.ts, from Anthropic's fast-mode pricing)";
+const PROMO_SOURCE =
+  "tx-usage fast-mode table (src/pricing/fast-mode.ts): Claude Code's launch promotion, 50% off fast mode until 11:59pm PT on 2026-02-16";
 
 /** The fast-mode multiplier of the price-data entry `modelId` of provider `providerId` (and its launch promotion); null when none is known. */
 export function fastModeOf(providerId: string, modelId: string): FastMode | null {

@@ -6,7 +6,12 @@
 // before asking the library anything it makes its dataset the active one, so
 // two Pricers in one process (tests, `prices show` after an update) never see
 // each other's data.
-import { calcPrice, updatePrices as libUpdatePrices, waitForUpdate, REMOTE_DATA_JSON_URL } from '@pydantic/genai-prices';
+import {
+  calcPrice,
+  updatePrices as libUpdatePrices,
+  waitForUpdate,
+  REMOTE_DATA_JSON_URL,
+} from '@pydantic/genai-prices';
 import type { ModelInfo, ModelPrice, Provider } from '@pydantic/genai-prices';
 
 let bundled: Provider[] | null = null;
@@ -44,7 +49,8 @@ export function validateDataset(data: unknown): string | null {
   if (!Array.isArray(data)) return 'expected a JSON array of providers';
   if (data.length === 0) return 'no providers';
   for (const p of data) {
-    if (typeof p !== 'object' || p === null || typeof p.id !== 'string' || !Array.isArray(p.models)) return 'a provider lacks id/models';
+    if (typeof p !== 'object' || p === null || typeof p.id !== 'string' || !Array.isArray(p.models))
+      return 'a provider lacks id/models';
   }
   const before = active;
   try {
@@ -71,7 +77,13 @@ export interface LibraryMatch {
  * matching (incl. its dated-suffix normalization and provider fallbacks).
  * Passes an empty usage so only resolution runs. Null when nothing matches.
  */
-export function libraryResolve(data: Provider[], model: string, providerId: string | undefined, ts: Date, warn?: (msg: string) => void): LibraryMatch | null {
+export function libraryResolve(
+  data: Provider[],
+  model: string,
+  providerId: string | undefined,
+  ts: Date,
+  warn?: (msg: string) => void,
+): LibraryMatch | null {
   activate(data);
   // The library reports data it cannot use (e.g. a price key newer than it) on console.warn;
   // route that to our warnings instead of interleaving it with report output.

@@ -43,7 +43,7 @@ export function candidates(rawModel: string, rawProvider: string | null, harness
   for (const name of names) {
     // 1. Exactly as recorded, with the recorded (or harness-implied) provider.
     if (provider) add(name, provider, `provider ${provider}`);
-    const hint = provider ? undefined : pricing?.providerHint ?? undefined;
+    const hint = provider ? undefined : (pricing?.providerHint ?? undefined);
     if (hint) add(name, hint, `${harness} talks to ${hint}`);
     // 2. Provider prefixes in the name: `a/b/model` → provider a with `b/model`, then provider b with `model`.
     const parts = name.split('/');
@@ -56,7 +56,8 @@ export function candidates(rawModel: string, rawProvider: string | null, harness
     if (/(^|[./])anthropic\.claude/i.test(name)) add(name.split('/').pop()!, 'aws', 'Bedrock model id');
     // 4. The model name alone: the library infers the provider from the name.
     add(name, undefined, 'model name');
-    for (let i = 1; i < parts.length; i++) add(parts.slice(i).join('/'), undefined, 'model name without provider prefix');
+    for (let i = 1; i < parts.length; i++)
+      add(parts.slice(i).join('/'), undefined, 'model name without provider prefix');
     // 5. The harness's own spellings of the model (Cursor's usage CSV, Qwen's DashScope ids).
     for (const alt of pricing?.modelNames?.(name) ?? []) add(alt.model, alt.provider, alt.how, alt.near);
   }
@@ -127,7 +128,8 @@ export function namesEntry(name: string, entry: { id: string; match?: unknown })
     const m = c as MatchClause;
     if (Array.isArray(m.or)) return m.or.some(exact);
     if (Array.isArray(m.and)) return false; // a combination of partial rules: never the name itself
-    for (const k of ['equals', 'starts_with', 'ends_with', 'contains'] as const) if (typeof m[k] === 'string' && same(m[k] as string)) return true;
+    for (const k of ['equals', 'starts_with', 'ends_with', 'contains'] as const)
+      if (typeof m[k] === 'string' && same(m[k] as string)) return true;
     if (typeof m.regex === 'string') {
       try {
         const re = new RegExp(m.regex, 'i');

@@ -45,7 +45,8 @@ export interface Overrides {
  */
 export const MAX_PRICE_PER_TOKEN = 1;
 
-const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+const typeName = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /**
  * A price field's value, exactly, or why it is not one. Only a JSON number:
@@ -56,7 +57,8 @@ function priceOf(v: unknown): Dec | string {
   if (typeof v !== 'number') return `is ${typeName(v)}, not a number`;
   if (!Number.isFinite(v)) return 'is not a finite number';
   if (v < 0) return `is negative (${v})`;
-  if (v > MAX_PRICE_PER_TOKEN) return `is ${v} USD per token, more than ${MAX_PRICE_PER_TOKEN} (a price per million tokens in a per-token field?)`;
+  if (v > MAX_PRICE_PER_TOKEN)
+    return `is ${v} USD per token, more than ${MAX_PRICE_PER_TOKEN} (a price per million tokens in a per-token field?)`;
   return parseDec(v) ?? 'is not a decimal number';
 }
 
@@ -73,7 +75,9 @@ export function parseOverrides(file: string, text: string): Overrides {
     throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new Error(`${file}: expected an object of model name → prices (LiteLLM model_prices_and_context_window.json format)`);
+    throw new Error(
+      `${file}: expected an object of model name → prices (LiteLLM model_prices_and_context_window.json format)`,
+    );
   }
   const out: Overrides = { file, entries: new Map(), warnings: [] };
   for (const [key, raw] of Object.entries(json as Record<string, unknown>)) {
@@ -84,7 +88,8 @@ export function parseOverrides(file: string, text: string): Overrides {
     const entry = parseEntry(file, key, raw as Record<string, unknown>, out.warnings);
     if (!entry) continue;
     const k = key.trim().toLowerCase();
-    if (out.entries.has(k)) out.warnings.push(`${file}: "${key}" appears twice (case-insensitively); the later entry wins`);
+    if (out.entries.has(k))
+      out.warnings.push(`${file}: "${key}" appears twice (case-insensitively); the later entry wins`);
     out.entries.set(k, entry);
   }
   return out;
@@ -118,7 +123,9 @@ function parseEntry(file: string, key: string, raw: Record<string, unknown>, war
   for (const [priceKey, ts] of Object.entries(tiers)) {
     const b = base[priceKey];
     if (!b) {
-      warnings.push(`${file}: "${key}" has a long-context price for ${priceKey} but no base price; the tier is ignored`);
+      warnings.push(
+        `${file}: "${key}" has a long-context price for ${priceKey} but no base price; the tier is ignored`,
+      );
       continue;
     }
     prices[priceKey] = { base: b, tiers: ts.sort((a, c) => a.start - c.start) };

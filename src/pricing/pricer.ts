@@ -82,7 +82,11 @@ export interface Pricer {
    * (matched by a prefix rule, e.g. `claude-sonnet-5-5` by `claude-sonnet-5`);
    * null when it names the model itself, comes from an override, or nothing matched.
    */
-  nearMatch(model: string, provider: string | null, harness: HarnessId | null): { entry: string; provider: string } | null;
+  nearMatch(
+    model: string,
+    provider: string | null,
+    harness: HarnessId | null,
+  ): { entry: string; provider: string } | null;
   /** `explain`'s price breakdown of one response: unit by unit at its rates (engine.ts unitCosts); null when it has no price. */
   unitCosts(u: PriceableUsage): UnitCost[] | null;
   /** For `tx-usage prices show MODEL`: resolved prices and which source/entry matched. */
@@ -131,7 +135,9 @@ const FAST_SUFFIX = /-fast$/i;
 const FAST_SUFFIX_LEN = '-fast'.length;
 
 function fastNamed(u: { model: string; speed?: string | null }, res: Resolution | null): boolean {
-  return !u.speed && FAST_SUFFIX.test(u.model) && u.model.length > FAST_SUFFIX_LEN && (res === null || isNearMatch(res));
+  return (
+    !u.speed && FAST_SUFFIX.test(u.model) && u.model.length > FAST_SUFFIX_LEN && (res === null || isNearMatch(res))
+  );
 }
 
 const DAY_MS = 86_400_000;
@@ -142,10 +148,13 @@ function bucketWidth(model: ModelInfo): number {
   if (!Array.isArray(model.prices)) return 0;
   let width = DAY_MS;
   for (const p of model.prices) {
-    const c = p.constraint as { type?: string; start_date?: string; start_time?: string; end_time?: string } | undefined;
+    const c = p.constraint as
+      { type?: string; start_date?: string; start_time?: string; end_time?: string } | undefined;
     if (!c) continue;
     if (c.type === 'time_of_date' || c.start_time !== undefined) {
-      const whole = [c.start_time, c.end_time].every((t) => typeof t === 'string' && /^\d{2}:\d{2}:00(?:Z|[+-]\d{2}:\d{2})$/.test(t));
+      const whole = [c.start_time, c.end_time].every(
+        (t) => typeof t === 'string' && /^\d{2}:\d{2}:00(?:Z|[+-]\d{2}:\d{2})$/.test(t),
+      );
       width = Math.min(width, whole ? MINUTE_MS : 1);
     } else if (typeof c.start_date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(c.start_date)) {
       width = 1; // a start with a time of day: no safe bucket wider than a millisecond
@@ -176,7 +185,8 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     dataSource = `${stored.path}${stored.meta ? ` (downloaded ${stored.meta.fetched_at})` : ''}`;
     dataHash = stored.sha256;
   } else {
-    if (stored.state === 'bad') warnings.push(`price data file ${stored.path} is unusable (${stored.reason}); using the bundled price data`);
+    if (stored.state === 'bad')
+      warnings.push(`price data file ${stored.path} is unusable (${stored.reason}); using the bundled price data`);
     // The bundled data is the installed library's: its version names it (no
     // JSON.stringify of 500 KB and hash on every run that prices, ~4 ms).
     dataHash = dataSource;
@@ -221,9 +231,16 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         const entry = overrides.entries.get(k);
         if (!entry) continue;
         try {
-          const fast: FastMode | null = entry.fast ? { multiplier: entry.fast, source: `${overrides.file}: "${entry.key}".provider_specific_entry.fast` } : null;
+          const fast: FastMode | null = entry.fast
+            ? { multiplier: entry.fast, source: `${overrides.file}: "${entry.key}".provider_specific_entry.fast` }
+            : null;
           // An override prices as given: no regional multiple for a Bedrock id it names (regional.ts).
-          res = { kind: 'override', matchedKey: k, entry, compiled: { ...compileWithFast(entry.prices, fast), regional: true } };
+          res = {
+            kind: 'override',
+            matchedKey: k,
+            entry,
+            compiled: { ...compileWithFast(entry.prices, fast), regional: true },
+          };
         } catch (e) {
           resolveErrors.set(memoKey, `override "${entry.key}": ${(e as Error).message}`);
         }
@@ -241,7 +258,14 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
           break;
         }
         if (!m) continue;
-        res = { kind: 'library', candidate: c, provider: m.provider, model: m.model, width: bucketWidth(m.model), byBucket: new Map() };
+        res = {
+          kind: 'library',
+          candidate: c,
+          provider: m.provider,
+          model: m.model,
+          width: bucketWidth(m.model),
+          byBucket: new Map(),
+        };
         break;
       }
     }
@@ -271,7 +295,13 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     let compiled: CompiledPrice | null = null;
     try {
       const m = libraryResolve(data, res.candidate.model, res.candidate.provider, new Date(ts), warn);
-      compiled = m ? compiledOf(m.prices as Record<string, unknown>, fastModeOf(m.provider.id, m.model.id), isRegionalEntry(m.provider.id, m.model.id)) : null;
+      compiled = m
+        ? compiledOf(
+            m.prices as Record<string, unknown>,
+            fastModeOf(m.provider.id, m.model.id),
+            isRegionalEntry(m.provider.id, m.model.id),
+          )
+        : null;
     } catch {
       compiled = null; // malformed data for this model/time: unpriced rather than a crash
     }
@@ -288,13 +318,15 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
   function costE10(u: PriceableUsage): bigint | null {
     if (!u.model) return null;
     let res: Resolution | null;
-    if (last !== null && last.model === u.model && last.provider === u.provider && last.harness === u.harness) res = last.res;
+    if (last !== null && last.model === u.model && last.provider === u.provider && last.harness === u.harness)
+      res = last.res;
     else {
       res = resolve(u.model, u.provider, u.harness);
       last = { model: u.model, provider: u.provider, harness: u.harness, res };
     }
     // README "Fast-mode names": `<model>-fast` without a price entry of its own is `<model>` at speed "fast".
-    if (fastNamed({ model: u.model, speed: u.speed }, res)) return costE10({ ...u, model: u.model.slice(0, -FAST_SUFFIX_LEN), speed: 'fast' });
+    if (fastNamed({ model: u.model, speed: u.speed }, res))
+      return costE10({ ...u, model: u.model.slice(0, -FAST_SUFFIX_LEN), speed: 'fast' });
     if (!res) return null;
     const compiled = priceAt(res, validTs(u.ts));
     if (!compiled) return null;
@@ -314,7 +346,8 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     unitCosts: function breakdown(u: PriceableUsage): UnitCost[] | null {
       if (!u.model) return null;
       const res = resolve(u.model, u.provider, u.harness);
-      if (fastNamed({ model: u.model, speed: u.speed }, res)) return breakdown({ ...u, model: u.model.slice(0, -FAST_SUFFIX_LEN), speed: 'fast' });
+      if (fastNamed({ model: u.model, speed: u.speed }, res))
+        return breakdown({ ...u, model: u.model.slice(0, -FAST_SUFFIX_LEN), speed: 'fast' });
       const compiled = res ? priceAt(res, validTs(u.ts)) : null;
       return compiled ? unitCosts(compiled, u) : null;
     },
@@ -330,7 +363,10 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         else if (res.kind === 'override') entries[key] = { width: 0, buckets: { '0': res.compiled } };
         else {
           for (const ts of alsoAt) priceAt(res, ts);
-          entries[key] = { width: res.width, buckets: Object.fromEntries([...res.byBucket].map(([b, c]) => [String(b), c])) };
+          entries[key] = {
+            width: res.width,
+            buckets: Object.fromEntries([...res.byBucket].map(([b, c]) => [String(b), c])),
+          };
         }
       }
       return { fingerprint, entries };
@@ -338,13 +374,23 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
     describe(model: string, provider?: string | null, ts?: number): object | null {
       const at = validTs(ts);
       const res = resolve(model, provider ?? null, null);
-      const base = { model, provider: provider ?? null, at: new Date(at).toISOString(), data: dataSource, overrides_file: overrides?.file ?? null };
+      const base = {
+        model,
+        provider: provider ?? null,
+        at: new Date(at).toISOString(),
+        data: dataSource,
+        overrides_file: overrides?.file ?? null,
+      };
       if (!res) {
         const err = resolveErrors.get(`\u0000${provider ?? ''}\u0000${model}`);
         return err ? { ...base, matched: null, error: err } : null;
       }
       const compiled = priceAt(res, at);
-      const fastNote = fastNamed({ model }, res) ? [`a "-fast" name without a price entry of its own: priced as ${model.slice(0, -FAST_SUFFIX_LEN)} at speed "fast" (its fast-mode price, else unknown)`] : [];
+      const fastNote = fastNamed({ model }, res)
+        ? [
+            `a "-fast" name without a price entry of its own: priced as ${model.slice(0, -FAST_SUFFIX_LEN)} at speed "fast" (its fast-mode price, else unknown)`,
+          ]
+        : [];
       if (res.kind === 'override') {
         return {
           ...base,
@@ -356,7 +402,10 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
         };
       }
       const periods = Array.isArray(res.model.prices)
-        ? res.model.prices.map((p) => ({ constraint: p.constraint ?? null, prices_usd_per_mtok: safeDisplay(p.prices) }))
+        ? res.model.prices.map((p) => ({
+            constraint: p.constraint ?? null,
+            prices_usd_per_mtok: safeDisplay(p.prices),
+          }))
         : undefined;
       return {
         ...base,
@@ -366,13 +415,19 @@ export async function loadPricer(opts: { pricesFile?: string; cacheDir: string }
           provider_name: res.provider.name,
           model_id: res.model.id,
           model_name: res.model.name ?? res.model.id,
-          looked_up_as: { model: res.candidate.model, provider: res.candidate.provider ?? null, why: res.candidate.how },
+          looked_up_as: {
+            model: res.candidate.model,
+            provider: res.candidate.provider ?? null,
+            why: res.candidate.how,
+          },
           // The entry is another model's, used because the name begins like it (said in the report's warnings too).
           near_match: isNearMatch(res),
         },
         prices_usd_per_mtok: compiled?.display ?? null,
         ...(periods ? { price_periods: periods } : {}),
-        notes: compiled ? [...fastNote, ...notes(compiled, res.provider.id === 'anthropic'), ...regionalNotes(model, compiled)] : ['prices could not be resolved at this time'],
+        notes: compiled
+          ? [...fastNote, ...notes(compiled, res.provider.id === 'anthropic'), ...regionalNotes(model, compiled)]
+          : ['prices could not be resolved at this time'],
       };
     },
   };
@@ -392,19 +447,31 @@ function notes(c: CompiledPrice, fastModeVendor: boolean): string[] {
   const r = c.rates;
   if (r.input && !r.cache_read) out.push('no cache-read price: cache reads are billed at the input rate');
   if (r.input && !r.cache_write) out.push('no cache-write price: cache writes are billed at the input rate');
-  if (r.cache_write && !r.cache_write_1h) out.push('no 1-hour cache-write price: all cache writes at the cache-write rate');
+  if (r.cache_write && !r.cache_write_1h)
+    out.push('no 1-hour cache-write price: all cache writes at the cache-write rate');
   if (!r.input) out.push('no input price: input is not charged');
   if (!r.output) out.push('no output price: output is not charged');
   const starts = new Set<number>();
   for (const rate of Object.values(r)) for (const t of rate?.tiers ?? []) starts.add(t.start);
   for (const s of [...starts].sort((a, b) => a - b)) {
-    out.push(`long context: once a request's total input (uncached + cache reads + cache writes) exceeds ${s} tokens, the whole request is billed at the tier rates`);
+    out.push(
+      `long context: once a request's total input (uncached + cache reads + cache writes) exceeds ${s} tokens, the whole request is billed at the tier rates`,
+    );
   }
   if (r.requests) out.push('a per-request price applies (requests_kcount is per 1000 requests)');
-  if (r.web_search) out.push('web searches are billed per search (web_searches_kcount is per 1000 searches; Claude Code usage.server_tool_use.web_search_requests)');
+  if (r.web_search)
+    out.push(
+      'web searches are billed per search (web_searches_kcount is per 1000 searches; Claude Code usage.server_tool_use.web_search_requests)',
+    );
   if (c.fast) out.push(`fast mode (usage.speed "fast"): ${c.fastMultiplier}× every token rate (${c.fastSource})`);
-  else if (fastModeVendor) out.push('fast mode (usage.speed "fast"): no price known, so a fast response has no computed cost (unknown, not the standard rate)');
-  if (c.fastPromo) out.push(`fast mode before ${new Date(c.fastPromo.until).toISOString()}: ${c.fastPromo.multiplier}× every token rate instead (${c.fastPromo.source})`);
+  else if (fastModeVendor)
+    out.push(
+      'fast mode (usage.speed "fast"): no price known, so a fast response has no computed cost (unknown, not the standard rate)',
+    );
+  if (c.fastPromo)
+    out.push(
+      `fast mode before ${new Date(c.fastPromo.until).toISOString()}: ${c.fastPromo.multiplier}× every token rate instead (${c.fastPromo.source})`,
+    );
   if (c.notApplicable.length) out.push(`not from transcripts, so not charged: ${c.notApplicable.join(', ')}`);
   return out;
 }

@@ -54,7 +54,10 @@ export function isRegionalEntry(providerId: string, modelId: string): boolean {
 }
 
 /** Why a response costs 1.1× its price entry, or null when it does not. */
-export function regionalReason(u: { billing_kind?: string | null; model: string | null }, c: Pick<CompiledPrice, 'regional'>): 'inference_geo' | 'bedrock' | null {
+export function regionalReason(
+  u: { billing_kind?: string | null; model: string | null },
+  c: Pick<CompiledPrice, 'regional'>,
+): 'inference_geo' | 'bedrock' | null {
   if (u.billing_kind?.startsWith(GEO_KIND_PREFIX)) return 'inference_geo';
   if (u.model !== null && !c.regional && isBedrockInRegion(u.model)) return 'bedrock';
   return null;
@@ -73,7 +76,8 @@ export function regionalCost(units: bigint): bigint {
 export function regionalNotes(model: string, c: Pick<CompiledPrice, 'regional'> | null): string[] {
   if (!/claude/i.test(model)) return [];
   const name = model.slice(model.lastIndexOf('/') + 1);
-  if (/^global\.anthropic\./i.test(name)) return ['Bedrock global. profile: the list price (in-region and geographic profiles bill 1.1× it)'];
+  if (/^global\.anthropic\./i.test(name))
+    return ['Bedrock global. profile: the list price (in-region and geographic profiles bill 1.1× it)'];
   if (isBedrockInRegion(model)) {
     return [
       c?.regional

@@ -44,7 +44,10 @@ export function atTier(units: bigint, u: { billing_kind?: string | null; model: 
  * engine.ts costOf) and its billing tier; null where either price is unknown.
  * The pricer and its cache (cache.ts) both price through here.
  */
-export function costAtTier(c: CompiledPrice, u: EngineUsage & { billing_kind?: string | null; model: string | null }): bigint | null {
+export function costAtTier(
+  c: CompiledPrice,
+  u: EngineUsage & { billing_kind?: string | null; model: string | null },
+): bigint | null {
   const units = costOf(c, u);
   const tiered = units === null ? null : atTier(units, u);
   // Data residency and in-region Bedrock endpoints: 1.1× (regional.ts).

@@ -14,7 +14,8 @@ function priceLines(prices: Record<string, Price> | null | undefined, indent: st
 }
 
 export function renderDescription(model: string, d: any): string {
-  if (!d) return `${model}: no price found (neither in the price data nor in a --prices file); its cost is reported as unknown, not $0\n`;
+  if (!d)
+    return `${model}: no price found (neither in the price data nor in a --prices file); its cost is reported as unknown, not $0\n`;
   const out: string[] = [];
   out.push(`${d.model}${d.provider ? ` (provider ${d.provider})` : ''} at ${d.at}`);
   if (d.error) {
@@ -25,9 +26,14 @@ export function renderDescription(model: string, d: any): string {
     out.push(`  matched: override entry "${d.matched.entry}" in ${d.matched.file}`);
   } else {
     const m = d.matched;
-    out.push(`  matched: ${m.provider_id} / ${m.model_id} "${m.model_name}" (looked up as ${m.looked_up_as.model}${m.looked_up_as.provider ? ` under ${m.looked_up_as.provider}` : ''}: ${m.looked_up_as.why})`);
+    out.push(
+      `  matched: ${m.provider_id} / ${m.model_id} "${m.model_name}" (looked up as ${m.looked_up_as.model}${m.looked_up_as.provider ? ` under ${m.looked_up_as.provider}` : ''}: ${m.looked_up_as.why})`,
+    );
     // In the words of the report's warning (cli/pricing.ts nearMatchWarnings), which sends the user here.
-    if (m.near_match) out.push(`  near match: "${d.model}" has no price entry of its own: it is priced as "${m.model_id}" (${m.provider_id}, the nearest entry); price it with --prices FILE (LiteLLM format) if that is not its price`);
+    if (m.near_match)
+      out.push(
+        `  near match: "${d.model}" has no price entry of its own: it is priced as "${m.model_id}" (${m.provider_id}, the nearest entry); price it with --prices FILE (LiteLLM format) if that is not its price`,
+      );
     out.push(`  data: ${d.data}`);
   }
   out.push('  USD per million tokens (*_kcount: per 1000 requests or searches):');
@@ -38,7 +44,11 @@ export function renderDescription(model: string, d: any): string {
       const c = p.constraint;
       const when = !c ? 'default' : c.start_date ? `from ${c.start_date}` : `daily ${c.start_time}–${c.end_time}`;
       out.push(`    ${when}:`);
-      out.push(...(typeof p.prices_usd_per_mtok === 'string' ? [`      ${p.prices_usd_per_mtok}`] : priceLines(p.prices_usd_per_mtok, '      ')));
+      out.push(
+        ...(typeof p.prices_usd_per_mtok === 'string'
+          ? [`      ${p.prices_usd_per_mtok}`]
+          : priceLines(p.prices_usd_per_mtok, '      ')),
+      );
     }
   }
   if (d.notes?.length) {

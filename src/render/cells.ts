@@ -31,7 +31,12 @@ export function restsOnSessionTotals(c: Column, row: DataRow): boolean {
 /** A money column of figures per unit of work (Column.perUnit; by default a `…per_…` field). */
 export const isPerUnit = (c: Column): boolean => c.perUnit ?? /(^|_)per_/.test(c.field);
 
-export function columnFormatter(c: Column, rows: readonly DataRow[], style: CellStyle, timezone = 'UTC'): CellFormatter {
+export function columnFormatter(
+  c: Column,
+  rows: readonly DataRow[],
+  style: CellStyle,
+  timezone = 'UTC',
+): CellFormatter {
   if (c.grainMark !== undefined) {
     const f = unmarkedFormatter(c, rows, style, timezone);
     return (r) => {
@@ -99,7 +104,11 @@ function formatValue(c: Column, v: Cell, style: CellStyle): string {
  * characters from the data are made visible here (terminal-text.ts), before
  * a table cuts any cell to its width.
  */
-export function cellTexts(d: Dataset, cols: readonly Column[], style: CellStyle): { rows: string[][]; totals: string[] | null } {
+export function cellTexts(
+  d: Dataset,
+  cols: readonly Column[],
+  style: CellStyle,
+): { rows: string[][]; totals: string[] | null } {
   const all = d.totals ? [...d.rows, d.totals] : d.rows;
   const fmts = cols.map((c) => {
     const f = columnFormatter(c, all, style, d.timezone);
@@ -118,7 +127,10 @@ export function cellTexts(d: Dataset, cols: readonly Column[], style: CellStyle)
  */
 export function unpricedNote(unpriced: number, tokens: number): string | null {
   if (unpriced <= 0 && tokens <= 0) return null;
-  const what = unpriced > 0 ? `${grouped(unpriced)} response${unpriced === 1 ? ' (' + grouped(tokens) + ' tokens) has' : 's (' + grouped(tokens) + ' tokens) have'}` : `${grouped(tokens)} tokens have`;
+  const what =
+    unpriced > 0
+      ? `${grouped(unpriced)} response${unpriced === 1 ? ' (' + grouped(tokens) + ' tokens) has' : 's (' + grouped(tokens) + ' tokens) have'}`
+      : `${grouped(tokens)} tokens have`;
   return `* ${what} no price: amounts marked * cover only the priced responses (≥: at least that much). The warnings name the models.`;
 }
 

@@ -59,14 +59,30 @@ export interface StyledChart {
  * The spec as the page draws it. `range`: the report's first and last day
  * (daily charts span it); `rows`: the chart's data.
  */
-export function styleChart(def: ChartDef, spec: Spec, rows: readonly ChartRow[], range: { first: string; last: string } | null): StyledChart {
+export function styleChart(
+  def: ChartDef,
+  spec: Spec,
+  rows: readonly ChartRow[],
+  range: { first: string; last: string } | null,
+): StyledChart {
   const encoding: Encoding = { ...((spec.encoding as Encoding | undefined) ?? {}) };
   const out: Spec = { ...spec, encoding };
   // The rows drawn: a cost chart leaves out those without a cost (below).
-  const drawnRows = def.needs && JSON.stringify(spec).includes(`"field":"${def.needs}"`) ? rows.filter((r) => r[def.needs!] !== null && r[def.needs!] !== undefined) : rows;
+  const drawnRows =
+    def.needs && JSON.stringify(spec).includes(`"field":"${def.needs}"`)
+      ? rows.filter((r) => r[def.needs!] !== null && r[def.needs!] !== undefined)
+      : rows;
   // A value with data in the chart: a row of it with a measure other than 0 (a bar of 0 draws nothing).
-  const measures = (['x', 'y'] as const).map((a) => encoding[a]).filter((e) => e?.type === 'quantitative' && typeof e.field === 'string').map((e) => e!.field as string);
-  const values = (field: string, legend = true) => new Set(drawnRows.filter((r) => !legend || !measures.length || measures.some((m) => Number(r[m] ?? 0) !== 0)).map((r) => r[field]));
+  const measures = (['x', 'y'] as const)
+    .map((a) => encoding[a])
+    .filter((e) => e?.type === 'quantitative' && typeof e.field === 'string')
+    .map((e) => e!.field as string);
+  const values = (field: string, legend = true) =>
+    new Set(
+      drawnRows
+        .filter((r) => !legend || !measures.length || measures.some((m) => Number(r[m] ?? 0) !== 0))
+        .map((r) => r[field]),
+    );
   // The nominal field a bar is named by: its colour, else its category axis.
   const color = encoding.color;
   if (color && typeof color.field === 'string') {
@@ -75,13 +91,22 @@ export function styleChart(def: ChartDef, spec: Spec, rows: readonly ChartRow[],
   } else {
     // One bar per harness without a colour field of its own: coloured as its harness anyway.
     for (const axis of ['x', 'y'] as const) {
-      if (encoding[axis]?.field === 'harness') encoding.color = { field: 'harness', type: 'nominal', legend: null, scale: colorScale('harness', values('harness', false)) };
+      if (encoding[axis]?.field === 'harness')
+        encoding.color = {
+          field: 'harness',
+          type: 'nominal',
+          legend: null,
+          scale: colorScale('harness', values('harness', false)),
+        };
     }
   }
   for (const axis of ['x', 'y'] as const) {
     const e = encoding[axis];
     if (range && e?.field === 'day' && e.type === 'temporal') {
-      encoding[axis] = { ...e, scale: { ...((e.scale as object | undefined) ?? {}), domain: [dateTime(range.first), dateTime(range.last, 1)] } };
+      encoding[axis] = {
+        ...e,
+        scale: { ...((e.scale as object | undefined) ?? {}), domain: [dateTime(range.first), dateTime(range.last, 1)] },
+      };
     }
   }
   let note: string | null = null;
@@ -89,12 +114,17 @@ export function styleChart(def: ChartDef, spec: Spec, rows: readonly ChartRow[],
   const measure = def.needs;
   const drawsMeasure = measure && JSON.stringify(spec).includes(`"field":"${measure}"`);
   if (measure && drawsMeasure && rows.some((r) => r[measure] === null || r[measure] === undefined)) {
-    out.transform = [{ filter: `isValid(datum[${JSON.stringify(measure)}])` }, ...((spec.transform as unknown[] | undefined) ?? [])];
+    out.transform = [
+      { filter: `isValid(datum[${JSON.stringify(measure)}])` },
+      ...((spec.transform as unknown[] | undefined) ?? []),
+    ];
     const nameField = [color?.field, encoding.y?.field, encoding.x?.field].find(
       (f): f is string => typeof f === 'string' && f !== measure && rows.some((r) => typeof r[f] === 'string'),
     );
     if (nameField) {
-      const priced = new Set(rows.filter((r) => r[measure] !== null && r[measure] !== undefined).map((r) => r[nameField]));
+      const priced = new Set(
+        rows.filter((r) => r[measure] !== null && r[measure] !== undefined).map((r) => r[nameField]),
+      );
       const left = [...new Set(rows.filter((r) => !priced.has(r[nameField])).map((r) => String(r[nameField])))].sort();
       if (left.length) note = `Not drawn, no price known: ${left.join(', ')}.`;
     }
@@ -128,7 +158,11 @@ export interface ChartToDraw {
  * dashboard): each resolved against its data (as written, its fallback, or
  * left out: `skipped`), styled, with the data sets they use.
  */
-export function chartsToDraw(defs: readonly ChartDef[], sets: ChartData | undefined, range: { first: string; last: string } | null): { charts: ChartToDraw[]; data: ChartData; skipped: string[] } {
+export function chartsToDraw(
+  defs: readonly ChartDef[],
+  sets: ChartData | undefined,
+  range: { first: string; last: string } | null,
+): { charts: ChartToDraw[]; data: ChartData; skipped: string[] } {
   const charts: ChartToDraw[] = [];
   const skipped: string[] = [];
   const data: ChartData = {};
@@ -140,7 +174,13 @@ export function chartsToDraw(defs: readonly ChartDef[], sets: ChartData | undefi
       continue;
     }
     const styled = styleChart(def, chart.spec, rows!, range);
-    charts.push({ id: def.id, title: chart.title, data: def.data, spec: fixedHeight(styled.spec, rows!), note: styled.note });
+    charts.push({
+      id: def.id,
+      title: chart.title,
+      data: def.data,
+      spec: fixedHeight(styled.spec, rows!),
+      note: styled.note,
+    });
     data[def.data] = rows!;
   }
   return { charts, data, skipped };

@@ -98,9 +98,30 @@ export const GRAIN_MARK_FIELD = 'session_grain_tokens';
  * in CSV (last) and JSON only; tables and HTML mark the figures instead.
  */
 export const GRAIN_COLUMNS: Column[] = [
-  { field: 'session_grain_requests', label: 'Session-total reqs', kind: 'int', table: false, html: false, csvLast: true },
-  { field: 'session_grain_tokens', label: 'Session-total tokens', kind: 'int', table: false, html: false, csvLast: true },
-  { field: 'session_grain_cost_usd', label: 'Session-total cost', kind: 'usd', table: false, html: false, csvLast: true },
+  {
+    field: 'session_grain_requests',
+    label: 'Session-total reqs',
+    kind: 'int',
+    table: false,
+    html: false,
+    csvLast: true,
+  },
+  {
+    field: 'session_grain_tokens',
+    label: 'Session-total tokens',
+    kind: 'int',
+    table: false,
+    html: false,
+    csvLast: true,
+  },
+  {
+    field: 'session_grain_cost_usd',
+    label: 'Session-total cost',
+    kind: 'usd',
+    table: false,
+    html: false,
+    csvLast: true,
+  },
 ];
 
 /** Wide-only columns leave first the unpriced counts (the note under the table says them), then the cost comparisons. */

@@ -42,7 +42,8 @@ export function grouped(n: number): string {
  */
 function fixedDecimals(a: number, d: number): string {
   const text = String(a);
-  if (!/^\d+(\.\d+)?$/.test(text)) return a.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+  if (!/^\d+(\.\d+)?$/.test(text))
+    return a.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
   const [whole, frac = ''] = text.split('.') as [string, string?];
   let units = BigInt(whole + frac.slice(0, d).padEnd(d, '0'));
   if (frac.length > d && frac[d]! >= '5') units += 1n;

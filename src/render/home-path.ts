@@ -9,7 +9,9 @@ export function tildeHome(text: string, home: string | undefined): string {
   const h = home?.replace(/\/+$/, '');
   if (!h || h === '' || !text.includes(h)) return text;
   // The home folder itself, or a path inside it: not /home/me2 for /home/me.
-  return text.split(h).reduce((acc, part, i) => (i === 0 ? part : acc + (part === '' || /^[/\s:"')\]]/.test(part) ? '~' : h) + part), '');
+  return text
+    .split(h)
+    .reduce((acc, part, i) => (i === 0 ? part : acc + (part === '' || /^[/\s:"')\]]/.test(part) ? '~' : h) + part), '');
 }
 
 function mapStrings<T>(v: T, f: (s: string) => string): T {

@@ -74,7 +74,8 @@ const isNumeric = (c: Column) => c.kind === 'int' || c.kind === 'usd' || c.kind 
  * stay whole: they are copied.
  */
 const PAGE_KEY_CHARS = 28;
-const pageKey = (c: Column, text: string) => (c.whole || c.keep === 'ends' ? text : cutText(text, c.flex ? 2 * PAGE_KEY_CHARS : PAGE_KEY_CHARS, c.keep));
+const pageKey = (c: Column, text: string) =>
+  c.whole || c.keep === 'ends' ? text : cutText(text, c.flex ? 2 * PAGE_KEY_CHARS : PAGE_KEY_CHARS, c.keep);
 /** A `flex` key (a session's title) wraps, on two lines at most, in the room the others leave: this much of it is counted. */
 const FLEX_KEY_PX = 110;
 
@@ -88,7 +89,8 @@ const FLEX_KEY_PX = 110;
  */
 const PAGE_TABLE_PX = 1175;
 const NARROW_CHARS = new Set([..." -.,:;|!()[]'`ilIj"]);
-const textPx = (s: string) => [...s].reduce((w, ch) => w + (ch >= '0' && ch <= '9' ? 8.3 : NARROW_CHARS.has(ch) ? 4.6 : 7.6), 0);
+const textPx = (s: string) =>
+  [...s].reduce((w, ch) => w + (ch >= '0' && ch <= '9' ? 8.3 : NARROW_CHARS.has(ch) ? 4.6 : 7.6), 0);
 const CELL_PAD_PX = 16;
 
 /**
@@ -103,13 +105,25 @@ const CELL_PAD_PX = 16;
  */
 export function pageColumns(cols: readonly Column[], texts: string[][]): Set<number> {
   const longest = (t: string, c: Column) => (c.kind === 'text' ? Math.max(...t.split(', ').map(textPx)) : textPx(t));
-  const px = cols.map((c, j) => Math.min(c.flex ? FLEX_KEY_PX : Infinity, Math.max(textPx(c.label) * 1.08, ...texts.map((r) => longest(r[j]!, c)))) + CELL_PAD_PX);
+  const px = cols.map(
+    (c, j) =>
+      Math.min(
+        c.flex ? FLEX_KEY_PX : Infinity,
+        Math.max(textPx(c.label) * 1.08, ...texts.map((r) => longest(r[j]!, c))),
+      ) + CELL_PAD_PX,
+  );
   const tier = (c: Column) => (c.table === false ? 0 : isNumeric(c) ? 2 : 1);
   const money = (c: Column) => (c.kind === 'usd' ? 1 : 0);
   const order = cols
     .map((c, j) => ({ c, j }))
     .filter(({ c }) => !c.narrow && c.kind !== 'key' && c.html !== 'keep')
-    .sort((a, b) => tier(a.c) - tier(b.c) || (a.c.wideDrop ?? Infinity) - (b.c.wideDrop ?? Infinity) || money(a.c) - money(b.c) || b.j - a.j);
+    .sort(
+      (a, b) =>
+        tier(a.c) - tier(b.c) ||
+        (a.c.wideDrop ?? Infinity) - (b.c.wideDrop ?? Infinity) ||
+        money(a.c) - money(b.c) ||
+        b.j - a.j,
+    );
   const hidden = new Set<number>();
   let width = px.reduce((a, b) => a + b, 0);
   for (const { j } of order) {
@@ -130,19 +144,40 @@ function renderDataset(all: Dataset, i: number): string {
   const hidden = pageColumns(d.columns, texts.totals ? [...texts.rows, texts.totals] : texts.rows);
   const more = (j: number) => (hidden.has(j) ? ' more' : '');
   const head = d.columns
-    .map((c, j) => `<th scope="col" class="${isNumeric(c) ? 'num' : 'txt'}${more(j)}" data-type="${isNumeric(c) ? 'num' : 'txt'}"><button type="button" title="Sort by ${escapeHtml(c.field)}">${escapeHtml(c.label)}</button></th>`)
+    .map(
+      (c, j) =>
+        `<th scope="col" class="${isNumeric(c) ? 'num' : 'txt'}${more(j)}" data-type="${isNumeric(c) ? 'num' : 'txt'}"><button type="button" title="Sort by ${escapeHtml(c.field)}">${escapeHtml(c.label)}</button></th>`,
+    )
     .join('');
   const cell = (c: Column, j: number, r: Record<string, Cell>, text: string) => {
     const v = r[c.field];
     const raw = v === null || v === undefined ? '' : String(v);
-    const cls = isNumeric(c) ? 'num' : c.kind === 'key' ? (c.flex ? 'key flex' : 'key') : c.kind === 'time' ? 'txt nw' : 'txt';
+    const cls = isNumeric(c)
+      ? 'num'
+      : c.kind === 'key'
+        ? c.flex
+          ? 'key flex'
+          : 'key'
+        : c.kind === 'time'
+          ? 'txt nw'
+          : 'txt';
     // Keys never break (shortened above); a list (models) only after its commas, never at a name's hyphens.
-    const shownText = c.kind === 'text' ? text.split(', ').map((t) => `<span class="nw">${escapeHtml(t)}</span>`).join(', ') : escapeHtml(text);
+    const shownText =
+      c.kind === 'text'
+        ? text
+            .split(', ')
+            .map((t) => `<span class="nw">${escapeHtml(t)}</span>`)
+            .join(', ')
+        : escapeHtml(text);
     const partial = (isPartial(c, r) ? ' partial' : '') + (restsOnSessionTotals(c, r) ? ' session-total' : '');
     return `<td class="${cls}${partial}${more(j)}" data-v="${escapeHtml(raw)}"${c.kind === 'key' ? ` title="${escapeHtml(raw)}"` : ''}>${shownText}</td>`;
   };
-  const body = d.rows.map((r, k) => `<tr>${d.columns.map((c, j) => cell(c, j, r, texts.rows[k]![j]!)).join('')}</tr>`).join('\n');
-  const foot = d.totals ? `<tfoot><tr>${d.columns.map((c, j) => cell(c, j, d.totals!, texts.totals![j]!)).join('')}</tr></tfoot>` : '';
+  const body = d.rows
+    .map((r, k) => `<tr>${d.columns.map((c, j) => cell(c, j, r, texts.rows[k]![j]!)).join('')}</tr>`)
+    .join('\n');
+  const foot = d.totals
+    ? `<tfoot><tr>${d.columns.map((c, j) => cell(c, j, d.totals!, texts.totals![j]!)).join('')}</tr></tfoot>`
+    : '';
   const empty = d.rows.length ? '' : `<p class="empty">${escapeHtml(d.empty ?? 'No usage in this period.')}</p>`;
   const notes = (d.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
   // Columns left out at first: a checkbox shows them (CSS only: the page's script hash stays fixed).
@@ -193,7 +228,11 @@ function renderHeader(out: ReportOutput): string {
     ? ` ${grouped(t.unpriced_requests)} response${t.unpriced_requests === 1 ? '' : 's'} (${grouped(t.unpriced_tokens ?? 0)} tokens) without a price are not in it.`
     : '';
   const cards = [
-    card('Cost', !known ? 'unknown' : `${src === 'partial' ? '≥' : ''}${usd(t.cost_usd!, true)}`, `cost source: ${src} — ${COST_SOURCE_TEXT[src] ?? src}.${unpriced}`),
+    card(
+      'Cost',
+      !known ? 'unknown' : `${src === 'partial' ? '≥' : ''}${usd(t.cost_usd!, true)}`,
+      `cost source: ${src} — ${COST_SOURCE_TEXT[src] ?? src}.${unpriced}`,
+    ),
     card('Requests', grouped(t.requests ?? 0)),
     card(
       'Tokens',
@@ -383,7 +422,9 @@ export function renderHtml(report: ReportOutput, opts: { home?: string; served?:
   const served = opts.served;
   const scripts = served ? [] : [...libraryScripts(), BOOT];
   const scriptTags = served
-    ? [...LIBRARIES.map(([, f]) => f), 'boot.js', ...served.scripts].map((n) => `<script src="${escapeHtml(served.asset(n))}"></script>`)
+    ? [...LIBRARIES.map(([, f]) => f), 'boot.js', ...served.scripts].map(
+        (n) => `<script src="${escapeHtml(served.asset(n))}"></script>`,
+      )
     : scripts.map((s) => `<script>${s}</script>`);
   const csp = [
     "default-src 'none'",

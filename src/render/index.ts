@@ -16,7 +16,12 @@ export function setHtmlRenderer(r: HtmlRenderer): void {
 }
 
 /** The text formats, from the report's JSON document and tables alone. */
-export function renderText(format: Exclude<Format, 'html'>, json: unknown, datasets: Dataset[], table: TableOptions): string {
+export function renderText(
+  format: Exclude<Format, 'html'>,
+  json: unknown,
+  datasets: Dataset[],
+  table: TableOptions,
+): string {
   switch (format) {
     case 'json':
       return renderJson(json);

@@ -69,7 +69,11 @@ function cutColumn(values: string[], w: number, keep?: Column['keep']): string[]
 
 /** `text` in lines of at most `width` characters: at spaces, a longer word split where it must. */
 function wrapHard(text: string, width: number): string[] {
-  return wrapText(text, width).flatMap((l) => (l.length <= width ? [l] : Array.from({ length: Math.ceil(l.length / width) }, (_, k) => l.slice(k * width, (k + 1) * width))));
+  return wrapText(text, width).flatMap((l) =>
+    l.length <= width
+      ? [l]
+      : Array.from({ length: Math.ceil(l.length / width) }, (_, k) => l.slice(k * width, (k + 1) * width)),
+  );
 }
 
 /** Words of `text` in lines of at most `width` characters (a longer word gets its own line). */
@@ -180,7 +184,16 @@ function share(want: number[], room: number, floor: number[]): number[] {
 function cutCells(all: string[][], cols: Column[], widths: number[], idx: number[]): void {
   // A wrapped column keeps its whole text: renderTable puts it on as many lines as it takes.
   idx = idx.filter((i) => !cols[i]!.wrap);
-  const cut = new Map(idx.map((i) => [i, cutColumn(all.map((t) => t[i]!), widths[i]!, cols[i]!.keep)]));
+  const cut = new Map(
+    idx.map((i) => [
+      i,
+      cutColumn(
+        all.map((t) => t[i]!),
+        widths[i]!,
+        cols[i]!.keep,
+      ),
+    ]),
+  );
   all.forEach((t, r) => idx.forEach((i) => (t[i] = cut.get(i)![r]!)));
 }
 
@@ -193,10 +206,15 @@ function cutCells(all: string[][], cols: Column[], widths: number[], idx: number
  */
 function layout(d: Dataset, width: number): Layout {
   const tried = steps(d, width);
-  const sized = widthsOf(d, d.columns.filter((c) => c.table !== false));
+  const sized = widthsOf(
+    d,
+    d.columns.filter((c) => c.table !== false),
+  );
   for (const s of tried) {
     const flex = s.cols.map((c, i) => (cuttable(c) && c.flex ? i : -1)).filter((i) => i >= 0);
-    const least = sized(s).map((w, i) => (flex.includes(i) ? Math.min(w, Math.max(READABLE_KEY, s.cols[i]!.label.length)) : w));
+    const least = sized(s).map((w, i) =>
+      flex.includes(i) ? Math.min(w, Math.max(READABLE_KEY, s.cols[i]!.label.length)) : w,
+    );
     const seps = s.sep * (s.cols.length - 1);
     if (least.reduce((a, b) => a + b, 0) + seps > width) continue;
     // This one fits: its cells, measured again as they will be shown.
@@ -204,7 +222,11 @@ function layout(d: Dataset, width: number): Layout {
     if (widths.reduce((a, b) => a + b, 0) + seps > width) {
       // Titles take what the whole columns leave.
       const room = width - seps - widths.reduce((n, w, i) => (flex.includes(i) ? n : n + w), 0);
-      const got = share(flex.map((i) => widths[i]!), room, flex.map((i) => least[i]!));
+      const got = share(
+        flex.map((i) => widths[i]!),
+        room,
+        flex.map((i) => least[i]!),
+      );
       flex.forEach((i, k) => (widths[i] = got[k]!));
       cutCells(all, s.cols, widths, flex);
     }
@@ -234,7 +256,11 @@ function layout(d: Dataset, width: number): Layout {
       const whole = keyIdx.filter((i) => !cols[i]!.flex).reduce((n, i) => n + widths[i]!, 0);
       const cut = flex.length && room - whole >= flex.reduce((n, i) => n + cols[i]!.label.length, 0) ? flex : keyIdx;
       const left = cut === flex ? room - whole : room;
-      const got = share(cut.map((i) => widths[i]!), cut === flex ? left : Math.max(left, cut.length * 8), cut.map((i) => cols[i]!.label.length));
+      const got = share(
+        cut.map((i) => widths[i]!),
+        cut === flex ? left : Math.max(left, cut.length * 8),
+        cut.map((i) => cols[i]!.label.length),
+      );
       cut.forEach((i, k) => (widths[i] = got[k]!));
       cutCells(all, cols, widths, cut);
     }
@@ -243,14 +269,19 @@ function layout(d: Dataset, width: number): Layout {
 }
 
 /** A title as it is when it fits, else wrapped at spaces (a path longer than the width stays one line: copied whole). */
-const titleLines = (title: string, width: number) => (title.length <= width ? [title] : wrapText(title, Math.max(20, width)));
+const titleLines = (title: string, width: number) =>
+  title.length <= width ? [title] : wrapText(title, Math.max(20, width));
 
 export function renderTable(data: Dataset, o: TableOptions): string {
   // Headers (a `sql` column's name), the title and notes may carry data too;
   // the cells are made printable by cellTexts.
   const d: Dataset = {
     ...data,
-    columns: data.columns.map((c) => ({ ...c, label: printable(c.label), ...(o.wholeIds && c.keep === 'ends' ? { whole: true } : {}) })),
+    columns: data.columns.map((c) => ({
+      ...c,
+      label: printable(c.label),
+      ...(o.wholeIds && c.keep === 'ends' ? { whole: true } : {}),
+    })),
     ...(data.title !== undefined ? { title: printable(data.title) } : {}),
     ...(data.notes ? { notes: data.notes.map(printable) } : {}),
     ...(data.empty !== undefined ? { empty: printable(data.empty) } : {}),
@@ -258,7 +289,10 @@ export function renderTable(data: Dataset, o: TableOptions): string {
   const bold = (s: string) => (o.color ? `\x1b[1m${s}\x1b[22m` : s);
   const dim = (s: string) => (o.color ? `\x1b[2m${s}\x1b[22m` : s);
   if (!d.rows.length && d.empty !== undefined) {
-    const lines = [...(d.title ? titleLines(d.title, o.width).map(bold) : []), ...[d.empty, ...(d.notes ?? [])].flatMap((n) => wrapText(n, Math.max(20, o.width)).map(dim))];
+    const lines = [
+      ...(d.title ? titleLines(d.title, o.width).map(bold) : []),
+      ...[d.empty, ...(d.notes ?? [])].flatMap((n) => wrapText(n, Math.max(20, o.width)).map(dim)),
+    ];
     return lines.join('\n') + '\n';
   }
   const { cols, cells, totals, widths, sep, dropped } = layout(d, o.width);
@@ -281,7 +315,9 @@ export function renderTable(data: Dataset, o: TableOptions): string {
   // The title wraps at spaces; a path longer than the terminal stays one line (copied whole).
   if (d.title) for (const l of titleLines(d.title, o.width)) out.push(bold(l));
   out.push(bold(line(cols.map((c) => c.label))));
-  const rule = dim('─'.repeat(Math.min(o.wholeIds ? Infinity : o.width, widths.reduce((a, b) => a + b, 0) + sep * (cols.length - 1))));
+  const rule = dim(
+    '─'.repeat(Math.min(o.wholeIds ? Infinity : o.width, widths.reduce((a, b) => a + b, 0) + sep * (cols.length - 1))),
+  );
   out.push(rule);
   for (const t of cells) out.push(line(t));
   if (totals) {
@@ -290,7 +326,10 @@ export function renderTable(data: Dataset, o: TableOptions): string {
   }
   if (!d.rows.length) out.push(dim('(no usage in this period)'));
   const notes = [...(d.notes ?? []), ...cols.flatMap((c) => (c.legend ? [c.legend] : []))];
-  if (dropped.length) notes.push(`Not shown at this width: ${dropped.map((c) => c.label).join(', ')} (a wider terminal, --format csv or json show every column).`);
+  if (dropped.length)
+    notes.push(
+      `Not shown at this width: ${dropped.map((c) => c.label).join(', ')} (a wider terminal, --format csv or json show every column).`,
+    );
   for (const n of notes) for (const l of wrapText(n, Math.max(20, o.width))) out.push(dim(l));
   return out.join('\n') + '\n';
 }

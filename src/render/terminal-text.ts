@@ -50,7 +50,9 @@ export function printableLines(s: string): string {
 
 /** The `warning: …` lines for stderr, one per warning, each made printable. */
 export function warningLines(warnings: readonly string[]): string {
-  return summarised(warnings).map((w) => `warning: ${printable(w)}\n`).join('');
+  return summarised(warnings)
+    .map((w) => `warning: ${printable(w)}\n`)
+    .join('');
 }
 
 /** Up to this many warnings are printed one by one; more are summarised (5,000 files with a bad line each printed 700 KB on every run). */
@@ -78,9 +80,11 @@ export function summarised(warnings: readonly string[]): string[] {
   const out: string[] = [];
   for (const list of kinds.values()) {
     out.push(...list.slice(0, EXAMPLES));
-    if (list.length > EXAMPLES) out.push(`… and ${list.length - EXAMPLES} more like the one${EXAMPLES > 1 ? 's' : ''} above`);
+    if (list.length > EXAMPLES)
+      out.push(`… and ${list.length - EXAMPLES} more like the one${EXAMPLES > 1 ? 's' : ''} above`);
   }
-  if (out.length < warnings.length) out.push(`${warnings.length} warnings in all; \`tx-usage sources\` lists every one by file`);
+  if (out.length < warnings.length)
+    out.push(`${warnings.length} warnings in all; \`tx-usage sources\` lists every one by file`);
   return out;
 }
 
@@ -96,5 +100,7 @@ export function messageLine(msg: string): string {
  * strings (JSON's own syntax is ASCII), so the whole text is safe to map.
  */
 export function terminalSafeJson(json: string): string {
-  return JSON_LEFT.test(json) ? json.replace(JSON_LEFTS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+  return JSON_LEFT.test(json)
+    ? json.replace(JSON_LEFTS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : json;
 }

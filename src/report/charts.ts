@@ -53,7 +53,9 @@ export const PROJECTS_DRAWN = 12;
 /** The `n` largest rows (by cost, then tokens) and one row adding up the rest. */
 export function topWithOther(rows: ChartRow[], key: string, n: number): ChartRow[] {
   const sorted = [...rows].sort(
-    (a, b) => ((b.cost_usd as number | null) ?? -1) - ((a.cost_usd as number | null) ?? -1) || (b.total_tokens as number) - (a.total_tokens as number),
+    (a, b) =>
+      ((b.cost_usd as number | null) ?? -1) - ((a.cost_usd as number | null) ?? -1) ||
+      (b.total_tokens as number) - (a.total_tokens as number),
   );
   if (sorted.length <= n) return sorted;
   const rest = sorted.slice(n);
@@ -97,8 +99,13 @@ export function withShortLabels(rows: ChartRow[], key: string): ChartRow[] {
  */
 export async function baseChartData(conn: DuckDBConnection, p: ReportParams): Promise<ChartData> {
   // The template's rows with their cost in dollars, as a report's rows carry it.
-  const usd = (rows: Record<string, unknown>[]) => rows.map((r) => ({ ...r, cost_usd: e10ToUsd(r.cost_e10 as string | null) }));
-  return chartSets(usd(await grouped(conn, p, ['day', 'model'])), usd(await grouped(conn, p, ['project'])), usd(await grouped(conn, p, ['harness'])));
+  const usd = (rows: Record<string, unknown>[]) =>
+    rows.map((r) => ({ ...r, cost_usd: e10ToUsd(r.cost_e10 as string | null) }));
+  return chartSets(
+    usd(await grouped(conn, p, ['day', 'model'])),
+    usd(await grouped(conn, p, ['project'])),
+    usd(await grouped(conn, p, ['harness'])),
+  );
 }
 
 /**
@@ -106,7 +113,11 @@ export async function baseChartData(conn: DuckDBConnection, p: ReportParams): Pr
  * rows: both carry the keys, requests, total_tokens, cost_usd and the token
  * kinds) per day and model, per project, and per harness.
  */
-export function chartSets(daily: Record<string, unknown>[], projects: Record<string, unknown>[], harnesses: Record<string, unknown>[]): ChartData {
+export function chartSets(
+  daily: Record<string, unknown>[],
+  projects: Record<string, unknown>[],
+  harnesses: Record<string, unknown>[],
+): ChartData {
   const pick = (r: Record<string, unknown>, keys: GroupKey[]): ChartRow => {
     const row: ChartRow = {};
     for (const k of keys) row[k] = (r[k] as string | null) ?? null;
@@ -117,20 +128,32 @@ export function chartSets(daily: Record<string, unknown>[], projects: Record<str
   };
   const mix: ChartRow[] = [];
   for (const r of harnesses) {
-    for (const [field, label] of TOKEN_KINDS) mix.push({ harness: r.harness as string, kind: label, tokens: num(r[field]) });
+    for (const [field, label] of TOKEN_KINDS)
+      mix.push({ harness: r.harness as string, kind: label, tokens: num(r[field]) });
   }
   return {
     daily_by_model: daily.map((r) => pick(r, ['day', 'model'])),
-    by_project: withShortLabels(topWithOther(projects.map((r) => pick(r, ['project'])), 'project', PROJECTS_DRAWN), 'project'),
+    by_project: withShortLabels(
+      topWithOther(
+        projects.map((r) => pick(r, ['project'])),
+        'project',
+        PROJECTS_DRAWN,
+      ),
+      'project',
+    ),
     by_harness: harnesses.map((r) => pick(r, ['harness'])),
     token_mix: mix,
   };
 }
 
 /** The spec to draw for `def` given its data: as written, the fallback, or null (left out). */
-export function resolveChart(def: ChartDef, rows: ChartRow[] | undefined): { title: string; spec: Record<string, unknown> } | null {
+export function resolveChart(
+  def: ChartDef,
+  rows: ChartRow[] | undefined,
+): { title: string; spec: Record<string, unknown> } | null {
   if (!rows || rows.length === 0) return null;
-  if (!def.needs || rows.some((r) => r[def.needs!] !== null && r[def.needs!] !== undefined)) return { title: def.title, spec: def.spec };
+  if (!def.needs || rows.some((r) => r[def.needs!] !== null && r[def.needs!] !== undefined))
+    return { title: def.title, spec: def.spec };
   if (!def.fallback) return null;
   const { replace } = def.fallback;
   const swap = (v: unknown): unknown => {

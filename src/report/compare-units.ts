@@ -16,7 +16,12 @@ import { counted } from '../core/plural.js';
 
 const STATS = ['mean', 'median', 'p90'] as const;
 /** Per-prompt figures (each as _mean, _median, _p90): usage-derived ones are null for a harness without billed usage. */
-const PER_PROMPT = ['requests_per_prompt', 'tokens_per_prompt', 'cost_per_prompt_usd', 'tool_calls_per_prompt'] as const;
+const PER_PROMPT = [
+  'requests_per_prompt',
+  'tokens_per_prompt',
+  'cost_per_prompt_usd',
+  'tool_calls_per_prompt',
+] as const;
 const USAGE_PER_PROMPT = new Set<string>(['requests_per_prompt', 'tokens_per_prompt', 'cost_per_prompt_usd']);
 
 /** Fewer prompts than this behind a model's figures in a harness: too few to compare. */
@@ -61,7 +66,11 @@ const numOrNull = (v: unknown): number | null => (v === null || v === undefined 
 /** Keys of per-prompt figure fields, in order. */
 const perPromptFields = (): string[] => PER_PROMPT.flatMap((f) => STATS.map((s) => `${f}_${s}`));
 
-function unitFigures(prompt: Record<string, unknown> | undefined, session: Record<string, unknown> | undefined, billed: boolean): UnitFigures {
+function unitFigures(
+  prompt: Record<string, unknown> | undefined,
+  session: Record<string, unknown> | undefined,
+  billed: boolean,
+): UnitFigures {
   const out: Record<string, number | null> = {
     prompts: num(prompt?.prompts),
     turns: num(session?.turns),
@@ -80,7 +89,8 @@ function unitFigures(prompt: Record<string, unknown> | undefined, session: Recor
   }
   out.active_hours = num(session?.active_hours);
   out.hourly_sessions = billed ? num(session?.hourly_sessions) : 0;
-  for (const s of STATS) out[`cost_per_active_hour_usd_${s}`] = billed ? numOrNull(session?.[`cost_per_active_hour_usd_${s}`]) : null;
+  for (const s of STATS)
+    out[`cost_per_active_hour_usd_${s}`] = billed ? numOrNull(session?.[`cost_per_active_hour_usd_${s}`]) : null;
   return out as unknown as UnitFigures;
 }
 
@@ -107,11 +117,16 @@ export async function unitStats(conn: DuckDBConnection, p: ReportParams, detail:
   await materializeTemplate(conn, loadTemplate('compare_session_rows'), values);
   const prompts = loadTemplate('compare_prompts');
   const sessions = loadTemplate('compare_sessions');
-  const byKey = (rows: Record<string, unknown>[]) => new Map(rows.map((r) => [keyOf(String(r.harness), String(r.detail ?? '')), r]));
-  const run = async (slot: string) => ({ prompts: byKey(await runTemplate(conn, prompts, {}, { detail: slot })), sessions: byKey(await runTemplate(conn, sessions, {}, { detail: slot })) });
+  const byKey = (rows: Record<string, unknown>[]) =>
+    new Map(rows.map((r) => [keyOf(String(r.harness), String(r.detail ?? '')), r]));
+  const run = async (slot: string) => ({
+    prompts: byKey(await runTemplate(conn, prompts, {}, { detail: slot })),
+    sessions: byKey(await runTemplate(conn, sessions, {}, { detail: slot })),
+  });
   const top = await run(`''`);
   const det = detail ? await run(groupExpr(detail)) : null;
-  const models = detail === 'model' ? det!.prompts : byKey(await runTemplate(conn, prompts, {}, { detail: groupExpr('model') }));
+  const models =
+    detail === 'model' ? det!.prompts : byKey(await runTemplate(conn, prompts, {}, { detail: groupExpr('model') }));
   return {
     harness: (h, billed) => unitFigures(top.prompts.get(keyOf(h, '')), top.sessions.get(keyOf(h, '')), billed),
     detail: (h, v, billed) => unitFigures(det?.prompts.get(keyOf(h, v)), det?.sessions.get(keyOf(h, v)), billed),
@@ -133,16 +148,29 @@ function sameModelRows(rows: Record<string, unknown>[]): SameModelRow[] {
     if (new Set(list.map((r) => r.harness)).size < 2) continue;
     for (const r of list.sort((a, b) => String(a.harness).localeCompare(String(b.harness)))) {
       const f = unitFigures(r, undefined, true);
-      const row: Record<string, unknown> = { model, harness: String(r.harness), prompts: f.prompts, priced_prompts: f.priced_prompts };
+      const row: Record<string, unknown> = {
+        model,
+        harness: String(r.harness),
+        prompts: f.prompts,
+        priced_prompts: f.priced_prompts,
+      };
       for (const k of perPromptFields()) row[k] = f[k as keyof UnitFigures];
-      row.note = f.prompts < FEW_PROMPTS ? `${f.prompts} prompt${f.prompts === 1 ? '' : 's'}: too few to compare (under ${FEW_PROMPTS})` : null;
+      row.note =
+        f.prompts < FEW_PROMPTS
+          ? `${f.prompts} prompt${f.prompts === 1 ? '' : 's'}: too few to compare (under ${FEW_PROMPTS})`
+          : null;
       out.push(row as SameModelRow);
     }
   }
   return out;
 }
 
-const col = (field: string, label: string, kind: Column['kind'], narrow = false): Column => ({ field, label, kind, narrow });
+const col = (field: string, label: string, kind: Column['kind'], narrow = false): Column => ({
+  field,
+  label,
+  kind,
+  narrow,
+});
 
 const LABEL: Record<(typeof PER_PROMPT)[number], string> = {
   requests_per_prompt: 'Req/prompt',
@@ -161,7 +189,9 @@ export const UNIT_COLUMNS: Column[] = [
   col('priced_prompts', 'Priced prompts', 'int'),
   // Added after the others were published: last in the CSV, so their positions hold.
   { ...col('session_total_prompts', 'Session-total prompts', 'int'), csvLast: true },
-  ...PER_PROMPT.flatMap((f) => STATS.map((s) => col(`${f}_${s}`, `${LABEL[f]} ${s}`, f === 'cost_per_prompt_usd' ? 'usd' : 'ratio'))),
+  ...PER_PROMPT.flatMap((f) =>
+    STATS.map((s) => col(`${f}_${s}`, `${LABEL[f]} ${s}`, f === 'cost_per_prompt_usd' ? 'usd' : 'ratio')),
+  ),
   col('active_hours', 'Active h', 'ratio'),
   col('hourly_sessions', 'Hourly sessions', 'int'),
   ...STATS.map((s) => col(`cost_per_active_hour_usd_${s}`, `Cost/active h ${s}`, 'usd')),
@@ -176,19 +206,28 @@ const FEW_MARK_COLUMN: Column = { field: 'few_prompts_mark', label: '', kind: 't
 const isFew = (r: Record<string, unknown>) => num(r.prompts) > 0 && num(r.prompts) < FEW_PROMPTS;
 const markFew = (r: Record<string, unknown>) => ({ ...r, few_prompts_mark: isFew(r) ? '*' : '' });
 const fewColumn = (rows: Record<string, unknown>[]) => (rows.some(isFew) ? [FEW_MARK_COLUMN] : []);
-const fewNote = (rows: Record<string, unknown>[]) => (rows.some(isFew) ? [`* fewer than ${FEW_PROMPTS} prompts: too few to compare.`] : []);
+const fewNote = (rows: Record<string, unknown>[]) =>
+  rows.some(isFew) ? [`* fewer than ${FEW_PROMPTS} prompts: too few to compare.`] : [];
 
 /** The terminal's view of the figures: per harness (or harness × detail), the medians and the cost tail. */
 /** Which prompts the per-prompt usage figures leave out because their sessions record session totals (named by harness). */
 function sessionTotalNote(rows: Record<string, unknown>[]): string[] {
   const by = new Map<string, number>();
-  for (const r of rows) if (num(r.session_total_prompts) > 0) by.set(String(r.harness), (by.get(String(r.harness)) ?? 0) + num(r.session_total_prompts));
+  for (const r of rows)
+    if (num(r.session_total_prompts) > 0)
+      by.set(String(r.harness), (by.get(String(r.harness)) ?? 0) + num(r.session_total_prompts));
   if (!by.size) return [];
   const list = [...by].map(([h, n]) => `${h} ${n}`).join(', ');
-  return [`Responses only: prompts of sessions whose usage is recorded as a session total (${list}) count as prompts, but their requests, tokens and cost are not in these figures (a session total is not a prompt's).`];
+  return [
+    `Responses only: prompts of sessions whose usage is recorded as a session total (${list}) count as prompts, but their requests, tokens and cost are not in these figures (a session total is not a prompt's).`,
+  ];
 }
 
-export function perPromptDataset(title: string, rows: Record<string, unknown>[], keys: { field: string; label: string }[]): Dataset {
+export function perPromptDataset(
+  title: string,
+  rows: Record<string, unknown>[],
+  keys: { field: string; label: string }[],
+): Dataset {
   return {
     title,
     columns: [
@@ -202,7 +241,10 @@ export function perPromptDataset(title: string, rows: Record<string, unknown>[],
       col('cost_per_prompt_usd_median', '$/p med', 'usd', true),
       { ...col('cost_per_prompt_usd_p90', '$/p p90', 'usd', true), drop: 5 },
       { ...col('tool_calls_per_prompt_median', 'Tools/p', 'ratio', true), drop: 1 },
-      { ...col('cost_per_active_hour_usd_median', '$/act h', 'usd'), legend: '$/act h = cost per active hour (idle gaps over 10 minutes removed), median over sessions.' },
+      {
+        ...col('cost_per_active_hour_usd_median', '$/act h', 'usd'),
+        legend: '$/act h = cost per active hour (idle gaps over 10 minutes removed), median over sessions.',
+      },
       col('active_hours', 'Active h', 'ratio'),
     ],
     rows: rows.map(markFew) as Dataset['rows'],
@@ -240,7 +282,11 @@ const comparable = (r: SameModelRow) => r.prompts >= FEW_PROMPTS && r.cost_per_p
 export function cheaperPerPrompt(rows: readonly SameModelRow[]): CheaperRow[] {
   const out: CheaperRow[] = [];
   for (const model of [...new Set(rows.map((r) => r.model))]) {
-    const list = rows.filter((r) => r.model === model && comparable(r)).sort((a, b) => a.cost_per_prompt_usd_median! - b.cost_per_prompt_usd_median! || a.harness.localeCompare(b.harness));
+    const list = rows
+      .filter((r) => r.model === model && comparable(r))
+      .sort(
+        (a, b) => a.cost_per_prompt_usd_median! - b.cost_per_prompt_usd_median! || a.harness.localeCompare(b.harness),
+      );
     const [best, ...rest] = list;
     for (const o of best ? rest : []) {
       out.push({
@@ -253,7 +299,9 @@ export function cheaperPerPrompt(rows: readonly SameModelRow[]): CheaperRow[] {
         than_prompts: o.prompts,
         than_cost_per_prompt_usd_median: o.cost_per_prompt_usd_median!,
         than_cost_per_prompt_usd_p90: o.cost_per_prompt_usd_p90,
-        times: best!.cost_per_prompt_usd_median ? Math.round((o.cost_per_prompt_usd_median! / best!.cost_per_prompt_usd_median!) * 100) / 100 : null,
+        times: best!.cost_per_prompt_usd_median
+          ? Math.round((o.cost_per_prompt_usd_median! / best!.cost_per_prompt_usd_median!) * 100) / 100
+          : null,
       });
     }
   }
@@ -261,14 +309,18 @@ export function cheaperPerPrompt(rows: readonly SameModelRow[]): CheaperRow[] {
 }
 
 /** How the rows left out of a table are said: one line with their count and how to see them. */
-export const fewLine = (n: number, what: string, whats = `${what}s`) => `${counted(n, what, whats)} with fewer than ${FEW_PROMPTS} prompts, too few to compare, not shown: \`report compare --all\` lists ${n === 1 ? 'it' : 'them'} (the JSON has every row).`;
+export const fewLine = (n: number, what: string, whats = `${what}s`) =>
+  `${counted(n, what, whats)} with fewer than ${FEW_PROMPTS} prompts, too few to compare, not shown: \`report compare --all\` lists ${n === 1 ? 'it' : 'them'} (the JSON has every row).`;
 
 /** The lead table: which harness is cheaper per prompt for the same model, with its spread. `title`: the report's, with its period. */
 export function cheaperDataset(title: string, answer: readonly CheaperRow[], same: readonly SameModelRow[]): Dataset {
   const few = same.filter((r) => !comparable(r)).length;
   const notes = answer.length
     ? [
-        ...answer.map((a) => `${a.model}: ${a.harness} is cheaper per prompt than ${a.than_harness}${a.times === null ? '' : `, ${a.times}× less at the median`} (${a.prompts} and ${a.than_prompts} prompts).`),
+        ...answer.map(
+          (a) =>
+            `${a.model}: ${a.harness} is cheaper per prompt than ${a.than_harness}${a.times === null ? '' : `, ${a.times}× less at the median`} (${a.prompts} and ${a.than_prompts} prompts).`,
+        ),
         `med = median cost per prompt, p90 = its 90th percentile (the spread of the costlier prompts); × = the other harness's median over the cheaper one's.`,
       ]
     : [];
@@ -318,7 +370,9 @@ export function sameModelDataset(rows: SameModelRow[]): Dataset {
     ],
     rows: (rows as unknown as Record<string, unknown>[]).map(markFew) as Dataset['rows'],
     notes: rows.length
-      ? [`Models that answered prompts in two or more harnesses in this period.${few.length ? ` ${few.length} row${few.length === 1 ? ' has' : 's have'} fewer than ${FEW_PROMPTS} prompts (marked *): too few to compare.` : ''}`]
+      ? [
+          `Models that answered prompts in two or more harnesses in this period.${few.length ? ` ${few.length} row${few.length === 1 ? ' has' : 's have'} fewer than ${FEW_PROMPTS} prompts (marked *): too few to compare.` : ''}`,
+        ]
       : [],
     empty: 'No model answered prompts in two or more harnesses in this period.',
   };

@@ -16,7 +16,19 @@ import { metricsOf, templateValues, type Metrics, type ReportParams } from './su
 import { grainFieldsOf, type GrainFields } from './summary-rows.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { cursorDataset, cursorSection, type CursorSection } from './cursor-days.js';
-import { cheaperDataset, cheaperPerPrompt, enoughPrompts, fewLine, perPromptDataset, sameModelDataset, UNIT_COLUMNS, unitStats, type CheaperRow, type SameModelRow, type UnitFigures } from './compare-units.js';
+import {
+  cheaperDataset,
+  cheaperPerPrompt,
+  enoughPrompts,
+  fewLine,
+  perPromptDataset,
+  sameModelDataset,
+  UNIT_COLUMNS,
+  unitStats,
+  type CheaperRow,
+  type SameModelRow,
+  type UnitFigures,
+} from './compare-units.js';
 
 export interface Efficiency {
   sessions: number | null;
@@ -44,7 +56,8 @@ export interface ContextFigures {
 type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 export type HarnessRow = { harness: string; billed_usage: boolean } & (Metrics | Nullable<Metrics>) &
-  Efficiency & UnitFigures & { context: ContextFigures | null };
+  Efficiency &
+  UnitFigures & { context: ContextFigures | null };
 
 export interface CompareReport {
   since: string;
@@ -122,21 +135,34 @@ const UNKNOWN_USAGE: Nullable<Metrics> & Efficiency = {
 
 function detailKey(by: GroupKey[]): GroupKey | null {
   const rest = by.filter((k) => k !== 'harness');
-  if (rest.length > 1) throw new UsageError(`--by ${by.join(',')}: the comparison breaks each harness down by at most one key (e.g. --by model)`);
+  if (rest.length > 1)
+    throw new UsageError(
+      `--by ${by.join(',')}: the comparison breaks each harness down by at most one key (e.g. --by model)`,
+    );
   return rest[0] ?? null;
 }
 
 export const NO_BILLED_USAGE_NOTE =
   'No billed usage recorded locally: the figures are context-window occupancy at checkpoints (tokens held in the window), not billed tokens, and are in no usage or cost figure.';
 
-export async function compareReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[]): Promise<ReportOutput> {
+export async function compareReport(
+  conn: DuckDBConnection,
+  def: ReportDefinition,
+  p: ReportParams,
+  warnings: string[],
+): Promise<ReportOutput> {
   const detail = detailKey(p.by);
   const q = { harness: def.query, context: 'compare_context', cursor: 'cursor_days', ...def.queries };
   const values = { ...templateValues(p), cost_mode: p.costMode };
   const t = loadTemplate(q.harness);
   const perHarness = await runTemplate(conn, t, values, { detail: `''` });
   const perDetail = detail ? await runTemplate(conn, t, values, { detail: groupExpr(detail) }) : [];
-  const context = new Map((await runTemplate(conn, loadTemplate(q.context), templateValues(p))).map((r) => [r.harness as string, contextOf(r)]));
+  const context = new Map(
+    (await runTemplate(conn, loadTemplate(q.context), templateValues(p))).map((r) => [
+      r.harness as string,
+      contextOf(r),
+    ]),
+  );
   const billed = new Map(perHarness.map((r) => [r.harness as string, r]));
   const units = await unitStats(conn, p, detail);
 
@@ -144,8 +170,17 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
   for (const h of HARNESS_IDS) {
     const r = billed.get(h);
     const ctx = context.get(h) ?? null;
-    if (r) listed.push({ harness: h, billed_usage: true, ...metricsOf(r), ...efficiencyOf(r), ...units.harness(h, true), context: ctx });
-    else if (ctx) listed.push({ harness: h, billed_usage: false, ...UNKNOWN_USAGE, ...units.harness(h, false), context: ctx });
+    if (r)
+      listed.push({
+        harness: h,
+        billed_usage: true,
+        ...metricsOf(r),
+        ...efficiencyOf(r),
+        ...units.harness(h, true),
+        context: ctx,
+      });
+    else if (ctx)
+      listed.push({ harness: h, billed_usage: false, ...UNKNOWN_USAGE, ...units.harness(h, false), context: ctx });
   }
   // --sort (default by cost): a harness without billed usage (unknown cost) last.
   const harnesses = sortRows(listed, ['harness'], p.sort);
@@ -169,13 +204,21 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
     totals: { ...metricsOf(tot ?? {}), ...grainFieldsOf(tot ?? {}) },
     harnesses,
     breakdown,
-    cursor: p.harnesses.includes('cursor-agent') ? await cursorSection(conn, p, q.cursor).then((c) => (c.days.length ? c : null)) : null,
+    cursor: p.harnesses.includes('cursor-agent')
+      ? await cursorSection(conn, p, q.cursor).then((c) => (c.days.length ? c : null))
+      : null,
     same_model: units.sameModel,
     cheaper_per_prompt: cheaperPerPrompt(units.sameModel),
     warnings,
   };
 
-  if (p.charts === false) return { definition: def, json: report as unknown as Record<string, unknown>, datasets: compareDatasets(def, report, detail, p.all === true), warnings };
+  if (p.charts === false)
+    return {
+      definition: def,
+      json: report as unknown as Record<string, unknown>,
+      datasets: compareDatasets(def, report, detail, p.all === true),
+      warnings,
+    };
   const charts = await baseChartData(conn, p);
   charts.efficiency = harnesses
     .filter((h) => h.billed_usage)
@@ -189,10 +232,21 @@ export async function compareReport(conn: DuckDBConnection, def: ReportDefinitio
       reasoning_share: h.reasoning_share,
     }));
   charts.prompt_costs = await units.promptCosts();
-  return { definition: def, json: report as unknown as Record<string, unknown>, datasets: compareDatasets(def, report, detail, p.all === true), warnings, charts };
+  return {
+    definition: def,
+    json: report as unknown as Record<string, unknown>,
+    datasets: compareDatasets(def, report, detail, p.all === true),
+    warnings,
+    charts,
+  };
 }
 
-const col = (field: string, label: string, kind: Column['kind'], narrow = false): Column => ({ field, label, kind, narrow });
+const col = (field: string, label: string, kind: Column['kind'], narrow = false): Column => ({
+  field,
+  label,
+  kind,
+  narrow,
+});
 
 const EFFICIENCY_COLUMNS: Column[] = [
   col('requests', 'Reqs', 'int', true),
@@ -224,13 +278,28 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
   const out: Dataset[] = [
     {
       title: `${def.title} ${periodLabel(r.since, r.until, r.timezone)}: per harness`,
-      columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, col('billed', 'Billed', 'text', true), ...EFFICIENCY_COLUMNS, ...UNIT_COLUMNS],
+      columns: [
+        { field: 'harness', label: 'Harness', kind: 'key', narrow: true },
+        col('billed', 'Billed', 'text', true),
+        ...EFFICIENCY_COLUMNS,
+        ...UNIT_COLUMNS,
+      ],
       rows: r.harnesses.map(({ context: _c, billed_usage, ...h }) => ({ ...h, billed: billed_usage ? 'yes' : 'no' })),
       notes: [
         ...(r.harnesses.some((h) => !h.billed_usage)
-          ? [`${r.harnesses.filter((h) => !h.billed_usage).map((h) => h.harness).join(', ')}: no billed usage recorded locally (its context occupancy is listed separately; those figures are not billed tokens).`]
+          ? [
+              `${r.harnesses
+                .filter((h) => !h.billed_usage)
+                .map((h) => h.harness)
+                .join(
+                  ', ',
+                )}: no billed usage recorded locally (its context occupancy is listed separately; those figures are not billed tokens).`,
+            ]
           : []),
-        ...[unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens), compareGrainNote(r.totals.session_grain_tokens)].filter((n): n is string => n !== null),
+        ...[
+          unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens),
+          compareGrainNote(r.totals.session_grain_tokens),
+        ].filter((n): n is string => n !== null),
       ],
     },
   ];
@@ -240,10 +309,16 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
   const main = out[0]!;
   const prompted = r.harnesses.filter((h) => h.prompts > 0);
   const promptless = r.harnesses.filter((h) => !(h.prompts > 0)).map((h) => h.harness);
-  const promptlessNote = promptless.length ? `${promptless.join(', ')}: no prompts recorded in this period, so no per-prompt figures.` : null;
+  const promptlessNote = promptless.length
+    ? `${promptless.join(', ')}: no prompts recorded in this period, so no per-prompt figures.`
+    : null;
   if (prompted.length) {
     const { shown, hidden } = enoughPrompts(prompted, all);
-    const perPrompt = perPromptDataset('Per prompt, per harness', shown.map(({ context: _c, ...h }) => ({ ...h })), [{ field: 'harness', label: 'Harness' }]);
+    const perPrompt = perPromptDataset(
+      'Per prompt, per harness',
+      shown.map(({ context: _c, ...h }) => ({ ...h })),
+      [{ field: 'harness', label: 'Harness' }],
+    );
     if (hidden) perPrompt.notes = [fewLine(hidden, 'harness', 'harnesses'), ...(perPrompt.notes ?? [])];
     if (promptlessNote) perPrompt.notes = [...(perPrompt.notes ?? []), promptlessNote];
     out.push(perPrompt);
@@ -254,7 +329,12 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
     const label = detail[0]!.toUpperCase() + detail.slice(1);
     out.push({
       title: `Per harness and ${detail}`,
-      columns: [{ field: 'harness', label: 'Harness', kind: 'key', narrow: true }, { field: detail, label, kind: 'key', narrow: true }, ...EFFICIENCY_COLUMNS, ...UNIT_COLUMNS],
+      columns: [
+        { field: 'harness', label: 'Harness', kind: 'key', narrow: true },
+        { field: detail, label, kind: 'key', narrow: true },
+        ...EFFICIENCY_COLUMNS,
+        ...UNIT_COLUMNS,
+      ],
       rows: r.breakdown.map((b) => ({ ...b }) as Record<string, string | number | null>),
     });
     const promptedRows = r.breakdown.filter((b) => b.prompts > 0);
@@ -271,7 +351,10 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
   // Every same-model row, the few included, with --all; otherwise the lead table says them.
   if (all) out.push(sameModelDataset(r.same_model));
   // The answer first, when some model answered prompts in two harnesses (else there is no question to answer).
-  if (r.same_model.length) out.unshift(cheaperDataset(`${def.title} ${periodLabel(r.since, r.until, r.timezone)}`, r.cheaper_per_prompt, r.same_model));
+  if (r.same_model.length)
+    out.unshift(
+      cheaperDataset(`${def.title} ${periodLabel(r.since, r.until, r.timezone)}`, r.cheaper_per_prompt, r.same_model),
+    );
   const ctx = r.harnesses.filter((h) => h.context);
   if (ctx.length) {
     out.push({
@@ -302,5 +385,7 @@ function compareDatasets(def: ReportDefinition, r: CompareReport, detail: GroupK
  */
 function compareGrainNote(tokens: number): string | null {
   const n = grainNote(tokens);
-  return n === null ? null : `${n.replace(`${GRAIN_MARK} includes`, 'The figures include')} Compare counts them in tokens, costs and sessions; they add no requests, and the per-prompt figures leave them out.`;
+  return n === null
+    ? null
+    : `${n.replace(`${GRAIN_MARK} includes`, 'The figures include')} Compare counts them in tokens, costs and sessions; they add no requests, and the per-prompt figures leave them out.`;
 }

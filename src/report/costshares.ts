@@ -181,7 +181,10 @@ export function costSharesByMonth(rows: FitGroupRow[]): Map<string, CostShares> 
     const prev = range.get(r.group);
     range.set(r.group, prev ? addMoments(prev, r.moments) : r.moments);
   }
-  const acc = new Map<string, { total: bigint; parts: Record<Component, number>; unattributed: number; exact: boolean }>();
+  const acc = new Map<
+    string,
+    { total: bigint; parts: Record<Component, number>; unattributed: number; exact: boolean }
+  >();
   for (const r of rows) {
     let a = acc.get(r.month);
     if (!a) {

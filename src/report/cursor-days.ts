@@ -38,11 +38,20 @@ const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
 export const CURSOR_NOTES = [
   "Billed rows come from Cursor's dashboard usage CSVs imported with `tx-usage import cursor-usage`; the dashboard also bills the editor and other machines, so billed days without local chats are expected.",
-  'Local chats are the Cursor Agent CLI chats on this machine (subagents counted on their own); a chat\'s turns count on its last day.',
+  "Local chats are the Cursor Agent CLI chats on this machine (subagents counted on their own); a chat's turns count on its last day.",
 ];
 
-export async function cursorSection(conn: DuckDBConnection, p: { since: string; until: string; tz: string; costMode: CostMode }, template = 'cursor_days'): Promise<CursorSection> {
-  const rows = await runTemplate(conn, loadTemplate(template), { since: p.since, until: p.until, tz: p.tz, cost_mode: p.costMode });
+export async function cursorSection(
+  conn: DuckDBConnection,
+  p: { since: string; until: string; tz: string; costMode: CostMode },
+  template = 'cursor_days',
+): Promise<CursorSection> {
+  const rows = await runTemplate(conn, loadTemplate(template), {
+    since: p.since,
+    until: p.until,
+    tz: p.tz,
+    cost_mode: p.costMode,
+  });
   const days = rows.map((r): CursorDay => ({
     day: String(r.day),
     billed_rows: num(r.billed_rows),
@@ -62,8 +71,14 @@ export async function cursorSection(conn: DuckDBConnection, p: { since: string; 
   const missing = days.filter((d) => d.status === 'local, not imported').map((d) => d.day);
   const notes = [...CURSOR_NOTES];
   const partial = days.filter((d) => d.cost_partial).map((d) => d.day);
-  if (partial.length) notes.push(`Cost is partial on ${compactDays(partial)}: some billed rows there have a model without a known price.`);
-  if (missing.length) notes.push(`Local Cursor activity on ${missing.length === 1 ? 'a day' : `${missing.length} days`} no import covers (${compactDays(missing)}): import the dashboard's usage CSV for them.`);
+  if (partial.length)
+    notes.push(
+      `Cost is partial on ${compactDays(partial)}: some billed rows there have a model without a known price.`,
+    );
+  if (missing.length)
+    notes.push(
+      `Local Cursor activity on ${missing.length === 1 ? 'a day' : `${missing.length} days`} no import covers (${compactDays(missing)}): import the dashboard's usage CSV for them.`,
+    );
   return { days, days_not_imported: missing, notes };
 }
 
@@ -103,7 +118,11 @@ export function cursorDataset(s: CursorSection): Dataset {
       { field: 'local_turns', label: 'Turns', kind: 'int', narrow: true },
       { field: 'status', label: 'Status', kind: 'text', narrow: true },
     ],
-    rows: s.days.map((d) => ({ ...d, in_import: d.in_import ? 'yes' : 'no', cost_partial: d.cost_partial ? 'yes' : 'no' })),
+    rows: s.days.map((d) => ({
+      ...d,
+      in_import: d.in_import ? 'yes' : 'no',
+      cost_partial: d.cost_partial ? 'yes' : 'no',
+    })),
     notes: s.notes,
   };
 }

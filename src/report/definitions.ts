@@ -42,7 +42,13 @@ export function findDefinition(name: string): ReportDefinition | undefined {
 }
 
 /** `live`: what the blocks report needs besides the common options (src/live/blocks-report.ts). */
-export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[], live?: BlocksOptions): Promise<ReportOutput> {
+export async function runReport(
+  conn: DuckDBConnection,
+  def: ReportDefinition,
+  p: ReportParams,
+  warnings: string[],
+  live?: BlocksOptions,
+): Promise<ReportOutput> {
   await checkModels(conn, p.models ?? []);
   // Reports that cut local days read slots the zone does not cut (blocks cut UTC hours).
   if (def.kind !== 'blocks') await useSlotsFor(conn, p.tz);
@@ -50,7 +56,13 @@ export async function runReport(conn: DuckDBConnection, def: ReportDefinition, p
     case 'summary': {
       const { report: r } = await summaryReport(conn, p, warnings);
       const charts = p.charts === false ? undefined : await baseChartData(conn, p);
-      return { definition: def, json: r as unknown as Record<string, unknown>, datasets: summaryDatasets(def.title, p, r, live?.harnessGiven === true), warnings: r.warnings, charts };
+      return {
+        definition: def,
+        json: r as unknown as Record<string, unknown>,
+        datasets: summaryDatasets(def.title, p, r, live?.harnessGiven === true),
+        warnings: r.warnings,
+        charts,
+      };
     }
     case 'monthly':
       return monthlyReport(conn, def, p, warnings);

@@ -12,8 +12,18 @@ import { UsageError } from './period.js';
 /** `--model a,b`: the exact ids (blank items dropped); [] when not given. */
 export function parseModels(v: string | undefined): string[] {
   if (v === undefined) return [];
-  const ids = [...new Set(String(v).split(',').map((s) => s.trim()).filter(Boolean))];
-  if (!ids.length) throw new UsageError('--model needs a value: a comma list of model ids (as `tx-usage report --by model` lists them)');
+  const ids = [
+    ...new Set(
+      String(v)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (!ids.length)
+    throw new UsageError(
+      '--model needs a value: a comma list of model ids (as `tx-usage report --by model` lists them)',
+    );
   return ids;
 }
 
@@ -40,9 +50,12 @@ export async function checkModels(conn: DuckDBConnection, models: readonly strin
   );
   const known = (r.getRows() as [string][]).map((x) => String(x[0]));
   const have = new Set(known);
-  const problems = models.filter((m) => !have.has(m)).map((m) => {
-    const near = nearModels(m, known);
-    return `--model ${JSON.stringify(m)}: no stored usage has this model id (ids are exact)${near.length ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(', ')}?` : ''}`;
-  });
-  if (problems.length) throw new UsageError(`${problems.join('; ')} (the stored models: tx-usage report --by model --since 1y)`);
+  const problems = models
+    .filter((m) => !have.has(m))
+    .map((m) => {
+      const near = nearModels(m, known);
+      return `--model ${JSON.stringify(m)}: no stored usage has this model id (ids are exact)${near.length ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(', ')}?` : ''}`;
+    });
+  if (problems.length)
+    throw new UsageError(`${problems.join('; ')} (the stored models: tx-usage report --by model --since 1y)`);
 }

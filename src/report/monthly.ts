@@ -13,7 +13,15 @@ import type { ReportDefinition, ReportOutput } from './output.js';
 import { groupExpr, keysSlot, type GroupKey } from './groups.js';
 import { periodLabel, todayIn, UsageError } from './period.js';
 import { sortRows } from './sort.js';
-import { contextEntries, costSource, metricsOf, templateValues, type CostSource, type Metrics, type ReportParams } from './summary.js';
+import {
+  contextEntries,
+  costSource,
+  metricsOf,
+  templateValues,
+  type CostSource,
+  type Metrics,
+  type ReportParams,
+} from './summary.js';
 import { grainFieldsOf, type GrainFields } from './summary-rows.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { ensureUnitMacros } from './unit-macros.js';
@@ -55,7 +63,17 @@ export interface MonthSection {
   totals: MonthRow;
   /** `by_harness`, `by_model`, `by_project`, `by_session`: one list per breakdown key. */
   [breakdown: `by_${string}`]: (MonthRow & Record<string, unknown>)[];
-  top_sessions: (Metrics & { rank: number; harness: string; session: string; project: string; models: string; first_ts: string | null; last_ts: string | null; prompts: number; tool_calls: number })[];
+  top_sessions: (Metrics & {
+    rank: number;
+    harness: string;
+    session: string;
+    project: string;
+    models: string;
+    first_ts: string | null;
+    last_ts: string | null;
+    prompts: number;
+    tool_calls: number;
+  })[];
   top_days: (Metrics & { rank: number; day: string; sessions: number })[];
   cost_shares: CostShares | null;
 }
@@ -106,7 +124,12 @@ export function monthsBetween(since: string, until: string): string[] {
 }
 
 /** Whole-month figures at the pace of a month's first `covered` of `days` days (null when the month is whole). */
-function projection(total: number, cost: number | null, covered: number, days: number): Pick<MonthRow, 'projected_total_tokens' | 'projected_cost_usd'> {
+function projection(
+  total: number,
+  cost: number | null,
+  covered: number,
+  days: number,
+): Pick<MonthRow, 'projected_total_tokens' | 'projected_cost_usd'> {
   if (covered >= days) return { projected_total_tokens: null, projected_cost_usd: null };
   return {
     projected_total_tokens: Math.round((total * days) / covered),
@@ -128,7 +151,11 @@ function monthRow(r: Record<string, unknown>, covered: number, days: number): Mo
     total_tokens_change_ratio: numOrNull(r.total_tokens_change_ratio),
     cost_change_usd: e10ToUsd(r.cost_change_e10 as string | null),
     cost_change_ratio: numOrNull(r.cost_change_ratio),
-    previous_cost_source: costSource(num(r.previous_usage_events), num(r.previous_priced_events), num(r.previous_recorded_events)),
+    previous_cost_source: costSource(
+      num(r.previous_usage_events),
+      num(r.previous_priced_events),
+      num(r.previous_recorded_events),
+    ),
     ...projection(m.total_tokens, m.cost_usd, covered, days),
   };
 }
@@ -140,7 +167,8 @@ function emptyMonthRow(covered: number, days: number): MonthRow {
 const dayOf = (d: string) => Number(d.slice(8, 10));
 
 /** `first_day` + n days (n ≥ 0), as YYYY-MM-DD. */
-const addDays = (d: string, n: number) => new Date(Date.parse(`${d}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const addDays = (d: string, n: number) =>
+  new Date(Date.parse(`${d}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 /** The month before `first` (a first day), as its first day. */
 function previousMonthStart(first: string): string {
@@ -159,9 +187,20 @@ function breakdowns(by: GroupKey[]): Breakdown[] {
   return out;
 }
 
-export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinition, p: ReportParams, warnings: string[]): Promise<ReportOutput> {
+export async function monthlyReport(
+  conn: DuckDBConnection,
+  def: ReportDefinition,
+  p: ReportParams,
+  warnings: string[],
+): Promise<ReportOutput> {
   const keys = breakdowns(p.by);
-  const q = { breakdown: def.query, top_sessions: 'monthly_sessions', top_days: 'monthly_days', cost_fit: 'monthly_costfit', ...def.queries };
+  const q = {
+    breakdown: def.query,
+    top_sessions: 'monthly_sessions',
+    top_days: 'monthly_days',
+    cost_fit: 'monthly_costfit',
+    ...def.queries,
+  };
   const since = monthStart(p.since);
   const today = todayIn(p.tz);
   // The report ends at the requested end, never at a day still to come (a
@@ -193,7 +232,12 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
   const days = await runTemplate(conn, loadTemplate(q.top_days), { ...values, top: top('top_days', 5) });
   const fit = await runTemplate(conn, loadTemplate(q.cost_fit), values);
   const shares = costSharesByMonth(
-    fit.map((r) => ({ month: r.month as string, group: `${r.harness}\u0000${r.provider ?? ''}\u0000${r.model ?? ''}`, cost_e10: r.cost_e10 as string, moments: momentsOf(r) })),
+    fit.map((r) => ({
+      month: r.month as string,
+      group: `${r.harness}\u0000${r.provider ?? ''}\u0000${r.model ?? ''}`,
+      cost_e10: r.cost_e10 as string,
+      moments: momentsOf(r),
+    })),
   );
 
   const sections: MonthSection[] = months.map((month) => {
@@ -243,14 +287,22 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
         prompts: num(r.prompts),
         tool_calls: num(r.tool_calls),
       }));
-    section.top_days = days.filter((r) => r.month === month).map((r) => ({ rank: num(r.rank), day: String(r.day), ...metricsOf(r), sessions: num(r.sessions) }));
+    section.top_days = days
+      .filter((r) => r.month === month)
+      .map((r) => ({ rank: num(r.rank), day: String(r.day), ...metricsOf(r), sessions: num(r.sessions) }));
     return section;
   });
 
   const summary = loadTemplate('summary');
   const [tot] = await runTemplate(conn, summary, values, { keys: '' });
-  const billed = new Set((await runTemplate(conn, summary, values, { keys: keysSlot(['harness']) })).filter((r) => num(r.usage_events) > 0).map((r) => r.harness as string));
-  const contextOnly = [...new Set((await contextEntries(conn, range)).map((c) => c.harness))].filter((h) => !billed.has(h)).sort();
+  const billed = new Set(
+    (await runTemplate(conn, summary, values, { keys: keysSlot(['harness']) }))
+      .filter((r) => num(r.usage_events) > 0)
+      .map((r) => r.harness as string),
+  );
+  const contextOnly = [...new Set((await contextEntries(conn, range)).map((c) => c.harness))]
+    .filter((h) => !billed.has(h))
+    .sort();
 
   const report: MonthlyReport = {
     since,
@@ -258,7 +310,12 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
     through,
     timezone: p.tz,
     breakdowns: keys,
-    totals: { ...metricsOf(tot ?? {}), ...grainFieldsOf(tot ?? {}), sessions: num(tot?.sessions), active_days: num(tot?.active_days) },
+    totals: {
+      ...metricsOf(tot ?? {}),
+      ...grainFieldsOf(tot ?? {}),
+      sessions: num(tot?.sessions),
+      active_days: num(tot?.active_days),
+    },
     months: sections,
     harnesses_without_billed_usage: contextOnly,
     warnings,
@@ -277,15 +334,28 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
   const grain = grainNote(report.totals.session_grain_tokens);
   if (grain) notes.push(grain);
   if (contextOnly.length) {
-    notes.push(`${contextOnly.join(', ')}: activity in this range but no billed usage recorded locally, so not in these figures (see \`tx-usage report compare\`).`);
+    notes.push(
+      `${contextOnly.join(', ')}: activity in this range but no billed usage recorded locally, so not in these figures (see \`tx-usage report compare\`).`,
+    );
   }
-  if (p.charts === false) return { definition: def, json: report as unknown as Record<string, unknown>, datasets: monthlyDatasets(def, report, notes), warnings };
+  if (p.charts === false)
+    return {
+      definition: def,
+      json: report as unknown as Record<string, unknown>,
+      datasets: monthlyDatasets(def, report, notes),
+      warnings,
+    };
   const charts = await baseChartData(conn, range);
   const mom: ChartRow[] = [];
   for (const month of months) {
     for (const r of perKey.get('harness')!.get(month) ?? []) {
       if (num(r.usage_events) === 0) continue;
-      mom.push({ month, harness: r.key as string, cost_usd: e10ToUsd(r.cost_e10 as string | null), total_tokens: num(r.total_tokens) });
+      mom.push({
+        month,
+        harness: r.key as string,
+        cost_usd: e10ToUsd(r.cost_e10 as string | null),
+        total_tokens: num(r.total_tokens),
+      });
     }
   }
   charts.month_by_harness = mom;
@@ -305,10 +375,21 @@ export async function monthlyReport(conn: DuckDBConnection, def: ReportDefinitio
       : [],
   );
 
-  return { definition: def, json: report as unknown as Record<string, unknown>, datasets: monthlyDatasets(def, report, notes), warnings, charts };
+  return {
+    definition: def,
+    json: report as unknown as Record<string, unknown>,
+    datasets: monthlyDatasets(def, report, notes),
+    warnings,
+    charts,
+  };
 }
 
-const metric = (field: string, label: string, kind: Column['kind'], narrow = false): Column => ({ field, label, kind, narrow });
+const metric = (field: string, label: string, kind: Column['kind'], narrow = false): Column => ({
+  field,
+  label,
+  kind,
+  narrow,
+});
 
 function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[]): Dataset[] {
   const previousPartial = { by: ['previous_cost_source'], bound: true };
@@ -329,7 +410,12 @@ function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[
       { ...metric('cost_usd', 'Cost', 'usd', true), partial: COST_PARTIAL, grainMark: GRAIN_MARK_FIELD },
       { ...metric('projected_cost_usd', 'Projected', 'usd', true), partial: COST_PARTIAL, csvLast: true },
       { ...metric('previous_cost_usd', 'Prev cost', 'usd'), partial: previousPartial },
-      { ...metric('cost_change_usd', 'Δ cost', 'usd', true), drop: 3, signed: true, partial: { by: ['cost_source', 'previous_cost_source'], bound: false } },
+      {
+        ...metric('cost_change_usd', 'Δ cost', 'usd', true),
+        drop: 3,
+        signed: true,
+        partial: { by: ['cost_source', 'previous_cost_source'], bound: false },
+      },
       { ...metric('cost_change_ratio', 'Δ %', 'pct', true), signed: true },
       metric('cost_source', 'Cost src', 'text'),
       { ...metric('previous_cost_source', 'Prev src', 'text'), csvLast: true },
@@ -346,7 +432,8 @@ function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[
   for (const m of r.months) {
     spend.rows.push({ month: m.month, breakdown: 'total', key: 'all', ...m.totals });
     for (const k of r.breakdowns) {
-      for (const row of m[`by_${k}`] ?? []) spend.rows.push({ ...row, month: m.month, breakdown: k, key: row[k] as string });
+      for (const row of m[`by_${k}`] ?? [])
+        spend.rows.push({ ...row, month: m.month, breakdown: k, key: row[k] as string });
     }
   }
   const sessions: Dataset = {
@@ -396,7 +483,11 @@ function monthlyDatasets(def: ReportDefinition, r: MonthlyReport, notes: string[
       metric('unattributed_share', 'Unattr.', 'pct', true),
       metric('exact', 'Exact', 'text'),
     ],
-    rows: r.months.map((m) => (m.cost_shares ? { month: m.month, ...m.cost_shares, exact: m.cost_shares.exact ? 'yes' : 'no' } : { month: m.month })),
+    rows: r.months.map((m) =>
+      m.cost_shares
+        ? { month: m.month, ...m.cost_shares, exact: m.cost_shares.exact ? 'yes' : 'no' }
+        : { month: m.month },
+    ),
     notes: [
       'Shares are recovered from the per-response costs (rates fitted per month, harness, provider and model); "—" where no response has a cost yet.',
     ],

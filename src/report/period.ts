@@ -16,7 +16,15 @@ export function localDateTime(iso: string, tz: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   if (tz === 'UTC') return d.toISOString().slice(0, 16).replace('T', ' ');
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(d);
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: tz,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(d);
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
   return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}`;
 }
@@ -24,7 +32,12 @@ export function localDateTime(iso: string, tz: string): string {
 /** Today's date (YYYY-MM-DD) in `tz`. */
 export function todayIn(tz: string, now = new Date()): string {
   if (tz === 'UTC') return now.toISOString().slice(0, 10);
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(now);
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: tz,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(now);
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
@@ -59,7 +72,8 @@ function shiftMonths(day: string, months: number): string {
 export function parseDay(value: string, flag: string, today: string, span = false): string {
   const v = value.trim();
   const rel = /^(\d+)([dwm])$/.exec(v);
-  if (rel && rel[1].length > 5) throw new UsageError(`${flag} ${JSON.stringify(value)}: out of range (N${rel[2]} takes N from 0 to 99999)`);
+  if (rel && rel[1].length > 5)
+    throw new UsageError(`${flag} ${JSON.stringify(value)}: out of range (N${rel[2]} takes N from 0 to 99999)`);
   if (rel) {
     const n = Number(rel[1]);
     // A span of N days ending today starts N - 1 days back.
@@ -80,7 +94,9 @@ export function parseDay(value: string, flag: string, today: string, span = fals
     if (isRealDate(day)) return day;
     throw new UsageError(`${flag} ${JSON.stringify(value)}: not a calendar date (YYYYMMDD)`);
   }
-  throw new UsageError(`${flag} ${JSON.stringify(value)}: expected Nd, Nw, Nm (days/weeks/months back from today) or a date YYYY-MM-DD`);
+  throw new UsageError(
+    `${flag} ${JSON.stringify(value)}: expected Nd, Nw, Nm (days/weeks/months back from today) or a date YYYY-MM-DD`,
+  );
 }
 
 /**
@@ -89,9 +105,15 @@ export function parseDay(value: string, flag: string, today: string, span = fals
  * --until, so that `--until` alone moves the window instead of cutting it
  * to nothing; --since after --until is a usage error naming both.
  */
-export function reportWindow(since: string | undefined, until: string | undefined, today: string, defaultSince = '30d'): { since: string; until: string } {
+export function reportWindow(
+  since: string | undefined,
+  until: string | undefined,
+  today: string,
+  defaultSince = '30d',
+): { since: string; until: string } {
   const last = until === undefined ? today : parseDay(until, '--until', today);
-  const first = since === undefined ? parseDay(defaultSince, '--since', last, true) : parseDay(since, '--since', today, true);
+  const first =
+    since === undefined ? parseDay(defaultSince, '--since', last, true) : parseDay(since, '--since', today, true);
   if (first > last) throw new UsageError(`--since ${first} is after --until ${last}`);
   return { since: first, until: last };
 }
@@ -104,7 +126,11 @@ export function reportWindow(since: string | undefined, until: string | undefine
  * last day before today goes on to its period's last, or to today when that
  * comes first (a period still under way is whole so far).
  */
-export function wholePeriods(w: { since: string; until: string }, by: readonly string[], today: string): { since: string; until: string } {
+export function wholePeriods(
+  w: { since: string; until: string },
+  by: readonly string[],
+  today: string,
+): { since: string; until: string } {
   let { since, until } = w;
   const weekday = (day: string) => (new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday 0
   for (const k of by) {
@@ -113,7 +139,8 @@ export function wholePeriods(w: { since: string; until: string }, by: readonly s
       if (w.until < today) until = maxDay(until, minDay(shiftDays(w.until, weekday(w.until) - 6), today));
     } else if (k === 'month') {
       since = minDay(since, `${w.since.slice(0, 8)}01`);
-      if (w.until < today) until = maxDay(until, minDay(shiftDays(shiftMonths(`${w.until.slice(0, 8)}01`, -1), 1), today));
+      if (w.until < today)
+        until = maxDay(until, minDay(shiftDays(shiftMonths(`${w.until.slice(0, 8)}01`, -1), 1), today));
     }
   }
   return { since, until };
@@ -147,7 +174,9 @@ export function systemTimeZone(): string {
   if (!zoneNoticeGiven) {
     zoneNoticeGiven = true;
     const tz = process.env.TZ;
-    process.stderr.write(`tx-usage: the system time zone is unknown (${tz === undefined ? '/etc/localtime' : `TZ=${JSON.stringify(tz)}`}); days are UTC days. Set TZ to an IANA zone (e.g. Europe/Berlin) or pass --tz.\n`);
+    process.stderr.write(
+      `tx-usage: the system time zone is unknown (${tz === undefined ? '/etc/localtime' : `TZ=${JSON.stringify(tz)}`}); days are UTC days. Set TZ to an IANA zone (e.g. Europe/Berlin) or pass --tz.\n`,
+    );
   }
   return 'UTC';
 }

@@ -14,7 +14,11 @@ const NEAR = 5;
  * event_attrs (one row per combination of source, session and model) and the
  * context rows (Cursor's chats), only when --project is given.
  */
-export async function checkProjectFilter(conn: DuckDBConnection, project: string, harnesses: readonly string[]): Promise<void> {
+export async function checkProjectFilter(
+  conn: DuckDBConnection,
+  project: string,
+  harnesses: readonly string[],
+): Promise<void> {
   if (project === '') return;
   const r = await conn.runAndReadAll(
     `SELECT project FROM event_attrs WHERE project IS NOT NULL AND list_contains($h, harness)
@@ -27,7 +31,11 @@ export async function checkProjectFilter(conn: DuckDBConnection, project: string
   const near = nearProjects(project, projects);
   throw new UsageError(
     `--project ${JSON.stringify(project)}: no project matches (a project matches when its path contains the text)` +
-      (near.length ? `; near: ${near.join(', ')}` : projects.length ? '; `tx-usage report --by project` lists them' : '; no usage records a project yet'),
+      (near.length
+        ? `; near: ${near.join(', ')}`
+        : projects.length
+          ? '; `tx-usage report --by project` lists them'
+          : '; no usage records a project yet'),
   );
 }
 
@@ -36,7 +44,11 @@ export function nearProjects(typed: string, projects: readonly string[]): string
   const t = typed.toLowerCase();
   const scored = projects
     .map((p) => {
-      const base = p.replace(/[/\\]+$/, '').split(/[/\\]/).pop()!.toLowerCase();
+      const base = p
+        .replace(/[/\\]+$/, '')
+        .split(/[/\\]/)
+        .pop()!
+        .toLowerCase();
       return { p, d: p.toLowerCase().includes(t) ? 0 : distance(t, base) };
     })
     .filter((x) => x.d <= Math.max(1, Math.floor(t.length / 3)))

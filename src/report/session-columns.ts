@@ -17,13 +17,24 @@ const NARROW_USAGE = new Set(['requests', 'total_tokens', 'cost_usd']);
  * one the narrow set with whole ids where the title leaves room. The title
  * is `flex`: it is cut to take what is left before any of these leaves.
  */
-const WIDE_DROP: Record<string, number> = { cache_write_tokens: 7, input_tokens: 8, cache_read_tokens: 9, output_tokens: 10, models: 11, last_activity: 12, active_minutes: 13, first_activity: 14 };
+const WIDE_DROP: Record<string, number> = {
+  cache_write_tokens: 7,
+  input_tokens: 8,
+  cache_read_tokens: 9,
+  output_tokens: 10,
+  models: 11,
+  last_activity: 12,
+  active_minutes: 13,
+  first_activity: 14,
+};
 
 export function sessionColumns(by: readonly GroupKey[]): Column[] {
   const keys = keyColumns(by);
   const about: Column[] = [
     ...(by.includes('harness') ? [] : [{ field: 'harness', label: 'Harness', kind: 'text' as const, narrow: true }]),
-    ...(by.includes('project') ? [] : [{ field: 'project', label: 'Project', kind: 'key' as const, narrow: true, keep: 'end' as const }]),
+    ...(by.includes('project')
+      ? []
+      : [{ field: 'project', label: 'Project', kind: 'key' as const, narrow: true, keep: 'end' as const }]),
     { field: 'title', label: 'Title', kind: 'key', narrow: true, keep: 'start', none: '', flex: true },
     { field: 'first_activity', label: 'First', kind: 'time' },
     { field: 'last_activity', label: 'Last', kind: 'time' },
@@ -33,5 +44,7 @@ export function sessionColumns(by: readonly GroupKey[]): Column[] {
     { field: 'active_minutes', label: 'Active min', kind: 'ratio', html: 'keep' },
   ];
   const usage = USAGE_METRIC_COLUMNS.map((c) => ({ ...c, narrow: NARROW_USAGE.has(c.field) }));
-  return [...keys, ...about, ...usage].map((c) => (WIDE_DROP[c.field] !== undefined ? { ...c, wideDrop: WIDE_DROP[c.field] } : c));
+  return [...keys, ...about, ...usage].map((c) =>
+    WIDE_DROP[c.field] !== undefined ? { ...c, wideDrop: WIDE_DROP[c.field] } : c,
+  );
 }

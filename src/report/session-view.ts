@@ -9,7 +9,20 @@ import { loadTemplate, runTemplate } from './template.js';
 import { ensureUnitMacros } from './unit-macros.js';
 
 /** The fields a session row gets, in order (docs/reports.md). */
-export const SESSION_FIELDS = ['harness', 'project', 'title', 'first_activity', 'last_activity', 'models', 'prompts', 'turns', 'tool_calls', 'subagent_tasks', 'subagent_threads', 'active_minutes'] as const;
+export const SESSION_FIELDS = [
+  'harness',
+  'project',
+  'title',
+  'first_activity',
+  'last_activity',
+  'models',
+  'prompts',
+  'turns',
+  'tool_calls',
+  'subagent_tasks',
+  'subagent_threads',
+  'active_minutes',
+] as const;
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const iso = (ms: unknown) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
@@ -66,7 +79,13 @@ export function applySessionView(report: SummaryReport, facts: Map<string, Row>)
   // Grouped by the keys before `session` (e.g. --by machine,session: per machine), then by cost.
   const outer = keys.slice(0, keys.indexOf('session'));
   const cost = (r: Row) => (r.cost_usd === null ? -Infinity : Number(r.cost_usd));
-  rows.sort((a, b) => keyOrder(a, b, outer) || cost(b) - cost(a) || Number(b.total_tokens) - Number(a.total_tokens) || keyOrder(a, b, keys));
+  rows.sort(
+    (a, b) =>
+      keyOrder(a, b, outer) ||
+      cost(b) - cost(a) ||
+      Number(b.total_tokens) - Number(a.total_tokens) ||
+      keyOrder(a, b, keys),
+  );
   report.rows = rows;
 }
 

@@ -21,30 +21,36 @@ type Cmp = (a: Row, b: Row) => number;
 
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 /** Ascending text, missing values last. */
-const ascText = (field: string): Cmp => (a, b) => {
-  const x = text(a[field]);
-  const y = text(b[field]);
-  if (x === y) return 0;
-  if (x === null) return 1;
-  if (y === null) return -1;
-  return x < y ? -1 : 1;
-};
+const ascText =
+  (field: string): Cmp =>
+  (a, b) => {
+    const x = text(a[field]);
+    const y = text(b[field]);
+    if (x === y) return 0;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    return x < y ? -1 : 1;
+  };
 /** Descending number, missing values last. */
-const descNum = (field: string): Cmp => (a, b) => {
-  const x = a[field] === null || a[field] === undefined ? null : Number(a[field]);
-  const y = b[field] === null || b[field] === undefined ? null : Number(b[field]);
-  if (x === y) return 0;
-  if (x === null) return 1;
-  if (y === null) return -1;
-  return y - x;
-};
-const chain = (cmps: Cmp[]): Cmp => (a, b) => {
-  for (const c of cmps) {
-    const r = c(a, b);
-    if (r !== 0) return r;
-  }
-  return 0;
-};
+const descNum =
+  (field: string): Cmp =>
+  (a, b) => {
+    const x = a[field] === null || a[field] === undefined ? null : Number(a[field]);
+    const y = b[field] === null || b[field] === undefined ? null : Number(b[field]);
+    if (x === y) return 0;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    return y - x;
+  };
+const chain =
+  (cmps: Cmp[]): Cmp =>
+  (a, b) => {
+    for (const c of cmps) {
+      const r = c(a, b);
+      if (r !== 0) return r;
+    }
+    return 0;
+  };
 
 /** Fields a row may carry its first activity in (e.g. `--by session`), for `--sort date` without a time key. */
 const ACTIVITY_FIELDS = ['first_ts', 'first_activity'];
@@ -53,7 +59,11 @@ const ACTIVITY_FIELDS = ['first_ts', 'first_activity'];
  * `rows` (a copy) in the order `sort` asks for; `keys` are the row's key
  * fields in grouping order (time keys among them run chronologically).
  */
-export function sortRows<T extends object>(list: readonly T[], keys: readonly string[], sort: SortKey | undefined): T[] {
+export function sortRows<T extends object>(
+  list: readonly T[],
+  keys: readonly string[],
+  sort: SortKey | undefined,
+): T[] {
   const rows = list as unknown as readonly Row[];
   const time = keys.filter((k) => TIME_KEYS.includes(k));
   const names = keys.filter((k) => !TIME_KEYS.includes(k));

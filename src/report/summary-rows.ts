@@ -65,7 +65,11 @@ export interface GrainFields {
   session_grain_cost_usd: number | null;
 }
 
-export const GRAIN_FIELDS = ['session_grain_requests', 'session_grain_tokens', 'session_grain_cost_usd'] as const satisfies readonly (keyof GrainFields)[];
+export const GRAIN_FIELDS = [
+  'session_grain_requests',
+  'session_grain_tokens',
+  'session_grain_cost_usd',
+] as const satisfies readonly (keyof GrainFields)[];
 
 /** The grain fields of one summary template row. */
 export function grainFieldsOf(r: TemplateRow): GrainFields {
@@ -78,7 +82,14 @@ export function grainFieldsOf(r: TemplateRow): GrainFields {
 
 /** The parameters every report template takes, from the report's. */
 export function templateValues(p: ReportParams) {
-  return { since: p.since, until: p.until, tz: p.tz, harnesses: p.harnesses, project: p.project, models: p.models ?? [] };
+  return {
+    since: p.since,
+    until: p.until,
+    tz: p.tz,
+    harnesses: p.harnesses,
+    project: p.project,
+    models: p.models ?? [],
+  };
 }
 
 export const METRIC_FIELDS = [
@@ -156,14 +167,31 @@ export function metricsOf(r: TemplateRow): Metrics {
 }
 
 /** The summary template's integer sums: added exactly (BigInt) when rows are combined. */
-export const ADDITIVE_COUNTS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'usage_events', 'priced_events', 'recorded_events', 'unpriced_requests', 'unpriced_tokens', 'session_grain_requests', 'session_grain_tokens'] as const;
+export const ADDITIVE_COUNTS = [
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+  'usage_events',
+  'priced_events',
+  'recorded_events',
+  'unpriced_requests',
+  'unpriced_tokens',
+  'session_grain_requests',
+  'session_grain_tokens',
+] as const;
 /** Its cost sums: NULL while nothing in the group has a cost. */
 export const ADDITIVE_COSTS = ['cost_e10', 'computed_cost_e10', 'recorded_cost_e10', 'session_grain_cost_e10'] as const;
 
 /** The summary template's row for no grouping keys, from its grouped rows (null costs stay null when no row has one). */
 export function sumTemplateRows(rows: TemplateRow[]): TemplateRow {
   const out: TemplateRow = {};
-  for (const k of ADDITIVE_COUNTS) out[k] = rows.reduce((n, r) => n + BigInt((r[k] as string | number | null) ?? 0), 0n).toString();
+  for (const k of ADDITIVE_COUNTS)
+    out[k] = rows.reduce((n, r) => n + BigInt((r[k] as string | number | null) ?? 0), 0n).toString();
   for (const k of ADDITIVE_COSTS) {
     const present = rows.filter((r) => r[k] !== null && r[k] !== undefined);
     out[k] = present.length ? present.reduce((n, r) => n + BigInt(r[k] as string | number), 0n).toString() : null;
@@ -176,7 +204,13 @@ export function sumTemplateRows(rows: TemplateRow[]): TemplateRow {
  * Claude Code's own running estimate per session (cost-state), shown beside,
  * never added to, the per-response costs.
  */
-export function summaryFromRows(p: ReportParams, raw: TemplateRow[], estimates: Map<string, number> | null, context: ContextEntry[], warnings: string[]): SummaryReport {
+export function summaryFromRows(
+  p: ReportParams,
+  raw: TemplateRow[],
+  estimates: Map<string, number> | null,
+  context: ContextEntry[],
+  warnings: string[],
+): SummaryReport {
   // Every metric the totals need is additive over the rows, so they are summed
   // here (exactly: integers, costs as BigInt 1e-10 USD) instead of evaluating
   // the dedupe window over every event a second time.
@@ -195,7 +229,15 @@ export function summaryFromRows(p: ReportParams, raw: TemplateRow[], estimates: 
     p.by,
     p.sort,
   );
-  const report: SummaryReport = { since: p.since, until: p.until, timezone: p.tz, group_by: p.by, rows, totals: { ...metricsOf(tot), ...grainFieldsOf(tot) }, warnings };
+  const report: SummaryReport = {
+    since: p.since,
+    until: p.until,
+    timezone: p.tz,
+    group_by: p.by,
+    rows,
+    totals: { ...metricsOf(tot), ...grainFieldsOf(tot) },
+    warnings,
+  };
   if (context.length) report.context = context;
   return report;
 }
@@ -220,9 +262,17 @@ const CONTEXT_NOTE =
  * them in `context` always.
  */
 export function summaryDatasets(title: string, p: ReportParams, r: SummaryReport, showContext = true): Dataset[] {
-  const notes = [unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens), grainNote(r.totals.session_grain_tokens)].filter((n): n is string => n !== null);
-  const columns = [...(p.by.includes('session') ? sessionColumns(p.by) : [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS]), ...GRAIN_COLUMNS];
-  const datasets: Dataset[] = [{ title: `${title} ${periodLabel(p.since, p.until, p.tz)}`, columns, rows: r.rows, totals: { ...r.totals }, notes }];
+  const notes = [
+    unpricedNote(r.totals.unpriced_requests, r.totals.unpriced_tokens),
+    grainNote(r.totals.session_grain_tokens),
+  ].filter((n): n is string => n !== null);
+  const columns = [
+    ...(p.by.includes('session') ? sessionColumns(p.by) : [...keyColumns(p.by), ...USAGE_METRIC_COLUMNS]),
+    ...GRAIN_COLUMNS,
+  ];
+  const datasets: Dataset[] = [
+    { title: `${title} ${periodLabel(p.since, p.until, p.tz)}`, columns, rows: r.rows, totals: { ...r.totals }, notes },
+  ];
   if (r.context?.length && (showContext || p.by.includes('harness') || !r.rows.length)) {
     datasets.push({
       title: 'Cursor context',

@@ -2,7 +2,15 @@
 // binding JSON contract's shape.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { e10ToUsd } from '../core/money.js';
-import { estimateKeys, summaryFromRows, templateValues, type ContextEntry, type ReportParams, type SummaryReport, type TemplateRow } from './summary-rows.js';
+import {
+  estimateKeys,
+  summaryFromRows,
+  templateValues,
+  type ContextEntry,
+  type ReportParams,
+  type SummaryReport,
+  type TemplateRow,
+} from './summary-rows.js';
 import { keysSlot } from './groups.js';
 import { loadTemplate, runTemplate } from './template.js';
 import { applySessionView, sessionFacts } from './session-view.js';
@@ -12,7 +20,6 @@ export { costSource, METRIC_FIELDS, metricsOf, sumTemplateRows, templateValues }
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
 
 /** The summary report, the template's own rows and (with --by session) the session estimates. */
 export async function summaryReport(

@@ -184,7 +184,11 @@ export async function runTemplate(
  * others aggregate in one run: the rows are computed once, not once per
  * aggregate.
  */
-export async function materializeTemplate(conn: DuckDBConnection, t: Template, values: Record<string, ParamValue>): Promise<void> {
+export async function materializeTemplate(
+  conn: DuckDBConnection,
+  t: Template,
+  values: Record<string, ParamValue>,
+): Promise<void> {
   const { sql, bound, types } = bindTemplate(t, values, {});
   await conn.run(`CREATE OR REPLACE TEMP TABLE ${t.name} AS ${sql}`, bound, types);
   mark(`table ${t.name}`);

@@ -78,7 +78,9 @@ export async function ensureUnitMacros(conn: DuckDBConnection): Promise<void> {
   const label = labels.get(conn);
   if (label) {
     for (const view of ['work_units', 'session_facts', 'session_stats', 'prompt_stats']) {
-      await conn.run(`CREATE OR REPLACE TEMP VIEW ${view} AS SELECT *, ${sqlString(label.machine)} AS machine FROM ${label.db}.main.${view}`);
+      await conn.run(
+        `CREATE OR REPLACE TEMP VIEW ${view} AS SELECT *, ${sqlString(label.machine)} AS machine FROM ${label.db}.main.${view}`,
+      );
     }
   }
   for (const m of MACROS) await conn.run(m);

@@ -55,7 +55,15 @@ function filters(q: URLSearchParams): ReportArgs {
 /** The explanation of one session as a report output, so the one renderer draws it. */
 function sessionOutput(id: string, doc: ExplainDocument): ReportOutput {
   return {
-    definition: { name: 'session', kind: 'summary', title: `Session ${id}: each response, its verdict and cost`, description: '', query: '', default_by: [], charts: [] },
+    definition: {
+      name: 'session',
+      kind: 'summary',
+      title: `Session ${id}: each response, its verdict and cost`,
+      description: '',
+      query: '',
+      default_by: [],
+      charts: [],
+    },
     json: { since: doc.since, until: doc.until, timezone: doc.timezone, totals: doc.totals },
     datasets: explainTables(doc),
     warnings: doc.warnings,
@@ -63,7 +71,13 @@ function sessionOutput(id: string, doc: ExplainDocument): ReportOutput {
 }
 
 /** The HTML of a page, or null for a path that is not one. `asset` makes an asset's URL. */
-export async function renderPage(answers: Answers, path: string, q: URLSearchParams, home: string, asset: (n: string) => string): Promise<string | null> {
+export async function renderPage(
+  answers: Answers,
+  path: string,
+  q: URLSearchParams,
+  home: string,
+  asset: (n: string) => string,
+): Promise<string | null> {
   const served = (page: string) => ({ nav: nav(page, q), asset, scripts: ['dashboard.js'] });
   const a = filters(q);
   const report = async (page: string, args: ReportArgs, more: (x: Asker) => Promise<Dataset[]> = async () => []) => {
@@ -77,8 +91,12 @@ export async function renderPage(answers: Answers, path: string, q: URLSearchPar
       return report('overview', { name: 'summary', by: 'project', ...a }, async (x) => {
         const blocks = await x.reportAnswer({ name: 'blocks', since: '1d', tz: a.tz, harness: a.harness });
         const limits = await x.limits({ tz: a.tz });
-        const titled = (prefix: string, ds: Dataset[]) => ds.map((d) => ({ ...d, title: d.title?.startsWith(prefix) ? d.title : `${prefix}: ${d.title ?? ''}` }));
-        return [...titled('Current 5-hour blocks', blocks.out?.datasets ?? []), ...titled('Plan limits', limitsDatasets(limits))];
+        const titled = (prefix: string, ds: Dataset[]) =>
+          ds.map((d) => ({ ...d, title: d.title?.startsWith(prefix) ? d.title : `${prefix}: ${d.title ?? ''}` }));
+        return [
+          ...titled('Current 5-hour blocks', blocks.out?.datasets ?? []),
+          ...titled('Plan limits', limitsDatasets(limits)),
+        ];
       });
     case '/sessions':
       return report('sessions', { name: 'summary', by: 'session', ...a });
@@ -88,7 +106,9 @@ export async function renderPage(answers: Answers, path: string, q: URLSearchPar
       return report('monthly', { name: 'monthly', ...a });
     case '/session': {
       const id = q.get('id') ?? '';
-      const doc = await answers.ask((x) => x.explain({ paths: [id], since: a.since, until: a.until, tz: a.tz, cost: a.cost }));
+      const doc = await answers.ask((x) =>
+        x.explain({ paths: [id], since: a.since, until: a.until, tz: a.tz, cost: a.cost }),
+      );
       return renderHtml(sessionOutput(id, doc), { home, served: served('session') });
     }
     default:
@@ -98,7 +118,15 @@ export async function renderPage(answers: Answers, path: string, q: URLSearchPar
 
 function emptyOutput(message: string, tz: string): ReportOutput {
   return {
-    definition: { name: 'empty', kind: 'summary', title: 'No usage', description: '', query: '', default_by: [], charts: [] },
+    definition: {
+      name: 'empty',
+      kind: 'summary',
+      title: 'No usage',
+      description: '',
+      query: '',
+      default_by: [],
+      charts: [],
+    },
     json: { timezone: tz, totals: {} },
     datasets: [],
     warnings: [message],

@@ -30,11 +30,20 @@ function sameToken(given: string | null, token: string): boolean {
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string, cache = 'no-store'): void {
-  res.writeHead(status, { 'content-type': type, 'cache-control': cache, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' });
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': cache,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+  });
   res.end(body);
 }
 
-export async function startDashboard(answers: Answers, o: { port?: number; home: string; poll?: boolean }): Promise<Dashboard> {
+export async function startDashboard(
+  answers: Answers,
+  o: { port?: number; home: string; poll?: boolean },
+): Promise<Dashboard> {
   const token = randomBytes(24).toString('base64url');
   const events = new Set<ServerResponse>();
   let port = 0;
@@ -42,17 +51,25 @@ export async function startDashboard(answers: Answers, o: { port?: number; home:
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const host = req.headers.host ?? '';
-    if (host !== `${HOST}:${port}` && host !== `localhost:${port}`) return send(res, 421, 'text/plain', 'refused: this server answers only to its loopback address\n');
+    if (host !== `${HOST}:${port}` && host !== `localhost:${port}`)
+      return send(res, 421, 'text/plain', 'refused: this server answers only to its loopback address\n');
     const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
-    if (!sameToken(url.searchParams.get('token'), token)) return send(res, 403, 'text/plain', 'refused: the URL printed at start (with its token) is needed\n');
+    if (!sameToken(url.searchParams.get('token'), token))
+      return send(res, 403, 'text/plain', 'refused: the URL printed at start (with its token) is needed\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'read-only: GET only\n');
     if (url.pathname.startsWith('/assets/')) {
       const name = url.pathname.slice('/assets/'.length);
       const text = name === 'dashboard.js' ? DASHBOARD_JS : htmlAsset(name);
-      return text === null ? send(res, 404, 'text/plain', 'no such asset\n') : send(res, 200, 'text/javascript; charset=utf-8', text, 'private, max-age=86400, immutable'); // its URL holds this run's token
+      return text === null
+        ? send(res, 404, 'text/plain', 'no such asset\n')
+        : send(res, 200, 'text/javascript; charset=utf-8', text, 'private, max-age=86400, immutable'); // its URL holds this run's token
     }
     if (url.pathname === '/events') {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
       res.write(': connected\n\n');
       events.add(res);
       req.on('close', () => events.delete(res));
@@ -79,10 +96,13 @@ export async function startDashboard(answers: Answers, o: { port?: number; home:
   const off = answers.onChange(() => {
     for (const res of events) res.write('event: change\ndata: {}\n\n');
   });
-  const loop = new ChangeLoop(async () => {
-    const r = await answers.refresh();
-    loop.watch(r.folders);
-  }, { poll: o.poll });
+  const loop = new ChangeLoop(
+    async () => {
+      const r = await answers.refresh();
+      loop.watch(r.folders);
+    },
+    { poll: o.poll },
+  );
   await loop.runNow();
   const keepAlive = setInterval(() => {
     for (const res of events) res.write(': ping\n\n');

@@ -106,8 +106,15 @@ const KEPT: MarkSpec = {
  * `firstUnitAttr` (null: none): the sessions of the new responses, and where
  * the keys to decide start.
  */
-export async function notePending(conn: DuckDBConnection, firstAttr: number | null, firstUnitAttr: number | null): Promise<void> {
-  for (const [m, first] of [[BILLED, firstAttr], [KEPT, firstUnitAttr]] as const) {
+export async function notePending(
+  conn: DuckDBConnection,
+  firstAttr: number | null,
+  firstUnitAttr: number | null,
+): Promise<void> {
+  for (const [m, first] of [
+    [BILLED, firstAttr],
+    [KEPT, firstUnitAttr],
+  ] as const) {
     if (first === null) continue;
     await conn.run(
       `INSERT OR REPLACE INTO meta SELECT '${m.from}', CAST(least(min(TRY_CAST(value AS BIGINT)), $first) AS VARCHAR) FROM meta WHERE key = '${m.from}'`,
@@ -116,11 +123,19 @@ export async function notePending(conn: DuckDBConnection, firstAttr: number | nu
     );
   }
   if (firstAttr !== null) {
-    await conn.run(`INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM event_attrs WHERE attr_id >= $first`, { first: firstAttr }, { first: INTEGER });
+    await conn.run(
+      `INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM event_attrs WHERE attr_id >= $first`,
+      { first: firstAttr },
+      { first: INTEGER },
+    );
   }
   // The sessions of new units too: their roll-ups (store/rollups.ts) are made again.
   if (firstUnitAttr !== null) {
-    await conn.run(`INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM unit_attrs WHERE unit_attr_id >= $first`, { first: firstUnitAttr }, { first: INTEGER });
+    await conn.run(
+      `INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM unit_attrs WHERE unit_attr_id >= $first`,
+      { first: firstUnitAttr },
+      { first: INTEGER },
+    );
   }
 }
 
@@ -130,12 +145,24 @@ export async function notePending(conn: DuckDBConnection, firstAttr: number | nu
  * remaining rows are marked again) and the sessions of their responses
  * (their facts are made again).
  */
-export async function noteRemovedKeys(conn: DuckDBConnection, params: Record<string, unknown>, types: Record<string, unknown>): Promise<void> {
+export async function noteRemovedKeys(
+  conn: DuckDBConnection,
+  params: Record<string, unknown>,
+  types: Record<string, unknown>,
+): Promise<void> {
   const run = (sql: string) => conn.run(sql, params as never, types as never);
-  await run(`INSERT INTO ${BILLED.removed} SELECT dedupe_key FROM usage_rows WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`);
-  await run(`INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM event_attrs WHERE list_contains($keys, source_key)`);
-  await run(`INSERT INTO ${KEPT.removed} SELECT dedupe_key FROM unit_rows WHERE unit_attr_id IN (SELECT unit_attr_id FROM unit_attrs WHERE list_contains($keys, source_key))`);
-  await run(`INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM unit_attrs WHERE list_contains($keys, source_key)`);
+  await run(
+    `INSERT INTO ${BILLED.removed} SELECT dedupe_key FROM usage_rows WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE list_contains($keys, source_key))`,
+  );
+  await run(
+    `INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM event_attrs WHERE list_contains($keys, source_key)`,
+  );
+  await run(
+    `INSERT INTO ${KEPT.removed} SELECT dedupe_key FROM unit_rows WHERE unit_attr_id IN (SELECT unit_attr_id FROM unit_attrs WHERE list_contains($keys, source_key))`,
+  );
+  await run(
+    `INSERT INTO ${SESSIONS_PENDING} SELECT DISTINCT harness, session_id FROM unit_attrs WHERE list_contains($keys, source_key)`,
+  );
 }
 
 /**
@@ -144,7 +171,13 @@ export async function noteRemovedKeys(conn: DuckDBConnection, params: Record<str
  * share their key, and keys in the removed table. `decided` is told the temp
  * table of those keys, before it goes.
  */
-async function settle(conn: DuckDBConnection, m: MarkSpec, from: number | null, removed: boolean, decided?: (table: string) => Promise<void>): Promise<void> {
+async function settle(
+  conn: DuckDBConnection,
+  m: MarkSpec,
+  from: number | null,
+  removed: boolean,
+  decided?: (table: string) => Promise<void>,
+): Promise<void> {
   if (from === null && !removed) return;
   const parts: string[] = [];
   if (from !== null) {
@@ -184,9 +217,16 @@ export async function settleMarks(conn: DuckDBConnection): Promise<boolean> {
            EXISTS (SELECT 1 FROM ${BILLED.removed}) AS billed_removed,
            EXISTS (SELECT 1 FROM ${KEPT.removed}) AS kept_removed,
            EXISTS (SELECT 1 FROM ${SESSIONS_PENDING}) AS sessions`);
-  const p = r.getRowObjectsJson()[0] as { billed_from: string | null; kept_from: string | null; billed_removed: boolean; kept_removed: boolean; sessions: boolean };
+  const p = r.getRowObjectsJson()[0] as {
+    billed_from: string | null;
+    kept_from: string | null;
+    billed_removed: boolean;
+    kept_removed: boolean;
+    sessions: boolean;
+  };
   const num = (v: string | null) => (v === null ? null : Number(v));
-  if (p.billed_from === null && p.kept_from === null && !p.billed_removed && !p.kept_removed && !p.sessions) return false;
+  if (p.billed_from === null && p.kept_from === null && !p.billed_removed && !p.kept_removed && !p.sessions)
+    return false;
   await settle(conn, BILLED, num(p.billed_from), p.billed_removed, async (decide) => {
     await conn.run(`
       INSERT INTO ${SESSIONS_PENDING}

@@ -37,7 +37,8 @@ export async function countedRowsOf(conn: DuckDBConnection, key: string): Promis
     source_file: String(x.source_file),
     source_line: n(x.source_line),
     billing_kind: (x.billing_kind as string | null) ?? null,
-    request_units: x.request_units_e6 === null || x.request_units_e6 === undefined ? null : Number(x.request_units_e6) / 1e6,
+    request_units:
+      x.request_units_e6 === null || x.request_units_e6 === undefined ? null : Number(x.request_units_e6) / 1e6,
     speed: (x.speed as string | null) ?? null,
     web_search_requests: n(x.web_search_requests),
     iteration: n(x.iteration),

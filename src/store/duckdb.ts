@@ -12,16 +12,42 @@ import { createRequire } from 'node:module';
 import type * as DuckDB from '@duckdb/node-api';
 import type * as Bindings from '@duckdb/node-bindings';
 
-const { DuckDBInstance } = createRequire(import.meta.url)('@duckdb/node-api/lib/DuckDBInstance') as Pick<typeof DuckDB, 'DuckDBInstance'>;
-const { DuckDBDataChunk } = createRequire(import.meta.url)('@duckdb/node-api/lib/DuckDBDataChunk') as Pick<typeof DuckDB, 'DuckDBDataChunk'>;
-const { DuckDBTypeId } = createRequire(import.meta.url)('@duckdb/node-api/lib/DuckDBTypeId') as Pick<typeof DuckDB, 'DuckDBTypeId'>;
-const { JsonDuckDBValueConverter } = createRequire(import.meta.url)('@duckdb/node-api/lib/JsonDuckDBValueConverter') as Pick<typeof DuckDB, 'JsonDuckDBValueConverter'>;
-const { BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, VARCHAR } = createRequire(import.meta.url)('@duckdb/node-api/lib/types') as Pick<typeof DuckDB, 'BIGINT' | 'BOOLEAN' | 'DATE' | 'DOUBLE' | 'INTEGER' | 'LIST' | 'VARCHAR'>;
+const { DuckDBInstance } = createRequire(import.meta.url)('@duckdb/node-api/lib/DuckDBInstance') as Pick<
+  typeof DuckDB,
+  'DuckDBInstance'
+>;
+const { DuckDBDataChunk } = createRequire(import.meta.url)('@duckdb/node-api/lib/DuckDBDataChunk') as Pick<
+  typeof DuckDB,
+  'DuckDBDataChunk'
+>;
+const { DuckDBTypeId } = createRequire(import.meta.url)('@duckdb/node-api/lib/DuckDBTypeId') as Pick<
+  typeof DuckDB,
+  'DuckDBTypeId'
+>;
+const { JsonDuckDBValueConverter } = createRequire(import.meta.url)(
+  '@duckdb/node-api/lib/JsonDuckDBValueConverter',
+) as Pick<typeof DuckDB, 'JsonDuckDBValueConverter'>;
+const { BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, VARCHAR } = createRequire(import.meta.url)(
+  '@duckdb/node-api/lib/types',
+) as Pick<typeof DuckDB, 'BIGINT' | 'BOOLEAN' | 'DATE' | 'DOUBLE' | 'INTEGER' | 'LIST' | 'VARCHAR'>;
 const { listValue } = createRequire(import.meta.url)('@duckdb/node-api/lib/values') as Pick<typeof DuckDB, 'listValue'>;
 /** node-api's native part (its own dependency, the same version): the data-chunk calls store/usage-rows.ts needs. */
 export const bindings = createRequire(import.meta.url)('@duckdb/node-bindings') as typeof Bindings;
 
-export { DuckDBInstance, DuckDBDataChunk, DuckDBTypeId, JsonDuckDBValueConverter, BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, VARCHAR, listValue };
+export {
+  DuckDBInstance,
+  DuckDBDataChunk,
+  DuckDBTypeId,
+  JsonDuckDBValueConverter,
+  BIGINT,
+  BOOLEAN,
+  DATE,
+  DOUBLE,
+  INTEGER,
+  LIST,
+  VARCHAR,
+  listValue,
+};
 export type DuckDBInstance = DuckDB.DuckDBInstance;
 export type DuckDBDataChunk = DuckDB.DuckDBDataChunk;
 export type { DuckDBAppender, DuckDBConnection, DuckDBType, DuckDBValue, DuckDBValueConverter } from '@duckdb/node-api';

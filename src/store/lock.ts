@@ -69,7 +69,8 @@ export function lockHolder(path: string): LockHolder | null {
     if (pid <= 0 || pid === process.pid) continue;
     let command: string | null = null;
     try {
-      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ').slice(0, 200) || null;
+      command =
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ').slice(0, 200) || null;
     } catch {
       /* gone, or not ours to read */
     }
@@ -116,7 +117,11 @@ function busy(e: unknown): boolean {
  * holds it in a conflicting mode. `created` is set when this call made the
  * lock file (so a caller that finds PATH is not a store can remove it again).
  */
-export async function lockStore(storePath: string, mode: LockMode, waitMs = lockWaitMs()): Promise<StoreLock & { created: boolean }> {
+export async function lockStore(
+  storePath: string,
+  mode: LockMode,
+  waitMs = lockWaitMs(),
+): Promise<StoreLock & { created: boolean }> {
   Database ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   const path = lockPathOf(storePath);
   const created = statSync(path, { throwIfNoEntry: false }) === undefined;
@@ -142,7 +147,10 @@ export async function lockStore(storePath: string, mode: LockMode, waitMs = lock
       if (tables.some((t) => t !== 'store')) {
         if (db.inTransaction) db.exec('ROLLBACK');
         db.close();
-        throw new StoreError(`${path} is not tx-usage's lock file (it holds other tables): left as it is; move it, or use --db to choose another store`, 2);
+        throw new StoreError(
+          `${path} is not tx-usage's lock file (it holds other tables): left as it is; move it, or use --db to choose another store`,
+          2,
+        );
       }
       if (mode === 'exclusive') {
         if (!tables.length) db.exec('CREATE TABLE store (identity TEXT NOT NULL)');
@@ -156,7 +164,9 @@ export async function lockStore(storePath: string, mode: LockMode, waitMs = lock
         if (!said && Date.now() - started >= SAY_WAIT_AFTER_MS) {
           // Never a silent wait: what for, on whom, for how long at most.
           said = true;
-          process.stderr.write(`tx-usage: waiting for the store ${storePath}: ${holderText(path)} is using it (${mode === 'exclusive' ? 'this run writes to it' : 'this run reads it'}); giving up after ${Math.round(waitMs / 1000)} s\n`);
+          process.stderr.write(
+            `tx-usage: waiting for the store ${storePath}: ${holderText(path)} is using it (${mode === 'exclusive' ? 'this run writes to it' : 'this run reads it'}); giving up after ${Math.round(waitMs / 1000)} s\n`,
+          );
         }
         await new Promise((r) => setTimeout(r, delay));
         delay = Math.min(delay * 2, 250);
@@ -166,7 +176,9 @@ export async function lockStore(storePath: string, mode: LockMode, waitMs = lock
         const who = holderText(path);
         db.close();
         const pid = /^process (\d+)/.exec(who)?.[1];
-        throw new StoreError(`the store ${storePath} is in use by ${who}${waitMs > 0 ? ` (waited ${Math.round((Date.now() - started) / 1000)} s)` : ''}; try again when it finishes${pid ? `, or end it (kill ${pid}) if it is stuck` : ''}`);
+        throw new StoreError(
+          `the store ${storePath} is in use by ${who}${waitMs > 0 ? ` (waited ${Math.round((Date.now() - started) / 1000)} s)` : ''}; try again when it finishes${pid ? `, or end it (kill ${pid}) if it is stuck` : ''}`,
+        );
       }
       db.close();
       const readOnly = readOnlyProblem(path);

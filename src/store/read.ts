@@ -21,7 +21,9 @@ export async function storedWarnings(conn: DuckDBConnection, harnesses: string[]
  * where every model has a price.
  */
 export async function hasUnpricedResponses(conn: DuckDBConnection): Promise<boolean> {
-  const r = await conn.runAndReadAll(`SELECT EXISTS (SELECT 1 FROM usage_events WHERE computed_cost_e10 IS NULL AND requests > 0) AS some`);
+  const r = await conn.runAndReadAll(
+    `SELECT EXISTS (SELECT 1 FROM usage_events WHERE computed_cost_e10 IS NULL AND requests > 0) AS some`,
+  );
   return (r.getRowObjectsJson()[0] as { some: boolean }).some === true;
 }
 
@@ -63,7 +65,16 @@ export async function sourceFigures(conn: DuckDBConnection): Promise<SourceFigur
     FROM sources s ORDER BY s.harness, s.path`);
   const out = new Map<string, SourceFigures>();
   for (const r of base.getRowObjectsJson() as any[]) {
-    out.set(r.source_key, { ...r, retained_since_ms: r.retained_since_ms === null ? null : Number(r.retained_since_ms), events: Number(r.events), billed: Number(r.billed), contexts: Number(r.contexts), warnings: [], skips: [], counts: {} });
+    out.set(r.source_key, {
+      ...r,
+      retained_since_ms: r.retained_since_ms === null ? null : Number(r.retained_since_ms),
+      events: Number(r.events),
+      billed: Number(r.billed),
+      contexts: Number(r.contexts),
+      warnings: [],
+      skips: [],
+      counts: {},
+    });
   }
   const issues = await conn.runAndReadAll(`SELECT source_key, kind, reason, count, first_location FROM source_issues`);
   for (const i of issues.getRowObjectsJson() as any[]) {
@@ -80,7 +91,10 @@ export async function sourceFigures(conn: DuckDBConnection): Promise<SourceFigur
 }
 
 /** storedWarnings with the source each one belongs to (a report keeps those of the sources it needs, cli/report.ts). */
-export async function storedWarningsBySource(conn: DuckDBConnection, harnesses: string[]): Promise<{ source_key: string; harness: string; reason: string }[]> {
+export async function storedWarningsBySource(
+  conn: DuckDBConnection,
+  harnesses: string[],
+): Promise<{ source_key: string; harness: string; reason: string }[]> {
   const r = await conn.runAndReadAll(
     `SELECT i.source_key, s.harness, i.reason FROM source_issues i JOIN sources s USING (source_key)
      WHERE i.kind IN ('warning', 'warning-tail') AND list_contains($h, s.harness) ORDER BY s.harness, s.path, i.reason`,
@@ -95,7 +109,10 @@ export async function storedWarningsBySource(conn: DuckDBConnection, harnesses: 
  * responses (store/ready.ts ReadyWarning.span): asked for the sources with
  * warnings only, when the ready row is made after an ingest.
  */
-export async function responseSpans(conn: DuckDBConnection, sourceKeys: string[]): Promise<Map<string, [number, number]>> {
+export async function responseSpans(
+  conn: DuckDBConnection,
+  sourceKeys: string[],
+): Promise<Map<string, [number, number]>> {
   if (!sourceKeys.length) return new Map();
   const r = await conn.runAndReadAll(
     `SELECT a.source_key, min(r.ts_ms)::DOUBLE AS first, max(r.ts_ms)::DOUBLE AS last
@@ -103,5 +120,10 @@ export async function responseSpans(conn: DuckDBConnection, sourceKeys: string[]
     { k: listValue(sourceKeys) },
     { k: LIST(VARCHAR) },
   );
-  return new Map((r.getRowObjectsJson() as { source_key: string; first: number; last: number }[]).map((x) => [x.source_key, [Number(x.first), Number(x.last)]]));
+  return new Map(
+    (r.getRowObjectsJson() as { source_key: string; first: number; last: number }[]).map((x) => [
+      x.source_key,
+      [Number(x.first), Number(x.last)],
+    ]),
+  );
 }

@@ -82,8 +82,12 @@ export interface Ready {
 }
 
 /** The store's sources digest (and its horizon), pricing fingerprint and ready row, in one query. */
-export async function readCurrentMeta(conn: DuckDBConnection): Promise<{ sources: SourcesState; pricing: string | null; ready: Ready | null }> {
-  const r = await conn.runAndReadAll(`SELECT key, value FROM meta WHERE key IN ('sources_digest', 'sources_digest_horizon', 'pricing_fingerprint', '${READY_KEY}')`);
+export async function readCurrentMeta(
+  conn: DuckDBConnection,
+): Promise<{ sources: SourcesState; pricing: string | null; ready: Ready | null }> {
+  const r = await conn.runAndReadAll(
+    `SELECT key, value FROM meta WHERE key IN ('sources_digest', 'sources_digest_horizon', 'pricing_fingerprint', '${READY_KEY}')`,
+  );
   const m = new Map((r.getRowObjectsJson() as { key: string; value: string }[]).map((x) => [x.key, x.value]));
   let ready: Ready | null = null;
   try {
@@ -104,7 +108,11 @@ export async function saveReady(conn: DuckDBConnection, ready: Omit<Ready, 'v'>)
       await conn.run('ROLLBACK');
       return false;
     }
-    await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${READY_KEY}', $v)`, { v: JSON.stringify({ v: READY_VERSION, ...ready }) }, { v: VARCHAR });
+    await conn.run(
+      `INSERT OR REPLACE INTO meta VALUES ('${READY_KEY}', $v)`,
+      { v: JSON.stringify({ v: READY_VERSION, ...ready }) },
+      { v: VARCHAR },
+    );
     await conn.run('COMMIT');
     return true;
   } catch (e) {
@@ -120,7 +128,12 @@ export async function saveReady(conn: DuckDBConnection, ready: Omit<Ready, 'v'>)
  * given the report's days (`days`), those of a source none of whose responses
  * falls in them (issue 44: a `--since 1d` report warned of January's files).
  */
-export function warningsInWindow(ready: Ready, harnesses: readonly string[], horizonMs: number | null, days?: { since: string; until: string }): string[] {
+export function warningsInWindow(
+  ready: Ready,
+  harnesses: readonly string[],
+  horizonMs: number | null,
+  days?: { since: string; until: string },
+): string[] {
   const horizon = ready.horizonless ? null : horizonMs;
   const [from, to] = days ? windowMs(days.since, days.until) : [-Infinity, Infinity];
   return ready.warnings
@@ -145,12 +158,17 @@ function windowMs(since: string, until: string): [number, number] {
  * after `already`; given `models` (the `judged` keys of the models with
  * responses in the report's window), only of those.
  */
-export function resolveWarningsOf(ready: Ready, harnesses: readonly string[], already: readonly string[], models?: ReadonlySet<string>): string[] {
+export function resolveWarningsOf(
+  ready: Ready,
+  harnesses: readonly string[],
+  already: readonly string[],
+  models?: ReadonlySet<string>,
+): string[] {
   const seen = new Set(already);
   const out: string[] = [];
   for (const r of ready.resolveWarnings) {
     if (!harnesses.includes(r.harness) || (models && !models.has(r.key))) continue;
-    for (const w of r.warnings) if (!seen.has(w)) out.push(w), seen.add(w);
+    for (const w of r.warnings) if (!seen.has(w)) (out.push(w), seen.add(w));
   }
   return out;
 }

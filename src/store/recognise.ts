@@ -3,7 +3,18 @@
 // rewrites a file it cannot show it made: what is not a store is left exactly
 // as it is (bytes and mtime), and a store of ours that DuckDB cannot open is
 // moved aside, never deleted.
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from './duckdb.js';
@@ -61,7 +72,8 @@ export async function schemaInfo(conn: DuckDBConnection): Promise<SchemaInfo> {
     const m = await conn.runAndReadAll(`SELECT key, value FROM main.meta WHERE key IN ('app', 'schema_version')`);
     const meta = new Map((m.getRowObjectsJson() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
     const v = meta.get('schema_version');
-    if (meta.get('app') === STORE_MARKER && v !== undefined && /^\d+$/.test(v)) return { tables: new Set(['meta']), version: Number(v), ours: true };
+    if (meta.get('app') === STORE_MARKER && v !== undefined && /^\d+$/.test(v))
+      return { tables: new Set(['meta']), version: Number(v), ours: true };
   } catch {
     /* no meta table: the catalog says what the file holds */
   }
@@ -128,7 +140,10 @@ export async function copyReads(path: string): Promise<boolean> {
  * for the user. Returns the new name.
  */
 export function moveAside(path: string, label: string, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   let target = `${path}.${label}-${stamp}`;
   for (let i = 2; existsSync(target) || existsSync(`${target}.wal`); i++) target = `${path}.${label}-${stamp}-${i}`;
   renameSync(path, target);

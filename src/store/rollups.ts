@@ -68,7 +68,8 @@ export function slotLast(slot: string, slotLen = SLOT_MS): string {
 }
 
 /** SQL: a response's total tokens, its columns read from `alias`. */
-const tokensOf = (alias: string) => ['input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens'].map((c) => `${alias}.${c}`).join(' + ');
+const tokensOf = (alias: string) =>
+  ['input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens'].map((c) => `${alias}.${c}`).join(' + ');
 
 /** ", a.x, a.y" for columns `cols` of `alias`. */
 const carried = (cols: readonly string[], alias: string) => cols.map((c) => `, ${alias}.${c}`).join('');
@@ -97,7 +98,12 @@ export const UNIT_KINDS = ['prompt', 'turn', 'tool_call', 'subagent_task'] as co
  * else the computed one); the template macro report_slots
  * (src/report/macros.ts) picks each mode's figures.
  */
-export function usageSlotsSelect(rows: string, attrs: string, slotLen = SLOT_MS, extra: readonly string[] = []): string {
+export function usageSlotsSelect(
+  rows: string,
+  attrs: string,
+  slotLen = SLOT_MS,
+  extra: readonly string[] = [],
+): string {
   // (A sum of CASE, not a FILTER: every group has rows, and it cost ~40 % less here.)
   const none = (cond: string, col: string) => `sum(CASE WHEN ${cond} THEN ${col} ELSE 0 END)::HUGEINT`;
   const noCost = 'recorded_cost_e10 IS NULL AND computed_cost_e10 IS NULL';
@@ -145,7 +151,13 @@ export function usageSlotsSelect(rows: string, attrs: string, slotLen = SLOT_MS,
  * a session's active time lies between its slots: session_active in
  * src/report/unit-macros.ts), and its units by kind.
  */
-export function sessionSlotsSelect(rows: string, sessionOfAttr: string, units: string, sessions: string, slotLen = SLOT_MS): string {
+export function sessionSlotsSelect(
+  rows: string,
+  sessionOfAttr: string,
+  units: string,
+  sessions: string,
+  slotLen = SLOT_MS,
+): string {
   const kind = (k: number) => `coalesce(sum(n) FILTER (WHERE kind = ${k}), 0)::HUGEINT`;
   return `
     WITH t AS (
@@ -202,7 +214,14 @@ export function sessionRootsSelect(facts: string): string {
  * DuckDB's as-of join with the responses' figures carried along took ~5x
  * the CPU and ~10x the memory (1 GiB corpus).
  */
-export function promptStatsSelect(rows: string, attrs: string, sessionOfAttr: string, units: string, sessions: string, extra: readonly string[] = []): string {
+export function promptStatsSelect(
+  rows: string,
+  attrs: string,
+  sessionOfAttr: string,
+  units: string,
+  sessions: string,
+  extra: readonly string[] = [],
+): string {
   const fully = (c: string) => `CASE WHEN count(${c}) = count(*) THEN sum(${c}) END`;
   const cost = (c: string) => `(CASE WHEN agg.pid IS NULL THEN 0 ELSE agg.${c} END)::HUGEINT AS ${c}`;
   return `
@@ -270,7 +289,8 @@ const STORE_ROWS = `(
          output_tokens, reasoning_tokens, recorded_cost_e10, computed_cost_e10
   FROM usage_rows WHERE billed)`;
 // (A join, not \`attr_id IN (SELECT ...)\`: the latter cost ~50 ms more per 35k responses.)
-const storeRowsOf = (attrIds: string) => `(SELECT r.* FROM ${STORE_ROWS} r JOIN (SELECT attr_id FROM ${attrIds}) t USING (attr_id))`;
+const storeRowsOf = (attrIds: string) =>
+  `(SELECT r.* FROM ${STORE_ROWS} r JOIN (SELECT attr_id FROM ${attrIds}) t USING (attr_id))`;
 const storeUnits = (unitAttrs: string) => `(
   SELECT m.sid, r.kind, r.dedupe_key, r.ts_ms, r.n
   FROM unit_rows r JOIN ${unitAttrs} m USING (unit_attr_id) WHERE r.kept)`;
@@ -299,7 +319,9 @@ export async function refreshRollups(conn: DuckDBConnection): Promise<void> {
   // One thread: these are many small statements over tens of thousands of
   // rows, where a second thread cost more CPU than it saved time (~40 % more
   // CPU for the whole refresh on the 1 GiB corpus, and more memory).
-  const threads = Number((await conn.runAndReadAll(`SELECT current_setting('threads') AS t`)).getRowObjectsJson()[0]!.t);
+  const threads = Number(
+    (await conn.runAndReadAll(`SELECT current_setting('threads') AS t`)).getRowObjectsJson()[0]!.t,
+  );
   if (threads !== 1) await run(`SET threads = 1`);
   try {
     await refreshTouched(run);
@@ -339,22 +361,33 @@ async function refreshTouched(run: (sql: string) => Promise<unknown>): Promise<v
     ),
     u AS (SELECT harness, session_id, bool_or(touched) AS touched, bool_or(member) AS member FROM s GROUP BY ALL)
     SELECT m.*, u.touched, u.member FROM (${sessionsMap('u', 'temp.txu_roots')}) m JOIN u USING (harness, session_id)`);
-  await run(`CREATE OR REPLACE TEMP TABLE txu_attrs AS SELECT a.attr_id, s.sid, s.touched, s.member FROM event_attrs a JOIN temp.txu_sessions s USING (harness, session_id)`);
-  await run(`CREATE OR REPLACE TEMP TABLE txu_unit_attrs AS SELECT a.unit_attr_id, s.sid, s.touched, s.member FROM unit_attrs a JOIN temp.txu_sessions s USING (harness, session_id)`);
+  await run(
+    `CREATE OR REPLACE TEMP TABLE txu_attrs AS SELECT a.attr_id, s.sid, s.touched, s.member FROM event_attrs a JOIN temp.txu_sessions s USING (harness, session_id)`,
+  );
+  await run(
+    `CREATE OR REPLACE TEMP TABLE txu_unit_attrs AS SELECT a.unit_attr_id, s.sid, s.touched, s.member FROM unit_attrs a JOIN temp.txu_sessions s USING (harness, session_id)`,
+  );
   const of = (rel: string, flag: 'touched' | 'member') => `(SELECT * FROM ${rel} WHERE ${flag})`;
   const match = 'g.harness = x.harness AND g.session_id = x.session_id';
   await run(`DELETE FROM usage_slots x USING temp.txu_touched g WHERE ${match}`);
   await run(`INSERT INTO usage_slots ${usageSlotsSelect(storeRowsOf(of('temp.txu_attrs', 'touched')), 'event_attrs')}`);
   mark('rollups: usage slots');
   await run(`DELETE FROM session_slots x USING temp.txu_touched g WHERE ${match}`);
-  await run(`INSERT INTO session_slots ${sessionSlotsSelect(storeRowsOf(of('temp.txu_attrs', 'touched')), 'temp.txu_attrs', storeUnits(of('temp.txu_unit_attrs', 'touched')), 'temp.txu_sessions')}`);
+  await run(
+    `INSERT INTO session_slots ${sessionSlotsSelect(storeRowsOf(of('temp.txu_attrs', 'touched')), 'temp.txu_attrs', storeUnits(of('temp.txu_unit_attrs', 'touched')), 'temp.txu_sessions')}`,
+  );
   mark('rollups: session slots');
-  await run(`DELETE FROM prompt_stats x USING temp.txu_groups g WHERE g.harness = x.harness AND g.root_session_id = x.root_session_id`);
-  await run(`INSERT INTO prompt_stats ${promptStatsSelect(storeRowsOf(of('temp.txu_attrs', 'member')), 'event_attrs', 'temp.txu_attrs', storeUnits(of('temp.txu_unit_attrs', 'member')), 'temp.txu_sessions')}`);
+  await run(
+    `DELETE FROM prompt_stats x USING temp.txu_groups g WHERE g.harness = x.harness AND g.root_session_id = x.root_session_id`,
+  );
+  await run(
+    `INSERT INTO prompt_stats ${promptStatsSelect(storeRowsOf(of('temp.txu_attrs', 'member')), 'event_attrs', 'temp.txu_attrs', storeUnits(of('temp.txu_unit_attrs', 'member')), 'temp.txu_sessions')}`,
+  );
   mark('rollups: prompts');
   await run(`DELETE FROM session_links`);
   await run(`INSERT INTO session_links SELECT * FROM temp.txu_roots`);
-  for (const t of ['txu_touched', 'txu_roots', 'txu_groups', 'txu_sessions', 'txu_attrs', 'txu_unit_attrs']) await run(`DROP TABLE temp.${t}`);
+  for (const t of ['txu_touched', 'txu_roots', 'txu_groups', 'txu_sessions', 'txu_attrs', 'txu_unit_attrs'])
+    await run(`DROP TABLE temp.${t}`);
 }
 
 /** The whole store as builder inputs (the audit's reference). */
@@ -398,7 +431,10 @@ const inputsOf = new WeakMap<DuckDBConnection, string>();
  * along (a roll-up's machine). The builders' inputs are made once per
  * connection and kept for the parts made later.
  */
-export async function buildRollups(conn: DuckDBConnection, o: { slotLen: number; extra: readonly string[]; parts: readonly ('usage' | 'sessions' | 'prompts')[] }): Promise<void> {
+export async function buildRollups(
+  conn: DuckDBConnection,
+  o: { slotLen: number; extra: readonly string[]; parts: readonly ('usage' | 'sessions' | 'prompts')[] },
+): Promise<void> {
   const run = (sql: string) => conn.run(sql);
   if (inputsOf.get(conn) !== o.extra.join(',')) {
     const keys = ['harness', 'session_id', 'project', 'model', 'provider', 'grain', ...o.extra];
@@ -408,7 +444,9 @@ export async function buildRollups(conn: DuckDBConnection, o: { slotLen: number;
       SELECT ${keys.join(', ')}, ts_ms, dedupe_key, requests, input_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
              output_tokens, reasoning_tokens, recorded_cost_e10, computed_cost_e10
       FROM billed_events`);
-    await run(`CREATE OR REPLACE TEMP TABLE txr_attrs AS SELECT row_number() OVER () AS attr_id, * FROM (SELECT DISTINCT ${keys.join(', ')} FROM temp.txr_billed)`);
+    await run(
+      `CREATE OR REPLACE TEMP TABLE txr_attrs AS SELECT row_number() OVER () AS attr_id, * FROM (SELECT DISTINCT ${keys.join(', ')} FROM temp.txr_billed)`,
+    );
     await run(`
       CREATE OR REPLACE TEMP TABLE txr_rows AS
       SELECT a.attr_id, e.* EXCLUDE (${keys.join(', ')})
@@ -417,10 +455,19 @@ export async function buildRollups(conn: DuckDBConnection, o: { slotLen: number;
     await run(`
       CREATE OR REPLACE TEMP TABLE txr_sessions AS
       ${sessionsMap(`(SELECT DISTINCT harness, session_id FROM (SELECT harness, session_id FROM temp.txr_attrs UNION ALL SELECT harness, session_id FROM temp.txr_units_raw))`, `(${sessionRootsSelect('session_facts')})`)}`);
-    await run(`CREATE OR REPLACE TEMP TABLE txr_attr_sessions AS SELECT a.attr_id, s.sid FROM temp.txr_attrs a JOIN temp.txr_sessions s USING (harness, session_id)`);
+    await run(
+      `CREATE OR REPLACE TEMP TABLE txr_attr_sessions AS SELECT a.attr_id, s.sid FROM temp.txr_attrs a JOIN temp.txr_sessions s USING (harness, session_id)`,
+    );
     // The prompts carry the units' extra columns, where work_units has them (a local store's unlabelled one has none).
-    const unitCols = new Set((await conn.runAndReadAll(`DESCRIBE SELECT * FROM temp.txr_units_raw`)).getRowObjectsJson().map((r) => String(r.column_name)));
-    const unitExtra = carried(o.extra.filter((c) => unitCols.has(c)), 'u');
+    const unitCols = new Set(
+      (await conn.runAndReadAll(`DESCRIBE SELECT * FROM temp.txr_units_raw`))
+        .getRowObjectsJson()
+        .map((r) => String(r.column_name)),
+    );
+    const unitExtra = carried(
+      o.extra.filter((c) => unitCols.has(c)),
+      'u',
+    );
     await run(`
       CREATE OR REPLACE TEMP TABLE txr_units AS
       SELECT s.sid, list_position([${UNIT_KINDS.map((k) => `'${k}'`).join(', ')}], u.kind) - 1 AS kind, u.dedupe_key, u.ts_ms, u.n${unitExtra}
@@ -434,7 +481,23 @@ export async function buildRollups(conn: DuckDBConnection, o: { slotLen: number;
     await run(`DROP VIEW IF EXISTS temp.${table}`);
     await run(`CREATE OR REPLACE TEMP TABLE ${table} AS ${sql}`);
   };
-  if (o.parts.includes('usage')) await make('usage_slots', usageSlotsSelect('temp.txr_rows', 'temp.txr_attrs', o.slotLen, o.extra));
-  if (o.parts.includes('sessions')) await make('session_slots', sessionSlotsSelect('temp.txr_rows', 'temp.txr_attr_sessions', 'temp.txr_units', 'temp.txr_sessions', o.slotLen));
-  if (o.parts.includes('prompts')) await make('prompt_stats', promptStatsSelect('temp.txr_rows', 'temp.txr_attrs', 'temp.txr_attr_sessions', 'temp.txr_units', 'temp.txr_sessions', o.extra));
+  if (o.parts.includes('usage'))
+    await make('usage_slots', usageSlotsSelect('temp.txr_rows', 'temp.txr_attrs', o.slotLen, o.extra));
+  if (o.parts.includes('sessions'))
+    await make(
+      'session_slots',
+      sessionSlotsSelect('temp.txr_rows', 'temp.txr_attr_sessions', 'temp.txr_units', 'temp.txr_sessions', o.slotLen),
+    );
+  if (o.parts.includes('prompts'))
+    await make(
+      'prompt_stats',
+      promptStatsSelect(
+        'temp.txr_rows',
+        'temp.txr_attrs',
+        'temp.txr_attr_sessions',
+        'temp.txr_units',
+        'temp.txr_sessions',
+        o.extra,
+      ),
+    );
 }

@@ -577,4 +577,3 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * the sources then): one is moved aside and a new store built instead.
  */
 export const OLDEST_MIGRATED = 3;
-

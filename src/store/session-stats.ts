@@ -43,8 +43,12 @@ const BILLED_ROWS = `(
 
 /** Makes the rows of the pending sessions again from their billed responses, and clears them (inside the caller's transaction). */
 export async function refreshSessionStats(conn: DuckDBConnection): Promise<void> {
-  await conn.run(`CREATE OR REPLACE TEMP TABLE txu_sessions AS SELECT DISTINCT harness, session_id FROM ${SESSIONS_PENDING}`);
-  await conn.run(`DELETE FROM session_stats s USING temp.txu_sessions t WHERE s.harness = t.harness AND s.session_id = t.session_id`);
+  await conn.run(
+    `CREATE OR REPLACE TEMP TABLE txu_sessions AS SELECT DISTINCT harness, session_id FROM ${SESSIONS_PENDING}`,
+  );
+  await conn.run(
+    `DELETE FROM session_stats s USING temp.txu_sessions t WHERE s.harness = t.harness AND s.session_id = t.session_id`,
+  );
   // The pending sessions' responses, found by their combinations' ids (an
   // integer semi join on usage_rows) before their strings are joined.
   await conn.run(`

@@ -53,7 +53,9 @@ export interface SourcesState {
 
 export async function storedSourcesState(conn: DuckDBConnection): Promise<SourcesState> {
   const r = await conn.runAndReadAll(`SELECT key, value FROM meta WHERE key IN ('${KEY}', '${HORIZON_KEY}')`);
-  return sourcesStateOf(new Map((r.getRowObjectsJson() as { key: string; value: string }[]).map((x) => [x.key, x.value])));
+  return sourcesStateOf(
+    new Map((r.getRowObjectsJson() as { key: string; value: string }[]).map((x) => [x.key, x.value])),
+  );
 }
 
 /** The state from meta rows read by the caller (store/ready.ts reads them with its own). */
@@ -76,14 +78,24 @@ export function upToDateFor(stored: SourcesState, digest: string, horizon: numbe
  * Records `digest` in a transaction of its own (nothing when it is recorded
  * already), with `horizon` when sources were left unread under it.
  */
-export async function recordSourcesDigest(conn: DuckDBConnection, digest: string, stored: string | SourcesState | null, horizon: number | null = null): Promise<void> {
+export async function recordSourcesDigest(
+  conn: DuckDBConnection,
+  digest: string,
+  stored: string | SourcesState | null,
+  horizon: number | null = null,
+): Promise<void> {
   const was: SourcesState = stored === null || typeof stored === 'string' ? { digest: stored, horizon: null } : stored;
   if (was.digest === digest && was.horizon === horizon) return;
   await conn.run('BEGIN TRANSACTION');
   try {
     await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${KEY}', $d)`, { d: digest }, { d: VARCHAR });
     if (horizon === null) await conn.run(`DELETE FROM meta WHERE key = '${HORIZON_KEY}'`);
-    else await conn.run(`INSERT OR REPLACE INTO meta VALUES ('${HORIZON_KEY}', $h)`, { h: String(horizon) }, { h: VARCHAR });
+    else
+      await conn.run(
+        `INSERT OR REPLACE INTO meta VALUES ('${HORIZON_KEY}', $h)`,
+        { h: String(horizon) },
+        { h: VARCHAR },
+      );
     await conn.run('COMMIT');
   } catch (e) {
     await conn.run('ROLLBACK').catch(() => undefined);

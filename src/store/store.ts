@@ -7,8 +7,24 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { basename, dirname, join } from 'node:path';
 import { MIGRATIONS, OLDEST_MIGRATED, SCHEMA_VERSION } from './schema.js';
 import { lockPathOf, lockStore, type StoreLock } from './lock.js';
-import { copyReads, firstLine, inspectPath, moveAside, probeReadOnly, schemaInfo, STORE_MARKER, type SchemaInfo } from './recognise.js';
-import { NotAStoreError, ReadOnlyStoreError, readOnlyProblem, readOnlyStoreError, StoreError, storeFolderError } from './errors.js';
+import {
+  copyReads,
+  firstLine,
+  inspectPath,
+  moveAside,
+  probeReadOnly,
+  schemaInfo,
+  STORE_MARKER,
+  type SchemaInfo,
+} from './recognise.js';
+import {
+  NotAStoreError,
+  ReadOnlyStoreError,
+  readOnlyProblem,
+  readOnlyStoreError,
+  StoreError,
+  storeFolderError,
+} from './errors.js';
 import { counted } from '../core/plural.js';
 
 export { NotAStoreError, ReadOnlyStoreError, StoreError };
@@ -61,8 +77,18 @@ async function setMeta(conn: DuckDBConnection, rows: Record<string, string>): Pr
   const keys = Object.keys(rows);
   await conn.run(
     `INSERT OR REPLACE INTO meta VALUES ${keys.map((_, i) => `($k${i}, $v${i})`).join(', ')}`,
-    Object.fromEntries(keys.flatMap((k, i) => [[`k${i}`, k], [`v${i}`, rows[k]!]])),
-    Object.fromEntries(keys.flatMap((_, i) => [[`k${i}`, VARCHAR], [`v${i}`, VARCHAR]])),
+    Object.fromEntries(
+      keys.flatMap((k, i) => [
+        [`k${i}`, k],
+        [`v${i}`, rows[k]!],
+      ]),
+    ),
+    Object.fromEntries(
+      keys.flatMap((_, i) => [
+        [`k${i}`, VARCHAR],
+        [`v${i}`, VARCHAR],
+      ]),
+    ),
   );
 }
 
@@ -100,7 +126,8 @@ function removeCreating(path: string): void {
   } catch {
     return;
   }
-  for (const n of names) if (n.startsWith(prefix) && /^\d+(\.wal)?$/.test(n.slice(prefix.length))) rmSync(join(dir, n), { force: true });
+  for (const n of names)
+    if (n.startsWith(prefix) && /^\d+(\.wal)?$/.test(n.slice(prefix.length))) rmSync(join(dir, n), { force: true });
 }
 
 function describeNewer(path: string, version: number): StoreError {
@@ -174,7 +201,11 @@ export async function openStore(path: string, opts: OpenOptions = {}): Promise<S
   }
 }
 
-async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Promise<{ instance: DuckDBInstance; conn: DuckDBConnection; notice: string | null }> {
+async function openLocked(
+  path: string,
+  lock: StoreLock,
+  opts: OpenOptions,
+): Promise<{ instance: DuckDBInstance; conn: DuckDBConnection; notice: string | null }> {
   const threads = { ...CLI_DUCKDB, threads: String(opts.threads ?? 2) };
   let notice: string | null = null;
   // Again, now that the lock is held: another tx-usage may have made or changed it meanwhile.
@@ -183,7 +214,11 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
     // Not made (or seen) by tx-usage through this lock file: a store made
     // before the lock file existed, or some other program's file.
     const { info, error } = await probeReadOnly(path);
-    if (!info?.ours) throw new NotAStoreError(path, error ? `DuckDB cannot open it: ${error}` : 'a DuckDB database without tx-usage\'s marker');
+    if (!info?.ours)
+      throw new NotAStoreError(
+        path,
+        error ? `DuckDB cannot open it: ${error}` : "a DuckDB database without tx-usage's marker",
+      );
     lock.remember(st);
   }
   if (st && opts.rebuild) {
@@ -202,7 +237,11 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
         );
       }
       removeStoreFiles(path);
-      notice = `store ${path} rebuilt from the sources (--rebuild)` + (kept.sources ? `; the history of ${counted(kept.sources, 'source')} no longer found in the searched folders was dropped (--yes)` : '');
+      notice =
+        `store ${path} rebuilt from the sources (--rebuild)` +
+        (kept.sources
+          ? `; the history of ${counted(kept.sources, 'source')} no longer found in the searched folders was dropped (--yes)`
+          : '');
     }
     lock.forget();
     st = null;
@@ -252,11 +291,16 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
     const readOnly = readOnlyProblem(path);
     if (readOnly) throw readOnlyStoreError(path, readOnly);
     if (await copyReads(path)) {
-      throw new StoreError(`the store ${path} is open in another program (not tx-usage): close it and try again (${firstLine(e)})`);
+      throw new StoreError(
+        `the store ${path} is open in another program (not tx-usage): close it and try again (${firstLine(e)})`,
+      );
     }
     const aside = moveAside(path, 'broken');
     lock.forget();
-    return { ...(await create()), notice: `store ${path} was unreadable (${firstLine(e)}); moved aside to ${aside}, and a new one is built from the sources` };
+    return {
+      ...(await create()),
+      notice: `store ${path} was unreadable (${firstLine(e)}); moved aside to ${aside}, and a new one is built from the sources`,
+    };
   }
   const close = () => {
     conn.closeSync();
@@ -280,7 +324,10 @@ async function openLocked(path: string, lock: StoreLock, opts: OpenOptions): Pro
     close();
     const aside = moveAside(path, `v${version}`);
     lock.forget();
-    return { ...(await create()), notice: `store ${path} was from a much older tx-usage (schema ${version}); moved aside to ${aside}, and a new one is built from the sources` };
+    return {
+      ...(await create()),
+      notice: `store ${path} was from a much older tx-usage (schema ${version}); moved aside to ${aside}, and a new one is built from the sources`,
+    };
   }
   if (version < SCHEMA_VERSION) await migrate(conn, version);
   return { instance, conn, notice };
@@ -294,7 +341,9 @@ async function retainedHistory(path: string): Promise<{ sources: number; respons
     const conn = await inst.connect();
     try {
       // (Stores made before v5 have no retained sources.)
-      const cols = await conn.runAndReadAll(`SELECT count(*) AS n FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'sources' AND column_name = 'retained_since_ms'`);
+      const cols = await conn.runAndReadAll(
+        `SELECT count(*) AS n FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'sources' AND column_name = 'retained_since_ms'`,
+      );
       if (Number(cols.getRowObjectsJson()[0]!.n) === 0) return { sources: 0, responses: 0 };
       const r = await conn.runAndReadAll(`
         SELECT (SELECT count(*) FROM sources WHERE retained_since_ms IS NOT NULL) AS sources,
@@ -311,7 +360,14 @@ async function retainedHistory(path: string): Promise<{ sources: number; respons
   }
 }
 
-async function handle(path: string, instance: DuckDBInstance, conn: DuckDBConnection, notice: string | null, lock: StoreLock | null, readOnly = false): Promise<Store> {
+async function handle(
+  path: string,
+  instance: DuckDBInstance,
+  conn: DuckDBConnection,
+  notice: string | null,
+  lock: StoreLock | null,
+  readOnly = false,
+): Promise<Store> {
   // A checkpoint at close rewrote the row groups a run had touched: about
   // 50 ms after appending ten rows. Small changes stay in the WAL instead,
   // replayed by the next open in a few milliseconds; settle() checkpoints
@@ -352,7 +408,8 @@ async function handle(path: string, instance: DuckDBInstance, conn: DuckDBConnec
           }
         })
         .catch((e: unknown) => {
-          if (process.env.TX_USAGE_DEBUG) process.stderr.write(`tx-usage: checkpoint left for a later run: ${(e as Error)?.message ?? String(e)}\n`);
+          if (process.env.TX_USAGE_DEBUG)
+            process.stderr.write(`tx-usage: checkpoint left for a later run: ${(e as Error)?.message ?? String(e)}\n`);
         });
     },
     async connect() {
@@ -408,7 +465,11 @@ function walBytes(path: string): number {
  * makes the open fail while one writes; the caller then says what openStore
  * said.
  */
-export async function openStoreReadOnly(path: string, config: Record<string, string> = {}, o: { withoutLockFile?: boolean } = {}): Promise<Store | null> {
+export async function openStoreReadOnly(
+  path: string,
+  config: Record<string, string> = {},
+  o: { withoutLockFile?: boolean } = {},
+): Promise<Store | null> {
   if (path === ':memory:' || !inspectPath(path)) return null;
   let lock: StoreLock | null = null;
   try {

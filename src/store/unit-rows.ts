@@ -71,7 +71,11 @@ export class UnitRowWriter {
 
 let types: Bindings.LogicalType[] | null = null;
 const TYPES = () =>
-  (types ??= COLUMNS.map(([, kind]) => duckdb.create_logical_type(kind === 'int' ? duckdb.Type.INTEGER : kind === 'bool' ? duckdb.Type.BOOLEAN : duckdb.Type.BIGINT)));
+  (types ??= COLUMNS.map(([, kind]) =>
+    duckdb.create_logical_type(
+      kind === 'int' ? duckdb.Type.INTEGER : kind === 'bool' ? duckdb.Type.BOOLEAN : duckdb.Type.BIGINT,
+    ),
+  ));
 
 /** The next free unit_attr_id, read once per writer (one process writes the store at a time). */
 export class UnitAttrIds {

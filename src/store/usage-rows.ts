@@ -74,7 +74,10 @@ export class ColumnBuffer {
   readonly validity: Uint8Array | null;
   nulls = false;
 
-  constructor(readonly kind: Kind, nullable: boolean) {
+  constructor(
+    readonly kind: Kind,
+    nullable: boolean,
+  ) {
     this.bytes = new ArrayBuffer(kind === 'str' ? 0 : VECTOR * WIDTH[kind]);
     // A boolean column holds TRUE in every row (see COLUMNS).
     if (kind === 'bool') new Uint8Array(this.bytes).fill(1);
@@ -213,5 +216,7 @@ export class UsageRowWriter {
 let types: Bindings.LogicalType[] | null = null;
 const TYPES = () =>
   (types ??= COLUMNS.map(([, kind]) =>
-    duckdb.create_logical_type({ str: duckdb.Type.VARCHAR, int: duckdb.Type.INTEGER, big: duckdb.Type.BIGINT, bool: duckdb.Type.BOOLEAN }[kind]),
+    duckdb.create_logical_type(
+      { str: duckdb.Type.VARCHAR, int: duckdb.Type.INTEGER, big: duckdb.Type.BIGINT, bool: duckdb.Type.BOOLEAN }[kind],
+    ),
   ));

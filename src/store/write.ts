@@ -46,8 +46,12 @@ export type CostFn = (e: UsageEvent) => bigint | null;
  * retained (their files were gone when last looked for). Read as columns, not
  * as row objects: several times faster for thousands of sources.
  */
-export async function loadSourceStates(conn: DuckDBConnection): Promise<{ fingerprints: Map<string, string>; retained: Set<string> }> {
-  const r = await conn.runAndReadAll(`SELECT source_key, fingerprint, retained_since_ms IS NOT NULL AS retained FROM sources`);
+export async function loadSourceStates(
+  conn: DuckDBConnection,
+): Promise<{ fingerprints: Map<string, string>; retained: Set<string> }> {
+  const r = await conn.runAndReadAll(
+    `SELECT source_key, fingerprint, retained_since_ms IS NOT NULL AS retained FROM sources`,
+  );
   // No columns at all come back when there are no rows.
   const [keys = [], fps = [], kept = []] = r.getColumns() as [string[]?, string[]?, boolean[]?];
   const fingerprints = new Map<string, string>();
@@ -83,7 +87,15 @@ const str = (a: DuckDBAppender, v: string | null) => (v === null ? a.appendNull(
 const big = (a: DuckDBAppender, v: number | bigint | null) => (v === null ? a.appendNull() : a.appendBigInt(BigInt(v)));
 const int = (a: DuckDBAppender, v: number | null) => (v === null ? a.appendNull() : a.appendInteger(v));
 
-const OWNED_TABLES = ['event_attrs', 'session_estimates', 'context_rows', 'source_issues', 'rate_limit_snapshots', 'unit_attrs', 'session_fact_rows'] as const;
+const OWNED_TABLES = [
+  'event_attrs',
+  'session_estimates',
+  'context_rows',
+  'source_issues',
+  'rate_limit_snapshots',
+  'unit_attrs',
+  'session_fact_rows',
+] as const;
 
 /** Deletes the rows of sources `keys`; returns whether any were deleted (their dedupe keys and sessions noted, see billed.ts). */
 async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<boolean> {
@@ -100,7 +112,11 @@ async function deleteRowsOf(conn: DuckDBConnection, keys: string[]): Promise<boo
     { keys: LIST_VARCHAR() },
   );
   for (const t of OWNED_TABLES) {
-    await conn.run(`DELETE FROM ${t} WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
+    await conn.run(
+      `DELETE FROM ${t} WHERE list_contains($keys, source_key)`,
+      { keys: listValue(keys) },
+      { keys: LIST_VARCHAR() },
+    );
   }
   return true;
 }
@@ -132,9 +148,27 @@ class AttrIds {
 
 /** The usage_events view's columns every source fills, in its order (schema.ts; the billing columns after them stay NULL). */
 const USAGE_EVENT_COLUMNS = [
-  'source_key', 'harness', 'session_id', 'project', 'model', 'provider', 'ts_ms', 'dedupe_key', 'dedupe_rank', 'requests',
-  'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_5m_tokens', 'cache_write_1h_tokens', 'output_tokens',
-  'reasoning_tokens', 'recorded_cost_e10', 'computed_cost_e10', 'source_file', 'source_line',
+  'source_key',
+  'harness',
+  'session_id',
+  'project',
+  'model',
+  'provider',
+  'ts_ms',
+  'dedupe_key',
+  'dedupe_rank',
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'recorded_cost_e10',
+  'computed_cost_e10',
+  'source_file',
+  'source_line',
 ] as const;
 
 /**
@@ -143,7 +177,9 @@ const USAGE_EVENT_COLUMNS = [
  * built in SQL (tests).
  */
 export async function storeWideRows(conn: DuckDBConnection, select: string): Promise<void> {
-  await conn.run(`CREATE OR REPLACE TEMP TABLE txu_wide_rows AS SELECT * FROM (${select}) w(${USAGE_EVENT_COLUMNS.join(', ')})`);
+  await conn.run(
+    `CREATE OR REPLACE TEMP TABLE txu_wide_rows AS SELECT * FROM (${select}) w(${USAGE_EVENT_COLUMNS.join(', ')})`,
+  );
   const base = { base: await maxAttrId(conn) };
   const types = { base: INTEGER };
   // New combinations get ids above the store's largest; rows join to them only.
@@ -305,18 +341,32 @@ export class BatchWriter {
 const storedGrain = (e: UsageEvent): string | null => (e.grain && e.grain !== 'response' ? e.grain : null);
 
 /** A batch's rows and bookkeeping, inside the caller's transaction; says whether it appended and deleted responses. */
-async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: CostFn, ids: AttrIds, units: PendingUnits): Promise<{ appended: boolean; removed: boolean }> {
-  const removed = await deleteRowsOf(conn, batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key));
+async function writeRows(
+  conn: DuckDBConnection,
+  batch: SourceWrite[],
+  cost: CostFn,
+  ids: AttrIds,
+  units: PendingUnits,
+): Promise<{ appended: boolean; removed: boolean }> {
+  const removed = await deleteRowsOf(
+    conn,
+    batch.filter((w) => w.mode === 'full' && !w.fresh).map((w) => w.book.source_key),
+  );
   // A resumed read re-reads the bytes a torn-tail warning was about.
   const resumed = batch.filter((w) => w.mode === 'append').map((w) => w.book.source_key);
   if (resumed.length) {
-    await conn.run(`DELETE FROM source_issues WHERE kind = 'warning-tail' AND list_contains($keys, source_key)`, { keys: listValue(resumed) }, { keys: LIST_VARCHAR() });
+    await conn.run(
+      `DELETE FROM source_issues WHERE kind = 'warning-tail' AND list_contains($keys, source_key)`,
+      { keys: listValue(resumed) },
+      { keys: LIST_VARCHAR() },
+    );
   }
   const rowsOf = batch.map((w) => eventRows(w.collected));
   // An appender only for tables that get rows: each costs a round trip to
   // create and one to flush, a sizeable part of a small append's ingest.
   const has = (rows: (c: Collected) => number) => batch.some((w) => rows(w.collected) > 0);
-  const issueCount = (c: Collected) => c.warnings.length + c.tailWarnings.length + c.skips.length + Object.keys(c.counts).length;
+  const issueCount = (c: Collected) =>
+    c.warnings.length + c.tailWarnings.length + c.skips.length + Object.keys(c.counts).length;
   const evA = rowsOf.some((r) => r.length > 0) ? await conn.createAppender('usage_rows') : null;
   const atA = evA ? await conn.createAppender('event_attrs') : null;
   const rows = evA ? new UsageRowWriter(evA) : null;
@@ -408,7 +458,12 @@ async function writeRows(conn: DuckDBConnection, batch: SourceWrite[], cost: Cos
   // Bookkeeping rows replaced in bulk (one DELETE, one appender): a
   // statement per source costs milliseconds each.
   const known = batch.filter((w) => !w.fresh).map((w) => w.book.source_key);
-  if (known.length) await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(known) }, { keys: LIST_VARCHAR() });
+  if (known.length)
+    await conn.run(
+      `DELETE FROM sources WHERE list_contains($keys, source_key)`,
+      { keys: listValue(known) },
+      { keys: LIST_VARCHAR() },
+    );
   const so = await conn.createAppender('sources');
   const now = Date.now();
   for (const { book: b } of batch) {
@@ -469,7 +524,11 @@ export async function forgetSources(conn: DuckDBConnection, keys: string[]): Pro
     await bumpGeneration(conn);
     await forgetSourcesDigest(conn);
     const removed = await deleteRowsOf(conn, keys);
-    await conn.run(`DELETE FROM sources WHERE list_contains($keys, source_key)`, { keys: listValue(keys) }, { keys: LIST_VARCHAR() });
+    await conn.run(
+      `DELETE FROM sources WHERE list_contains($keys, source_key)`,
+      { keys: listValue(keys) },
+      { keys: LIST_VARCHAR() },
+    );
     if (removed) await settleMarks(conn);
     await conn.run('COMMIT');
     committedWrites.count++;
@@ -512,7 +571,12 @@ export async function settlePending(conn: DuckDBConnection): Promise<void> {
  * for any source). One transaction, only when there is something to mark;
  * returns how many sources are retained after it (null when nothing was marked).
  */
-export async function markRetained(conn: DuckDBConnection, gone: string[], back: string[], now = Date.now()): Promise<number | null> {
+export async function markRetained(
+  conn: DuckDBConnection,
+  gone: string[],
+  back: string[],
+  now = Date.now(),
+): Promise<number | null> {
   if (!gone.length && !back.length) return null;
   let retained = 0;
   await conn.run('BEGIN TRANSACTION');
@@ -522,18 +586,32 @@ export async function markRetained(conn: DuckDBConnection, gone: string[], back:
     if (gone.length) {
       const keys = { keys: listValue(gone) };
       const types = { keys: LIST_VARCHAR() };
-      await conn.run(`UPDATE sources SET retained_since_ms = $now WHERE list_contains($keys, source_key)`, { ...keys, now: BigInt(now) }, { ...types, now: BIGINT });
+      await conn.run(
+        `UPDATE sources SET retained_since_ms = $now WHERE list_contains($keys, source_key)`,
+        { ...keys, now: BigInt(now) },
+        { ...types, now: BIGINT },
+      );
       // A gone source that held no rows at all leaves no history: its bookkeeping goes.
       const empty = `list_contains($keys, source_key)
         AND source_key NOT IN (SELECT source_key FROM event_attrs) AND source_key NOT IN (SELECT source_key FROM context_rows)
         AND source_key NOT IN (SELECT source_key FROM session_estimates)`;
-      await conn.run(`DELETE FROM source_issues WHERE source_key IN (SELECT source_key FROM sources WHERE ${empty})`, keys, types);
+      await conn.run(
+        `DELETE FROM source_issues WHERE source_key IN (SELECT source_key FROM sources WHERE ${empty})`,
+        keys,
+        types,
+      );
       await conn.run(`DELETE FROM sources WHERE ${empty}`, keys, types);
     }
     if (back.length) {
-      await conn.run(`UPDATE sources SET retained_since_ms = NULL WHERE list_contains($keys, source_key)`, { keys: listValue(back) }, { keys: LIST_VARCHAR() });
+      await conn.run(
+        `UPDATE sources SET retained_since_ms = NULL WHERE list_contains($keys, source_key)`,
+        { keys: listValue(back) },
+        { keys: LIST_VARCHAR() },
+      );
     }
-    const r = await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM sources WHERE retained_since_ms IS NOT NULL`);
+    const r = await conn.runAndReadAll(
+      `SELECT count(*)::INTEGER AS n FROM sources WHERE retained_since_ms IS NOT NULL`,
+    );
     retained = Number((r.getRowObjectsJson()[0] as { n: number }).n);
     await conn.run('COMMIT');
     committedWrites.count++;

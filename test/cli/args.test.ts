@@ -10,7 +10,24 @@ import { parseLine } from '../../src/cli/args.js';
 import { COMMANDS, GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from '../../src/cli/commands.js';
 import { yargsReading } from '../../src/cli/main.js';
 
-const VALUES = ['7d', '2026-01-01', '', 'compare', 'x y', 'a=b', '123', '-', '-5d', '--since', 'true', 'false', 'harness,project', 'claude-code=/tmp/x', 'out.csv', 'r.html'];
+const VALUES = [
+  '7d',
+  '2026-01-01',
+  '',
+  'compare',
+  'x y',
+  'a=b',
+  '123',
+  '-',
+  '-5d',
+  '--since',
+  'true',
+  'false',
+  'harness,project',
+  'claude-code=/tmp/x',
+  'out.csv',
+  'r.html',
+];
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -28,7 +45,14 @@ const camel = (n: string) => n.replace(/-([a-z])/g, (_, c: string) => c.toUpperC
 /** One occurrence of option `name` in some spelling, with a value when it takes one. */
 function occurrence(name: string, type: OptionSpec['type'], pick: <T>(xs: T[]) => T): string[] {
   const spelt = pick([name, name, camel(name)]);
-  if (type === 'boolean') return pick([[`--${spelt}`], [`--${spelt}`], [`--no-${spelt}`], [`--${spelt}`, pick(['true', 'false'])], [`--${spelt}=false`]]);
+  if (type === 'boolean')
+    return pick([
+      [`--${spelt}`],
+      [`--${spelt}`],
+      [`--no-${spelt}`],
+      [`--${spelt}`, pick(['true', 'false'])],
+      [`--${spelt}=false`],
+    ]);
   const v = pick(VALUES);
   return pick([[`--${spelt}`, v], [`--${spelt}=${v}`], [`--${spelt}`]]);
 }
@@ -45,7 +69,8 @@ function randomLine(c: CommandSpec, pick: <T>(xs: T[]) => T, r: () => number): s
   }
   const positionals: string[] = [];
   for (const p of c.positionals) {
-    if (p.required || r() < 0.6) positionals.push(pick(['compare', 'monthly', 'a/b.jsonl', 'gpt-5', 'SELECT 1', 'cursor-usage']));
+    if (p.required || r() < 0.6)
+      positionals.push(pick(['compare', 'monthly', 'a/b.jsonl', 'gpt-5', 'SELECT 1', 'cursor-usage']));
     if (p.array && r() < 0.3) positionals.push('second');
   }
   if (r() < 0.05) positionals.push('stray');
@@ -71,12 +96,15 @@ function lines(): string[][] {
     const own = Object.entries(c.options).filter(([, o]) => !specsSeen.has(o));
     for (const [, o] of own) specsSeen.add(o);
     for (const [name, o] of [...own, ...Object.entries(GLOBAL_OPTIONS)]) {
-      if (o.type === 'boolean') out.push([...c.words, `--${name}`], [...c.words, `--no-${name}`], [`--${name}`, ...c.words]);
-      else for (const v of ['7d', '', 'compare']) out.push([...c.words, `--${name}`, v], [...c.words, `--${name}=${v}`], [`--${name}`, v, ...c.words]);
+      if (o.type === 'boolean')
+        out.push([...c.words, `--${name}`], [...c.words, `--no-${name}`], [`--${name}`, ...c.words]);
+      else
+        for (const v of ['7d', '', 'compare'])
+          out.push([...c.words, `--${name}`, v], [...c.words, `--${name}=${v}`], [`--${name}`, v, ...c.words]);
     }
   }
   const r = rng(41);
-  const pick = <T,>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
   const runnable = COMMANDS.filter((c) => c.run);
   for (let i = 0; i < 500; i++) out.push(randomLine(pick(runnable), pick, r));
   return out;
@@ -94,7 +122,10 @@ describe('args.ts, the command line without yargs', () => {
       if (!mine) continue;
       accepted++;
       const theirs = await yargsReading(argv);
-      expect({ argv, reading: theirs }).toEqual({ argv, reading: { command: mine.spec.words.join(' '), args: mine.args } });
+      expect({ argv, reading: theirs }).toEqual({
+        argv,
+        reading: { command: mine.spec.words.join(' '), args: mine.args },
+      });
     }
     // Most well-formed lines are read here (what keeps yargs off the common path).
     expect(accepted).toBeGreaterThan(seen.size / 3);
@@ -113,8 +144,19 @@ describe('args.ts, the command line without yargs', () => {
       ['prices', 'show', 'gpt-5', '--at', '2026-06-01'],
       ['explain', 'a.jsonl', 'b.jsonl'],
       ['statusline', '--refresh'],
-    ]) expect(parseLine(argv), argv.join(' ')).not.toBeNull();
+    ])
+      expect(parseLine(argv), argv.join(' ')).not.toBeNull();
     // Help, completion and errors are yargs' to say.
-    for (const argv of [[], ['--help'], ['report', '-h'], ['completion'], ['report', '--bogus'], ['report', '--since'], ['report', 'a', 'b'], ['prices']]) expect(parseLine(argv), argv.join(' ')).toBeNull();
+    for (const argv of [
+      [],
+      ['--help'],
+      ['report', '-h'],
+      ['completion'],
+      ['report', '--bogus'],
+      ['report', '--since'],
+      ['report', 'a', 'b'],
+      ['prices'],
+    ])
+      expect(parseLine(argv), argv.join(' ')).toBeNull();
   });
 });

@@ -43,7 +43,11 @@ describe('bin entry', () => {
     const env = cleanEnv(home, { TX_USAGE_STATS: statsFile });
     const run = (entry: string, extra: Record<string, string> = {}) => {
       rmSync(statsFile, { force: true });
-      const r = spawnSync(process.execPath, [entry, 'report', '--since', '2026-06-01', '--until', '2026-06-30', '--format', 'json'], { env: { ...env, ...extra }, encoding: 'utf8' });
+      const r = spawnSync(
+        process.execPath,
+        [entry, 'report', '--since', '2026-06-01', '--until', '2026-06-30', '--format', 'json'],
+        { env: { ...env, ...extra }, encoding: 'utf8' },
+      );
       if (r.status !== 0) throw new Error(`exit ${r.status}: ${r.stderr}`);
       return { out: JSON.parse(r.stdout), kind: JSON.parse(readFileSync(statsFile, 'utf8')).kind as string };
     };
@@ -77,12 +81,22 @@ describe('bin entry', () => {
   it('gives every other command the answers of the unbundled modules', () => {
     const home = tempDir('txu-bin-');
     const env = cleanEnv(home);
-    for (const args of [['sources', '--format', 'json'], ['report', '--by', 'nope'], ['--version'], ['report', '--demo', '--format', 'json'], ['prices', 'show', 'gpt-5', '--at', '2026-06-01', '--format', 'json']]) {
+    for (const args of [
+      ['sources', '--format', 'json'],
+      ['report', '--by', 'nope'],
+      ['--version'],
+      ['report', '--demo', '--format', 'json'],
+      ['prices', 'show', 'gpt-5', '--at', '2026-06-01', '--format', 'json'],
+    ]) {
       const a = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8' });
       const b = spawnSync(process.execPath, [UNBUNDLED, ...args], { env, encoding: 'utf8' });
       // The demo's sample data is generated around now: its times may differ by a second.
       const same = (s: string) => (args.includes('--demo') ? JSON.parse(s).totals : s);
-      expect({ status: a.status, stdout: same(a.stdout), stderr: a.stderr }).toEqual({ status: b.status, stdout: same(b.stdout), stderr: b.stderr });
+      expect({ status: a.status, stdout: same(a.stdout), stderr: a.stderr }).toEqual({
+        status: b.status,
+        stdout: same(b.stdout),
+        stderr: b.stderr,
+      });
     }
   });
 
@@ -116,13 +130,18 @@ describe('bin entry', () => {
     // A preload that writes the built-in modules the run loaded, at exit.
     const listFile = join(home, 'modules.json');
     const preload = join(home, 'list-modules.cjs');
-    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listFile)}, JSON.stringify(process.moduleLoadList)));\n`);
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listFile)}, JSON.stringify(process.moduleLoadList)));\n`,
+    );
     const statsFile = join(home, 'stats.json');
     const env = cleanEnv(home, { TX_USAGE_STATS: statsFile });
     const run = () => {
       const r = spawnSync(process.execPath, ['--require', preload, CLI, ...JUNE], { env, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
-      const loaded = new Set((JSON.parse(readFileSync(listFile, 'utf8')) as string[]).map((m) => m.replace(/^NativeModule /, '')));
+      const loaded = new Set(
+        (JSON.parse(readFileSync(listFile, 'utf8')) as string[]).map((m) => m.replace(/^NativeModule /, '')),
+      );
       return { kind: JSON.parse(readFileSync(statsFile, 'utf8')).kind as string, loaded };
     };
     const miss = run();

@@ -20,13 +20,21 @@ const claudeDir = join(dir, 'elsewhere', '.claude');
   for (const day of [3, 4]) {
     const s = claude.session({ cwd: `/w/p${day}` });
     s.user(`2026-06-0${day}T10:00:00.000Z`);
-    s.response({ ts: `2026-06-0${day}T10:01:00.000Z`, model: 'claude-sonnet-4-5-20250929', usage: { input: 10, output: 100, cacheRead: 1000 } });
+    s.response({
+      ts: `2026-06-0${day}T10:01:00.000Z`,
+      model: 'claude-sonnet-4-5-20250929',
+      usage: { input: 10, output: 100, cacheRead: 1000 },
+    });
   }
   const other = new ClaudeHome(claudeDir);
   const s = other.session({ cwd: '/w/other' });
   for (const day of [5, 6, 7]) {
     s.user(`2026-06-0${day}T10:00:00.000Z`);
-    s.response({ ts: `2026-06-0${day}T10:01:00.000Z`, model: 'claude-sonnet-4-5-20250929', usage: { input: 10, output: 100, cacheRead: 1000 } });
+    s.response({
+      ts: `2026-06-0${day}T10:01:00.000Z`,
+      model: 'claude-sonnet-4-5-20250929',
+      usage: { input: 10, output: 100, cacheRead: 1000 },
+    });
   }
 }
 const env = cleanEnv(home);
@@ -51,7 +59,7 @@ function json(r: CliResult): any {
 }
 
 describe('an option that takes a value, given none', () => {
-  it('`report --by machine --from` (an empty $DIR unquoted) is exit 2, not the local store\'s table', () => {
+  it("`report --by machine --from` (an empty $DIR unquoted) is exit 2, not the local store's table", () => {
     usageError(runCli(['report', '--by', 'machine', '--from'], env), /^tx-usage: --from needs a value$/m);
     // Followed by another option: the same, not that option taken as the value.
     usageError(runCli(['report', '--from', '--by', 'machine'], env), /--from needs a value/);
@@ -82,22 +90,44 @@ describe('an option that takes a value, given none', () => {
       [['sources', '--format'], '--format'],
       [['prices', 'show', 'm', '--at'], '--at'],
     ];
-    for (const [args, flag] of cases) usageError(runCli(args, env), new RegExp(`^tx-usage: ${flag} needs a value$`, 'm'));
+    for (const [args, flag] of cases)
+      usageError(runCli(args, env), new RegExp(`^tx-usage: ${flag} needs a value$`, 'm'));
   });
 });
 
 describe('a repeatable option takes one value per occurrence', () => {
   it('`--root X report`: the command after a global --root is the command', () => {
-    const j = json(runCli(['--root', `claude-code=${claudeDir}`, 'report', ...JUNE, '--format', 'json'], ownStore('global')));
+    const j = json(
+      runCli(['--root', `claude-code=${claudeDir}`, 'report', ...JUNE, '--format', 'json'], ownStore('global')),
+    );
     expect(j.totals.requests).toBe(3);
   });
 
   it('`report --root X monthly`: the word after the value is the report, and --root given twice keeps both', () => {
-    const j = json(runCli(['report', '--root', `claude-code=${claudeDir}`, 'monthly', ...JUNE, '--format', 'json'], ownStore('monthly')));
+    const j = json(
+      runCli(
+        ['report', '--root', `claude-code=${claudeDir}`, 'monthly', ...JUNE, '--format', 'json'],
+        ownStore('monthly'),
+      ),
+    );
     // The monthly report's shape (README): months with their top sessions.
     expect(j.months.map((m: { month: string }) => m.month)).toEqual(['2026-06']);
     expect(j.totals.requests).toBe(3);
-    const both = json(runCli(['report', '--root', `claude-code=${claudeDir}`, '--root', `claude-code=${join(home, '.claude')}`, ...JUNE, '--format', 'json'], ownStore('both')));
+    const both = json(
+      runCli(
+        [
+          'report',
+          '--root',
+          `claude-code=${claudeDir}`,
+          '--root',
+          `claude-code=${join(home, '.claude')}`,
+          ...JUNE,
+          '--format',
+          'json',
+        ],
+        ownStore('both'),
+      ),
+    );
     expect(both.totals.requests).toBe(5);
   });
 
@@ -105,13 +135,22 @@ describe('a repeatable option takes one value per occurrence', () => {
     const a = join(dir, 'export-a');
     const b = join(dir, 'export-b');
     expect(runCli(['export', '--out', a, '--machine', 'alice'], env).status).toBe(0);
-    expect(runCli(['export', '--out', b, '--machine', 'bob', '--root', `claude-code=${claudeDir}`], cleanEnv(join(dir, 'nobody'))).status).toBe(0);
+    expect(
+      runCli(
+        ['export', '--out', b, '--machine', 'bob', '--root', `claude-code=${claudeDir}`],
+        cleanEnv(join(dir, 'nobody')),
+      ).status,
+    ).toBe(0);
     const nobody = cleanEnv(join(dir, 'nobody'));
     const monthly = json(runCli(['report', '--from', a, 'monthly', ...JUNE, '--format', 'json'], nobody));
     expect(monthly.months.map((m: { month: string }) => m.month)).toEqual(['2026-06']);
     expect(monthly.totals.requests).toBe(2);
-    const both = json(runCli(['report', '--from', a, '--from', b, '--by', 'machine', ...JUNE, '--format', 'json'], nobody));
-    expect(Object.fromEntries(both.rows.map((r: { machine: string; requests: number }) => [r.machine, r.requests]))).toEqual({ alice: 2, bob: 3 });
+    const both = json(
+      runCli(['report', '--from', a, '--from', b, '--by', 'machine', ...JUNE, '--format', 'json'], nobody),
+    );
+    expect(
+      Object.fromEntries(both.rows.map((r: { machine: string; requests: number }) => [r.machine, r.requests])),
+    ).toEqual({ alice: 2, bob: 3 });
   });
 });
 
@@ -140,20 +179,29 @@ describe('--out FILE without --format: the format its name ends in', () => {
     const r = runCli(['limits', '--out', out], env);
     expect(r.status, r.stderr).toBe(0);
     expect(typeof JSON.parse(readFileSync(out, 'utf8'))).toBe('object');
-    usageError(runCli(['limits', '--out', join(dir, 'limits.html')], env), /--out .*limits\.html: limits writes no html; add --format/);
+    usageError(
+      runCli(['limits', '--out', join(dir, 'limits.html')], env),
+      /--out .*limits\.html: limits writes no html; add --format/,
+    );
   });
 });
 
 describe("ccusage's habits and misspelt options: the existing error, with a pointer (exit 2)", () => {
   it('report daily, session, weekly name the tx-usage way', () => {
-    usageError(runCli(['report', 'daily'], env), /unknown report "daily" \(ccusage's daily is: tx-usage daily \(or report --by day\)\); available: .*summary/);
+    usageError(
+      runCli(['report', 'daily'], env),
+      /unknown report "daily" \(ccusage's daily is: tx-usage daily \(or report --by day\)\); available: .*summary/,
+    );
     usageError(runCli(['report', 'session'], env), /ccusage's session is: tx-usage session \(or report --by session\)/);
     usageError(runCli(['report', 'weekly'], env), /ccusage's weekly is: tx-usage weekly \(or report --by week\)/);
     usageError(runCli(['report', 'bogus'], env), /^tx-usage: unknown report "bogus"; available: /m);
   });
 
   it('a second path after --from (an unquoted glob the shell expanded) says to repeat the flag', () => {
-    usageError(runCli(['report', '--from', join(dir, 'a.parquet'), join(dir, 'b.parquet')], env), /unknown report ".*b\.parquet" \(--from and --root take one path each: repeat the flag for every path, or quote a glob\)/);
+    usageError(
+      runCli(['report', '--from', join(dir, 'a.parquet'), join(dir, 'b.parquet')], env),
+      /unknown report ".*b\.parquet" \(--from and --root take one path each: repeat the flag for every path, or quote a glob\)/,
+    );
   });
 
   it('blocks, daily, monthly, session, weekly are commands (test/ccusage-compat.test.ts); an unknown one says where the list is', () => {
@@ -166,18 +214,33 @@ describe("ccusage's habits and misspelt options: the existing error, with a poin
   });
 
   it('--json, -j, --timezone get the tx-usage spelling; --sinse the nearest option', () => {
-    usageError(runCli(['report', '--json'], env), /^tx-usage: unknown option --json: use --format json \(tx-usage report --help lists the options\)$/m);
+    usageError(
+      runCli(['report', '--json'], env),
+      /^tx-usage: unknown option --json: use --format json \(tx-usage report --help lists the options\)$/m,
+    );
     usageError(runCli(['report', '-j'], env), /unknown option -j: use --format json/);
     usageError(runCli(['report', '--timezone', 'UTC'], env), /unknown option --timezone: use --tz/);
-    usageError(runCli(['report', '--sinse', '7d'], env), /^tx-usage: unknown option --sinse: did you mean --since\? \(tx-usage report --help lists the options\)$/m);
+    usageError(
+      runCli(['report', '--sinse', '7d'], env),
+      /^tx-usage: unknown option --sinse: did you mean --since\? \(tx-usage report --help lists the options\)$/m,
+    );
     usageError(runCli(['limits', '--harnes', 'codex'], env), /unknown option --harnes: did you mean --harness\?/);
     // Nothing within two edits: no guess.
-    usageError(runCli(['report', '--bogusoption'], env), /^tx-usage: unknown option --bogusoption \(tx-usage report --help lists the options\)$/m);
+    usageError(
+      runCli(['report', '--bogusoption'], env),
+      /^tx-usage: unknown option --bogusoption \(tx-usage report --help lists the options\)$/m,
+    );
   });
 
-  it('--since/--until YYYYMMDD (ccusage\'s form) is that day; an 8-digit number that is no date stays an error', () => {
-    const j = json(runCli(['report', '--since', '20260603', '--until', '20260604', '--tz', 'UTC', '--format', 'json'], env));
-    expect({ since: j.since, until: j.until, requests: j.totals.requests }).toEqual({ since: '2026-06-03', until: '2026-06-04', requests: 2 });
+  it("--since/--until YYYYMMDD (ccusage's form) is that day; an 8-digit number that is no date stays an error", () => {
+    const j = json(
+      runCli(['report', '--since', '20260603', '--until', '20260604', '--tz', 'UTC', '--format', 'json'], env),
+    );
+    expect({ since: j.since, until: j.until, requests: j.totals.requests }).toEqual({
+      since: '2026-06-03',
+      until: '2026-06-04',
+      requests: 2,
+    });
     usageError(runCli(['report', '--since', '20261301'], env), /--since "20261301": not a calendar date/);
     usageError(runCli(['report', '--until', '20260230'], env), /--until "20260230": not a calendar date/);
     usageError(runCli(['report', '--since', '12345678'], env), /--since "12345678": not a calendar date/);

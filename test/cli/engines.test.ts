@@ -18,10 +18,14 @@ const semver = createRequire(import.meta.url)('semver') as Semver;
 const root = packageRoot();
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } };
 const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
-  packages: Record<string, { version?: string; engines?: { node?: string } | string[]; dev?: boolean; optional?: boolean }>;
+  packages: Record<
+    string,
+    { version?: string; engines?: { node?: string } | string[]; dev?: boolean; optional?: boolean }
+  >;
 };
 
-const nodeRange = (e: unknown): string | undefined => (e && typeof e === 'object' && !Array.isArray(e) ? (e as { node?: string }).node : undefined);
+const nodeRange = (e: unknown): string | undefined =>
+  e && typeof e === 'object' && !Array.isArray(e) ? (e as { node?: string }).node : undefined;
 
 it('every installed package runs on the oldest Node the project declares, and on Node 20', () => {
   const oldest = semver.minVersion(pkg.engines.node)!.version;
@@ -36,7 +40,9 @@ it('every installed package runs on the oldest Node the project declares, and on
 });
 
 it('the HTML libraries in the lock file are the versions package.json pins', () => {
-  const deps = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
+  const deps = (
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+  ).dependencies;
   for (const name of ['vega', 'vega-lite', 'vega-embed']) {
     expect(lock.packages[`node_modules/${name}`]?.version, name).toBe(deps[name]);
     const range = nodeRange(lock.packages[`node_modules/${name}`]?.engines);

@@ -15,7 +15,11 @@ import { CLI, cleanEnv, tempDir } from '../helpers/cli.js';
  * cannot finish writing before the reader starts (Node discards what a
  * child left unread once it has exited).
  */
-function runSlowReader(args: string[], env: NodeJS.ProcessEnv, holdMs: number): Promise<{ status: number | null; stdout: string }> {
+function runSlowReader(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  holdMs: number,
+): Promise<{ status: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'ignore'] });
     const chunks: Buffer[] = [];
@@ -49,10 +53,23 @@ describe('output through a slow pipe', () => {
     const home = tempDir('txu-exit-memo-');
     const claude = new ClaudeHome(join(home, '.claude'));
     for (let i = 0; i < 1500; i++) {
-      claude.session({ cwd: `/w/p${i % 7}` }).response({ ts: new Date(Date.UTC(2026, 5, 1 + (i % 20), 9, i % 60)).toISOString(), usage: { input: 10 + i, output: 5 } });
+      claude.session({ cwd: `/w/p${i % 7}` }).response({
+        ts: new Date(Date.UTC(2026, 5, 1 + (i % 20), 9, i % 60)).toISOString(),
+        usage: { input: 10 + i, output: 5 },
+      });
     }
     const env = cleanEnv(home);
-    const args = ['report', '--since', '2026-06-01', '--until', '2026-06-30', '--by', 'session,day', '--format', 'json'];
+    const args = [
+      'report',
+      '--since',
+      '2026-06-01',
+      '--until',
+      '2026-06-30',
+      '--by',
+      'session,day',
+      '--format',
+      'json',
+    ];
     const first = await runSlowReader(args, env, 0);
     expect(first.status).toBe(0);
     expect(JSON.parse(first.stdout).rows).toHaveLength(1500);

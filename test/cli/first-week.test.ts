@@ -8,7 +8,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_RANGE, buildAllHome, type AllHome } from '../../fixtures/all-harnesses.js';
 import { cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
 
-const METRICS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'total_tokens', 'cost_usd'] as const;
+const METRICS = [
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'total_tokens',
+  'cost_usd',
+] as const;
 const metrics = (r: Record<string, unknown>) => Object.fromEntries(METRICS.map((k) => [k, r[k]]));
 const today = () => new Date().toISOString().slice(0, 10);
 const daysBetween = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 86_400_000;
@@ -28,7 +36,6 @@ beforeAll(() => {
   env = cleanEnv(all.home);
   ok(['ingest']);
 });
-
 
 describe('1. a period cut by the window', () => {
   it('a summary by month covers whole months, its row the month the whole range shows', () => {
@@ -77,16 +84,25 @@ describe('10. windows and errors', () => {
     expect(typo.status).toBe(2);
     expect(typo.stderr).toContain('near: /home/user/project-a');
     // A project idle in the window still matches: an empty report, exit 0.
-    expect(reportJson(['--since', '2020-01-01', '--until', '2020-01-31', '--project', 'project-a'], env).rows).toEqual([]);
+    expect(reportJson(['--since', '2020-01-01', '--until', '2020-01-31', '--project', 'project-a'], env).rows).toEqual(
+      [],
+    );
   });
 
   it('sql: a write is refused as read-only; JSON timestamps are ISO 8601', () => {
-    for (const q of ['DELETE FROM usage', 'delete from usage_rows', '/* c */ INSERT INTO meta VALUES (1, 2)', 'DROP TABLE sources']) {
+    for (const q of [
+      'DELETE FROM usage',
+      'delete from usage_rows',
+      '/* c */ INSERT INTO meta VALUES (1, 2)',
+      'DROP TABLE sources',
+    ]) {
       const r = runCli(['sql', q], env);
       expect(r.status, q).toBe(2);
       expect(r.stderr, q).toMatch(/^tx-usage: sql is read-only: (DELETE|INSERT|DROP) would change the store/);
     }
-    const j = JSON.parse(ok(['sql', '--format', 'json', "SELECT ts, ts::TIMESTAMP AS naive FROM usage ORDER BY ts LIMIT 3"]).stdout);
+    const j = JSON.parse(
+      ok(['sql', '--format', 'json', 'SELECT ts, ts::TIMESTAMP AS naive FROM usage ORDER BY ts LIMIT 3']).stdout,
+    );
     for (const row of j) {
       expect(row.ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3,6}Z$/);
       expect(row.naive).toBe(row.ts.slice(0, -1));
@@ -111,7 +127,9 @@ describe('3. session ids', () => {
     const byId = ok(['explain', full, '--format', 'json']).stdout;
     expect(ok(['explain', unique, '--format', 'json']).stdout).toBe(byId);
     expect(ok(['explain', `${full.slice(0, 5)}…${full.slice(-5)}`, '--format', 'json']).stdout).toBe(byId);
-    const shared = [...new Set(ids.map((s) => s.slice(0, 1)))].find((p) => ids.filter((s) => s.startsWith(p)).length > 1)!;
+    const shared = [...new Set(ids.map((s) => s.slice(0, 1)))].find(
+      (p) => ids.filter((s) => s.startsWith(p)).length > 1,
+    )!;
     const amb = runCli(['explain', shared], env);
     expect(amb.status).toBe(2);
     for (const id of ids.filter((s) => s.startsWith(shared)).slice(0, 10)) expect(amb.stderr).toContain(id);
@@ -147,7 +165,9 @@ describe('2. warnings', () => {
     expect(reportJson([...ALL_RANGE, '--by', 'harness'], own).warnings.join('\n')).toMatch(FILE_WARNING);
     expect(ok(['sources'], own).stdout).toMatch(FILE_WARNING);
     const html = ok(['report', ...ALL_RANGE, '--format', 'html'], own).stdout;
-    expect(html).toMatch(/<section class="notice warn"><details><summary><strong>\d+ warnings<\/strong>[^<]*<\/summary><ul><li>/);
+    expect(html).toMatch(
+      /<section class="notice warn"><details><summary><strong>\d+ warnings<\/strong>[^<]*<\/summary><ul><li>/,
+    );
   });
 });
 
@@ -171,7 +191,10 @@ describe('11, 14: the empty home, -v and -q', () => {
     for (const v of ['-v', '--version']) expect(ok([v]).stdout).toBe(`${version}\n`);
     const loud = ok(['report', ...ALL_RANGE]);
     expect(loud.stderr).toMatch(/warning: /);
-    for (const args of [['-q', 'report', ...ALL_RANGE], ['report', ...ALL_RANGE, '-q']]) {
+    for (const args of [
+      ['-q', 'report', ...ALL_RANGE],
+      ['report', ...ALL_RANGE, '-q'],
+    ]) {
       const quiet = ok(args);
       expect(quiet.stderr).toBe('');
       expect(quiet.stdout).toBe(loud.stdout);
@@ -188,8 +211,13 @@ describe('15. the sql example', () => {
     const byHarness = reportJson([...ALL_RANGE, '--by', 'harness'], env).rows;
     for (const r of byHarness) expect(rows.find((x) => x.harness === r.harness)?.requests, r.harness).toBe(r.requests);
     // count(*) is what it said before: more than the requests where cost-only rows exist.
-    const counted = JSON.parse(ok(['sql', '--format', 'json', "SELECT count(*) AS n, sum(requests) AS r FROM usage WHERE harness = 'opencode'"]).stdout)[0];
+    const counted = JSON.parse(
+      ok(['sql', '--format', 'json', "SELECT count(*) AS n, sum(requests) AS r FROM usage WHERE harness = 'opencode'"])
+        .stdout,
+    )[0];
     expect(counted.n).toBeGreaterThan(counted.r);
-    expect(readFileSync(resolve(__dirname, '../..', 'docs/sql.md'), 'utf8')).toMatch(/\*\*What a row is\.\*\*[\s\S]*cost-only rows[\s\S]*`grain`/);
+    expect(readFileSync(resolve(__dirname, '../..', 'docs/sql.md'), 'utf8')).toMatch(
+      /\*\*What a row is\.\*\*[\s\S]*cost-only rows[\s\S]*`grain`/,
+    );
   });
 });

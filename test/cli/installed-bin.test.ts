@@ -37,7 +37,11 @@ const freshHome = (): string => {
 function npm(args: string[], cwd: string): string {
   const tmp = join(work, 'npm-tmp');
   mkdirSync(tmp, { recursive: true });
-  return execFileSync('npm', [...args, '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_prefix: undefined, TMPDIR: tmp } });
+  return execFileSync('npm', [...args, '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_prefix: undefined, TMPDIR: tmp },
+  });
 }
 
 beforeAll(() => {
@@ -65,7 +69,7 @@ function runBin(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 describe('the installed bin', () => {
-  it('is npm\'s link to the bundled entry, which starts with #!/usr/bin/env node', () => {
+  it("is npm's link to the bundled entry, which starts with #!/usr/bin/env node", () => {
     expect(existsSync(bin)).toBe(true);
     expect(readlinkSync(bin)).toMatch(/dist\/src\/cli\/fast\.cjs$/);
     expect(readFileSync(bin, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
@@ -82,12 +86,21 @@ describe('the installed bin', () => {
     s.response({ ts: '2026-06-10T09:01:00.000Z', usage: { input: 120, output: 340, cacheRead: 5000 } });
     const db = join(home, 'a dir', "it's [*] here", 'usage.duckdb');
     mkdirSync(dirname(db), { recursive: true });
-    const r = runBin(['report', '--db', db, '--since', '2026-06-01', '--until', '2026-06-30', '--by', 'harness', '--format', 'json'], userEnv(home));
+    const r = runBin(
+      ['report', '--db', db, '--since', '2026-06-01', '--until', '2026-06-30', '--by', 'harness', '--format', 'json'],
+      userEnv(home),
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(existsSync(db)).toBe(true);
     const j = JSON.parse(r.stdout);
     expect(j.rows).toHaveLength(1);
-    expect(j.rows[0]).toMatchObject({ harness: 'claude-code', requests: 1, input_tokens: 120, output_tokens: 340, cache_read_tokens: 5000 });
+    expect(j.rows[0]).toMatchObject({
+      harness: 'claude-code',
+      requests: 1,
+      input_tokens: 120,
+      output_tokens: 340,
+      cache_read_tokens: 5000,
+    });
     // An empty argument stays an argument: refused as an empty --since, not dropped.
     const empty = runBin(['report', '--db', db, '--since', '', '--format', 'json'], userEnv(home));
     expect(empty.status).toBe(2);
@@ -98,7 +111,29 @@ describe('the installed bin', () => {
     const dir = freshHome();
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '2',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const data = JSON.stringify(await waitForUpdate());
     const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -76,7 +76,9 @@ describe('report memo', () => {
     expect(run(args).kind).toBe('ingest');
     expect(run(args).kind).toBe('memo-hit');
     // Variables this run did not read (numbers are formatted en-US whatever the locale; JSON has no width).
-    expect(run(args, { SOME_UNRELATED_VARIABLE: 'x', LANG: 'fr_FR.UTF-8', LC_ALL: 'de_DE.UTF-8', COLUMNS: '200' }).kind).toBe('memo-hit');
+    expect(
+      run(args, { SOME_UNRELATED_VARIABLE: 'x', LANG: 'fr_FR.UTF-8', LC_ALL: 'de_DE.UTF-8', COLUMNS: '200' }).kind,
+    ).toBe('memo-hit');
     // A harness root variable discovery reads (it points at nothing here: another answer).
     const elsewhere = run(args, { CLAUDE_CONFIG_DIR: join(h, 'nowhere') });
     expect(elsewhere.kind).toBe('ingest');
@@ -97,10 +99,16 @@ describe('report memo', () => {
     expect(JSON.parse(m2.stdout).rows.map((r: { machine: string }) => r.machine)).toEqual(['desk-22']);
     // Price overrides: the file's contents, through --prices.
     const prices = join(h, 'prices.json');
-    writeFileSync(prices, JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 } }));
+    writeFileSync(
+      prices,
+      JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 } }),
+    );
     const p1 = run([...args, '--prices', prices]);
     expect(run([...args, '--prices', prices]).kind).toBe('memo-hit');
-    writeFileSync(prices, JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 3e-6, output_cost_per_token: 2e-6 } }));
+    writeFileSync(
+      prices,
+      JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 3e-6, output_cost_per_token: 2e-6 } }),
+    );
     const p2 = run([...args, '--prices', prices]);
     expect(p2.kind).toBe('ingest');
     expect(JSON.parse(p2.stdout).totals.cost_usd).not.toBe(JSON.parse(p1.stdout).totals.cost_usd);
@@ -115,7 +123,9 @@ describe('report memo', () => {
     const memo = JSON.parse(readFileSync(memoFile(h), 'utf8'));
     const inputs = memo.entries[0].inputs as { k: string; name?: string; path?: string }[];
     const env = inputs.filter((i) => i.k === 'env').map((i) => i.name);
-    expect(env).toEqual(expect.arrayContaining(['HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME', 'CLAUDE_CONFIG_DIR', 'TZ']));
+    expect(env).toEqual(
+      expect.arrayContaining(['HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME', 'CLAUDE_CONFIG_DIR', 'TZ']),
+    );
     // Knobs that change how a run works, never its output, are not inputs.
     expect(env).not.toContain('TX_USAGE_STATS');
     const files = inputs.filter((i) => i.k === 'file').map((i) => i.path!);

@@ -21,7 +21,8 @@ function expected(rec: Record<string, unknown>) {
   const invalid: string[] = [];
   for (const [k, path] of Object.entries(FIELDS)) {
     let cur: unknown = rec;
-    for (const part of path.split('.')) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
+    for (const part of path.split('.'))
+      cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
     let reason: string | null = null;
     if (cur === undefined) reason = null;
     else if (cur === null) reason = 'null';
@@ -38,7 +39,23 @@ function expected(rec: Record<string, unknown>) {
 
 describe('readTokenFields', () => {
   it('follows the rule for every kind of value, at every depth', () => {
-    const kinds: unknown[] = [undefined, null, 0, 1, 123_456, MAX_TOKENS_PER_FIELD, MAX_TOKENS_PER_FIELD + 1, -1, 2.5, NaN, Infinity, '12', true, {}, [3]];
+    const kinds: unknown[] = [
+      undefined,
+      null,
+      0,
+      1,
+      123_456,
+      MAX_TOKENS_PER_FIELD,
+      MAX_TOKENS_PER_FIELD + 1,
+      -1,
+      2.5,
+      NaN,
+      Infinity,
+      '12',
+      true,
+      {},
+      [3],
+    ];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
     // Mostly fine values (the first six kinds), so that whole records are fine often enough.
@@ -54,7 +71,11 @@ describe('readTokenFields', () => {
     let clean = 0;
     for (let n = 0; n < 3000; n++) {
       const rec: Record<string, unknown> = {};
-      for (const [key, leaf] of [['input_tokens', pick()], ['cache_read_input_tokens', pick()]] as const) if (leaf !== undefined) rec[key] = leaf;
+      for (const [key, leaf] of [
+        ['input_tokens', pick()],
+        ['cache_read_input_tokens', pick()],
+      ] as const)
+        if (leaf !== undefined) rec[key] = leaf;
       const cc = { ephemeral_5m_input_tokens: pick(), ephemeral_1h_input_tokens: pick() };
       rec.cache_creation = pick() === null ? null : cc;
       rec.output_tokens_details = nest(pick(), 'thinking_tokens');

@@ -49,7 +49,9 @@ function helpExamples(): string[] {
 
 /** The README's config-file example (the JSON block with "budgets" and "machine"). */
 function readmeConfig(): Record<string, unknown> {
-  const block = [...README.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('"machine"') && b.includes('"budgets"'));
+  const block = [...README.matchAll(/```json\n([\s\S]*?)```/g)]
+    .map((m) => m[1]!)
+    .find((b) => b.includes('"machine"') && b.includes('"budgets"'));
   if (!block) throw new Error('README: no config-file example (a json block with "machine" and "budgets")');
   return JSON.parse(block);
 }
@@ -85,8 +87,17 @@ afterAll(() => {
 
 function shell(line: string): { status: number; stdout: string; stderr: string } {
   // `watch` is full-screen until `q` (test/live-watch.test.ts drives it in tmux): its example runs with --once.
-  const cmd = line.replace(/^npx (--no-install )?tx-usage\b/, 'tx-usage').replace(/^tx-usage watch\b(?!.*--once)/, 'tx-usage watch --once');
-  const r = spawnSync('bash', ['-o', 'pipefail', '-c', cmd], { env, cwd: work, encoding: 'utf8', maxBuffer: 64 << 20, timeout: 60_000, input: '' });
+  const cmd = line
+    .replace(/^npx (--no-install )?tx-usage\b/, 'tx-usage')
+    .replace(/^tx-usage watch\b(?!.*--once)/, 'tx-usage watch --once');
+  const r = spawnSync('bash', ['-o', 'pipefail', '-c', cmd], {
+    env,
+    cwd: work,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    timeout: 60_000,
+    input: '',
+  });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -103,14 +114,35 @@ describe('README and --help examples', () => {
   it('every tx-usage example exits 0 on a generated home', () => {
     const commands = [...readmeCommands().filter((l) => !/^npm\s/.test(l)), ...helpExamples()];
     // Enough of the guide is covered that losing a section would show.
-    for (const c of ['report', 'report monthly', 'report compare', 'report blocks', 'limits', 'statusline', 'check', 'import cursor-usage', 'import --list', 'export', 'sql', 'demo', 'ingest', 'sources', 'explain', 'prices show']) {
-      expect(commands.some((l) => l.includes(`tx-usage ${c}`)), c).toBe(true);
+    for (const c of [
+      'report',
+      'report monthly',
+      'report compare',
+      'report blocks',
+      'limits',
+      'statusline',
+      'check',
+      'import cursor-usage',
+      'import --list',
+      'export',
+      'sql',
+      'demo',
+      'ingest',
+      'sources',
+      'explain',
+      'prices show',
+    ]) {
+      expect(
+        commands.some((l) => l.includes(`tx-usage ${c}`)),
+        c,
+      ).toBe(true);
     }
     const failed: string[] = [];
     for (const line of commands) {
       expect(line, 'an example that is not a tx-usage command').toMatch(/(^|\|\s*)(npx (--no-install )?)?tx-usage\b/);
       const r = shell(line);
-      if (r.status !== 0) failed.push(`${line}\n  exit ${r.status}: ${r.stderr.trim().split('\n').slice(-2).join(' / ')}`);
+      if (r.status !== 0)
+        failed.push(`${line}\n  exit ${r.status}: ${r.stderr.trim().split('\n').slice(-2).join(' / ')}`);
     }
     expect(failed, failed.join('\n')).toEqual([]);
     // ~55 CLI runs one after another: 167 s on the shared 2-core machine under a load of 14 before

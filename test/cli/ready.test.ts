@@ -71,11 +71,17 @@ describe('the ready row', () => {
     expect(run(args).current).toBe(true);
     // --prices given, then its file changed.
     const prices = join(dir, 'prices.json');
-    writeFileSync(prices, JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 } }));
+    writeFileSync(
+      prices,
+      JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 } }),
+    );
     const p1 = run([...args, '--prices', prices]);
     expect(p1.current).toBe(false);
     expect(run([...args, '--prices', prices]).current).toBe(true);
-    writeFileSync(prices, JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 3e-6, output_cost_per_token: 2e-6 } }));
+    writeFileSync(
+      prices,
+      JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 3e-6, output_cost_per_token: 2e-6 } }),
+    );
     const p2 = run([...args, '--prices', prices]);
     expect(p2.current).toBe(false);
     expect(JSON.parse(p2.out.stdout).totals.cost_usd).not.toBe(JSON.parse(p1.out.stdout).totals.cost_usd);

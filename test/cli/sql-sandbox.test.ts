@@ -70,7 +70,11 @@ describe('tx-usage sql refuses everything but reading the store', () => {
       const r = sql(q);
       expect(r.status, `${q}: ${r.stderr}`).toBe(2);
       // A statement that would change the store is said to be one (issue 44), the others refused as DuckDB says.
-      expect(r.stderr, q).toMatch(/^(CREATE|DELETE|UPDATE|DROP)/.test(q) ? /^tx-usage: sql is read-only: (CREATE|DELETE|UPDATE|DROP) would change the store/ : /^tx-usage: SQL error: /);
+      expect(r.stderr, q).toMatch(
+        /^(CREATE|DELETE|UPDATE|DROP)/.test(q)
+          ? /^tx-usage: sql is read-only: (CREATE|DELETE|UPDATE|DROP) would change the store/
+          : /^tx-usage: SQL error: /,
+      );
       expect(r.stdout, q).toBe('');
     }
     expect(existsSync(out)).toBe(false);
@@ -85,12 +89,18 @@ describe('tx-usage sql refuses everything but reading the store', () => {
 
 describe('one statement', () => {
   it('several statements are refused (exit 2) before any runs; one with a trailing semicolon is fine; none is refused', () => {
-    for (const q of ['SELECT 1 AS a; SELECT 2 AS b', "SELECT count(*) AS n FROM usage; SELECT 'x' AS y;", 'SELECT 1 AS a;\n-- two\nSELECT 2 AS b']) {
+    for (const q of [
+      'SELECT 1 AS a; SELECT 2 AS b',
+      "SELECT count(*) AS n FROM usage; SELECT 'x' AS y;",
+      'SELECT 1 AS a;\n-- two\nSELECT 2 AS b',
+    ]) {
       for (const format of ['json', 'table', 'csv']) {
         const r = sql(q, format);
         expect(r.status, `${q}: ${r.stderr}`).toBe(2);
         expect(r.stdout, q).toBe('');
-        expect(r.stderr, q).toMatch(/^tx-usage: sql runs one statement; this text has 2 \(run each on its own, or make one query of them with WITH or UNION ALL\)\n$/);
+        expect(r.stderr, q).toMatch(
+          /^tx-usage: sql runs one statement; this text has 2 \(run each on its own, or make one query of them with WITH or UNION ALL\)\n$/,
+        );
       }
     }
     expect(JSON.parse(sql('SELECT 1 AS a;').stdout)).toEqual([{ a: 1 }]);
@@ -105,7 +115,8 @@ describe('one statement', () => {
 
 describe('output', () => {
   it('JSON prints integers and decimals as exact numbers, nested ones too', () => {
-    const r = sql(`SELECT 1::TINYINT AS t, 9007199254740993::BIGINT AS big, 170141183460469231731687303715884105727::HUGEINT AS huge,
+    const r =
+      sql(`SELECT 1::TINYINT AS t, 9007199254740993::BIGINT AS big, 170141183460469231731687303715884105727::HUGEINT AS huge,
                           -1.2500::DECIMAL(10,4) AS d, [1, 2]::BIGINT[] AS l, {'n': 3::BIGINT} AS s, 'x' AS v, NULL::BIGINT AS z, DATE '2026-10-01' AS day`);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('"big": 9007199254740993');
@@ -120,16 +131,27 @@ describe('output', () => {
 });
 
 describe('the usage view', () => {
-  it('one row per billed response, costs in dollars equal to the report\'s, ts a TIMESTAMPTZ', () => {
-    const n = JSON.parse(sql('SELECT (SELECT count(*) FROM usage) AS u, (SELECT count(*) FROM billed_events) AS b, (SELECT count(*) FROM usage_events) AS e').stdout)[0];
+  it("one row per billed response, costs in dollars equal to the report's, ts a TIMESTAMPTZ", () => {
+    const n = JSON.parse(
+      sql(
+        'SELECT (SELECT count(*) FROM usage) AS u, (SELECT count(*) FROM billed_events) AS b, (SELECT count(*) FROM usage_events) AS e',
+      ).stdout,
+    )[0];
     expect(n.u).toBe(n.b);
     expect(n.e).toBeGreaterThan(n.b); // the fixture repeats responses (split lines, forks)
-    const types = JSON.parse(sql("SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = 'usage' AND column_name IN ('ts', 'cost_usd')  ORDER BY 1").stdout);
+    const types = JSON.parse(
+      sql(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = 'usage' AND column_name IN ('ts', 'cost_usd')  ORDER BY 1",
+      ).stdout,
+    );
     expect(types).toEqual([
       { column_name: 'cost_usd', data_type: 'DECIMAL(38,10)' },
       { column_name: 'ts', data_type: 'TIMESTAMP WITH TIME ZONE' },
     ]);
-    const rep = runCli(['report', ...ALL_RANGE, '--tz', 'UTC', '--by', 'harness', '--format', 'json', '--db', db], env());
+    const rep = runCli(
+      ['report', ...ALL_RANGE, '--tz', 'UTC', '--by', 'harness', '--format', 'json', '--db', db],
+      env(),
+    );
     const totals = JSON.parse(rep.stdout).totals;
     const mine = JSON.parse(
       sql(`SELECT sum(requests) AS requests, sum(total_tokens) AS total_tokens, sum(cost_usd) AS cost_usd FROM usage

@@ -9,7 +9,8 @@ import { makeDemoDir, makeWorkDir, runsDir, sweepDeadWorkDirs } from '../../src/
 import { tempDir } from '../helpers/cli.js';
 
 /** A pid that surely exited: a child we ran to completion. */
-const deadPid = () => spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+const deadPid = () =>
+  spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
 
 /** A dead run's work dir in `parent`, holding a copy of a user database. */
 function deadRun(parent: string): string {

@@ -8,7 +8,17 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, runCli, tempDir } from '../helpers/cli.js';
 import { ClaudeHome } from '../../fixtures/claude-code/build.js';
-import { buildTeamFixture, cli, envOf, exportJson, localReport, RANGE, rollupReport, tree, type Team } from '../helpers/export-helpers.js';
+import {
+  buildTeamFixture,
+  cli,
+  envOf,
+  exportJson,
+  localReport,
+  RANGE,
+  rollupReport,
+  tree,
+  type Team,
+} from '../helpers/export-helpers.js';
 
 let team: Team;
 beforeAll(() => {
@@ -45,13 +55,18 @@ describe('re-exporting', () => {
     const oct = exportJson(alice, dir, ['--since', '2026-10-01', '--until', '2026-10-31', '--tz', 'UTC']);
     // The shared-project session's estimate goes with October too (that session has October usage): same row, same bytes.
     // That session again (whole, the same row, the same bytes), and a session last active in November in its own month.
-    expect(statuses(oct)).toEqual(['events/2026-10:written', 'estimates/undated:unchanged', 'sessions/2026-10:unchanged', 'sessions/2026-11:written']);
+    expect(statuses(oct)).toEqual([
+      'events/2026-10:written',
+      'estimates/undated:unchanged',
+      'sessions/2026-10:unchanged',
+      'sessions/2026-11:written',
+    ]);
     const after = tree(dir);
     for (const [k, v] of septFiles) expect(after.get(k)).toEqual(v);
     expect(after.size).toBe(septFiles.size + 2);
   });
 
-  it('a later export holding all of an earlier one\'s rows supersedes it; one holding fewer does not', () => {
+  it("a later export holding all of an earlier one's rows supersedes it; one holding fewer does not", () => {
     const alice = team.machines[0]!;
     const dir = join(team.base, 'supersede');
     const half = exportJson(alice, dir, ['--since', '2026-10-01', '--until', '2026-10-15', '--tz', 'UTC']);
@@ -63,8 +78,13 @@ describe('re-exporting', () => {
     expect(fullEvents.superseded).toEqual([halfFile]);
     expect(events()).toEqual([relative(dir, fullEvents.path)]);
     // The side datasets' files are where their dataset lives, and superseding never crosses datasets.
-    for (const f of full.files) expect(relative(dir, f.path).split('/')[0]).toBe(f.dataset === 'events' ? `month=${f.month}` : `_${f.dataset}`);
-    expect(full.files.every((f: any) => f.superseded.every((s: string) => relative(dir, s).split('/')[0] === relative(dir, f.path).split('/')[0]))).toBe(true);
+    for (const f of full.files)
+      expect(relative(dir, f.path).split('/')[0]).toBe(f.dataset === 'events' ? `month=${f.month}` : `_${f.dataset}`);
+    expect(
+      full.files.every((f: any) =>
+        f.superseded.every((s: string) => relative(dir, s).split('/')[0] === relative(dir, f.path).split('/')[0]),
+      ),
+    ).toBe(true);
     // The narrower export again: written beside the full one, which it does not replace.
     const again = exportJson(alice, dir, ['--since', '2026-10-01', '--until', '2026-10-15', '--tz', 'UTC']);
     expect(again.files.find((f: any) => f.dataset === 'events').superseded).toEqual([]);
@@ -87,7 +107,9 @@ describe('files in the export folder that tx-usage did not write', () => {
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
     const lookalike = join(monthDir, 'part-' + alice.name + '-0123456789abcdef.parquet');
-    await conn.run(`COPY (SELECT * FROM read_parquet('${halfFile}', hive_partitioning = false)) TO '${lookalike}' (FORMAT parquet)`);
+    await conn.run(
+      `COPY (SELECT * FROM read_parquet('${halfFile}', hive_partitioning = false)) TO '${lookalike}' (FORMAT parquet)`,
+    );
     conn.closeSync();
     inst.closeSync();
     const notes = join(monthDir, 'notes.txt');
@@ -102,11 +124,26 @@ describe('files in the export folder that tx-usage did not write', () => {
     // A foreign file at the very name the next export would write: left as it is, the export stops with a message.
     const target: string = events.path;
     rmSync(target);
-    writeFileSync(target, 'someone else\'s file');
-    const r = runCli(['export', '--out', dir, '--machine', alice.name, '--since', '2026-10-01', '--until', '2026-10-31', '--tz', 'UTC'], envOf(alice));
+    writeFileSync(target, "someone else's file");
+    const r = runCli(
+      [
+        'export',
+        '--out',
+        dir,
+        '--machine',
+        alice.name,
+        '--since',
+        '2026-10-01',
+        '--until',
+        '2026-10-31',
+        '--tz',
+        'UTC',
+      ],
+      envOf(alice),
+    );
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/is in the way and was not written by tx-usage export: left as it is/);
-    expect(readFileSync(target, 'utf8')).toBe('someone else\'s file');
+    expect(readFileSync(target, 'utf8')).toBe("someone else's file");
     expect(readdirSync(monthDir).filter((f) => f.startsWith('.tmp-') || f.startsWith('.tx-usage-export-'))).toEqual([]);
     // --out naming a file: exit 2, the file untouched.
     const file = join(team.base, 'not-a-folder.txt');
@@ -144,7 +181,9 @@ describe('what a killed export leaves', () => {
       expect(again.files.every((f: any) => f.status === 'unchanged')).toBe(true);
       const left = readdirSync(monthDir).filter((f) => f.startsWith('.'));
       // This machine's leftovers of dead runs are gone; a running export's file and another machine's are not ours to remove.
-      expect(left.sort()).toEqual([`.tx-usage-export-${alice.name}-${process.pid}.partial`, `.tx-usage-export-bob-${dead}.partial`].sort());
+      expect(left.sort()).toEqual(
+        [`.tx-usage-export-${alice.name}-${process.pid}.partial`, `.tx-usage-export-bob-${dead}.partial`].sort(),
+      );
       // With half-written .partial files still there, the glob reads every exported row (the side datasets' too: `**`).
       const n = Number(((await conn.runAndReadAll(glob)).getRowObjectsJson()[0] as { n: string }).n);
       expect(n).toBe(first.files.reduce((a: number, f: any) => a + f.rows, 0));
@@ -171,7 +210,14 @@ async function allValues(files: string[]): Promise<string> {
   const conn = await inst.connect();
   try {
     const parts: string[] = [];
-    for (const f of files) parts.push(JSON.stringify((await conn.runAndReadAll(`SELECT * FROM read_parquet('${f}', hive_partitioning = false)`)).getRowObjectsJson()));
+    for (const f of files)
+      parts.push(
+        JSON.stringify(
+          (
+            await conn.runAndReadAll(`SELECT * FROM read_parquet('${f}', hive_partitioning = false)`)
+          ).getRowObjectsJson(),
+        ),
+      );
     return parts.join('\n');
   } finally {
     conn.closeSync();
@@ -229,11 +275,15 @@ describe('--anonymize', () => {
     expect(as.every((r: any) => /^s_[0-9a-f]{16}$/.test(r.session))).toBe(true);
     expect(as.length).toBe(rollupReport(team, [plain], [...RANGE, '--by', 'machine,session']).rows.length);
     // The same project on two machines is the same hash (a team still sees a shared repo), as docs/team.md defines it.
-    const hash = 'p_' + createHash('sha256').update(`${SALT}\x1fproject\x1f/home/dev/shared-repo`).digest('hex').slice(0, 16);
-    expect(pp.filter((r: any) => r.project === '/home/dev/shared-repo').map((r: any) => r.machine)).toEqual(['alice', 'bob']);
-    expect(ap.filter((r: any) => r.project === hash).map((r: any) => ({ ...r, project: '/home/dev/shared-repo' }))).toEqual(
-      pp.filter((r: any) => r.project === '/home/dev/shared-repo'),
-    );
+    const hash =
+      'p_' + createHash('sha256').update(`${SALT}\x1fproject\x1f/home/dev/shared-repo`).digest('hex').slice(0, 16);
+    expect(pp.filter((r: any) => r.project === '/home/dev/shared-repo').map((r: any) => r.machine)).toEqual([
+      'alice',
+      'bob',
+    ]);
+    expect(
+      ap.filter((r: any) => r.project === hash).map((r: any) => ({ ...r, project: '/home/dev/shared-repo' })),
+    ).toEqual(pp.filter((r: any) => r.project === '/home/dev/shared-repo'));
   });
 
   it('takes the salt from the config file, and a different salt gives different hashes', () => {
@@ -247,7 +297,11 @@ describe('--anonymize', () => {
     const carolAnon = new Map([...tree(anon)].filter(([k]) => k.includes('part-carol-')));
     expect(tree(viaConfig)).toEqual(carolAnon);
     // The local store's rows are labelled with the config's machine name too.
-    expect(JSON.parse(runCli(['report', ...RANGE, '--by', 'machine', '--format', 'json'], envOf(carol)).stdout).rows.map((r: any) => r.machine)).toEqual(['carol']);
+    expect(
+      JSON.parse(runCli(['report', ...RANGE, '--by', 'machine', '--format', 'json'], envOf(carol)).stdout).rows.map(
+        (r: any) => r.machine,
+      ),
+    ).toEqual(['carol']);
     const other = join(team.base, 'anon-other-salt');
     exportJson(carol, other, ['--anonymize', '--salt', 'another']);
     const names = (d: string) => [...tree(d).keys()].sort();
@@ -261,15 +315,27 @@ describe('--anonymize', () => {
 
   it('a roll-up mixing plain and anonymized exports of one machine warns that it counts them twice', () => {
     const r = rollupReport(team, [anon, join(plain, 'month=*', 'part-alice-*')], [...RANGE, '--by', 'machine']);
-    expect(r.warnings.filter((w: string) => /machine alice: events exported with different key schemes/.test(w))).toHaveLength(1);
+    expect(
+      r.warnings.filter((w: string) => /machine alice: events exported with different key schemes/.test(w)),
+    ).toHaveLength(1);
     expect(r.warnings.some((w: string) => /machine bob/.test(w))).toBe(false);
-    expect(r.warnings.filter((w: string) => /^the files use 2 key schemes \(salted:[0-9a-f]{8}: alice, bob, carol; sha256: alice\)/.test(w))).toHaveLength(1);
+    expect(
+      r.warnings.filter((w: string) =>
+        /^the files use 2 key schemes \(salted:[0-9a-f]{8}: alice, bob, carol; sha256: alice\)/.test(w),
+      ),
+    ).toHaveLength(1);
     // Machines exported under different schemes: no machine has two, but nothing matches across them.
-    const mixed = rollupReport(team, [join(anon, '**', 'part-bob-*'), join(plain, '**', 'part-alice-*')], [...RANGE, '--by', 'machine']);
+    const mixed = rollupReport(
+      team,
+      [join(anon, '**', 'part-bob-*'), join(plain, '**', 'part-alice-*')],
+      [...RANGE, '--by', 'machine'],
+    );
     expect(mixed.warnings.filter((w: string) => /key schemes/.test(w))).toEqual([
       expect.stringMatching(/^the files use 2 key schemes \(salted:[0-9a-f]{8}: bob; sha256: alice\)/),
     ]);
-    expect(rollupReport(team, [plain], [...RANGE, '--by', 'machine']).warnings.filter((w: string) => /key schemes/.test(w))).toEqual([]);
+    expect(
+      rollupReport(team, [plain], [...RANGE, '--by', 'machine']).warnings.filter((w: string) => /key schemes/.test(w)),
+    ).toEqual([]);
     const alice = localReport(team.machines[0]!, [...RANGE, '--by', 'machine']).rows[0];
     expect(r.rows.find((x: any) => x.machine === 'alice').requests).toBe(2 * alice.requests);
   });
@@ -279,18 +345,32 @@ describe('home paths', () => {
   it('a plain export writes project paths under the home folder as ~/…, others as they are (a shared output shows no home path)', async () => {
     const home = tempDir('txu-export-home-');
     const claude = new ClaudeHome(join(home, '.claude'));
-    claude.session({ cwd: join(home, 'src', 'app') }).response({ ts: '2026-10-03T10:00:00.000Z', usage: { input: 10, output: 20 } });
+    claude
+      .session({ cwd: join(home, 'src', 'app') })
+      .response({ ts: '2026-10-03T10:00:00.000Z', usage: { input: 10, output: 20 } });
     claude.session({ cwd: home }).response({ ts: '2026-10-03T11:00:00.000Z', usage: { input: 1, output: 2 } });
-    claude.session({ cwd: `${home}2/elsewhere` }).response({ ts: '2026-10-03T12:00:00.000Z', usage: { input: 3, output: 4 } });
+    claude
+      .session({ cwd: `${home}2/elsewhere` })
+      .response({ ts: '2026-10-03T12:00:00.000Z', usage: { input: 3, output: 4 } });
     const out = join(home, 'out');
     const r = runCli(['export', '--out', out, '--machine', 'm1', ...RANGE, '--format', 'json'], cleanEnv(home));
     expect(r.status, r.stderr).toBe(0);
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
     try {
-      for (const [dataset, glob] of [['events', `${out}/month=*/*.parquet`], ['sessions', `${out}/_sessions/**/*.parquet`]]) {
-        const rows = (await conn.runAndReadAll(`SELECT DISTINCT project FROM read_parquet('${glob}', hive_partitioning = false) ORDER BY project`)).getRowObjectsJson();
-        expect(rows.map((x) => x.project), dataset).toEqual(['~', `${home}2/elsewhere`, '~/src/app'].sort());
+      for (const [dataset, glob] of [
+        ['events', `${out}/month=*/*.parquet`],
+        ['sessions', `${out}/_sessions/**/*.parquet`],
+      ]) {
+        const rows = (
+          await conn.runAndReadAll(
+            `SELECT DISTINCT project FROM read_parquet('${glob}', hive_partitioning = false) ORDER BY project`,
+          )
+        ).getRowObjectsJson();
+        expect(
+          rows.map((x) => x.project),
+          dataset,
+        ).toEqual(['~', `${home}2/elsewhere`, '~/src/app'].sort());
       }
     } finally {
       conn.closeSync();

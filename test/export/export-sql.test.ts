@@ -57,14 +57,24 @@ afterAll(() => {
   inst?.closeSync();
 });
 
-const TOKENS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'];
+const TOKENS = [
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+];
 
 describe('docs/team.md DuckDB queries over the exported Parquet', () => {
   it('the files do hold duplicates (else deduplication would be untested)', async () => {
-    const r = (await conn.runAndReadAll(`
+    const r = (
+      await conn.runAndReadAll(`
       SELECT count(*) AS n, count(DISTINCT (harness, dedupe_key)) AS distinct_n,
              count(DISTINCT (machine, harness, dedupe_key)) AS per_machine
-      FROM read_parquet('${out}/month=*/part-*.parquet')`)).getRowObjectsJson()[0] as any;
+      FROM read_parquet('${out}/month=*/part-*.parquet')`)
+    ).getRowObjectsJson()[0] as any;
     // Copies within one machine (alice's two October files) and across machines (the laptop).
     expect(Number(r.n)).toBeGreaterThan(Number(r.per_machine));
     expect(Number(r.per_machine)).toBeGreaterThan(Number(r.distinct_n));
@@ -72,13 +82,32 @@ describe('docs/team.md DuckDB queries over the exported Parquet', () => {
 
   it('DIR/month=* is the events dataset alone: one schema, the side datasets only in _context/ and _estimates/', async () => {
     const schemas = async (glob: string) =>
-      (await conn.runAndReadAll(`
+      (
+        await conn.runAndReadAll(`
         SELECT DISTINCT list(name ORDER BY name) AS cols
-        FROM parquet_schema('${out}/${glob}') WHERE name <> 'duckdb_schema' GROUP BY file_name`)).getRowObjectsJson().map((x: any) => x.cols.join(','));
+        FROM parquet_schema('${out}/${glob}') WHERE name <> 'duckdb_schema' GROUP BY file_name`)
+      )
+        .getRowObjectsJson()
+        .map((x: any) => x.cols.join(','));
     const events = await schemas('month=*/part-*.parquet');
-    expect(events).toEqual([COLUMNS.events.map((c) => c.name).sort().join(',')]);
-    expect(await schemas('_context/month=*/part-*.parquet')).toEqual([COLUMNS.context.map((c) => c.name).sort().join(',')]);
-    expect(await schemas('_estimates/month=*/part-*.parquet')).toEqual([COLUMNS.estimates.map((c) => c.name).sort().join(',')]);
+    expect(events).toEqual([
+      COLUMNS.events
+        .map((c) => c.name)
+        .sort()
+        .join(','),
+    ]);
+    expect(await schemas('_context/month=*/part-*.parquet')).toEqual([
+      COLUMNS.context
+        .map((c) => c.name)
+        .sort()
+        .join(','),
+    ]);
+    expect(await schemas('_estimates/month=*/part-*.parquet')).toEqual([
+      COLUMNS.estimates
+        .map((c) => c.name)
+        .sort()
+        .join(','),
+    ]);
   });
 
   it('summary: per machine and model, and the totals, as tx-usage reports them', async () => {
@@ -96,7 +125,8 @@ describe('docs/team.md DuckDB queries over the exported Parquet', () => {
         continue;
       }
       for (const f of TOKENS) expect(Number(d[f]), `${key(t)} ${f}`).toBe(t[f]);
-      for (const f of ['cost_usd', 'computed_cost_usd', 'recorded_cost_usd']) expect(decimalE10(d[f]), `${key(t)} ${f}`).toBe(e10(t[f]));
+      for (const f of ['cost_usd', 'computed_cost_usd', 'recorded_cost_usd'])
+        expect(decimalE10(d[f]), `${key(t)} ${f}`).toBe(e10(t[f]));
       docRows.delete(key(t));
     }
     expect([...docRows.keys()]).toEqual([]);
@@ -107,7 +137,8 @@ describe('docs/team.md DuckDB queries over the exported Parquet', () => {
   });
 
   it('monthly: per machine and month, with the previous month and the change', async () => {
-    const byMonthMachine = (a: any, b: any) => String(a.month).localeCompare(String(b.month)) || String(a.machine).localeCompare(String(b.machine));
+    const byMonthMachine = (a: any, b: any) =>
+      String(a.month).localeCompare(String(b.month)) || String(a.machine).localeCompare(String(b.machine));
     const doc = (await run('duckdb-monthly')).sort(byMonthMachine);
     const tx = rollupReport(team, [out], ['monthly', ...RANGE, '--by', 'machine']);
     // Compared in one order (month, machine), whatever order each lists them in.
@@ -119,8 +150,10 @@ describe('docs/team.md DuckDB queries over the exported Parquet', () => {
     doc.forEach((d, i) => {
       const t = txRows[i];
       const at = `${t.month} ${t.machine}`;
-      for (const f of ['requests', 'total_tokens', 'previous_total_tokens', 'total_tokens_change']) expect(Number(d[f]), `${at} ${f}`).toBe(t[f]);
-      for (const f of ['cost_usd', 'previous_cost_usd', 'cost_change_usd']) expect(decimalE10(d[f]), `${at} ${f}`).toBe(e10(t[f]));
+      for (const f of ['requests', 'total_tokens', 'previous_total_tokens', 'total_tokens_change'])
+        expect(Number(d[f]), `${at} ${f}`).toBe(t[f]);
+      for (const f of ['cost_usd', 'previous_cost_usd', 'cost_change_usd'])
+        expect(decimalE10(d[f]), `${at} ${f}`).toBe(e10(t[f]));
       if (t.cost_change_ratio === null) expect(d.cost_change_ratio).toBeNull();
       else expect(Number(d.cost_change_ratio)).toBeCloseTo(t.cost_change_ratio, 12);
     });
@@ -136,9 +169,18 @@ describe('docs/team.md DuckDB queries over the exported Parquet', () => {
     expect(billed.length).toBeGreaterThan(0);
     doc.forEach((d, i) => {
       const t = billed[i];
-      for (const f of ['requests', 'sessions', 'active_days', 'total_tokens']) expect(Number(d[f]), `${t.harness} ${f}`).toBe(t[f]);
+      for (const f of ['requests', 'sessions', 'active_days', 'total_tokens'])
+        expect(Number(d[f]), `${t.harness} ${f}`).toBe(t[f]);
       expect(decimalE10(d.cost_usd)).toBe(e10(t.cost_usd));
-      for (const f of ['cost_per_request_usd', 'cost_per_session_usd', 'tokens_per_request', 'output_tokens_per_request', 'cache_hit_rate', 'cache_write_share', 'reasoning_share']) {
+      for (const f of [
+        'cost_per_request_usd',
+        'cost_per_session_usd',
+        'tokens_per_request',
+        'output_tokens_per_request',
+        'cache_hit_rate',
+        'cache_write_share',
+        'reasoning_share',
+      ]) {
         if (t[f] === null) expect(d[f], `${t.harness} ${f}`).toBeNull();
         else expect(Number(d[f]), `${t.harness} ${f}`).toBeCloseTo(t[f], 10);
       }

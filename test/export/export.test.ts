@@ -6,7 +6,18 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { migratedLaptop } from '../../fixtures/team.js';
-import { additive, buildTeamFixture, envOf, exportJson, localReport, RANGE, rollupReport, sumRows, tree, type Team } from '../helpers/export-helpers.js';
+import {
+  additive,
+  buildTeamFixture,
+  envOf,
+  exportJson,
+  localReport,
+  RANGE,
+  rollupReport,
+  sumRows,
+  tree,
+  type Team,
+} from '../helpers/export-helpers.js';
 
 let team: Team;
 let out: string;
@@ -35,12 +46,17 @@ const FROM = () => [out, again];
 describe('export layout', () => {
   it('writes Hive month partitions of part-<machine>-<hash>.parquet: events at the top, the side datasets in _context/, _estimates/ and _sessions/', () => {
     const files = [...tree(out).keys()];
-    for (const f of files) expect(f).toMatch(/^((_context|_estimates|_sessions)\/)?month=(\d{4}-\d{2}|undated)\/part-(alice|bob|carol)-[0-9a-f]{16}\.parquet$/);
+    for (const f of files)
+      expect(f).toMatch(
+        /^((_context|_estimates|_sessions)\/)?month=(\d{4}-\d{2}|undated)\/part-(alice|bob|carol)-[0-9a-f]{16}\.parquet$/,
+      );
     // Only these folders at the top: DIR/month=* is the events dataset, nothing else beside it.
     const top = new Set(files.map((f) => f.split('/')[0]!));
     expect([...top].filter((d) => !d.startsWith('month=')).sort()).toEqual(['_context', '_estimates', '_sessions']);
     // Claude Code in Sept-Nov 2026 and Codex in Jan 2026 for alice: month folders as the data falls.
-    const aliceEvents = files.filter((f) => f.startsWith('month=') && f.includes('part-alice-')).map((f) => f.split('/')[0]);
+    const aliceEvents = files
+      .filter((f) => f.startsWith('month=') && f.includes('part-alice-'))
+      .map((f) => f.split('/')[0]);
     expect(new Set(aliceEvents)).toEqual(new Set(['month=2026-01', 'month=2026-09', 'month=2026-10', 'month=2026-11']));
     // October has alice's full export and her partial one.
     expect(aliceEvents.filter((m) => m === 'month=2026-10')).toHaveLength(2);
@@ -60,14 +76,28 @@ describe('roll-up equals the sum of the local reports', () => {
       expect(roll.rows).toEqual(locals.flatMap((l) => l.rows));
       expect(roll.rows.length).toBeGreaterThan(2);
       expect(roll.group_by).toEqual(by.split(','));
-      expect(Object.keys(roll).sort()).toEqual(['context', 'group_by', 'rows', 'since', 'timezone', 'totals', 'until', 'warnings']);
+      expect(Object.keys(roll).sort()).toEqual([
+        'context',
+        'group_by',
+        'rows',
+        'since',
+        'timezone',
+        'totals',
+        'until',
+        'warnings',
+      ]);
       // Cursor chats (bob's): the same entries, in the report's order (harness, project, session).
       const ctx = locals.flatMap((l) => l.context ?? []);
       expect(ctx.length).toBeGreaterThan(0);
       const order = (c: any) => JSON.stringify([c.harness, c.project, c.session]);
       expect(roll.context).toEqual(ctx.sort((x: any, y: any) => (order(x) < order(y) ? -1 : 1)));
       const keys: string[] = [];
-      expect(additive(roll.totals, keys)).toEqual(sumRows(locals.map((l) => [l.totals]), keys)[0]);
+      expect(additive(roll.totals, keys)).toEqual(
+        sumRows(
+          locals.map((l) => [l.totals]),
+          keys,
+        )[0],
+      );
     });
   }
 
@@ -76,7 +106,12 @@ describe('roll-up equals the sum of the local reports', () => {
       const keys = by.split(',');
       const locals = team.machines.map((m) => localReport(m, [...RANGE, '--by', by]));
       const roll = rollupReport(team, FROM(), [...RANGE, '--by', by]);
-      expect(roll.rows.map((r: any) => additive(r, keys))).toEqual(sumRows(locals.map((l) => l.rows), keys));
+      expect(roll.rows.map((r: any) => additive(r, keys))).toEqual(
+        sumRows(
+          locals.map((l) => l.rows),
+          keys,
+        ),
+      );
     });
   }
 
@@ -89,7 +124,14 @@ describe('roll-up equals the sum of the local reports', () => {
         expect(h[f], `${h.harness} ${f}`).toBe(mine.reduce((n: number, x: any) => n + x[f], 0));
       }
       if (mine.length === 1) {
-        for (const f of ['requests_per_prompt_median', 'tokens_per_prompt_p90', 'cost_per_prompt_usd_mean', 'tool_calls_per_prompt_mean', 'active_hours', 'cost_per_active_hour_usd_median']) {
+        for (const f of [
+          'requests_per_prompt_median',
+          'tokens_per_prompt_p90',
+          'cost_per_prompt_usd_mean',
+          'tool_calls_per_prompt_mean',
+          'active_hours',
+          'cost_per_active_hour_usd_median',
+        ]) {
           expect(h[f], `${h.harness} ${f}`).toBeCloseTo(mine[0][f], 9);
         }
       }
@@ -97,11 +139,13 @@ describe('roll-up equals the sum of the local reports', () => {
     expect(roll.harnesses.reduce((n: number, h: any) => n + h.prompts, 0)).toBeGreaterThan(10);
   });
 
-  it('the same project path on two machines is two machines\' usage, both in the project row', () => {
+  it("the same project path on two machines is two machines' usage, both in the project row", () => {
     const roll = rollupReport(team, FROM(), [...RANGE, '--by', 'project,machine']);
     const shared = roll.rows.filter((r: any) => r.project === '/home/dev/shared-repo');
     expect(shared.map((r: any) => r.machine)).toEqual(['alice', 'bob']);
-    const byProject = rollupReport(team, FROM(), [...RANGE, '--by', 'project']).rows.find((r: any) => r.project === '/home/dev/shared-repo');
+    const byProject = rollupReport(team, FROM(), [...RANGE, '--by', 'project']).rows.find(
+      (r: any) => r.project === '/home/dev/shared-repo',
+    );
     expect(byProject.requests).toBe(shared[0].requests + shared[1].requests);
     expect(roll.warnings.filter((w: string) => /exported by each of the machines/.test(w))).toEqual([]);
   });
@@ -121,17 +165,22 @@ describe('roll-up equals the sum of the local reports', () => {
     expect(mine.filter((r: any) => r.machine === 'alice')).toEqual(a.rows);
     expect(mine.filter((r: any) => r.machine === 'alice-new').map((r: any) => r.requests)).toEqual([1]);
     const copies = a.totals.requests;
-    expect(roll.warnings).toContain(`${copies} responses were exported by each of the machines alice, alice-new (the same transcripts on several machines: synced, copied or migrated); each is counted once, under alice`);
+    expect(roll.warnings).toContain(
+      `${copies} responses were exported by each of the machines alice, alice-new (the same transcripts on several machines: synced, copied or migrated); each is counted once, under alice`,
+    );
   });
 
   it('alice was exported three times over: without deduplication her figures would be inflated', () => {
-    const byMachine = (from: string[]) => rollupReport(team, from, [...RANGE, '--by', 'machine']).rows.find((r: any) => r.machine === 'alice');
+    const byMachine = (from: string[]) =>
+      rollupReport(team, from, [...RANGE, '--by', 'machine']).rows.find((r: any) => r.machine === 'alice');
     const once = byMachine([out]);
     expect(byMachine([out, again])).toEqual(once);
     // Also its events alone again: a glob of month folders, and one month folder as a DIR.
     expect(byMachine([out, out, again, join(again, 'month=*'), join(again, 'month=2026-10')])).toEqual(once);
     // The duplicates are really in the files: alice's October events are in three files.
-    const octFiles = [out, again].flatMap((d) => readdirSync(join(d, 'month=2026-10')).filter((f) => f.startsWith('part-alice-')));
+    const octFiles = [out, again].flatMap((d) =>
+      readdirSync(join(d, 'month=2026-10')).filter((f) => f.startsWith('part-alice-')),
+    );
     expect(octFiles).toHaveLength(3);
     expect(once).toEqual(localReport(team.machines[0]!, [...RANGE, '--by', 'machine']).rows[0]);
   });
@@ -141,7 +190,13 @@ describe('roll-up equals the sum of the local reports', () => {
     expect(rollupReport(team, [join(team.base, 'exports*')], [...RANGE, '--by', 'machine'])).toEqual(all);
     // Globs of files: the events' month folders plus the underscore datasets' ones, or one recursive glob.
     const whole = rollupReport(team, [out], [...RANGE, '--by', 'machine']);
-    expect(rollupReport(team, [join(out, 'month=*', '*.parquet'), join(out, '_*', 'month=*', '*.parquet')], [...RANGE, '--by', 'machine'])).toEqual(whole);
+    expect(
+      rollupReport(
+        team,
+        [join(out, 'month=*', '*.parquet'), join(out, '_*', 'month=*', '*.parquet')],
+        [...RANGE, '--by', 'machine'],
+      ),
+    ).toEqual(whole);
     expect(rollupReport(team, [join(out, '**', '*.parquet')], [...RANGE, '--by', 'machine'])).toEqual(whole);
     // Only bob's files.
     const bob = rollupReport(team, [join(out, '**', 'part-bob-*.parquet')], [...RANGE, '--by', 'machine']);
@@ -150,7 +205,18 @@ describe('roll-up equals the sum of the local reports', () => {
   });
 
   it('a range, a harness filter and a time zone apply to the roll-up as to the local store', () => {
-    const args = ['--since', '2026-10-01', '--until', '2026-10-31', '--tz', 'America/New_York', '--harness', 'claude-code,opencode', '--by', 'machine,day'];
+    const args = [
+      '--since',
+      '2026-10-01',
+      '--until',
+      '2026-10-31',
+      '--tz',
+      'America/New_York',
+      '--harness',
+      'claude-code,opencode',
+      '--by',
+      'machine,day',
+    ];
     const locals = team.machines.map((m) => localReport(m, args));
     expect(rollupReport(team, FROM(), args).rows).toEqual(locals.flatMap((l) => l.rows));
   });
@@ -180,7 +246,10 @@ describe('every report, in every format, over one machine exported equals its lo
       // JSON on every machine; the text formats on bob's (Claude Code, OpenCode and Cursor chats), to keep the run short.
       for (const m of team.machines.filter((x) => format === 'json' || x.name === 'bob')) {
         const single = join(team.base, `single-${m.name}`);
-        cpSync(out, single, { recursive: true, filter: (src) => !/part-/.test(src) || src.includes(`part-${m.name}-`) });
+        cpSync(out, single, {
+          recursive: true,
+          filter: (src) => !/part-/.test(src) || src.includes(`part-${m.name}-`),
+        });
         for (const name of reports()) {
           const args = ['report', name, ...RANGE, '--format', format];
           // One "now" for both (report blocks shows it, and the active block's time left).
@@ -197,7 +266,10 @@ describe('every report, in every format, over one machine exported equals its lo
             const strip = (s: string) =>
               s
                 .replace(/<section class="notice warn">.*?<\/section>/s, '')
-                .replace(/(data-v="|"[a-z_]+":)(-?\d+\.\d+(?:e-?\d+)?)/g, (_, pre, n) => pre + Number(Number(n).toPrecision(12)));
+                .replace(
+                  /(data-v="|"[a-z_]+":)(-?\d+\.\d+(?:e-?\d+)?)/g,
+                  (_, pre, n) => pre + Number(Number(n).toPrecision(12)),
+                );
             expect(strip(roll.stdout)).toBe(strip(local.stdout));
           } else expect(roll.stdout).toBe(local.stdout);
         }
@@ -226,12 +298,24 @@ describe('--by machine on the local store and errors', () => {
     const misplaced = join(team.base, 'misplaced', 'month=2026-10');
     mkdirSync(misplaced, { recursive: true });
     cpSync(join(out, ctxFile), join(misplaced, 'part-bob-0000000000000000.parquet'));
-    cpSync(join(out, [...tree(out).keys()].find((k) => k.startsWith('month=2026-10/'))!), join(misplaced, 'part-alice-0000000000000000.parquet'));
-    bad(['report', '--from', join(team.base, 'misplaced')], /part-bob-0{16}\.parquet: in a month=… folder of the export root, so read as events, but its rows lack the identity of events rows \(harness, dedupe_key\)/);
+    cpSync(
+      join(
+        out,
+        [...tree(out).keys()].find((k) => k.startsWith('month=2026-10/'))!,
+      ),
+      join(misplaced, 'part-alice-0000000000000000.parquet'),
+    );
+    bad(
+      ['report', '--from', join(team.base, 'misplaced')],
+      /part-bob-0{16}\.parquet: in a month=… folder of the export root, so read as events, but its rows lack the identity of events rows \(harness, dedupe_key\)/,
+    );
     const loose = join(team.base, 'loose');
     mkdirSync(loose, { recursive: true });
     cpSync(join(out, ctxFile), join(loose, 'context.parquet'));
-    bad(['report', '--from', join(loose, 'context.parquet')], /context\.parquet: not in a month=YYYY-MM folder of a tx-usage export/);
+    bad(
+      ['report', '--from', join(loose, 'context.parquet')],
+      /context\.parquet: not in a month=YYYY-MM folder of a tx-usage export/,
+    );
     bad(['report', '--by', 'machine', '--machine', 'bad name!'], /--machine "bad name!"/);
     bad(['export', '--out', join(team.base, 'x'), '--salt', 's'], /--salt is only used with --anonymize/);
     bad(['export', '--out', join(team.base, 'x'), '--anonymize'], /--anonymize needs a salt/);

@@ -24,15 +24,29 @@ describe('amp end to end (~/.local/share/amp/threads)', () => {
 
   it('counts each inference once: ledger events with their message cache split, message usage no event accounts for', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(
+      fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])),
+    );
     expect(j.warnings).toEqual([]);
     // Prompts: one in each of the ledger and messages threads (a tool result is not one); a stub is not read.
     const c = storedCounts(env, 'amp');
-    expect([c[fx.ids.ledger]?.prompts, c[fx.ids.messages]?.prompts, c[fx.ids.empty]?.prompts]).toEqual([1, 1, undefined]);
+    expect([c[fx.ids.ledger]?.prompts, c[fx.ids.messages]?.prompts, c[fx.ids.empty]?.prompts]).toEqual([
+      1,
+      1,
+      undefined,
+    ]);
     // By hand: ledger thread 2 (zero event skipped), messages thread 3, partial ledger 1 event + 1 message = 7.
     // fresh 12+5 + 10+18621+7 + 40+3 = 18698; output 34+600 + 178+90+8 + 50+4 = 964;
     // cache read 78+9000 + 11372+100 + 70+500 = 21120; cache write 56 + 986 + 60 = 1102 (the gpt thread's 18621 is input).
-    expect(tokenFields(j.totals)).toEqual({ requests: 7, input_tokens: 18698, cache_read_tokens: 21120, cache_write_tokens: 1102, output_tokens: 964, reasoning_tokens: 0, total_tokens: 18698 + 21120 + 1102 + 964 });
+    expect(tokenFields(j.totals)).toEqual({
+      requests: 7,
+      input_tokens: 18698,
+      cache_read_tokens: 21120,
+      cache_write_tokens: 1102,
+      output_tokens: 964,
+      reasoning_tokens: 0,
+      total_tokens: 18698 + 21120 + 1102 + 964,
+    });
     const gpt = reportJson([...RANGE, ...H, '--by', 'model'], env).rows.find((r: any) => r.model === GPT);
     expect(tokenFields(gpt)).toMatchObject({ input_tokens: 18621, cache_write_tokens: 0 });
   });
@@ -43,15 +57,24 @@ describe('amp end to end (~/.local/share/amp/threads)', () => {
     const h = JSON.parse(r.stdout).harnesses.find((x: any) => x.harness === 'amp');
     expect(h.files).toBe(5);
     const reasons = h.skipped.map((s: any) => `${s.count} ${s.reason}`).sort();
-    expect(reasons).toEqual(['1 ledger event with no tokens', '2 thread without usage (a stub: current Amp keeps threads on its servers, not on disk)']);
+    expect(reasons).toEqual([
+      '1 ledger event with no tokens',
+      '2 thread without usage (a stub: current Amp keeps threads on its servers, not on disk)',
+    ]);
     expect(h.roots.map((x: any) => x.unread ?? null)).toEqual([null, expect.stringMatching(/debug logs/)]);
     expect(runCli(['sources'], env).stdout).toMatch(/keeps threads on its servers/);
   });
 
   it('explain marks a time taken from the thread, not the record', () => {
     const ex = JSON.parse(runCli(['explain', fx.ids.messages, '--format', 'json'], env).stdout);
-    const rules = ex.sources.flatMap((s: any) => s.records.filter((x: any) => x.counted).map((x: any) => x.rule)).sort();
-    expect(rules).toEqual(['assistant message usage (not in the ledger)', 'assistant message usage (not in the ledger)', 'assistant message usage (not in the ledger); time from the thread created']);
+    const rules = ex.sources
+      .flatMap((s: any) => s.records.filter((x: any) => x.counted).map((x: any) => x.rule))
+      .sort();
+    expect(rules).toEqual([
+      'assistant message usage (not in the ledger)',
+      'assistant message usage (not in the ledger)',
+      'assistant message usage (not in the ledger); time from the thread created',
+    ]);
   });
 
   it('a thread rewritten whole with one more inference adds it and moves nothing else', () => {
@@ -79,9 +102,24 @@ describe('amp roots and read-only', () => {
     const before = files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f, 'utf8')]);
     const elsewhere = join(base, 'empty-home');
     const total = tokenFields(fx.ledger.totals());
-    expect(tokenFields(reportJson([...RANGE, ...H], cleanEnv(elsewhere, { AMP_DATA_DIR: `${join(base, 'none')},${fx.data}`, XDG_CACHE_HOME: join(base, 'c0') })).totals)).toEqual(total);
+    expect(
+      tokenFields(
+        reportJson(
+          [...RANGE, ...H],
+          cleanEnv(elsewhere, { AMP_DATA_DIR: `${join(base, 'none')},${fx.data}`, XDG_CACHE_HOME: join(base, 'c0') }),
+        ).totals,
+      ),
+    ).toEqual(total);
     for (const [i, root] of [fx.data, fx.threadsDir].entries()) {
-      expect(tokenFields(reportJson([...RANGE, ...H, '--root', `amp=${root}`], cleanEnv(elsewhere, { XDG_CACHE_HOME: join(base, `c${i + 1}`) })).totals), root).toEqual(total);
+      expect(
+        tokenFields(
+          reportJson(
+            [...RANGE, ...H, '--root', `amp=${root}`],
+            cleanEnv(elsewhere, { XDG_CACHE_HOME: join(base, `c${i + 1}`) }),
+          ).totals,
+        ),
+        root,
+      ).toEqual(total);
     }
     expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f, 'utf8')])).toEqual(before);
   });

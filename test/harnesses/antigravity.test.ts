@@ -31,13 +31,25 @@ describe('antigravity end to end (conversations/*.db)', () => {
 
   it('counts every generation once: the ledger by session and model, and the totals worked out by hand', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(
+      fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])),
+    );
     // Input 6321+12000+900+50+50+700+400+2000+3000 (uncached; the enum 1036 of field 1 never added),
     // cache reads 36491+4000+500+500+1000+8000+20000, output 721+300+80+5+5+70+10+150+900 (thinking inside),
     // thinking 117+20+400; the shared response once, the zero, usage-less and broken rows not at all.
-    expect(tokenFields(j.totals)).toEqual({ requests: 9, input_tokens: 25421, cache_read_tokens: 70491, cache_write_tokens: 0, output_tokens: 2241, reasoning_tokens: 537, total_tokens: 98153 });
+    expect(tokenFields(j.totals)).toEqual({
+      requests: 9,
+      input_tokens: 25421,
+      cache_read_tokens: 70491,
+      cache_write_tokens: 0,
+      output_tokens: 2241,
+      reasoning_tokens: 537,
+      total_tokens: 98153,
+    });
     expect(j.warnings).toEqual([
-      expect.stringMatching(/0f1e2d3c-0000-4000-8000-000000000001\.db \(gen_metadata idx 16\): not a generator metadata message/),
+      expect.stringMatching(
+        /0f1e2d3c-0000-4000-8000-000000000001\.db \(gen_metadata idx 16\): not a generator metadata message/,
+      ),
       '1 antigravity response (410 tokens) names no model, so it has no computed cost (unknown, not $0)',
     ]);
   });
@@ -76,24 +88,39 @@ describe('antigravity end to end (conversations/*.db)', () => {
     ]);
     const reasons = h.skipped.map((s: any) => `${s.count} ${s.reason}`).sort();
     expect(reasons).toEqual(['1 generation with no tokens', '1 generation without usage']);
-    expect(Object.keys(h.counts)).toContain('antigravity: generation with only a model number (model unknown, not priced)');
+    expect(Object.keys(h.counts)).toContain(
+      'antigravity: generation with only a model number (model unknown, not priced)',
+    );
   });
 
   it('a generation appended is counted once, one Antigravity prunes stays counted, and nothing counted before moves', () => {
     const before = reportJson([...RANGE, ...H, '--by', 'session'], env);
-    const idx = fx.child.turn({ modelEnum: 1018, slug: FLASH, input: 111, cacheRead: 222, output: 33, responseId: 'resp-sub-3', at: D(4, 10) });
+    const idx = fx.child.turn({
+      modelEnum: 1018,
+      slug: FLASH,
+      input: 111,
+      cacheRead: 222,
+      output: 33,
+      responseId: 'resp-sub-3',
+      at: D(4, 10),
+    });
     const appended = reportJson([...RANGE, ...H, '--by', 'session'], env);
     expect(reportRows(appended, ['session'])).toEqual(fx.ledger.rows(['session']));
     const child = (x: any) => tokenFields(x.rows.find((r: any) => r.session === fx.child.session));
     const main = (x: any) => tokenFields(x.rows.find((r: any) => r.session === fx.main.session));
-    expect(child(appended)).toMatchObject({ requests: (child(before).requests as number) + 1, input_tokens: (child(before).input_tokens as number) + 111 });
+    expect(child(appended)).toMatchObject({
+      requests: (child(before).requests as number) + 1,
+      input_tokens: (child(before).input_tokens as number) + 111,
+    });
     expect(main(appended)).toEqual(main(before));
     // Antigravity prunes old rows: what was counted stays counted.
     fx.child.writer.prepare('DELETE FROM gen_metadata WHERE idx = ?').run(idx);
     fx.main.writer.prepare('DELETE FROM gen_metadata').run();
     const pruned = reportJson([...RANGE, ...H, '--by', 'session'], env);
     expect(reportRows(pruned, ['session'])).toEqual(reportRows(appended, ['session']));
-    const h = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find((x: any) => x.harness === 'antigravity');
+    const h = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find(
+      (x: any) => x.harness === 'antigravity',
+    );
     // 9 rows of the main conversation (its broken blob was never counted) and the child's appended one.
     expect(h.counts['antigravity: generations pruned from the database since counted (kept)']).toBe(8);
   });
@@ -108,11 +135,17 @@ describe('antigravity roots and read-only', () => {
     const cli = join(base, 'h', '.gemini', 'antigravity-cli');
     const ide = join(base, 'h', '.gemini', 'antigravity-ide');
     const all = tokenFields(fx.ledger.totals());
-    const viaEnv = reportJson([...RANGE, ...H], cleanEnv(home, { ANTIGRAVITY_DATA_DIR: `${cli},${ide}`, XDG_CACHE_HOME: join(base, 'c0') }));
+    const viaEnv = reportJson(
+      [...RANGE, ...H],
+      cleanEnv(home, { ANTIGRAVITY_DATA_DIR: `${cli},${ide}`, XDG_CACHE_HOME: join(base, 'c0') }),
+    );
     expect(tokenFields(viaEnv.totals)).toEqual(all);
     const ideOnly = tokenFields(fx.ledger.totals({ since: '2026-09-03', until: '2026-09-03' }));
     for (const [i, root] of [ide, join(ide, 'conversations'), fx.ide.path].entries()) {
-      const j = reportJson([...RANGE, ...H, '--root', `antigravity=${root}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 1}`) }));
+      const j = reportJson(
+        [...RANGE, ...H, '--root', `antigravity=${root}`],
+        cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 1}`) }),
+      );
       expect(tokenFields(j.totals), root).toEqual(ideOnly);
     }
   });
@@ -127,6 +160,8 @@ describe('antigravity roots and read-only', () => {
     const j = reportJson([...RANGE, ...H], cleanEnv(home));
     expect(tokenFields(j.totals)).toEqual(tokenFields(fx.ledger.totals()));
     // The -shm is the one file a reader may touch (its read marks); each database and its -wal keep their bytes and times.
-    expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).toString('base64')])).toEqual(before);
+    expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).toString('base64')])).toEqual(
+      before,
+    );
   });
 });

@@ -9,7 +9,17 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { waitForUpdate } from '@pydantic/genai-prices';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CANARY } from '../../fixtures/claude-code/build.js';
-import { BILLING_PROJECTS, buildBillingHome, buildFastPromoHome, OPUS_46_USAGE, PROMO_END, PROMO_LONG_USAGE, PROMO_PROJECTS, PROMO_USAGE, type BillingHome } from '../../fixtures/claude-code/billing.js';
+import {
+  BILLING_PROJECTS,
+  buildBillingHome,
+  buildFastPromoHome,
+  OPUS_46_USAGE,
+  PROMO_END,
+  PROMO_LONG_USAGE,
+  PROMO_PROJECTS,
+  PROMO_USAGE,
+  type BillingHome,
+} from '../../fixtures/claude-code/billing.js';
 import { tokenFields } from '../../fixtures/ledger.js';
 import { MIGRATIONS } from '../../src/store/schema.js';
 import { stampOf } from '../../src/ingest/stamp.js';
@@ -52,10 +62,20 @@ const byModel = (j: any) => Object.fromEntries(j.rows.map((r: any) => [r.model, 
 describe('the price data the hand computations use', () => {
   it('still has the prices quoted in this file', async () => {
     const data = (await waitForUpdate())!;
-    const prices = (model: string) => data.find((p) => p.id === 'anthropic')!.models.find((m) => m.id === model)!.prices;
+    const prices = (model: string) =>
+      data.find((p) => p.id === 'anthropic')!.models.find((m) => m.id === model)!.prices;
     const o46 = prices('claude-opus-4-6') as { constraint?: unknown; prices: unknown }[];
-    expect(o46[1]).toMatchObject({ constraint: { start_date: '2026-03-13' }, prices: { input_mtok: 5, cache_write_mtok: 6.25, cache_read_mtok: 0.5, output_mtok: 25, cache_write_1h_mtok: 10 } });
-    expect(prices('claude-opus-4-8')).toMatchObject({ input_mtok: 5, cache_write_mtok: 6.25, cache_read_mtok: 0.5, output_mtok: 25, cache_write_1h_mtok: 10 });
+    expect(o46[1]).toMatchObject({
+      constraint: { start_date: '2026-03-13' },
+      prices: { input_mtok: 5, cache_write_mtok: 6.25, cache_read_mtok: 0.5, output_mtok: 25, cache_write_1h_mtok: 10 },
+    });
+    expect(prices('claude-opus-4-8')).toMatchObject({
+      input_mtok: 5,
+      cache_write_mtok: 6.25,
+      cache_read_mtok: 0.5,
+      output_mtok: 25,
+      cache_write_1h_mtok: 10,
+    });
     expect(prices('claude-opus-4-7')).toMatchObject({ input_mtok: 5, output_mtok: 25 });
     expect(prices('claude-sonnet-4-5')).toMatchObject({
       input_mtok: { base: 3, tiers: [{ start: 200000, price: 6 }] },
@@ -64,18 +84,29 @@ describe('the price data the hand computations use', () => {
       output_mtok: { base: 15, tiers: [{ start: 200000, price: 22.5 }] },
     });
     const s46 = prices('claude-sonnet-4-6') as { constraint?: unknown; prices: unknown }[];
-    expect(s46[1]).toMatchObject({ constraint: { start_date: '2026-03-13' }, prices: { input_mtok: 3, output_mtok: 15, web_searches_kcount: 10 } });
+    expect(s46[1]).toMatchObject({
+      constraint: { start_date: '2026-03-13' },
+      prices: { input_mtok: 3, output_mtok: 15, web_searches_kcount: 10 },
+    });
   });
 });
 
 describe('claude-code billing beyond tokens', () => {
   it('counts advisor iterations as responses of their own model, once across split lines and a /branch copy', () => {
     const j = reportJson([...RANGE, '--by', 'model', '--sort', 'name'], env);
-    expect(j.rows.map((r: any) => tokenFields(r, ['model']))).toEqual(b.claude.ledger.rows(['model'], { since: '2026-05-01', until: '2026-10-31' }));
+    expect(j.rows.map((r: any) => tokenFields(r, ['model']))).toEqual(
+      b.claude.ledger.rows(['model'], { since: '2026-05-01', until: '2026-10-31' }),
+    );
     const m = byModel(j);
     expect(m['claude-opus-4-7']).toMatchObject({ requests: 1, input_tokens: 151000, output_tokens: 800 });
     // The executor: one request, the top level's tokens (the sum of its two iterations), plus the plain response.
-    expect(m['claude-sonnet-4-5']).toMatchObject({ requests: 2, input_tokens: 5 + 5000, cache_read_tokens: 302000 + 190000, cache_write_tokens: 3000 + 10000, output_tokens: 500 + 2000 });
+    expect(m['claude-sonnet-4-5']).toMatchObject({
+      requests: 2,
+      input_tokens: 5 + 5000,
+      cache_read_tokens: 302000 + 190000,
+      cache_write_tokens: 3000 + 10000,
+      output_tokens: 500 + 2000,
+    });
     // 4 fast-session responses, 2 advisor-session responses + 1 advice, 1 search response.
     expect(j.totals.requests).toBe(8);
     // The advice is the advisor session's; the /branch copy adds nothing of its own.
@@ -91,15 +122,34 @@ describe('claude-code billing beyond tokens', () => {
     expect(m['claude-sonnet-4-5'].cost_usd).toBeCloseTo(SONNET_45_TURN + SONNET_45_LONG, 10);
     expect(m['claude-opus-4-7'].cost_usd).toBeCloseTo(OPUS_47_ADVICE, 10);
     expect(m['claude-sonnet-4-6'].cost_usd).toBeCloseTo(SONNET_46_SEARCH, 10);
-    for (const k of ['claude-opus-4-6', 'claude-opus-4-8', 'claude-sonnet-4-5', 'claude-opus-4-7', 'claude-sonnet-4-6']) {
+    for (const k of [
+      'claude-opus-4-6',
+      'claude-opus-4-8',
+      'claude-sonnet-4-5',
+      'claude-opus-4-7',
+      'claude-sonnet-4-6',
+    ]) {
       expect(m[k], k).toMatchObject({ cost_source: 'computed', unpriced_requests: 0 });
     }
   });
 
   it('gives a fast response of a model without a known fast-mode price no cost, marked, never the standard one', () => {
     const j = reportJson([...RANGE, '--by', 'model'], env);
-    expect(byModel(j)['claude-opus-5-5']).toMatchObject({ requests: 1, cost_usd: null, cost_source: 'none', unpriced_requests: 1, unpriced_tokens: 110 });
-    const priced = OPUS_46_FAST + OPUS_46_STANDARD + OPUS_48_FAST + SONNET_45_TURN + SONNET_45_LONG + OPUS_47_ADVICE + SONNET_46_SEARCH;
+    expect(byModel(j)['claude-opus-5-5']).toMatchObject({
+      requests: 1,
+      cost_usd: null,
+      cost_source: 'none',
+      unpriced_requests: 1,
+      unpriced_tokens: 110,
+    });
+    const priced =
+      OPUS_46_FAST +
+      OPUS_46_STANDARD +
+      OPUS_48_FAST +
+      SONNET_45_TURN +
+      SONNET_45_LONG +
+      OPUS_47_ADVICE +
+      SONNET_46_SEARCH;
     expect(j.totals).toMatchObject({ cost_source: 'partial', unpriced_requests: 1, unpriced_tokens: 110 });
     expect(j.totals.cost_usd).toBeCloseTo(priced, 10);
     expect(j.warnings.filter((w: string) => /claude-opus-5-5/.test(w))).toEqual([
@@ -111,14 +161,31 @@ describe('claude-code billing beyond tokens', () => {
     // claude-opus-5-5 at 4 / 20 per MTok (input_cost_per_token 4e-6, output 2e-5), fast 2.5×:
     // 2.5 × (10×4 + 100×20) = 2.5 × 2040 = 5100 → $0.0051
     const file = join(home, 'opus55-fast.json');
-    writeFileSync(file, JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 4e-6, output_cost_per_token: 2e-5, provider_specific_entry: { fast: 2.5 } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        'claude-opus-5-5': {
+          input_cost_per_token: 4e-6,
+          output_cost_per_token: 2e-5,
+          provider_specific_entry: { fast: 2.5 },
+        },
+      }),
+    );
     const j = reportJson([...RANGE, '--by', 'model', '--prices', file], env);
     expect(byModel(j)['claude-opus-5-5']).toMatchObject({ cost_source: 'computed', unpriced_requests: 0 });
     expect(byModel(j)['claude-opus-5-5'].cost_usd).toBeCloseTo(0.0051, 10);
   });
 
   it('keeps the speed, the searches and the iterations per row (tx-usage sql), never the advice text', () => {
-    const r = runCli(['sql', '--format', 'json', "SELECT model, speed, web_search_requests, iteration, requests FROM usage ORDER BY ts, iteration NULLS FIRST, model"], env);
+    const r = runCli(
+      [
+        'sql',
+        '--format',
+        'json',
+        'SELECT model, speed, web_search_requests, iteration, requests FROM usage ORDER BY ts, iteration NULLS FIRST, model',
+      ],
+      env,
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([
       { model: 'claude-opus-4-6', speed: 'fast', web_search_requests: null, iteration: null, requests: 1 },
@@ -153,7 +220,14 @@ describe('Opus 4.6 fast mode around the end of its launch promotion (50% off unt
   const usd = (u: U, mult: number): number => {
     const total = u.input + (u.cacheRead ?? 0) + (u.cacheWrite5m ?? 0);
     const r = total > 200000 ? TIER : BASE;
-    return (mult * (u.input * r.input + u.output * r.output + (u.cacheRead ?? 0) * r.cacheRead + (u.cacheWrite5m ?? 0) * r.cacheWrite5m)) / 1e6;
+    return (
+      (mult *
+        (u.input * r.input +
+          u.output * r.output +
+          (u.cacheRead ?? 0) * r.cacheRead +
+          (u.cacheWrite5m ?? 0) * r.cacheWrite5m)) /
+      1e6
+    );
   };
   // Before the end: a standard response, a long-context fast one and a fast one in the last millisecond at 3×
   // ($15 / $75 per MTok; $30 / $112.50 over 200k). After: the same fast ones at the regular 6×.
@@ -185,10 +259,15 @@ describe('Opus 4.6 fast mode around the end of its launch promotion (50% off unt
     const inst = await DuckDBInstance.create(db);
     const conn = await inst.connect();
     // What an earlier tx-usage left: the promotion's fast rows at twice their cost, and its own fingerprint.
-    await conn.run(`UPDATE usage_rows SET computed_cost_e10 = computed_cost_e10 * 2 WHERE ts_ms < ${Date.parse(PROMO_END)} AND attr_id IN (SELECT attr_id FROM event_attrs WHERE speed = 'fast')`);
+    await conn.run(
+      `UPDATE usage_rows SET computed_cost_e10 = computed_cost_e10 * 2 WHERE ts_ms < ${Date.parse(PROMO_END)} AND attr_id IN (SELECT attr_id FROM event_attrs WHERE speed = 'fast')`,
+    );
     await conn.run("UPDATE meta SET value = 'pricing-3-era' WHERE key = 'pricing_fingerprint'");
     const stale = await conn.runAndReadAll('SELECT sum(computed_cost_e10)::DOUBLE / 1e10 AS c FROM usage_rows');
-    expect((stale.getRowObjectsJson()[0] as any).c).toBeCloseTo(BEFORE + usd(PROMO_LONG_USAGE, 3) + usd(PROMO_USAGE, 3) + AFTER, 10);
+    expect((stale.getRowObjectsJson()[0] as any).c).toBeCloseTo(
+      BEFORE + usd(PROMO_LONG_USAGE, 3) + usd(PROMO_USAGE, 3) + AFTER,
+      10,
+    );
     conn.closeSync();
     inst.closeSync();
     const p = byProject(reportJson([...FEB, '--db', db], penv));
@@ -226,14 +305,26 @@ describe('a store of schema v10', () => {
     // response at standard rates; and an OpenCode response recorded at $0 from a database since gone.
     const st = stampOf({ harness: 'claude-code', key: s.file, path: s.file, kind: 'jsonl' })!;
     const size = statSync(s.file).size;
-    await conn.run(`INSERT INTO sources VALUES ('${s.file}', 'claude-code', '${s.file}', 'jsonl', '${st.fingerprint}', ${size}, '${st.ino}', ${size}, 1, '{"lastCwd":"${BILLING_PROJECTS.fast}"}', 'x', 0, NULL)`);
-    await conn.run(`INSERT INTO event_attrs VALUES (1, '${s.file}', 'claude-code', '${s.sessionId}', '${BILLING_PROJECTS.fast}', 'claude-opus-4-6', 'anthropic', '${s.file}', NULL)`);
-    await conn.run(`INSERT INTO usage_rows VALUES (1, ${Date.parse('2026-05-04T10:00:00.000Z')}, 'msg:old', 0, 1, 1000, 10000, 500, 500, 0, 2000, 0, NULL, 631250000, 1, TRUE, NULL)`);
+    await conn.run(
+      `INSERT INTO sources VALUES ('${s.file}', 'claude-code', '${s.file}', 'jsonl', '${st.fingerprint}', ${size}, '${st.ino}', ${size}, 1, '{"lastCwd":"${BILLING_PROJECTS.fast}"}', 'x', 0, NULL)`,
+    );
+    await conn.run(
+      `INSERT INTO event_attrs VALUES (1, '${s.file}', 'claude-code', '${s.sessionId}', '${BILLING_PROJECTS.fast}', 'claude-opus-4-6', 'anthropic', '${s.file}', NULL)`,
+    );
+    await conn.run(
+      `INSERT INTO usage_rows VALUES (1, ${Date.parse('2026-05-04T10:00:00.000Z')}, 'msg:old', 0, 1, 1000, 10000, 500, 500, 0, 2000, 0, NULL, 631250000, 1, TRUE, NULL)`,
+    );
     const gone = join(h, 'gone/opencode.db');
-    await conn.run(`INSERT INTO sources VALUES ('${gone}', 'opencode', '${gone}', 'sqlite', '1:1:1', 1, '1:1', NULL, NULL, NULL, NULL, 0, NULL)`);
-    await conn.run(`INSERT INTO event_attrs VALUES (2, '${gone}', 'opencode', 'ses_gone', '/home/user/byok', 'claude-sonnet-4-6', 'anthropic', '${gone}', NULL)`);
+    await conn.run(
+      `INSERT INTO sources VALUES ('${gone}', 'opencode', '${gone}', 'sqlite', '1:1:1', 1, '1:1', NULL, NULL, NULL, NULL, 0, NULL)`,
+    );
+    await conn.run(
+      `INSERT INTO event_attrs VALUES (2, '${gone}', 'opencode', 'ses_gone', '/home/user/byok', 'claude-sonnet-4-6', 'anthropic', '${gone}', NULL)`,
+    );
     // 1000 input, 500 output at $0 recorded; computed (v10) at 1000×3 + 500×15 = 10500 → $0.0105.
-    await conn.run(`INSERT INTO usage_rows VALUES (2, ${Date.parse('2026-05-04T11:00:00.000Z')}, 'msg:oc', 0, 1, 1000, 0, 0, NULL, NULL, 500, 0, 0, 105000000, NULL, TRUE, NULL)`);
+    await conn.run(
+      `INSERT INTO usage_rows VALUES (2, ${Date.parse('2026-05-04T11:00:00.000Z')}, 'msg:oc', 0, 1, 1000, 0, 0, NULL, NULL, 500, 0, 0, 105000000, NULL, TRUE, NULL)`,
+    );
     conn.closeSync();
     inst.closeSync();
     const r = runCli(['report', ...RANGE, '--by', 'harness', '--format', 'json', '--db', db], cleanEnv(h));

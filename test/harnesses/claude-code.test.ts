@@ -25,17 +25,33 @@ function build(): Built {
   const s = claude.session({ cwd: P1, sessionId: 'aaaaaaaa-0000-4000-8000-000000000001' });
   s.user('2026-10-20T10:00:00.000Z');
   // Split into 3 lines repeating the usage: one response.
-  const m1 = s.response({ ts: '2026-10-20T10:00:05.000Z', splits: 3, usage: { input: 10, output: 500, cacheRead: 12000, cacheWrite5m: 300, cacheWrite1h: 700, thinking: 120 } });
+  const m1 = s.response({
+    ts: '2026-10-20T10:00:05.000Z',
+    splits: 3,
+    usage: { input: 10, output: 500, cacheRead: 12000, cacheWrite5m: 300, cacheWrite1h: 700, thinking: 120 },
+  });
   const branchPoint = s.leaf;
-  const m2 = s.response({ ts: '2026-10-20T10:01:00.000Z', model: 'claude-sonnet-5-5', usage: { input: 3, output: 40, cacheRead: 13000 } });
+  const m2 = s.response({
+    ts: '2026-10-20T10:01:00.000Z',
+    model: 'claude-sonnet-5-5',
+    usage: { input: 3, output: 40, cacheRead: 13000 },
+  });
   // Rewind: a new branch from before m2; the abandoned m2 was billed and stays counted.
   s.rewindTo(branchPoint);
-  s.response({ ts: '2026-10-20T10:02:00.000Z', splits: 2, usage: { input: 7, output: 90, cacheRead: 13000, cacheWrite5m: 50 } });
+  s.response({
+    ts: '2026-10-20T10:02:00.000Z',
+    splits: 2,
+    usage: { input: 7, output: 90, cacheRead: 13000, cacheWrite5m: 50 },
+  });
   s.apiError('2026-10-20T10:03:00.000Z');
   s.nonBillingUsageRecords('2026-10-20T10:03:30.000Z');
   s.imageResult('2026-10-20T10:04:00.000Z', 3 * 1024 * 1024);
   // Envelope fields missing: no requestId, speed null, no cwd — still counted, project from nearest cwd line.
-  s.response({ ts: '2026-10-21T23:30:00.000Z', omit: ['requestId', 'cwd', 'speed'], usage: { input: 1, output: 2, cacheRead: 3 } });
+  s.response({
+    ts: '2026-10-21T23:30:00.000Z',
+    omit: ['requestId', 'cwd', 'speed'],
+    usage: { input: 1, output: 2, cacheRead: 3 },
+  });
   s.garbage();
   s.metadata();
   s.costState(0.5);
@@ -45,7 +61,13 @@ function build(): Built {
 
   // Subagent (nested folder), pre-2.1.307 placeholder usage on early split lines.
   const sub = s.subagent('0123456789abcdef0', { version: '2.1.306', nested: 'workflows/x' });
-  sub.response({ ts: '2026-10-20T11:00:00.000Z', model: 'claude-haiku-5-5', splits: 3, placeholder: { input: 1, output: 1 }, usage: { input: 20, output: 333, cacheRead: 4000, cacheWrite5m: 100 } });
+  sub.response({
+    ts: '2026-10-20T11:00:00.000Z',
+    model: 'claude-haiku-5-5',
+    splits: 3,
+    placeholder: { input: 1, output: 1 },
+    usage: { input: 20, output: 333, cacheRead: 4000, cacheWrite5m: 100 },
+  });
 
   // /branch fork: copies m1 and m2 into a new session file, then does its own work.
   const forkId = 'bbbbbbbb-0000-4000-8000-000000000002';
@@ -54,7 +76,11 @@ function build(): Built {
 
   // A second project in another session, another day.
   const t = claude.session({ cwd: P2 });
-  t.response({ ts: '2026-10-25T12:00:00.000Z', model: 'claude-sonnet-5-5', usage: { input: 100, output: 200, cacheRead: 300, cacheWrite5m: 400 } });
+  t.response({
+    ts: '2026-10-25T12:00:00.000Z',
+    model: 'claude-sonnet-5-5',
+    usage: { input: 100, output: 200, cacheRead: 300, cacheWrite5m: 400 },
+  });
   // Outside the range: never in the October report.
   t.response({ ts: '2026-11-02T12:00:00.000Z', usage: { input: 1000, output: 1000 } });
   return { home, ledger: claude.ledger, main: s.file, forkId, estimate: 1.75 };
@@ -82,16 +108,31 @@ describe('claude-code end to end', () => {
     const j = reportJson([...RANGE, '--by', 'session,model'], env);
     const haiku = j.rows.filter((r: any) => r.model === 'claude-haiku-5-5');
     expect(haiku).toHaveLength(1);
-    expect(haiku[0]).toMatchObject({ session: 'aaaaaaaa-0000-4000-8000-000000000001', requests: 1, input_tokens: 20, output_tokens: 333, cache_read_tokens: 4000, cache_write_tokens: 100 });
+    expect(haiku[0]).toMatchObject({
+      session: 'aaaaaaaa-0000-4000-8000-000000000001',
+      requests: 1,
+      input_tokens: 20,
+      output_tokens: 333,
+      cache_read_tokens: 4000,
+      cache_write_tokens: 100,
+    });
   });
 
   it('credits fork copies to the original session; the fork only has its own response', () => {
     const j = reportJson([...RANGE, '--by', 'session', '--sort', 'name'], env);
     const fork = j.rows.find((r: any) => r.session === b.forkId);
-    expect(fork).toMatchObject({ requests: 1, input_tokens: 11, output_tokens: 22, cache_read_tokens: 33, cache_write_tokens: 44 });
+    expect(fork).toMatchObject({
+      requests: 1,
+      input_tokens: 11,
+      output_tokens: 22,
+      cache_read_tokens: 33,
+      cache_write_tokens: 44,
+    });
     const expected = b.ledger.rows(['session'], { since: '2026-10-01', until: '2026-10-31' });
     // --by session rows are sorted by cost (issue 25); compared here in session order.
-    const bySession = j.rows.map((r: any) => tokenFields(r, ['session'])).sort((x: any, y: any) => (x.session < y.session ? -1 : 1));
+    const bySession = j.rows
+      .map((r: any) => tokenFields(r, ['session']))
+      .sort((x: any, y: any) => (x.session < y.session ? -1 : 1));
     expect(bySession).toEqual(expected);
   });
 
@@ -107,7 +148,9 @@ describe('claude-code end to end', () => {
   it('attributes by project, including a line without cwd', () => {
     const j = reportJson([...RANGE, '--by', 'project', '--sort', 'name'], env);
     expect(j.rows.map((r: any) => r.project)).toEqual([P2, P1]); // binary order: ' ' < '-'
-    expect(j.rows.map((r: any) => tokenFields(r, ['project']))).toEqual(b.ledger.rows(['project'], { since: '2026-10-01', until: '2026-10-31' }));
+    expect(j.rows.map((r: any) => tokenFields(r, ['project']))).toEqual(
+      b.ledger.rows(['project'], { since: '2026-10-01', until: '2026-10-31' }),
+    );
   });
 
   it('warns once per file for unparsable lines and for the torn tail, naming file and line', () => {
@@ -135,7 +178,9 @@ describe('claude-code end to end', () => {
     const r = runCli(['report', ...RANGE, '--by', 'project', '--format', 'csv'], env);
     expect(r.status).toBe(0);
     const lines = r.stdout.split('\r\n');
-    expect(lines[0]).toBe('project,requests,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,reasoning_tokens,total_tokens,cost_usd,cost_source,computed_cost_usd,recorded_cost_usd,unpriced_requests,unpriced_tokens,session_grain_requests,session_grain_tokens,session_grain_cost_usd');
+    expect(lines[0]).toBe(
+      'project,requests,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,reasoning_tokens,total_tokens,cost_usd,cost_source,computed_cost_usd,recorded_cost_usd,unpriced_requests,unpriced_tokens,session_grain_requests,session_grain_tokens,session_grain_cost_usd',
+    );
     const p2 = b.ledger.rows(['project'], { since: '2026-10-01', until: '2026-10-31' }).find((r) => r.project === P2)!;
     const j = reportJson([...RANGE, '--by', 'project'], env).rows.find((r: any) => r.project === P2);
     const cost = (v: number | null) => (v === null ? '' : String(v));
@@ -169,13 +214,17 @@ describe('claude-code end to end', () => {
     const utc = reportJson([...RANGE, '--by', 'day', '--tz', 'UTC'], env);
     const ber = reportJson([...RANGE, '--by', 'day', '--tz', 'Europe/Berlin'], env);
     expect(ber.timezone).toBe('Europe/Berlin');
-    expect(ber.rows.map((r: any) => tokenFields(r, ['day']))).toEqual(b.ledger.rows(['day'], { tz: 'Europe/Berlin', since: '2026-10-01', until: '2026-10-31' }));
+    expect(ber.rows.map((r: any) => tokenFields(r, ['day']))).toEqual(
+      b.ledger.rows(['day'], { tz: 'Europe/Berlin', since: '2026-10-01', until: '2026-10-31' }),
+    );
     expect(ber.rows.map((r: any) => r.day)).not.toEqual(utc.rows.map((r: any) => r.day));
   });
 
   it('groups by ISO week and month', () => {
     const j = reportJson(['--since', '2026-10-01', '--until', '2026-11-30', '--by', 'month,week'], env);
-    expect(j.rows.map((r: any) => tokenFields(r, ['month', 'week']))).toEqual(b.ledger.rows(['month', 'week'], { since: '2026-10-01', until: '2026-11-30' }));
+    expect(j.rows.map((r: any) => tokenFields(r, ['month', 'week']))).toEqual(
+      b.ledger.rows(['month', 'week'], { since: '2026-10-01', until: '2026-11-30' }),
+    );
     expect(j.rows.map((r: any) => r.week)).toContain('2026-W43');
   });
 
@@ -196,13 +245,27 @@ describe('claude-code incremental ingest', () => {
     const claude = new ClaudeHome(join(home, '.claude'));
     const s = claude.session({ cwd: P1 });
     s.response({ ts: '2026-10-05T10:00:00.000Z', splits: 2, usage: { input: 1, output: 10 } });
-    s.raw('{"type":"assistant","timestamp":"2026-10-05T10:05:00.000Z","cwd":"/home/u/proj-one","message":{"id":"msg_tail","model":"claude-opus-5-5","usage":{"input_tokens":5,');
+    s.raw(
+      '{"type":"assistant","timestamp":"2026-10-05T10:05:00.000Z","cwd":"/home/u/proj-one","message":{"id":"msg_tail","model":"claude-opus-5-5","usage":{"input_tokens":5,',
+    );
     const env = cleanEnv(home);
     const first = reportJson(RANGE, env);
     expect(first.totals.requests).toBe(1);
     // The writer finishes the torn line and appends a new response.
     s.raw('"output_tokens":50}}}\n');
-    claude.ledger.add({ harness: 'claude-code', session: s.sessionId, project: P1, model: 'claude-opus-5-5', ts: Date.parse('2026-10-05T10:05:00.000Z'), requests: 1, input_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: 50, reasoning_tokens: 0 });
+    claude.ledger.add({
+      harness: 'claude-code',
+      session: s.sessionId,
+      project: P1,
+      model: 'claude-opus-5-5',
+      ts: Date.parse('2026-10-05T10:05:00.000Z'),
+      requests: 1,
+      input_tokens: 5,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      output_tokens: 50,
+      reasoning_tokens: 0,
+    });
     s.response({ ts: '2026-10-06T10:00:00.000Z', usage: { input: 2, output: 20 } });
     const ing = runCli(['ingest'], env);
     expect(ing.stdout).toMatch(/1 appended/);
@@ -237,7 +300,10 @@ describe('claude-code roots', () => {
     const j = reportJson([...RANGE, '--db', join(home, 'other.duckdb')], env);
     expect(j.totals.input_tokens).toBe(30);
     // --root beats the environment.
-    const k = reportJson([...RANGE, '--db', join(home, 'third.duckdb'), '--root', `claude-code=${join(home, 'y')}`], env);
+    const k = reportJson(
+      [...RANGE, '--db', join(home, 'third.duckdb'), '--root', `claude-code=${join(home, 'y')}`],
+      env,
+    );
     expect(k.totals.input_tokens).toBe(20);
   });
 });
@@ -259,7 +325,14 @@ describe('CLI behaviour', () => {
 
   it('rejects bad --since/--until/--by/--harness/--tz with exit 2', () => {
     const env = cleanEnv(tempDir('txu-bad-'));
-    for (const args of [['--since', 'yesterday'], ['--until', '2026-02-30'], ['--by', 'colour'], ['--harness', 'copilot'], ['--tz', 'Mars/Base'], ['--since', '2026-10-10', '--until', '2026-10-01']]) {
+    for (const args of [
+      ['--since', 'yesterday'],
+      ['--until', '2026-02-30'],
+      ['--by', 'colour'],
+      ['--harness', 'copilot'],
+      ['--tz', 'Mars/Base'],
+      ['--since', '2026-10-10', '--until', '2026-10-01'],
+    ]) {
       const r = runCli(['report', ...args], env);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/tx-usage: /);
@@ -291,7 +364,9 @@ describe('CLI behaviour', () => {
 
   it('leaves a --db that is not a store alone (exit 2), never rebuilds it', async () => {
     const home = tempDir('txu-corrupt-');
-    new ClaudeHome(join(home, '.claude')).session({ cwd: P1 }).response({ ts: '2026-10-10T10:00:00.000Z', usage: { input: 1, output: 1 } });
+    new ClaudeHome(join(home, '.claude'))
+      .session({ cwd: P1 })
+      .response({ ts: '2026-10-10T10:00:00.000Z', usage: { input: 1, output: 1 } });
     const db = join(home, 'bad.duckdb');
     const { readFileSync, writeFileSync } = await import('node:fs');
     writeFileSync(db, 'this is not a duckdb file'.repeat(1000));

@@ -24,10 +24,20 @@ describe('codebuddy end to end (~/.codebuddy/projects)', () => {
 
   it('counts every call once: the ledger by session and model, and the totals worked out by hand', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(
+      fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])),
+    );
     // Fresh input 6+100+900+300+50+2000 (each line's input less both cache buckets), cache reads 1400+700+2000+8000,
     // writes 74402+30, output 281+42+60+20+400+150 (reasoning 10+250 inside it); three copies and two parallel lines of one call once.
-    expect(tokenFields(j.totals)).toEqual({ requests: 6, input_tokens: 3356, cache_read_tokens: 12100, cache_write_tokens: 74432, output_tokens: 953, reasoning_tokens: 260, total_tokens: 90841 });
+    expect(tokenFields(j.totals)).toEqual({
+      requests: 6,
+      input_tokens: 3356,
+      cache_read_tokens: 12100,
+      cache_write_tokens: 74432,
+      output_tokens: 953,
+      reasoning_tokens: 260,
+      total_tokens: 90841,
+    });
     expect(j.warnings).toEqual([]);
     // Every model priced through its vendor's name: no unknown cost.
     expect(j.rows.filter((r: any) => r.cost_usd === null)).toEqual([]);
@@ -48,7 +58,10 @@ describe('codebuddy end to end (~/.codebuddy/projects)', () => {
     const r = runCli(['sources', '--format', 'json'], env);
     const h = JSON.parse(r.stdout).harnesses.find((x: any) => x.harness === 'codebuddy');
     expect(h.files).toBe(2);
-    expect(h.skipped.map((s: any) => `${s.count} ${s.reason}`).sort()).toEqual(['1 assistant message in_progress (not a completed call)', '1 call with no tokens']);
+    expect(h.skipped.map((s: any) => `${s.count} ${s.reason}`).sort()).toEqual([
+      '1 assistant message in_progress (not a completed call)',
+      '1 call with no tokens',
+    ]);
   });
 
   it('lines appended are counted once from where the last read stopped, and nothing counted before moves', () => {
@@ -71,10 +84,16 @@ describe('codebuddy roots and read-only', () => {
     const before = files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f, 'utf8')]);
     const home = join(base, 'empty');
     const all = tokenFields(fx.ledger.totals());
-    const viaEnv = reportJson([...RANGE, ...H], cleanEnv(home, { CODEBUDDY_DIR: `${fx.root},${join(base, 'nowhere')}`, XDG_CACHE_HOME: join(base, 'c0') }));
+    const viaEnv = reportJson(
+      [...RANGE, ...H],
+      cleanEnv(home, { CODEBUDDY_DIR: `${fx.root},${join(base, 'nowhere')}`, XDG_CACHE_HOME: join(base, 'c0') }),
+    );
     expect(tokenFields(viaEnv.totals)).toEqual(all);
     for (const [i, root] of [join(base, 'h', '.codebuddy'), fx.root].entries()) {
-      const j = reportJson([...RANGE, ...H, '--root', `codebuddy=${root}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 1}`) }));
+      const j = reportJson(
+        [...RANGE, ...H, '--root', `codebuddy=${root}`],
+        cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 1}`) }),
+      );
       expect(tokenFields(j.totals), root).toEqual(all);
     }
     expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f, 'utf8')])).toEqual(before);

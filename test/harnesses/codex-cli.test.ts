@@ -38,7 +38,11 @@ describe('codex end to end', () => {
     const j = reportJson(['--harness', 'codex', '--by', 'model,day', ...RANGE], env);
     expectModelDay(j, fx.ledger);
     expect(fx.corrupt).toHaveLength(2);
-    for (const f of fx.corrupt) expect(j.warnings.some((w: string) => w.includes(f) && /zstd/.test(w)), f).toBe(true);
+    for (const f of fx.corrupt)
+      expect(
+        j.warnings.some((w: string) => w.includes(f) && /zstd/.test(w)),
+        f,
+      ).toBe(true);
     // Codex records no money: every cost is computed from prices.
     for (const r of j.rows) {
       expect(r.recorded_cost_usd).toBeNull();
@@ -48,12 +52,15 @@ describe('codex end to end', () => {
 
   it('one UTC day at a time', () => {
     for (const day of ['2026-01-10', '2026-01-11', '2026-01-12', '2026-01-13']) {
-      const j = reportJson(['--harness', 'codex', '--by', 'model,day', '--since', day, '--until', day, '--tz', 'UTC'], env);
+      const j = reportJson(
+        ['--harness', 'codex', '--by', 'model,day', '--since', day, '--until', day, '--tz', 'UTC'],
+        env,
+      );
       expectModelDay(j, fx.ledger, (r) => utcDay(r.ts) === day);
     }
   });
 
-  it('by session and project: a sub-agent is its root session\'s, in the parent project; revert files share the thread', () => {
+  it("by session and project: a sub-agent is its root session's, in the parent project; revert files share the thread", () => {
     const s = reportJson(['--harness', 'codex', '--by', 'session', ...RANGE], env);
     expect(sortedMap(rowsBy(s, ['session']))).toEqual(sortedMap(fx.ledger.by((r) => r.session)));
     // The sub-agent's spend is in its root session (the parent's thread), which counts one sub-agent thread.
@@ -70,7 +77,9 @@ describe('codex end to end', () => {
     // Each holds a billion tokens a thread (fixtures/codex/home.ts writeStateDatabases): the totals are the rollouts' alone.
     const j = reportJson(['--harness', 'codex', ...RANGE], env);
     expect(metrics(j.totals)).toEqual(fx.ledger.total());
-    const h = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find((x: any) => x.harness === 'codex');
+    const h = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find(
+      (x: any) => x.harness === 'codex',
+    );
     expect(h.sources.filter((s: any) => /\.sqlite$/.test(s.path))).toEqual([]);
   });
 
@@ -85,8 +94,12 @@ describe('codex end to end', () => {
       const src = h.sources.find((s: any) => s.path === w.path);
       expect(src, w.path).toBeTruthy();
       // A file's events: its own responses, plus the copies it holds of its parent's (keyed as the parent's file keys them).
-      expect(src.counts['own responses'] ?? 0, w.label).toBe(fx.ledger.responses.filter((x) => x.file === w.label).length);
-      const copied = Object.entries(src.counts).filter(([k]) => k.startsWith('responses copied from thread ')).reduce((n, [, v]) => n + (v as number), 0);
+      expect(src.counts['own responses'] ?? 0, w.label).toBe(
+        fx.ledger.responses.filter((x) => x.file === w.label).length,
+      );
+      const copied = Object.entries(src.counts)
+        .filter(([k]) => k.startsWith('responses copied from thread '))
+        .reduce((n, [, v]) => n + (v as number), 0);
       expect(src.events, w.label).toBe(fx.ledger.responses.filter((x) => x.file === w.label).length + copied);
     }
     for (const f of fx.corrupt) {
@@ -120,14 +133,18 @@ describe('codex end to end: files that grow, compress and move between runs on o
 
     // 1. A legacy file grows: one more response (token_count only), read incrementally.
     const legacy = fx.written.find((w) => w.label === 'legacy')!;
-    const lines = readFileSync(legacy.path, 'utf8').trimEnd().split('\n').flatMap((l) => {
-      try {
-        return [JSON.parse(l)];
-      } catch {
-        return []; // the fixture's torn line
-      }
-    });
-    const lastTotal = [...lines].reverse().find((l) => l.payload?.type === 'token_count' && l.payload.info)!.payload.info.total_token_usage;
+    const lines = readFileSync(legacy.path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l)];
+        } catch {
+          return []; // the fixture's torn line
+        }
+      });
+    const lastTotal = [...lines].reverse().find((l) => l.payload?.type === 'token_count' && l.payload.info)!.payload
+      .info.total_token_usage;
     const extra = randomUsage(rng(77), false);
     const ts = Date.UTC(2026, 0, 14, 8, 0, 0);
     const total = {
@@ -139,7 +156,15 @@ describe('codex end to end: files that grow, compress and move between runs on o
     };
     appendFileSync(
       legacy.path,
-      JSON.stringify({ timestamp: new Date(ts).toISOString(), type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: total, last_token_usage: usageJson(extra, false), model_context_window: 272000 }, rate_limits: null } }) + '\n',
+      JSON.stringify({
+        timestamp: new Date(ts).toISOString(),
+        type: 'event_msg',
+        payload: {
+          type: 'token_count',
+          info: { total_token_usage: total, last_token_usage: usageJson(extra, false), model_context_window: 272000 },
+          rate_limits: null,
+        },
+      }) + '\n',
     );
     fx.ledger.add({ model: 'o3', ts, project: '/proj/beta', session: legacy.threadId, usage: extra, file: 'legacy' });
     const ing = runCli(['ingest'], env);
@@ -179,7 +204,9 @@ describe('codex end to end: files that grow, compress and move between runs on o
     mkdirSync(dirname(other), { recursive: true });
     copyFileSync(live, other);
     expectModelDay(report(), fx.ledger);
-    const src = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find((x: any) => x.harness === 'codex');
+    const src = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find(
+      (x: any) => x.harness === 'codex',
+    );
     expect(src.events).toBeGreaterThan(src.billed_events);
     expect(src.billed_events).toBe(fx.ledger.responses.length);
   });
@@ -192,9 +219,27 @@ describe('codex roots', () => {
     renameSync(fx.codexHome, elsewhere);
     const none = reportJson(['--harness', 'codex', ...RANGE], cleanEnv(fx.home));
     expect(none.totals.requests).toBe(0);
-    const viaEnv = reportJson(['--harness', 'codex', '--by', 'model,day', ...RANGE], cleanEnv(fx.home, { CODEX_HOME: elsewhere }));
+    const viaEnv = reportJson(
+      ['--harness', 'codex', '--by', 'model,day', ...RANGE],
+      cleanEnv(fx.home, { CODEX_HOME: elsewhere }),
+    );
     expectModelDay(viaEnv, fx.ledger);
-    const viaFlag = reportJson(['--harness', 'codex', '--by', 'model,day', '--root', `codex=${join(elsewhere, 'sessions')}`, '--root', `codex=${join(elsewhere, 'archived_sessions')}`, ...RANGE, '--db', join(fx.home, 'flag.duckdb')], cleanEnv(fx.home));
+    const viaFlag = reportJson(
+      [
+        '--harness',
+        'codex',
+        '--by',
+        'model,day',
+        '--root',
+        `codex=${join(elsewhere, 'sessions')}`,
+        '--root',
+        `codex=${join(elsewhere, 'archived_sessions')}`,
+        ...RANGE,
+        '--db',
+        join(fx.home, 'flag.duckdb'),
+      ],
+      cleanEnv(fx.home),
+    );
     expectModelDay(viaFlag, fx.ledger);
   });
 });

@@ -23,7 +23,18 @@ import {
 } from '../../fixtures/codex/home.js';
 import { Ledger, utcDay } from '../../fixtures/codex/ledger.js';
 import { randomUsage, rng, RolloutWriter, usageJson, ZERO_USAGE } from '../../fixtures/codex/rollout.js';
-import { byModelDay, collect, collectAll, copies, discover, own, skipCount, sorted, storeLike, totalsBy } from '../helpers/codex-helpers.js';
+import {
+  byModelDay,
+  collect,
+  collectAll,
+  copies,
+  discover,
+  own,
+  skipCount,
+  sorted,
+  storeLike,
+  totalsBy,
+} from '../helpers/codex-helpers.js';
 import type { SourceRef } from '../../src/harnesses/types.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -51,7 +62,9 @@ describe('codex: the whole fixture home', () => {
     for (const w of home.written) {
       const c = collected.find((x) => x.source.path === w.path)!;
       expect(c.failed).toBe(false);
-      expect(sorted(byModelDay(own(c.events))), w.label).toEqual(sorted(home.ledger.byModelDay((r) => r.file === w.label)));
+      expect(sorted(byModelDay(own(c.events))), w.label).toEqual(
+        sorted(home.ledger.byModelDay((r) => r.file === w.label)),
+      );
     }
     const all = collected.flatMap((c) => c.events);
     expect(sorted(byModelDay(storeLike(all)))).toEqual(sorted(home.ledger.byModelDay()));
@@ -166,7 +179,15 @@ describe('codex: legacy rollouts (token_count only)', () => {
 
   it('a total that restarts or rewinds gets a new key epoch; a restart counts last_token_usage, a rewind to a seen total adds nothing', async () => {
     const { byLabel, ledger } = await only((ctx) => {
-      const w = new RolloutWriter({ threadId: id(0x51), start: T0, paginated: false, label: 'restart', project: '/proj/r', ledger: ctx.ledger, cacheWriteField: false });
+      const w = new RolloutWriter({
+        threadId: id(0x51),
+        start: T0,
+        paginated: false,
+        label: 'restart',
+        project: '/proj/r',
+        ledger: ctx.ledger,
+        cacheWriteField: false,
+      });
       const r = rng(5);
       const small = { input: 3000, cached: 1000, cacheWrite: 0, output: 100, reasoning: 20 };
       const big = { input: 90000, cached: 1000, cacheWrite: 0, output: 900, reasoning: 20 };
@@ -196,7 +217,15 @@ describe('codex: legacy rollouts (token_count only)', () => {
 
   it('a response before any turn_context takes the next turn_context model', async () => {
     const { byLabel, ledger } = await only((ctx) => {
-      const w = new RolloutWriter({ threadId: id(0x52), start: T0, paginated: false, label: 'early', project: '/proj/early', ledger: ctx.ledger, cacheWriteField: false });
+      const w = new RolloutWriter({
+        threadId: id(0x52),
+        start: T0,
+        paginated: false,
+        label: 'early',
+        project: '/proj/early',
+        ledger: ctx.ledger,
+        cacheWriteField: false,
+      });
       const r = rng(6);
       w.sessionMeta();
       w.model = 'gpt-5-codex'; // the rule under test: attributed to the next turn_context's model
@@ -220,11 +249,17 @@ describe('codex: forks, sub-agents, reverts, migrated files', () => {
     const fork = byLabel.get('legacy-fork')!;
     expect(sorted(byModelDay(own(fork.events)))).toEqual(sorted(ledger.byModelDay((r) => r.file === 'legacy-fork')));
     expect(sorted(byModelDay(parent.events))).toEqual(sorted(ledger.byModelDay((r) => r.file === 'fork-parent')));
-    expect(skipCount(fork, 'session_meta copied from another rollout (only the first line describes the file)')).toBe(1);
+    expect(skipCount(fork, 'session_meta copied from another rollout (only the first line describes the file)')).toBe(
+      1,
+    );
     // The copied responses are keyed as the parent's file keys them.
     expect(fork.counts[`responses copied from thread ${id(0xc1)}`]).toBe(3);
     expect(fork.counts['own responses']).toBe(2);
-    expect(copies(fork.events).map((e) => e.dedupe_key).sort()).toEqual(parent.events.map((e) => e.dedupe_key).sort());
+    expect(
+      copies(fork.events)
+        .map((e) => e.dedupe_key)
+        .sort(),
+    ).toEqual(parent.events.map((e) => e.dedupe_key).sort());
     expect(new Set(own(fork.events).map((e) => e.session_id))).toEqual(new Set([id(0xc2)]));
     expect(own(fork.events).map((e) => e.model)).toEqual(['o4-mini', 'o4-mini']);
     const all = [...parent.events, ...fork.events];
@@ -265,7 +300,11 @@ describe('codex: forks, sub-agents, reverts, migrated files', () => {
 
   it('paginated fork and a legacy file migrated in place to paginated', async () => {
     const { byLabel, ledger } = await only((ctx) => {
-      paginatedForkScenario(ctx, { threadId: id(0xd1), total: { input: 9000, cached: 4000, cacheWrite: 10, output: 700, reasoning: 300 }, ordinal: 12 });
+      paginatedForkScenario(ctx, {
+        threadId: id(0xd1),
+        total: { input: 9000, cached: 4000, cacheWrite: 10, output: 700, reasoning: 300 },
+        ordinal: 12,
+      });
       migratedScenario(ctx);
     });
     const fork = byLabel.get('paginated-fork')!;
@@ -279,9 +318,21 @@ describe('codex: forks, sub-agents, reverts, migrated files', () => {
 
   it('history_base file whose first own response has only a token_count: its last_token_usage, against the inherited total', async () => {
     const { byLabel, ledger } = await only((ctx) => {
-      const w = new RolloutWriter({ threadId: id(0x53), start: T0, paginated: true, firstOrdinal: 20, label: 'based', project: '/proj/b', ledger: ctx.ledger, startTotal: { input: 50000, cached: 20000, cacheWrite: 0, output: 3000, reasoning: 1000 } });
+      const w = new RolloutWriter({
+        threadId: id(0x53),
+        start: T0,
+        paginated: true,
+        firstOrdinal: 20,
+        label: 'based',
+        project: '/proj/b',
+        ledger: ctx.ledger,
+        startTotal: { input: 50000, cached: 20000, cacheWrite: 0, output: 3000, reasoning: 1000 },
+      });
       const r = rng(8);
-      w.sessionMeta({ history_base: { thread_id: id(0x54), end_ordinal_exclusive: 20, end_byte_offset: 9999 } }).turn('gpt-5', '/proj/b');
+      w.sessionMeta({ history_base: { thread_id: id(0x54), end_ordinal_exclusive: 20, end_byte_offset: 9999 } }).turn(
+        'gpt-5',
+        '/proj/b',
+      );
       // No record, no known starting total: the response is its last_token_usage (delta against the inherited total).
       w.response(randomUsage(r), { record: 'none' });
       w.response(randomUsage(r), { record: 'none' }).response(randomUsage(r), { record: 'after' });
@@ -293,7 +344,9 @@ describe('codex: forks, sub-agents, reverts, migrated files', () => {
     const c = byLabel.get('based')!;
     expect(sorted(byModelDay(c.events))).toEqual(sorted(ledger.byModelDay()));
     expect(c.counts['responses from token_count totals']).toBe(2);
-    expect(c.skips.map((k) => k.reason)).not.toContain("first token_count after an unknown total without a usable last_token_usage: taken as the starting total");
+    expect(c.skips.map((k) => k.reason)).not.toContain(
+      'first token_count after an unknown total without a usable last_token_usage: taken as the starting total',
+    );
   });
 });
 
@@ -303,9 +356,32 @@ describe('codex: normalization and bad numbers', () => {
     const path = sessionsPath(codexHome, T0, rolloutName(T0, tid));
     mkdirSync(dirname(path), { recursive: true });
     const lines = [
-      { timestamp: '2026-01-10T09:00:00.000Z', ordinal: 0, type: 'session_meta', payload: { id: tid, session_id: tid, timestamp: '2026-01-10T09:00:00.000Z', cwd: '/p', originator: 'codex_cli_rs', cli_version: '0.164.0', history_mode: 'paginated' } },
-      { timestamp: '2026-01-10T09:00:01.000Z', ordinal: 1, type: 'turn_context', payload: { cwd: '/p', model: 'gpt-5-codex', approval_policy: 'never', sandbox_policy: { type: 'read-only' } } },
-      { timestamp: '2026-01-10T09:00:02.000Z', ordinal: 2, type: 'token_usage_record', payload: { thread_id: tid, turn_id: 't', session_id: tid, root_turn_id: 't', response_id: 'resp_1', usage } },
+      {
+        timestamp: '2026-01-10T09:00:00.000Z',
+        ordinal: 0,
+        type: 'session_meta',
+        payload: {
+          id: tid,
+          session_id: tid,
+          timestamp: '2026-01-10T09:00:00.000Z',
+          cwd: '/p',
+          originator: 'codex_cli_rs',
+          cli_version: '0.164.0',
+          history_mode: 'paginated',
+        },
+      },
+      {
+        timestamp: '2026-01-10T09:00:01.000Z',
+        ordinal: 1,
+        type: 'turn_context',
+        payload: { cwd: '/p', model: 'gpt-5-codex', approval_policy: 'never', sandbox_policy: { type: 'read-only' } },
+      },
+      {
+        timestamp: '2026-01-10T09:00:02.000Z',
+        ordinal: 2,
+        type: 'token_usage_record',
+        payload: { thread_id: tid, turn_id: 't', session_id: tid, root_turn_id: 't', response_id: 'resp_1', usage },
+      },
     ];
     writeFileSync(path, lines.map((l) => JSON.stringify(l) + '\n').join(''));
     return path;
@@ -313,7 +389,14 @@ describe('codex: normalization and bad numbers', () => {
 
   it('uncached input = input - cached - cache_write; output includes reasoning; missing fields are 0', async () => {
     const codexHome = freshHome();
-    const u = { input_tokens: 1200, cached_input_tokens: 1000, cache_write_input_tokens: 50, output_tokens: 80, reasoning_output_tokens: 40, total_tokens: 1280 };
+    const u = {
+      input_tokens: 1200,
+      cached_input_tokens: 1000,
+      cache_write_input_tokens: 50,
+      output_tokens: 80,
+      reasoning_output_tokens: 40,
+      total_tokens: 1280,
+    };
     const path = oneRecordFile(codexHome, u);
     const [c] = await collectAll(codexHome);
     expect(c!.events).toHaveLength(1);
@@ -326,13 +409,21 @@ describe('codex: normalization and bad numbers', () => {
       u.reasoning_output_tokens,
     ]);
     expect(e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens).toBe(u.total_tokens);
-    expect([e.model, e.project, e.session_id, e.source_file, e.source_line]).toEqual(['gpt-5-codex', '/p', id(0x61), path, 3]);
+    expect([e.model, e.project, e.session_id, e.source_file, e.source_line]).toEqual([
+      'gpt-5-codex',
+      '/p',
+      id(0x61),
+      path,
+      3,
+    ]);
     // Older record: no cache_write_input_tokens, no reasoning.
     const older = freshHome();
     oneRecordFile(older, { input_tokens: 700, cached_input_tokens: 200, output_tokens: 30 });
     const [d] = await collectAll(older);
     const f = d!.events[0]!;
-    expect([f.input_tokens, f.cache_read_tokens, f.cache_write_tokens, f.output_tokens, f.reasoning_tokens]).toEqual([500, 200, 0, 30, 0]);
+    expect([f.input_tokens, f.cache_read_tokens, f.cache_write_tokens, f.output_tokens, f.reasoning_tokens]).toEqual([
+      500, 200, 0, 30, 0,
+    ]);
   });
 
   it('a field of the wrong type counts 0 with a warning naming file:line', async () => {
@@ -355,7 +446,19 @@ describe('codex: bad input never stops the file', () => {
   const tc = (ts: string | undefined, input: number, cached: number, output: number) => ({
     ...(ts ? { timestamp: ts } : {}),
     type: 'event_msg',
-    payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output }, model_context_window: 272000 } },
+    payload: {
+      type: 'token_count',
+      info: {
+        total_token_usage: {
+          input_tokens: input,
+          cached_input_tokens: cached,
+          output_tokens: output,
+          reasoning_output_tokens: 0,
+          total_tokens: input + output,
+        },
+        model_context_window: 272000,
+      },
+    },
   });
 
   it('a torn first line: thread id from the file name, a warning, and the usage still counted', async () => {
@@ -367,14 +470,22 @@ describe('codex: bad input never stops the file', () => {
       tc('2026-01-10T09:00:02.000Z', 1000, 400, 50),
     ]);
     const [c] = await collectAll(codexHome);
-    expect(c!.events.map((e) => [e.session_id, e.project, e.input_tokens, e.cache_read_tokens, e.output_tokens])).toEqual([[tid, '/q', 600, 400, 50]]);
-    expect(c!.warnings).toContain(`${path}:1: first line is not a readable session_meta; thread id taken from the file name`);
+    expect(
+      c!.events.map((e) => [e.session_id, e.project, e.input_tokens, e.cache_read_tokens, e.output_tokens]),
+    ).toEqual([[tid, '/q', 600, 400, 50]]);
+    expect(c!.warnings).toContain(
+      `${path}:1: first line is not a readable session_meta; thread id taken from the file name`,
+    );
   });
 
   it('a usage line without a timestamp is dated by the previous line; a cumulative total with a bad field is ignored, not a baseline', async () => {
     const codexHome = freshHome();
     const tid = id(0x42);
-    const meta = { timestamp: '2026-01-10T09:00:00.000Z', type: 'session_meta', payload: { id: tid, timestamp: '2026-01-10T09:00:00.000Z', cwd: '/q' } };
+    const meta = {
+      timestamp: '2026-01-10T09:00:00.000Z',
+      type: 'session_meta',
+      payload: { id: tid, timestamp: '2026-01-10T09:00:00.000Z', cwd: '/q' },
+    };
     const bad = tc('2026-01-10T09:00:03.000Z', 5000, 0, 10) as any;
     bad.payload.info.total_token_usage.output_tokens = '10';
     const path = writeLines(codexHome, tid, [
@@ -390,7 +501,9 @@ describe('codex: bad input never stops the file', () => {
       [Date.parse('2026-01-10T09:00:04.000Z'), 2000, 30],
     ]);
     expect(c!.warnings).toContain(`${path}:3: response without a usable timestamp dated by the previous line`);
-    expect(c!.warnings.some((w) => w.startsWith(`${path}:4: cumulative total with invalid field(s) ignored`))).toBe(true);
+    expect(c!.warnings.some((w) => w.startsWith(`${path}:4: cumulative total with invalid field(s) ignored`))).toBe(
+      true,
+    );
   });
 
   it('input below cached + cache-write: uncached input 0, with a warning', async () => {
@@ -402,7 +515,9 @@ describe('codex: bad input never stops the file', () => {
     ]);
     const [c] = await collectAll(codexHome);
     expect(c!.events.map((e) => [e.input_tokens, e.cache_read_tokens])).toEqual([[0, 400]]);
-    expect(c!.warnings).toContain(`${path}:2: input_tokens smaller than cached + cache-write tokens; uncached input counted as 0`);
+    expect(c!.warnings).toContain(
+      `${path}:2: input_tokens smaller than cached + cache-write tokens; uncached input counted as 0`,
+    );
   });
 
   it('a truncated and a garbage .jsonl.zst: one warning naming each file, nothing counted, the source not failed', async () => {
@@ -427,33 +542,86 @@ describe('codex: auto-compaction request, model and service tier without turn_co
     writeFileSync(path, w.text());
     return collect(await refFor(codexHome, path));
   }
-  const fixed = (input: number, cached: number, output: number) => ({ input, cached, cacheWrite: 0, output, reasoning: 0 });
+  const fixed = (input: number, cached: number, output: number) => ({
+    input,
+    cached,
+    cacheWrite: 0,
+    output,
+    reasoning: 0,
+  });
 
   it('the compaction request (its own token_usage_record, the thread total unmoved: openai/codex#47003) keeps its own key', async () => {
-    const w = new RolloutWriter({ threadId: id(0x61), start: T0, paginated: true, label: 'compact', project: '/proj/c', ledger: new Ledger() });
+    const w = new RolloutWriter({
+      threadId: id(0x61),
+      start: T0,
+      paginated: true,
+      label: 'compact',
+      project: '/proj/c',
+      ledger: new Ledger(),
+    });
     w.sessionMeta().turn('gpt-5', '/proj/c');
     w.response(fixed(1000, 200, 100), { record: 'after' });
     // The compaction request: usage of its own, thread_token_usage = the total before it; the next token_count repeats that total.
-    w.line('token_usage_record', { thread_id: id(0x61), turn_id: w.turnId, session_id: id(0x61), root_turn_id: w.turnId, response_id: 'resp_compaction', usage: usageJson(fixed(5000, 0, 300)), turn_token_usage: usageJson(w.turnTotal), thread_token_usage: usageJson(w.total) });
+    w.line('token_usage_record', {
+      thread_id: id(0x61),
+      turn_id: w.turnId,
+      session_id: id(0x61),
+      root_turn_id: w.turnId,
+      response_id: 'resp_compaction',
+      usage: usageJson(fixed(5000, 0, 300)),
+      turn_token_usage: usageJson(w.turnTotal),
+      thread_token_usage: usageJson(w.total),
+    });
     w.repeatTokenCount();
     w.response(fixed(700, 600, 60), { record: 'before' });
     const c = await one(w);
     const kept = storeLike(c.events);
     // By hand: uncached input 800 + 5000 + 100, cached 200 + 0 + 600, output 100 + 300 + 60.
-    expect(totalsBy(kept, () => 'all').get('all')).toMatchObject({ requests: 3, input_tokens: 5900, cache_read_tokens: 800, output_tokens: 460 });
+    expect(totalsBy(kept, () => 'all').get('all')).toMatchObject({
+      requests: 3,
+      input_tokens: 5900,
+      cache_read_tokens: 800,
+      output_tokens: 460,
+    });
     expect(c.counts['requests outside the thread total (auto-compaction)']).toBe(1);
     expect(kept.find((e) => e.dedupe_key.endsWith(':resp:resp_compaction'))).toBeDefined();
   });
 
   it('model from thread_settings_applied or token_count.info.model; service_tier priority (legacy "fast") marks the responses after it', async () => {
-    const w = new RolloutWriter({ threadId: id(0x62), start: T0, paginated: false, label: 'tier', project: '/proj/t', ledger: new Ledger() });
-    const settings = (model: string, tier?: string) => w.line('event_msg', { type: 'thread_settings_applied', thread_settings: { model, model_provider_id: 'openai', ...(tier ? { service_tier: tier } : {}), approval_policy: 'never', cwd: '/proj/t' } });
+    const w = new RolloutWriter({
+      threadId: id(0x62),
+      start: T0,
+      paginated: false,
+      label: 'tier',
+      project: '/proj/t',
+      ledger: new Ledger(),
+    });
+    const settings = (model: string, tier?: string) =>
+      w.line('event_msg', {
+        type: 'thread_settings_applied',
+        thread_settings: {
+          model,
+          model_provider_id: 'openai',
+          ...(tier ? { service_tier: tier } : {}),
+          approval_policy: 'never',
+          cwd: '/proj/t',
+        },
+      });
     w.sessionMeta();
     settings('gpt-5.5', 'priority');
     w.response(fixed(1000, 0, 10));
     // A token_count naming its model (newer builds).
     const total = { ...w.total, input: w.total.input + 2000, output: w.total.output + 20 };
-    w.line('event_msg', { type: 'token_count', info: { model: 'gpt-5.4', total_token_usage: usageJson(total, false), last_token_usage: usageJson(fixed(2000, 0, 20), false), model_context_window: 272000 }, rate_limits: null });
+    w.line('event_msg', {
+      type: 'token_count',
+      info: {
+        model: 'gpt-5.4',
+        total_token_usage: usageJson(total, false),
+        last_token_usage: usageJson(fixed(2000, 0, 20), false),
+        model_context_window: 272000,
+      },
+      rate_limits: null,
+    });
     w.total = total;
     settings('gpt-5.5', 'default');
     w.response(fixed(3000, 0, 30));

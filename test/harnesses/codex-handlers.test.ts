@@ -54,8 +54,19 @@ function reader(rollout = '-') {
 }
 
 /** A TokenUsage: input includes cached tokens; total = input + output. */
-const tok = (input: number, cached: number, output: number, reasoning = 0): Tokens => ({ input, cached, cacheWrite: 0, output, reasoning, total: input + output, reportedTotal: input + output });
-const total = (t: Tokens, o: { last?: Tokens | null; window?: number | null; model?: string | null } = {}): TokenCountInfo => ({
+const tok = (input: number, cached: number, output: number, reasoning = 0): Tokens => ({
+  input,
+  cached,
+  cacheWrite: 0,
+  output,
+  reasoning,
+  total: input + output,
+  reportedTotal: input + output,
+});
+const total = (
+  t: Tokens,
+  o: { last?: Tokens | null; window?: number | null; model?: string | null } = {},
+): TokenCountInfo => ({
   kind: 'total',
   total: t,
   last: o.last ?? null,
@@ -75,13 +86,25 @@ const meta = (m: Partial<SessionMeta>): SessionMeta => ({
   historyBase: false,
   ...m,
 });
-const record = (o: Partial<UsageRecord>): UsageRecord => ({ type: 'token_usage_record', turnId: undefined, usage: null, usageIs: null, thread: null, responseId: null, ...o });
+const record = (o: Partial<UsageRecord>): UsageRecord => ({
+  type: 'token_usage_record',
+  turnId: undefined,
+  usage: null,
+  usageIs: null,
+  thread: null,
+  responseId: null,
+  ...o,
+});
 const used = (t: Tokens) => ({ tokens: t, invalid: [] as string[] });
 const figures = (e: UsageEvent) => [e.input_tokens, e.cache_read_tokens, e.output_tokens];
 
 describe('records.ts: a parsed line read into its typed record', () => {
   it('session_meta: a sub-agent named only in source.subagent.thread_spawn, whatever its payload', () => {
-    const l = rolloutLine({ timestamp: '2026-03-01T12:00:00.000Z', type: 'session_meta', payload: { id: THREAD, source: { subagent: { thread_spawn: { parent_thread_id: PARENT } } } } });
+    const l = rolloutLine({
+      timestamp: '2026-03-01T12:00:00.000Z',
+      type: 'session_meta',
+      payload: { id: THREAD, source: { subagent: { thread_spawn: { parent_thread_id: PARENT } } } },
+    });
     expect(l?.ts).toBe(T);
     expect(l?.record).toEqual({ type: 'session_meta', meta: meta({ id: THREAD, subagent: true, parent: PARENT }) });
     // A session_meta whose payload is not an object is still a session_meta (line 1 is then unreadable).
@@ -89,18 +112,32 @@ describe('records.ts: a parsed line read into its typed record', () => {
   });
 
   it('token_count: what is wrong with info is named; last_token_usage above the total is not used', () => {
-    const info = (i: unknown) => (rolloutLine({ type: 'event_msg', payload: { type: 'token_count', info: i } })?.record as { info: TokenCountInfo }).info;
+    const info = (i: unknown) =>
+      (
+        rolloutLine({ type: 'event_msg', payload: { type: 'token_count', info: i } })?.record as {
+          info: TokenCountInfo;
+        }
+      ).info;
     expect(info(null)).toEqual({ kind: 'rate-limits-only' });
     expect(info([1])).toEqual({ kind: 'not-an-object', field: 'info', is: 'a list' });
-    expect(info({ total_token_usage: 'x' })).toEqual({ kind: 'not-an-object', field: 'info.total_token_usage', is: 'a string' });
+    expect(info({ total_token_usage: 'x' })).toEqual({
+      kind: 'not-an-object',
+      field: 'info.total_token_usage',
+      is: 'a string',
+    });
     expect(info({})).toEqual({ kind: 'no-total' });
     expect(info({ total_token_usage: { input_tokens: 'many' } })).toMatchObject({ kind: 'invalid-total' });
     const t = { input_tokens: 100, output_tokens: 10, total_tokens: 110 };
-    expect(info({ total_token_usage: t, last_token_usage: { input_tokens: 500, output_tokens: 0 }, model: 'gpt-5' })).toMatchObject({ kind: 'total', last: null, model: 'gpt-5' });
+    expect(
+      info({ total_token_usage: t, last_token_usage: { input_tokens: 500, output_tokens: 0 }, model: 'gpt-5' }),
+    ).toMatchObject({ kind: 'total', last: null, model: 'gpt-5' });
   });
 
   it('a record type no rule reads has no record; a payload that is not an object, no line', () => {
-    expect(rolloutLine({ type: 'response_item', payload: { type: 'function_call' } })).toMatchObject({ record: null, unit: 'tool_call' });
+    expect(rolloutLine({ type: 'response_item', payload: { type: 'function_call' } })).toMatchObject({
+      record: null,
+      unit: 'tool_call',
+    });
     expect(rolloutLine({ type: 'event_msg', payload: null })).toBeNull();
   });
 });
@@ -108,8 +145,21 @@ describe('records.ts: a parsed line read into its typed record', () => {
 describe('session_meta (session-meta.ts)', () => {
   it('line 1: the thread, its project and provider; a sub-agent links its parent and belongs to the root', () => {
     const { r } = reader();
-    onSessionMeta(r, meta({ id: THREAD, cwd: '/p', provider: 'openai', subagent: true, parent: PARENT, root: PARENT, created: T }), 1, T + 5);
-    expect(r.st).toMatchObject({ threadId: THREAD, metaCwd: '/p', provider: 'openai', subagent: true, root: PARENT, forkCreatedTs: T, metaSeen: true });
+    onSessionMeta(
+      r,
+      meta({ id: THREAD, cwd: '/p', provider: 'openai', subagent: true, parent: PARENT, root: PARENT, created: T }),
+      1,
+      T + 5,
+    );
+    expect(r.st).toMatchObject({
+      threadId: THREAD,
+      metaCwd: '/p',
+      provider: 'openai',
+      subagent: true,
+      root: PARENT,
+      forkCreatedTs: T,
+      metaSeen: true,
+    });
     expect(r.lin.origin).toBeNull();
   });
 
@@ -138,7 +188,10 @@ describe('session_meta (session-meta.ts)', () => {
     onSessionMeta(r, meta({ id: THREAD }), 9, T);
     expect(r.lin).toMatchObject({ origin: null, done: true });
     expect(rec.counts["copy ended by the fork's own session_meta written again after the copy"]).toBe(1);
-    expect(rec.skips).toEqual(['2: session_meta copied from another rollout (only the first line describes the file)', '9: session_meta copied from another rollout (only the first line describes the file)']);
+    expect(rec.skips).toEqual([
+      '2: session_meta copied from another rollout (only the first line describes the file)',
+      '9: session_meta copied from another rollout (only the first line describes the file)',
+    ]);
   });
 });
 
@@ -249,8 +302,14 @@ describe('token_count (token-count.ts)', () => {
     onTokenCount(r, { kind: 'invalid-total', fields: ['input_tokens'] }, 5, T);
     const rec = done();
     expect(rec.events).toEqual([]);
-    expect(rec.skips).toEqual(['2: token_count without info (rate-limit update only)', '4: token_count without total_token_usage']);
-    expect(rec.warnings).toEqual(['3: token_count info is a string, not an object; not counted', '5: cumulative total with invalid field(s) ignored: input_tokens']);
+    expect(rec.skips).toEqual([
+      '2: token_count without info (rate-limit update only)',
+      '4: token_count without total_token_usage',
+    ]);
+    expect(rec.warnings).toEqual([
+      '3: token_count info is a string, not an object; not counted',
+      '5: cumulative total with invalid field(s) ignored: input_tokens',
+    ]);
   });
 
   it('a total that goes back to a position seen is a rewind; one that restarts counts its last_token_usage, under a new epoch', () => {
@@ -266,7 +325,10 @@ describe('token_count (token-count.ts)', () => {
       [`codex:${THREAD}:-:@2200`, 'event_msg token_count', 1000, 0, 100],
       [`codex:${THREAD}:-:e2@440`, 'Totals that go down', 300, 100, 40],
     ]);
-    expect(rec.skips).toEqual(['4: cumulative total went back to an earlier value (no new usage)', '6: cumulative total restarted without a usable last_token_usage']);
+    expect(rec.skips).toEqual([
+      '4: cumulative total went back to an earlier value (no new usage)',
+      '6: cumulative total restarted without a usable last_token_usage',
+    ]);
   });
 
   it('an unknown starting total (history_base): the first response is its last_token_usage', () => {
@@ -283,7 +345,10 @@ describe('token_count (token-count.ts)', () => {
     onTokenCount(r, total(tok(300, 0, 20)), 3, null);
     const rec = done();
     expect(rec.events.map((e) => [e.source_line, e.ts])).toEqual([[3, T]]);
-    expect(rec.warnings).toEqual(['2: response without a usable timestamp skipped', '3: response without a usable timestamp dated by the previous line']);
+    expect(rec.warnings).toEqual([
+      '2: response without a usable timestamp skipped',
+      '3: response without a usable timestamp dated by the previous line',
+    ]);
   });
 });
 
@@ -291,15 +356,27 @@ describe('token_usage_record (usage-record.ts)', () => {
   it('the record of a token_count read just before it replaces that delta, under the same key', () => {
     const { r, done } = reader();
     onTokenCount(r, total(tok(1000, 200, 100)), 2, T);
-    onUsageRecord(r, record({ usage: used(tok(1000, 200, 100)), thread: tok(1000, 200, 100), responseId: 'resp_1' }), 3, T);
+    onUsageRecord(
+      r,
+      record({ usage: used(tok(1000, 200, 100)), thread: tok(1000, 200, 100), responseId: 'resp_1' }),
+      3,
+      T,
+    );
     const rec = done();
-    expect(rec.events.map((e) => [e.dedupe_key, e.dedupe_rank, e.rule, e.source_line])).toEqual([[`codex:${THREAD}:-:@1100`, 0, 'token_usage_record', 3]]);
+    expect(rec.events.map((e) => [e.dedupe_key, e.dedupe_rank, e.rule, e.source_line])).toEqual([
+      [`codex:${THREAD}:-:@1100`, 0, 'token_usage_record', 3],
+    ]);
     expect(rec.skips).toEqual(['2: token_count already counted by its token_usage_record']);
   });
 
   it('a record before its token_count: the token_count adds nothing', () => {
     const { r, done } = reader();
-    onUsageRecord(r, record({ usage: used(tok(1000, 200, 100)), thread: tok(1000, 200, 100), responseId: 'resp_1' }), 2, T);
+    onUsageRecord(
+      r,
+      record({ usage: used(tok(1000, 200, 100)), thread: tok(1000, 200, 100), responseId: 'resp_1' }),
+      2,
+      T,
+    );
     onTokenCount(r, total(tok(1000, 200, 100)), 3, T);
     const rec = done();
     expect(rec.events).toHaveLength(1);
@@ -314,14 +391,22 @@ describe('token_usage_record (usage-record.ts)', () => {
     onUsageRecord(r, record({ usage: used(tok(1000, 0, 100)), thread: tok(1000, 0, 100), responseId: 'a2' }), 5, T);
     const rec = done();
     expect(rec.events.map((e) => e.source_line)).toEqual([2, 3]);
-    expect(rec.skips).toEqual(['4: duplicate token_usage_record (same response_id)', '5: duplicate token_usage_record (same response_id)']);
+    expect(rec.skips).toEqual([
+      '4: duplicate token_usage_record (same response_id)',
+      '5: duplicate token_usage_record (same response_id)',
+    ]);
   });
 
   it('an auto-compaction request (the thread total does not move) is its own response, keyed by its id', () => {
     const { r, done } = reader();
     onUsageRecord(r, record({ usage: used(tok(1000, 0, 100)), thread: tok(1000, 0, 100), responseId: 'a' }), 2, T);
     onTokenCount(r, total(tok(1000, 0, 100)), 3, T);
-    onUsageRecord(r, record({ usage: used(tok(800, 0, 80)), thread: tok(1000, 0, 100), responseId: 'compact' }), 4, T + 1);
+    onUsageRecord(
+      r,
+      record({ usage: used(tok(800, 0, 80)), thread: tok(1000, 0, 100), responseId: 'compact' }),
+      4,
+      T + 1,
+    );
     const rec = done();
     expect(rec.events.map((e) => [e.dedupe_key, e.rule])).toEqual([
       [`codex:${THREAD}:-:@1100`, 'token_usage_record'],
@@ -341,7 +426,12 @@ describe('token_usage_record (usage-record.ts)', () => {
     const { r, done } = reader();
     onUsageRecord(r, record({}), 2, T);
     onUsageRecord(r, record({ usageIs: 'null' }), 3, T);
-    onUsageRecord(r, record({ usage: { tokens: tok(100, 0, 10), invalid: ['cached_input_tokens'] }, thread: tok(100, 0, 10) }), 4, T);
+    onUsageRecord(
+      r,
+      record({ usage: { tokens: tok(100, 0, 10), invalid: ['cached_input_tokens'] }, thread: tok(100, 0, 10) }),
+      4,
+      T,
+    );
     const rec = done();
     expect(rec.events).toHaveLength(1);
     expect(rec.warnings).toEqual([
@@ -356,8 +446,18 @@ describe('token_usage_record (usage-record.ts)', () => {
     onSessionMeta(r, meta({ id: THREAD, forkedFrom: PARENT, created: T }), 1, T);
     onSessionMeta(r, meta({ id: PARENT, created: T - 86_400_000 }), 2, T);
     r.classify(null, T - 86_400_000 + 60_000); // a line dated by the original: the copy kept its timestamps
-    onUsageRecord(r, record({ usage: used(tok(1000, 0, 100)), thread: tok(1000, 0, 100), responseId: 'p1' }), 3, T - 86_400_000 + 60_000);
+    onUsageRecord(
+      r,
+      record({ usage: used(tok(1000, 0, 100)), thread: tok(1000, 0, 100), responseId: 'p1' }),
+      3,
+      T - 86_400_000 + 60_000,
+    );
     const [e] = done().events;
-    expect([e!.dedupe_key, e!.dedupe_rank, e!.rule, e!.session_id]).toEqual([`codex:${PARENT}:-:@1100`, 2, 'Lineage: copied history', PARENT]);
+    expect([e!.dedupe_key, e!.dedupe_rank, e!.rule, e!.session_id]).toEqual([
+      `codex:${PARENT}:-:@1100`,
+      2,
+      'Lineage: copied history',
+      PARENT,
+    ]);
   });
 });

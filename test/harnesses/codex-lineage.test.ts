@@ -9,7 +9,18 @@ import { readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'nod
 import { basename, dirname, join } from 'node:path';
 import { cleanEnv, reportJson, runCli } from '../helpers/cli.js';
 import { newContext } from '../../fixtures/codex/home.js';
-import { BARE, bareHeaderScenario, C_START, CHILD, GRANDCHILD, lineageScenario, nestedScenario, P_START, PARENT, type Variant } from '../../fixtures/codex/lineage.js';
+import {
+  BARE,
+  bareHeaderScenario,
+  C_START,
+  CHILD,
+  GRANDCHILD,
+  lineageScenario,
+  nestedScenario,
+  P_START,
+  PARENT,
+  type Variant,
+} from '../../fixtures/codex/lineage.js';
 import { utcDay } from '../../fixtures/codex/ledger.js';
 import { collect, copies, discover, own, storeLike, totalsBy } from '../helpers/codex-helpers.js';
 import type { UsageEvent } from '../../src/core/types.js';
@@ -25,8 +36,24 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const PARENT_TOTALS = { requests: 3, input_tokens: 1800, cache_read_tokens: 4200, cache_write_tokens: 0, output_tokens: 180, reasoning_tokens: 0, total_tokens: 6180 };
-const LINEAGE_TOTALS = { requests: 5, input_tokens: 2300, cache_read_tokens: 4900, cache_write_tokens: 0, output_tokens: 280, reasoning_tokens: 0, total_tokens: 7480 };
+const PARENT_TOTALS = {
+  requests: 3,
+  input_tokens: 1800,
+  cache_read_tokens: 4200,
+  cache_write_tokens: 0,
+  output_tokens: 180,
+  reasoning_tokens: 0,
+  total_tokens: 6180,
+};
+const LINEAGE_TOTALS = {
+  requests: 5,
+  input_tokens: 2300,
+  cache_read_tokens: 4900,
+  cache_write_tokens: 0,
+  output_tokens: 280,
+  reasoning_tokens: 0,
+  total_tokens: 7480,
+};
 
 const totalOf = (events: UsageEvent[]) => totalsBy(events, () => 'all').get('all') ?? { requests: 0 };
 
@@ -70,8 +97,14 @@ describe('codex lineage: each variant counts every billed response once', () => 
       const boundary = BOUNDARY[variant];
       if (boundary) expect(child.counts[boundary], JSON.stringify(child.counts)).toBe(1);
       // Copies carry the keys the parent's own file gives those responses.
-      const parentKeys = byThread(PARENT).events.map((e) => e.dedupe_key).sort();
-      expect(copies(child.events).map((e) => e.dedupe_key).sort()).toEqual(variant === 'no-copy' ? [] : parentKeys);
+      const parentKeys = byThread(PARENT)
+        .events.map((e) => e.dedupe_key)
+        .sort();
+      expect(
+        copies(child.events)
+          .map((e) => e.dedupe_key)
+          .sort(),
+      ).toEqual(variant === 'no-copy' ? [] : parentKeys);
       // The parent's originals win: each response on its own day; the child's on its creation day.
       const kept = storeLike(all);
       expect(kept.filter((e) => utcDay(e.ts) === utcDay(P_START)).length).toBe(3);
@@ -88,8 +121,12 @@ describe('codex lineage: each variant counts every billed response once', () => 
   });
 
   it('parent archived and compressed: the same totals from the .jsonl.zst', async () => {
-    const { all, byThread, collected } = await build((ctx) => lineageScenario(ctx, { variant: 'restamped', parent: 'archived-zst' }));
-    expect(collected.some((c) => c.source.path.endsWith('.jsonl.zst') && c.source.path.includes('archived_sessions'))).toBe(true);
+    const { all, byThread, collected } = await build((ctx) =>
+      lineageScenario(ctx, { variant: 'restamped', parent: 'archived-zst' }),
+    );
+    expect(
+      collected.some((c) => c.source.path.endsWith('.jsonl.zst') && c.source.path.includes('archived_sessions')),
+    ).toBe(true);
     expect(totalOf(storeLike(all))).toEqual(LINEAGE_TOTALS);
     expect(byThread(CHILD).counts[`responses copied from thread ${PARENT}`]).toBe(3);
   });
@@ -118,7 +155,11 @@ describe('codex lineage: each variant counts every billed response once', () => 
     expect(s.counts[`responses copied from thread ${PARENT}`]).toBe(3);
     expect(s.counts['own responses']).toBe(1);
     // The fork's copy of the sub-agent's own response has the sub-agent file's key.
-    expect(copies(f.events).map((e) => e.dedupe_key).sort()).toEqual([...byThread(PARENT).events, ...own(s.events)].map((e) => e.dedupe_key).sort());
+    expect(
+      copies(f.events)
+        .map((e) => e.dedupe_key)
+        .sort(),
+    ).toEqual([...byThread(PARENT).events, ...own(s.events)].map((e) => e.dedupe_key).sort());
     // Only the grandchild and the sub-agent missing: the copies stand in, once each.
     expect(totalOf(storeLike(f.events))).toEqual(LINEAGE_TOTALS);
     expect(totalOf(storeLike(all))).toEqual(LINEAGE_TOTALS);
@@ -135,11 +176,18 @@ describe('codex lineage: copied headers that carry only the thread id (ccusage t
       for (const order of permutations([BARE.root, BARE.subagent])) {
         expect(totalOf(storeLike(order.flatMap((t) => byThread(t).events))), order.join()).toEqual(LINEAGE_TOTALS);
       }
-      const root = byThread(BARE.root).events.map((e) => e.dedupe_key).sort();
+      const root = byThread(BARE.root)
+        .events.map((e) => e.dedupe_key)
+        .sort();
       const child = byThread(BARE.subagent);
       // The root's three responses are met by key; with no boundary in the file (no turn times) the
       // sub-agent's own two are taken as the root's too (README "Lineage", 7), still each once.
-      expect(copies(child.events).map((e) => e.dedupe_key).filter((k) => root.includes(k)).sort()).toEqual(root);
+      expect(
+        copies(child.events)
+          .map((e) => e.dedupe_key)
+          .filter((k) => root.includes(k))
+          .sort(),
+      ).toEqual(root);
       expect(child.counts['own responses'] ?? 0).toBe(turnSignals ? 2 : 0);
       expect(new Set(storeLike(all).map((e) => e.session_id))).toEqual(new Set([BARE.root]));
     });
@@ -147,19 +195,38 @@ describe('codex lineage: copied headers that carry only the thread id (ccusage t
 
   it('nested: a fork of that sub-agent, whose copy holds both bare headers, meets each original in its own thread', async () => {
     const { collected } = await build((ctx) => bareHeaderScenario(ctx, { nested: true, turnSignals: true }));
-    const [root, sub, fork] = [BARE.root, BARE.subagent, null].map((t) => collected.find((c) => (t === null ? !c.source.path.includes(BARE.root) && !c.source.path.includes(BARE.subagent) : c.source.path.includes(t)))!);
+    const [root, sub, fork] = [BARE.root, BARE.subagent, null].map((t) =>
+      collected.find((c) =>
+        t === null
+          ? !c.source.path.includes(BARE.root) && !c.source.path.includes(BARE.subagent)
+          : c.source.path.includes(t),
+      )!,
+    );
     for (const order of permutations([root!, sub!, fork!])) {
-      expect(totalOf(storeLike(order.flatMap((c) => c.events))), order.map((c) => basename(c.source.path)).join()).toEqual(LINEAGE_TOTALS);
+      expect(
+        totalOf(storeLike(order.flatMap((c) => c.events))),
+        order.map((c) => basename(c.source.path)).join(),
+      ).toEqual(LINEAGE_TOTALS);
     }
     expect(fork!.counts[`responses copied from thread ${BARE.root}`]).toBe(3);
     expect(fork!.counts[`responses copied from thread ${BARE.subagent}`]).toBe(1);
     // The fork's copy of the sub-agent's own response has the key the sub-agent's file gives it.
-    expect(copies(fork!.events).map((e) => e.dedupe_key).sort()).toEqual([...root!.events, ...own(sub!.events)].map((e) => e.dedupe_key).sort());
+    expect(
+      copies(fork!.events)
+        .map((e) => e.dedupe_key)
+        .sort(),
+    ).toEqual([...root!.events, ...own(sub!.events)].map((e) => e.dedupe_key).sort());
   });
 });
 
 describe('codex lineage through the store: files arriving in any order over incremental runs', () => {
-  const metrics = (t: any) => ({ requests: t.requests, input_tokens: t.input_tokens, cache_read_tokens: t.cache_read_tokens, output_tokens: t.output_tokens, total_tokens: t.total_tokens });
+  const metrics = (t: any) => ({
+    requests: t.requests,
+    input_tokens: t.input_tokens,
+    cache_read_tokens: t.cache_read_tokens,
+    output_tokens: t.output_tokens,
+    total_tokens: t.total_tokens,
+  });
   const LINEAGE = { requests: 5, input_tokens: 2300, cache_read_tokens: 4900, output_tokens: 280, total_tokens: 7480 };
   const RANGE = ['--since', '2026-01-01', '--until', '2026-02-28', '--tz', 'UTC'];
   const byDay = (j: any) => Object.fromEntries(j.rows.map((r: any) => [r.day, r.requests]));
@@ -177,7 +244,11 @@ describe('codex lineage through the store: files arriving in any order over incr
       const one = reportJson(['--harness', 'codex', '--by', 'day', ...RANGE], env);
       // Alone, the child's copies stand in for the parent's responses (dated at the child's creation);
       // alone, the parent is its three responses.
-      expect(metrics(one.totals)).toEqual(first === 'child' ? LINEAGE : { requests: 3, input_tokens: 1800, cache_read_tokens: 4200, output_tokens: 180, total_tokens: 6180 });
+      expect(metrics(one.totals)).toEqual(
+        first === 'child'
+          ? LINEAGE
+          : { requests: 3, input_tokens: 1800, cache_read_tokens: 4200, output_tokens: 180, total_tokens: 6180 },
+      );
       renameSync(aside, held.path);
       expect(runCli(['ingest'], env).status).toBe(0);
       const both = reportJson(['--harness', 'codex', '--by', 'day', ...RANGE], env);
@@ -186,8 +257,17 @@ describe('codex lineage through the store: files arriving in any order over incr
       // `sources` names, per file, its own responses and its copies of which thread, and where the copy ended.
       const src = runCli(['sources'], env).stdout.split('\n');
       const at = src.findIndex((l) => l.startsWith(`  ${child.path}:`));
-      const block = src.slice(at + 1, src.findIndex((l, i) => i > at && !l.startsWith('    ')));
-      expect(block).toEqual(expect.arrayContaining([`    responses copied from thread ${PARENT}: 3`, '    own responses: 2', "    copy ended by the fork's own first turn (turn_id time): 1"]));
+      const block = src.slice(
+        at + 1,
+        src.findIndex((l, i) => i > at && !l.startsWith('    ')),
+      );
+      expect(block).toEqual(
+        expect.arrayContaining([
+          `    responses copied from thread ${PARENT}: 3`,
+          '    own responses: 2',
+          "    copy ended by the fork's own first turn (turn_id time): 1",
+        ]),
+      );
     });
   }
 
@@ -202,7 +282,13 @@ describe('codex lineage through the store: files arriving in any order over incr
     const day = utcDay(later);
     // Far from the parent's last line and modification time: left unread, were it not for the copies.
     const j = reportJson(['--harness', 'codex', '--by', 'day', '--since', day, '--until', day, '--tz', 'UTC'], env);
-    expect(metrics(j.totals)).toEqual({ requests: 2, input_tokens: 500, cache_read_tokens: 700, output_tokens: 100, total_tokens: 1300 });
+    expect(metrics(j.totals)).toEqual({
+      requests: 2,
+      input_tokens: 500,
+      cache_read_tokens: 700,
+      output_tokens: 100,
+      total_tokens: 1300,
+    });
   });
 });
 
@@ -223,14 +309,19 @@ describe('codex lineage: a store written by an earlier build', () => {
     expect(lineage).toBeGreaterThan(0);
     const inst = await DuckDBInstance.create(db);
     const conn = await inst.connect();
-    await conn.run(`UPDATE usage_rows SET dedupe_key = replace(dedupe_key, '${PARENT}', '${CHILD}'), billed = true WHERE dedupe_rank >= 2`);
+    await conn.run(
+      `UPDATE usage_rows SET dedupe_key = replace(dedupe_key, '${PARENT}', '${CHILD}'), billed = true WHERE dedupe_rank >= 2`,
+    );
     await conn.run(`UPDATE meta SET value = '${lineage}' WHERE key = 'schema_version'`);
     const before = await conn.runAndReadAll('SELECT count(*)::INTEGER AS n FROM billed_events');
     expect(before.getRowObjectsJson()[0]).toEqual({ n: 8 });
     conn.closeSync();
     inst.closeSync();
     const j = reportJson(['--harness', 'codex', ...RANGE], env);
-    expect({ requests: j.totals.requests, total_tokens: j.totals.total_tokens }).toEqual({ requests: 5, total_tokens: 7480 });
+    expect({ requests: j.totals.requests, total_tokens: j.totals.total_tokens }).toEqual({
+      requests: 5,
+      total_tokens: 7480,
+    });
   });
 });
 
@@ -251,14 +342,18 @@ describe('codex lineage: a child read in two runs, cut at every line', () => {
       const scratchDir = dirname(freshHome());
       const scratch = join(scratchDir, basename(whole.source.path));
       const sref = { ...whole.source, path: scratch, key: scratch };
-      const wanted = storeLike(whole.events).map((e) => `${e.dedupe_key} ${e.dedupe_rank} ${e.session_id} ${e.input_tokens}`).sort();
+      const wanted = storeLike(whole.events)
+        .map((e) => `${e.dedupe_key} ${e.dedupe_rank} ${e.session_id} ${e.input_tokens}`)
+        .sort();
       for (let i = 0; i < full.length; i++) {
         if (full[i] !== 10) continue;
         writeFileSync(scratch, full.subarray(0, i + 1));
         const first = await collect(sref);
         writeFileSync(scratch, full);
         const second = await collect(sref, first.resume);
-        const union = storeLike([...first.events, ...second.events]).map((e) => `${e.dedupe_key} ${e.dedupe_rank} ${e.session_id} ${e.input_tokens}`).sort();
+        const union = storeLike([...first.events, ...second.events])
+          .map((e) => `${e.dedupe_key} ${e.dedupe_rank} ${e.session_id} ${e.input_tokens}`)
+          .sort();
         expect(union, `${name} cut after byte ${i}`).toEqual(wanted);
         cuts++;
       }

@@ -6,7 +6,14 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, reportRows, tokenFields } from '../../fixtures/ledger.js';
-import { buildCopilotHome, CopilotStore, GPT, HAIKU_DOT, SONNET_DOT, type CopilotHome } from '../../fixtures/copilot-cli/store.js';
+import {
+  buildCopilotHome,
+  CopilotStore,
+  GPT,
+  HAIKU_DOT,
+  SONNET_DOT,
+  type CopilotHome,
+} from '../../fixtures/copilot-cli/store.js';
 import { buildShutdownHome } from '../../fixtures/copilot-cli/shutdowns.js';
 import { cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
 import { storedCounts } from '../helpers/units.js';
@@ -30,7 +37,9 @@ describe('copilot-cli end to end (~/.copilot/session-store.db)', () => {
 
   it('counts every call once, cache taken out of input, the shutdown summary not added', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(
+      fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])),
+    );
     expect(j.warnings).toEqual([]);
   });
 
@@ -38,7 +47,15 @@ describe('copilot-cli end to end (~/.copilot/session-store.db)', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
     const main = j.rows.find((r: any) => r.session === fx.sessions.main);
     // Fresh 2 + 2 + 300 + 5000 + 0 + 40; read 24678 + 1000 + 20000 + 25000; written 24678 + 113; out 81 + 19 + 200 + 900 + 60 (50 reasoning).
-    expect(tokenFields(main)).toEqual({ requests: 6, input_tokens: 5344, cache_read_tokens: 70678, cache_write_tokens: 24791, output_tokens: 1260, reasoning_tokens: 50, total_tokens: 102073 });
+    expect(tokenFields(main)).toEqual({
+      requests: 6,
+      input_tokens: 5344,
+      cache_read_tokens: 70678,
+      cache_write_tokens: 24791,
+      output_tokens: 1260,
+      reasoning_tokens: 50,
+      total_tokens: 102073,
+    });
     // Every row is one response: nothing rests on session totals.
     expect(main.session_grain_tokens).toBe(0);
   });
@@ -60,7 +77,11 @@ describe('copilot-cli end to end (~/.copilot/session-store.db)', () => {
 
   it('projects from sessions.cwd, else the repository; titles from sessions.summary; prompts from turns', () => {
     const p = reportJson([...RANGE, ...H, '--by', 'project'], env);
-    expect(p.rows.map((r: any) => r.project).sort()).toEqual(['/home/dev/cp-alpha', '/home/dev/cp-beta', 'octo/cp-gamma']);
+    expect(p.rows.map((r: any) => r.project).sort()).toEqual([
+      '/home/dev/cp-alpha',
+      '/home/dev/cp-beta',
+      'octo/cp-gamma',
+    ]);
     const c = storedCounts(env, 'copilot-cli');
     expect(c[fx.sessions.main]).toMatchObject({ prompts: 2, title: 'Fix the login flow' });
     expect(c[fx.sessions.side]).toMatchObject({ prompts: 1 });
@@ -68,14 +89,22 @@ describe('copilot-cli end to end (~/.copilot/session-store.db)', () => {
 
   it('keeps the AI credits Copilot recorded beside the token price (request_units)', async () => {
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    const inst = await DuckDBInstance.create(join(env.XDG_CACHE_HOME!, 'tx-usage', 'usage.duckdb'), { access_mode: 'READ_ONLY' });
+    const inst = await DuckDBInstance.create(join(env.XDG_CACHE_HOME!, 'tx-usage', 'usage.duckdb'), {
+      access_mode: 'READ_ONLY',
+    });
     const conn = await inst.connect();
-    const r = await conn.runAndReadAll(`SELECT session_id, sum(request_units_e6)::BIGINT AS e6, count(*) FILTER (WHERE billing_kind = 'ai-credits')::INTEGER AS n FROM billed_events WHERE harness = 'copilot-cli' GROUP BY ALL ORDER BY ALL`);
+    const r = await conn.runAndReadAll(
+      `SELECT session_id, sum(request_units_e6)::BIGINT AS e6, count(*) FILTER (WHERE billing_kind = 'ai-credits')::INTEGER AS n FROM billed_events WHERE harness = 'copilot-cli' GROUP BY ALL ORDER BY ALL`,
+    );
     conn.closeSync();
     inst.closeSync();
     const rows = r.getRowObjectsJson();
     // 1.5 + 0.5 + 0.1 credits on the main session's three calls that record them; none elsewhere.
-    expect(rows.find((x: any) => x.session_id === fx.sessions.main)).toEqual({ session_id: fx.sessions.main, e6: String((fx.store.nanoAiu.get(fx.sessions.main)! / 1e3) | 0), n: 3 });
+    expect(rows.find((x: any) => x.session_id === fx.sessions.main)).toEqual({
+      session_id: fx.sessions.main,
+      e6: String((fx.store.nanoAiu.get(fx.sessions.main)! / 1e3) | 0),
+      n: 3,
+    });
     expect(Number(rows.find((x: any) => x.session_id === fx.sessions.main)!.e6)).toBe(2_100_000);
   });
 
@@ -97,17 +126,36 @@ describe('copilot-cli roots, older store, read-only', () => {
     const a = buildCopilotHome(join(base, 'a'));
     open.push(a);
     const home = join(base, 'home');
-    const viaEnv = reportJson([...RANGE, ...H], cleanEnv(home, { COPILOT_HOME: join(base, 'a', '.copilot'), XDG_CACHE_HOME: join(base, 'c0') }));
+    const viaEnv = reportJson(
+      [...RANGE, ...H],
+      cleanEnv(home, { COPILOT_HOME: join(base, 'a', '.copilot'), XDG_CACHE_HOME: join(base, 'c0') }),
+    );
     expect(tokenFields(viaEnv.totals)).toEqual(tokenFields(a.ledger.totals()));
     for (const [i, root] of [join(base, 'a', '.copilot'), a.store.path].entries()) {
-      const j = reportJson([...RANGE, ...H, '--root', `copilot-cli=${root}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 1}`) }));
+      const j = reportJson(
+        [...RANGE, ...H, '--root', `copilot-cli=${root}`],
+        cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 1}`) }),
+      );
       expect(tokenFields(j.totals), root).toEqual(tokenFields(a.ledger.totals()));
     }
     const old = new CopilotStore(join(base, 'old'), undefined, { old: true });
     open.push(old);
-    old.session('old-1', '/home/dev/cp-old', Date.UTC(2026, 7, 2)).turn(Date.UTC(2026, 7, 2, 1), [{ model: SONNET_DOT, fresh: 10, cacheRead: 20, cacheWrite: 5, output: 5 }]);
-    const j = reportJson([...RANGE, ...H, '--root', `copilot-cli=${join(base, 'old')}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, 'c9') }));
-    expect(tokenFields(j.totals)).toEqual({ requests: 1, input_tokens: 10, cache_read_tokens: 20, cache_write_tokens: 5, output_tokens: 5, reasoning_tokens: 0, total_tokens: 40 });
+    old
+      .session('old-1', '/home/dev/cp-old', Date.UTC(2026, 7, 2))
+      .turn(Date.UTC(2026, 7, 2, 1), [{ model: SONNET_DOT, fresh: 10, cacheRead: 20, cacheWrite: 5, output: 5 }]);
+    const j = reportJson(
+      [...RANGE, ...H, '--root', `copilot-cli=${join(base, 'old')}`],
+      cleanEnv(home, { XDG_CACHE_HOME: join(base, 'c9') }),
+    );
+    expect(tokenFields(j.totals)).toEqual({
+      requests: 1,
+      input_tokens: 10,
+      cache_read_tokens: 20,
+      cache_write_tokens: 5,
+      output_tokens: 5,
+      reasoning_tokens: 0,
+      total_tokens: 40,
+    });
   });
 
   it('a folder without the usage table says so by name; nothing else is lost', () => {
@@ -115,7 +163,10 @@ describe('copilot-cli roots, older store, read-only', () => {
     const a = buildCopilotHome(join(base, 'a'));
     open.push(a);
     a.store.writer.exec('ALTER TABLE assistant_usage_events RENAME TO later_name');
-    const r = runCli(['report', ...RANGE, ...H, '--format', 'json', '--root', `copilot-cli=${join(base, 'a', '.copilot')}`], cleanEnv(join(base, 'home'), { XDG_CACHE_HOME: join(base, 'c') }));
+    const r = runCli(
+      ['report', ...RANGE, ...H, '--format', 'json', '--root', `copilot-cli=${join(base, 'a', '.copilot')}`],
+      cleanEnv(join(base, 'home'), { XDG_CACHE_HOME: join(base, 'c') }),
+    );
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.totals.requests).toBe(0);
@@ -132,7 +183,9 @@ describe('copilot-cli roots, older store, read-only', () => {
     const j = reportJson([...RANGE, ...H], cleanEnv(home));
     expect(tokenFields(j.totals)).toEqual(tokenFields(fx.ledger.totals()));
     // The -shm is the one file a reader may touch (its read marks).
-    expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).toString('base64')])).toEqual(before);
+    expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).toString('base64')])).toEqual(
+      before,
+    );
   });
 });
 
@@ -144,7 +197,15 @@ describe('copilot-cli without session-store.db: events.jsonl shutdown summaries 
     const R = ['--since', '2026-09-01', '--until', '2026-09-30', ...H];
     const j = reportJson([...R, '--by', 'session'], env);
     // By hand (fixtures/copilot-cli/shutdowns.ts).
-    expect(tokenFields(j.totals)).toEqual({ requests: 0, input_tokens: 1150, cache_read_tokens: 1100, cache_write_tokens: 150, output_tokens: 150, reasoning_tokens: 0, total_tokens: 2550 });
+    expect(tokenFields(j.totals)).toEqual({
+      requests: 0,
+      input_tokens: 1150,
+      cache_read_tokens: 1100,
+      cache_write_tokens: 150,
+      output_tokens: 150,
+      reasoning_tokens: 0,
+      total_tokens: 2550,
+    });
     expect(j.totals.session_grain_tokens).toBe(2550);
     expect(j.rows.map((r: any) => [r.session, r.project, r.total_tokens]).sort()).toEqual([
       [fx.cumulative.id, '/home/dev/sd-alpha', 550 + 1000 + 150 + 90],
@@ -152,11 +213,22 @@ describe('copilot-cli without session-store.db: events.jsonl shutdown summaries 
     ]);
     // A later leg after the compaction: 1200/700/100/60 less the summary before it (200/100/0/10): fresh 300, read 600, write 100, output 50.
     fx.cumulative.line('session.resume', fx.start + 400_000, { context: { cwd: '/home/dev/sd-alpha' } });
-    fx.cumulative.shutdown(fx.start + 500_000, { [SONNET_DOT]: { input: 1200, cacheRead: 700, cacheWrite: 100, output: 60 } }, true);
+    fx.cumulative.shutdown(
+      fx.start + 500_000,
+      { [SONNET_DOT]: { input: 1200, cacheRead: 700, cacheWrite: 100, output: 60 } },
+      true,
+    );
     const k = reportJson(R, env);
-    expect(tokenFields(k.totals)).toMatchObject({ input_tokens: 1450, cache_read_tokens: 1700, cache_write_tokens: 250, output_tokens: 200 });
+    expect(tokenFields(k.totals)).toMatchObject({
+      input_tokens: 1450,
+      cache_read_tokens: 1700,
+      cache_write_tokens: 250,
+      output_tokens: 200,
+    });
     const ex = JSON.parse(runCli(['explain', fx.cumulative.path, '--format', 'json'], env).stdout);
-    const rules = ex.sources.flatMap((s: any) => s.records.filter((r: any) => r.counted).map((r: any) => [r.rule, r.grain]));
+    const rules = ex.sources.flatMap((s: any) =>
+      s.records.filter((r: any) => r.counted).map((r: any) => [r.rule, r.grain]),
+    );
     expect(rules).toContainEqual(['session.shutdown, less the summary before', 'session']);
   });
 });

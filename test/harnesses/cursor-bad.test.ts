@@ -16,7 +16,8 @@ let work: string;
 let chats: BadChat[];
 let sources: SourceRef[];
 
-const bySession = <T extends { session: string }>(rows: T[]) => [...rows].sort((a, b) => (a.session < b.session ? -1 : 1));
+const bySession = <T extends { session: string }>(rows: T[]) =>
+  [...rows].sort((a, b) => (a.session < b.session ? -1 : 1));
 
 async function collect(dbPath: string) {
   const src = sources.find((s) => s.path === dbPath)!;
@@ -67,7 +68,17 @@ describe('cursor-agent damaged stores', () => {
     try {
       const db = join(dir, 'store.db');
       writeFileSync(db, 'this is not a database, just some text long enough to be a header '.repeat(4));
-      const got = await collectSource(cursorAgent, { harness: 'cursor-agent', key: db, path: db, kind: 'sqlite', meta: { chatId: 'x', workspace: 'y', store: 'chat' } }, { resume: null, tmpDir: work, knownProjects: new Set() });
+      const got = await collectSource(
+        cursorAgent,
+        {
+          harness: 'cursor-agent',
+          key: db,
+          path: db,
+          kind: 'sqlite',
+          meta: { chatId: 'x', workspace: 'y', store: 'chat' },
+        },
+        { resume: null, tmpDir: work, knownProjects: new Set() },
+      );
       expect(got.failed).toBe(true);
       expect(got.warnings).toHaveLength(1);
       expect(got.warnings[0]).toContain(db);

@@ -21,7 +21,8 @@ let claude: ClaudeHome;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 /** A ContextRow as the JSON report prints it (timestamps as ISO strings). */
 const asJson = (r: ContextRow) => ({ ...r, first_ts: iso(r.first_ts), last_ts: iso(r.last_ts) });
-const bySession = <T extends { session: string }>(rows: T[]) => [...rows].sort((a, b) => (a.session < b.session ? -1 : 1));
+const bySession = <T extends { session: string }>(rows: T[]) =>
+  [...rows].sort((a, b) => (a.session < b.session ? -1 : 1));
 
 function snapshot(): Map<string, string> {
   const m = new Map<string, string>();
@@ -71,7 +72,9 @@ describe('cursor-agent through tx-usage report --format json', () => {
     const noShm = fx.chats.find((c) => c.name === 'no-shm')!;
     expect(j.context.find((c: any) => c.session === noShm.rows[0]!.session).project).toBe(PROJECT_B);
     const unknown = fx.chats.find((c) => c.name === 'unknown-project')!;
-    expect(j.context.find((c: any) => c.session === unknown.rows[0]!.session).project).toMatch(/^unknown \([0-9a-f]{32}\)$/);
+    expect(j.context.find((c: any) => c.session === unknown.rows[0]!.session).project).toMatch(
+      /^unknown \([0-9a-f]{32}\)$/,
+    );
     expect(md5(PROJECT_B)).toBe(noShm.dbPath.split('/').at(-3));
   });
 
@@ -96,7 +99,12 @@ describe('cursor-agent through tx-usage report --format json', () => {
   });
 
   it('shows the "Cursor context" table (not billing data) only when Cursor is asked for or under --by harness; JSON always carries it', () => {
-    for (const args of [['--harness', 'cursor-agent'], ['--harness', 'claude-code,cursor-agent'], ['--by', 'harness'], ['--by', 'day,harness']]) {
+    for (const args of [
+      ['--harness', 'cursor-agent'],
+      ['--harness', 'claude-code,cursor-agent'],
+      ['--by', 'harness'],
+      ['--by', 'day,harness'],
+    ]) {
       const r = runCli(['report', ...RANGE, ...args], env);
       expect(r.status, args.join(' ')).toBe(0);
       expect(r.stdout, args.join(' ')).toContain('Cursor context');

@@ -3,7 +3,13 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCursorHome, md5, PROJECT_A, type CursorFixture, type FixtureChat } from '../../fixtures/cursor-agent/home.js';
+import {
+  buildCursorHome,
+  md5,
+  PROJECT_A,
+  type CursorFixture,
+  type FixtureChat,
+} from '../../fixtures/cursor-agent/home.js';
 import { cursorAgent } from '../../src/harnesses/cursor-agent/index.js';
 import { harnessById } from '../../src/harnesses/registry.js';
 import type { SourceRef } from '../../src/harnesses/types.js';
@@ -27,7 +33,8 @@ async function collect(chat: FixtureChat, known: Iterable<string> = fx.knownProj
 
 const chat = (name: string) => fx.chats.find((c) => c.name === name)!;
 /** Row order carries no meaning: compare by session. */
-const bySession = <T extends { session: string }>(rows: T[]) => [...rows].sort((a, b) => (a.session < b.session ? -1 : a.session > b.session ? 1 : 0));
+const bySession = <T extends { session: string }>(rows: T[]) =>
+  [...rows].sort((a, b) => (a.session < b.session ? -1 : a.session > b.session ? 1 : 0));
 
 beforeAll(async () => {
   home = tempDir('txu-cursor-home-');
@@ -61,17 +68,27 @@ describe('cursor-agent discovery', () => {
       [join(home, '.cursor'), 'default'],
       ['/x/cfg/cursor', 'XDG_CONFIG_HOME'],
     ]);
-    expect(cursorAgent.roots(ctx({ CURSOR_CONFIG_DIR: '/c/dir', XDG_CONFIG_HOME: '/x/cfg' })).map((r) => r.path)).toEqual(['/c/dir']);
-    expect(cursorAgent.roots(ctx({ CURSOR_CONFIG_DIR: '/c/dir' }, ['/flag/dir'])).map((r) => r.path)).toEqual(['/flag/dir']);
+    expect(
+      cursorAgent.roots(ctx({ CURSOR_CONFIG_DIR: '/c/dir', XDG_CONFIG_HOME: '/x/cfg' })).map((r) => r.path),
+    ).toEqual(['/c/dir']);
+    expect(cursorAgent.roots(ctx({ CURSOR_CONFIG_DIR: '/c/dir' }, ['/flag/dir'])).map((r) => r.path)).toEqual([
+      '/flag/dir',
+    ]);
   });
 
   it('finds a config dir under $XDG_CONFIG_HOME/cursor and accepts a chats/ folder as root', async () => {
     const xdgHome = tempDir('txu-cursor-xdg-');
     try {
       const xfx = buildCursorHome(xdgHome, join(xdgHome, 'cfg', 'cursor'));
-      const found = await cursorAgent.discover(cursorAgent.roots({ home: xdgHome, env: { XDG_CONFIG_HOME: join(xdgHome, 'cfg') }, rootOverrides: [] }), () => {});
+      const found = await cursorAgent.discover(
+        cursorAgent.roots({ home: xdgHome, env: { XDG_CONFIG_HOME: join(xdgHome, 'cfg') }, rootOverrides: [] }),
+        () => {},
+      );
       expect(found.map((s) => s.path).sort()).toEqual(xfx.chats.map((c) => c.dbPath).sort());
-      const viaChats = await cursorAgent.discover(cursorAgent.roots({ home: xdgHome, env: {}, rootOverrides: [join(xdgHome, 'cfg', 'cursor', 'chats')] }), () => {});
+      const viaChats = await cursorAgent.discover(
+        cursorAgent.roots({ home: xdgHome, env: {}, rootOverrides: [join(xdgHome, 'cfg', 'cursor', 'chats')] }),
+        () => {},
+      );
       expect(viaChats.length).toBe(xfx.chats.filter((c) => c.name !== 'acp').length);
     } finally {
       rmSync(xdgHome, { recursive: true, force: true });
@@ -112,7 +129,13 @@ describe('cursor-agent extraction', () => {
 
   it("lists a chat with latestRootBlobId '' with 0 turns and null occupancy", async () => {
     const [row] = (await collect(chat('no-root'))).contexts;
-    expect(row).toMatchObject({ turns: 0, latest_used_tokens: null, max_tokens: null, peak_used_tokens: null, model: null });
+    expect(row).toMatchObject({
+      turns: 0,
+      latest_used_tokens: null,
+      max_tokens: null,
+      peak_used_tokens: null,
+      model: null,
+    });
     expect(row!.first_ts).toBe(row!.last_ts);
     expect(row!.first_ts).not.toBeNull();
   });
@@ -121,7 +144,11 @@ describe('cursor-agent extraction', () => {
     const live = chat('live');
     const rows = (await collect(live)).contexts;
     const ids = rows.map((r) => r.session);
-    expect(ids.sort()).toEqual([live.rows[0]!.session, `${live.rows[0]!.session}/sub-inline`, `${live.rows[0]!.session}/sub-ref`]);
+    expect(ids.sort()).toEqual([
+      live.rows[0]!.session,
+      `${live.rows[0]!.session}/sub-inline`,
+      `${live.rows[0]!.session}/sub-ref`,
+    ]);
     expect(ids.some((i) => i.includes('sub-ghost'))).toBe(false);
     for (const r of rows) expect(r.project).toBe(PROJECT_A);
     expect(rows.find((r) => r.session.endsWith('sub-inline'))!.model).toBe('sub-model');
@@ -130,7 +157,9 @@ describe('cursor-agent extraction', () => {
 
   it('a subagent with its own store (meta.subagentInfo) is <parentAgentId>/<chatId> and counted as a subagent', async () => {
     const got = await collect(chat('subagent-store'));
-    expect(got.contexts[0]!.session).toBe(`${chat('live').rows[0]!.session}/${chat('subagent-store').dbPath.split('/').at(-2)}`);
+    expect(got.contexts[0]!.session).toBe(
+      `${chat('live').rows[0]!.session}/${chat('subagent-store').dbPath.split('/').at(-2)}`,
+    );
     expect(got.counts).toMatchObject({ chats: 0, subagents: 1 });
   });
 

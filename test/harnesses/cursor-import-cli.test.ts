@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { badCsvs } from '../../fixtures/cursor-usage/bad.js';
-import { EXPECTED, GENERATIONS, ROWS, usageCsv, type Generation, type UsageRow } from '../../fixtures/cursor-usage/build.js';
+import {
+  EXPECTED,
+  GENERATIONS,
+  ROWS,
+  usageCsv,
+  type Generation,
+  type UsageRow,
+} from '../../fixtures/cursor-usage/build.js';
 import { buildCursorHome, type CursorFixture } from '../../fixtures/cursor-agent/home.js';
 import { ClaudeHome } from '../../fixtures/claude-code/build.js';
 import { CLI, cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
@@ -17,7 +24,12 @@ import { CLI, cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
 const RANGE = ['--since', '2026-11-01', '--until', '2026-11-30'];
 const homes: string[] = [];
 
-function home(prefix: string): { home: string; env: NodeJS.ProcessEnv; importDir: string; file: (name: string, bytes: Buffer) => string } {
+function home(prefix: string): {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  importDir: string;
+  file: (name: string, bytes: Buffer) => string;
+} {
   const h = tempDir(`txu-import-${prefix}-`);
   homes.push(h);
   mkdirSync(join(h, 'Downloads'));
@@ -39,7 +51,8 @@ function importJson(args: string[], env: NodeJS.ProcessEnv): any {
   return JSON.parse(r.stdout);
 }
 
-const cursorTotals = (env: NodeJS.ProcessEnv, extra: string[] = []) => reportJson([...RANGE, '--by', 'day', '--harness', 'cursor-agent', ...extra], env);
+const cursorTotals = (env: NodeJS.ProcessEnv, extra: string[] = []) =>
+  reportJson([...RANGE, '--by', 'day', '--harness', 'cursor-agent', ...extra], env);
 
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`build first: ${CLI} missing`);
@@ -57,7 +70,17 @@ describe('every header generation', () => {
       const j = importJson(['cursor-usage', src], t.env);
       expect(j.errors).toEqual([]);
       expect(j.imports).toMatchObject([
-        { file: src, status: 'imported', rows: 6, billed_rows: 5, rows_without_usage: 1, first_day: '2026-11-03', last_day: '2026-11-05', billed_events: 5, also_in_other_imports: 0 },
+        {
+          file: src,
+          status: 'imported',
+          rows: 6,
+          billed_rows: 5,
+          rows_without_usage: 1,
+          first_day: '2026-11-03',
+          last_day: '2026-11-05',
+          billed_events: 5,
+          also_in_other_imports: 0,
+        },
       ]);
       const e = EXPECTED[g];
       const r = cursorTotals(t.env);
@@ -95,7 +118,10 @@ describe('overlap, re-import, --list, --rebuild, --remove', () => {
 
   it('an export imported twice is kept once', () => {
     expect(importJson(['cursor-usage', a], t.env).imports[0]).toMatchObject({ status: 'imported', billed_events: 3 });
-    expect(importJson(['cursor-usage', a], t.env).imports[0]).toMatchObject({ status: 'already imported', billed_events: 3 });
+    expect(importJson(['cursor-usage', a], t.env).imports[0]).toMatchObject({
+      status: 'already imported',
+      billed_events: 3,
+    });
     expect(readdirSync(t.importDir).filter((n) => n.endsWith('.csv'))).toHaveLength(1);
     expect(cursorTotals(t.env).totals.requests).toBe(3);
   });
@@ -105,7 +131,13 @@ describe('overlap, re-import, --list, --rebuild, --remove', () => {
     // Rows 2, 3, 5, 6 are billed in it; 2 and 3 (identical to the millisecond) were imported with the older export.
     expect(j.imports[0]).toMatchObject({ status: 'imported', billed_events: 4, also_in_other_imports: 2 });
     const r = cursorTotals(t.env);
-    expect(r.totals).toMatchObject({ requests: 5, input_tokens: EXPECTED.v3.input, cache_read_tokens: EXPECTED.v3.cacheRead, cache_write_tokens: EXPECTED.v3.cacheWrite, output_tokens: EXPECTED.v3.output });
+    expect(r.totals).toMatchObject({
+      requests: 5,
+      input_tokens: EXPECTED.v3.input,
+      cache_read_tokens: EXPECTED.v3.cacheRead,
+      cache_write_tokens: EXPECTED.v3.cacheWrite,
+      output_tokens: EXPECTED.v3.output,
+    });
     // The row stating a dollar cost wins over one saying "Included": 0.05 (row 1, older) + 0.42 + 0.42 + 3.75 = 4.64.
     expect(r.totals.recorded_cost_usd).toBe(4.64);
   });
@@ -114,7 +146,11 @@ describe('overlap, re-import, --list, --rebuild, --remove', () => {
     const j = importJson(['cursor-usage', join(t.home, 'Downloads', '*(1).csv')], t.env);
     expect(j.imports[0]).toMatchObject({ file: c, status: 'imported', billed_events: 5, also_in_other_imports: 5 });
     const r = cursorTotals(t.env);
-    expect(r.totals).toMatchObject({ requests: 5, total_tokens: EXPECTED.v3.input + EXPECTED.v3.cacheRead + EXPECTED.v3.cacheWrite + EXPECTED.v3.output, recorded_cost_usd: 4.64 });
+    expect(r.totals).toMatchObject({
+      requests: 5,
+      total_tokens: EXPECTED.v3.input + EXPECTED.v3.cacheRead + EXPECTED.v3.cacheWrite + EXPECTED.v3.output,
+      recorded_cost_usd: 4.64,
+    });
   });
 
   it('--list shows each import with its rows and days', () => {
@@ -139,10 +175,14 @@ describe('overlap, re-import, --list, --rebuild, --remove', () => {
     const idB = l.find((x: any) => x.file === 'usage-events-2026-11-06.csv').id;
     // Read straight from the store file: no command in between that could ingest (and drop rows of a gone source itself).
     const rowsOfB = async () => {
-      const inst = await DuckDBInstance.create(join(t.home, '.cache', 'tx-usage', 'usage.duckdb'), { access_mode: 'READ_ONLY' });
+      const inst = await DuckDBInstance.create(join(t.home, '.cache', 'tx-usage', 'usage.duckdb'), {
+        access_mode: 'READ_ONLY',
+      });
       try {
         const conn = await inst.connect();
-        const r = await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM usage_events WHERE source_key LIKE '%${idB}%'`);
+        const r = await conn.runAndReadAll(
+          `SELECT count(*)::INTEGER AS n FROM usage_events WHERE source_key LIKE '%${idB}%'`,
+        );
         conn.closeSync();
         return Number((r.getRowObjectsJson()[0] as { n: number }).n);
       } finally {
@@ -161,12 +201,22 @@ describe('overlap, re-import, --list, --rebuild, --remove', () => {
     const r = cursorTotals(t.env);
     expect(r.totals).toMatchObject({ requests: 3, recorded_cost_usd: 0.89 }); // older export only: 0.05 + 0.42 + 0.42
     expect(importJson(['--list'], t.env).imports.map((x: any) => x.file)).toEqual(['usage-events-2026-11-04.csv']);
-    expect(readdirSync(t.importDir).sort()).toEqual(l.filter((x: any) => x.file === 'usage-events-2026-11-04.csv').flatMap((x: any) => [`${x.id}.csv`, `${x.id}.json`]));
+    expect(readdirSync(t.importDir).sort()).toEqual(
+      l
+        .filter((x: any) => x.file === 'usage-events-2026-11-04.csv')
+        .flatMap((x: any) => [`${x.id}.csv`, `${x.id}.json`]),
+    );
   });
 
   it('refuses to remove what is not an import (exit 2)', () => {
-    expect(runCli(['import', '--remove', 'ffffffff'], t.env)).toMatchObject({ status: 2, stderr: expect.stringMatching(/no such import/) });
-    expect(runCli(['import', '--remove', b], t.env)).toMatchObject({ status: 2, stderr: expect.stringMatching(/not imported/) });
+    expect(runCli(['import', '--remove', 'ffffffff'], t.env)).toMatchObject({
+      status: 2,
+      stderr: expect.stringMatching(/no such import/),
+    });
+    expect(runCli(['import', '--remove', b], t.env)).toMatchObject({
+      status: 2,
+      stderr: expect.stringMatching(/not imported/),
+    });
   });
 
   it("never writes the user's files", () => {
@@ -201,7 +251,13 @@ describe('bad input', () => {
   });
 
   it('usage errors: no kind, an unknown kind, no file, a missing file, a glob matching nothing', () => {
-    for (const args of [['import'], ['import', 'claude-usage', 'x.csv'], ['import', 'cursor-usage'], ['import', 'cursor-usage', join(t.home, 'nope.csv')], ['import', 'cursor-usage', join(t.home, '*.nothing')]]) {
+    for (const args of [
+      ['import'],
+      ['import', 'claude-usage', 'x.csv'],
+      ['import', 'cursor-usage'],
+      ['import', 'cursor-usage', join(t.home, 'nope.csv')],
+      ['import', 'cursor-usage', join(t.home, '*.nothing')],
+    ]) {
       const r = runCli(args, t.env);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/^tx-usage: /);
@@ -212,13 +268,27 @@ describe('bad input', () => {
 describe('the cursor section: billed days beside local chats', () => {
   const t = home('reconcile');
   let fx: CursorFixture;
-  const row = (date: string): UsageRow => ({ date, kind: 'On-Demand', model: 'gpt-5', maxMode: false, cacheWrite: 0, input: 10, cacheRead: 0, output: 5, cost: 0.01, requests: 1 });
+  const row = (date: string): UsageRow => ({
+    date,
+    kind: 'On-Demand',
+    model: 'gpt-5',
+    maxMode: false,
+    cacheWrite: 0,
+    input: 10,
+    cacheRead: 0,
+    output: 5,
+    cost: 0.01,
+    requests: 1,
+  });
   /** The fixture's chats active on `day`, and the turns of those last active that day (UTC), from the builder's own rows. */
   const local = (day: string) => {
     const rows = fx.chats.flatMap((c) => c.rows).filter((r) => (r.last_ts ?? r.first_ts) !== null);
     const d = (ms: number) => new Date(ms).toISOString().slice(0, 10);
     const active = rows.filter((r) => d((r.first_ts ?? r.last_ts)!) <= day && day <= d((r.last_ts ?? r.first_ts)!));
-    return { chats: active.length, turns: active.filter((r) => d((r.last_ts ?? r.first_ts)!) === day).reduce((n, r) => n + r.turns, 0) };
+    return {
+      chats: active.length,
+      turns: active.filter((r) => d((r.last_ts ?? r.first_ts)!) === day).reduce((n, r) => n + r.turns, 0),
+    };
   };
 
   beforeAll(() => {
@@ -229,9 +299,27 @@ describe('the cursor section: billed days beside local chats', () => {
   it('local chats on a day no import covers are named as not imported', () => {
     importJson(['cursor-usage', t.file('nov-3-5.csv', usageCsv('v3'))], t.env);
     const c = reportJson(['compare', ...RANGE], t.env).cursor;
-    const localDays = [...new Set(fx.chats.flatMap((x) => x.rows).flatMap((r) => [r.first_ts, r.last_ts]).filter((x): x is number => x !== null).map((ms) => new Date(ms).toISOString().slice(0, 10)))];
+    const localDays = [
+      ...new Set(
+        fx.chats
+          .flatMap((x) => x.rows)
+          .flatMap((r) => [r.first_ts, r.last_ts])
+          .filter((x): x is number => x !== null)
+          .map((ms) => new Date(ms).toISOString().slice(0, 10)),
+      ),
+    ];
     expect(localDays).toEqual(['2026-11-20']); // the fixture's chats all live on one day
-    expect(c.days.map((d: any) => [d.day, d.billed_rows, d.included_rows, d.usage_based_rows, d.local_chats, d.local_turns, d.status])).toEqual([
+    expect(
+      c.days.map((d: any) => [
+        d.day,
+        d.billed_rows,
+        d.included_rows,
+        d.usage_based_rows,
+        d.local_chats,
+        d.local_turns,
+        d.status,
+      ]),
+    ).toEqual([
       ['2026-11-03', 3, 1, 2, 0, 0, 'billed, no local chats'],
       ['2026-11-05', 2, 1, 1, 0, 0, 'billed, no local chats'],
       ['2026-11-20', 0, 0, 0, local('2026-11-20').chats, local('2026-11-20').turns, 'local, not imported'],
@@ -242,20 +330,37 @@ describe('the cursor section: billed days beside local chats', () => {
   });
 
   it('a day inside an import with no billed rows, then a billed day with local chats', () => {
-    importJson(['cursor-usage', t.file('nov-19-21.csv', usageCsv('v3', [row('2026-11-19T10:00:00.000Z'), row('2026-11-21T10:00:00.000Z')]))], t.env);
+    importJson(
+      [
+        'cursor-usage',
+        t.file('nov-19-21.csv', usageCsv('v3', [row('2026-11-19T10:00:00.000Z'), row('2026-11-21T10:00:00.000Z')])),
+      ],
+      t.env,
+    );
     let c = reportJson(['compare', ...RANGE], t.env).cursor;
-    expect(c.days.find((d: any) => d.day === '2026-11-20')).toMatchObject({ billed_rows: 0, in_import: true, status: 'local, none billed' });
+    expect(c.days.find((d: any) => d.day === '2026-11-20')).toMatchObject({
+      billed_rows: 0,
+      in_import: true,
+      status: 'local, none billed',
+    });
     expect(c.days_not_imported).toEqual([]);
 
     importJson(['cursor-usage', t.file('nov-20.csv', usageCsv('v3', [row('2026-11-20T12:00:00.000Z')]))], t.env);
     c = reportJson(['compare', ...RANGE], t.env).cursor;
-    expect(c.days.find((d: any) => d.day === '2026-11-20')).toMatchObject({ billed_rows: 1, cost_usd: 0.01, local_chats: local('2026-11-20').chats, status: 'billed' });
+    expect(c.days.find((d: any) => d.day === '2026-11-20')).toMatchObject({
+      billed_rows: 1,
+      cost_usd: 0.01,
+      local_chats: local('2026-11-20').chats,
+      status: 'billed',
+    });
 
     // `sources` lines up the same days over the whole history.
     const s = JSON.parse(runCli(['sources', '--format', 'json'], t.env).stdout);
     expect(s.cursor.days.map((d: any) => [d.day, d.status])).toEqual(c.days.map((d: any) => [d.day, d.status]));
     const text = runCli(['sources'], t.env).stdout;
-    expect(text).toMatch(/Cursor: billed usage \(imported\) beside local chats\n {2}billed days: 5 \(2026-11-03, 2026-11-05, 2026-11-19\.\.2026-11-21\), 8 billed rows/);
+    expect(text).toMatch(
+      /Cursor: billed usage \(imported\) beside local chats\n {2}billed days: 5 \(2026-11-03, 2026-11-05, 2026-11-19\.\.2026-11-21\), 8 billed rows/,
+    );
   });
 
   it('report compare names the section in its table', () => {
@@ -292,7 +397,9 @@ describe('imports in the ingest', () => {
     };
     session('/home/user/first');
     importJson(['cursor-usage', t.file('u.csv', usageCsv('v3'))], t.env);
-    const chats = readdirSync(join(t.home, '.cursor', 'chats'), { recursive: true }).filter((p) => String(p).endsWith('store.db')).length;
+    const chats = readdirSync(join(t.home, '.cursor', 'chats'), { recursive: true }).filter((p) =>
+      String(p).endsWith('store.db'),
+    ).length;
     expect(chats).toBeGreaterThan(0);
     session('/home/user/second');
     const r = runCli(['ingest'], t.env);

@@ -48,7 +48,9 @@ afterAll(() => {
 
 describe('cursor-agent is read-only on user data', () => {
   it('covers every on-disk mode: WAL with and without -shm, clean WAL, rollback', () => {
-    expect(new Set(fx.chats.map((c) => c.mode))).toEqual(new Set(['wal-with-shm', 'wal-without-shm', 'wal-clean', 'rollback']));
+    expect(new Set(fx.chats.map((c) => c.mode))).toEqual(
+      new Set(['wal-with-shm', 'wal-without-shm', 'wal-clean', 'rollback']),
+    );
     const live = fx.chats.find((c) => c.mode === 'wal-with-shm')!.dbPath;
     const noShm = fx.chats.find((c) => c.mode === 'wal-without-shm')!.dbPath;
     expect([existsSync(live + '-wal'), existsSync(live + '-shm')]).toEqual([true, true]);

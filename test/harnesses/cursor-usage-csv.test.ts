@@ -6,7 +6,16 @@
 import { rmSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { badCsvs } from '../../fixtures/cursor-usage/bad.js';
-import { EXPECTED, GENERATIONS, ROWS, totalsOf, usageCsv, usageCsvText, type Generation, type Totals } from '../../fixtures/cursor-usage/build.js';
+import {
+  EXPECTED,
+  GENERATIONS,
+  ROWS,
+  totalsOf,
+  usageCsv,
+  usageCsvText,
+  type Generation,
+  type Totals,
+} from '../../fixtures/cursor-usage/build.js';
 import { parseUsageCsv, usageCsvEvents } from '../../src/harnesses/cursor-agent/usage-csv.js';
 import { harnessById } from '../../src/harnesses/registry.js';
 import type { SourceKind } from '../../src/harnesses/types.js';
@@ -43,9 +52,21 @@ describe('RFC 4180 reader', () => {
   });
 
   it('refuses what it cannot be sure of, naming line and column', () => {
-    expect(caught(() => parseCsv('a,b\nc,d"e\n'))).toMatchObject({ line: 2, column: 4, reason: expect.stringMatching(/quote inside an unquoted field/) });
-    expect(caught(() => parseCsv('a,"b"x,c\n'))).toMatchObject({ line: 1, column: 6, reason: expect.stringMatching(/after the closing quote/) });
-    expect(caught(() => parseCsv('a,b\n1,"open\nstill open'))).toMatchObject({ line: 2, column: 3, reason: expect.stringMatching(/never closed/) });
+    expect(caught(() => parseCsv('a,b\nc,d"e\n'))).toMatchObject({
+      line: 2,
+      column: 4,
+      reason: expect.stringMatching(/quote inside an unquoted field/),
+    });
+    expect(caught(() => parseCsv('a,"b"x,c\n'))).toMatchObject({
+      line: 1,
+      column: 6,
+      reason: expect.stringMatching(/after the closing quote/),
+    });
+    expect(caught(() => parseCsv('a,b\n1,"open\nstill open'))).toMatchObject({
+      line: 2,
+      column: 3,
+      reason: expect.stringMatching(/never closed/),
+    });
   });
 
   it('names the first byte that is not UTF-8 by line and byte of the line', () => {
@@ -55,7 +76,8 @@ describe('RFC 4180 reader', () => {
       [[0x61, 0x0a, 0x0a, 0xe2, 0x82], 3, 1], // cut inside a sequence
       [[0x41, 0xff], 1, 2],
     ];
-    for (const [bytes, line, column] of cases) expect(caught(() => decodeUtf8(Uint8Array.from(bytes)))).toMatchObject({ line, column });
+    for (const [bytes, line, column] of cases)
+      expect(caught(() => decodeUtf8(Uint8Array.from(bytes)))).toMatchObject({ line, column });
     expect(decodeUtf8(Buffer.from('Zoë, 日本, 🎉'))).toBe('Zoë, 日本, 🎉');
   });
 });
@@ -64,7 +86,9 @@ function totalsRead(bytes: Buffer): Totals {
   const csv = parseUsageCsv(bytes);
   const events = usageCsvEvents(csv, '/x.csv');
   const perDay: Record<string, number> = {};
-  for (const e of events) perDay[new Date(e.ts).toISOString().slice(0, 10)] = (perDay[new Date(e.ts).toISOString().slice(0, 10)] ?? 0) + e.requests;
+  for (const e of events)
+    perDay[new Date(e.ts).toISOString().slice(0, 10)] =
+      (perDay[new Date(e.ts).toISOString().slice(0, 10)] ?? 0) + e.requests;
   const costs = events.map((e) => e.recorded_cost_usd).filter((c): c is number => c !== null);
   const units = events.map((e) => e.request_units).filter((c): c is number => c !== null && c !== undefined);
   return {
@@ -89,7 +113,14 @@ describe('Cursor usage CSV, every header generation', () => {
 
   for (const g of gens) {
     it(`${g}: ${GENERATIONS[g].join(',').slice(0, 60)}… reads to the hand-computed totals, however it is written`, () => {
-      for (const o of [{}, { bom: true }, { quoteAll: false }, { eol: '\r\n' as const }, { eol: '\r' as const, blankLines: true }, { bom: true, quoteAll: false, eol: '\r\n' as const, blankLines: true }]) {
+      for (const o of [
+        {},
+        { bom: true },
+        { quoteAll: false },
+        { eol: '\r\n' as const },
+        { eol: '\r' as const, blankLines: true },
+        { bom: true, quoteAll: false, eol: '\r\n' as const, blankLines: true },
+      ]) {
         expect(totalsRead(usageCsv(g, ROWS, o)), `${g} ${JSON.stringify(o)}`).toEqual(EXPECTED[g]);
       }
     });
@@ -114,7 +145,10 @@ describe('Cursor usage CSV, every header generation', () => {
   });
 
   it('a row is the same response in every generation; identical rows of a file are told apart', () => {
-    const keys = (g: Generation) => usageCsvEvents(parseUsageCsv(usageCsv(g)), `/${g}.csv`).map((e) => e.dedupe_key).sort();
+    const keys = (g: Generation) =>
+      usageCsvEvents(parseUsageCsv(usageCsv(g)), `/${g}.csv`)
+        .map((e) => e.dedupe_key)
+        .sort();
     const v3 = keys('v3');
     for (const g of ['v1', 'v2', 'user', 'requests'] as Generation[]) expect(keys(g), g).toEqual(v3);
     expect(new Set(v3).size).toBe(5);
@@ -144,20 +178,42 @@ describe('Cursor usage CSV, every header generation', () => {
   });
 
   it('an errored row with zero tokens but a charge is billed; one without tokens or charge is not', () => {
-    const header = 'Date,Kind,Model,Input (w/ Cache Write),Input (w/o Cache Write),Cache Read,Output Tokens,Total Tokens,Requests\n';
-    const csv = parseUsageCsv(Buffer.from(header + '2026-11-03T10:00:00Z,"Errored, No Charge",gpt-5,0,0,0,0,0,0\n2026-11-03T10:00:01Z,Errored,gpt-5,,,,,,0.5\n'));
+    const header =
+      'Date,Kind,Model,Input (w/ Cache Write),Input (w/o Cache Write),Cache Read,Output Tokens,Total Tokens,Requests\n';
+    const csv = parseUsageCsv(
+      Buffer.from(
+        header +
+          '2026-11-03T10:00:00Z,"Errored, No Charge",gpt-5,0,0,0,0,0,0\n2026-11-03T10:00:01Z,Errored,gpt-5,,,,,,0.5\n',
+      ),
+    );
     expect(csv.rows.map((r) => r.noUsage)).toEqual([true, false]);
     expect(usageCsvEvents(csv, '/x.csv').map((e) => e.request_units)).toEqual([0.5]);
   });
 
   it('the token-only export (no Kind, Total or Cost) is read, with no recorded cost', () => {
-    const csv = parseUsageCsv(Buffer.from('Date,Model,Input (w/ Cache Write),Input (w/o Cache Write),Cache Read,Output Tokens\n2026-11-03T10:00:00.000Z,gpt-5,10,20,30,40\n'));
-    expect(usageCsvEvents(csv, '/x.csv')).toMatchObject([{ cache_write_tokens: 10, input_tokens: 20, cache_read_tokens: 30, output_tokens: 40, recorded_cost_usd: null, billing_kind: null }]);
+    const csv = parseUsageCsv(
+      Buffer.from(
+        'Date,Model,Input (w/ Cache Write),Input (w/o Cache Write),Cache Read,Output Tokens\n2026-11-03T10:00:00.000Z,gpt-5,10,20,30,40\n',
+      ),
+    );
+    expect(usageCsvEvents(csv, '/x.csv')).toMatchObject([
+      {
+        cache_write_tokens: 10,
+        input_tokens: 20,
+        cache_read_tokens: 30,
+        output_tokens: 40,
+        recorded_cost_usd: null,
+        billing_kind: null,
+      },
+    ]);
   });
 
   it('an export with a header and no rows holds nothing; an empty file is an error', () => {
     expect(parseUsageCsv(Buffer.from(GENERATIONS.v3.join(',') + '\n')).rows).toEqual([]);
-    expect(caught(() => parseUsageCsv(Buffer.from('\n\n')))).toMatchObject({ line: 1, reason: expect.stringMatching(/empty/) });
+    expect(caught(() => parseUsageCsv(Buffer.from('\n\n')))).toMatchObject({
+      line: 1,
+      reason: expect.stringMatching(/empty/),
+    });
   });
 });
 
@@ -173,30 +229,60 @@ describe('Cursor usage CSV, bad input', () => {
 
 describe("Cursor's model names priced as the provider's", () => {
   it('peels reasoning / effort / Max Mode suffixes and reorders claude version and family', () => {
-    expect(cursorModelNames('claude-4.5-sonnet-thinking')).toEqual(['claude-sonnet-4-5-thinking', 'claude-4.5-sonnet', 'claude-sonnet-4-5']);
+    expect(cursorModelNames('claude-4.5-sonnet-thinking')).toEqual([
+      'claude-sonnet-4-5-thinking',
+      'claude-4.5-sonnet',
+      'claude-sonnet-4-5',
+    ]);
     expect(cursorModelNames('claude-4-opus-max')).toEqual(['claude-opus-4-max', 'claude-4-opus', 'claude-opus-4']);
     expect(cursorModelNames('gpt-5-high')).toEqual(['gpt-5']);
     expect(cursorModelNames('gpt-5-fast')).toEqual([]); // priority tier: priced apart, never as gpt-5
-    expect(candidates('claude-4.5-sonnet', null, 'claude-code').some((c) => c.model === 'claude-sonnet-4-5')).toBe(false);
+    expect(candidates('claude-4.5-sonnet', null, 'claude-code').some((c) => c.model === 'claude-sonnet-4-5')).toBe(
+      false,
+    );
   });
 
   it('a usage CSV row of claude-4.5-sonnet-thinking gets the computed cost of claude-sonnet-4-5', async () => {
     const cacheDir = tempDir('txu-pricing-');
     onTestFinished(() => rmSync(cacheDir, { recursive: true, force: true }));
     const pricer = await loadPricer({ cacheDir });
-    const at = { provider: null, ts: Date.parse('2026-11-03T10:00:00Z'), cache_read_tokens: 0, cache_write_tokens: 0, cache_write_5m_tokens: null, cache_write_1h_tokens: null, reasoning_tokens: 0 };
-    const cursor = pricer.cost({ ...at, harness: 'cursor-agent', model: 'claude-4.5-sonnet-thinking', input_tokens: 1_000_000, output_tokens: 1_000_000 });
-    const anthropic = pricer.cost({ ...at, harness: 'claude-code', model: 'claude-sonnet-4-5', input_tokens: 1_000_000, output_tokens: 1_000_000 });
+    const at = {
+      provider: null,
+      ts: Date.parse('2026-11-03T10:00:00Z'),
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      cache_write_5m_tokens: null,
+      cache_write_1h_tokens: null,
+      reasoning_tokens: 0,
+    };
+    const cursor = pricer.cost({
+      ...at,
+      harness: 'cursor-agent',
+      model: 'claude-4.5-sonnet-thinking',
+      input_tokens: 1_000_000,
+      output_tokens: 1_000_000,
+    });
+    const anthropic = pricer.cost({
+      ...at,
+      harness: 'claude-code',
+      model: 'claude-sonnet-4-5',
+      input_tokens: 1_000_000,
+      output_tokens: 1_000_000,
+    });
     expect(anthropic).not.toBeNull();
     expect(cursor).toBe(anthropic);
-    expect(pricer.cost({ ...at, harness: 'cursor-agent', model: 'composer-1', input_tokens: 10, output_tokens: 10 })).toBeNull();
+    expect(
+      pricer.cost({ ...at, harness: 'cursor-agent', model: 'composer-1', input_tokens: 10, output_tokens: 10 }),
+    ).toBeNull();
   });
 });
 
 describe('imported CSVs and the report horizon', () => {
   it('leave the horizon usable (they resolve no projects); a Cursor chat store does not', () => {
     const harness = harnessById('cursor-agent')!;
-    const scan = (kind: SourceKind) => [{ harness, roots: [], sources: [{ harness: 'cursor-agent' as const, key: 'k', path: '/k', kind }] }];
+    const scan = (kind: SourceKind) => [
+      { harness, roots: [], sources: [{ harness: 'cursor-agent' as const, key: 'k', path: '/k', kind }] },
+    ];
     expect(usableHorizon(scan('csv'), 1_000)).toBe(1_000);
     expect(usableHorizon(scan('sqlite'), 1_000)).toBeNull();
   });

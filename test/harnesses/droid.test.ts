@@ -24,7 +24,9 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
 
   it('one row per session: own tokenUsage (never inclusive), a second file of a session once, .bak and settings.json never', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,project'], env);
-    expect(reportRows(j, ['session', 'project'])).toEqual(fx.ledger.rows(['session', 'project']).sort(byKeys(['session', 'project'])));
+    expect(reportRows(j, ['session', 'project'])).toEqual(
+      fx.ledger.rows(['session', 'project']).sort(byKeys(['session', 'project'])),
+    );
     // By hand: plain 100 + 20 + 10 + 55; parent 910888 + 4831239 + 4380091 + 24594; child 2000 + 7000 + 300; old 444; long 7777.
     expect(j.totals.total_tokens).toBe(185 + 10146812 + 9300 + 444 + 7777);
     expect(j.totals.requests).toBe(0);
@@ -61,7 +63,9 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
     expect(c.status, c.stderr).toBe(0);
     const j = JSON.parse(c.stdout);
     expect(j.totals.session_grain_tokens).toBe(j.totals.total_tokens);
-    expect(runCli(['report', 'compare', ...RANGE, ...H], env).stdout.replace(/\s+/g, ' ')).toMatch(/The figures include [\d,]+ tokens its harnesses record as session totals/);
+    expect(runCli(['report', 'compare', ...RANGE, ...H], env).stdout.replace(/\s+/g, ' ')).toMatch(
+      /The figures include [\d,]+ tokens its harnesses record as session totals/,
+    );
     const b = runCli(['report', 'blocks', ...RANGE, ...H, '--format', 'json'], env);
     expect(b.status, b.stderr).toBe(0);
     expect(JSON.stringify(JSON.parse(b.stdout))).not.toMatch(/"total_tokens":[1-9]/);
@@ -73,7 +77,13 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
     // By hand: prompts plain 2, parent 1, its Task child 1 (with its parent), old 1, long 2, all of session
     // totals; the all-zero desktop session's 1 prompt has no usage at all (unanswered: 0, as before).
     expect([d.prompts, d.session_total_prompts]).toEqual([8, 7]);
-    expect([d.answered_prompts, d.priced_prompts, d.tokens_per_prompt_mean, d.cost_per_prompt_usd_mean, d.requests_per_prompt_mean]).toEqual([0, 1, 0, 0, 0]);
+    expect([
+      d.answered_prompts,
+      d.priced_prompts,
+      d.tokens_per_prompt_mean,
+      d.cost_per_prompt_usd_mean,
+      d.requests_per_prompt_mean,
+    ]).toEqual([0, 1, 0, 0, 0]);
     const t = runCli(['report', 'compare', ...RANGE, ...H], env).stdout.replace(/\s+/g, ' ');
     expect(t).toContain('recorded as a session total (droid 7) count as prompts');
   });
@@ -81,7 +91,11 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
   it('monthly carries the session_grain_* fields as summary does (JSON and CSV) and marks the table', () => {
     const j = reportJson(['monthly', ...RANGE, ...H], env);
     const want = 185 + 10146812 + 9300 + 444 + 7777;
-    expect([j.totals.total_tokens, j.totals.session_grain_tokens, j.totals.session_grain_requests]).toEqual([want, want, 0]);
+    expect([j.totals.total_tokens, j.totals.session_grain_tokens, j.totals.session_grain_requests]).toEqual([
+      want,
+      want,
+      0,
+    ]);
     const sep = j.months.find((m: any) => m.month === '2026-09');
     expect(sep.totals.session_grain_tokens).toBe(want);
     expect(sep.by_harness.find((r: any) => r.harness === 'droid').session_grain_tokens).toBe(want);
@@ -102,17 +116,24 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
     // By hand: 40 input + 400 cache read + 4 output, priced as claude-sonnet-4-5 (as the settings alias of the others).
     expect(row.total_tokens).toBe(444);
     expect(row.cost_usd).toBeGreaterThan(0);
-    expect(j.warnings.filter((w: string) => w.includes(TRANSCRIPT_MODEL) && !/has no price entry of its own/.test(w))).toEqual([]);
+    expect(
+      j.warnings.filter((w: string) => w.includes(TRANSCRIPT_MODEL) && !/has no price entry of its own/.test(w)),
+    ).toEqual([]);
     const r = runCli(['explain', fx.home.settingsPath(fx.sessions.old), ...RANGE, '--format', 'json'], env);
     const recs = JSON.parse(r.stdout).sources.flatMap((s: any) => s.records);
-    expect(recs.find((x: any) => x.counted)).toMatchObject({ rule: 'inclusiveTokenUsage without children; model from the transcript' });
+    expect(recs.find((x: any) => x.counted)).toMatchObject({
+      rule: 'inclusiveTokenUsage without children; model from the transcript',
+    });
   });
 
   it('explain names the grain of the row', () => {
     const r = runCli(['explain', fx.home.settingsPath(fx.sessions.long), ...RANGE, '--format', 'json'], env);
     expect(r.status, r.stderr).toBe(0);
     const recs = JSON.parse(r.stdout).sources.flatMap((s: any) => s.records);
-    expect(recs.find((x: any) => x.grain === 'session')).toMatchObject({ counted: true, counted_as: expect.stringMatching(/^session total of/) });
+    expect(recs.find((x: any) => x.grain === 'session')).toMatchObject({
+      counted: true,
+      counted_as: expect.stringMatching(/^session total of/),
+    });
   });
 
   it('export keeps the grain: a report of the export marks the same session totals (its roll-up keeps them apart)', () => {
@@ -135,10 +156,17 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
 
   it('a snapshot rewritten in place replaces its row (the second snapshot is the total)', () => {
     const s = fx.sessions.long;
-    const grown = { ...s, usage: { ...s.usage, inputTokens: s.usage.inputTokens + 300, outputTokens: s.usage.outputTokens + 30 } };
+    const grown = {
+      ...s,
+      usage: { ...s.usage, inputTokens: s.usage.inputTokens + 300, outputTokens: s.usage.outputTokens + 30 },
+    };
     fx.home.writeSettings(grown);
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
-    expect(tokenFields(j.rows.find((r: any) => r.session === s.id))).toMatchObject({ input_tokens: 1000, output_tokens: 100, total_tokens: 8107 });
+    expect(tokenFields(j.rows.find((r: any) => r.session === s.id))).toMatchObject({
+      input_tokens: 1000,
+      output_tokens: 100,
+      total_tokens: 8107,
+    });
     fx.home.writeSettings(s);
   });
 
@@ -146,13 +174,22 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
     const base = tempDir('txu-droid-roots-');
     const other = join(base, 'home');
     const want = tokenFields(fx.ledger.totals());
-    for (const [i, extra] of ([
-      { DROID_SESSIONS_DIR: join(home, '.factory', 'sessions') },
-      { FACTORY_DIR: join(home, '.factory') },
-    ] as Record<string, string>[]).entries()) {
-      expect(tokenFields(reportJson([...RANGE, ...H], cleanEnv(other, { ...extra, XDG_CACHE_HOME: join(base, `c${i}`) })).totals)).toEqual(want);
+    for (const [i, extra] of (
+      [{ DROID_SESSIONS_DIR: join(home, '.factory', 'sessions') }, { FACTORY_DIR: join(home, '.factory') }] as Record<
+        string,
+        string
+      >[]
+    ).entries()) {
+      expect(
+        tokenFields(
+          reportJson([...RANGE, ...H], cleanEnv(other, { ...extra, XDG_CACHE_HOME: join(base, `c${i}`) })).totals,
+        ),
+      ).toEqual(want);
     }
-    const j = reportJson([...RANGE, ...H, '--root', `droid=${join(home, '.factory', 'sessions')}`], cleanEnv(other, { XDG_CACHE_HOME: join(base, 'c9') }));
+    const j = reportJson(
+      [...RANGE, ...H, '--root', `droid=${join(home, '.factory', 'sessions')}`],
+      cleanEnv(other, { XDG_CACHE_HOME: join(base, 'c9') }),
+    );
     expect(tokenFields(j.totals)).toEqual(want);
   });
 });

@@ -6,7 +6,14 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, Ledger, reportRows, tokenFields } from '../../fixtures/ledger.js';
-import { buildGeminiHome, buildHandSession, FLASH, PRO, PROJECTS, type GeminiHome } from '../../fixtures/gemini-cli/scenarios.js';
+import {
+  buildGeminiHome,
+  buildHandSession,
+  FLASH,
+  PRO,
+  PROJECTS,
+  type GeminiHome,
+} from '../../fixtures/gemini-cli/scenarios.js';
 import { GeminiSession, randomTokens, rng } from '../../fixtures/gemini-cli/session.js';
 import { cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
 import { storedCounts } from '../helpers/units.js';
@@ -14,28 +21,45 @@ import { storedCounts } from '../helpers/units.js';
 const RANGE = ['--since', '2026-06-01', '--until', '2026-07-31'];
 const H = ['--harness', 'gemini-cli'];
 
-
 describe('gemini-cli $set checkpoints (README "$set checkpoints")', () => {
   it('counts a response that exists only inside a $set checkpoint, once, and one written before it once', () => {
     const home = tempDir('txu-gemini-set-');
     const env = cleanEnv(home);
-    const s = new GeminiSession({ tmpDir: join(home, '.gemini', 'tmp'), project: '/home/dev/snapshot', slug: 'snapshot', start: Date.UTC(2026, 6, 2, 12, 0, 0), ledger: new Ledger(), seed: 31 });
+    const s = new GeminiSession({
+      tmpDir: join(home, '.gemini', 'tmp'),
+      project: '/home/dev/snapshot',
+      slug: 'snapshot',
+      start: Date.UTC(2026, 6, 2, 12, 0, 0),
+      ledger: new Ledger(),
+      seed: 31,
+    });
     s.user('one');
     s.response({ model: PRO, tokens: { input: 1000, output: 100, cached: 600, thoughts: 50, tool: 0, total: 1150 } });
     // splitrail's test_gemini_cli_jsonl_set_messages_snapshot figures, its message only in the checkpoint.
-    s.checkpointOnly({ model: PRO, tokens: { input: 17256, output: 26, cached: 0, thoughts: 133, tool: 0, total: 17415 } });
+    s.checkpointOnly({
+      model: PRO,
+      tokens: { input: 17256, output: 26, cached: 0, thoughts: 133, tool: 0, total: 17415 },
+    });
     s.flush();
     // Own line: 400 uncached + 600 cache read, 150 out (50 reasoning). Checkpoint only: 17256 uncached, 26+133 = 159 out (133 reasoning).
     const j = reportJson([...RANGE, ...H, '--project', '/home/dev/snapshot'], env);
-    expect(j.totals).toMatchObject({ requests: 2, input_tokens: 17656, cache_read_tokens: 600, output_tokens: 309, reasoning_tokens: 183 });
+    expect(j.totals).toMatchObject({
+      requests: 2,
+      input_tokens: 17656,
+      cache_read_tokens: 600,
+      output_tokens: 309,
+      reasoning_tokens: 183,
+    });
     // Gemini 2.5 Pro: 17656×1.25 + 600×0.125 + 309×10 = 25235 millionths of a dollar.
     expect(j.totals.cost_usd).toBeCloseTo(0.025235, 9);
     const ex = JSON.parse(runCli(['explain', s.path, '--format', 'json'], env).stdout);
     const rules = ex.sources[0].records.filter((r: any) => r.record === 'usage').map((r: any) => [r.rule, r.counted]);
     // The first response, then the checkpoint's copy of it (a repeat) and the response only the checkpoint holds.
-    expect(rules).toEqual([['message tokens', true], ['$set checkpoints', true]]);
+    expect(rules).toEqual([
+      ['message tokens', true],
+      ['$set checkpoints', true],
+    ]);
   });
-
 });
 
 describe('gemini-cli end to end (~/.gemini)', () => {
@@ -62,7 +86,13 @@ describe('gemini-cli end to end (~/.gemini)', () => {
     const s = reportJson([...RANGE, ...H, '--by', 'session'], env);
     expect(reportRows(s, ['session'])).toEqual(fx.ledger.rows(['session']));
     const req = (id: string) => s.rows.find((r: any) => r.session === id)?.requests;
-    expect([req(fx.main.sessionId), req(fx.sub.sessionId), req(fx.legacy.sessionId), req(fx.hashed.sessionId), req(fx.rewritten.sessionId)]).toEqual([4, 2, 3, 1, 3]);
+    expect([
+      req(fx.main.sessionId),
+      req(fx.sub.sessionId),
+      req(fx.legacy.sessionId),
+      req(fx.hashed.sessionId),
+      req(fx.rewritten.sessionId),
+    ]).toEqual([4, 2, 3, 1, 3]);
     const p = reportJson([...RANGE, ...H, '--by', 'project'], env);
     expect(reportRows(p, ['project'])).toEqual(fx.ledger.rows(['project']));
     // The hash-named dir's project comes from projects.json, the others' from .project_root.
@@ -75,7 +105,15 @@ describe('gemini-cli end to end (~/.gemini)', () => {
     // Response 2: input 2000 (1500 cached), output 200, thoughts 0, tool-use prompt 30.
     //   uncached 2000-1500+30 = 530; cache read 1500; output 200.
     const j = reportJson([...RANGE, ...H, '--project', '/home/dev/hand', '--by', 'model'], env);
-    expect(j.totals).toMatchObject({ requests: 2, input_tokens: 930, cache_read_tokens: 2100, cache_write_tokens: 0, output_tokens: 350, reasoning_tokens: 50, total_tokens: 3380 });
+    expect(j.totals).toMatchObject({
+      requests: 2,
+      input_tokens: 930,
+      cache_read_tokens: 2100,
+      cache_write_tokens: 0,
+      output_tokens: 350,
+      reasoning_tokens: 50,
+      total_tokens: 3380,
+    });
     // Priced as Google's Gemini 2.5 Pro ($1.25 input, $0.125 cache read, $10 output per million
     // tokens; thoughts at the output rate): 930×1.25 + 2100×0.125 + 350×10 = 4925 millionths of a dollar.
     expect(j.rows).toHaveLength(1);
@@ -86,8 +124,22 @@ describe('gemini-cli end to end (~/.gemini)', () => {
     const c = storedCounts(env, 'gemini-cli');
     // Main: 3 typed prompts (injected context and tool answers are user messages, not prompts);
     // tool calls read_file, grep (a message written three times) and write_file.
-    expect(c[fx.main.sessionId]).toEqual({ prompts: 3, turns: 3, tool_calls: 3, subagent_tasks: 0, title: 'Parser refactor', parent: null });
-    expect(c[fx.sub.sessionId]).toEqual({ prompts: 0, turns: 0, tool_calls: 1, subagent_tasks: 1, title: null, parent: fx.main.sessionId });
+    expect(c[fx.main.sessionId]).toEqual({
+      prompts: 3,
+      turns: 3,
+      tool_calls: 3,
+      subagent_tasks: 0,
+      title: 'Parser refactor',
+      parent: null,
+    });
+    expect(c[fx.sub.sessionId]).toEqual({
+      prompts: 0,
+      turns: 0,
+      tool_calls: 1,
+      subagent_tasks: 1,
+      title: null,
+      parent: fx.main.sessionId,
+    });
     // The legacy session and its migrated copy: 2 prompts in all (1 copied, 1 new).
     expect(c[fx.legacy.sessionId]).toMatchObject({ prompts: 2, turns: 2 });
   });
@@ -119,9 +171,14 @@ describe('gemini-cli incremental reads', () => {
     expect(ing.status).toBe(0);
     expect(ing.stdout + ing.stderr).toMatch(/\b1 appended/);
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(
+      fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])),
+    );
     // A store that read everything at once agrees.
-    const whole = reportJson([...RANGE, ...H, '--by', 'session,model'], cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-whole') }));
+    const whole = reportJson(
+      [...RANGE, ...H, '--by', 'session,model'],
+      cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-whole') }),
+    );
     expect(reportRows(whole, ['session', 'model'])).toEqual(reportRows(j, ['session', 'model']));
     expect(storedCounts(env, 'gemini-cli')[m.sessionId]).toMatchObject({ prompts: 4, tool_calls: 4 });
   });
@@ -147,7 +204,15 @@ describe('gemini-cli incremental reads', () => {
     const home = tempDir('txu-gemini-json-');
     const tmpDir = join(home, '.gemini', 'tmp');
     const ledger = new Ledger();
-    const s = new GeminiSession({ tmpDir, project: '/home/dev/json', slug: 'json', start: Date.UTC(2026, 5, 20, 9), ledger, seed: 70, legacy: true });
+    const s = new GeminiSession({
+      tmpDir,
+      project: '/home/dev/json',
+      slug: 'json',
+      start: Date.UTC(2026, 5, 20, 9),
+      ledger,
+      seed: 70,
+      legacy: true,
+    });
     const r = rng(70);
     s.user('a');
     s.response({ model: PRO, tokens: randomTokens(r) });
@@ -170,10 +235,16 @@ describe('gemini-cli roots and bad input', () => {
     const fx = buildGeminiHome(other);
     const home = join(base, 'home');
     buildGeminiHome(home, Date.UTC(2026, 6, 20)); // not searched when GEMINI_CLI_HOME is set
-    const viaEnv = reportJson([...RANGE, ...H], cleanEnv(home, { GEMINI_CLI_HOME: other, XDG_CACHE_HOME: join(base, 'c1') }));
+    const viaEnv = reportJson(
+      [...RANGE, ...H],
+      cleanEnv(home, { GEMINI_CLI_HOME: other, XDG_CACHE_HOME: join(base, 'c1') }),
+    );
     expect(tokenFields(viaEnv.totals)).toEqual(tokenFields(fx.ledger.totals()));
     for (const [i, root] of [fx.geminiDir, fx.tmpDir].entries()) {
-      const j = reportJson([...RANGE, ...H, '--root', `gemini-cli=${root}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 2}`) }));
+      const j = reportJson(
+        [...RANGE, ...H, '--root', `gemini-cli=${root}`],
+        cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 2}`) }),
+      );
       expect(tokenFields(j.totals)).toEqual(tokenFields(fx.ledger.totals()));
     }
   });
@@ -186,9 +257,24 @@ describe('gemini-cli roots and bad input', () => {
     writeFileSync(
       join(chats, 'session-2026-06-20T09-00-0b5e55ed.jsonl'),
       [
-        { kind: 'main', sessionId: id, projectHash: 'x', startTime: '2026-06-20T09:00:00.000Z', lastUpdated: '2026-06-20T09:00:00.000Z' },
-        { id: 'm1', timestamp: '2026-06-20T09:00:05.000Z', type: 'gemini', content: 'ok', model: PRO, tokens: { input: 10, output: 2, cached: 0, thoughts: 0, tool: 0, total: 12 } },
-      ].map((r) => JSON.stringify(r) + '\n').join(''),
+        {
+          kind: 'main',
+          sessionId: id,
+          projectHash: 'x',
+          startTime: '2026-06-20T09:00:00.000Z',
+          lastUpdated: '2026-06-20T09:00:00.000Z',
+        },
+        {
+          id: 'm1',
+          timestamp: '2026-06-20T09:00:05.000Z',
+          type: 'gemini',
+          content: 'ok',
+          model: PRO,
+          tokens: { input: 10, output: 2, cached: 0, thoughts: 0, tool: 0, total: 12 },
+        },
+      ]
+        .map((r) => JSON.stringify(r) + '\n')
+        .join(''),
     );
     const j = reportJson([...RANGE, ...H, '--by', 'session'], cleanEnv(home));
     expect(j.rows.map((r: any) => [r.session, r.requests])).toEqual([[id, 1]]);
@@ -199,7 +285,10 @@ describe('gemini-cli roots and bad input', () => {
     const home = tempDir('txu-gemini-bad-');
     const fx = buildGeminiHome(home);
     appendFileSync(fx.main.path, '{"id":"x","type":"gemini","tokens":{ secret prompt text\n');
-    appendFileSync(fx.sub.path, `{"id":"y","timestamp":"2026-06-10T10:00:00.000Z","type":"gemini","model":"${PRO}","tokens":{"input":"many","output":5,"cached":0,"total":5}}\n`);
+    appendFileSync(
+      fx.sub.path,
+      `{"id":"y","timestamp":"2026-06-10T10:00:00.000Z","type":"gemini","model":"${PRO}","tokens":{"input":"many","output":5,"cached":0,"total":5}}\n`,
+    );
     const broken = join(fx.tmpDir, 'gem-beta', 'chats', 'session-broken.json');
     writeFileSync(broken, '{"sessionId":"b","messages":[{"id":"secret prompt text');
     const j = reportJson([...RANGE, ...H], cleanEnv(home));
@@ -208,7 +297,11 @@ describe('gemini-cli roots and bad input', () => {
     expect(j.totals.output_tokens).toBe(fx.ledger.totals().output_tokens + 5);
     const w: string[] = j.warnings;
     expect(w.some((x) => x.startsWith(`${fx.main.path}:`) && /1 unparsable line/.test(x))).toBe(true);
-    expect(w.some((x) => x.startsWith(`${fx.sub.path}:`) && /invalid token field\(s\) counted as 0: input not a number/.test(x))).toBe(true);
+    expect(
+      w.some(
+        (x) => x.startsWith(`${fx.sub.path}:`) && /invalid token field\(s\) counted as 0: input not a number/.test(x),
+      ),
+    ).toBe(true);
     expect(w.some((x) => x.startsWith(`${broken}:1: not a JSON document (cut off)`))).toBe(true);
     expect(w.join('\n')).not.toContain('secret');
   });

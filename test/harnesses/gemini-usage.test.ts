@@ -11,7 +11,9 @@ import { qwenCode } from '../../src/harnesses/qwen-code/index.js';
 describe('Gemini-shaped usage', () => {
   it("Gemini's own shape: cached inside the prompt, thoughts and tool-use prompt beside", () => {
     // total 1000 + 100 + 40 + 10 = 1150: uncached 1000 - 600 + 10 = 410, output 100 + 40.
-    expect(normalizeGeminiCounts({ prompt: 1000, cached: 600, candidates: 100, thoughts: 40, tool: 10, total: 1150 })).toEqual({
+    expect(
+      normalizeGeminiCounts({ prompt: 1000, cached: 600, candidates: 100, thoughts: 40, tool: 10, total: 1150 }),
+    ).toEqual({
       input: 410,
       cacheRead: 600,
       output: 140,
@@ -22,20 +24,30 @@ describe('Gemini-shaped usage', () => {
   });
 
   it('an OpenAI-style total (prompt + candidates) puts the reasoning inside the output', () => {
-    expect(normalizeGeminiCounts({ prompt: 1000, cached: 600, candidates: 100, thoughts: 40, tool: 0, total: 1100 })).toMatchObject({ input: 400, output: 100, reasoning: 40, shape: 'reasoning inside output' });
+    expect(
+      normalizeGeminiCounts({ prompt: 1000, cached: 600, candidates: 100, thoughts: 40, tool: 0, total: 1100 }),
+    ).toMatchObject({ input: 400, output: 100, reasoning: 40, shape: 'reasoning inside output' });
   });
 
   it('a total that adds the cached tokens again says the prompt left them out', () => {
     // 400 uncached + 600 cached + 100 + 40 = 1140.
-    expect(normalizeGeminiCounts({ prompt: 400, cached: 600, candidates: 100, thoughts: 40, tool: 0, total: 1140 })).toMatchObject({ input: 400, cacheRead: 600, output: 140, shape: 'net input', cachedOverPrompt: false });
-    expect(normalizeGeminiCounts({ prompt: 400, cached: 600, candidates: 100, thoughts: 40, tool: 0, total: 1100 })).toMatchObject({ input: 400, output: 100, shape: 'net input' });
+    expect(
+      normalizeGeminiCounts({ prompt: 400, cached: 600, candidates: 100, thoughts: 40, tool: 0, total: 1140 }),
+    ).toMatchObject({ input: 400, cacheRead: 600, output: 140, shape: 'net input', cachedOverPrompt: false });
+    expect(
+      normalizeGeminiCounts({ prompt: 400, cached: 600, candidates: 100, thoughts: 40, tool: 0, total: 1100 }),
+    ).toMatchObject({ input: 400, output: 100, shape: 'net input' });
   });
 
   it('no total, or one that fits no shape: Gemini’s shape; cached over the prompt is clamped and said', () => {
     for (const total of [null, 0, 99999]) {
-      expect(normalizeGeminiCounts({ prompt: 1000, cached: 600, candidates: 100, thoughts: 40, tool: 0, total })).toMatchObject({ input: 400, output: 140, shape: null });
+      expect(
+        normalizeGeminiCounts({ prompt: 1000, cached: 600, candidates: 100, thoughts: 40, tool: 0, total }),
+      ).toMatchObject({ input: 400, output: 140, shape: null });
     }
-    expect(normalizeGeminiCounts({ prompt: 100, cached: 300, candidates: 5, thoughts: 0, tool: 0, total: null })).toMatchObject({ input: 0, cacheRead: 300, cachedOverPrompt: true });
+    expect(
+      normalizeGeminiCounts({ prompt: 100, cached: 300, candidates: 5, thoughts: 0, tool: 0, total: null }),
+    ).toMatchObject({ input: 0, cacheRead: 300, cachedOverPrompt: true });
   });
 });
 
@@ -72,14 +84,20 @@ describe("Qwen Code's two records of one call", () => {
 });
 
 describe('last-line times (horizon)', () => {
-  it("Gemini CLI: the latest timestamp or lastUpdated on the line", () => {
+  it('Gemini CLI: the latest timestamp or lastUpdated on the line', () => {
     const t = (s: string) => geminiCli.lastLineTime!(Buffer.from(s));
     expect(t('{"$set":{"lastUpdated":"2026-03-01T10:00:00.000Z"}}')).toBe(Date.parse('2026-03-01T10:00:00.000Z'));
-    expect(t('{"id":"a","timestamp":"2026-03-01T10:00:00.000Z","type":"gemini","toolCalls":[{"timestamp":"2026-03-01T10:00:05.000Z"}]}')).toBe(Date.parse('2026-03-01T10:00:05.000Z'));
+    expect(
+      t(
+        '{"id":"a","timestamp":"2026-03-01T10:00:00.000Z","type":"gemini","toolCalls":[{"timestamp":"2026-03-01T10:00:05.000Z"}]}',
+      ),
+    ).toBe(Date.parse('2026-03-01T10:00:05.000Z'));
     expect(t('{"$rewindTo":"a"}')).toBeNull();
   });
 
   it("Qwen Code: the record's timestamp", () => {
-    expect(qwenCode.lastLineTime!(Buffer.from('{"uuid":"u","timestamp":"2026-08-01T09:00:00.000Z","type":"system"}'))).toBe(Date.parse('2026-08-01T09:00:00.000Z'));
+    expect(
+      qwenCode.lastLineTime!(Buffer.from('{"uuid":"u","timestamp":"2026-08-01T09:00:00.000Z","type":"system"}')),
+    ).toBe(Date.parse('2026-08-01T09:00:00.000Z'));
   });
 });

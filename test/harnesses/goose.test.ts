@@ -31,7 +31,9 @@ describe('goose end to end (sessions.db, schema 17)', () => {
 
   it('counts every call once (ledger, not accumulated_* nor message usage again), cache taken out of input', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(
+      fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])),
+    );
     // The local ollama model has no price: unknown, said so, never $0.
     expect(j.warnings).toEqual([expect.stringMatching(/^no price for model "qwen3:0\.6b" \(goose\): 2 responses/)]);
   });
@@ -41,7 +43,15 @@ describe('goose end to end (sessions.db, schema 17)', () => {
     // Calls: 2 ollama + 3 cached (one a compaction) + 1 sub-agent + 1 after the upgrade; the carried row and the idle
     // session's totals are no calls. Uncached: 4100 + (500 + 1200 + 8000) + 300 + 4000 + 100 + 700 = 18900;
     // read 10000 + 3000 + 2000 + 6000 + 9000 + 1400; written 1500 + 200 + 300; out 533 + 2000 + 120 + 800 + 50 + 90.
-    expect(tokenFields(j.totals)).toEqual({ requests: 7, input_tokens: 18900, cache_read_tokens: 31400, cache_write_tokens: 2000, output_tokens: 3593, reasoning_tokens: 0, total_tokens: 55893 });
+    expect(tokenFields(j.totals)).toEqual({
+      requests: 7,
+      input_tokens: 18900,
+      cache_read_tokens: 31400,
+      cache_write_tokens: 2000,
+      output_tokens: 3593,
+      reasoning_tokens: 0,
+      total_tokens: 55893,
+    });
     // Resting on session totals: the carried row (4000 + 6000 + 800) and the idle session (700 + 1400 + 300 + 90).
     expect(j.totals.session_grain_tokens).toBe(13290);
     const bySession = reportJson([...RANGE, ...H, '--by', 'session'], env);
@@ -62,7 +72,9 @@ describe('goose end to end (sessions.db, schema 17)', () => {
       ['2026-08-05', '20260805_3'],
       ['2026-08-06', '20260801_1'],
     ]);
-    expect(reportRows(j, ['day', 'session'])).toEqual(fx.ledger.rows(['day', 'session']).sort(byKeys(['day', 'session'])));
+    expect(reportRows(j, ['day', 'session'])).toEqual(
+      fx.ledger.rows(['day', 'session']).sort(byKeys(['day', 'session'])),
+    );
   });
 
   it('keeps a provider-reported cost, prices the rest by model (the carried row by the session model)', () => {
@@ -75,7 +87,12 @@ describe('goose end to end (sessions.db, schema 17)', () => {
 
   it('projects from working_dir; titles and the sub-agent parent from sessions; prompts and tool calls from messages', () => {
     const p = reportJson([...RANGE, ...H, '--by', 'project'], env);
-    expect(p.rows.map((r: any) => r.project).sort()).toEqual(['/home/dev/g-alpha', '/home/dev/g-beta', '/home/dev/g-delta', '/home/dev/g-gamma']);
+    expect(p.rows.map((r: any) => r.project).sort()).toEqual([
+      '/home/dev/g-alpha',
+      '/home/dev/g-beta',
+      '/home/dev/g-delta',
+      '/home/dev/g-gamma',
+    ]);
     const c = storedCounts(env, 'goose');
     // Two prompts; the tool response and the hidden summary (userVisible false) are none.
     expect(c['20260805_1']).toMatchObject({ prompts: 2, tool_calls: 2 });
@@ -89,7 +106,9 @@ describe('goose end to end (sessions.db, schema 17)', () => {
     expect(r.status).toBe(0);
     const h = JSON.parse(r.stdout).harnesses.find((x: any) => x.harness === 'goose');
     expect(h.files).toBe(1);
-    expect(JSON.stringify(h)).toMatch(/1 goose: pre-SQLite sessions\/\*\.jsonl beside sessions\.db|"goose: pre-SQLite sessions\/\*\.jsonl beside sessions\.db \(imported into it; not read\)":1/);
+    expect(JSON.stringify(h)).toMatch(
+      /1 goose: pre-SQLite sessions\/\*\.jsonl beside sessions\.db|"goose: pre-SQLite sessions\/\*\.jsonl beside sessions\.db \(imported into it; not read\)":1/,
+    );
   });
 
   it('calls appended and a pre-ledger session resumed later: nothing counted before moves, nothing twice', () => {
@@ -119,17 +138,27 @@ describe('goose roots, older schemas, read-only', () => {
     open.push(a);
     const home = join(base, 'home');
     const want = tokenFields(a.ledger.totals());
-    const run = (i: number, extra: Record<string, string>, args: string[] = []) => tokenFields(reportJson([...RANGE, ...H, ...args], cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i}`), ...extra })).totals);
+    const run = (i: number, extra: Record<string, string>, args: string[] = []) =>
+      tokenFields(
+        reportJson([...RANGE, ...H, ...args], cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i}`), ...extra })).totals,
+      );
     // XDG_DATA_HOME/goose.
     expect(run(0, { XDG_DATA_HOME: join(base, 'a', '.local', 'share') })).toEqual(want);
     // A relative GOOSE_PATH_ROOT is ignored by goose, and so here (the XDG default is read).
-    expect(run(1, { GOOSE_PATH_ROOT: 'relative/goose', XDG_DATA_HOME: join(base, 'a', '.local', 'share') })).toEqual(want);
-    for (const [i, root] of [a.dataDir, join(a.dataDir, 'sessions'), a.db.path].entries()) expect(run(2 + i, {}, ['--root', `goose=${root}`]), root).toEqual(want);
+    expect(run(1, { GOOSE_PATH_ROOT: 'relative/goose', XDG_DATA_HOME: join(base, 'a', '.local', 'share') })).toEqual(
+      want,
+    );
+    for (const [i, root] of [a.dataDir, join(a.dataDir, 'sessions'), a.db.path].entries())
+      expect(run(2 + i, {}, ['--root', `goose=${root}`]), root).toEqual(want);
     // GOOSE_PATH_ROOT/data/sessions/sessions.db.
     const g = new GooseDb(join(base, 'gpr', 'data', 'sessions', 'sessions.db'));
     open.push(g);
-    g.session('20260810_1', { cwd: '/home/dev/g-root', model: SONNET, at: Date.UTC(2026, 7, 10) }).prompt(Date.UTC(2026, 7, 10)).call(Date.UTC(2026, 7, 10, 0, 1), { fresh: 11, cacheRead: 22, output: 33 });
-    expect(run(6, { GOOSE_PATH_ROOT: join(base, 'gpr'), XDG_DATA_HOME: join(base, 'a', '.local', 'share') })).toEqual(tokenFields(g.ledger.totals()));
+    g.session('20260810_1', { cwd: '/home/dev/g-root', model: SONNET, at: Date.UTC(2026, 7, 10) })
+      .prompt(Date.UTC(2026, 7, 10))
+      .call(Date.UTC(2026, 7, 10, 0, 1), { fresh: 11, cacheRead: 22, output: 33 });
+    expect(run(6, { GOOSE_PATH_ROOT: join(base, 'gpr'), XDG_DATA_HOME: join(base, 'a', '.local', 'share') })).toEqual(
+      tokenFields(g.ledger.totals()),
+    );
   });
 
   it('schema 13 (no ledger, no cache split) and 14 (cache split, no ledger): one session-grain row per session', () => {
@@ -139,8 +168,13 @@ describe('goose roots, older schemas, read-only', () => {
       const db = new GooseDb(join(base, `s${schema}`, 'sessions.db'), schema);
       open.push(db);
       const s = db.session(`2026081${i}_1`, { cwd: '/home/dev/g-old', model: SONNET, at });
-      s.prompt(at).call(at + 60_000, { fresh: 1000, ...(schema === 14 ? { cacheRead: 5000 } : {}), output: 100 }).call(at + 120_000, { fresh: 500, output: 50 });
-      const j = reportJson([...RANGE, ...H, '--root', `goose=${join(base, `s${schema}`)}`], cleanEnv(join(base, 'home'), { XDG_CACHE_HOME: join(base, `c${schema}`) }));
+      s.prompt(at)
+        .call(at + 60_000, { fresh: 1000, ...(schema === 14 ? { cacheRead: 5000 } : {}), output: 100 })
+        .call(at + 120_000, { fresh: 500, output: 50 });
+      const j = reportJson(
+        [...RANGE, ...H, '--root', `goose=${join(base, `s${schema}`)}`],
+        cleanEnv(join(base, 'home'), { XDG_CACHE_HOME: join(base, `c${schema}`) }),
+      );
       expect(tokenFields(j.totals), `schema ${schema}`).toEqual(tokenFields(db.ledger.totals()));
       expect(j.totals.requests).toBe(0);
       expect(j.totals.session_grain_tokens).toBe(j.totals.total_tokens);
@@ -153,7 +187,10 @@ describe('goose roots, older schemas, read-only', () => {
     const a = buildGooseHome(join(base, 'a'));
     open.push(a);
     a.db.writer.exec('ALTER TABLE sessions RENAME TO later_name');
-    const r = runCli(['report', ...RANGE, ...H, '--format', 'json', '--root', `goose=${a.dataDir}`], cleanEnv(join(base, 'home'), { XDG_CACHE_HOME: join(base, 'c') }));
+    const r = runCli(
+      ['report', ...RANGE, ...H, '--format', 'json', '--root', `goose=${a.dataDir}`],
+      cleanEnv(join(base, 'home'), { XDG_CACHE_HOME: join(base, 'c') }),
+    );
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.totals.requests).toBe(0);
@@ -170,6 +207,8 @@ describe('goose roots, older schemas, read-only', () => {
     const j = reportJson([...RANGE, ...H], cleanEnv(home));
     expect(tokenFields(j.totals)).toEqual(tokenFields(fx.ledger.totals()));
     // The -shm is the one file a reader may touch (its read marks).
-    expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).toString('base64')])).toEqual(before);
+    expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).toString('base64')])).toEqual(
+      before,
+    );
   });
 });

@@ -25,12 +25,24 @@ describe('grok end to end (~/.grok/sessions/*/*/updates.jsonl)', () => {
 
   it('one row per prompt and model, counted once; cache out of input; the child session not added', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(
+      fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])),
+    );
     expect(j.warnings).toEqual([]);
     // By hand: calls 3+1+1+1+1 (parent) + 1 (fork's own) = 8; fresh 300+72+50+500+300+60 = 1282;
     // read 800+128+100 = 1028; write 100; output 150+20+5+50+40+6 = 271; reasoning 60 (part of output).
-    expect(tokenFields(j.totals)).toEqual({ requests: 8, input_tokens: 1282, cache_read_tokens: 1028, cache_write_tokens: 100, output_tokens: 271, reasoning_tokens: 60, total_tokens: 1282 + 1028 + 100 + 271 });
-    const by = Object.fromEntries(reportJson([...RANGE, ...H, '--by', 'model'], env).rows.map((r: any) => [r.model, r.requests]));
+    expect(tokenFields(j.totals)).toEqual({
+      requests: 8,
+      input_tokens: 1282,
+      cache_read_tokens: 1028,
+      cache_write_tokens: 100,
+      output_tokens: 271,
+      reasoning_tokens: 60,
+      total_tokens: 1282 + 1028 + 100 + 271,
+    });
+    const by = Object.fromEntries(
+      reportJson([...RANGE, ...H, '--by', 'model'], env).rows.map((r: any) => [r.model, r.requests]),
+    );
     expect(by).toEqual({ [GROK4]: 7, [FAST]: 1 });
   });
 
@@ -38,10 +50,18 @@ describe('grok end to end (~/.grok/sessions/*/*/updates.jsonl)', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
     const ex = JSON.parse(runCli(['explain', fx.ids.parent, '--format', 'json'], env).stdout);
     const counted = ex.sources.flatMap((s: any) => s.records.filter((r: any) => r.counted));
-    expect(counted.map((r: any) => r.rule).sort()).toEqual([...Array(4).fill('turn_completed modelUsage (per prompt and model)'), 'turn_completed usage without modelUsage (model from summary.json)']);
+    expect(counted.map((r: any) => r.rule).sort()).toEqual([
+      ...Array(4).fill('turn_completed modelUsage (per prompt and model)'),
+      'turn_completed usage without modelUsage (model from summary.json)',
+    ]);
     // p-aaa: 123,000,000 ticks = $0.0123 as recorded; p-ccc's ticks come with usageIsIncomplete: priced by model instead.
     const byKey = Object.fromEntries(counted.map((r: any) => [r.key, r]));
-    expect(byKey['grok:p-aaa:grok-4']).toMatchObject({ cost_source: 'recorded', cost_usd: 0.0123, requests: 3, input_tokens: 300 });
+    expect(byKey['grok:p-aaa:grok-4']).toMatchObject({
+      cost_source: 'recorded',
+      cost_usd: 0.0123,
+      requests: 3,
+      input_tokens: 300,
+    });
     expect(byKey['grok:p-ccc:grok-4'].recorded_cost_usd).toBeNull();
     expect(byKey['grok:p-ccc:grok-4'].cost_usd).toBeCloseTo(byKey['grok:p-ccc:grok-4'].computed_cost_usd, 12);
     expect(j.rows.length).toBeGreaterThan(0);
@@ -51,7 +71,9 @@ describe('grok end to end (~/.grok/sessions/*/*/updates.jsonl)', () => {
     const r = runCli(['sources', '--format', 'json'], env);
     const h = JSON.parse(r.stdout).harnesses.find((x: any) => x.harness === 'grok');
     expect(h.files).toBe(3);
-    expect(h.skipped.map((s: any) => `${s.count} ${s.reason}`)).toEqual(["1 sub-agent session's turn (its usage is in the parent's turn)"]);
+    expect(h.skipped.map((s: any) => `${s.count} ${s.reason}`)).toEqual([
+      "1 sub-agent session's turn (its usage is in the parent's turn)",
+    ]);
     expect(h.roots.map((x: any) => x.unread ?? null)).toEqual([null, expect.stringMatching(/unified log/)]);
   });
 
@@ -83,8 +105,20 @@ describe('grok roots and read-only', () => {
     const before = files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f, 'utf8')]);
     const elsewhere = join(base, 'empty-home');
     const total = tokenFields(fx.ledger.totals());
-    expect(tokenFields(reportJson([...RANGE, ...H], cleanEnv(elsewhere, { GROK_HOME: fx.grokHome, XDG_CACHE_HOME: join(base, 'c0') })).totals)).toEqual(total);
-    expect(tokenFields(reportJson([...RANGE, ...H, '--root', `grok=${join(fx.grokHome, 'sessions')}`], cleanEnv(elsewhere, { XDG_CACHE_HOME: join(base, 'c1') })).totals)).toEqual(total);
+    expect(
+      tokenFields(
+        reportJson([...RANGE, ...H], cleanEnv(elsewhere, { GROK_HOME: fx.grokHome, XDG_CACHE_HOME: join(base, 'c0') }))
+          .totals,
+      ),
+    ).toEqual(total);
+    expect(
+      tokenFields(
+        reportJson(
+          [...RANGE, ...H, '--root', `grok=${join(fx.grokHome, 'sessions')}`],
+          cleanEnv(elsewhere, { XDG_CACHE_HOME: join(base, 'c1') }),
+        ).totals,
+      ),
+    ).toEqual(total);
     expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f, 'utf8')])).toEqual(before);
   });
 });

@@ -46,8 +46,12 @@ describe('the registry', () => {
 
   it('every marker set fits the WebAssembly scanner, and one that does not is named', () => {
     for (const h of HARNESSES) for (const set of h.scanMarkers ?? []) expect(scanMarkersProblem(set), h.id).toBeNull();
-    expect(scanMarkersProblem(Array.from({ length: 17 }, (_, i) => `"m${i}"`))).toBe('17 markers (the scanner holds 16)');
-    expect(scanMarkersProblem([`"${'x'.repeat(60)}"`])).toBe(`marker ${JSON.stringify(`"${'x'.repeat(60)}"`)} is 62 bytes (the scanner holds 1 to 60, no newline)`);
+    expect(scanMarkersProblem(Array.from({ length: 17 }, (_, i) => `"m${i}"`))).toBe(
+      '17 markers (the scanner holds 16)',
+    );
+    expect(scanMarkersProblem([`"${'x'.repeat(60)}"`])).toBe(
+      `marker ${JSON.stringify(`"${'x'.repeat(60)}"`)} is 62 bytes (the scanner holds 1 to 60, no newline)`,
+    );
   });
 });
 
@@ -70,13 +74,23 @@ describe('the README and docs name every registered harness', () => {
 
   it('docs/adding-a-harness.md is the checklist the Harness interface points to', () => {
     const doc = read('docs/adding-a-harness.md');
-    for (const word of ['src/harnesses/ids.ts', 'src/harnesses/registry.ts', 'chartColor', 'ruleNames', 'scanMarkers', 'resumesAlone', 'winnerOrder', '## Rule names']) expect(doc, word).toContain(word);
+    for (const word of [
+      'src/harnesses/ids.ts',
+      'src/harnesses/registry.ts',
+      'chartColor',
+      'ruleNames',
+      'scanMarkers',
+      'resumesAlone',
+      'winnerOrder',
+      '## Rule names',
+    ])
+      expect(doc, word).toContain(word);
     expect(read('src/harnesses/types.ts')).toContain('docs/adding-a-harness.md');
   });
 });
 
 describe('rule names: the constants, the README and what explain shows agree', () => {
-  it("each harness's rule names are in its README's \"Rule names\" section", () => {
+  it('each harness\'s rule names are in its README\'s "Rule names" section', () => {
     for (const h of HARNESSES) {
       const stated = ruleNamesSection(h.id);
       expect(stated.length, `${h.id} has a "Rule names" section`).toBeGreaterThan(0);

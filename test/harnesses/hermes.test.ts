@@ -30,7 +30,9 @@ describe('hermes end to end (~/.hermes state.db and profiles)', () => {
 
   it('counts each session once from its counters, auxiliary routes beside them, the main-loop routes not again', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(
+      fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])),
+    );
     expect(j.warnings).toEqual([]);
   });
 
@@ -38,7 +40,15 @@ describe('hermes end to end (~/.hermes state.db and profiles)', () => {
     const j = reportJson([...RANGE, ...H], env);
     // Main loop 1200 + 400 (2 calls), compression 9000, title 300, child 600, the work profile's 50; read 30000 + 40000 + 5000 + 7000;
     // written 2000; out 800 + 500 + 700 + 20 + 200 + 90 with reasoning 300 + 100 inside it.
-    expect(tokenFields(j.totals)).toEqual({ requests: 6, input_tokens: 11550, cache_read_tokens: 82000, cache_write_tokens: 2000, output_tokens: 2310, reasoning_tokens: 400, total_tokens: 97860 });
+    expect(tokenFields(j.totals)).toEqual({
+      requests: 6,
+      input_tokens: 11550,
+      cache_read_tokens: 82000,
+      cache_write_tokens: 2000,
+      output_tokens: 2310,
+      reasoning_tokens: 400,
+      total_tokens: 97860,
+    });
     expect(j.totals.session_grain_tokens).toBe(97860);
   });
 
@@ -66,9 +76,13 @@ describe('hermes end to end (~/.hermes state.db and profiles)', () => {
     expect(c['20260814_090000_aaaa1111']).toMatchObject({ prompts: 2 });
     expect(c['20260815_100000_bbbb2222']).toMatchObject({ prompts: 1, parent: '20260814_090000_aaaa1111' });
     expect(c['work/20260814_090000_aaaa1111']!.title).toMatch(/^hermes /);
-    const s = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find((x: any) => x.harness === 'hermes');
+    const s = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find(
+      (x: any) => x.harness === 'hermes',
+    );
     expect(s.files).toBe(2);
-    expect(s.roots.filter((r: any) => r.unread).map((r: any) => r.unread)).toEqual([expect.stringMatching(/no usage in them/)]);
+    expect(s.roots.filter((r: any) => r.unread).map((r: any) => r.unread)).toEqual([
+      expect.stringMatching(/no usage in them/),
+    ]);
     expect(s.skipped.map((x: any) => `${x.count} ${x.reason}`)).toEqual(['1 session without tokens']);
   });
 
@@ -89,12 +103,21 @@ describe('hermes roots and read-only', () => {
     const a = buildHermesHome(join(base, 'a'));
     open.push(a);
     const home = join(base, 'home');
-    const viaEnv = reportJson([...RANGE, ...H], cleanEnv(home, { HERMES_HOME: a.root, XDG_CACHE_HOME: join(base, 'c0') }));
+    const viaEnv = reportJson(
+      [...RANGE, ...H],
+      cleanEnv(home, { HERMES_HOME: a.root, XDG_CACHE_HOME: join(base, 'c0') }),
+    );
     expect(tokenFields(viaEnv.totals)).toEqual(tokenFields(a.ledger.totals()));
-    const viaRoot = reportJson([...RANGE, ...H, '--root', `hermes=${a.root}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, 'c1') }));
+    const viaRoot = reportJson(
+      [...RANGE, ...H, '--root', `hermes=${a.root}`],
+      cleanEnv(home, { XDG_CACHE_HOME: join(base, 'c1') }),
+    );
     expect(tokenFields(viaRoot.totals)).toEqual(tokenFields(a.ledger.totals()));
     // One profile's file alone: only its session, still under its profile's name.
-    const one = reportJson([...RANGE, ...H, '--by', 'session', '--root', `hermes=${a.work.path}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, 'c2') }));
+    const one = reportJson(
+      [...RANGE, ...H, '--by', 'session', '--root', `hermes=${a.work.path}`],
+      cleanEnv(home, { XDG_CACHE_HOME: join(base, 'c2') }),
+    );
     expect(one.rows.map((r: any) => r.session)).toEqual(['work/20260814_090000_aaaa1111']);
   });
 
@@ -107,6 +130,8 @@ describe('hermes roots and read-only', () => {
     expect(statSync(`${fx.main.path}-wal`).size).toBeGreaterThan(0);
     const j = reportJson([...RANGE, ...H], cleanEnv(home));
     expect(tokenFields(j.totals)).toEqual(tokenFields(fx.ledger.totals()));
-    expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).toString('base64')])).toEqual(before);
+    expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).toString('base64')])).toEqual(
+      before,
+    );
   });
 });

@@ -28,13 +28,23 @@ describe('kimi end to end (~/.kimi and ~/.kimi-code)', () => {
 
   it('counts every call once: wrapped sub-agent steps and fork copies collapse, step.end and zero records are not calls', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(
+      fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])),
+    );
     expect(j.warnings).toEqual([]);
     // By hand. kimi-cli: A1, A2, SUB1 (own wire), BG1, OLD1 (wrapped only), one step without id, F1 (fork's own) = 7.
     //   fresh 14218+3000+900+500+700+100+50 = 19468; output 123+200+40+60+30+10+5 = 468; read 6144+20000+100 = 26244; write 512.
     // Kimi Code: call1, compaction, sub-agent, fork's own, v2 = 5.
     //   fresh 100+2000+300+10+4000 = 6410; output 40+300+20+5+250 = 615; read 25+50+12000 = 12075; write 10.
-    expect(tokenFields(j.totals)).toEqual({ requests: 12, input_tokens: 25878, cache_read_tokens: 38319, cache_write_tokens: 522, output_tokens: 1083, reasoning_tokens: 0, total_tokens: 25878 + 38319 + 522 + 1083 });
+    expect(tokenFields(j.totals)).toEqual({
+      requests: 12,
+      input_tokens: 25878,
+      cache_read_tokens: 38319,
+      cache_write_tokens: 522,
+      output_tokens: 1083,
+      reasoning_tokens: 0,
+      total_tokens: 25878 + 38319 + 522 + 1083,
+    });
   });
 
   it('the model: config.toml default_model through its [models] table, a sub-agent meta.json key, Kimi Code llm.request by alias', () => {
@@ -43,16 +53,23 @@ describe('kimi end to end (~/.kimi and ~/.kimi-code)', () => {
     // K2: A1, A2, BG1, OLD1, no-id, F1 (config) + v2 (its alias) = 7; K3: SUB1 (meta.json k3) + call1 + fork's own = 3; K2.5: compaction + sub-agent = 2.
     expect(by).toEqual({ [K2]: 7, [K3]: 3, [K25]: 2 });
     const ex = JSON.parse(runCli(['explain', fx.ids.cliA, '--format', 'json'], env).stdout);
-    const rules = new Set(ex.sources.flatMap((s: any) => s.records.filter((r: any) => r.counted).map((r: any) => r.rule)));
-    expect([...rules].sort()).toEqual(["StatusUpdate; model from config.toml", "StatusUpdate; model from the sub-agent's meta.json"]);
+    const rules = new Set(
+      ex.sources.flatMap((s: any) => s.records.filter((r: any) => r.counted).map((r: any) => r.rule)),
+    );
+    expect([...rules].sort()).toEqual([
+      'StatusUpdate; model from config.toml',
+      "StatusUpdate; model from the sub-agent's meta.json",
+    ]);
     const wrapped = ex.sources.flatMap((s: any) => s.records).filter((r: any) => /^SubagentEvent/.test(r.rule ?? ''));
     expect(wrapped.length).toBeGreaterThan(0);
     for (const r of wrapped) expect(r.counted).toBe(false);
     const code = JSON.parse(runCli(['explain', fx.ids.codeV2, '--format', 'json'], env).stdout);
-    expect(code.sources.flatMap((s: any) => s.records.filter((r: any) => r.counted).map((r: any) => r.rule))).toEqual(['usage.record; model is its alias (no llm.request)']);
+    expect(code.sources.flatMap((s: any) => s.records.filter((r: any) => r.counted).map((r: any) => r.rule))).toEqual([
+      'usage.record; model is its alias (no llm.request)',
+    ]);
   });
 
-  it('no model configured: kimi-for-coding, the Kimi Code membership\'s alias, has no public per-token price: unknown and marked, never $0', () => {
+  it("no model configured: kimi-for-coding, the Kimi Code membership's alias, has no public per-token price: unknown and marked, never $0", () => {
     const other = tempDir('txu-kimi-noconf-');
     buildKimiHome(other);
     rmSync(join(other, '.kimi', 'config.toml'));
@@ -95,9 +112,14 @@ describe('kimi end to end (~/.kimi and ~/.kimi-code)', () => {
 
   it('a line that is not JSON is named by file and line; nothing else is lost', () => {
     const wire = join(fx.share, 'sessions', md5(CLI_PROJECT), fx.ids.cliEmpty, 'wire.jsonl');
-    appendFileSync(wire, '{"timestamp": 1789000000.5, "message": {"type": "StatusUpdate", "payload": {"token_usage": \n');
+    appendFileSync(
+      wire,
+      '{"timestamp": 1789000000.5, "message": {"type": "StatusUpdate", "payload": {"token_usage": \n',
+    );
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
-    expect(j.warnings.some((w: string) => w.includes(wire) && /unparsable line skipped \(first at line 2\)/.test(w))).toBe(true);
+    expect(
+      j.warnings.some((w: string) => w.includes(wire) && /unparsable line skipped \(first at line 2\)/.test(w)),
+    ).toBe(true);
     expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']).sort(byKeys(['session'])));
   });
 });
@@ -110,11 +132,20 @@ describe('kimi roots and read-only', () => {
     const before = files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f, 'utf8')]);
     const elsewhere = join(base, 'empty-home');
     const total = tokenFields(fx.ledger.totals());
-    const viaEnv = reportJson([...RANGE, ...H], cleanEnv(elsewhere, { KIMI_SHARE_DIR: fx.share, KIMI_CODE_HOME: fx.codeHome, XDG_CACHE_HOME: join(base, 'c0') }));
+    const viaEnv = reportJson(
+      [...RANGE, ...H],
+      cleanEnv(elsewhere, { KIMI_SHARE_DIR: fx.share, KIMI_CODE_HOME: fx.codeHome, XDG_CACHE_HOME: join(base, 'c0') }),
+    );
     expect(tokenFields(viaEnv.totals)).toEqual(total);
-    const viaRoot = reportJson([...RANGE, ...H, '--root', `kimi=${fx.share}`, '--root', `kimi=${fx.codeHome}`], cleanEnv(elsewhere, { XDG_CACHE_HOME: join(base, 'c1') }));
+    const viaRoot = reportJson(
+      [...RANGE, ...H, '--root', `kimi=${fx.share}`, '--root', `kimi=${fx.codeHome}`],
+      cleanEnv(elsewhere, { XDG_CACHE_HOME: join(base, 'c1') }),
+    );
     expect(tokenFields(viaRoot.totals)).toEqual(total);
-    const cliOnly = reportJson([...RANGE, ...H, '--root', `kimi=${fx.share}`], cleanEnv(elsewhere, { XDG_CACHE_HOME: join(base, 'c2') }));
+    const cliOnly = reportJson(
+      [...RANGE, ...H, '--root', `kimi=${fx.share}`],
+      cleanEnv(elsewhere, { XDG_CACHE_HOME: join(base, 'c2') }),
+    );
     expect(cliOnly.totals.requests).toBe(7);
     expect(files.map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f, 'utf8')])).toEqual(before);
   });

@@ -17,7 +17,11 @@ describe('known, not read: Codebuff and Crush', () => {
   });
 
   it('sources lists each root found, read or not, with why; nothing is counted; the files are untouched', () => {
-    const before = { size: statSync(fx.crushDb).size, mtime: statSync(fx.crushDb).mtimeMs, bytes: readFileSync(fx.crushDb) };
+    const before = {
+      size: statSync(fx.crushDb).size,
+      mtime: statSync(fx.crushDb).mtimeMs,
+      bytes: readFileSync(fx.crushDb),
+    };
     const r = runCli(['sources', '--format', 'json'], env);
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
@@ -37,7 +41,11 @@ describe('known, not read: Codebuff and Crush', () => {
     const t = runCli(['sources'], env).stdout;
     expect(t).toContain('Codebuff (codebuff): found, not counted: ');
     expect(t).toContain(`  root found   ${fx.crushDb}  [projects.json] not read`);
-    expect({ size: statSync(fx.crushDb).size, mtime: statSync(fx.crushDb).mtimeMs, bytes: readFileSync(fx.crushDb) }).toEqual(before);
+    expect({
+      size: statSync(fx.crushDb).size,
+      mtime: statSync(fx.crushDb).mtimeMs,
+      bytes: readFileSync(fx.crushDb),
+    }).toEqual(before);
   });
 
   it('a harness not found is listed in the JSON as missing, and not in the table', () => {

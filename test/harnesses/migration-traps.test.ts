@@ -14,14 +14,24 @@ import { cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
 const SONNET: ModelRef = { id: 'claude-sonnet-4-5', providerID: 'anthropic' };
 
 describe('a store from before schema v14 and pricing-5', () => {
-  it('reads the changed harnesses again once and re-prices: the report is the files\' own figures', async () => {
+  it("reads the changed harnesses again once and re-prices: the report is the files' own figures", async () => {
     const home = tempDir('txu-mig-traps-');
     const env = cleanEnv(home);
     const db = join(home, 'store.duckdb');
     const claude = new ClaudeHome(join(home, '.claude'));
     const s = claude.session({ cwd: '/work/mig' });
-    s.response({ model: 'claude-opus-4-6', ts: '2026-01-05T10:00:00.000Z', usage: { input: 1000, output: 100 }, inferenceGeo: 'us' });
-    s.response({ model: 'claude-sonnet-4-5', ts: '2026-01-05T10:05:00.000Z', usage: { input: 10, output: 20, cacheWrite5m: 1000, cacheWrite1h: 200 }, flatCacheWrite: 0 });
+    s.response({
+      model: 'claude-opus-4-6',
+      ts: '2026-01-05T10:00:00.000Z',
+      usage: { input: 1000, output: 100 },
+      inferenceGeo: 'us',
+    });
+    s.response({
+      model: 'claude-sonnet-4-5',
+      ts: '2026-01-05T10:05:00.000Z',
+      usage: { input: 10, output: 20, cacheWrite5m: 1000, cacheWrite1h: 200 },
+      flatCacheWrite: 0,
+    });
     mkdirSync(join(home, '.local/share/opencode'), { recursive: true });
     const oc = new OpenCodeDb(join(home, '.local/share/opencode/opencode.db'), 'v1');
     const src = oc.v1Session({ directory: '/work/mig-oc', model: SONNET });
@@ -42,7 +52,9 @@ describe('a store from before schema v14 and pricing-5', () => {
     const conn = await inst.connect();
     await conn.run(`UPDATE event_attrs SET billing_kind = NULL WHERE harness = 'claude-code'`);
     await conn.run(`UPDATE usage_rows SET cache_write_tokens = 0 WHERE cache_write_tokens = 1200`);
-    await conn.run(`UPDATE usage_rows SET dedupe_key = dedupe_key || ':' || rowid::VARCHAR, billed = true WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE harness = 'opencode')`);
+    await conn.run(
+      `UPDATE usage_rows SET dedupe_key = dedupe_key || ':' || rowid::VARCHAR, billed = true WHERE attr_id IN (SELECT attr_id FROM event_attrs WHERE harness = 'opencode')`,
+    );
     await conn.run(`UPDATE usage_rows SET computed_cost_e10 = 0`);
     await conn.run(`UPDATE meta SET value = '${traps}' WHERE key = 'schema_version'`);
     await conn.run(`UPDATE meta SET value = 'pricing-4 era' WHERE key = 'pricing_fingerprint'`);

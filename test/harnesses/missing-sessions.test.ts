@@ -6,9 +6,22 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildCoworkHome, buildLinkedHome, buildPiDirsHome, buildSilentHome, COWORK, LINKED, PI_DIRS, SILENT } from '../../fixtures/missing-sessions.js';
+import {
+  buildCoworkHome,
+  buildLinkedHome,
+  buildPiDirsHome,
+  buildSilentHome,
+  COWORK,
+  LINKED,
+  PI_DIRS,
+  SILENT,
+} from '../../fixtures/missing-sessions.js';
 import { SKIP_DEBUG_COPY, SKIP_TOOL_DATA } from '../../src/harnesses/pi/extract.js';
-import { SKIP_PROGRESS_COPY, SKIP_TASK_SUMMARY, SKIP_USER_RECORD_USAGE } from '../../src/harnesses/claude-code/skips.js';
+import {
+  SKIP_PROGRESS_COPY,
+  SKIP_TASK_SUMMARY,
+  SKIP_USER_RECORD_USAGE,
+} from '../../src/harnesses/claude-code/skips.js';
 import { cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
 
 const RANGE = ['--since', '2026-10-01', '--until', '2026-10-31', '--tz', 'UTC'];
@@ -20,7 +33,13 @@ function sources(env: NodeJS.ProcessEnv): any {
 }
 
 const harnessOf = (s: any, id: string) => s.harnesses.find((h: any) => h.harness === id);
-const tokens = (r: any) => ({ requests: r.requests, input_tokens: r.input_tokens, cache_read_tokens: r.cache_read_tokens, cache_write_tokens: r.cache_write_tokens, output_tokens: r.output_tokens });
+const tokens = (r: any) => ({
+  requests: r.requests,
+  input_tokens: r.input_tokens,
+  cache_read_tokens: r.cache_read_tokens,
+  cache_write_tokens: r.cache_write_tokens,
+  output_tokens: r.output_tokens,
+});
 
 describe('linked project and session folders', () => {
   let fx: ReturnType<typeof buildLinkedHome>;
@@ -35,11 +54,29 @@ describe('linked project and session folders', () => {
     const by = Object.fromEntries(j.rows.map((r: any) => [r.harness, tokens(r)]));
     // Claude Code: L1 (100 in, 10 out) + L2 (200 in, 20 out, 1000 cache read) behind the link,
     // D1 (3 in, 4 out) reachable directly and through an alias link: 3 responses.
-    expect(by['claude-code']).toEqual({ requests: 3, input_tokens: 303, cache_read_tokens: 1000, cache_write_tokens: 0, output_tokens: 34 });
+    expect(by['claude-code']).toEqual({
+      requests: 3,
+      input_tokens: 303,
+      cache_read_tokens: 1000,
+      cache_write_tokens: 0,
+      output_tokens: 34,
+    });
     // Codex: 1000 input of which 400 cached → 600 uncached; 50 output.
-    expect(by.codex).toEqual({ requests: 1, input_tokens: 600, cache_read_tokens: 400, cache_write_tokens: 0, output_tokens: 50 });
+    expect(by.codex).toEqual({
+      requests: 1,
+      input_tokens: 600,
+      cache_read_tokens: 400,
+      cache_write_tokens: 0,
+      output_tokens: 50,
+    });
     // Pi: 10 in, 5 out, 100 cache read; pi recorded $0.50.
-    expect(by.pi).toEqual({ requests: 1, input_tokens: 10, cache_read_tokens: 100, cache_write_tokens: 0, output_tokens: 5 });
+    expect(by.pi).toEqual({
+      requests: 1,
+      input_tokens: 10,
+      cache_read_tokens: 100,
+      cache_write_tokens: 0,
+      output_tokens: 5,
+    });
     expect(j.rows.find((r: any) => r.harness === 'pi').recorded_cost_usd).toBe(0.5);
     expect(j.totals.requests).toBe(5);
     expect(j.warnings).toEqual([]);
@@ -52,7 +89,9 @@ describe('linked project and session folders', () => {
     const paths = cc.sources.map((x: any) => x.path).sort();
     const linked = join(fx.home, '.claude', 'projects', '-home-u-linked', `${LINKED.claudeLinked.session}.jsonl`);
     expect(paths).toEqual([fx.claudeDirectFile, linked].sort());
-    expect(cc.sources.find((x: any) => x.path === linked).target).toBe(join(fx.claudeTarget, `${LINKED.claudeLinked.session}.jsonl`));
+    expect(cc.sources.find((x: any) => x.path === linked).target).toBe(
+      join(fx.claudeTarget, `${LINKED.claudeLinked.session}.jsonl`),
+    );
     expect(cc.sources.find((x: any) => x.path === fx.claudeDirectFile).target).toBeNull();
     const codex = harnessOf(s, 'codex');
     expect(codex.files).toBe(1);
@@ -68,7 +107,9 @@ describe('linked project and session folders', () => {
   it('gives the same sources, targets and totals on the next run', () => {
     const first = sources(env);
     const again = sources(env);
-    expect(again.harnesses.map((h: any) => h.sources.map((x: any) => [x.path, x.target]))).toEqual(first.harnesses.map((h: any) => h.sources.map((x: any) => [x.path, x.target])));
+    expect(again.harnesses.map((h: any) => h.sources.map((x: any) => [x.path, x.target]))).toEqual(
+      first.harnesses.map((h: any) => h.sources.map((x: any) => [x.path, x.target])),
+    );
     const j = reportJson([...RANGE, '--by', 'harness'], env);
     expect(j.totals.requests).toBe(5);
   });
@@ -87,7 +128,13 @@ describe("pi's own session folder (settings.json sessionDir) and extension sessi
     const P = PI_DIRS;
     // A (11/1, $0.125) + B (22/2, $0.25) + C (33/3, $0.50) + D (44/4, $1) + F (55/5, $2);
     // the fork's copy of C and both debug copies (D; D and F again) add nothing.
-    expect(tokens(j.totals)).toEqual({ requests: 5, input_tokens: 165, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: 15 });
+    expect(tokens(j.totals)).toEqual({
+      requests: 5,
+      input_tokens: 165,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      output_tokens: 15,
+    });
     expect(j.totals.recorded_cost_usd).toBe(3.875);
     const row = (id: string) => j.rows.find((r: any) => r.session === id);
     expect(tokens(row(fx.flat.sessionId))).toMatchObject({ requests: 1, input_tokens: P.A.input });
@@ -99,18 +146,28 @@ describe("pi's own session folder (settings.json sessionDir) and extension sessi
     expect(row(P.subSession).prompts).toBe(0);
     expect(row(fx.parent.sessionId).prompts).toBe(1);
     const p = reportJson([...RANGE, '--harness', 'pi', '--by', 'project', '--sort', 'name'], env);
-    expect(p.rows.map((r: any) => [r.project, r.requests])).toEqual([
-      [P.alpha, 3],
-      [P.flatCwd, 1],
-      [fx.project, 1],
-    ].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)));
+    expect(p.rows.map((r: any) => [r.project, r.requests])).toEqual(
+      [
+        [P.alpha, 3],
+        [P.flatCwd, 1],
+        [fx.project, 1],
+      ].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)),
+    );
   });
 
   it('lists the settings folders as roots, and names every usage line it did not count', () => {
     const s = harnessOf(sources(env), 'pi');
     const roots = s.roots.map((r: any) => [r.path, r.origin, r.exists]);
-    expect(roots).toContainEqual([join(fx.home, 'pi-sessions'), `sessionDir in ${join(fx.home, '.pi', 'agent', 'settings.json')}`, true]);
-    expect(roots).toContainEqual([join(fx.project, '.pi', 'sessions'), `sessionDir in ${join(fx.project, '.pi', 'settings.json')}`, true]);
+    expect(roots).toContainEqual([
+      join(fx.home, 'pi-sessions'),
+      `sessionDir in ${join(fx.home, '.pi', 'agent', 'settings.json')}`,
+      true,
+    ]);
+    expect(roots).toContainEqual([
+      join(fx.project, '.pi', 'sessions'),
+      `sessionDir in ${join(fx.project, '.pi', 'settings.json')}`,
+      true,
+    ]);
     for (const d of fx.debugCopies) {
       const src = s.sources.find((x: any) => x.path === d.path);
       expect(src.events).toBe(0);
@@ -150,7 +207,13 @@ describe("Claude Desktop's Cowork sessions", () => {
     // M1 (7 in, 70 out) in both places, once; M2 (8 in, 80 out). The audit's 5000/10000 never.
     expect(j.rows).toHaveLength(1);
     expect(j.rows[0].session).toBe(COWORK.session);
-    expect(tokens(j.totals)).toEqual({ requests: 2, input_tokens: 15, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: 150 });
+    expect(tokens(j.totals)).toEqual({
+      requests: 2,
+      input_tokens: 15,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      output_tokens: 150,
+    });
     const cc = harnessOf(sources(env), 'claude-code');
     expect(cc.roots).toContainEqual({ path: fx.root, origin: 'Claude Desktop (Cowork)', exists: true });
     expect(cc.sources.map((x: any) => x.path).sort()).toEqual([fx.coworkFile, fx.cliFile].sort());
@@ -160,8 +223,17 @@ describe("Claude Desktop's Cowork sessions", () => {
   it('is not searched when --root claude-code names the roots', () => {
     // Its own store: a store keeps every source it has read, whichever root found it.
     const db = join(tempDir('txu-cowork-db-'), 'usage.duckdb');
-    const j = reportJson([...RANGE, '--db', db, '--harness', 'claude-code', '--root', `claude-code=${join(fx.home, '.claude')}`], env);
-    expect(tokens(j.totals)).toEqual({ requests: 1, input_tokens: COWORK.M1.input, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: COWORK.M1.output });
+    const j = reportJson(
+      [...RANGE, '--db', db, '--harness', 'claude-code', '--root', `claude-code=${join(fx.home, '.claude')}`],
+      env,
+    );
+    expect(tokens(j.totals)).toEqual({
+      requests: 1,
+      input_tokens: COWORK.M1.input,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      output_tokens: COWORK.M1.output,
+    });
   });
 });
 
@@ -170,12 +242,22 @@ describe('usage objects that are not counted are named in sources', () => {
     const fx = buildSilentHome(tempDir('txu-silent-'));
     const env = cleanEnv(fx.home);
     const j = reportJson([...RANGE, '--harness', 'claude-code'], env);
-    expect(tokens(j.totals)).toEqual({ requests: 1, input_tokens: SILENT.R.input, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: SILENT.R.output });
+    expect(tokens(j.totals)).toEqual({
+      requests: 1,
+      input_tokens: SILENT.R.input,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      output_tokens: SILENT.R.output,
+    });
     const src = harnessOf(sources(env), 'claude-code').sources[0];
     const lineOf = (n: number) => `${fx.file}:${n}`;
     expect(src.skipped).toEqual(
       expect.arrayContaining([
-        { reason: 'usage on a "system" record, not an assistant response (only assistant responses are billed)', count: 1, first: lineOf(2) },
+        {
+          reason: 'usage on a "system" record, not an assistant response (only assistant responses are billed)',
+          count: 1,
+          first: lineOf(2),
+        },
         { reason: SKIP_PROGRESS_COPY, count: 1, first: lineOf(3) },
         { reason: SKIP_USER_RECORD_USAGE, count: 1, first: lineOf(4) },
         { reason: SKIP_TASK_SUMMARY, count: 1, first: lineOf(5) },

@@ -26,7 +26,10 @@ const HAND = {
   recorded: 0.125 + 0.0625 + 0.03125 + 0.0078125 + 0.015625 + 0.00390625 + 0.25 + 0.001953125,
 };
 
-async function readAll(home: string, env: NodeJS.ProcessEnv = {}): Promise<{ events: UsageEvent[]; skips: string[]; units: number[] }> {
+async function readAll(
+  home: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ events: UsageEvent[]; skips: string[]; units: number[] }> {
   const warnings: string[] = [];
   const sources = await openclaw.discover(openclaw.roots({ home, env, rootOverrides: [] }), (m) => warnings.push(m));
   expect(warnings).toEqual([]);
@@ -60,8 +63,18 @@ describe('OpenClaw file names (openclaw src/config/sessions/artifacts.ts)', () =
     expect(transcriptName('abc.jsonl.deleted.2026-03-20T06-34-44Z.zst')).toEqual({ role: 'archive', sessionId: 'abc' });
     expect(transcriptName('abc.jsonl.bak.2026-03-20T06-34-44.520Z')).toEqual({ role: 'copy', sessionId: 'abc' });
     expect(transcriptName('abc.jsonl.full.bak')).toEqual({ role: 'copy', sessionId: 'abc' });
-    expect(transcriptName('abc.checkpoint.0f0e0d0c-0b0a-4909-8808-070605040302.jsonl')).toEqual({ role: 'copy', sessionId: 'abc' });
-    for (const n of ['sessions.json', 'abc.trajectory.jsonl', 'abc.jsonl.lock', 'abc.jsonl.tmp', '.usage-cost-cache.json']) expect(transcriptName(n), n).toBeNull();
+    expect(transcriptName('abc.checkpoint.0f0e0d0c-0b0a-4909-8808-070605040302.jsonl')).toEqual({
+      role: 'copy',
+      sessionId: 'abc',
+    });
+    for (const n of [
+      'sessions.json',
+      'abc.trajectory.jsonl',
+      'abc.jsonl.lock',
+      'abc.jsonl.tmp',
+      '.usage-cost-cache.json',
+    ])
+      expect(transcriptName(n), n).toBeNull();
   });
 });
 
@@ -82,11 +95,17 @@ describe('OpenClaw extraction', () => {
     expect(billed.filter((e) => e.recorded_cost_usd === null).length).toBe(1 + 2); // A's cost 0 for tokens; G records none
     // G: a line written twice is one response (README "Entries without an id"), a distinct one in the same file another.
     const g = events.filter((e) => e.source_file === fx.files.repeated);
-    expect(g.map((e) => [e.source_line, e.rule])).toEqual([[2, 'Entries without an id'], [3, 'Entries without an id'], [4, 'Entries without an id']]);
+    expect(g.map((e) => [e.source_line, e.rule])).toEqual([
+      [2, 'Entries without an id'],
+      [3, 'Entries without an id'],
+      [4, 'Entries without an id'],
+    ]);
     expect(new Set(g.map((e) => e.dedupe_key)).size).toBe(2);
     // The builder's ledger agrees row for row (sessions, projects, models, times).
     const key = (r: { session: string; ts: number; model: string | null }) => `${r.session}|${r.ts}|${r.model}`;
-    expect(billed.map((e) => key({ session: e.session_id, ts: e.ts, model: e.model })).sort()).toEqual(fx.ledger.rows.map(key).sort());
+    expect(billed.map((e) => key({ session: e.session_id, ts: e.ts, model: e.model })).sort()).toEqual(
+      fx.ledger.rows.map(key).sort(),
+    );
     // The compaction after the model-snapshot is gpt-5's, not the mirror's or the CLI's.
     const compaction = billed.find((e) => e.rule === 'compaction')!;
     expect([compaction.model, compaction.provider]).toEqual([GPT[1], GPT[0]]);
@@ -120,7 +139,9 @@ describe('OpenClaw: the same line written twice', () => {
     const [src] = await openclaw.discover(openclaw.roots({ home: h, env: {}, rootOverrides: [] }), () => {});
     const c = await collectSource(openclaw, src!, { resume: null, tmpDir: tmpdir(), knownProjects: new Set() });
     expect(c.events).toHaveLength(2);
-    expect(storeView(c.events).map((e) => [e.requests, e.input_tokens, e.output_tokens, e.source_line])).toEqual([[1, 1, 1, 1]]);
+    expect(storeView(c.events).map((e) => [e.requests, e.input_tokens, e.output_tokens, e.source_line])).toEqual([
+      [1, 1, 1, 1],
+    ]);
     // Only the missing header is said (the session id comes from the file name).
     expect(c.warnings).toEqual([expect.stringContaining('no session header')]);
   });
@@ -132,7 +153,13 @@ describe('OpenClaw through the CLI', () => {
     const first = reportJson([...RANGE, '--by', 'harness'], env);
     const t = first.totals;
     expect(first.rows.map((r: any) => r.harness)).toEqual(['openclaw']);
-    expect([t.requests, t.input_tokens, t.output_tokens, t.cache_read_tokens, t.cache_write_tokens]).toEqual([HAND.requests, HAND.input_tokens, HAND.output_tokens, HAND.cache_read_tokens, HAND.cache_write_tokens]);
+    expect([t.requests, t.input_tokens, t.output_tokens, t.cache_read_tokens, t.cache_write_tokens]).toEqual([
+      HAND.requests,
+      HAND.input_tokens,
+      HAND.output_tokens,
+      HAND.cache_read_tokens,
+      HAND.cache_write_tokens,
+    ]);
     expect(t.recorded_cost_usd).toBeCloseTo(HAND.recorded, 9);
 
     const src = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout);
@@ -149,7 +176,11 @@ describe('OpenClaw through the CLI', () => {
     fx.main.user('more').assistant(...OPUS, { input: 70, output: 80, cacheRead: 90, cacheWrite: 0, cost: 0.5 });
     fx.main.write();
     const appended = reportJson([...RANGE, '--by', 'harness'], env).totals;
-    expect([appended.requests, appended.input_tokens, appended.output_tokens]).toEqual([HAND.requests + 1, HAND.input_tokens + 70, HAND.output_tokens + 80]);
+    expect([appended.requests, appended.input_tokens, appended.output_tokens]).toEqual([
+      HAND.requests + 1,
+      HAND.input_tokens + 70,
+      HAND.output_tokens + 80,
+    ]);
     expect(appended.recorded_cost_usd).toBeCloseTo(HAND.recorded + 0.5, 9);
 
     // /reset renames the transcript; a later backup repeats it: nothing moves.

@@ -3,18 +3,45 @@
 // stale 1.x), a channel database and a 1.x-only database, writers left open
 // so committed rows sit in the -wal. Totals must equal the builder's ledger.
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Expected } from '../../fixtures/opencode/builder.js';
-import { buildChannelDb, buildMainDb, buildOpencodeHome, expectations, GEMINI, type OpencodeHome } from '../../fixtures/opencode/scenarios.js';
+import {
+  buildChannelDb,
+  buildMainDb,
+  buildOpencodeHome,
+  expectations,
+  GEMINI,
+  type OpencodeHome,
+} from '../../fixtures/opencode/scenarios.js';
 import { cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
 
 const RANGE = ['--since', '2025-12-01', '--until', '2026-02-28'];
-const COUNTS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'] as const;
+const COUNTS = [
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+] as const;
 
 function expectMetrics(row: any, e: Expected, what: string) {
-  expect(Object.fromEntries(COUNTS.map((k) => [k, row[k]])), what).toEqual(Object.fromEntries(COUNTS.map((k) => [k, e[k]])));
+  expect(Object.fromEntries(COUNTS.map((k) => [k, row[k]])), what).toEqual(
+    Object.fromEntries(COUNTS.map((k) => [k, e[k]])),
+  );
   // Every billed OpenCode event but usage-less compactions carries a recorded cost;
   // the store keeps 1e-10 USD, so sums agree to far below a cent.
   expect(row.recorded_cost_usd, what).toBeCloseTo(e.cost_usd, 8);
@@ -74,13 +101,25 @@ describe('opencode end to end (~/.local/share/opencode)', () => {
 
   it('stores the provider of every response (data.model.providerID; the session model for residuals)', () => {
     const r = runCli(
-      ['sql', "SELECT provider, count(*) FILTER (WHERE requests = 1) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens FROM billed_events WHERE harness = 'opencode' GROUP BY provider ORDER BY provider", '--format', 'json'],
+      [
+        'sql',
+        "SELECT provider, count(*) FILTER (WHERE requests = 1) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens FROM billed_events WHERE harness = 'opencode' GROUP BY provider ORDER BY provider",
+        '--format',
+        'json',
+      ],
       env,
     );
     expect(r.status, r.stderr).toBe(0);
     const got = JSON.parse(r.stdout);
-    const rows = (Array.isArray(got) ? got : got.rows).map((x: any) => [x.provider, Number(x.requests), Number(x.input_tokens), Number(x.output_tokens)]);
-    const want = [...fx.byProvider].sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, e]) => [p, e.requests, e.input_tokens, e.output_tokens]);
+    const rows = (Array.isArray(got) ? got : got.rows).map((x: any) => [
+      x.provider,
+      Number(x.requests),
+      Number(x.input_tokens),
+      Number(x.output_tokens),
+    ]);
+    const want = [...fx.byProvider]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([p, e]) => [p, e.requests, e.input_tokens, e.output_tokens]);
     expect(rows).toEqual(want);
   });
 
@@ -157,7 +196,10 @@ describe('opencode end to end: damaged and locked databases', () => {
     locked.writer.pragma('locking_mode = EXCLUSIVE');
     locked.sessions[0]!.step({ input: 77, output: 7, cost: 0.0077 });
     try {
-      const r = runCli(['report', ...RANGE, '--harness', 'opencode', '--by', 'harness', '--format', 'json'], cleanEnv(home));
+      const r = runCli(
+        ['report', ...RANGE, '--harness', 'opencode', '--by', 'harness', '--format', 'json'],
+        cleanEnv(home),
+      );
       expect(r.status, r.stderr).toBe(0);
       const j = JSON.parse(r.stdout);
       const w: string[] = j.warnings;
@@ -185,10 +227,16 @@ describe('opencode end to end: where databases are found', () => {
     try {
       const onlyXdg = reportJson([...RANGE, '--harness', 'opencode'], cleanEnv(home, { XDG_DATA_HOME: xdg }));
       expectMetrics(onlyXdg.totals, a.expected(), 'XDG_DATA_HOME');
-      const both = reportJson([...RANGE, '--harness', 'opencode'], cleanEnv(home, { XDG_DATA_HOME: xdg, OPENCODE_DB: join(home, 'elsewhere', 'work.db') }));
+      const both = reportJson(
+        [...RANGE, '--harness', 'opencode'],
+        cleanEnv(home, { XDG_DATA_HOME: xdg, OPENCODE_DB: join(home, 'elsewhere', 'work.db') }),
+      );
       expectMetrics(both.totals, expectations([a, b]).expected, 'XDG_DATA_HOME + OPENCODE_DB');
       // A store of its own: the store keeps the sources it read before as history (retained), whatever the roots now.
-      const root = reportJson([...RANGE, '--harness', 'opencode', '--root', `opencode=${join(home, 'elsewhere', 'work.db')}`], cleanEnv(home, { XDG_DATA_HOME: xdg, XDG_CACHE_HOME: join(home, 'cache-root') }));
+      const root = reportJson(
+        [...RANGE, '--harness', 'opencode', '--root', `opencode=${join(home, 'elsewhere', 'work.db')}`],
+        cleanEnv(home, { XDG_DATA_HOME: xdg, XDG_CACHE_HOME: join(home, 'cache-root') }),
+      );
       expectMetrics(root.totals, b.expected(), '--root');
     } finally {
       a.close();

@@ -31,15 +31,33 @@ describe('opencode roots and discovery', () => {
   it('finds opencode.db and every channel database in ~/.local/share/opencode, nothing else', async () => {
     const h = home();
     const data = join(h, '.local/share/opencode');
-    for (const f of ['opencode.db', 'opencode-dev.db', 'opencode-next.db', 'opencode-my_branch.1.db', 'opencode.db-wal', 'opencode.db-shm', 'opencode-dev.db-wal', 'other.db', 'opencode.json', 'opencode-.db'])
+    for (const f of [
+      'opencode.db',
+      'opencode-dev.db',
+      'opencode-next.db',
+      'opencode-my_branch.1.db',
+      'opencode.db-wal',
+      'opencode.db-shm',
+      'opencode-dev.db-wal',
+      'other.db',
+      'opencode.json',
+      'opencode-.db',
+    ])
       touch(join(data, f));
     mkdirSync(join(data, 'opencode-dir.db'));
     touch(join(data, 'storage/opencode-nested.db'));
     const ctx = { home: h, env: {}, rootOverrides: [] };
     expect(opencode.roots(ctx)).toEqual([{ path: data, origin: 'default', exists: true }]);
-    expect(await found(ctx)).toEqual(['opencode-dev.db', 'opencode-my_branch.1.db', 'opencode-next.db', 'opencode.db'].map((f) => join(data, f)));
+    expect(await found(ctx)).toEqual(
+      ['opencode-dev.db', 'opencode-my_branch.1.db', 'opencode-next.db', 'opencode.db'].map((f) => join(data, f)),
+    );
     const [src] = await opencode.discover(opencode.roots(ctx), () => {});
-    expect(src).toMatchObject({ harness: 'opencode', kind: 'sqlite', companions: [src!.path + '-wal'], meta: { db: 'opencode-dev.db' } });
+    expect(src).toMatchObject({
+      harness: 'opencode',
+      kind: 'sqlite',
+      companions: [src!.path + '-wal'],
+      meta: { db: 'opencode-dev.db' },
+    });
   });
 
   it('XDG_DATA_HOME moves the data dir (a relative value is ignored, as XDG says)', async () => {
@@ -47,9 +65,15 @@ describe('opencode roots and discovery', () => {
     const xdg = join(h, 'xdg');
     touch(join(xdg, 'opencode/opencode.db'));
     touch(join(h, '.local/share/opencode/opencode.db'));
-    expect(await found({ home: h, env: { XDG_DATA_HOME: xdg }, rootOverrides: [] })).toEqual([join(xdg, 'opencode/opencode.db')]);
-    expect(opencode.roots({ home: h, env: { XDG_DATA_HOME: xdg }, rootOverrides: [] })[0]!.origin).toBe('XDG_DATA_HOME');
-    expect(await found({ home: h, env: { XDG_DATA_HOME: 'rel/xdg' }, rootOverrides: [] })).toEqual([join(h, '.local/share/opencode/opencode.db')]);
+    expect(await found({ home: h, env: { XDG_DATA_HOME: xdg }, rootOverrides: [] })).toEqual([
+      join(xdg, 'opencode/opencode.db'),
+    ]);
+    expect(opencode.roots({ home: h, env: { XDG_DATA_HOME: xdg }, rootOverrides: [] })[0]!.origin).toBe(
+      'XDG_DATA_HOME',
+    );
+    expect(await found({ home: h, env: { XDG_DATA_HOME: 'rel/xdg' }, rootOverrides: [] })).toEqual([
+      join(h, '.local/share/opencode/opencode.db'),
+    ]);
   });
 
   it('OPENCODE_DB adds its database (absolute, or relative to the data dir) without dropping the data dir; :memory: has no file', async () => {
@@ -59,12 +83,19 @@ describe('opencode roots and discovery', () => {
     touch(join(data, 'custom/alt.db'));
     touch(join(h, 'elsewhere/work.db'));
     const env = (v: string) => ({ home: h, env: { OPENCODE_DB: v }, rootOverrides: [] });
-    expect(await found(env(join(h, 'elsewhere/work.db')))).toEqual([join(data, 'opencode.db'), join(h, 'elsewhere/work.db')]);
+    expect(await found(env(join(h, 'elsewhere/work.db')))).toEqual([
+      join(data, 'opencode.db'),
+      join(h, 'elsewhere/work.db'),
+    ]);
     expect(await found(env('custom/alt.db'))).toEqual([join(data, 'opencode.db'), join(data, 'custom/alt.db')]);
     // Naming the data dir's own database does not list it twice.
     expect(await found(env('opencode.db'))).toEqual([join(data, 'opencode.db')]);
     expect(opencode.roots(env(':memory:'))).toHaveLength(1);
-    expect(opencode.roots(env('missing.db'))[1]).toEqual({ path: join(data, 'missing.db'), origin: 'OPENCODE_DB', exists: false });
+    expect(opencode.roots(env('missing.db'))[1]).toEqual({
+      path: join(data, 'missing.db'),
+      origin: 'OPENCODE_DB',
+      exists: false,
+    });
   });
 
   it('--root opencode=PATH takes a data dir or one database file, instead of the defaults', async () => {
@@ -75,7 +106,11 @@ describe('opencode roots and discovery', () => {
     touch(join(dir, 'opencode-beta.db'));
     const file = join(h, 'single/snapshot.sqlite');
     touch(file);
-    expect(await found({ home: h, env: {}, rootOverrides: [dir, file] })).toEqual([join(dir, 'opencode-beta.db'), join(dir, 'opencode.db'), file]);
+    expect(await found({ home: h, env: {}, rootOverrides: [dir, file] })).toEqual([
+      join(dir, 'opencode-beta.db'),
+      join(dir, 'opencode.db'),
+      file,
+    ]);
     expect(await found({ home: h, env: {}, rootOverrides: [join(h, 'nothing-here')] })).toEqual([]);
   });
 

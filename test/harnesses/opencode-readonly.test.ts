@@ -5,7 +5,19 @@
 // yields a warning naming it while every other source is still reported.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -47,7 +59,11 @@ function snap(dbPath: string): Snap {
     if (name.endsWith('-shm')) continue;
     const p = join(dir, name);
     const st = statSync(p);
-    files[name] = { sha: createHash('sha256').update(readFileSync(p)).digest('hex'), mtimeMs: st.mtimeMs, size: st.size };
+    files[name] = {
+      sha: createHash('sha256').update(readFileSync(p)).digest('hex'),
+      mtimeMs: st.mtimeMs,
+      size: st.size,
+    };
   }
   return { listing, files };
 }
@@ -187,7 +203,8 @@ describe('opencode is read-only on user data', () => {
     // slowly either side runs: reads and writes interleave by construction.
     const committedPast = async (n: number) => {
       while (seen.committed <= n) {
-        if (child.exitCode !== null) throw new Error(`the writer exited (${child.exitCode}) after ${seen.committed} steps`);
+        if (child.exitCode !== null)
+          throw new Error(`the writer exited (${child.exitCode}) after ${seen.committed} steps`);
         await new Promise((r) => setTimeout(r, 5));
       }
     };
@@ -247,9 +264,16 @@ describe('opencode damaged and locked databases', () => {
     probe.close();
 
     const sources = await sourcesIn(dir);
-    expect(sources.map((s) => s.meta?.db)).toEqual(['opencode-broken.db', 'opencode-corrupt.db', 'opencode-dev.db', 'opencode-locked.db', 'opencode.db']);
+    expect(sources.map((s) => s.meta?.db)).toEqual([
+      'opencode-broken.db',
+      'opencode-corrupt.db',
+      'opencode-dev.db',
+      'opencode-locked.db',
+      'opencode.db',
+    ]);
     const results = new Map<string, Collected>();
-    for (const s of sources) results.set(s.meta!.db!, await collectSource(opencode, s, { resume: null, tmpDir, knownProjects: new Set() }));
+    for (const s of sources)
+      results.set(s.meta!.db!, await collectSource(opencode, s, { resume: null, tmpDir, knownProjects: new Set() }));
 
     const broken = results.get('opencode-broken.db')!;
     expect(broken.failed).toBe(true);
@@ -260,10 +284,14 @@ describe('opencode damaged and locked databases', () => {
     expect(corrupt.failed).toBe(true);
     expect(corrupt.events).toEqual([]);
     expect(corrupt.warnings).toHaveLength(1);
-    expect(corrupt.warnings[0]).toMatch(new RegExp(`^${corruptPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot read: .*malformed`));
+    expect(corrupt.warnings[0]).toMatch(
+      new RegExp(`^${corruptPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot read: .*malformed`),
+    );
 
     const lockedResult = results.get('opencode-locked.db')!;
-    expect(lockedResult.warnings).toEqual([`${lockedPath}: database is locked by another connection; read a private snapshot copy of it`]);
+    expect(lockedResult.warnings).toEqual([
+      `${lockedPath}: database is locked by another connection; read a private snapshot copy of it`,
+    ]);
     expectTotals(totals(lockedResult), locked.expected());
 
     expectTotals(totals(results.get('opencode.db')!), good.expected());

@@ -8,7 +8,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { opencode } from '../../src/harnesses/opencode/index.js';
 import { collectSource, type Collected } from '../../src/ingest/collect.js';
 import type { UsageEvent } from '../../src/core/types.js';
-import { GENERATED_TITLE, OpenCodeDb, SECRET, sumExpected, toExpected, usage, type Expected } from '../../fixtures/opencode/builder.js';
+import {
+  GENERATED_TITLE,
+  OpenCodeDb,
+  SECRET,
+  sumExpected,
+  toExpected,
+  usage,
+  type Expected,
+} from '../../fixtures/opencode/builder.js';
 import { buildMainDb, buildV1Db, GEMINI, GPT, SONNET } from '../../fixtures/opencode/scenarios.js';
 import { tempDir } from '../helpers/cli.js';
 
@@ -71,14 +79,35 @@ describe('opencode 2.x steps', () => {
     const c = await collectDb(db.path);
     expect(c.warnings).toEqual([]);
     expect(c.events).toHaveLength(2);
-    const [ea, eb] = [c.events.find((e) => e.dedupe_key === `msg:${a}`)!, c.events.find((e) => e.dedupe_key === `msg:${b}`)!];
+    const [ea, eb] = [
+      c.events.find((e) => e.dedupe_key === `msg:${a}`)!,
+      c.events.find((e) => e.dedupe_key === `msg:${b}`)!,
+    ];
     expect(ea).toMatchObject({
-      harness: 'opencode', session_id: s.id, project: '/work/p1', model: SONNET.id, provider: 'anthropic', requests: 1,
-      input_tokens: 1200, cache_read_tokens: 4000, cache_write_tokens: 600, output_tokens: 300, reasoning_tokens: 0,
-      recorded_cost_usd: 0.0123, source_file: db.path, dedupe_rank: 0,
+      harness: 'opencode',
+      session_id: s.id,
+      project: '/work/p1',
+      model: SONNET.id,
+      provider: 'anthropic',
+      requests: 1,
+      input_tokens: 1200,
+      cache_read_tokens: 4000,
+      cache_write_tokens: 600,
+      output_tokens: 300,
+      reasoning_tokens: 0,
+      recorded_cost_usd: 0.0123,
+      source_file: db.path,
+      dedupe_rank: 0,
     });
     // reasoning is a separate OpenCode bucket: output = output + reasoning.
-    expect(eb).toMatchObject({ model: GPT.id, provider: 'openai', output_tokens: 950, reasoning_tokens: 250, input_tokens: 50, recorded_cost_usd: 0.0301 });
+    expect(eb).toMatchObject({
+      model: GPT.id,
+      provider: 'openai',
+      output_tokens: 950,
+      reasoning_tokens: 250,
+      input_tokens: 50,
+      recorded_cost_usd: 0.0301,
+    });
     expect(ea.ts).toBeLessThan(eb.ts);
     expectTotals(totals(c.events), db.expected());
   });
@@ -91,7 +120,10 @@ describe('opencode 2.x steps', () => {
     const bare = join(root, `bare-${n}.db`);
     copyFileSync(db.path, bare);
     const probe = new Database(bare, { readonly: true });
-    expect((probe.prepare("SELECT count(*) AS k FROM sqlite_master WHERE name = 'session_message'").get() as { k: number }).k).toBe(0);
+    expect(
+      (probe.prepare("SELECT count(*) AS k FROM sqlite_master WHERE name = 'session_message'").get() as { k: number })
+        .k,
+    ).toBe(0);
     probe.close();
     const c = await collectDb(db.path);
     expectTotals(totals(c.events), db.expected());
@@ -128,8 +160,18 @@ describe('opencode session totals (residual events)', () => {
     const [r, ...more] = residuals(c);
     expect(more).toEqual([]);
     expect(r).toMatchObject({
-      requests: 0, dedupe_key: `residual:${s.id}`, session_id: s.id, model: GPT.id, provider: 'openai', ts: s.created, project: '/work/rev',
-      input_tokens: 3900, output_tokens: 1300, reasoning_tokens: 300, cache_read_tokens: 9500, cache_write_tokens: 0,
+      requests: 0,
+      dedupe_key: `residual:${s.id}`,
+      session_id: s.id,
+      model: GPT.id,
+      provider: 'openai',
+      ts: s.created,
+      project: '/work/rev',
+      input_tokens: 3900,
+      output_tokens: 1300,
+      reasoning_tokens: 300,
+      cache_read_tokens: 9500,
+      cache_write_tokens: 0,
     });
     expect(r!.recorded_cost_usd).toBeCloseTo(0.053, 10);
     expect(totals([r!])).toEqual({ ...toExpected(s.lost, 0), cost_usd: r!.recorded_cost_usd });
@@ -143,7 +185,13 @@ describe('opencode session totals (residual events)', () => {
     s.title({ input: 220, output: 9, cost: 0.0003 });
     const c = await collectDb(db.path);
     expect(c.events).toHaveLength(1);
-    expect(c.events[0]).toMatchObject({ requests: 0, input_tokens: 220, output_tokens: 9, model: GPT.id, dedupe_key: `residual:${s.id}` });
+    expect(c.events[0]).toMatchObject({
+      requests: 0,
+      input_tokens: 220,
+      output_tokens: 9,
+      model: GPT.id,
+      dedupe_key: `residual:${s.id}`,
+    });
     expectTotals(totals(c.events), db.expected());
   });
 
@@ -164,7 +212,15 @@ describe('opencode session totals (residual events)', () => {
     s.step({ input: 100, output: 10, cost: 0.01 });
     const t = Date.UTC(2026, 0, 6);
     // A row its session's totals never saw (billed nowhere by the builder).
-    s.rawRow('assistant', JSON.stringify({ model: SONNET, cost: 0.5, tokens: { input: 900, output: 1, reasoning: 0, cache: { read: 0, write: 0 } }, time: { created: t, completed: t } }));
+    s.rawRow(
+      'assistant',
+      JSON.stringify({
+        model: SONNET,
+        cost: 0.5,
+        tokens: { input: 900, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
+        time: { created: t, completed: t },
+      }),
+    );
     s.title({ output: 4 });
     const c = await collectDb(db.path);
     expect(steps(c).map((e) => e.input_tokens)).toEqual([100, 900]);
@@ -188,10 +244,19 @@ describe('opencode session totals (residual events)', () => {
   it('a retried step is one row rewritten: its final content counts once, the overwritten attempt only through the totals', async () => {
     const db = newDb();
     const s = db.session({ directory: '/work/retry', model: SONNET });
-    const id = s.retriedStep({ input: 2500, output: 40, cacheRead: 800, cost: 0.011 }, { input: 2500, output: 610, cacheRead: 800, cacheWrite: 120, cost: 0.019 });
+    const id = s.retriedStep(
+      { input: 2500, output: 40, cacheRead: 800, cost: 0.011 },
+      { input: 2500, output: 610, cacheRead: 800, cacheWrite: 120, cost: 0.019 },
+    );
     const c = await collectDb(db.path);
     expect(steps(c)).toHaveLength(1);
-    expect(steps(c)[0]).toMatchObject({ dedupe_key: `msg:${id}`, input_tokens: 2500, output_tokens: 610, cache_write_tokens: 120, recorded_cost_usd: 0.019 });
+    expect(steps(c)[0]).toMatchObject({
+      dedupe_key: `msg:${id}`,
+      input_tokens: 2500,
+      output_tokens: 610,
+      cache_write_tokens: 120,
+      recorded_cost_usd: 0.019,
+    });
     expect(residuals(c)).toHaveLength(1);
     expect(residuals(c)[0]).toMatchObject({ input_tokens: 2500, output_tokens: 40, cache_read_tokens: 800 });
     expectTotals(totals(c.events), db.expected());
@@ -257,9 +322,21 @@ describe('opencode compactions', () => {
     s.compaction('running');
     const c = await collectDb(db.path);
     const byKey = new Map(c.events.map((e) => [e.dedupe_key, e]));
-    expect(byKey.get(`msg:${done}`)).toMatchObject({ requests: 1, input_tokens: 9000, output_tokens: 400, model: SONNET.id, recorded_cost_usd: 0.02 });
+    expect(byKey.get(`msg:${done}`)).toMatchObject({
+      requests: 1,
+      input_tokens: 9000,
+      output_tokens: 400,
+      model: SONNET.id,
+      recorded_cost_usd: 0.02,
+    });
     expect(byKey.get(`msg:${failedPaid}`)).toMatchObject({ requests: 1, input_tokens: 7000, output_tokens: 3 });
-    expect(byKey.get(`msg:${doneFree}`)).toMatchObject({ requests: 1, input_tokens: 0, model: GEMINI.id, provider: 'google', recorded_cost_usd: null });
+    expect(byKey.get(`msg:${doneFree}`)).toMatchObject({
+      requests: 1,
+      input_tokens: 0,
+      model: GEMINI.id,
+      provider: 'google',
+      recorded_cost_usd: null,
+    });
     expect(c.events).toHaveLength(4);
     const reasons = c.skips.map((k) => k.reason).sort();
     expect(reasons).toEqual(['compaction still running', 'failed compaction without usage']);
@@ -283,7 +360,9 @@ describe('opencode forks', () => {
     const fork2 = fork.fork({ type: 'before', messageID: turn });
     const own2 = fork2.step({ input: 1100, output: 110, cost: 0.011 });
     // The fork really holds copies of the source's settled rows (same seq, new id).
-    const copies = db.writer.prepare('SELECT id, seq FROM session_message WHERE session_id = ? ORDER BY seq').all(fork.id) as { id: string; seq: number }[];
+    const copies = db.writer
+      .prepare('SELECT id, seq FROM session_message WHERE session_id = ? ORDER BY seq')
+      .all(fork.id) as { id: string; seq: number }[];
     expect(copies.length).toBeGreaterThanOrEqual(3);
     expect(copies.slice(0, 3).every((r) => r.id.endsWith(`_${r.seq}`))).toBe(true);
 
@@ -326,7 +405,11 @@ describe('opencode forks', () => {
     const fork = src.fork({ type: 'before', messageID: boundary }, { plainIds: true });
     const own = fork.step({ input: 50, output: 5, cost: 0.0005 });
     const c = await collectDb(db.path);
-    expect(steps(c).filter((e) => e.session_id === fork.id).map((e) => e.dedupe_key)).toEqual([`msg:${own}`]);
+    expect(
+      steps(c)
+        .filter((e) => e.session_id === fork.id)
+        .map((e) => e.dedupe_key),
+    ).toEqual([`msg:${own}`]);
     expectTotals(totals(c.events), db.expected());
   });
 });
@@ -350,7 +433,10 @@ describe('opencode table sets and versions', () => {
     const db = newDb('v1');
     const s = db.v1Session({ directory: '/work/old', model: SONNET });
     s.user();
-    s.assistant([{ input: 1000, output: 100, cacheRead: 50, cost: 0.01 }, { input: 200, output: 300, reasoning: 40, cacheRead: 1100, cost: 0.02 }]);
+    s.assistant([
+      { input: 1000, output: 100, cacheRead: 50, cost: 0.01 },
+      { input: 200, output: 300, reasoning: 40, cacheRead: 1100, cost: 0.02 },
+    ]);
     s.assistantWithoutParts({ input: 700, output: 70, cacheWrite: 30, cost: 0.007 });
     s.inFlight();
     const c = await collectDb(db.path);
@@ -363,7 +449,12 @@ describe('opencode table sets and versions', () => {
     ]);
     expect(new Set(c.events.map((e) => e.dedupe_key)).size).toBe(3);
     expect(c.events[2]).toMatchObject({ input_tokens: 700, cache_write_tokens: 30, requests: 1 });
-    expect(c.events.every((e) => e.project === '/work/old' && e.model === SONNET.id && e.provider === 'anthropic' && e.session_id === s.id)).toBe(true);
+    expect(
+      c.events.every(
+        (e) =>
+          e.project === '/work/old' && e.model === SONNET.id && e.provider === 'anthropic' && e.session_id === s.id,
+      ),
+    ).toBe(true);
     // message.tokens of `multi` (= its last step) is not counted on top of its parts.
     expect(c.events.filter((e) => e.input_tokens === 200)).toHaveLength(1);
     expect(c.events[1]).toMatchObject({ output_tokens: 340, reasoning_tokens: 40 });
@@ -418,14 +509,28 @@ describe('opencode bad input', () => {
     const broken = s.rawRow('assistant', `{"model":{"id":"m"},"text":"${SECRET}`);
     const wrongType = s.rawRow(
       'assistant',
-      JSON.stringify({ model: SONNET, cost: 'free', tokens: { input: '12', output: 7, reasoning: 0, cache: { read: true, write: 0 } }, time: { created: Date.UTC(2026, 0, 6), completed: Date.UTC(2026, 0, 6) } }),
+      JSON.stringify({
+        model: SONNET,
+        cost: 'free',
+        tokens: { input: '12', output: 7, reasoning: 0, cache: { read: true, write: 0 } },
+        time: { created: Date.UTC(2026, 0, 6), completed: Date.UTC(2026, 0, 6) },
+      }),
     );
     const c = await collectDb(db.path);
     expect(c.failed).toBe(false);
     expect(c.events.map((e) => e.dedupe_key).sort()).toEqual([`msg:${good}`, `msg:${wrongType}`].sort());
-    expect(c.events.find((e) => e.dedupe_key === `msg:${wrongType}`)).toMatchObject({ input_tokens: 0, output_tokens: 7, cache_read_tokens: 0, recorded_cost_usd: null });
-    expect(c.warnings).toContain(`${db.path} (session_message ${broken}): 1 session_message row(s) with unparsable data skipped (first: ${broken})`);
-    expect(c.warnings).toContain(`${db.path} (session_message ${wrongType}): invalid usage field(s) counted as 0: data.tokens.input not a number (string), data.tokens.cache.read not a number (boolean)`);
+    expect(c.events.find((e) => e.dedupe_key === `msg:${wrongType}`)).toMatchObject({
+      input_tokens: 0,
+      output_tokens: 7,
+      cache_read_tokens: 0,
+      recorded_cost_usd: null,
+    });
+    expect(c.warnings).toContain(
+      `${db.path} (session_message ${broken}): 1 session_message row(s) with unparsable data skipped (first: ${broken})`,
+    );
+    expect(c.warnings).toContain(
+      `${db.path} (session_message ${wrongType}): invalid usage field(s) counted as 0: data.tokens.input not a number (string), data.tokens.cache.read not a number (boolean)`,
+    );
     expect(c.warnings).toContain(`${db.path} (session_message ${wrongType}): invalid cost ignored`);
     expect(c.warnings.join('\n')).not.toContain(SECRET);
   });
@@ -456,13 +561,21 @@ describe('opencode whole database', () => {
 
     // Sum of the running totals in the database itself.
     const sums = db.writer
-      .prepare('SELECT sum(tokens_input) AS i, sum(tokens_output) AS o, sum(tokens_reasoning) AS r, sum(tokens_cache_read) AS cr, sum(tokens_cache_write) AS cw, sum(cost) AS cost FROM session_v2')
+      .prepare(
+        'SELECT sum(tokens_input) AS i, sum(tokens_output) AS o, sum(tokens_reasoning) AS r, sum(tokens_cache_read) AS cr, sum(tokens_cache_write) AS cw, sum(cost) AS cost FROM session_v2',
+      )
       .get() as Record<string, number>;
     const t = totals(c.events);
-    expect([t.input_tokens, t.output_tokens, t.cache_read_tokens, t.cache_write_tokens]).toEqual([sums.i, sums.o! + sums.r!, sums.cr, sums.cw]);
+    expect([t.input_tokens, t.output_tokens, t.cache_read_tokens, t.cache_write_tokens]).toEqual([
+      sums.i,
+      sums.o! + sums.r!,
+      sums.cr,
+      sums.cw,
+    ]);
     expect(t.cost_usd).toBeCloseTo(sums.cost!, 10);
 
-    for (const [session, e] of db.expectedBySession()) expectTotals(totals(c.events.filter((x) => x.session_id === session)), e);
+    for (const [session, e] of db.expectedBySession())
+      expectTotals(totals(c.events.filter((x) => x.session_id === session)), e);
     const models = new Set(c.events.map((e) => e.model ?? 'null'));
     expect([...models].sort()).toEqual([...db.expectedByModel().keys()].sort());
     for (const [model, e] of db.expectedByModel()) expectTotals(totals(c.events.filter((x) => x.model === model)), e);
@@ -484,7 +597,9 @@ describe('opencode whole database', () => {
     const s = db.session({ directory: '/work/ledger', model: SONNET });
     s.step({ input: 7, output: 3, reasoning: 2, cost: 0.5 });
     s.title({ input: 1 });
-    const row = db.writer.prepare('SELECT tokens_input AS i, tokens_output AS o, tokens_reasoning AS r, cost FROM session_v2 WHERE id = ?').get(s.id);
+    const row = db.writer
+      .prepare('SELECT tokens_input AS i, tokens_output AS o, tokens_reasoning AS r, cost FROM session_v2 WHERE id = ?')
+      .get(s.id);
     expect(row).toEqual({ i: 8, o: 3, r: 2, cost: 0.5 });
     expect(s.spend).toEqual(usage({ input: 8, output: 3, reasoning: 2, cost: 0.5 }));
   });

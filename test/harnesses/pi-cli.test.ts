@@ -3,12 +3,31 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildDefaultHome, buildEnvLayouts, groupLedger, GPT, PROJECTS, SONNET, totalsOf, type GroupKey, type Totals } from '../../fixtures/pi/scenarios.js';
+import {
+  buildDefaultHome,
+  buildEnvLayouts,
+  groupLedger,
+  GPT,
+  PROJECTS,
+  SONNET,
+  totalsOf,
+  type GroupKey,
+  type Totals,
+} from '../../fixtures/pi/scenarios.js';
 import { randomUsage, rng, type LedgerRow } from '../../fixtures/pi/session.js';
 import { cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
 
 const RANGE = ['--since', '2025-12-01', '--until', '2026-03-31'];
-const METRICS: (keyof Totals)[] = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd'];
+const METRICS: (keyof Totals)[] = [
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+  'cost_usd',
+];
 
 const metrics = (r: any): Totals => Object.fromEntries(METRICS.map((m) => [m, r[m]])) as unknown as Totals;
 
@@ -37,7 +56,9 @@ describe('pi end to end (default ~/.pi/agent)', () => {
     expectReportMatches(j, fx.ledger.rows, ['model', 'day']);
     expect(j.totals.cost_source).toBe('recorded');
     // fixture sanity: branches on both models, usage entries, v1 and shared-id sessions are in
-    expect(new Set(j.rows.map((r: any) => r.model))).toEqual(new Set([SONNET[0], GPT[0], 'qwen/qwen3-coder', 'claude-3-5-sonnet']));
+    expect(new Set(j.rows.map((r: any) => r.model))).toEqual(
+      new Set([SONNET[0], GPT[0], 'qwen/qwen3-coder', 'claude-3-5-sonnet']),
+    );
   });
 
   it('credits fork, clone and forkFrom copies to the original session and project', () => {
@@ -57,7 +78,12 @@ describe('pi end to end (default ~/.pi/agent)', () => {
       expectReportMatches(reportJson([...RANGE, '--harness', 'pi', '--by', keys.join(',')], env), fx.ledger.rows, keys);
     }
     const tz = 'America/Los_Angeles';
-    expectReportMatches(reportJson([...RANGE, '--harness', 'pi', '--by', 'day', '--tz', tz], env), fx.ledger.rows, ['day'], tz);
+    expectReportMatches(
+      reportJson([...RANGE, '--harness', 'pi', '--by', 'day', '--tz', tz], env),
+      fx.ledger.rows,
+      ['day'],
+      tz,
+    );
   });
 
   it('a narrower range keeps only the responses inside it', () => {
@@ -96,7 +122,9 @@ describe('pi end to end (default ~/.pi/agent)', () => {
     appendFileSync(b.tree.main.path, '{"type":"message","usage": top secret prompt\n');
     const j = reportJson([...RANGE, '--harness', 'pi'], cleanEnv(home));
     expect(metrics(j.totals)).toEqual(totalsOf(b.ledger.rows));
-    expect(j.warnings.some((w: string) => w.startsWith(`${b.tree.main.path}:`) && /1 unparsable line/.test(w))).toBe(true);
+    expect(j.warnings.some((w: string) => w.startsWith(`${b.tree.main.path}:`) && /1 unparsable line/.test(w))).toBe(
+      true,
+    );
     expect(j.warnings.join('\n')).not.toContain('secret');
   });
 
@@ -117,7 +145,9 @@ describe('pi end to end (PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR)', () 
     const env = cleanEnv(home, { PI_CODING_AGENT_DIR: e.agentDir, PI_CODING_AGENT_SESSION_DIR: e.flatDir });
     const j = reportJson([...RANGE, '--harness', 'pi', '--by', 'project,day'], env);
     expectReportMatches(j, e.ledger.rows, ['project', 'day']);
-    expect(new Set(j.rows.map((r: any) => r.project))).toEqual(new Set([PROJECTS.delta, PROJECTS.epsilon, PROJECTS.zeta]));
+    expect(new Set(j.rows.map((r: any) => r.project))).toEqual(
+      new Set([PROJECTS.delta, PROJECTS.epsilon, PROJECTS.zeta]),
+    );
   });
 
   it('--root pi=PATH replaces every other root', () => {
@@ -125,6 +155,10 @@ describe('pi end to end (PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR)', () 
     const e = buildEnvLayouts(base);
     const env = cleanEnv(join(base, 'nohome'), { PI_CODING_AGENT_SESSION_DIR: e.flatDir });
     const j = reportJson([...RANGE, '--harness', 'pi', '--root', `pi=${e.agentDir}`, '--by', 'project'], env);
-    expectReportMatches(j, e.ledger.rows.filter((r) => r.project === PROJECTS.delta), ['project']);
+    expectReportMatches(
+      j,
+      e.ledger.rows.filter((r) => r.project === PROJECTS.delta),
+      ['project'],
+    );
   });
 });

@@ -3,7 +3,15 @@
 import { appendFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildDefaultHome, buildEnvLayouts, GPT, LEGACY, PROJECTS, SONNET, sessionsDir } from '../../fixtures/pi/scenarios.js';
+import {
+  buildDefaultHome,
+  buildEnvLayouts,
+  GPT,
+  LEGACY,
+  PROJECTS,
+  SONNET,
+  sessionsDir,
+} from '../../fixtures/pi/scenarios.js';
 import { Ledger, PiSession, randomUsage, rng } from '../../fixtures/pi/session.js';
 import { MAX_TRACKED_ENTRIES, type PiState } from '../../src/harnesses/pi/extract.js';
 import type { UsageEvent } from '../../src/core/types.js';
@@ -19,7 +27,10 @@ describe('pi: default home (branched tree, fork, clone, forkFrom, v1, shared ids
   let events: UsageEvent[];
   const byFile = (path: string) => all.find((c) => c.source.path === path)!;
   const at = (c: Collected, id: string) => {
-    const line = readFileSync(c.source.path, 'utf8').split('\n').findIndex((l) => l.includes(`"id":"${id}"`)) + 1;
+    const line =
+      readFileSync(c.source.path, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes(`"id":"${id}"`)) + 1;
     const e = c.events.find((ev) => ev.source_line === line);
     if (!e) throw new Error(`no event for entry ${id}`);
     return e;
@@ -33,7 +44,9 @@ describe('pi: default home (branched tree, fork, clone, forkFrom, v1, shared ids
   });
 
   it('discovers every session file of the default layout', () => {
-    const files = [fx.tree.main, fx.tree.fork, fx.tree.clone, fx.tree.moved, fx.v1, ...fx.shared].map((s) => s.path).sort();
+    const files = [fx.tree.main, fx.tree.fork, fx.tree.clone, fx.tree.moved, fx.v1, ...fx.shared]
+      .map((s) => s.path)
+      .sort();
     expect(all.map((c) => c.source.path).sort()).toEqual(files);
     expect(all.every((c) => !c.failed && c.warnings.length === 0)).toBe(true);
   });
@@ -71,7 +84,10 @@ describe('pi: default home (branched tree, fork, clone, forkFrom, v1, shared ids
   });
 
   it('/fork re-chains parentIds around dropped labels and still resolves models through them', () => {
-    const lines = readFileSync(fx.tree.fork.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(fx.tree.fork.path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0].parentSession).toBe(fx.tree.main.path);
     const warm = lines.find((l) => l.id === fx.tree.ids.warm);
     expect(warm.parentId).toBe(fx.tree.ids.a2); // was the label in the original
@@ -94,7 +110,9 @@ describe('pi: default home (branched tree, fork, clone, forkFrom, v1, shared ids
     const mine = fx.ledger.rows.filter((r) => r.session === fx.v1.sessionId);
     expect(mine).toHaveLength(4);
     expect(sorted(c.events.map(fromEvent))).toEqual(sorted(mine.map(fromLedger)));
-    expect(c.events.every((e) => e.model === LEGACY[0] && e.provider === 'anthropic' && e.project === PROJECTS.legacy)).toBe(true);
+    expect(
+      c.events.every((e) => e.model === LEGACY[0] && e.provider === 'anthropic' && e.project === PROJECTS.legacy),
+    ).toBe(true);
     // No ids: each message is known by its session, time and usage (README "Entries without an id").
     expect(c.events.every((e) => e.dedupe_key.startsWith(`same:${fx.v1.sessionId}:`))).toBe(true);
     expect(new Set(c.events.map((e) => e.dedupe_key)).size).toBe(4);
@@ -105,7 +123,12 @@ describe('pi: default home (branched tree, fork, clone, forkFrom, v1, shared ids
   it('usage entries count with their own model and provider, unknown kinds included', () => {
     const c = byFile(fx.tree.main.path);
     const warm = at(c, fx.tree.ids.warm!);
-    expect([warm.model, warm.provider, warm.cache_read_tokens, warm.requests]).toEqual([SONNET[0], 'anthropic', 50000, 1]);
+    expect([warm.model, warm.provider, warm.cache_read_tokens, warm.requests]).toEqual([
+      SONNET[0],
+      'anthropic',
+      50000,
+      1,
+    ]);
     const probe = at(c, fx.tree.ids.unknownKind!);
     expect([probe.model, probe.provider]).toEqual(['qwen/qwen3-coder', 'openrouter']);
     expect(c.counts['pi: counted usage entry']).toBe(2);
@@ -143,10 +166,16 @@ describe('pi: default home (branched tree, fork, clone, forkFrom, v1, shared ids
 
   it('dedupe keys are entry id + message timestamp (stable across files)', () => {
     const c = byFile(fx.tree.main.path);
-    const line = readFileSync(c.source.path, 'utf8').split('\n').find((l) => l.includes(`"id":"${fx.tree.ids.b2}"`))!;
+    const line = readFileSync(c.source.path, 'utf8')
+      .split('\n')
+      .find((l) => l.includes(`"id":"${fx.tree.ids.b2}"`))!;
     const rec = JSON.parse(line);
     expect(at(c, fx.tree.ids.b2!).dedupe_key).toBe(`entry:${rec.id}:${rec.message.timestamp}`);
-    const warmLine = JSON.parse(readFileSync(c.source.path, 'utf8').split('\n').find((l) => l.includes(`"id":"${fx.tree.ids.warm}"`))!);
+    const warmLine = JSON.parse(
+      readFileSync(c.source.path, 'utf8')
+        .split('\n')
+        .find((l) => l.includes(`"id":"${fx.tree.ids.warm}"`))!,
+    );
     expect(at(c, fx.tree.ids.warm!).dedupe_key).toBe(`entry:${warmLine.id}:${Date.parse(warmLine.timestamp)}`);
   });
 });
@@ -157,7 +186,10 @@ describe('pi: roots and layouts', () => {
     const home = join(base, 'home');
     const env = buildEnvLayouts(base);
     const ignored = buildDefaultHome(home); // ~/.pi/agent: not searched once PI_CODING_AGENT_DIR is set
-    const sources = await discover(home, { PI_CODING_AGENT_DIR: env.agentDir, PI_CODING_AGENT_SESSION_DIR: env.flatDir });
+    const sources = await discover(home, {
+      PI_CODING_AGENT_DIR: env.agentDir,
+      PI_CODING_AGENT_SESSION_DIR: env.flatDir,
+    });
     const evs = storeView((await collectAll(sources)).flatMap((c) => c.events));
     expect(sorted(evs.map(fromEvent))).toEqual(sorted(env.ledger.rows.map(fromLedger)));
     expect(new Set(evs.map((e) => e.project))).toEqual(new Set([PROJECTS.delta, PROJECTS.epsilon, PROJECTS.zeta]));
@@ -188,12 +220,31 @@ describe('pi: roots and layouts', () => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, '2026-01-01T10-00-00-000Z_0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl');
     const asst = (id: string) =>
-      JSON.stringify({ type: 'message', id, parentId: null, timestamp: '2026-01-01T10:00:03.000Z', message: { role: 'assistant', content: [], api: 'x', provider: 'p', model: 'm', usage: { input: 5, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 6 }, stopReason: 'stop', timestamp: 1767261602000 } });
+      JSON.stringify({
+        type: 'message',
+        id,
+        parentId: null,
+        timestamp: '2026-01-01T10:00:03.000Z',
+        message: {
+          role: 'assistant',
+          content: [],
+          api: 'x',
+          provider: 'p',
+          model: 'm',
+          usage: { input: 5, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 6 },
+          stopReason: 'stop',
+          timestamp: 1767261602000,
+        },
+      });
     writeFileSync(file, asst('aaaa0001') + '\n');
     const [src] = await discover(home);
     const c = await collect(src!);
-    expect(c.events.map((e) => [e.session_id, e.project, e.recorded_cost_usd])).toEqual([['0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000', '/srv/app', null]]);
-    expect(c.warnings).toEqual([`${file}:1: no session header before the first entry; session id taken from the file name`]);
+    expect(c.events.map((e) => [e.session_id, e.project, e.recorded_cost_usd])).toEqual([
+      ['0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000', '/srv/app', null],
+    ]);
+    expect(c.warnings).toEqual([
+      `${file}:1: no session header before the first entry; session id taken from the file name`,
+    ]);
   });
 });
 
@@ -282,12 +333,29 @@ describe('pi: bad input', () => {
     const s = new PiSession({ dir, cwd: PROJECTS.alpha, start: Date.UTC(2026, 2, 3), ledger, seed: 95 });
     s.modelChange(SONNET[1], SONNET[0]);
     s.user('secret prompt text');
-    s.assistant({ provider: SONNET[1], model: SONNET[0], usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: 0.5 } });
+    s.assistant({
+      provider: SONNET[1],
+      model: SONNET[0],
+      usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: 0.5 },
+    });
     const path = s.write();
     appendFileSync(path, '{"type":"message","id":"bad00001","usage": secret prompt text not json\n');
     appendFileSync(
       path,
-      JSON.stringify({ type: 'message', id: 'bad00002', parentId: null, timestamp: '2026-03-03T01:00:00.000Z', message: { role: 'assistant', provider: 'anthropic', model: 'm', usage: { input: 'many', output: 7, cacheRead: -1, cacheWrite: 0, cost: { total: 'x' } }, stopReason: 'stop', timestamp: 1772499600000 } }) + '\n',
+      JSON.stringify({
+        type: 'message',
+        id: 'bad00002',
+        parentId: null,
+        timestamp: '2026-03-03T01:00:00.000Z',
+        message: {
+          role: 'assistant',
+          provider: 'anthropic',
+          model: 'm',
+          usage: { input: 'many', output: 7, cacheRead: -1, cacheWrite: 0, cost: { total: 'x' } },
+          stopReason: 'stop',
+          timestamp: 1772499600000,
+        },
+      }) + '\n',
     );
     const [src] = await discover(join(dir, '../..'), {}, [join(dir, '..')]);
     const c = await collect(src!);
@@ -297,7 +365,11 @@ describe('pi: bad input', () => {
     ]);
     const n = readFileSync(path, 'utf8').trimEnd().split('\n').length;
     expect(c.warnings).toContain(`${path}:${n - 1}: 1 unparsable line skipped (first at line ${n - 1})`);
-    expect(c.warnings.some((w) => w.startsWith(`${path}:${n}: invalid usage field(s)`) && w.includes('input') && w.includes('cacheRead'))).toBe(true);
+    expect(
+      c.warnings.some(
+        (w) => w.startsWith(`${path}:${n}: invalid usage field(s)`) && w.includes('input') && w.includes('cacheRead'),
+      ),
+    ).toBe(true);
     expect(c.warnings.some((w) => w.startsWith(`${path}:${n}: usage.cost.total`))).toBe(true);
     expect(c.warnings.join('\n')).not.toContain('secret');
     expect(basename(path)).toContain(s.sessionId);

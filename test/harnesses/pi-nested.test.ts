@@ -13,13 +13,34 @@ import { tempDir } from '../helpers/cli.js';
 
 const model = { provider: 'anthropic', model: 'claude-sonnet-4-5' };
 const assistantLine = (input: number) =>
-  JSON.stringify({ version: 1, recordType: 'message', runId: 'r1', agent: 'worker', cwd: '/home/u/a', timestamp: '2026-10-15T10:00:05.000Z', role: 'assistant', message: { role: 'assistant', model: 'claude-sonnet-4-5', usage: { input, output: 1, cacheRead: 0, cacheWrite: 0 } } });
+  JSON.stringify({
+    version: 1,
+    recordType: 'message',
+    runId: 'r1',
+    agent: 'worker',
+    cwd: '/home/u/a',
+    timestamp: '2026-10-15T10:00:05.000Z',
+    role: 'assistant',
+    message: {
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      usage: { input, output: 1, cacheRead: 0, cacheWrite: 0 },
+    },
+  });
 
 describe('pi nested files', () => {
   it('counts a nested session with a header, its user messages as subagent tasks', async () => {
     const agent = join(tempDir('txu-pi-nested-'), 'agent');
     const folder = join(agent, 'sessions', '--home-u-a--', '2026-10-15T09-00-00-000Z_parent', 'e1', 'run-0');
-    const s = new PiSession({ dir: folder, fileName: 'session.jsonl', cwd: '/home/u/a', start: Date.UTC(2026, 9, 15, 9), ledger: new Ledger(), seed: 7, sessionId: 'child-1' });
+    const s = new PiSession({
+      dir: folder,
+      fileName: 'session.jsonl',
+      cwd: '/home/u/a',
+      start: Date.UTC(2026, 9, 15, 9),
+      ledger: new Ledger(),
+      seed: 7,
+      sessionId: 'child-1',
+    });
     s.user('the task');
     s.assistant({ ...model, usage: { input: 9, output: 2, cacheRead: 0, cacheWrite: 0 } });
     s.write();
@@ -37,7 +58,18 @@ describe('pi nested files', () => {
     const dir = join(agent, 'sessions', '--home-u-a--', 'subagent-artifacts');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'r1_worker_0_transcript.jsonl');
-    writeFileSync(file, [JSON.stringify({ version: 1, recordType: 'message', role: 'user', message: { role: 'user', content: 'brief' } }), assistantLine(5)].join('\n') + '\n');
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({
+          version: 1,
+          recordType: 'message',
+          role: 'user',
+          message: { role: 'user', content: 'brief' },
+        }),
+        assistantLine(5),
+      ].join('\n') + '\n',
+    );
     const [src] = await discover(agent, {}, [agent]);
     const a = await collect(src!);
     expect(a.events).toEqual([]);
@@ -54,7 +86,21 @@ describe('pi nested files', () => {
     const dir = join(agent, 'sessions', '--home-u-a--');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, '2026-10-15T09-00-00-000Z_old.jsonl');
-    writeFileSync(file, JSON.stringify({ type: 'message', id: 'a1', parentId: null, timestamp: '2026-10-15T09:00:00.000Z', message: { role: 'assistant', ...model, usage: { input: 3, output: 1, cacheRead: 0, cacheWrite: 0 }, timestamp: 1792054800000 } }) + '\n');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        type: 'message',
+        id: 'a1',
+        parentId: null,
+        timestamp: '2026-10-15T09:00:00.000Z',
+        message: {
+          role: 'assistant',
+          ...model,
+          usage: { input: 3, output: 1, cacheRead: 0, cacheWrite: 0 },
+          timestamp: 1792054800000,
+        },
+      }) + '\n',
+    );
     const [src] = await discover(agent, {}, [agent]);
     expect(src!.meta).toEqual({ sessionId: 'old', dirKey: '--home-u-a--' });
     const c = await collect(src!);

@@ -16,15 +16,31 @@ describe('pi: -fast model names and cacheWrite1h', () => {
   const cwd: Record<string, string> = {};
   beforeAll(() => {
     const ledger = new Ledger();
-    const cases: [string, string, string, { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number }][] = [
+    const cases: [
+      string,
+      string,
+      string,
+      { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number },
+    ][] = [
       ['fast48', 'anthropic', 'claude-opus-4-8-fast', { input: 1000, output: 100, cacheRead: 0, cacheWrite: 0 }],
       ['fast5', 'anthropic', 'claude-opus-5-fast', { input: 1000, output: 0, cacheRead: 0, cacheWrite: 0 }],
       ['router', 'openrouter', 'anthropic/claude-opus-5-fast', { input: 2000, output: 0, cacheRead: 0, cacheWrite: 0 }],
-      ['oneHour', 'anthropic', 'claude-sonnet-4-5', { input: 1000, output: 100, cacheRead: 0, cacheWrite: 1000, cacheWrite1h: 400 }],
+      [
+        'oneHour',
+        'anthropic',
+        'claude-sonnet-4-5',
+        { input: 1000, output: 100, cacheRead: 0, cacheWrite: 1000, cacheWrite1h: 400 },
+      ],
     ];
     for (const [i, [k, provider, model, usage]] of cases.entries()) {
       cwd[k] = `/work/pi-${k}`;
-      const s = new PiSession({ dir: sessionsDir(agent, cwd[k]), cwd: cwd[k], start: Date.UTC(2026, 9, 3 + i, 9, 0, 0), ledger, seed: 70 + i });
+      const s = new PiSession({
+        dir: sessionsDir(agent, cwd[k]),
+        cwd: cwd[k],
+        start: Date.UTC(2026, 9, 3 + i, 9, 0, 0),
+        ledger,
+        seed: 70 + i,
+      });
       s.user('go');
       // No cost recorded: the computed price is what is checked.
       s.assistant({ provider, model, usage });
@@ -48,7 +64,13 @@ describe('pi: -fast model names and cacheWrite1h', () => {
 
   it('cacheWrite1h is the 1-hour part of cacheWrite: 400 at the 1h rate, 600 at the 5m rate, 1000 written in all', () => {
     const row = reportJson([...RANGE, '--by', 'project'], env).rows.find((r: any) => r.project === cwd.oneHour);
-    expect(row).toMatchObject({ requests: 1, input_tokens: 1000, cache_write_tokens: 1000, output_tokens: 100, total_tokens: 2100 });
+    expect(row).toMatchObject({
+      requests: 1,
+      input_tokens: 1000,
+      cache_write_tokens: 1000,
+      output_tokens: 100,
+      total_tokens: 2100,
+    });
     // Sonnet 4.5: 1000×$3 + 100×$15 + 600×$3.75 + 400×$6 = 9150 millionths.
     expect(row.cost_usd).toBeCloseTo(0.00915, 10);
   });

@@ -60,7 +60,8 @@ beforeAll(() => {
     const r = runCli(c, env);
     logs.push({ cmd: c.join(' '), stdout: r.stdout, stderr: r.stderr });
     // html may be missing from a build; everything else must succeed.
-    if (!(c.includes('html') && /HTML renderer is not available/.test(r.stderr))) expect(r.status, `${c.join(' ')}\n${r.stderr}`).toBe(0);
+    if (!(c.includes('html') && /HTML renderer is not available/.test(r.stderr)))
+      expect(r.status, `${c.join(' ')}\n${r.stderr}`).toBe(0);
   }
 });
 
@@ -72,7 +73,9 @@ describe('privacy: planted text never leaves the user files', () => {
       const bytes = Buffer.concat([f, f + '-wal'].filter(existsSync).map((p) => readFileSync(p))).toString('latin1');
       expect(leaks(bytes).length, f).toBeGreaterThan(0);
     }
-    console.log(`privacy: canaries present in ${fx.canaryFiles.length + Object.keys(bad).length} fixture files of all seven harnesses`);
+    console.log(
+      `privacy: canaries present in ${fx.canaryFiles.length + Object.keys(bad).length} fixture files of all seven harnesses`,
+    );
   });
 
   it('the DuckDB store (file bytes and every value of every table) holds no canary', async () => {
@@ -90,7 +93,9 @@ describe('privacy: planted text never leaves the user files', () => {
     for (const h of HARNESS_IDS) expect(tables['main.unit_attrs'], h).toContain(`"${h}"`);
     expect(tables['main.unit_rows']).toContain('"kind":0'); // prompts (WORK_UNIT_KINDS[0])
     expect(tables['main.session_fact_rows']).toContain(TITLE_MARK);
-    console.log(`privacy: store ${files.length} file(s), ${Object.keys(tables).length} tables, ${all.length} chars of values searched for ${SECRETS.length} canaries`);
+    console.log(
+      `privacy: store ${files.length} file(s), ${Object.keys(tables).length} tables, ${all.length} chars of values searched for ${SECRETS.length} canaries`,
+    );
   });
 
   it('stdout and stderr of every command, --out files and the Parquet export hold no canary', async () => {
@@ -98,7 +103,9 @@ describe('privacy: planted text never leaves the user files', () => {
       expect(leaks(l.stdout), `stdout of ${l.cmd}`).toEqual([]);
       expect(leaks(l.stderr), `stderr of ${l.cmd}`).toEqual([]);
     }
-    const outs = [join(outside, 'report.json'), join(outside, 'report.csv'), join(outside, 'report.html')].filter(existsSync);
+    const outs = [join(outside, 'report.json'), join(outside, 'report.csv'), join(outside, 'report.html')].filter(
+      existsSync,
+    );
     expect(outs.length).toBeGreaterThanOrEqual(2);
     for (const f of outs) expect(leaks(readFileSync(f, 'utf8')), f).toEqual([]);
     const parquet = filesUnder(join(outside, 'export')).filter((f) => f.endsWith('.parquet'));
@@ -107,7 +114,9 @@ describe('privacy: planted text never leaves the user files', () => {
     const values = await dumpParquet(join(outside, 'export', '**', '*.parquet'));
     expect(values.length).toBeGreaterThan(100);
     expect(leaks(values)).toEqual([]);
-    console.log(`privacy: ${logs.length} commands' stdout+stderr, ${outs.length} --out files, ${parquet.length} Parquet files searched`);
+    console.log(
+      `privacy: ${logs.length} commands' stdout+stderr, ${outs.length} --out files, ${parquet.length} Parquet files searched`,
+    );
   });
 
   it('warnings about bad input name the file but never quote its text', () => {
@@ -115,21 +124,38 @@ describe('privacy: planted text never leaves the user files', () => {
     const warnings: string[] = j.warnings;
     // What each canary-bearing bad file must be warned about (by file name and line/row).
     const kinds: Record<keyof CanaryBadFiles, RegExp[]> = {
-      claude: [/:2: invalid usage field\(s\) counted as 0: input_tokens not a number/, /:3: 1 unparsable line/, /:4: incomplete final line/],
-      codex: [/:\d+: invalid usage field\(s\) counted as 0: input_tokens not a number/, /:\d+: 1 unparsable line/, /:\d+: incomplete final line/],
+      claude: [
+        /:2: invalid usage field\(s\) counted as 0: input_tokens not a number/,
+        /:3: 1 unparsable line/,
+        /:4: incomplete final line/,
+      ],
+      codex: [
+        /:\d+: invalid usage field\(s\) counted as 0: input_tokens not a number/,
+        /:\d+: 1 unparsable line/,
+        /:\d+: incomplete final line/,
+      ],
       pi: [/:3: invalid usage field\(s\) counted as 0: input not a number/, /:4: 1 unparsable line/],
-      opencode: [/\(session_message msg_\w+\): 1 session_message row\(s\) with unparsable data/, /\(session_message msg_\w+\): invalid usage field\(s\) counted as 0: data.tokens.input/],
+      opencode: [
+        /\(session_message msg_\w+\): 1 session_message row\(s\) with unparsable data/,
+        /\(session_message msg_\w+\): invalid usage field\(s\) counted as 0: data.tokens.input/,
+      ],
       cursor: [/\(meta '0'\): meta value is neither hex-encoded JSON nor JSON/],
       gemini: [/:3: invalid token field\(s\) counted as 0: input not a number/, /:4: 1 unparsable line/],
       geminiLegacy: [/:4: not a JSON document \(cut off\); nothing read from it/],
       qwen: [/:2: invalid usage field\(s\) counted as 0: promptTokenCount not a number/, /:3: 1 unparsable line/],
-      cline: [/ \(message 2\): 1 usage message\(s\) whose text is not JSON skipped/, / \(message 3\): invalid usage field\(s\) counted as 0: tokensIn not a number/],
+      cline: [
+        / \(message 2\): 1 usage message\(s\) whose text is not JSON skipped/,
+        / \(message 3\): invalid usage field\(s\) counted as 0: tokensIn not a number/,
+      ],
     };
     let named = 0;
     for (const [harness, file] of Object.entries(bad) as [keyof CanaryBadFiles, string][]) {
       const mine = warnings.filter((w) => w.startsWith(file)).map((w) => w.slice(file.length));
       for (const k of kinds[harness]) {
-        expect(mine.some((w) => k.test(w)), `${harness}: ${k} about ${file}\n${mine.join('\n')}`).toBe(true);
+        expect(
+          mine.some((w) => k.test(w)),
+          `${harness}: ${k} about ${file}\n${mine.join('\n')}`,
+        ).toBe(true);
         named++;
       }
     }
@@ -137,7 +163,9 @@ describe('privacy: planted text never leaves the user files', () => {
     // The table report prints them on stderr: also clean (checked above), and present.
     const table = logs.find((l) => l.cmd === ['report', ...ALL_RANGE].join(' '))!;
     expect(table.stderr).toContain(bad.claude);
-    console.log(`privacy: ${warnings.length} warnings checked, ${named} expected warnings about ${Object.keys(bad).length} canary-bearing bad files found, none quoting them`);
+    console.log(
+      `privacy: ${warnings.length} warnings checked, ${named} expected warnings about ${Object.keys(bad).length} canary-bearing bad files found, none quoting them`,
+    );
   });
 
   it('no temporary file (private SQLite copies, work dirs) is left behind', () => {

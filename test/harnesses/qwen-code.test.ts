@@ -8,7 +8,15 @@ import { basename, dirname } from 'node:path';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byKeys, Ledger, reportRows, tokenFields } from '../../fixtures/ledger.js';
-import { buildHandSession, buildQwenHome, CODER, FLASH, GEMINI, PROJECTS, type QwenHome } from '../../fixtures/qwen-code/scenarios.js';
+import {
+  buildHandSession,
+  buildQwenHome,
+  CODER,
+  FLASH,
+  GEMINI,
+  PROJECTS,
+  type QwenHome,
+} from '../../fixtures/qwen-code/scenarios.js';
 import { QwenSession, randomUsage, rng } from '../../fixtures/qwen-code/session.js';
 import { cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
 import { storedCounts } from '../helpers/units.js';
@@ -38,11 +46,18 @@ describe('qwen-code end to end (~/.qwen)', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
     expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']));
     const req = (id: string) => j.rows.find((r: any) => r.session === id)?.requests;
-    expect([req(fx.main.sessionId), req(fx.old.sessionId), req(fx.fork.sessionId), req(fx.forkOfFork.sessionId)]).toEqual([5, 2, 1, 1]);
+    expect([
+      req(fx.main.sessionId),
+      req(fx.old.sessionId),
+      req(fx.fork.sessionId),
+      req(fx.forkOfFork.sessionId),
+    ]).toEqual([5, 2, 1, 1]);
     const p = reportJson([...RANGE, ...H, '--by', 'project'], env);
     expect(reportRows(p, ['project'])).toEqual(fx.ledger.rows(['project']));
     // The legacy conversation names no folder (only a hash of it): its project is unknown.
-    expect(p.rows.map((r: any) => r.project).sort()).toEqual([PROJECTS.alpha, PROJECTS.beta, '/home/dev/qw-hand', 'unknown'].sort());
+    expect(p.rows.map((r: any) => r.project).sort()).toEqual(
+      [PROJECTS.alpha, PROJECTS.beta, '/home/dev/qw-hand', 'unknown'].sort(),
+    );
   });
 
   it('adds a hand-figured session up as worked out here', () => {
@@ -52,7 +67,15 @@ describe('qwen-code end to end (~/.qwen)', () => {
     // Call 3 (Gemini-style: total 3260 = 3000 + 200 + 60): uncached 500, cache read 2500, output 260 (reasoning 60);
     //   its assistant record came before its api_response: once.
     const j = reportJson([...RANGE, ...H, '--project', 'qw-hand', '--by', 'model', '--sort', 'name'], env);
-    expect(j.totals).toMatchObject({ requests: 3, input_tokens: 1200, cache_read_tokens: 3200, cache_write_tokens: 0, output_tokens: 390, reasoning_tokens: 80, total_tokens: 4790 });
+    expect(j.totals).toMatchObject({
+      requests: 3,
+      input_tokens: 1200,
+      cache_read_tokens: 3200,
+      cache_write_tokens: 0,
+      output_tokens: 390,
+      reasoning_tokens: 80,
+      total_tokens: 4790,
+    });
     expect(j.rows.map((r: any) => [r.model, r.requests])).toEqual([
       [GEMINI, 1],
       [FLASH, 1],
@@ -60,7 +83,11 @@ describe('qwen-code end to end (~/.qwen)', () => {
     ]);
     // Gemini 2.5 Flash at Google's prices; the Qwen models at OpenRouter's qwen/ listing, named as a near match.
     expect(j.rows.every((r: any) => r.cost_usd > 0)).toBe(true);
-    expect(j.warnings.some((w: string) => w.includes(`"${CODER}"`) && w.includes(`qwen/${CODER}`) && w.includes('openrouter'))).toBe(true);
+    expect(
+      j.warnings.some(
+        (w: string) => w.includes(`"${CODER}"`) && w.includes(`qwen/${CODER}`) && w.includes('openrouter'),
+      ),
+    ).toBe(true);
   });
 
   it('counts prompts typed by a person, turns and tool calls once, and keeps the title a person set', () => {
@@ -113,12 +140,15 @@ describe('qwen-code incremental reads', () => {
     expect(ing.stdout + ing.stderr).toMatch(/\b1 appended/);
     const j = reportJson([...RANGE, ...H, '--by', 'model'], env);
     expect(reportRows(j, ['model'])).toEqual(ledger.rows(['model']));
-    const whole = reportJson([...RANGE, ...H, '--by', 'model'], cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-whole') }));
+    const whole = reportJson(
+      [...RANGE, ...H, '--by', 'model'],
+      cleanEnv(home, { XDG_CACHE_HOME: join(home, '.cache-whole') }),
+    );
     expect(reportRows(whole, ['model'])).toEqual(reportRows(j, ['model']));
     expect(storedCounts(env, 'qwen-code')[s.sessionId]).toMatchObject({ prompts: 2, tool_calls: 1 });
   });
 
-  it('a /branch made after the original was read adds only the branch\'s own calls', () => {
+  it("a /branch made after the original was read adds only the branch's own calls", () => {
     const home = tempDir('txu-qwen-branch-');
     const fx = buildQwenHome(home);
     const env = cleanEnv(home);
@@ -143,10 +173,15 @@ describe('qwen-code archive and sidecars', () => {
     mkdirSync(archive);
     renameSync(fx.old.path, join(archive, basename(fx.old.path)));
     // A sidecar beside a session, holding a record that would count if it were read as one.
-    writeFileSync(fx.main.path.replace(/\.jsonl$/, '.ledger.jsonl'), readFileSync(fx.main.path, 'utf8').replace(/"uuid":"/g, '"uuid":"x'));
+    writeFileSync(
+      fx.main.path.replace(/\.jsonl$/, '.ledger.jsonl'),
+      readFileSync(fx.main.path, 'utf8').replace(/"uuid":"/g, '"uuid":"x'),
+    );
     const j = reportJson([...RANGE, ...H, '--by', 'session'], env);
     expect(reportRows(j, ['session'])).toEqual(fx.ledger.rows(['session']));
-    const files = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find((x: any) => x.harness === 'qwen-code');
+    const files = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout).harnesses.find(
+      (x: any) => x.harness === 'qwen-code',
+    );
     expect(files.files).toBe(5); // main, old (archived), fork, fork of fork, legacy
   });
 });
@@ -155,15 +190,33 @@ describe('qwen-code chat files not named by a session id', () => {
   it('reads chats/*.jsonl whatever its name; the session id comes from the records; a .ledger.jsonl sidecar is still no session', () => {
     const home = tempDir('txu-qwen-named-');
     const ledger = new Ledger();
-    const s = new QwenSession({ qwenDir: join(home, '.qwen'), cwd: '/home/dev/named', start: Date.UTC(2026, 7, 10, 9, 0, 0), ledger, seed: 41, fileName: 'refactor-notes.jsonl' });
+    const s = new QwenSession({
+      qwenDir: join(home, '.qwen'),
+      cwd: '/home/dev/named',
+      start: Date.UTC(2026, 7, 10, 9, 0, 0),
+      ledger,
+      seed: 41,
+      fileName: 'refactor-notes.jsonl',
+    });
     s.user('Rename the module');
     // By hand: 1500 prompt (1200 cached), 90 out; 800 prompt (0 cached), 40 out.
-    s.call({ model: 'qwen3-coder-plus', usage: { prompt: 1500, candidates: 90, cached: 1200, thoughts: 0, reasoningInside: true } });
-    s.call({ model: 'qwen3-coder-plus', usage: { prompt: 800, candidates: 40, cached: 0, thoughts: 0, reasoningInside: true } });
+    s.call({
+      model: 'qwen3-coder-plus',
+      usage: { prompt: 1500, candidates: 90, cached: 1200, thoughts: 0, reasoningInside: true },
+    });
+    s.call({
+      model: 'qwen3-coder-plus',
+      usage: { prompt: 800, candidates: 40, cached: 0, thoughts: 0, reasoningInside: true },
+    });
     s.flush();
-    writeFileSync(join(dirname(s.path), 'refactor-notes.ledger.jsonl'), readFileSync(s.path, 'utf8').replace(/"uuid":"/g, '"uuid":"x'));
+    writeFileSync(
+      join(dirname(s.path), 'refactor-notes.ledger.jsonl'),
+      readFileSync(s.path, 'utf8').replace(/"uuid":"/g, '"uuid":"x'),
+    );
     const j = reportJson([...RANGE, ...H, '--by', 'session'], cleanEnv(home));
-    expect(j.rows.map((r: any) => [r.session, r.requests, r.input_tokens, r.cache_read_tokens, r.output_tokens])).toEqual([[s.sessionId, 2, 300 + 800, 1200, 130]]);
+    expect(
+      j.rows.map((r: any) => [r.session, r.requests, r.input_tokens, r.cache_read_tokens, r.output_tokens]),
+    ).toEqual([[s.sessionId, 2, 300 + 800, 1200, 130]]);
   });
 });
 
@@ -183,10 +236,16 @@ describe('qwen-code roots and bad input', () => {
     const qwenHome = join(base, 'qwen-home');
     mk(runtime, PROJECTS.runtime, 82);
     mk(qwenHome, PROJECTS.alpha, 83);
-    const both = reportJson([...RANGE, ...H, '--by', 'project'], cleanEnv(home, { QWEN_RUNTIME_DIR: runtime, QWEN_HOME: qwenHome, XDG_CACHE_HOME: join(base, 'c1') }));
+    const both = reportJson(
+      [...RANGE, ...H, '--by', 'project'],
+      cleanEnv(home, { QWEN_RUNTIME_DIR: runtime, QWEN_HOME: qwenHome, XDG_CACHE_HOME: join(base, 'c1') }),
+    );
     expect(reportRows(both, ['project'])).toEqual(ledger.rows(['project']));
     for (const [i, root] of [runtime, join(runtime, 'projects')].entries()) {
-      const j = reportJson([...RANGE, ...H, '--by', 'project', '--root', `qwen-code=${root}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 3}`) }));
+      const j = reportJson(
+        [...RANGE, ...H, '--by', 'project', '--root', `qwen-code=${root}`],
+        cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 3}`) }),
+      );
       expect(j.rows.map((x: any) => x.project)).toEqual([PROJECTS.runtime]);
     }
   });
@@ -204,7 +263,13 @@ describe('qwen-code roots and bad input', () => {
     expect(j.totals.output_tokens).toBe(fx.ledger.totals().output_tokens + 7);
     const w: string[] = j.warnings;
     expect(w.some((x) => x.startsWith(`${fx.main.path}:`) && /1 unparsable line/.test(x))).toBe(true);
-    expect(w.some((x) => x.startsWith(`${fx.old.path}:`) && /invalid usage field\(s\) counted as 0: promptTokenCount not a number/.test(x))).toBe(true);
+    expect(
+      w.some(
+        (x) =>
+          x.startsWith(`${fx.old.path}:`) &&
+          /invalid usage field\(s\) counted as 0: promptTokenCount not a number/.test(x),
+      ),
+    ).toBe(true);
     expect(w.join('\n')).not.toContain('secret');
   });
 });

@@ -66,12 +66,32 @@ describe('read-only on every harness', () => {
   it('the fixture home really holds all seven harnesses, WAL files and canaries', () => {
     const snap = snapshotTree(fx.home);
     const names = Object.keys(snap);
-    for (const dir of ['.claude/projects', '.codex/sessions', '.codex/archived_sessions', '.pi/agent/sessions', '.cursor/chats', '.local/share/opencode', '.gemini/tmp', '.qwen/projects', '.qwen/tmp', '.openclaw/agents/main/sessions', '.clawdbot/agents/main/sessions', '.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks', '.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks', '.config/Code/User/globalStorage/kilocode.kilo-code/tasks', '.cline/data/sessions', '.local/share/kilo']) expect(names, dir).toContain(dir);
+    for (const dir of [
+      '.claude/projects',
+      '.codex/sessions',
+      '.codex/archived_sessions',
+      '.pi/agent/sessions',
+      '.cursor/chats',
+      '.local/share/opencode',
+      '.gemini/tmp',
+      '.qwen/projects',
+      '.qwen/tmp',
+      '.openclaw/agents/main/sessions',
+      '.clawdbot/agents/main/sessions',
+      '.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks',
+      '.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      '.config/Code/User/globalStorage/kilocode.kilo-code/tasks',
+      '.cline/data/sessions',
+      '.local/share/kilo',
+    ])
+      expect(names, dir).toContain(dir);
     expect(names.some((n) => n.endsWith('.jsonl.zst'))).toBe(true);
     expect(names.filter((n) => n.endsWith('-wal')).length).toBeGreaterThan(2);
     expect(names.filter(isShm).length).toBeGreaterThan(2);
     for (const f of fx.canaryFiles) expect(existsSync(f), f).toBe(true);
-    console.log(`read-only fixture: ${names.length} entries, ${names.filter((n) => n.endsWith('-wal')).length} -wal and ${names.filter(isShm).length} -shm files`);
+    console.log(
+      `read-only fixture: ${names.length} entries, ${names.filter((n) => n.endsWith('-wal')).length} -wal and ${names.filter(isShm).length} -shm files`,
+    );
   });
 
   it('ingest + every report format + sources + sql leave every file identical (OpenCode still running)', async () => {
@@ -82,14 +102,18 @@ describe('read-only on every harness', () => {
     // And the numbers were right while reading them.
     const j = JSON.parse(readFileSync(join(outside, 'running.json'), 'utf8'));
     expect(pickMetrics(j.totals)).toEqual(fx.total);
-    console.log(`read-only (OpenCode writers open): ${ran.commands} commands (html ${ran.htmlAvailable ? 'included' : 'not in this build'}), ${checked} entries compared, ${Object.keys(before).filter(isShm).length} -shm files allowed to change`);
+    console.log(
+      `read-only (OpenCode writers open): ${ran.commands} commands (html ${ran.htmlAvailable ? 'included' : 'not in this build'}), ${checked} entries compared, ${Object.keys(before).filter(isShm).length} -shm files allowed to change`,
+    );
   });
 
   it('the same after OpenCode closed its databases (no -wal/-shm left beside them)', async () => {
     fx.close();
     mkdirSync(join(outside, 'closed'), { recursive: true });
     const before = snapshotTree(fx.home, { volatile: isShm });
-    expect(Object.keys(before).filter((n) => n.includes('opencode') && (n.endsWith('-wal') || n.endsWith('-shm')))).toEqual([]);
+    expect(
+      Object.keys(before).filter((n) => n.includes('opencode') && (n.endsWith('-wal') || n.endsWith('-shm'))),
+    ).toEqual([]);
     await new Promise((r) => setTimeout(r, 30));
     const ran = runEverything('closed');
     const checked = proveUntouched(before, 'closed');
@@ -114,7 +138,12 @@ describe('read-only on the places issue 34 reads', () => {
       // The whole base: targets of links, project folders and their .pi/ live beside the home.
       const before = snapshotTree(base);
       await new Promise((r) => setTimeout(r, 30));
-      for (const c of [['ingest'], ['report', ...ALL_RANGE, '--format', 'json'], ['sources', '--format', 'json'], ['ingest', '--rebuild']]) {
+      for (const c of [
+        ['ingest'],
+        ['report', ...ALL_RANGE, '--format', 'json'],
+        ['sources', '--format', 'json'],
+        ['ingest', '--rebuild'],
+      ]) {
         const r = runCli(c, e);
         expect(r.status, `${label}: ${c.join(' ')}\n${r.stderr}`).toBe(0);
       }
@@ -122,4 +151,3 @@ describe('read-only on the places issue 34 reads', () => {
     }
   });
 });
-

@@ -15,7 +15,10 @@ import { cleanEnv, reportJson, tempDir } from '../helpers/cli.js';
 /** JSON with Python json.dumps' default separators (`, ` and `: `), key order and values kept. */
 export function spaced(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(spaced).join(', ')}]`;
-  if (v !== null && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${spaced(x)}`).join(', ')}}`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${spaced(x)}`)
+      .join(', ')}}`;
   return JSON.stringify(v);
 }
 
@@ -59,7 +62,11 @@ describe('usage lines written with JSON whitespace', () => {
   it('counts every harness exactly as its builders billed', () => {
     expect(rewritten).toBeGreaterThan(100);
     const j = reportJson([...ALL_RANGE, '--by', 'harness'], cleanEnv(fx.home));
-    const got = Object.fromEntries(Object.keys(fx.expected).map((h) => [h, j.rows.find((r: any) => r.harness === h)]).map(([h, r]) => [h, r ? pickMetrics(r) : null]));
+    const got = Object.fromEntries(
+      Object.keys(fx.expected)
+        .map((h) => [h, j.rows.find((r: any) => r.harness === h)])
+        .map(([h, r]) => [h, r ? pickMetrics(r) : null]),
+    );
     expect(got).toEqual(fx.expected);
   });
 });

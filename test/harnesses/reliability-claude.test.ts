@@ -37,11 +37,35 @@ describe('claude-code bad input', () => {
   let wrongLines = 0;
   for (const field of ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens']) {
     for (const v of badValues) {
-      const usage: Record<string, unknown> = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, [field]: v };
-      wrong.record({ type: 'assistant', timestamp: '2026-10-06T10:00:00.000Z', cwd: CWD, uuid: `u${wrongLines}`, message: { id: `msg_wrong_${wrongLines}`, model: 'claude-opus-5-5', usage } });
+      const usage: Record<string, unknown> = {
+        input_tokens: 1,
+        output_tokens: 1,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0,
+        [field]: v,
+      };
+      wrong.record({
+        type: 'assistant',
+        timestamp: '2026-10-06T10:00:00.000Z',
+        cwd: CWD,
+        uuid: `u${wrongLines}`,
+        message: { id: `msg_wrong_${wrongLines}`, model: 'claude-opus-5-5', usage },
+      });
       // The ledger counts what a careful reader keeps: the valid fields, null as 0.
       const keep = (f: string) => (f === field ? 0 : f === 'input_tokens' || f === 'output_tokens' ? 1 : 0);
-      claude.ledger.add({ harness: 'claude-code', session: wrong.sessionId, project: CWD, model: 'claude-opus-5-5', ts: Date.parse('2026-10-06T10:00:00.000Z'), requests: 1, input_tokens: keep('input_tokens'), output_tokens: keep('output_tokens'), cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 });
+      claude.ledger.add({
+        harness: 'claude-code',
+        session: wrong.sessionId,
+        project: CWD,
+        model: 'claude-opus-5-5',
+        ts: Date.parse('2026-10-06T10:00:00.000Z'),
+        requests: 1,
+        input_tokens: keep('input_tokens'),
+        output_tokens: keep('output_tokens'),
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 0,
+      });
       wrongLines++;
     }
   }
@@ -54,8 +78,28 @@ describe('claude-code bad input', () => {
 
   // Invalid UTF-8 inside a string of a usage line: still parsed, still counted.
   const utfFile = utf.file;
-  utf.raw(Buffer.concat([Buffer.from('{"type":"assistant","timestamp":"2026-10-04T11:00:00.000Z","cwd":"/home/u/app","uuid":"x","message":{"id":"msg_utf","model":"claude-opus-5-5","content":"'), Buffer.from([0xc3, 0x28, 0xa0, 0xa1]), Buffer.from('","usage":{"input_tokens":9,"output_tokens":9}}}\n')]).toString('latin1'));
-  claude.ledger.add({ harness: 'claude-code', session: utf.sessionId, project: CWD, model: 'claude-opus-5-5', ts: Date.parse('2026-10-04T11:00:00.000Z'), requests: 1, input_tokens: 9, output_tokens: 9, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 });
+  utf.raw(
+    Buffer.concat([
+      Buffer.from(
+        '{"type":"assistant","timestamp":"2026-10-04T11:00:00.000Z","cwd":"/home/u/app","uuid":"x","message":{"id":"msg_utf","model":"claude-opus-5-5","content":"',
+      ),
+      Buffer.from([0xc3, 0x28, 0xa0, 0xa1]),
+      Buffer.from('","usage":{"input_tokens":9,"output_tokens":9}}}\n'),
+    ]).toString('latin1'),
+  );
+  claude.ledger.add({
+    harness: 'claude-code',
+    session: utf.sessionId,
+    project: CWD,
+    model: 'claude-opus-5-5',
+    ts: Date.parse('2026-10-04T11:00:00.000Z'),
+    requests: 1,
+    input_tokens: 9,
+    output_tokens: 9,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    reasoning_tokens: 0,
+  });
 
   it('counts every valid event and warns about each bad file', () => {
     const env = cleanEnv(home);
@@ -73,7 +117,9 @@ describe('claude-code bad input', () => {
     expect(w).toContain(join(projects, 'a-directory.jsonl'));
     expect(w).toContain(join(projects, 'dangling.jsonl'));
     expect(w).not.toContain(CANARY);
-    console.log(`claude-code bad-input cases: ${wrongLines} wrong-typed usage fields, binary garbage, invalid UTF-8, 50 MB line, unknown record type, empty file, directory, dangling symlink`);
+    console.log(
+      `claude-code bad-input cases: ${wrongLines} wrong-typed usage fields, binary garbage, invalid UTF-8, 50 MB line, unknown record type, empty file, directory, dangling symlink`,
+    );
   });
 
   it('warns about a file without read permission (as an unprivileged user)', () => {
@@ -115,7 +161,12 @@ describe('claude-code fuzz', () => {
     const claude = new ClaudeHome(join(home, '.claude'));
     const s = claude.session({ cwd: CWD });
     s.user('2026-10-10T09:00:00.000Z');
-    for (let i = 0; i < 20; i++) s.response({ ts: `2026-10-10T10:${String(i).padStart(2, '0')}:00.000Z`, splits: 2, usage: { input: i, output: 10 * i, cacheRead: 100, cacheWrite5m: 5, cacheWrite1h: 7, thinking: i } });
+    for (let i = 0; i < 20; i++)
+      s.response({
+        ts: `2026-10-10T10:${String(i).padStart(2, '0')}:00.000Z`,
+        splits: 2,
+        usage: { input: i, output: 10 * i, cacheRead: 100, cacheWrite5m: 5, cacheWrite1h: 7, thinking: i },
+      });
     s.costState(2);
     s.apiError('2026-10-10T11:00:00.000Z');
     const valid = [...s.written.values()].flat();
@@ -126,18 +177,33 @@ describe('claude-code fuzz', () => {
       const t = claude.session({ cwd: CWD });
       t.raw(Buffer.from(lines.slice(f * 1000, (f + 1) * 1000).join('\n') + '\n', 'latin1').toString('latin1'));
     }
-    const r = runCli(['report', '--since', '2026-01-01', '--until', '2026-12-31', '--by', 'model,day', '--format', 'json'], cleanEnv(home));
+    const r = runCli(
+      ['report', '--since', '2026-01-01', '--until', '2026-12-31', '--by', 'model,day', '--format', 'json'],
+      cleanEnv(home),
+    );
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     for (const row of [...j.rows, j.totals]) {
-      for (const k of ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens']) {
+      for (const k of [
+        'requests',
+        'input_tokens',
+        'cache_read_tokens',
+        'cache_write_tokens',
+        'output_tokens',
+        'reasoning_tokens',
+        'total_tokens',
+      ]) {
         expect(Number.isInteger(row[k]), k).toBe(true);
         expect(row[k]).toBeGreaterThanOrEqual(0);
       }
-      expect(row.total_tokens).toBe(row.input_tokens + row.cache_read_tokens + row.cache_write_tokens + row.output_tokens);
+      expect(row.total_tokens).toBe(
+        row.input_tokens + row.cache_read_tokens + row.cache_write_tokens + row.output_tokens,
+      );
     }
     // The valid originals are all still there (mutations can only add responses under new ids or repeat old ones).
     expect(j.totals.requests).toBeGreaterThanOrEqual(20);
-    console.log(`claude-code fuzz: ${lines.length} mutated lines (seed ${seed}) in ${files} files, ${j.totals.requests} responses counted, ${j.warnings.length} warnings`);
+    console.log(
+      `claude-code fuzz: ${lines.length} mutated lines (seed ${seed}) in ${files} files, ${j.totals.requests} responses counted, ${j.warnings.length} warnings`,
+    );
   });
 });

@@ -16,7 +16,9 @@ describe('cursor blob damage through the CLI', () => {
     const home = tempDir('txu-cursor-blobs-');
     const chats = buildBadCursorHome(home);
     const claude = new ClaudeHome(join(home, '.claude'));
-    claude.session({ cwd: PROJECT_A }).response({ ts: '2026-11-20T10:00:00.000Z', usage: { input: 5, output: 6, cacheRead: 7 } });
+    claude
+      .session({ cwd: PROJECT_A })
+      .response({ ts: '2026-11-20T10:00:00.000Z', usage: { input: 5, output: 6, cacheRead: 7 } });
     const env = cleanEnv(home);
 
     const r = runCli(['report', '--since', '2026-11-01', '--until', '2026-11-30', '--format', 'json'], env);
@@ -28,18 +30,38 @@ describe('cursor blob damage through the CLI', () => {
     for (const c of chats) {
       for (const w of c.warnings) {
         expected++;
-        const hits = (j.warnings as string[]).filter((g) => g.startsWith(`${c.dbPath} (${w.at}): `) && g.includes(w.says));
+        const hits = (j.warnings as string[]).filter(
+          (g) => g.startsWith(`${c.dbPath} (${w.at}): `) && g.includes(w.says),
+        );
         expect(hits, `${c.name}: ${w.says} at ${w.at}`).toHaveLength(1);
       }
     }
     // Warnings quote no prompt text from the damaged stores.
     expect(j.warnings.join('\n')).not.toContain('Example prompt');
 
-    const q = runCli(['sql', "SELECT session, turns, latest_used_tokens, peak_used_tokens FROM context_rows WHERE harness = 'cursor-agent' ORDER BY session", '--format', 'json'], env);
+    const q = runCli(
+      [
+        'sql',
+        "SELECT session, turns, latest_used_tokens, peak_used_tokens FROM context_rows WHERE harness = 'cursor-agent' ORDER BY session",
+        '--format',
+        'json',
+      ],
+      env,
+    );
     expect(q.status, q.stderr).toBe(0);
-    const got = (JSON.parse(q.stdout) as any[]).map((x) => ({ session: x.session, turns: Number(x.turns), latest: x.latest_used_tokens === null ? null : Number(x.latest_used_tokens), peak: x.peak_used_tokens === null ? null : Number(x.peak_used_tokens) }));
-    const want = chats.flatMap((c) => c.rows).map((x) => ({ session: x.session, turns: x.turns, latest: x.latest_used_tokens, peak: x.peak_used_tokens })).sort((a, b) => (a.session < b.session ? -1 : 1));
+    const got = (JSON.parse(q.stdout) as any[]).map((x) => ({
+      session: x.session,
+      turns: Number(x.turns),
+      latest: x.latest_used_tokens === null ? null : Number(x.latest_used_tokens),
+      peak: x.peak_used_tokens === null ? null : Number(x.peak_used_tokens),
+    }));
+    const want = chats
+      .flatMap((c) => c.rows)
+      .map((x) => ({ session: x.session, turns: x.turns, latest: x.latest_used_tokens, peak: x.peak_used_tokens }))
+      .sort((a, b) => (a.session < b.session ? -1 : 1));
     expect(got).toEqual(want);
-    console.log(`cursor blob cases through the CLI: ${chats.length} stores, ${expected} expected warnings (missing blobs, reference cycles, undecodable protobuf, missing/undecodable root, bad meta) all named; ${got.length} context rows exact`);
+    console.log(
+      `cursor blob cases through the CLI: ${chats.length} stores, ${expected} expected warnings (missing blobs, reference cycles, undecodable protobuf, missing/undecodable root, bad meta) all named; ${got.length} context rows exact`,
+    );
   });
 });

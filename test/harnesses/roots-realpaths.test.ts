@@ -35,7 +35,9 @@ describe('RealPaths', () => {
         }
         expect(rp.of(f)).toBe(want);
       }
-      expect(files.map((f) => rp.of(f)).filter((k) => k.startsWith(join(realpathSync(base), 'elsewhere')))).toHaveLength(1);
+      expect(
+        files.map((f) => rp.of(f)).filter((k) => k.startsWith(join(realpathSync(base), 'elsewhere'))),
+      ).toHaveLength(1);
     }
   });
 });
@@ -58,9 +60,17 @@ describe('walkFiles and linked folders', () => {
     symlinkSync(join(b, 'nowhere'), join(root, 'dangling')); // a dangling folder link
     const rp = new RealPaths();
     const files = await walkFiles(root, (n) => n.endsWith('.jsonl'), undefined, 12, rp);
-    expect(files).toEqual([join(root, 'plain', 'p.jsonl'), join(root, 'to-x', 'deep', 'x.jsonl'), join(root, 'to-x', 'to-y', 'y.jsonl')]);
+    expect(files).toEqual([
+      join(root, 'plain', 'p.jsonl'),
+      join(root, 'to-x', 'deep', 'x.jsonl'),
+      join(root, 'to-x', 'to-y', 'y.jsonl'),
+    ]);
     const real = realpathSync(b);
-    expect(files.map((f) => rp.of(f))).toEqual([join(realpathSync(root), 'plain', 'p.jsonl'), join(real, 'x', 'deep', 'x.jsonl'), join(real, 'y', 'y.jsonl')]);
+    expect(files.map((f) => rp.of(f))).toEqual([
+      join(realpathSync(root), 'plain', 'p.jsonl'),
+      join(real, 'x', 'deep', 'x.jsonl'),
+      join(real, 'y', 'y.jsonl'),
+    ]);
   });
 
   it('stops at the depth limit inside linked folders too', async () => {

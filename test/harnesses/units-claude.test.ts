@@ -19,7 +19,13 @@ function firstPart(s: ClaudeSession): void {
   s.user('2026-10-20T10:00:00.000Z'); //                                         prompt 1
   s.harnessUser('2026-10-20T10:00:01.000Z', 'meta'); //                          isMeta: no
   // One response split into 4 lines (thinking, text, 2 tool_use): 2 tool calls, stops for tools.
-  s.response({ ts: '2026-10-20T10:00:05.000Z', splits: 4, toolIds: ['toolu_a1', 'toolu_a2'], stop: 'tool_use', usage: { input: 10, output: 50 } });
+  s.response({
+    ts: '2026-10-20T10:00:05.000Z',
+    splits: 4,
+    toolIds: ['toolu_a1', 'toolu_a2'],
+    stop: 'tool_use',
+    usage: { input: 10, output: 50 },
+  });
   s.harnessUser('2026-10-20T10:00:10.000Z', 'tool', 'toolu_a1'); //              tool result: no
   s.harnessUser('2026-10-20T10:00:11.000Z', 'tool', 'toolu_a2'); //              tool result: no
   s.response({ ts: '2026-10-20T10:00:20.000Z', splits: 2, usage: { input: 5, output: 60 } }); // end_turn: turn 1
@@ -39,7 +45,13 @@ function build() {
 
 /** The rest of session A, its subagent, the fork B and session C. */
 function secondPart(claude: ClaudeHome, s: ClaudeSession): void {
-  s.response({ ts: '2026-10-20T10:06:10.000Z', splits: 3, toolIds: ['toolu_a3'], stop: 'tool_use', usage: { input: 1, output: 2 } }); // 1 tool call
+  s.response({
+    ts: '2026-10-20T10:06:10.000Z',
+    splits: 3,
+    toolIds: ['toolu_a3'],
+    stop: 'tool_use',
+    usage: { input: 1, output: 2 },
+  }); // 1 tool call
   s.harnessUser('2026-10-20T10:07:00.000Z', 'interrupted'); //                   interruption: no
   s.harnessUser('2026-10-20T10:30:00.000Z', 'compact'); //                       boundary + summary: no
   s.user('2026-10-20T10:31:00.000Z'); //                                         prompt 3
@@ -55,14 +67,26 @@ function secondPart(claude: ClaudeHome, s: ClaudeSession): void {
   const sub = s.subagent('0123456789abcdef0');
   sub.user('2026-10-20T10:06:30.000Z', 'Find the tests of the parser'); //      subagent task 1
   sub.harnessUser('2026-10-20T10:06:31.000Z', 'meta'); //                        no
-  sub.response({ ts: '2026-10-20T10:06:40.000Z', splits: 3, toolIds: ['toolu_s1'], stop: 'tool_use', usage: { input: 1, output: 1 } }); // tool call of A
+  sub.response({
+    ts: '2026-10-20T10:06:40.000Z',
+    splits: 3,
+    toolIds: ['toolu_s1'],
+    stop: 'tool_use',
+    usage: { input: 1, output: 1 },
+  }); // tool call of A
   sub.harnessUser('2026-10-20T10:06:45.000Z', 'tool', 'toolu_s1');
   sub.response({ ts: '2026-10-20T10:06:50.000Z', usage: { input: 1, output: 1 } }); // subagent's end_turn: not a turn
 
   // /branch of the whole of A into B: every copy (forkedFrom) loses to A; then B's own work.
   const b = s.forkAll(B);
   b.user('2026-10-21T09:00:00.000Z'); //                                         B prompt 1
-  b.response({ ts: '2026-10-21T09:00:10.000Z', splits: 3, toolIds: ['toolu_b1'], stop: 'tool_use', usage: { input: 2, output: 2 } }); // B tool 1
+  b.response({
+    ts: '2026-10-21T09:00:10.000Z',
+    splits: 3,
+    toolIds: ['toolu_b1'],
+    stop: 'tool_use',
+    usage: { input: 2, output: 2 },
+  }); // B tool 1
   b.response({ ts: '2026-10-21T09:00:20.000Z', usage: { input: 2, output: 2 } }); // B turn 1
   b.title('ai-title', 'Generated name');
   b.title('custom-title', 'Fork work'); //                                       a user-set title wins over ai-title
@@ -104,7 +128,13 @@ describe('Claude Code units of work', () => {
   it('shows prompts, tool calls, active time and titles per session', () => {
     const r = reportJson([...RANGE, '--by', 'session'], env);
     const a = r.rows.find((x: any) => x.session === A);
-    expect(a).toMatchObject({ harness: 'claude-code', prompts: 3, tool_calls: 4, title: 'Refactor the parser', project: '/home/u/units' });
+    expect(a).toMatchObject({
+      harness: 'claude-code',
+      prompts: 3,
+      tool_calls: 4,
+      title: 'Refactor the parser',
+      project: '/home/u/units',
+    });
     // Activity 10:00:00 .. 10:06:50 (gaps under 10 min), then 10:31:00 .. 10:32:10: 6m50s + 1m10s.
     expect(a.active_minutes).toBe(8);
     expect(a.first_activity).toBe('2026-10-20T10:00:00.000Z');

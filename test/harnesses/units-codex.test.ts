@@ -53,14 +53,31 @@ describe('Codex units of work', () => {
     writeFileSync(t1Path, t1.text());
 
     // T2, legacy and compressed: user_message events, a local shell call.
-    const t2 = new RolloutWriter({ threadId: T2, start: T0 + 3_600_000, paginated: false, label: 't2', project: '/proj/v', ledger, cacheWriteField: false });
+    const t2 = new RolloutWriter({
+      threadId: T2,
+      start: T0 + 3_600_000,
+      paginated: false,
+      label: 't2',
+      project: '/proj/v',
+      ledger,
+      cacheWriteField: false,
+    });
     t2.sessionMeta().turn('gpt-5', '/proj/v'); //                       prompt 1 (user_message)
     t2.toolCall('local_shell_call', 'call_3'); //                       tool 1
     t2.response(u()).endTurn(); //                                      turn 1
     place(codexHome, t2, true);
 
     // T3, a legacy fork of T2: T2's lines copied with their own (earlier) times add nothing.
-    const t3 = new RolloutWriter({ threadId: T3, start: t2.clock + 3_600_000, paginated: false, label: 't3', project: '/proj/v', ledger, cacheWriteField: false, startTotal: t2.total });
+    const t3 = new RolloutWriter({
+      threadId: T3,
+      start: t2.clock + 3_600_000,
+      paginated: false,
+      label: 't3',
+      project: '/proj/v',
+      ledger,
+      cacheWriteField: false,
+      startTotal: t2.total,
+    });
     t3.sessionMeta({ forked_from_id: T2 });
     t3.copyLines(t2.lines); //                                          copies: nothing
     t3.turn('gpt-5', '/proj/v'); //                                     prompt 1
@@ -69,9 +86,18 @@ describe('Codex units of work', () => {
     place(codexHome, t3);
 
     // T4, a sub-agent of T1: the inherited parent context adds nothing; its own user message is a subagent task.
-    const t4 = new RolloutWriter({ threadId: T4, start: t1.clock + 60_000, paginated: true, label: 't4', project: '/proj/u', ledger });
+    const t4 = new RolloutWriter({
+      threadId: T4,
+      start: t1.clock + 60_000,
+      paginated: true,
+      label: 't4',
+      project: '/proj/u',
+      ledger,
+    });
     t4.sessionMeta({
-      source: { subagent: { thread_spawn: { parent_thread_id: T1, depth: 1, agent_nickname: 'scout', agent_role: 'explorer' } } },
+      source: {
+        subagent: { thread_spawn: { parent_thread_id: T1, depth: 1, agent_nickname: 'scout', agent_role: 'explorer' } },
+      },
       thread_source: 'subagent',
       parent_thread_id: T1,
       subagent_history_start_ordinal: inheritable.length, // all of T1's lines but its session_meta, after this one

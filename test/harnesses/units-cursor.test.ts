@@ -29,7 +29,17 @@ const PLAN: ConvPlan = {
   subagents: {
     fromTurn: 1,
     inline: {
-      sub1: { conv: { startedMs: at(1), max: 200_000, initial: 'empty', turns: [{ at: at(1) + 5_000, durationMs: 8_000, usedMid: null, usedEnd: 3_000, tools: 1 }] }, createdMs: at(1), lastUsedMs: at(1) + 13_000, model: 'example-model' },
+      sub1: {
+        conv: {
+          startedMs: at(1),
+          max: 200_000,
+          initial: 'empty',
+          turns: [{ at: at(1) + 5_000, durationMs: 8_000, usedMid: null, usedEnd: 3_000, tools: 1 }],
+        },
+        createdMs: at(1),
+        lastUsedMs: at(1) + 13_000,
+        model: 'example-model',
+      },
     }, // its task (subagent task 1), turn 1, 1 tool call
   },
 };
@@ -41,7 +51,15 @@ describe('Cursor units of work', () => {
     const chats = join(home, '.cursor', 'chats', md5('/home/user/cursor-units'));
     const store = new ChatStore();
     const built = writeConversation(store, PLAN);
-    const meta = (agentId: string, name: string) => ({ agentId, latestRootBlobId: built.latestId, name, createdAt: at(0), mode: 'default', isRunEverything: false, lastUsedModel: 'example-model' });
+    const meta = (agentId: string, name: string) => ({
+      agentId,
+      latestRootBlobId: built.latestId,
+      name,
+      createdAt: at(0),
+      mode: 'default',
+      isRunEverything: false,
+      lastUsedModel: 'example-model',
+    });
     store.write(join(chats, CHAT, 'store.db'), meta(CHAT, 'Units chat'), 'rollback');
     // /fork copies every blob into a new chat named '<name> (forked)': its copies lose to the original.
     store.write(join(chats, FORK, 'store.db'), meta(FORK, 'Units chat (forked)'), 'rollback');

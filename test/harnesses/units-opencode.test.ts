@@ -26,7 +26,10 @@ describe('OpenCode units of work', () => {
     s.step({ input: 10, output: 5 }); //                      1 tool block
     s.step({ input: 10, output: 5 }); //                      1 tool block
     s.idle(); //                                              turn 1
-    s.rawRow('synthetic', JSON.stringify({ text: 'subagent finished', metadata: { source: 'subagent' }, time: { created: db.tick() } })); // no
+    s.rawRow(
+      'synthetic',
+      JSON.stringify({ text: 'subagent finished', metadata: { source: 'subagent' }, time: { created: db.tick() } }),
+    ); // no
     s.user(); //                                              prompt 2
     s.step({ input: 3, output: 1 }); //                       1 tool block
     s.inFlightStep(); //                                      1 tool block (a call in a step still running)
@@ -59,9 +62,37 @@ describe('OpenCode units of work', () => {
   it('counts each session as derived by hand', () => {
     expect(runCli(['ingest'], env).status).toBe(0);
     const got = storedCounts(env, 'opencode');
-    expect(got[ids.s!]).toEqual({ prompts: 2, turns: 2, tool_calls: 4, subagent_tasks: 0, title: GENERATED_TITLE, parent: null });
-    expect(got[ids.child!]).toEqual({ prompts: 0, turns: 1, tool_calls: 1, subagent_tasks: 1, title: SESSION_TITLE, parent: ids.s });
-    expect(got[ids.fork!]).toEqual({ prompts: 1, turns: 1, tool_calls: 1, subagent_tasks: 0, title: 'title (fork #1)', parent: null });
-    expect(got[ids.v1!]).toEqual({ prompts: 1, turns: 1, tool_calls: 2, subagent_tasks: 0, title: SESSION_TITLE, parent: null });
+    expect(got[ids.s!]).toEqual({
+      prompts: 2,
+      turns: 2,
+      tool_calls: 4,
+      subagent_tasks: 0,
+      title: GENERATED_TITLE,
+      parent: null,
+    });
+    expect(got[ids.child!]).toEqual({
+      prompts: 0,
+      turns: 1,
+      tool_calls: 1,
+      subagent_tasks: 1,
+      title: SESSION_TITLE,
+      parent: ids.s,
+    });
+    expect(got[ids.fork!]).toEqual({
+      prompts: 1,
+      turns: 1,
+      tool_calls: 1,
+      subagent_tasks: 0,
+      title: 'title (fork #1)',
+      parent: null,
+    });
+    expect(got[ids.v1!]).toEqual({
+      prompts: 1,
+      turns: 1,
+      tool_calls: 2,
+      subagent_tasks: 0,
+      title: SESSION_TITLE,
+      parent: null,
+    });
   });
 });

@@ -22,7 +22,13 @@ describe('Pi units of work', () => {
     const r = rng(3);
     const ai = (toolCalls = 0) => ({ provider: SONNET[1], model: SONNET[0], usage: randomUsage(r), toolCalls });
 
-    const s1 = new PiSession({ dir, cwd: '/home/dev/pi-units', start: Date.UTC(2026, 1, 3, 9, 0, 0), ledger, seed: 11 });
+    const s1 = new PiSession({
+      dir,
+      cwd: '/home/dev/pi-units',
+      start: Date.UTC(2026, 1, 3, 9, 0, 0),
+      ledger,
+      seed: 11,
+    });
     s1.modelChange(SONNET[1], SONNET[0]);
     s1.user('Refactor the store'); //                     prompt 1 (and turn 1)
     s1.assistant(ai(2)); //                               2 tool calls
@@ -52,7 +58,14 @@ describe('Pi units of work', () => {
     s2.write();
 
     // A version-1 (linear, id-less) file.
-    const s3 = new PiSession({ dir, cwd: '/home/dev/pi-units', start: Date.UTC(2026, 1, 4, 9, 0, 0), ledger, seed: 13, version: 1 });
+    const s3 = new PiSession({
+      dir,
+      cwd: '/home/dev/pi-units',
+      start: Date.UTC(2026, 1, 4, 9, 0, 0),
+      ledger,
+      seed: 13,
+      version: 1,
+    });
     s3.user('old format'); //                             prompt 1
     s3.assistant(ai());
     s3.write();
@@ -62,9 +75,23 @@ describe('Pi units of work', () => {
 
   it('counts each session as derived by hand, read in two parts or at once', () => {
     const expected = {
-      [ids.s1]: { prompts: 2, turns: 2, tool_calls: 3, subagent_tasks: 0, title: 'Store refactor, part 2', parent: null },
+      [ids.s1]: {
+        prompts: 2,
+        turns: 2,
+        tool_calls: 3,
+        subagent_tasks: 0,
+        title: 'Store refactor, part 2',
+        parent: null,
+      },
       // The copied session_info entries name the fork too.
-      [ids.s2]: { prompts: 1, turns: 1, tool_calls: 1, subagent_tasks: 0, title: 'Store refactor, part 2', parent: null },
+      [ids.s2]: {
+        prompts: 1,
+        turns: 1,
+        tool_calls: 1,
+        subagent_tasks: 0,
+        title: 'Store refactor, part 2',
+        parent: null,
+      },
       [ids.s3]: { prompts: 1, turns: 1, tool_calls: 0, subagent_tasks: 0, title: null, parent: null },
     };
     expect(storedCounts(env, 'pi')).toEqual(expected);

@@ -56,9 +56,21 @@ describe('JSON with comments (VS Code settings.json)', () => {
 describe('customStoragePath in the editors settings', () => {
   it('roots: every folder named, with the file that named it; bad files warned about by name and line', () => {
     const warnings: string[] = [];
-    const ctx = { home, env: {}, rootOverrides: [], warn: (m: string, at: { file: string; line?: number }) => warnings.push(`${at.file}${at.line ? `:${at.line}` : ''}: ${m}`) };
-    const roo = harnessById('roo-code')!.roots(ctx).map((r) => [r.path, r.origin, r.exists]);
-    expect(roo).toContainEqual([join(home, '.config', 'Code', 'User', 'globalStorage', 'rooveterinaryinc.roo-cline'), 'default', true]);
+    const ctx = {
+      home,
+      env: {},
+      rootOverrides: [],
+      warn: (m: string, at: { file: string; line?: number }) =>
+        warnings.push(`${at.file}${at.line ? `:${at.line}` : ''}: ${m}`),
+    };
+    const roo = harnessById('roo-code')!
+      .roots(ctx)
+      .map((r) => [r.path, r.origin, r.exists]);
+    expect(roo).toContainEqual([
+      join(home, '.config', 'Code', 'User', 'globalStorage', 'rooveterinaryinc.roo-cline'),
+      'default',
+      true,
+    ]);
     expect(roo).toContainEqual([fx.roo, `roo-cline.customStoragePath in ${fx.files.code}`, true]);
     expect(roo).toContainEqual([fx.rooRemote, `roo-cline.customStoragePath in ${fx.files.machine}`, true]);
     expect(roo).toContainEqual([fx.rooLink, `roo-cline.customStoragePath in ${fx.files.windsurf}`, true]);
@@ -70,12 +82,20 @@ describe('customStoragePath in the editors settings', () => {
       `${fx.files.vscodium}: roo-cline.customStoragePath "roo-tasks" is not an absolute path (the extension resolves it against the editor's own working folder); point --root roo-code=PATH at that folder`,
     ]);
     warnings.length = 0;
-    const kilo = harnessById('kilo-code')!.roots(ctx).map((r) => [r.path, r.origin]);
+    const kilo = harnessById('kilo-code')!
+      .roots(ctx)
+      .map((r) => [r.path, r.origin]);
     expect(kilo).toContainEqual([fx.kilo, `kilo-code.customStoragePath in ${fx.files.profile}`]);
-    expect(warnings).toEqual([`${fx.files.cursor}:${fx.cursorBadLine}: not valid JSON with comments (unexpected character); kilo-code.customStoragePath not read from it`]);
+    expect(warnings).toEqual([
+      `${fx.files.cursor}:${fx.cursorBadLine}: not valid JSON with comments (unexpected character); kilo-code.customStoragePath not read from it`,
+    ]);
     // --root replaces them all, settings included (nothing read, nothing warned).
     warnings.length = 0;
-    expect(harnessById('roo-code')!.roots({ ...ctx, rootOverrides: ['/elsewhere'] }).map((r) => r.path)).toEqual(['/elsewhere']);
+    expect(
+      harnessById('roo-code')!
+        .roots({ ...ctx, rootOverrides: ['/elsewhere'] })
+        .map((r) => r.path),
+    ).toEqual(['/elsewhere']);
     expect(warnings).toEqual([]);
   });
 
@@ -83,14 +103,32 @@ describe('customStoragePath in the editors settings', () => {
     const env = cleanEnv(home);
     const j = reportJson([...RANGE, '--by', 'harness'], env);
     const rows = Object.fromEntries(j.rows.map((r: any) => [r.harness, r]));
-    const pick = (r: any) => ({ requests: r.requests, input: r.input_tokens, cacheRead: r.cache_read_tokens, cacheWrite: r.cache_write_tokens, output: r.output_tokens });
+    const pick = (r: any) => ({
+      requests: r.requests,
+      input: r.input_tokens,
+      cacheRead: r.cache_read_tokens,
+      cacheWrite: r.cache_write_tokens,
+      output: r.output_tokens,
+    });
     // By hand: custom a (2), b (1), remote (1), default (1); the linked folder adds nothing.
-    expect(pick(rows['roo-code'])).toEqual({ requests: 5, input: 111 + 222 + 333 + 7 + 5, cacheRead: 2000 + 1000 + 4000 + 70 + 50, cacheWrite: 300 + 500 + 5, output: 44 + 55 + 66 + 17 + 15 });
+    expect(pick(rows['roo-code'])).toEqual({
+      requests: 5,
+      input: 111 + 222 + 333 + 7 + 5,
+      cacheRead: 2000 + 1000 + 4000 + 70 + 50,
+      cacheWrite: 300 + 500 + 5,
+      output: 44 + 55 + 66 + 17 + 15,
+    });
     expect(pick(rows['roo-code'])).toEqual(ledgerTotals('roo-code'));
     expect(pick(rows['kilo-code'])).toEqual(ledgerTotals('kilo-code'));
     expect(ledgerTotals('kilo-code').requests).toBe(1);
-    expect(j.warnings).toContain(`${fx.files.cursor}:${fx.cursorBadLine}: not valid JSON with comments (unexpected character); roo-cline.customStoragePath not read from it`);
-    expect(j.warnings.some((w: string) => w.startsWith(`${fx.files.vscodium}: roo-cline.customStoragePath "roo-tasks" is not an absolute path`))).toBe(true);
+    expect(j.warnings).toContain(
+      `${fx.files.cursor}:${fx.cursorBadLine}: not valid JSON with comments (unexpected character); roo-cline.customStoragePath not read from it`,
+    );
+    expect(
+      j.warnings.some((w: string) =>
+        w.startsWith(`${fx.files.vscodium}: roo-cline.customStoragePath "roo-tasks" is not an absolute path`),
+      ),
+    ).toBe(true);
 
     const src = JSON.parse(runCli(['sources', '--format', 'json'], env).stdout);
     const rooSrc = src.harnesses.find((h: any) => h.harness === 'roo-code');
@@ -105,9 +143,17 @@ describe('customStoragePath in the editors settings', () => {
     const user = join(h, '.config', 'Code', 'User');
     mkdirSync(join(user, 'profiles', 'p1'), { recursive: true });
     execFileSync('mkfifo', [join(user, 'settings.json')]);
-    writeFileSync(join(user, 'profiles', 'p1', 'settings.json'), `{"roo-cline.customStoragePath": "/x", "pad": "${'y'.repeat(1 << 20)}"}`);
+    writeFileSync(
+      join(user, 'profiles', 'p1', 'settings.json'),
+      `{"roo-cline.customStoragePath": "/x", "pad": "${'y'.repeat(1 << 20)}"}`,
+    );
     const warnings: string[] = [];
-    const roots = harnessById('roo-code')!.roots({ home: h, env: {}, rootOverrides: [], warn: (m, at) => warnings.push(`${at.file}: ${m}`) });
+    const roots = harnessById('roo-code')!.roots({
+      home: h,
+      env: {},
+      rootOverrides: [],
+      warn: (m, at) => warnings.push(`${at.file}: ${m}`),
+    });
     expect(roots.map((r) => r.path)).not.toContain('/x');
     expect(warnings).toEqual([
       `${join(user, 'settings.json')}: not a regular file; roo-cline.customStoragePath not read from it`,

@@ -28,7 +28,9 @@ describe('zcode end to end (~/.zcode/cli/db/db.sqlite)', () => {
 
   it('counts every ended request once, cache taken out of input, rows beside model_usage not added', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'session,model'], env);
-    expect(reportRows(j, ['session', 'model'])).toEqual(fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])));
+    expect(reportRows(j, ['session', 'model'])).toEqual(
+      fx.ledger.rows(['session', 'model']).sort(byKeys(['session', 'model'])),
+    );
     // 2 + 1 in alpha (two attempts without tokens skipped), 1 in beta (one still running).
     expect(j.totals.requests).toBe(4);
     expect(j.warnings).toEqual([]);
@@ -38,7 +40,15 @@ describe('zcode end to end (~/.zcode/cli/db/db.sqlite)', () => {
     const j = reportJson([...RANGE, ...H, '--by', 'model', '--project', '/home/dev/z-alpha'], env);
     const glm = j.rows.find((r: any) => r.model === GLM);
     // 299 + 1200 fresh; 70144 + 50000 read; 3000 written; 680 + 400 out (150 of it reasoning).
-    expect(tokenFields(glm)).toEqual({ requests: 2, input_tokens: 1499, cache_read_tokens: 120144, cache_write_tokens: 3000, output_tokens: 1080, reasoning_tokens: 150, total_tokens: 125723 });
+    expect(tokenFields(glm)).toEqual({
+      requests: 2,
+      input_tokens: 1499,
+      cache_read_tokens: 120144,
+      cache_write_tokens: 3000,
+      output_tokens: 1080,
+      reasoning_tokens: 150,
+      total_tokens: 125723,
+    });
   });
 
   it('keeps the recorded model names, projects from session.directory, turns and tool calls as units', () => {
@@ -60,7 +70,10 @@ describe('zcode end to end (~/.zcode/cli/db/db.sqlite)', () => {
       [false, expect.stringMatching(/activity logs/)],
     ]);
     const reasons = h.skipped.map((s: any) => `${s.count} ${s.reason}`).sort();
-    expect(reasons).toEqual(['1 request running (counted once it ends)', '2 request with no tokens (a failed or cancelled attempt)']);
+    expect(reasons).toEqual([
+      '1 request running (counted once it ends)',
+      '2 request with no tokens (a failed or cancelled attempt)',
+    ]);
     const t = runCli(['sources'], env).stdout;
     expect(t).toMatch(/cli\/log {2}\[default\] not read: activity logs/);
   });
@@ -85,12 +98,25 @@ describe('zcode roots, old schema, read-only', () => {
     open.push(a);
     const old = new ZcodeDb(join(base, 'b', 'cli', 'db', 'db.sqlite'), undefined, { legacy: true });
     open.push({ db: old, ledger: old.ledger, running: null as never, files: [], close: () => old.close() });
-    old.session('sess_old', '/home/dev/z-old').turn(Date.UTC(2026, 7, 10), [{ model: GLM, fresh: 10, cacheRead: 20, output: 5 }]);
+    old
+      .session('sess_old', '/home/dev/z-old')
+      .turn(Date.UTC(2026, 7, 10), [{ model: GLM, fresh: 10, cacheRead: 20, output: 5 }]);
     const home = join(base, 'home');
-    const viaEnv = reportJson([...RANGE, ...H], cleanEnv(home, { ZCODE_HOME: `${join(base, 'a', '.zcode')},${join(base, 'b')}`, XDG_CACHE_HOME: join(base, 'c0') }));
-    expect(tokenFields(viaEnv.totals)).toEqual(tokenFields({ ...a.ledger.totals(), ...sum(a.ledger.totals(), old.ledger.totals()) }));
+    const viaEnv = reportJson(
+      [...RANGE, ...H],
+      cleanEnv(home, {
+        ZCODE_HOME: `${join(base, 'a', '.zcode')},${join(base, 'b')}`,
+        XDG_CACHE_HOME: join(base, 'c0'),
+      }),
+    );
+    expect(tokenFields(viaEnv.totals)).toEqual(
+      tokenFields({ ...a.ledger.totals(), ...sum(a.ledger.totals(), old.ledger.totals()) }),
+    );
     for (const [i, root] of [join(base, 'a', '.zcode'), join(base, 'a', '.zcode', 'cli', 'db'), a.db.path].entries()) {
-      const j = reportJson([...RANGE, ...H, '--root', `zcode=${root}`], cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 1}`) }));
+      const j = reportJson(
+        [...RANGE, ...H, '--root', `zcode=${root}`],
+        cleanEnv(home, { XDG_CACHE_HOME: join(base, `c${i + 1}`) }),
+      );
       expect(tokenFields(j.totals), root).toEqual(tokenFields(a.ledger.totals()));
     }
   });
@@ -105,12 +131,23 @@ describe('zcode roots, old schema, read-only', () => {
     const j = reportJson([...RANGE, ...H], cleanEnv(home));
     expect(tokenFields(j.totals)).toEqual(tokenFields(fx.ledger.totals()));
     // The -shm is the one file a reader may touch (its read marks); the database and its -wal keep their bytes and times.
-    expect(files.slice(0, 2).map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).length])).toEqual(before.slice(0, 2));
+    expect(files.slice(0, 2).map((f) => [statSync(f).size, statSync(f).mtimeMs, readFileSync(f).length])).toEqual(
+      before.slice(0, 2),
+    );
   });
 });
 
 function sum(a: Record<string, any>, b: Record<string, any>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const k of ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens']) out[k] = a[k] + b[k];
+  for (const k of [
+    'requests',
+    'input_tokens',
+    'cache_read_tokens',
+    'cache_write_tokens',
+    'output_tokens',
+    'reasoning_tokens',
+    'total_tokens',
+  ])
+    out[k] = a[k] + b[k];
   return out;
 }

@@ -60,7 +60,12 @@ export interface BoundedRun {
  * memory is a failure (killed, `signal` set), not a stuck test. `stdin` as a
  * file descriptor or text.
  */
-export function runBounded(args: string[], env: NodeJS.ProcessEnv, stdin?: string | { fd: number }, limitMs = 60_000): BoundedRun {
+export function runBounded(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdin?: string | { fd: number },
+  limitMs = 60_000,
+): BoundedRun {
   const t = Date.now();
   const r = spawnSync(process.execPath, [CLI, ...args], {
     env,

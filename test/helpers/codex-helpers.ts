@@ -32,7 +32,8 @@ export async function collectAll(codexHome: string): Promise<Collected[]> {
 export const own = (events: UsageEvent[]) => events.filter((e) => e.dedupe_rank < 2);
 export const copies = (events: UsageEvent[]) => events.filter((e) => e.dedupe_rank >= 2);
 
-export const eventTotal = (e: UsageEvent) => e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens;
+export const eventTotal = (e: UsageEvent) =>
+  e.input_tokens + e.cache_read_tokens + e.cache_write_tokens + e.output_tokens;
 
 /** The store's rule: per (harness, dedupe_key) the row the harness's winner order keeps. */
 export function storeLike(events: UsageEvent[]): UsageEvent[] {

@@ -7,7 +7,15 @@ import { cleanEnv, reportJson, runCli, tempDir } from './cli.js';
 
 export const RANGE = ['--since', '2025-12-01', '--until', '2026-12-31', '--tz', 'UTC'];
 
-export const TOKEN_FIELDS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'] as const;
+export const TOKEN_FIELDS = [
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+] as const;
 export const COST_FIELDS = ['cost_usd', 'computed_cost_usd', 'recorded_cost_usd'] as const;
 
 export interface Team {
@@ -47,7 +55,8 @@ export function rollupReport(team: Team, from: string[], args: string[]): any {
 }
 
 /** USD (as tx-usage prints it: exact to 1e-10) to integer 1e-10 units, so sums are exact. */
-export const e10 = (usd: number | null | undefined): bigint | null => (usd === null || usd === undefined ? null : BigInt(Math.round(usd * 1e10)));
+export const e10 = (usd: number | null | undefined): bigint | null =>
+  usd === null || usd === undefined ? null : BigInt(Math.round(usd * 1e10));
 
 /** Rows of several reports summed per key, as a roll-up must show them (cost_source left out: it is not additive). */
 export function sumRows(lists: Record<string, any>[][], keys: string[]): Record<string, unknown>[] {

@@ -7,7 +7,11 @@ import { pi } from '../../src/harnesses/pi/index.js';
 import type { ResumePoint, SourceRef } from '../../src/harnesses/types.js';
 import type { LedgerRow } from '../../fixtures/pi/session.js';
 
-export async function discover(home: string, env: NodeJS.ProcessEnv = {}, rootOverrides: string[] = []): Promise<SourceRef[]> {
+export async function discover(
+  home: string,
+  env: NodeJS.ProcessEnv = {},
+  rootOverrides: string[] = [],
+): Promise<SourceRef[]> {
   const warnings: string[] = [];
   const roots = pi.roots({ home, env, rootOverrides });
   const sources = await pi.discover(roots, (m) => warnings.push(m));
@@ -35,7 +39,8 @@ export function storeView(events: UsageEvent[]): UsageEvent[] {
     if (
       !b ||
       totalOf(e) > totalOf(b) ||
-      (totalOf(e) === totalOf(b) && (e.dedupe_rank < b.dedupe_rank || (e.dedupe_rank === b.dedupe_rank && e.source_file < b.source_file)))
+      (totalOf(e) === totalOf(b) &&
+        (e.dedupe_rank < b.dedupe_rank || (e.dedupe_rank === b.dedupe_rank && e.source_file < b.source_file)))
     )
       best.set(e.dedupe_key, e);
   }

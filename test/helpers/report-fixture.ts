@@ -38,7 +38,13 @@ export function buildTwoMonthHome(home: string): ClaudeHome {
         model,
         ts: `${day}T09:${String(1 + i).padStart(2, '0')}:00.000Z`,
         // Not proportional to one another, so per-token rates can be told apart.
-        usage: { input: 10 + ((k * 7) % 13), cacheRead: 1000 * k + ((k * k) % 97) * 10, cacheWrite5m: 200 + ((k * k * 3) % 50), output: 50 * k + (k % 5) * 17, thinking: 5 * k },
+        usage: {
+          input: 10 + ((k * 7) % 13),
+          cacheRead: 1000 * k + ((k * k) % 97) * 10,
+          cacheWrite5m: 200 + ((k * k * 3) % 50),
+          output: 50 * k + (k % 5) * 17,
+          thinking: 5 * k,
+        },
       });
     }
   }

@@ -47,8 +47,29 @@ const lit = (v: string | number | null | undefined): string =>
 export async function memoryStore(events: TestEvent[], contexts: TestContext[] = []): Promise<Store> {
   const store = await openStore(':memory:');
   // Rows in usage_events' layout, stored the way the store keeps them (event_attrs + usage_rows).
-  const TYPES = ['VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'BIGINT', 'VARCHAR', 'INTEGER', 'INTEGER',
-    'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'BIGINT', 'VARCHAR', 'INTEGER'];
+  const TYPES = [
+    'VARCHAR',
+    'VARCHAR',
+    'VARCHAR',
+    'VARCHAR',
+    'VARCHAR',
+    'VARCHAR',
+    'BIGINT',
+    'VARCHAR',
+    'INTEGER',
+    'INTEGER',
+    'BIGINT',
+    'BIGINT',
+    'BIGINT',
+    'BIGINT',
+    'BIGINT',
+    'BIGINT',
+    'BIGINT',
+    'BIGINT',
+    'BIGINT',
+    'VARCHAR',
+    'INTEGER',
+  ];
   const tuples = events.map(
     (e) =>
       `(${[
@@ -82,18 +103,18 @@ export async function memoryStore(events: TestEvent[], contexts: TestContext[] =
     await store.conn.run(
       `INSERT INTO context_rows (source_key, harness, session, project, model, turns, latest_used_tokens, max_tokens, peak_used_tokens,
         first_ts_ms, last_ts_ms) VALUES (${[
-        lit(`src:${c.session}`),
-        lit(c.harness),
-        lit(c.session),
-        lit(c.project ?? null),
-        lit(c.model ?? null),
-        lit(c.turns),
-        lit(c.latest ?? null),
-        lit(c.max ?? null),
-        lit(c.peak ?? null),
-        lit(c.first ? Date.parse(c.first) : null),
-        lit(c.last ? Date.parse(c.last) : null),
-      ].join(', ')})`,
+          lit(`src:${c.session}`),
+          lit(c.harness),
+          lit(c.session),
+          lit(c.project ?? null),
+          lit(c.model ?? null),
+          lit(c.turns),
+          lit(c.latest ?? null),
+          lit(c.max ?? null),
+          lit(c.peak ?? null),
+          lit(c.first ? Date.parse(c.first) : null),
+          lit(c.last ? Date.parse(c.last) : null),
+        ].join(', ')})`,
     );
   }
   // As the CLI does: the rows get this machine's name (templates may read it).

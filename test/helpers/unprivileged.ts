@@ -66,7 +66,12 @@ function stagePackage(): { dir: string; node: string } {
  * Runs `node CLI ...args` as uid/gid 65534 in `cwd` (a folder that user can
  * enter, e.g. the test's opened-up home), with `input` on stdin when given.
  */
-export function runCliAsNobody(args: string[], env: NodeJS.ProcessEnv, cwd: string, input?: string): SpawnSyncReturns<string> {
+export function runCliAsNobody(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  input?: string,
+): SpawnSyncReturns<string> {
   return runNodeAsNobody((root) => [join(root, relative(ROOT, CLI)), ...args], env, cwd, input);
 }
 
@@ -80,12 +85,24 @@ export function runModuleAsNobody(code: string, env: NodeJS.ProcessEnv, cwd: str
 }
 
 /** `node ...argsOf(the package's folder, staged when needed)` as uid/gid 65534 in `cwd`. */
-function runNodeAsNobody(argsOf: (root: string) => string[], env: NodeJS.ProcessEnv, cwd: string, input?: string): SpawnSyncReturns<string> {
+function runNodeAsNobody(
+  argsOf: (root: string) => string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  input?: string,
+): SpawnSyncReturns<string> {
   const staged = nobodyCanRead(CLI) && nobodyCanRead(process.execPath) ? null : stagePackage();
   const tmp = mkdtempSync(join(tmpdir(), 'txu-nobody-tmp-'));
   chownSync(tmp, NOBODY, NOBODY);
   try {
-    return spawnSync(staged?.node ?? process.execPath, argsOf(staged?.dir ?? ROOT), { env: { ...env, TMPDIR: tmp }, cwd, encoding: 'utf8', input, uid: NOBODY, gid: NOBODY });
+    return spawnSync(staged?.node ?? process.execPath, argsOf(staged?.dir ?? ROOT), {
+      env: { ...env, TMPDIR: tmp },
+      cwd,
+      encoding: 'utf8',
+      input,
+      uid: NOBODY,
+      gid: NOBODY,
+    });
   } finally {
     if (staged) rmSync(staged.dir, { recursive: true, force: true });
     // Only empty folders go: a work dir left behind stays for the guard to name.

@@ -18,7 +18,15 @@ import { cleanEnv, CLI, tempDir } from '../helpers/cli.js';
 
 const N = 500;
 const SEED = 4711;
-const METRICS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'] as const;
+const METRICS = [
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+] as const;
 type M = Record<(typeof METRICS)[number], number>;
 
 interface Grown {
@@ -31,7 +39,17 @@ interface Grown {
 }
 
 function prefixSums(perResponse: Omit<M, 'requests' | 'total_tokens'>[]): M[] {
-  const out: M[] = [{ requests: 0, input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 }];
+  const out: M[] = [
+    {
+      requests: 0,
+      input_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      output_tokens: 0,
+      reasoning_tokens: 0,
+      total_tokens: 0,
+    },
+  ];
   for (const r of perResponse) {
     const p = out[out.length - 1]!;
     out.push({
@@ -54,28 +72,96 @@ function stage(staging: string, home: string): Grown[] {
 
   const claude = new ClaudeHome(join(staging, '.claude'));
   const cs = claude.session({ cwd: '/home/user/growing' });
-  for (let k = 0; k < N; k++) cs.response({ ts: new Date(Date.UTC(2026, 5, 1, 9, 0, k)).toISOString(), splits: 1 + (k % 3), usage: { input: 1, output: k + 1, cacheRead: 2 * k } });
-  out.push({ harness: 'claude-code', session: cs.sessionId, staged: cs.file, target: target(cs.file), prefix: prefixSums(claude.ledger.responses.map((r) => ({ input_tokens: r.input_tokens, cache_read_tokens: r.cache_read_tokens, cache_write_tokens: r.cache_write_tokens, output_tokens: r.output_tokens, reasoning_tokens: r.reasoning_tokens }))) });
+  for (let k = 0; k < N; k++)
+    cs.response({
+      ts: new Date(Date.UTC(2026, 5, 1, 9, 0, k)).toISOString(),
+      splits: 1 + (k % 3),
+      usage: { input: 1, output: k + 1, cacheRead: 2 * k },
+    });
+  out.push({
+    harness: 'claude-code',
+    session: cs.sessionId,
+    staged: cs.file,
+    target: target(cs.file),
+    prefix: prefixSums(
+      claude.ledger.responses.map((r) => ({
+        input_tokens: r.input_tokens,
+        cache_read_tokens: r.cache_read_tokens,
+        cache_write_tokens: r.cache_write_tokens,
+        output_tokens: r.output_tokens,
+        reasoning_tokens: r.reasoning_tokens,
+      })),
+    ),
+  });
 
   const codexLedger = new CodexLedger();
   const start = Date.UTC(2026, 5, 2, 9, 0, 0);
-  const w = new RolloutWriter({ threadId: codexId(0xd00d), start, paginated: true, label: 'growing', project: '/proj/growing', ledger: codexLedger });
+  const w = new RolloutWriter({
+    threadId: codexId(0xd00d),
+    start,
+    paginated: true,
+    label: 'growing',
+    project: '/proj/growing',
+    ledger: codexLedger,
+  });
   w.sessionMeta().turn('gpt-5-codex', '/proj/growing');
-  for (let k = 0; k < N; k++) w.response({ input: 10 + k, cached: k, cacheWrite: 0, output: k + 1, reasoning: 0 }, { record: k % 2 ? 'before' : 'after' });
+  for (let k = 0; k < N; k++)
+    w.response(
+      { input: 10 + k, cached: k, cacheWrite: 0, output: k + 1, reasoning: 0 },
+      { record: k % 2 ? 'before' : 'after' },
+    );
   const codexFile = sessionsPath(join(staging, '.codex'), start, rolloutName(start, w.o.threadId));
   mkdirSync(dirname(codexFile), { recursive: true });
   writeFileSync(codexFile, w.text());
-  out.push({ harness: 'codex', session: w.o.threadId, staged: codexFile, target: target(codexFile), prefix: prefixSums(codexLedger.responses.map((r) => ({ input_tokens: r.usage.input - r.usage.cached - r.usage.cacheWrite, cache_read_tokens: r.usage.cached, cache_write_tokens: r.usage.cacheWrite, output_tokens: r.usage.output, reasoning_tokens: r.usage.reasoning }))) });
+  out.push({
+    harness: 'codex',
+    session: w.o.threadId,
+    staged: codexFile,
+    target: target(codexFile),
+    prefix: prefixSums(
+      codexLedger.responses.map((r) => ({
+        input_tokens: r.usage.input - r.usage.cached - r.usage.cacheWrite,
+        cache_read_tokens: r.usage.cached,
+        cache_write_tokens: r.usage.cacheWrite,
+        output_tokens: r.usage.output,
+        reasoning_tokens: r.usage.reasoning,
+      })),
+    ),
+  });
 
   const piLedger = new PiLedger();
-  const ps = new PiSession({ dir: sessionsDir(join(staging, '.pi', 'agent'), '/home/dev/growing'), cwd: '/home/dev/growing', start: Date.UTC(2026, 5, 3, 9, 0, 0), ledger: piLedger, seed: 4242 });
+  const ps = new PiSession({
+    dir: sessionsDir(join(staging, '.pi', 'agent'), '/home/dev/growing'),
+    cwd: '/home/dev/growing',
+    start: Date.UTC(2026, 5, 3, 9, 0, 0),
+    ledger: piLedger,
+    seed: 4242,
+  });
   ps.modelChange(SONNET[1], SONNET[0]);
   for (let k = 0; k < N; k++) {
     ps.user('next');
-    ps.assistant({ provider: SONNET[1], model: SONNET[0], usage: { input: 10, output: k + 1, cacheRead: k, cacheWrite: 1, cost: 1 / 1024 } });
+    ps.assistant({
+      provider: SONNET[1],
+      model: SONNET[0],
+      usage: { input: 10, output: k + 1, cacheRead: k, cacheWrite: 1, cost: 1 / 1024 },
+    });
   }
   const piFile = ps.write();
-  out.push({ harness: 'pi', session: ps.sessionId, staged: piFile, target: target(piFile), prefix: prefixSums(piLedger.rows.map((r) => ({ input_tokens: r.input, cache_read_tokens: r.cacheRead, cache_write_tokens: r.cacheWrite, output_tokens: r.output, reasoning_tokens: Math.min(r.reasoning, r.output) }))) });
+  out.push({
+    harness: 'pi',
+    session: ps.sessionId,
+    staged: piFile,
+    target: target(piFile),
+    prefix: prefixSums(
+      piLedger.rows.map((r) => ({
+        input_tokens: r.input,
+        cache_read_tokens: r.cacheRead,
+        cache_write_tokens: r.cacheWrite,
+        output_tokens: r.output,
+        reasoning_tokens: Math.min(r.reasoning, r.output),
+      })),
+    ),
+  });
 
   for (const g of out) {
     mkdirSync(dirname(g.target), { recursive: true });
@@ -127,13 +213,27 @@ const WRITER = `
 
 function report(env: NodeJS.ProcessEnv, db?: string): Promise<any> {
   return new Promise((resolve, reject) => {
-    const args = [CLI, 'report', '--since', '2026-06-01', '--until', '2026-06-30', '--by', 'harness,session', '--format', 'json', ...(db ? ['--db', db] : [])];
+    const args = [
+      CLI,
+      'report',
+      '--since',
+      '2026-06-01',
+      '--until',
+      '2026-06-30',
+      '--by',
+      'harness,session',
+      '--format',
+      'json',
+      ...(db ? ['--db', db] : []),
+    ];
     const c = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     c.stdout.on('data', (b) => (out += b));
     c.stderr.on('data', (b) => (err += b));
-    c.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`report exited ${code}: ${err}`))));
+    c.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`report exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -144,7 +244,11 @@ describe('files growing while being read', () => {
     const home = tempDir('txu-growing-');
     const grown = stage(tempDir('txu-growing-stage-'), home);
     const env = cleanEnv(home);
-    const writer = spawn(process.execPath, ['-e', WRITER, JSON.stringify([grown.map((g) => [g.staged, g.target]), SEED])], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const writer = spawn(
+      process.execPath,
+      ['-e', WRITER, JSON.stringify([grown.map((g) => [g.staged, g.target]), SEED])],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     writer.stdin!.on('error', () => {}); // a "go" after the writer finished
     let chunks = '';
     writer.stdout.on('data', (b) => (chunks += b));
@@ -181,6 +285,8 @@ describe('files growing while being read', () => {
     expect(final.rows).toEqual(fresh.rows);
     expect(runs).toBeGreaterThanOrEqual(2);
     expect(partialSightings).toBeGreaterThan(0);
-    console.log(`faults: 3 transcripts (${N} responses each) appended in ${chunks} random chunks (seed ${SEED}) during ${runs} reports: ${partialSightings} partial views, all exact prefixes; ${tornWarnings} torn-tail warnings seen mid-write, none at the end`);
+    console.log(
+      `faults: 3 transcripts (${N} responses each) appended in ${chunks} random chunks (seed ${SEED}) during ${runs} reports: ${partialSightings} partial views, all exact prefixes; ${tornWarnings} torn-tail warnings seen mid-write, none at the end`,
+    );
   }, 300_000);
 });

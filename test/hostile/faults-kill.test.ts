@@ -32,7 +32,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const envFor = () => cleanEnv(fx.home, { XDG_CACHE_HOME: join(work, 'cache'), TMPDIR: tmp });
 
-function run(args: string[], env: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string; ms: number } {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { status: number | null; stdout: string; stderr: string; ms: number } {
   const t = Date.now();
   const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', maxBuffer: 64 << 20 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t };
@@ -46,7 +49,14 @@ function killedIngest(db: string, delayMs: number): Promise<{ outcome: 'killed' 
     const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      const outcome = signal === 'SIGKILL' ? 'killed' : code === 0 ? 'finished' : (() => { throw new Error(`ingest exited ${code}`); })();
+      const outcome =
+        signal === 'SIGKILL'
+          ? 'killed'
+          : code === 0
+            ? 'finished'
+            : (() => {
+                throw new Error(`ingest exited ${code}`);
+              })();
       resolve({ outcome, ms: Date.now() - started });
     });
   });
@@ -59,7 +69,9 @@ async function sourcesBooked(db: string): Promise<number | null> {
     const inst = await DuckDBInstance.create(db, { access_mode: 'READ_ONLY' });
     const conn = await inst.connect();
     try {
-      const t = await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'sources'`);
+      const t = await conn.runAndReadAll(
+        `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'sources'`,
+      );
       if (Number(t.getRowObjectsJson()[0]!.n) === 0) return 0;
       return Number((await conn.runAndReadAll('SELECT count(*)::INTEGER AS n FROM sources')).getRowObjectsJson()[0]!.n);
     } finally {
@@ -90,7 +102,16 @@ describe('SIGKILL during ingest', () => {
     let fullMs = first.ms;
 
     const rnd = prng(SEED);
-    const outcomes = { killed: 0, finished: 0, noStore: 0, emptyStore: 0, partial: 0, complete: 0, unopenable: 0, doubleKills: 0 };
+    const outcomes = {
+      killed: 0,
+      finished: 0,
+      noStore: 0,
+      emptyStore: 0,
+      partial: 0,
+      complete: 0,
+      unopenable: 0,
+      doubleKills: 0,
+    };
     for (let round = 0; round < ROUNDS || (outcomes.killed < ROUNDS / 2 && round < 2 * ROUNDS); round++) {
       const db = join(work, `round-${round}.duckdb`);
       const delay = Math.round(fullMs * (0.1 + 0.95 * rnd()));
@@ -121,8 +142,12 @@ describe('SIGKILL during ingest', () => {
     expect(outcomes.killed).toBeGreaterThanOrEqual(ROUNDS / 2);
     expect(outcomes.partial + outcomes.emptyStore + outcomes.unopenable).toBeGreaterThan(0);
     // Killed runs cannot clean up their work dir (it may hold private copies of user databases).
-    const leftovers = readdirSync(tmp, { recursive: true, encoding: 'utf8' }).filter((n) => /(^|\/)tx-usage-\d+$/.test(n)).length;
-    const leftoverFiles = readdirSync(tmp, { recursive: true, encoding: 'utf8' }).filter((n) => /\.db(-wal|-journal)?$/.test(n)).length;
+    const leftovers = readdirSync(tmp, { recursive: true, encoding: 'utf8' }).filter((n) =>
+      /(^|\/)tx-usage-\d+$/.test(n),
+    ).length;
+    const leftoverFiles = readdirSync(tmp, { recursive: true, encoding: 'utf8' }).filter((n) =>
+      /\.db(-wal|-journal)?$/.test(n),
+    ).length;
     console.log(
       `faults: ${outcomes.killed + outcomes.finished} SIGKILLs (seed ${SEED}, uninterrupted ingest ${first.ms} ms, ${fullMs} ms at the end, ${total} sources): ${outcomes.killed} killed mid-run, ${outcomes.finished} finished first; ` +
         `store after the kill: ${outcomes.noStore} none yet, ${outcomes.emptyStore} empty, ${outcomes.partial} partial, ${outcomes.complete} complete, ${outcomes.unopenable} needing recovery; ` +

@@ -7,7 +7,14 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, wr
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_RANGE, buildAllHome, pickMetrics, sumMetrics, type AllHome, type Metrics } from '../../fixtures/all-harnesses.js';
+import {
+  ALL_RANGE,
+  buildAllHome,
+  pickMetrics,
+  sumMetrics,
+  type AllHome,
+  type Metrics,
+} from '../../fixtures/all-harnesses.js';
 import { ClaudeHome } from '../../fixtures/claude-code/build.js';
 import { prng } from '../../fixtures/demo.js';
 import { cleanEnv, CLI, runCli, tempDir } from '../helpers/cli.js';
@@ -24,9 +31,13 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const envWith = (extra: Record<string, string> = {}) => cleanEnv(fx.home, { XDG_CACHE_HOME: join(work, 'cache'), ...extra });
+const envWith = (extra: Record<string, string> = {}) =>
+  cleanEnv(fx.home, { XDG_CACHE_HOME: join(work, 'cache'), ...extra });
 
-function runAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runAsync(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const c = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -62,7 +73,12 @@ describe('concurrent use of one store', () => {
       [['sources', '--format', 'json'], JSON_REPORT],
       [['sql', 'SELECT count(*) AS n FROM usage_events', '--format', 'json'], JSON_REPORT, ['ingest']],
       // sql re-opens the store read-only after its refresh: another process may hold it by then.
-      [['sql', 'SELECT count(*) AS n FROM usage_events', '--format', 'json'], ['sql', 'SELECT 1 AS one'], ['ingest'], JSON_REPORT],
+      [
+        ['sql', 'SELECT count(*) AS n FROM usage_events', '--format', 'json'],
+        ['sql', 'SELECT 1 AS one'],
+        ['ingest'],
+        JSON_REPORT,
+      ],
       [['sql', 'SELECT count(*) AS n FROM sources'], ['sources'], ['sql', 'SELECT 2 AS two'], ['ingest']],
     ];
     let processes = 0;
@@ -78,7 +94,9 @@ describe('concurrent use of one store', () => {
       // And the store they built together is exact.
       expect(totalsOn(db).totals).toEqual(fx.total);
     }
-    console.log(`faults: ${combos.length} groups of processes started together (${processes} processes) on fresh stores: all exit 0, every report exact`);
+    console.log(
+      `faults: ${combos.length} groups of processes started together (${processes} processes) on fresh stores: all exit 0, every report exact`,
+    );
   });
 
   it('a reader started while new data is being ingested sees a consistent total (old or new, never half)', async () => {
@@ -86,16 +104,24 @@ describe('concurrent use of one store', () => {
     const before = totalsOn(db).totals;
     // New data: 600 more sessions (two write batches), so "half" would be visible.
     const claude = new ClaudeHome(join(fx.home, '.claude'));
-    for (let i = 0; i < 600; i++) claude.session({ cwd: '/home/user/growth' }).response({ ts: '2026-10-15T10:00:00.000Z', usage: { input: 1, output: 1 } });
+    for (let i = 0; i < 600; i++)
+      claude
+        .session({ cwd: '/home/user/growth' })
+        .response({ ts: '2026-10-15T10:00:00.000Z', usage: { input: 1, output: 1 } });
     const added = pickMetrics(claude.ledger.totals());
     const after = sumMetrics([before, added]);
-    const [a, b] = await Promise.all([runAsync(['ingest', '--db', db], envWith()), runAsync([...JSON_REPORT, '--db', db], envWith())]);
+    const [a, b] = await Promise.all([
+      runAsync(['ingest', '--db', db], envWith()),
+      runAsync([...JSON_REPORT, '--db', db], envWith()),
+    ]);
     expect(a.status, a.stderr).toBe(0);
     expect(b.status, b.stderr).toBe(0);
     const seen = pickMetrics(JSON.parse(b.stdout).totals);
     expect([JSON.stringify(before), JSON.stringify(after)]).toContain(JSON.stringify(seen));
     expect(totalsOn(db).totals).toEqual(after);
-    console.log(`faults: ingest of ${added.requests} new responses and a report started together: report saw ${seen.requests === after.requests ? 'the new' : 'the old'} total, never a mix`);
+    console.log(
+      `faults: ingest of ${added.requests} new responses and a report started together: report saw ${seen.requests === after.requests ? 'the new' : 'the old'} total, never a mix`,
+    );
     fx.total = after; // later tests see the grown home
   });
 });
@@ -118,7 +144,11 @@ describe('damaged and foreign stores', () => {
     }
     const damages: [string, (cur: string) => void][] = [
       ['truncated', (cur) => truncateSync(cur, Math.floor(statSync(cur).size / 3))],
-      ['garbage WAL', (cur) => writeFileSync(cur + '.wal', Buffer.from(Array.from({ length: 70_000 }, () => Math.floor(rnd() * 256))))],
+      [
+        'garbage WAL',
+        (cur) =>
+          writeFileSync(cur + '.wal', Buffer.from(Array.from({ length: 70_000 }, () => Math.floor(rnd() * 256)))),
+      ],
     ];
     const notices: string[] = [];
     for (const [name, damage] of damages) {
@@ -134,12 +164,17 @@ describe('damaged and foreign stores', () => {
       const { totals, stderr } = totalsOn(cur, envWith(), ['--by', 'model']);
       expect(totals, name).toEqual(fx.total);
       // A garbage WAL beside a good store may be ignored by DuckDB; otherwise the store is moved aside, announced.
-      if (name !== 'garbage WAL') expect(stderr, name).toMatch(/tx-usage: store .* was unreadable \(.*\); moved aside to .*\.broken-/);
-      notices.push(`${name}: ${stderr.trim().split('\n')[0]?.slice(0, 200) || '(no notice: the store was readable, the WAL was ignored or replayed)'}`);
+      if (name !== 'garbage WAL')
+        expect(stderr, name).toMatch(/tx-usage: store .* was unreadable \(.*\); moved aside to .*\.broken-/);
+      notices.push(
+        `${name}: ${stderr.trim().split('\n')[0]?.slice(0, 200) || '(no notice: the store was readable, the WAL was ignored or replayed)'}`,
+      );
       // And it is a working store again.
       expect(totalsOn(cur, envWith(), ['--by', 'day']).stderr).not.toMatch(/unreadable/);
     }
-    console.log(`faults: ${notOurs.length} files that are not stores left alone; ${damages.length} damaged stores, each with exact totals:\n  ${notices.join('\n  ')}`);
+    console.log(
+      `faults: ${notOurs.length} files that are not stores left alone; ${damages.length} damaged stores, each with exact totals:\n  ${notices.join('\n  ')}`,
+    );
   });
 
   it('a store from a newer tx-usage: a clear message naming --rebuild (exit 1, no stack trace); --rebuild then works', async () => {
@@ -150,7 +185,9 @@ describe('damaged and foreign stores', () => {
     const r = runCli([...JSON_REPORT, '--by', 'model', '--db', db], envWith());
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^tx-usage: the store .*newer\.duckdb was written by a newer tx-usage \(schema 999, this build knows \d+\); run with --rebuild/);
+    expect(r.stderr).toMatch(
+      /^tx-usage: the store .*newer\.duckdb was written by a newer tx-usage \(schema 999, this build knows \d+\); run with --rebuild/,
+    );
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).not.toMatch(STACK);
     // Every command says the same, and leaves the store alone.
@@ -192,7 +229,9 @@ describe('disk full', () => {
     mkdirSync(mnt);
     const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', mnt], { encoding: 'utf8' });
     if (mounted.status !== 0) {
-      console.log(`faults: mounting a size-limited tmpfs is not permitted here (${mounted.stderr.trim()}); store disk-full case not run`);
+      console.log(
+        `faults: mounting a size-limited tmpfs is not permitted here (${mounted.stderr.trim()}); store disk-full case not run`,
+      );
       return;
     }
     try {
@@ -201,12 +240,16 @@ describe('disk full', () => {
       // Fill the filesystem to the last few hundred KB.
       const filler = join(mnt, 'filler');
       spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { encoding: 'utf8' });
-      const free = () => Number(spawnSync('df', ['-B1', '--output=avail', mnt], { encoding: 'utf8' }).stdout.trim().split('\n')[1]);
+      const free = () =>
+        Number(spawnSync('df', ['-B1', '--output=avail', mnt], { encoding: 'utf8' }).stdout.trim().split('\n')[1]);
       truncateSync(filler, statSync(filler).size - 256 * 1024);
       // New data that does not fit: 3,000 more sessions.
       const extraHome = new ClaudeHome(join(fx.home, '.claude'));
       const dir = join(fx.home, '.claude', 'projects', '-home-user-diskfull');
-      for (let i = 0; i < 3000; i++) extraHome.session({ cwd: '/home/user/diskfull' }).response({ ts: '2026-10-16T10:00:00.000Z', splits: 3, usage: { input: 5, output: 5, cacheRead: 5 } });
+      for (let i = 0; i < 3000; i++)
+        extraHome
+          .session({ cwd: '/home/user/diskfull' })
+          .response({ ts: '2026-10-16T10:00:00.000Z', splits: 3, usage: { input: 5, output: 5, cacheRead: 5 } });
       const added = pickMetrics(extraHome.ledger.totals());
       const full = runCli(['ingest', '--db', db], envWith());
       const freeAtFailure = free();
@@ -222,10 +265,14 @@ describe('disk full', () => {
       expect(again.totals).toEqual(before);
       // And it takes the new data once it fits.
       const small = new ClaudeHome(join(fx.home, '.claude'));
-      small.session({ cwd: '/home/user/diskfull' }).response({ ts: '2026-10-16T11:00:00.000Z', usage: { input: 3, output: 4 } });
+      small
+        .session({ cwd: '/home/user/diskfull' })
+        .response({ ts: '2026-10-16T11:00:00.000Z', usage: { input: 3, output: 4 } });
       expect(totalsOn(db).totals).toEqual(sumMetrics([before, pickMetrics(small.ledger.totals())]));
       rmSync(dir, { recursive: true, force: true });
-      console.log(`faults: store on a 48 MB tmpfs filled to ${freeAtFailure} bytes free; ingest of ${added.requests} new responses failed with "${full.stderr.trim().split('\n')[0]}"; previous store intact and usable afterwards`);
+      console.log(
+        `faults: store on a 48 MB tmpfs filled to ${freeAtFailure} bytes free; ingest of ${added.requests} new responses failed with "${full.stderr.trim().split('\n')[0]}"; previous store intact and usable afterwards`,
+      );
     } finally {
       spawnSync('umount', [mnt]);
     }

@@ -6,7 +6,16 @@
 // stays. Each run is bounded by that design: the CLI below would be killed
 // (and the test fail) only if it hung.
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHome } from '../../fixtures/claude-code/build.js';
@@ -30,7 +39,9 @@ const mkfifo = (p: string) => expect(spawnSync('mkfifo', [p]).status).toBe(0);
 /** A Claude Code home under `home` with one response of `input` tokens (2026-05-04) in project `/w/app`. */
 function oneResponse(home: string, input = 1000): ClaudeHome {
   const claude = new ClaudeHome(join(home, '.claude'));
-  claude.session({ cwd: '/w/app' }).response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input, output: 200 } });
+  claude
+    .session({ cwd: '/w/app' })
+    .response({ ts: '2026-05-04T10:00:05.000Z', model: 'claude-sonnet-4-5', usage: { input, output: 200 } });
   return claude;
 }
 
@@ -100,7 +111,11 @@ describe('transcripts and databases that are FIFOs or device links', () => {
     const r = ok(run(['report', '--since', '2020-01-01', '--format', 'json'], env));
     const rep = JSON.parse(r.stdout);
     const warnings: string[] = rep.warnings;
-    const says = (file: string, what: RegExp) => expect(warnings.some((w) => w.includes(file) && what.test(w)), `${file} ${what}: ${warnings.join('\n')}`).toBe(true);
+    const says = (file: string, what: RegExp) =>
+      expect(
+        warnings.some((w) => w.includes(file) && what.test(w)),
+        `${file} ${what}: ${warnings.join('\n')}`,
+      ).toBe(true);
     says('fifo.jsonl', /not a regular file \(a FIFO/);
     says('zero.jsonl', /not a regular file \(a character device\); never read/);
     says('random.jsonl', /not a regular file \(a character device\)/);
@@ -109,13 +124,25 @@ describe('transcripts and databases that are FIFOs or device links', () => {
     says('meta.json', /FIFO/);
     says('opencode.db', /its wal file .*opencode\.db-wal is not a regular file \(a FIFO/);
     says('opencode-dev.db', /FIFO/);
-    says('opencode-z.db', /its wal file .*opencode-z\.db-wal is not a regular file \(a character device\); database never read/);
+    says(
+      'opencode-z.db',
+      /its wal file .*opencode-z\.db-wal is not a regular file \(a character device\); database never read/,
+    );
     // The Claude session still counts; OpenCode's rows from the good read are kept, not dropped.
     expect(rep.totals).toEqual(ocBefore);
 
     const src = JSON.parse(ok(run(['sources', '--format', 'json'], env)).stdout);
     const all = src.harnesses.flatMap((h: any) => h.sources.map((s: any) => ({ ...s, harness: h.harness })));
-    for (const name of ['fifo.jsonl', 'zero.jsonl', 'random.jsonl', 'session-x.json', 'ui_messages.json', 'opencode.db', 'opencode-dev.db', 'opencode-z.db']) {
+    for (const name of [
+      'fifo.jsonl',
+      'zero.jsonl',
+      'random.jsonl',
+      'session-x.json',
+      'ui_messages.json',
+      'opencode.db',
+      'opencode-dev.db',
+      'opencode-z.db',
+    ]) {
       const s = all.find((x: any) => x.path.endsWith(`/${name}`));
       expect(s, name).toBeDefined();
       expect(s.warnings.join('\n'), name).toMatch(/not a regular file|never read/);
@@ -156,7 +183,13 @@ describe('--out naming the store or one of its files', () => {
       [['--db', db], join(dir, 'link-to-store.csv')],
       [['--db', db], join(dir, 'linked-folder', 'u.duckdb')],
       [[], defaultStore],
-      [[], join(cache, readdirSync(cache).find((f) => f.endsWith('.json'))!)],
+      [
+        [],
+        join(
+          cache,
+          readdirSync(cache).find((f) => f.endsWith('.json'))!,
+        ),
+      ],
     ];
     const size = (p: string) => spawnSync('stat', ['-c', '%s', p], { encoding: 'utf8' }).stdout.trim();
     const before = [size(db), size(defaultStore)];
@@ -164,7 +197,9 @@ describe('--out naming the store or one of its files', () => {
       const r = run(['report', ...flags, '--since', '2026-05-01', '--format', 'csv', '--out', out, '--force'], env);
       expect(r.status, `${out}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toContain(`--out ${out}`);
-      expect(r.stderr).toMatch(/tx-usage's (store|own files|store \()|a file of tx-usage's store|one of tx-usage's own files/);
+      expect(r.stderr).toMatch(
+        /tx-usage's (store|own files|store \()|a file of tx-usage's store|one of tx-usage's own files/,
+      );
       expect(r.stderr).toMatch(/never replaced, even with --force/);
     }
     expect([size(db), size(defaultStore)]).toEqual(before);
@@ -189,7 +224,9 @@ describe('report --from with Parquet files that are not what they claim', () => 
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
     // A Parquet file with the events' columns, input_tokens as text.
-    await conn.run(`COPY (SELECT 1 AS schema_version, 'm' AS machine, 'claude-code' AS harness, 'abc' AS input_tokens) TO '${join(month, 'typed.parquet')}' (FORMAT parquet)`);
+    await conn.run(
+      `COPY (SELECT 1 AS schema_version, 'm' AS machine, 'claude-code' AS harness, 'abc' AS input_tokens) TO '${join(month, 'typed.parquet')}' (FORMAT parquet)`,
+    );
     conn.closeSync();
     inst.closeSync();
   });
@@ -225,7 +262,12 @@ describe('the environment: an unknown system zone, XDG_CACHE_HOME a file or rela
   it('TZ empty or unknown: report, export, limits and check use UTC and say so once', () => {
     for (const tz of ['', 'Nowhere/Zone']) {
       const env = cleanEnv(home, { TZ: tz });
-      for (const args of [['report', '--since', '2026-05-01', '--format', 'json'], ['export', '--out', join(dir, 'export')], ['limits'], ['check']]) {
+      for (const args of [
+        ['report', '--since', '2026-05-01', '--format', 'json'],
+        ['export', '--out', join(dir, 'export')],
+        ['limits'],
+        ['check'],
+      ]) {
         const r = ok(run(args, env));
         const notices = r.stderr.split('\n').filter((l) => l.includes('the system time zone is unknown'));
         expect(notices, `${tz} ${args[0]}: ${r.stderr}`).toHaveLength(1);
@@ -246,7 +288,12 @@ describe('the environment: an unknown system zone, XDG_CACHE_HOME a file or rela
     const work = join(dir, 'work');
     mkdirSync(work);
     const t = Date.now();
-    const rel = spawnSync(process.execPath, [CLI, 'report', '--since', '2026-05-01', '--format', 'json'], { cwd: work, env: cleanEnv(home, { XDG_CACHE_HOME: 'relative-cache' }), encoding: 'utf8', timeout: 60_000 });
+    const rel = spawnSync(process.execPath, [CLI, 'report', '--since', '2026-05-01', '--format', 'json'], {
+      cwd: work,
+      env: cleanEnv(home, { XDG_CACHE_HOME: 'relative-cache' }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(rel.status, `${rel.stderr} after ${Date.now() - t} ms`).toBe(0);
     expect(JSON.parse(rel.stdout).totals.input_tokens).toBe(1000);
     expect(readdirSync(work)).toEqual([]);
@@ -263,7 +310,10 @@ describe('the status line with a writer that keeps its end open', () => {
   });
 
   /** Runs the status line, writes `input` (if any) and never closes its stdin; resolves when it exits on its own. */
-  function statusline(env: NodeJS.ProcessEnv, input: string | null): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  function statusline(
+    env: NodeJS.ProcessEnv,
+    input: string | null,
+  ): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
     return new Promise((done) => {
       const t = Date.now();
       const child = spawn(process.execPath, [CLI, 'statusline'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -285,7 +335,10 @@ describe('the status line with a writer that keeps its end open', () => {
   it('prints its line once one JSON value is in, or gives up after a short wait with the short line', async () => {
     dir = tempDir('txu-hostile-statusline-');
     const env = cleanEnv(join(dir, 'home'));
-    const full = await statusline(env, JSON.stringify({ session_id: 's1', model: { id: 'claude-sonnet-4-5', display_name: 'Sonnet' } }) + '\n');
+    const full = await statusline(
+      env,
+      JSON.stringify({ session_id: 's1', model: { id: 'claude-sonnet-4-5', display_name: 'Sonnet' } }) + '\n',
+    );
     expect(full.code, full.stderr).toBe(0);
     expect(full.stdout).toMatch(/claude-sonnet-4-5|Sonnet/);
     expect(full.ms).toBeLessThan(15_000);
@@ -368,7 +421,10 @@ describe('transcripts in other encodings and line ends', () => {
     const crlf = make('crlf', 10000);
     writeFileSync(files.crlf!, Buffer.from(crlf.toString('latin1').replace(/\n/g, '\r\n'), 'latin1'));
     const u16 = make('utf16', 100000);
-    writeFileSync(files.utf16!, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(u16.toString('utf8'), 'utf16le')]));
+    writeFileSync(
+      files.utf16!,
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(u16.toString('utf8'), 'utf16le')]),
+    );
     const u16nobom = make('utf16nobom', 1000000);
     writeFileSync(files.utf16nobom!, Buffer.from(u16nobom.toString('utf8'), 'utf16le'));
     env = cleanEnv(home);
@@ -382,11 +438,22 @@ describe('transcripts in other encodings and line ends', () => {
     expect(rep.totals.input_tokens).toBe(2 * 11100);
     const warnings: string[] = rep.warnings;
     for (const f of [files.utf16!, files.utf16nobom!]) {
-      expect(warnings.filter((w) => w.startsWith(f)), warnings.join('\n')).toEqual([expect.stringMatching(/the file is UTF-16 text; .*nothing read from it/)]);
+      expect(
+        warnings.filter((w) => w.startsWith(f)),
+        warnings.join('\n'),
+      ).toEqual([expect.stringMatching(/the file is UTF-16 text; .*nothing read from it/)]);
     }
-    expect(warnings.filter((w) => !w.includes('utf16')), warnings.join('\n')).toEqual([]);
+    expect(
+      warnings.filter((w) => !w.includes('utf16')),
+      warnings.join('\n'),
+    ).toEqual([]);
     // Appending to the lone-CR file is read from where the last read stopped.
-    appendFileSync(files.cr!, Buffer.from(`${JSON.stringify({ type: 'assistant', timestamp: '2026-05-04T10:02:05.000Z', sessionId: 'x', cwd: '/w/cr', message: { id: 'msg_cr_3', model: 'claude-sonnet-4-5', usage: { input_tokens: 1000, output_tokens: 1 } }, requestId: 'req_cr_3' })}\r`));
+    appendFileSync(
+      files.cr!,
+      Buffer.from(
+        `${JSON.stringify({ type: 'assistant', timestamp: '2026-05-04T10:02:05.000Z', sessionId: 'x', cwd: '/w/cr', message: { id: 'msg_cr_3', model: 'claude-sonnet-4-5', usage: { input_tokens: 1000, output_tokens: 1 } }, requestId: 'req_cr_3' })}\r`,
+      ),
+    );
     const again = JSON.parse(ok(run(['report', '--since', '2026-05-01', '--format', 'json'], env)).stdout);
     expect(again.totals.input_tokens).toBe(2 * 11100 + 1000);
   });
@@ -408,11 +475,24 @@ describe('timestamps without a zone, dates that do not exist', () => {
 
   it('a zone-less time is UTC whatever the machine zone at ingest; an impossible date is warned about, not rolled over', () => {
     const day = (tz: string, cache: string, d: string) =>
-      JSON.parse(ok(run(['report', '--since', d, '--until', d, '--tz', 'UTC', '--format', 'json'], cleanEnv(home, { TZ: tz, XDG_CACHE_HOME: join(dir, cache) }))).stdout);
-    for (const [tz, cache] of [['Pacific/Auckland', 'c1'], ['America/Los_Angeles', 'c2']] as const) {
+      JSON.parse(
+        ok(
+          run(
+            ['report', '--since', d, '--until', d, '--tz', 'UTC', '--format', 'json'],
+            cleanEnv(home, { TZ: tz, XDG_CACHE_HOME: join(dir, cache) }),
+          ),
+        ).stdout,
+      );
+    for (const [tz, cache] of [
+      ['Pacific/Auckland', 'c1'],
+      ['America/Los_Angeles', 'c2'],
+    ] as const) {
       const r = day(tz, cache, '2026-05-04');
       expect(r.totals.input_tokens, tz).toBe(100);
-      expect(r.warnings.some((w: string) => /:2: .*without a usable timestamp/.test(w)), r.warnings.join('\n')).toBe(true);
+      expect(
+        r.warnings.some((w: string) => /:2: .*without a usable timestamp/.test(w)),
+        r.warnings.join('\n'),
+      ).toBe(true);
       expect(day(tz, cache, '2026-03-02').totals.input_tokens).toBe(0);
     }
   });
@@ -439,17 +519,29 @@ describe('responses dated in the future', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('only the block holding now is active; future rows are named once and kept out of the live views', () => {
-    const j = JSON.parse(ok(run(['report', 'blocks', '--since', '2026-05-30', '--until', '2099-12-31', '--tz', 'UTC', '--format', 'json'], env)).stdout);
+    const j = JSON.parse(
+      ok(
+        run(
+          ['report', 'blocks', '--since', '2026-05-30', '--until', '2099-12-31', '--tz', 'UTC', '--format', 'json'],
+          env,
+        ),
+      ).stdout,
+    );
     const blocks = j.blocks.filter((b: any) => !b.is_gap);
     expect(blocks.filter((b: any) => b.is_active)).toHaveLength(1);
     expect(blocks.map((b: any) => b.start)).toEqual(['2026-06-01T11:00:00+00:00']);
     expect(blocks[0].total_tokens ?? blocks[0].input_tokens + 1).toBeLessThan(1000);
     const warnings: string[] = j.warnings;
-    expect(warnings.filter((w) => w.includes('dated in the future')), warnings.join('\n')).toEqual([
+    expect(
+      warnings.filter((w) => w.includes('dated in the future')),
+      warnings.join('\n'),
+    ).toEqual([
       `${file}:2: 3 responses dated in the future (the first 2026-06-01T13:30:00.000Z); counted on their dates in reports, left out of the live views (blocks, watch, status line, budgets, limits)`,
     ]);
     // A report counts them on their dates.
-    const all = JSON.parse(ok(run(['report', '--since', '2026-05-30', '--until', '2099-12-31', '--format', 'json'], env)).stdout);
+    const all = JSON.parse(
+      ok(run(['report', '--since', '2026-05-30', '--until', '2099-12-31', '--format', 'json'], env)).stdout,
+    );
     expect(all.totals.input_tokens).toBe(111100);
   });
 });
@@ -467,7 +559,15 @@ describe('the store held by a process that does not let go', () => {
     ok(run(['ingest', '--db', db], env));
     // A stuck tx-usage: it took the store's lock and never ends (until this test ends it).
     const lockModule = resolve(__dirname, '../../dist/src/store/lock.js');
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', `const {lockStore}=await import(${JSON.stringify(lockModule)});await lockStore(${JSON.stringify(db)},'exclusive');console.log('held');setInterval(()=>{},1000)`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const {lockStore}=await import(${JSON.stringify(lockModule)});await lockStore(${JSON.stringify(db)},'exclusive');console.log('held');setInterval(()=>{},1000)`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise<void>((done) => holder.stdout!.once('data', () => done()));
       const r = run(['ingest', '--db', db], env);
@@ -494,8 +594,16 @@ describe('names that are not valid UTF-8', () => {
     const home = B(`${dir}/caf\xe9`);
     const at = (rel: string) => Buffer.concat([home, B(rel)]);
     const line = (id: string, input: number) =>
-      JSON.stringify({ type: 'assistant', timestamp: '2026-05-04T10:00:05.000Z', sessionId: id, cwd: '/w', message: { id, model: 'claude-sonnet-4-5', usage: { input_tokens: input, output_tokens: 1 } }, requestId: `r${id}` }) + '\n';
-    for (const d of ['/.claude/projects/bad\xffdir', '/.claude/projects/-caf\xe9', '/.claude/projects/-w']) mkdirSync(at(d), { recursive: true });
+      JSON.stringify({
+        type: 'assistant',
+        timestamp: '2026-05-04T10:00:05.000Z',
+        sessionId: id,
+        cwd: '/w',
+        message: { id, model: 'claude-sonnet-4-5', usage: { input_tokens: input, output_tokens: 1 } },
+        requestId: `r${id}`,
+      }) + '\n';
+    for (const d of ['/.claude/projects/bad\xffdir', '/.claude/projects/-caf\xe9', '/.claude/projects/-w'])
+      mkdirSync(at(d), { recursive: true });
     writeFileSync(at('/.claude/projects/bad\xffdir/a.jsonl'), line('m1', 1));
     writeFileSync(at('/.claude/projects/-caf\xe9/b.jsonl'), line('m2', 10));
     writeFileSync(at('/.claude/projects/-w/x\xff.jsonl'), line('m3', 100));
@@ -505,11 +613,26 @@ describe('names that are not valid UTF-8', () => {
 
   /** The CLI with HOME set to the raw bytes `<dir>/caf\xe9` (an environment a JS string cannot carry). */
   const withRawHome = (args: string[]) => {
-    const r = spawnSync('sh', ['-c', `HOME="$(printf '%s/caf\\351' "$1")"; export HOME; shift; exec "$@"`, 'sh', dir, process.execPath, CLI, ...args], {
-      env: { ...cleanEnv('/nonexistent', { XDG_CACHE_HOME: join(dir, 'cache') }), HOME: undefined } as NodeJS.ProcessEnv,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const r = spawnSync(
+      'sh',
+      [
+        '-c',
+        `HOME="$(printf '%s/caf\\351' "$1")"; export HOME; shift; exec "$@"`,
+        'sh',
+        dir,
+        process.execPath,
+        CLI,
+        ...args,
+      ],
+      {
+        env: {
+          ...cleanEnv('/nonexistent', { XDG_CACHE_HOME: join(dir, 'cache') }),
+          HOME: undefined,
+        } as NodeJS.ProcessEnv,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     return r;
   };
 

@@ -17,7 +17,8 @@ import { CLI, cleanEnv, runBounded, tempDir, type BoundedRun } from '../helpers/
 type Run = BoundedRun;
 
 /** The CLI with a time limit (a hang is a failure, not a stuck test) and `stdin` as a file descriptor or text. */
-const run = (args: string[], env: NodeJS.ProcessEnv, stdin?: string | { fd: number }): Run => runBounded(args, env, stdin, 30_000);
+const run = (args: string[], env: NodeJS.ProcessEnv, stdin?: string | { fd: number }): Run =>
+  runBounded(args, env, stdin, 30_000);
 
 /** Exit 2 at once, one `tx-usage:` line on stderr naming `path` and matching `why`. */
 function expectRefused(r: Run, path: string, why: RegExp): void {
@@ -86,7 +87,10 @@ describe('settings files that are not regular files, or not what they should hol
     ];
     for (const [value, why] of cases) {
       const file = join(dir, 'prices.json');
-      writeFileSync(file, JSON.stringify({ 'claude-sonnet-4-5': { input_cost_per_token: value, output_cost_per_token: 1.5e-5 } }));
+      writeFileSync(
+        file,
+        JSON.stringify({ 'claude-sonnet-4-5': { input_cost_per_token: value, output_cost_per_token: 1.5e-5 } }),
+      );
       const r = run(['report', ...RANGE, '--prices', file, '--format', 'json'], env);
       expectRefused(r, `--prices ${file}: entry "claude-sonnet-4-5": input_cost_per_token`, why);
     }
@@ -95,12 +99,18 @@ describe('settings files that are not regular files, or not what they should hol
     writeFileSync(file, JSON.stringify({ 'claude-sonnet-4-5': { input_cost_per_token: 1, output_cost_per_token: 1 } }));
     const big = join(dir, 'big-home');
     const claude = new ClaudeHome(join(big, '.claude'));
-    claude.session({ cwd: '/w/big' }).response({ ts: '2026-05-05T10:00:00.000Z', model: 'claude-sonnet-4-5', usage: { input: 900_000_000_000, output: 1 } });
+    claude.session({ cwd: '/w/big' }).response({
+      ts: '2026-05-05T10:00:00.000Z',
+      model: 'claude-sonnet-4-5',
+      usage: { input: 900_000_000_000, output: 1 },
+    });
     const r = run(['report', ...RANGE, '--prices', file, '--format', 'json'], cleanEnv(big));
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.totals.cost_usd).toBeNull();
-    expect(j.warnings.join('\n')).toContain('a claude-sonnet-4-5 response would cost more than $1,000,000 at its price; left unpriced');
+    expect(j.warnings.join('\n')).toContain(
+      'a claude-sonnet-4-5 response would cost more than $1,000,000 at its price; left unpriced',
+    );
   });
 
   it('the config file at /dev/zero, a FIFO, a symlink to one, oversized: reports exit 2 naming it; the status line prints its line', () => {

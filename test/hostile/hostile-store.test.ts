@@ -26,7 +26,11 @@ describe.skipIf(!asRoot)('as an unprivileged user', () => {
     const ok = claude.session({ cwd: '/w/ok' });
     ok.response({ ts: '2026-09-03T10:00:00.000Z', model: 'claude-sonnet-4-5', usage: { input: 10, output: 20 } });
     locked = claude.session({ cwd: '/w/locked' });
-    locked.response({ ts: '2026-09-03T11:00:00.000Z', model: 'claude-sonnet-4-5', usage: { input: 1000, output: 2000 } });
+    locked.response({
+      ts: '2026-09-03T11:00:00.000Z',
+      model: 'claude-sonnet-4-5',
+      usage: { input: 1000, output: 2000 },
+    });
     openUp(home);
     cache = join(home, 'cache');
     mkdirSync(cache, { mode: 0o777 });
@@ -41,7 +45,10 @@ describe.skipIf(!asRoot)('as an unprivileged user', () => {
   const report = () => {
     const r = runCliAsNobody(['report', ...RANGE, '--format', 'json'], env, home);
     expect(r.status, r.stderr).toBe(0);
-    return JSON.parse(r.stdout) as { totals: { requests: number; input_tokens: number; output_tokens: number }; warnings: string[] };
+    return JSON.parse(r.stdout) as {
+      totals: { requests: number; input_tokens: number; output_tokens: number };
+      warnings: string[];
+    };
   };
   const sourceWarnings = () => {
     const r = runCliAsNobody(['sources', '--format', 'json'], env, home);
@@ -88,12 +95,16 @@ describe.skipIf(!asRoot)('as an unprivileged user', () => {
       const r = runCliAsNobody(['ingest'], env, home);
       expect(r.status).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe(`tx-usage: the store ${db} is read-only (${db}: permission denied): tx-usage writes to it on every run; give it write permission, or use --db for a store elsewhere\n`);
+      expect(r.stderr).toBe(
+        `tx-usage: the store ${db} is read-only (${db}: permission denied): tx-usage writes to it on every run; give it write permission, or use --db for a store elsewhere\n`,
+      );
       expect(r.stderr).not.toContain('another program');
       // A report answers from it as it is, and says so (test/readonly-store.test.ts).
       const ro = report();
       expect(ro.totals.requests).toBe(3);
-      expect(ro.warnings[0]).toMatch(new RegExp(`^the store ${db} is read-only \\(${db}: permission denied\\): answered from what it holds`));
+      expect(ro.warnings[0]).toMatch(
+        new RegExp(`^the store ${db} is read-only \\(${db}: permission denied\\): answered from what it holds`),
+      );
     } finally {
       chmodSync(db, 0o644);
     }

@@ -10,7 +10,16 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildHostileHome, CSI8, HOSTILE_DAY, HOSTILE_MODEL, HOSTILE_PROJECT, HOSTILE_TITLE, RLO, type HostileHome } from '../../fixtures/hostile-input.js';
+import {
+  buildHostileHome,
+  CSI8,
+  HOSTILE_DAY,
+  HOSTILE_MODEL,
+  HOSTILE_PROJECT,
+  HOSTILE_TITLE,
+  RLO,
+  type HostileHome,
+} from '../../fixtures/hostile-input.js';
 import { refreshesDone } from '../helpers/live.js';
 import { cleanEnv, forgetSaidWarnings, runCli, tempDir, type CliResult } from '../helpers/cli.js';
 
@@ -34,7 +43,10 @@ const SEEN = {
 function expectNoRawControl(text: string, what: string, own: RegExp | null = null): void {
   const rest = own ? text.replace(own, '') : text;
   const m = RAW_CONTROL.exec(rest);
-  expect(m, `${what}: raw U+${m?.[0].charCodeAt(0).toString(16).padStart(4, '0')} at ${m?.index}: ${JSON.stringify(rest.slice(Math.max(0, (m?.index ?? 0) - 30), (m?.index ?? 0) + 30))}`).toBeNull();
+  expect(
+    m,
+    `${what}: raw U+${m?.[0].charCodeAt(0).toString(16).padStart(4, '0')} at ${m?.index}: ${JSON.stringify(rest.slice(Math.max(0, (m?.index ?? 0) - 30), (m?.index ?? 0) + 30))}`,
+  ).toBeNull();
 }
 
 function ok(r: CliResult, what: string): CliResult {
@@ -109,7 +121,13 @@ describe('terminal control characters from transcripts', () => {
   });
 
   it('sql tables, their column names included, and sql JSON', () => {
-    const t = ok(runCli(['sql', `SELECT project, model, 'x' || chr(27) || '[2J' AS "col${'\x1b'}]0;t${'\x07'}" FROM usage ORDER BY ts`], env), 'sql table');
+    const t = ok(
+      runCli(
+        ['sql', `SELECT project, model, 'x' || chr(27) || '[2J' AS "col${'\x1b'}]0;t${'\x07'}" FROM usage ORDER BY ts`],
+        env,
+      ),
+      'sql table',
+    );
     expectNoRawControl(t.stdout, 'sql table');
     expect(t.stdout).toContain(SEEN.clear);
     expect(t.stdout).toContain('col\\x1b]0;t\\x07');
@@ -135,7 +153,11 @@ describe('terminal control characters from transcripts', () => {
 
   it("the status line: stdin's model.display_name and the figures behind it (text and JSON)", () => {
     ok(runCli(['statusline', '--refresh'], env), 'refresh');
-    const input = JSON.stringify({ session_id: '0badc0de-0000-4000-8000-00000000e5c1', model: { id: HOSTILE_MODEL, display_name: `Son${'\x1b'}]0;owned${'\x07'}net${CSI8}${RLO}` }, cost: { total_cost_usd: 0.01 } });
+    const input = JSON.stringify({
+      session_id: '0badc0de-0000-4000-8000-00000000e5c1',
+      model: { id: HOSTILE_MODEL, display_name: `Son${'\x1b'}]0;owned${'\x07'}net${CSI8}${RLO}` },
+      cost: { total_cost_usd: 0.01 },
+    });
     const line = ok(runCli(['statusline'], env, input), 'statusline');
     expect(line.stderr).toBe('');
     expectNoRawControl(line.stdout, 'statusline');

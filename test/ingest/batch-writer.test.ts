@@ -17,7 +17,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const cost = () => 7n;
 
 async function counts(store: Store): Promise<{ events: number; sources: number }> {
-  const r = await store.conn.runAndReadAll(`SELECT (SELECT count(*) FROM usage_events)::INTEGER AS events, (SELECT count(*) FROM sources)::INTEGER AS sources`);
+  const r = await store.conn.runAndReadAll(
+    `SELECT (SELECT count(*) FROM usage_events)::INTEGER AS events, (SELECT count(*) FROM sources)::INTEGER AS sources`,
+  );
   return r.getRowObjectsJson()[0] as { events: number; sources: number };
 }
 
@@ -136,15 +138,28 @@ describe('usage_events over usage_rows and event_attrs', () => {
       again.collected.events.forEach((e, i) => Object.assign(e, combos[i]!, { dedupe_key: `db:more${i}` }));
       await w.write([again]);
       await w.commit();
-      const got = (await store.conn.runAndReadAll(
-        `SELECT dedupe_key, source_key, session_id, project, model, provider FROM usage_events ORDER BY dedupe_key`,
-      )).getRowObjectsJson();
+      const got = (
+        await store.conn.runAndReadAll(
+          `SELECT dedupe_key, source_key, session_id, project, model, provider FROM usage_events ORDER BY dedupe_key`,
+        )
+      ).getRowObjectsJson();
       const want = [...a.collected.events, ...b.collected.events, ...again.collected.events]
-        .map((e) => ({ dedupe_key: e.dedupe_key, source_key: e.source_file, session_id: e.session_id, project: e.project, model: e.model, provider: e.provider }))
+        .map((e) => ({
+          dedupe_key: e.dedupe_key,
+          source_key: e.source_file,
+          session_id: e.session_id,
+          project: e.project,
+          model: e.model,
+          provider: e.provider,
+        }))
         .sort((x, y) => (x.dedupe_key < y.dedupe_key ? -1 : 1));
       expect(got).toEqual(want);
       // One row per combination and write: 5 + 1 for the first write, 2 for the append.
-      const attrs = (await store.conn.runAndReadAll(`SELECT count(*)::INTEGER AS n, count(DISTINCT attr_id)::INTEGER AS ids FROM event_attrs`)).getRowObjectsJson()[0];
+      const attrs = (
+        await store.conn.runAndReadAll(
+          `SELECT count(*)::INTEGER AS n, count(DISTINCT attr_id)::INTEGER AS ids FROM event_attrs`,
+        )
+      ).getRowObjectsJson()[0];
       expect(attrs).toEqual({ n: 8, ids: 8 });
     } finally {
       await store.close();
@@ -153,7 +168,7 @@ describe('usage_events over usage_rows and event_attrs', () => {
 });
 
 describe('storeWideRows', () => {
-  it('adds rows in usage_events\' layout, a second time with the same strings too', async () => {
+  it("adds rows in usage_events' layout, a second time with the same strings too", async () => {
     const store = await openStore(':memory:');
     try {
       const wide = (first: number) => `
@@ -162,11 +177,19 @@ describe('storeWideRows', () => {
         FROM range(${first}, ${first + 12}) t(i)`;
       await storeWideRows(store.conn, wide(0));
       await storeWideRows(store.conn, wide(12)); // the same combinations again: joined to the new ids only
-      const got = (await store.conn.runAndReadAll(
-        `SELECT dedupe_key, source_key, session_id, project, input_tokens::INTEGER AS n FROM usage_events ORDER BY input_tokens`,
-      )).getRowObjectsJson();
+      const got = (
+        await store.conn.runAndReadAll(
+          `SELECT dedupe_key, source_key, session_id, project, input_tokens::INTEGER AS n FROM usage_events ORDER BY input_tokens`,
+        )
+      ).getRowObjectsJson();
       expect(got).toEqual(
-        Array.from({ length: 24 }, (_, i) => ({ dedupe_key: `k${i}`, source_key: `src-${i % 2}`, session_id: `s${i % 3}`, project: i % 4 === 0 ? null : '/p', n: i })),
+        Array.from({ length: 24 }, (_, i) => ({
+          dedupe_key: `k${i}`,
+          source_key: `src-${i % 2}`,
+          session_id: `s${i % 3}`,
+          project: i % 4 === 0 ? null : '/p',
+          n: i,
+        })),
       );
     } finally {
       await store.close();
@@ -186,7 +209,9 @@ describe('Store.settle', () => {
     expect(statSync(wal).size).toBeGreaterThan(1 << 20);
     store.settle();
     // Reads go on meanwhile and see everything.
-    const r = await store.conn.runAndReadAll(`SELECT count(*)::INTEGER AS n, sum(input_tokens)::BIGINT AS t FROM usage_events`);
+    const r = await store.conn.runAndReadAll(
+      `SELECT count(*)::INTEGER AS n, sum(input_tokens)::BIGINT AS t FROM usage_events`,
+    );
     expect(r.getRowObjectsJson()[0]).toEqual({ n: 40_000, t: String(2000 * ((20 * 21) / 2)) });
     await store.close();
     expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);

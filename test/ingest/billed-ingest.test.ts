@@ -31,13 +31,25 @@ function audit(db: string, env: NodeJS.ProcessEnv): unknown[] {
 
 /** Rows the units' and the session facts' audits return (both must be 0), in one run. */
 function auditKept(db: string, env: NodeJS.ProcessEnv): { kept: number; stats: number } {
-  const r = runCli(['sql', `SELECT (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept, (SELECT count(*) FROM (${SESSION_STATS_AUDIT})) AS stats`, '--format', 'json', '--db', db], env);
+  const r = runCli(
+    [
+      'sql',
+      `SELECT (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept, (SELECT count(*) FROM (${SESSION_STATS_AUDIT})) AS stats`,
+      '--format',
+      'json',
+      '--db',
+      db,
+    ],
+    env,
+  );
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout)[0];
 }
 
 /** The roll-ups' audits (each must find no rows), as one SELECT list. */
-const ROLLUPS = Object.entries(ROLLUPS_AUDIT).map(([t, sql]) => `(SELECT count(*) FROM (${sql})) AS ${t}`).join(', ');
+const ROLLUPS = Object.entries(ROLLUPS_AUDIT)
+  .map(([t, sql]) => `(SELECT count(*) FROM (${sql})) AS ${t}`)
+  .join(', ');
 const ROLLUPS_CLEAN = Object.fromEntries(Object.keys(ROLLUPS_AUDIT).map((t) => [t, 0]));
 
 /** Rows the roll-ups' audits return (each must be 0), in one run. */
@@ -62,10 +74,23 @@ describe('billed_events after each kind of change', () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
       s1.user(`2026-10-1${i}T09:59:00.000Z`);
-      ids.push(s1.response({ ts: `2026-10-1${i}T10:00:00.000Z`, splits: 1 + (i % 3), usage: { input: 10 + i, output: 20 + i, cacheRead: 100 * i } }));
+      ids.push(
+        s1.response({
+          ts: `2026-10-1${i}T10:00:00.000Z`,
+          splits: 1 + (i % 3),
+          usage: { input: 10 + i, output: 20 + i, cacheRead: 100 * i },
+        }),
+      );
     }
     // A split response whose early lines carry placeholder usage (the largest usage wins).
-    ids.push(s1.response({ ts: '2026-10-17T10:00:00.000Z', splits: 3, placeholder: { input: 1, output: 1 }, usage: { input: 500, output: 600 } }));
+    ids.push(
+      s1.response({
+        ts: '2026-10-17T10:00:00.000Z',
+        splits: 3,
+        placeholder: { input: 1, output: 1 },
+        usage: { input: 500, output: 600 },
+      }),
+    );
     // /branch: a second session file copying four responses.
     const fork = s1.fork('feedbeef-0000-4000-8000-000000000001', ids.slice(0, 4));
     fork.response({ ts: '2026-10-18T10:00:00.000Z', usage: { input: 3, output: 4 } });
@@ -74,18 +99,34 @@ describe('billed_events after each kind of change', () => {
       const ing = runCli(['ingest', '--db', db], env);
       expect(ing.status, ing.stderr).toBe(0);
       const r = runCli(
-        ['sql', `SELECT (SELECT count(*) FROM (${BILLED_AUDIT})) AS billed, (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept,
+        [
+          'sql',
+          `SELECT (SELECT count(*) FROM (${BILLED_AUDIT})) AS billed, (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept,
                         (SELECT count(*) FROM (${SESSION_STATS_AUDIT})) AS stats, (SELECT count(*) FROM billed_events) AS responses,
-                        (SELECT count(*) FROM (SELECT DISTINCT harness, dedupe_key FROM usage_events)) AS keys, ${ROLLUPS}`, '--format', 'json', '--db', db],
+                        (SELECT count(*) FROM (SELECT DISTINCT harness, dedupe_key FROM usage_events)) AS keys, ${ROLLUPS}`,
+          '--format',
+          'json',
+          '--db',
+          db,
+        ],
         env,
       );
       expect(r.status, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)[0], label).toEqual({ billed: 0, kept: 0, stats: 0, responses, keys: responses, ...ROLLUPS_CLEAN });
+      expect(JSON.parse(r.stdout)[0], label).toEqual({
+        billed: 0,
+        kept: 0,
+        stats: 0,
+        responses,
+        keys: responses,
+        ...ROLLUPS_CLEAN,
+      });
     };
     step('first ingest', 8);
     expect(count(db, env, 'SELECT count(*) FROM usage_events')).toBeGreaterThan(8); // the fork's copies are there, not billed
     // The fork's copies of tool calls are unit rows too, not kept.
-    expect(count(db, env, 'SELECT count(*) FROM unit_rows')).toBeGreaterThan(count(db, env, 'SELECT count(*) FROM work_units'));
+    expect(count(db, env, 'SELECT count(*) FROM unit_rows')).toBeGreaterThan(
+      count(db, env, 'SELECT count(*) FROM work_units'),
+    );
     s1.response({ ts: '2026-10-19T10:00:00.000Z', splits: 2, usage: { input: 7, output: 8 } });
     step('appended', 9);
     // The fork rewritten (its copy of the first response dropped): the original still bills it once.
@@ -116,16 +157,39 @@ describe('billed_events after each kind of change', () => {
       expect(pickMetrics(JSON.parse(r.stdout).totals)).toEqual(fx.total);
       expect(audit(db, env)).toEqual([]);
       expect(auditKept(db, env)).toEqual({ kept: 0, stats: 0 });
-      expect(count(db, env, 'SELECT count(*) FROM usage_events')).toBeGreaterThan(count(db, env, 'SELECT count(*) FROM billed_events'));
+      expect(count(db, env, 'SELECT count(*) FROM usage_events')).toBeGreaterThan(
+        count(db, env, 'SELECT count(*) FROM billed_events'),
+      );
       // The slots keep the grain apart: Droid's, Goose's and Hermes' session totals in slots of their own, the rest of grain response.
-      expect(count(db, env, `SELECT count(*) FROM usage_slots WHERE grain = 'session' AND harness NOT IN ('droid', 'goose', 'hermes')`)).toBe(0);
-      expect(count(db, env, `SELECT sum(events) FROM usage_slots WHERE grain = 'session'`)).toBe(count(db, env, `SELECT count(*) FROM billed_events WHERE grain = 'session'`));
-      expect(count(db, env, `SELECT count(*) FROM billed_events WHERE grain = 'session'`)).toBeGreaterThan(count(db, env, `SELECT count(*) FROM billed_events WHERE harness = 'droid'`));
+      expect(
+        count(
+          db,
+          env,
+          `SELECT count(*) FROM usage_slots WHERE grain = 'session' AND harness NOT IN ('droid', 'goose', 'hermes')`,
+        ),
+      ).toBe(0);
+      expect(count(db, env, `SELECT sum(events) FROM usage_slots WHERE grain = 'session'`)).toBe(
+        count(db, env, `SELECT count(*) FROM billed_events WHERE grain = 'session'`),
+      );
+      expect(count(db, env, `SELECT count(*) FROM billed_events WHERE grain = 'session'`)).toBeGreaterThan(
+        count(db, env, `SELECT count(*) FROM billed_events WHERE harness = 'droid'`),
+      );
       expect(count(db, env, `SELECT count(*) FROM billed_events WHERE harness = 'droid'`)).toBeGreaterThan(0);
       // The roll-ups, then re-priced (an override of a model the store holds, then back): they follow the computed costs.
       const state = (args: string[] = []) => {
-        const r = runCli(['sql', `SELECT ${ROLLUPS}, (SELECT sum(computed_cost_e10)::BIGINT FROM usage_slots) AS cost, (SELECT count(*) FROM prompt_stats) AS prompts,
-                                 (SELECT min(model) FROM billed_events WHERE computed_cost_e10 > 0) AS model`, '--format', 'json', '--db', db, ...args], env);
+        const r = runCli(
+          [
+            'sql',
+            `SELECT ${ROLLUPS}, (SELECT sum(computed_cost_e10)::BIGINT FROM usage_slots) AS cost, (SELECT count(*) FROM prompt_stats) AS prompts,
+                                 (SELECT min(model) FROM billed_events WHERE computed_cost_e10 > 0) AS model`,
+            '--format',
+            'json',
+            '--db',
+            db,
+            ...args,
+          ],
+          env,
+        );
         expect(r.status, r.stderr).toBe(0);
         const { cost, prompts, model, ...audits } = JSON.parse(r.stdout)[0];
         expect(audits).toEqual(ROLLUPS_CLEAN);
@@ -134,7 +198,10 @@ describe('billed_events after each kind of change', () => {
       };
       const before = state();
       const prices = join(fx.home, 'prices.json');
-      writeFileSync(prices, JSON.stringify({ [before.model]: { input_cost_per_token: 1e-3, output_cost_per_token: 2e-3 } }));
+      writeFileSync(
+        prices,
+        JSON.stringify({ [before.model]: { input_cost_per_token: 1e-3, output_cost_per_token: 2e-3 } }),
+      );
       expect(state(['--prices', prices]).cost).not.toBe(before.cost);
       expect(state().cost).toBe(before.cost);
     } finally {
@@ -154,7 +221,9 @@ describe('a store migrated to write-time deduplication', () => {
     const v7 = MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN billed'));
     for (const ddl of MIGRATIONS.slice(0, v7)) await conn.run(ddl);
     await conn.run(`INSERT INTO meta VALUES ('schema_version', '${v7}')`); // (v4 put the marker there)
-    await conn.run(`INSERT INTO event_attrs SELECT i, 'src-' || i, 'claude-code', 's' || i, NULL, 'm', NULL, 'file-' || i FROM range(1, 6) t(i)`);
+    await conn.run(
+      `INSERT INTO event_attrs SELECT i, 'src-' || i, 'claude-code', 's' || i, NULL, 'm', NULL, 'file-' || i FROM range(1, 6) t(i)`,
+    );
     await conn.run(`
       INSERT INTO usage_rows
       SELECT 1 + (i % 5), 1790000000000 + i, 'k' || (i % 40), (i % 2)::INTEGER, 1, i % 9, 0, 0, NULL, NULL, i % 4, 0, NULL, i, i
@@ -174,7 +243,7 @@ describe('a store migrated to write-time deduplication', () => {
 });
 
 describe('a store migrated to units and session facts kept at write time (schema v12, issue 37)', () => {
-  it('marks the units v10 deduplicated at query time and makes each session\'s facts as v10\'s queries did', async () => {
+  it("marks the units v10 deduplicated at query time and makes each session's facts as v10's queries did", async () => {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const { MIGRATIONS } = await import('../../src/store/schema.js');
     const db = join(home, 'v10.duckdb');
@@ -200,7 +269,9 @@ describe('a store migrated to units and session facts kept at write time (schema
       (4, 5, 'k5', 0, 1, 7, 0, 0, 0, 0, TRUE)`);
     // Units: key 9 three times (a fork copy of rank 1 and two originals of 2 and 5 units: 5 kept),
     // key 8 twice of rank 0 (the first source key wins), key 7 once.
-    await conn.run(`INSERT INTO unit_attrs VALUES (1, 'src-1', 'claude-code', 's1'), (2, 'src-3', 'claude-code', 's3'), (3, 'src-2', 'codex', 's2')`);
+    await conn.run(
+      `INSERT INTO unit_attrs VALUES (1, 'src-1', 'claude-code', 's1'), (2, 'src-3', 'claude-code', 's3'), (3, 'src-2', 'codex', 's2')`,
+    );
     await conn.run(`INSERT INTO unit_rows VALUES
       (2, 2, 9, 1, 10, 9), (1, 2, 9, 0, 11, 2), (1, 2, 9, 0, 12, 5),
       (2, 0, 8, 0, 20, 1), (1, 0, 8, 0, 21, 1),
@@ -284,8 +355,12 @@ describe('a store of roll-ups migrated to the grain (schema v16, issue 43)', () 
     // The slots as the roll-ups' build made them before the grain (its columns, the store's rows; nothing pending).
     const rows = `(SELECT attr_id, ts_ms, dedupe_key, requests, input_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
                           output_tokens, reasoning_tokens, recorded_cost_e10, computed_cost_e10 FROM usage_rows WHERE billed)`;
-    await conn.run(`INSERT INTO usage_slots SELECT * EXCLUDE (grain) FROM (${usageSlotsSelect(rows, '(SELECT *, NULL AS grain FROM event_attrs)')})`);
-    const before = Number((await conn.runAndReadAll('SELECT count(*) AS n FROM usage_slots')).getRowObjectsJson()[0]!.n);
+    await conn.run(
+      `INSERT INTO usage_slots SELECT * EXCLUDE (grain) FROM (${usageSlotsSelect(rows, '(SELECT *, NULL AS grain FROM event_attrs)')})`,
+    );
+    const before = Number(
+      (await conn.runAndReadAll('SELECT count(*) AS n FROM usage_slots')).getRowObjectsJson()[0]!.n,
+    );
     expect(before).toBeGreaterThan(2);
     conn.closeSync();
     inst.closeSync();

@@ -6,7 +6,13 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync }
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { discoverAll, discoverRecorded } from '../../src/ingest/discover.js';
-import { loadRecord, replayRecord, saveRecord, withMeta, type DiscoveryRecord } from '../../src/ingest/discovery-record.js';
+import {
+  loadRecord,
+  replayRecord,
+  saveRecord,
+  withMeta,
+  type DiscoveryRecord,
+} from '../../src/ingest/discovery-record.js';
 import type { ScanFacts } from '../../src/ingest/stamp.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -37,7 +43,11 @@ function facts(scans: ScanFacts[]) {
 }
 
 async function recordOf(home: string, env: NodeJS.ProcessEnv = {}, settleMs?: number): Promise<DiscoveryRecord> {
-  const { record } = await discoverRecorded({ home, env, rootOverrides: {} }, [], settleMs === undefined ? {} : { settleMs });
+  const { record } = await discoverRecorded(
+    { home, env, rootOverrides: {} },
+    [],
+    settleMs === undefined ? {} : { settleMs },
+  );
   return record();
 }
 
@@ -60,7 +70,8 @@ describe('discovery record', () => {
   it('keeps names with tabs, newlines, U+001F and backslashes, and gives each source its meta only when asked (issue 37)', async () => {
     const home = makeHome();
     const p = join(home, '.claude', 'projects', '-home-u-app');
-    for (const name of ['a\tb.jsonl', 'c\nd.jsonl', 'e\u001ff.jsonl', 'g\\h\\t.jsonl']) writeFileSync(join(p, name), '{}\n');
+    for (const name of ['a\tb.jsonl', 'c\nd.jsonl', 'e\u001ff.jsonl', 'g\\h\\t.jsonl'])
+      writeFileSync(join(p, name), '{}\n');
     const r = await recordOf(home);
     const fresh = await discoverAll({ home, env: {}, rootOverrides: {} }, []);
     expect(fresh.reduce((k, s) => k + s.sources.length, 0)).toBe(8);
@@ -85,7 +96,11 @@ describe('discovery record', () => {
     expect(want.some((m) => m !== undefined)).toBe(true);
     // A reader that took the source by a copy once saw no meta at all: Claude Code's resumed reads
     // then counted every response under session "unknown" (test/faults-growing.test.ts).
-    for (const copy of [(x: object) => ({ ...x }), (x: object) => structuredClone(x), (x: { meta?: unknown }) => ({ meta: x.meta })]) {
+    for (const copy of [
+      (x: object) => ({ ...x }),
+      (x: object) => structuredClone(x),
+      (x: { meta?: unknown }) => ({ meta: x.meta }),
+    ]) {
       const claude = replay(loadRecord(file)!, home)!.scans.find((s) => s.harness.id === 'claude-code')!.sources;
       expect(claude.map((x) => (copy(x) as { meta?: unknown }).meta)).toEqual(want);
     }
@@ -95,9 +110,20 @@ describe('discovery record', () => {
     const cases: [string, (home: string) => void][] = [
       ['added', (h) => writeFileSync(join(h, '.claude', 'projects', '-home-u-app', 's2.jsonl'), '{}\n')],
       ['removed', (h) => unlinkSync(join(h, '.claude', 'projects', '-home-u-app', 's1.jsonl'))],
-      ['renamed', (h) => renameSync(join(h, '.claude', 'projects', '-home-u-app', 's1.jsonl'), join(h, '.claude', 'projects', '-home-u-app', 's9.jsonl'))],
+      [
+        'renamed',
+        (h) =>
+          renameSync(
+            join(h, '.claude', 'projects', '-home-u-app', 's1.jsonl'),
+            join(h, '.claude', 'projects', '-home-u-app', 's9.jsonl'),
+          ),
+      ],
       ['new day folder', (h) => mkdirSync(join(h, '.codex', 'sessions', '2026', '12', '01'), { recursive: true })],
-      ['new subagent', (h) => writeFileSync(join(h, '.claude', 'projects', '-home-u-app', 's1', 'subagents', 'agent-a2.jsonl'), '{}\n')],
+      [
+        'new subagent',
+        (h) =>
+          writeFileSync(join(h, '.claude', 'projects', '-home-u-app', 's1', 'subagents', 'agent-a2.jsonl'), '{}\n'),
+      ],
       ['new root', (h) => mkdirSync(join(h, '.config', 'claude', 'projects'), { recursive: true })],
     ];
     for (const settled of [false, true]) {
@@ -141,7 +167,10 @@ describe('discovery record', () => {
     const b = join(base, `codexB${n}`);
     for (const d of [a, b]) {
       mkdirSync(join(d, 'sessions'), { recursive: true });
-      writeFileSync(join(d, 'sessions', 'rollout-2026-11-30T10-00-00-0199a000-0000-7000-8000-000000000002.jsonl'), '{}\n');
+      writeFileSync(
+        join(d, 'sessions', 'rollout-2026-11-30T10-00-00-0199a000-0000-7000-8000-000000000002.jsonl'),
+        '{}\n',
+      );
     }
     const link = join(base, `codexLink${n}`);
     symlinkSync(a, link);
@@ -164,7 +193,11 @@ describe('discovery record', () => {
     const link = join(home, '.claude', 'projects', '-home-u-linked');
     symlinkSync(a, link);
     const r = await recordOf(home, {}, 0);
-    expect(facts(replay(r, home)!.scans).find((s) => s.id === 'claude-code')!.sources.map((x) => x.key)).toContain(join(a, 's5.jsonl'));
+    expect(
+      facts(replay(r, home)!.scans)
+        .find((s) => s.id === 'claude-code')!
+        .sources.map((x) => x.key),
+    ).toContain(join(a, 's5.jsonl'));
     await sleep(30);
     writeFileSync(join(a, 's6.jsonl'), '{}\n');
     expect(replay(r, home)).toBeNull();
@@ -179,7 +212,11 @@ describe('discovery record', () => {
     const settings = join(home, '.pi', 'agent', 'settings.json');
     writeFileSync(settings, JSON.stringify({ sessionDir: '~/pi-a' }));
     const r = await recordOf(home, {}, 0);
-    expect(facts(replay(r, home)!.scans).find((s) => s.id === 'pi')!.roots.map((x) => x.path)).toContain(join(home, 'pi-a'));
+    expect(
+      facts(replay(r, home)!.scans)
+        .find((s) => s.id === 'pi')!
+        .roots.map((x) => x.path),
+    ).toContain(join(home, 'pi-a'));
     writeFileSync(settings, JSON.stringify({ sessionDir: '~/pi-b' }));
     expect(replay(r, home)).toBeNull();
   });

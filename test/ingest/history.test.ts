@@ -57,12 +57,18 @@ describe('a transcript deleted by its harness', () => {
     rmSync(empty.file);
     const ing = runCli(['ingest', '--db', db], env());
     expect(ing.status, ing.stderr).toBe(0);
-    expect(ing.stdout).toMatch(/2 no longer found in the searched folders \(their rows are kept as history\); 1 retained in all/);
+    expect(ing.stdout).toMatch(
+      /2 no longer found in the searched folders \(their rows are kept as history\); 1 retained in all/,
+    );
     const after = report(OCT, 'model', db);
     expect(after.totals.requests).toBe(before.totals.requests);
     expect(tokens(after.totals)).toBe(tokens(before.totals));
     expect(after.totals.cost_usd).toBe(before.totals.cost_usd);
-    expect(report(OCT, 'project', db).rows.map((r: any) => r.project).sort()).toEqual(['/home/u/kept', '/home/u/old-project']);
+    expect(
+      report(OCT, 'project', db)
+        .rows.map((r: any) => r.project)
+        .sort(),
+    ).toEqual(['/home/u/kept', '/home/u/old-project']);
 
     // `sources` lists it as retained; the source that held nothing is not kept.
     const s = sources(db);
@@ -73,17 +79,23 @@ describe('a transcript deleted by its harness', () => {
     expect(listed.retained_since).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(s.sources.some((x: any) => x.path === empty.file)).toBe(false);
     const table = runCli(['sources', '--db', db], env());
-    expect(table.stdout).toMatch(/1 source \(\+ 1 retained: files no longer found in the searched folders, rows kept\)/);
+    expect(table.stdout).toMatch(
+      /1 source \(\+ 1 retained: files no longer found in the searched folders, rows kept\)/,
+    );
     expect(table.stdout).toContain(`${old.file}: 2 events (retained: no longer found in the searched folders since `);
 
     // Another ingest changes nothing; the mark stays.
-    expect(runCli(['ingest', '--db', db], env()).stdout).toMatch(/^1 source: 0 read, 0 appended, 1 unchanged; 1 retained in all/);
+    expect(runCli(['ingest', '--db', db], env()).stdout).toMatch(
+      /^1 source: 0 read, 0 appended, 1 unchanged; 1 retained in all/,
+    );
 
     // --rebuild would drop that history: refused without --yes, the store untouched.
     const storeBefore = readFileSync(db);
     const refused = runCli(['report', ...OCT, '--by', 'day', '--rebuild', '--db', db], env());
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/^tx-usage: --rebuild would drop history it cannot read again: 1 source no longer found in the searched folders \(2 responses\) is kept in .*; add --yes to rebuild anyway/);
+    expect(refused.stderr).toMatch(
+      /^tx-usage: --rebuild would drop history it cannot read again: 1 source no longer found in the searched folders \(2 responses\) is kept in .*; add --yes to rebuild anyway/,
+    );
     expect(refused.stdout).toBe('');
     expect(readFileSync(db).equals(storeBefore)).toBe(true);
 
@@ -98,9 +110,14 @@ describe('a transcript deleted by its harness', () => {
     // Gone again, then --rebuild --yes: the history is dropped as asked.
     rmSync(old.file);
     expect(runCli(['ingest', '--db', db], env()).status).toBe(0);
-    const rebuilt = runCli(['report', ...OCT, '--by', 'session', '--format', 'json', '--rebuild', '--yes', '--db', db], env());
+    const rebuilt = runCli(
+      ['report', ...OCT, '--by', 'session', '--format', 'json', '--rebuild', '--yes', '--db', db],
+      env(),
+    );
     expect(rebuilt.status, rebuilt.stderr).toBe(0);
-    expect(rebuilt.stderr).toMatch(/rebuilt from the sources \(--rebuild\); the history of 1 source no longer found in the searched folders was dropped \(--yes\)/);
+    expect(rebuilt.stderr).toMatch(
+      /rebuilt from the sources \(--rebuild\); the history of 1 source no longer found in the searched folders was dropped \(--yes\)/,
+    );
     expect(JSON.parse(rebuilt.stdout).totals.requests).toBe(1);
   });
 });
@@ -119,14 +136,23 @@ describe('a store of schema v3 (before retained history)', () => {
       await conn.run("INSERT INTO meta VALUES ('schema_version', '3')");
       // What a v3 tx-usage left: a transcript it read, deleted since.
       const gone = join(h, '.claude/projects/-home-u-gone/0000.jsonl');
-      await conn.run(`INSERT INTO sources VALUES ('claude-code:${gone}', 'claude-code', '${gone}', 'jsonl', '1:1:1', 1, '1:1', NULL, NULL, NULL, NULL, 0)`);
+      await conn.run(
+        `INSERT INTO sources VALUES ('claude-code:${gone}', 'claude-code', '${gone}', 'jsonl', '1:1:1', 1, '1:1', NULL, NULL, NULL, NULL, 0)`,
+      );
       // (v3's tables as they were: no helper of today's writer applies to them)
-      await conn.run(`INSERT INTO event_attrs VALUES (1, 'claude-code:${gone}', 'claude-code', 'sess-gone', '/home/u/gone', 'claude-opus-5-5', NULL, '${gone}')`);
-      await conn.run(`INSERT INTO usage_rows VALUES (1, 1760090000000, 'msg_gone', 0, 1, 1000, 0, 0, NULL, NULL, 500, 0, NULL, 123, 1)`);
+      await conn.run(
+        `INSERT INTO event_attrs VALUES (1, 'claude-code:${gone}', 'claude-code', 'sess-gone', '/home/u/gone', 'claude-opus-5-5', NULL, '${gone}')`,
+      );
+      await conn.run(
+        `INSERT INTO usage_rows VALUES (1, 1760090000000, 'msg_gone', 0, 1, 1000, 0, 0, NULL, NULL, 500, 0, NULL, 123, 1)`,
+      );
       conn.closeSync();
       inst.closeSync();
       expect(existsSync(gone)).toBe(false);
-      const r = runCli(['report', '--since', '2025-10-01', '--until', '2026-12-31', '--by', 'project', '--format', 'json', '--db', db], cleanEnv(h));
+      const r = runCli(
+        ['report', '--since', '2025-10-01', '--until', '2026-12-31', '--by', 'project', '--format', 'json', '--db', db],
+        cleanEnv(h),
+      );
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).not.toMatch(/moved aside|rebuilt/);
       const rows = JSON.parse(r.stdout).rows;

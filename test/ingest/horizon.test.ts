@@ -41,7 +41,9 @@ function transcripts(dir: string): string[] {
 /** A `.jsonl.zst` file's text (zstd-napi, not the code under test); null when it does not decode (the fixtures' corrupt ones). */
 function unzst(f: string): string | null {
   try {
-    return (createRequire(import.meta.url)('zstd-napi') as { decompress(b: Uint8Array): Buffer }).decompress(readFileSync(f)).toString('utf8');
+    return (createRequire(import.meta.url)('zstd-napi') as { decompress(b: Uint8Array): Buffer })
+      .decompress(readFileSync(f))
+      .toString('utf8');
   } catch {
     return null;
   }
@@ -85,7 +87,11 @@ function runner(home: string, cache: string, extraEnv: Record<string, string> = 
   return (args: string[]): Run => {
     const r = runCli(args, env);
     if (r.status !== 0) throw new Error(`tx-usage exited ${r.status}: ${r.stderr}`);
-    return { json: args[0] === 'report' ? JSON.parse(r.stdout) : null, stats: existsSync(statsFile) ? JSON.parse(readFileSync(statsFile, 'utf8')) : null, stderr: r.stderr };
+    return {
+      json: args[0] === 'report' ? JSON.parse(r.stdout) : null,
+      stats: existsSync(statsFile) ? JSON.parse(readFileSync(statsFile, 'utf8')) : null,
+      stderr: r.stderr,
+    };
   };
 }
 
@@ -95,7 +101,17 @@ function partlyReadHistory(prefix: string) {
   const { sessions } = claudeHistory(home);
   stampLastWrites(home);
   // (--by session would send a new row of a session to the full path: its estimate is in the store.)
-  const args = ['report', '--since', '2026-08-01', '--until', '2026-12-31', '--by', 'day,model,project', '--format', 'json'];
+  const args = [
+    'report',
+    '--since',
+    '2026-08-01',
+    '--until',
+    '2026-12-31',
+    '--by',
+    'day,model,project',
+    '--format',
+    'json',
+  ];
   const grow = runner(home, join(home, '.cache-grow'));
   expect(grow(args).stats.deferred).toBeGreaterThan(0);
   return { home, sessions, args, grow };
@@ -150,7 +166,12 @@ function claudeHistory(home: string): { claude: ClaudeHome; sessions: ClaudeSess
     for (let n = 0; n < 5; n++) {
       const ts = (min: number) => new Date(start + n * 40 * 60_000 + min * 60_000).toISOString();
       s.user(ts(0));
-      s.response({ ts: ts(1), splits: 1 + Math.floor(r() * 3), model: n % 2 ? 'claude-opus-4-1-20250805' : 'claude-sonnet-4-5-20250929', usage: { input: 10 + n, output: 100 + 9 * i, cacheRead: 700 * n } });
+      s.response({
+        ts: ts(1),
+        splits: 1 + Math.floor(r() * 3),
+        model: n % 2 ? 'claude-opus-4-1-20250805' : 'claude-sonnet-4-5-20250929',
+        usage: { input: 10 + n, output: 100 + 9 * i, cacheRead: 700 * n },
+      });
     }
   }
   return { claude, sessions };
@@ -203,7 +224,7 @@ describe('reports leave transcripts last written before their window unread', ()
     expect(Number(want.json.totals.requests)).toBeGreaterThan(0);
   });
 
-  it('a copy of a response with a new timestamp, in a file that is read, makes the harness\'s unread files read', () => {
+  it("a copy of a response with a new timestamp, in a file that is read, makes the harness's unread files read", () => {
     const home = tempDir('txu-horizon-fork-');
     const { claude, sessions } = claudeHistory(home);
     // A /branch in October copying the first session's responses (April) and
@@ -214,7 +235,12 @@ describe('reports leave transcripts last written before their window unread', ()
     for (const line of readFileSync(old.file, 'utf8').split('\n').filter(Boolean)) {
       const rec = JSON.parse(line);
       if (rec.type !== 'assistant') continue;
-      fork.record({ ...rec, sessionId: 'fork-0000-4000-8000-000000000001', forkedFrom: { sessionId: old.sessionId, messageUuid: rec.uuid }, timestamp: new Date(at).toISOString() });
+      fork.record({
+        ...rec,
+        sessionId: 'fork-0000-4000-8000-000000000001',
+        forkedFrom: { sessionId: old.sessionId, messageUuid: rec.uuid },
+        timestamp: new Date(at).toISOString(),
+      });
     }
     fork.user(new Date(at + 60_000).toISOString());
     fork.response({ ts: new Date(at + 120_000).toISOString(), usage: { input: 5, output: 55 } });
@@ -262,7 +288,7 @@ describe('reports leave transcripts last written before their window unread', ()
     expect(JSON.stringify(got.json.warnings)).toContain(b.file);
   });
 
-  it('a response timestamped after its transcript\'s last line (clocks a day apart) still counts: the UTC margin reads the file', () => {
+  it("a response timestamped after its transcript's last line (clocks a day apart) still counts: the UTC margin reads the file", () => {
     const home = tempDir('txu-horizon-slack-');
     const claude = new ClaudeHome(join(home, '.claude'));
     /** A user line, a response and a last user line (times given), the file last modified at the last one's. */
@@ -318,7 +344,11 @@ describe('reports leave transcripts last written before their window unread', ()
     const { home, sessions, args, grow } = partlyReadHistory('txu-horizon-append-');
     // A recent session grows: only its appended bytes are read.
     const last = sessions[sessions.length - 1]!;
-    last.response({ ts: '2026-11-02T09:00:00.000Z', model: 'claude-sonnet-4-5-20250929', usage: { input: 3, output: 33 } });
+    last.response({
+      ts: '2026-11-02T09:00:00.000Z',
+      model: 'claude-sonnet-4-5-20250929',
+      usage: { input: 3, output: 33 },
+    });
     const d = grow(args);
     expect(d.stats).toMatchObject({ kind: 'ingest', appended: 1, rewritten: 0 });
     // The April session is resumed: it was never read, so the full path reads all of it.
@@ -344,7 +374,11 @@ describe('reports leave transcripts last written before their window unread', ()
     const env = cleanEnv(m.home, { XDG_CACHE_HOME: join(dir, 'cache'), TX_USAGE_STATS: join(dir, 'stats.json') });
     const stats = () => JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8'));
     const run = (args: string[]) => {
-      const r = spawnSync(process.execPath, [CLI, 'report', ...args, '--format', 'json'], { env, encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(process.execPath, [CLI, 'report', ...args, '--format', 'json'], {
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(r.signal, 'the run ended').toBeNull();
       expect(r.status, r.stderr).toBe(0);
       return JSON.parse(r.stdout);
@@ -358,7 +392,11 @@ describe('reports leave transcripts last written before their window unread', ()
     expect(s.earlyUsed).toBeGreaterThan(0);
     expect(s.appended).toBe(m.appendTargets.length);
     expect(s.deferred).toBe(0);
-    const fresh = spawnSync(process.execPath, [CLI, 'report', ...wide, '--format', 'json'], { env: { ...env, XDG_CACHE_HOME: join(dir, 'cache-fresh') }, encoding: 'utf8', timeout: 60_000 });
+    const fresh = spawnSync(process.execPath, [CLI, 'report', ...wide, '--format', 'json'], {
+      env: { ...env, XDG_CACHE_HOME: join(dir, 'cache-fresh') },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(fresh.status, fresh.stderr).toBe(0);
     expect(got).toEqual(JSON.parse(fresh.stdout));
   });
@@ -391,9 +429,18 @@ describe('reports leave transcripts last written before their window unread', ()
     const { home, sessions, args, grow } = partlyReadHistory('txu-horizon-deltacopy-');
     // A recent session gets a /branch copy of an April response, stamped anew:
     // the April original (left unread) keeps the credit, on its own day.
-    const original = readFileSync(sessions[0]!.file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((r) => r.type === 'assistant');
+    const original = readFileSync(sessions[0]!.file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((r) => r.type === 'assistant');
     const last = sessions[sessions.length - 1]!;
-    last.record({ ...original, sessionId: last.sessionId, forkedFrom: { sessionId: sessions[0]!.sessionId, messageUuid: original.uuid }, timestamp: '2026-11-02T09:00:00.000Z' });
+    last.record({
+      ...original,
+      sessionId: last.sessionId,
+      forkedFrom: { sessionId: sessions[0]!.sessionId, messageUuid: original.uuid },
+      timestamp: '2026-11-02T09:00:00.000Z',
+    });
     const got = grow(args);
     expect(got.stats.kind).toBe('ingest');
     const fresh = runner(home, join(home, '.cache-fresh'));
@@ -462,7 +509,7 @@ describe('horizon parts', () => {
       return last.length + (lines.length > 1 ? 2 : 1) <= max + 1 ? last : null;
     };
     let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
     // Line lengths around the reads' edges (8 KB, then twice as much each time) and random ones.
     const edges = [8190, 8191, 8192, 8193, 16383, 16384, 16385, 32767, 32768, 65536, 131071, 131072, 131073];
     const lengths = [...edges, ...Array.from({ length: 30 }, () => rnd(300_000))];
@@ -473,7 +520,10 @@ describe('horizon parts', () => {
         const p = join(dir, `f${k++}`);
         writeFileSync(p, text);
         for (const max of [LAST_LINE_MAX, 100_000, 16_384]) {
-          expect(readLastLine(p, max)?.toString('utf8') ?? null, `line of ${len} after ${before.length} bytes, max ${max}`).toBe(expected(text, max));
+          expect(
+            readLastLine(p, max)?.toString('utf8') ?? null,
+            `line of ${len} after ${before.length} bytes, max ${max}`,
+          ).toBe(expected(text, max));
         }
       }
     }
@@ -491,12 +541,18 @@ describe('horizon parts', () => {
 
   it('latestIsoField: the latest value of the field, escaped text ignored', () => {
     const iso = (line: string) => latestIsoField(Buffer.from(line), 'timestamp');
-    expect(iso('{"timestamp":"2026-01-02T03:04:05.000Z","x":{"timestamp":"2026-02-01T00:00:00Z"}}')).toBe(Date.parse('2026-02-01T00:00:00Z'));
-    expect(iso('{"text":"say \\"timestamp\\":\\"2030-01-01T00:00:00Z\\"","timestamp":"2026-01-02T00:00:00Z"}')).toBe(Date.parse('2026-01-02T00:00:00Z'));
+    expect(iso('{"timestamp":"2026-01-02T03:04:05.000Z","x":{"timestamp":"2026-02-01T00:00:00Z"}}')).toBe(
+      Date.parse('2026-02-01T00:00:00Z'),
+    );
+    expect(iso('{"text":"say \\"timestamp\\":\\"2030-01-01T00:00:00Z\\"","timestamp":"2026-01-02T00:00:00Z"}')).toBe(
+      Date.parse('2026-01-02T00:00:00Z'),
+    );
     expect(iso('{"timestamp":1767225600000}')).toBeNull();
     expect(iso('{"timestamp":"not a date"}')).toBeNull();
     // Multi-byte text around it, and the field inside a long line (searched as bytes).
-    expect(iso(`{"t":"é✓${'x'.repeat(100_000)}","timestamp":"2026-03-04T05:06:07Z","u":"€"}`)).toBe(Date.parse('2026-03-04T05:06:07Z'));
+    expect(iso(`{"t":"é✓${'x'.repeat(100_000)}","timestamp":"2026-03-04T05:06:07Z","u":"€"}`)).toBe(
+      Date.parse('2026-03-04T05:06:07Z'),
+    );
     expect(iso('{"timestamp":"2026-01-02T00:00:00Zé"}')).toBeNull();
     // A view into a larger buffer: only the view is searched.
     const whole = Buffer.from('{"timestamp":"2026-05-05T00:00:00Z"}{"timestamp":"2027-01-01T00:00:00Z"}');
@@ -508,7 +564,18 @@ describe('horizon parts', () => {
     expect(horizonOfDay('2026-11-03', 'Pacific/Kiritimati')).toBe(Date.parse('2026-11-01T00:00:00Z'));
     expect(horizonOfDay('2026-11-03', 'UTC')).toBe(Date.parse('2026-11-02T00:00:00Z'));
     const scans = (cursorSources: number): HarnessScan[] =>
-      HARNESSES.map((harness) => ({ harness, roots: [], sources: harness.usesKnownProjects ? Array.from({ length: cursorSources }, (_, i) => ({ harness: harness.id, key: `k${i}`, path: `/p${i}`, kind: 'sqlite' as const })) : [] }));
+      HARNESSES.map((harness) => ({
+        harness,
+        roots: [],
+        sources: harness.usesKnownProjects
+          ? Array.from({ length: cursorSources }, (_, i) => ({
+              harness: harness.id,
+              key: `k${i}`,
+              path: `/p${i}`,
+              kind: 'sqlite' as const,
+            }))
+          : [],
+      }));
     expect(usableHorizon(scans(0), 5)).toBe(5);
     expect(usableHorizon(scans(1), 5)).toBeNull();
     expect(usableHorizon(scans(0), null)).toBeNull();

@@ -31,7 +31,11 @@ function makeRunner(home: string, extra: Record<string, string> = {}) {
 function responses(s: ClaudeSession, day: number, n: number, from = 0): void {
   for (let i = 0; i < n; i++) {
     s.user(ts(day, from + 2 * i));
-    s.response({ ts: ts(day, from + 2 * i + 1), splits: 2, usage: { input: 5 + i, output: 100 + i, cacheRead: 1000 * (i + 1), cacheWrite5m: 10 * i } });
+    s.response({
+      ts: ts(day, from + 2 * i + 1),
+      splits: 2,
+      usage: { input: 5 + i, output: 100 + i, cacheRead: 1000 * (i + 1), cacheWrite5m: 10 * i },
+    });
   }
 }
 
@@ -60,7 +64,14 @@ describe('incremental ingest', () => {
     responses(a, 5, 3, 30);
     const appended = statSync(a.file).size - before;
     const second = run([]);
-    expect(second.stats).toMatchObject({ kind: 'ingest', appended: 1, rewritten: 0, unchanged: 1, bytesRead: appended, tailCheckBytes: 512 });
+    expect(second.stats).toMatchObject({
+      kind: 'ingest',
+      appended: 1,
+      rewritten: 0,
+      unchanged: 1,
+      bytesRead: appended,
+      tailCheckBytes: 512,
+    });
     expect(tokenFields(second.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
   });
 
@@ -82,9 +93,14 @@ describe('incremental ingest', () => {
     // The four responses cut away were counted: they stay (last month's spend does not shrink).
     expect(tokenFields(shrunk.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
     expect(keep).toBeLessThan(claude.ledger.responses.length);
-    const named = (out: any) => out.warnings.filter((w: string) => w.startsWith(`${a.file}: `) && /stay counted/.test(w));
+    const named = (out: any) =>
+      out.warnings.filter((w: string) => w.startsWith(`${a.file}: `) && /stay counted/.test(w));
     expect(named(shrunk.out)).toHaveLength(1);
-    expect(named(shrunk.out)[0]).toMatch(new RegExp(`^.*: truncated \\(${cut} bytes; \\d+ had been read\\): 4 responses counted before and no longer in it stay counted`));
+    expect(named(shrunk.out)[0]).toMatch(
+      new RegExp(
+        `^.*: truncated \\(${cut} bytes; \\d+ had been read\\): 4 responses counted before and no longer in it stay counted`,
+      ),
+    );
 
     // Rewritten in place (same inode, longer): the bytes before the old resume
     // point changed, so this is not an append.
@@ -94,12 +110,19 @@ describe('incremental ingest', () => {
     responses(again, 6, 6);
     expect(statSync(a.file).size).toBeGreaterThan(cut);
     const rewritten = run([]);
-    expect(rewritten.stats).toMatchObject({ kind: 'ingest', rewritten: 1, appended: 0, bytesRead: statSync(a.file).size });
+    expect(rewritten.stats).toMatchObject({
+      kind: 'ingest',
+      rewritten: 1,
+      appended: 0,
+      bytesRead: statSync(a.file).size,
+    });
     // What it held before is kept; its new responses are counted by their ids, beside them.
     expect(from).toBeGreaterThan(0);
     expect(tokenFields(rewritten.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
     expect(named(rewritten.out)).toHaveLength(1);
-    expect(named(rewritten.out)[0]).toMatch(/rewritten in place \(its bytes before the end of the last read changed\): 7 responses counted before/);
+    expect(named(rewritten.out)[0]).toMatch(
+      /rewritten in place \(its bytes before the end of the last read changed\): 7 responses counted before/,
+    );
     // Nothing changed since: the same answer, the change still named once.
     const same = run([]);
     expect(tokenFields(same.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
@@ -132,7 +155,7 @@ describe('incremental ingest', () => {
     expect(tokenFields(done.out.totals)).toEqual(tokenFields(claude.ledger.totals()));
   });
 
-  it('keeps a deleted source\'s rows as history (retained), reading nothing', () => {
+  it("keeps a deleted source's rows as history (retained), reading nothing", () => {
     const home = tempDir('txu-ingest-');
     const claude = new ClaudeHome(join(home, '.claude'));
     const a = claude.session({ cwd: '/w/a' });
@@ -170,13 +193,18 @@ describe('parallel extraction', () => {
     const par = makeRunner(home, { TX_USAGE_WORKERS: '2' })(['--by', 'day,project,model']);
     expect(par.stats.workers).toBe(1); // two threads extract: one worker and the main thread (pool.ts)
     expect(par.stats.earlyUsed).toBe(9); // 6 sessions + 3 subagents, all new to the store
-    const one = makeRunner(home, { TX_USAGE_WORKERS: '1', XDG_CACHE_HOME: join(home, 'other-cache') })(['--by', 'day,project,model']);
+    const one = makeRunner(home, { TX_USAGE_WORKERS: '1', XDG_CACHE_HOME: join(home, 'other-cache') })([
+      '--by',
+      'day,project,model',
+    ]);
     expect(one.stats).toMatchObject({ workers: 0, earlyUsed: 0 });
     expect(par.out).toEqual(one.out);
     expect(par.stats.bytesRead).toBe(one.stats.bytesRead);
     expect(tokenFields(par.out.totals)).toEqual(tokenFields(ledger.totals()));
     expect(par.out.rows.map((r: any) => tokenFields(r, ['day', 'project', 'model']))).toEqual(
-      ledger.rows(['day', 'project', 'model'], { since: '2026-06-01', until: '2026-06-30' }).map((r) => tokenFields(r, ['day', 'project', 'model'])),
+      ledger
+        .rows(['day', 'project', 'model'], { since: '2026-06-01', until: '2026-06-30' })
+        .map((r) => tokenFields(r, ['day', 'project', 'model'])),
     );
   });
 });
@@ -233,7 +261,10 @@ describe('warm fast path (memo)', () => {
     expect(run(['--tz', 'Asia/Tokyo']).stats.kind).toBe('ingest');
     // A price override file changes computed costs: the memo must see it.
     const prices = join(home, 'prices.json');
-    appendFileSync(prices, JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 } }));
+    appendFileSync(
+      prices,
+      JSON.stringify({ 'claude-opus-5-5': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 } }),
+    );
     const priced = run(['--prices', prices]);
     expect(priced.stats.kind).toBe('ingest');
     expect(run(['--prices', prices]).stats.kind).toBe('memo-hit');

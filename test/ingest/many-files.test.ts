@@ -37,9 +37,10 @@ describe('a first ingest of many small files', () => {
 });
 
 describe("DuckDB's memory while an ingest writes", () => {
-  it('is limited to 256 MB, and the command line\'s limit is back after, a failure included', async () => {
+  it("is limited to 256 MB, and the command line's limit is back after, a failure included", async () => {
     const store = await openStore(':memory:');
-    const limit = async () => (await store.conn.runAndReadAll(`SELECT current_setting('memory_limit') AS m`)).getRowObjectsJson()[0]!.m;
+    const limit = async () =>
+      (await store.conn.runAndReadAll(`SELECT current_setting('memory_limit') AS m`)).getRowObjectsJson()[0]!.m;
     try {
       const before = await limit();
       expect(before).toMatch(/^48\d\.\d MiB$/); // 512 MB (store.ts CLI_DUCKDB)

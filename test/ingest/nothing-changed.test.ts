@@ -35,7 +35,10 @@ function storeState(db: string): string {
 }
 
 function storedDigest(db: string): string | null {
-  const r = runCli(['sql', "SELECT value FROM meta WHERE key = 'sources_digest'", '--format', 'json', '--db', db], cleanEnv(home));
+  const r = runCli(
+    ['sql', "SELECT value FROM meta WHERE key = 'sources_digest'", '--format', 'json', '--db', db],
+    cleanEnv(home),
+  );
   return JSON.parse(r.stdout)[0]?.value ?? null;
 }
 
@@ -54,7 +57,10 @@ describe('an ingest with nothing changed', () => {
     expect(again).toMatchObject({ rewritten: 0, appended: 0, unchanged: 2, bytesRead: 0, upToDate: true });
     expect(storeState(db)).toBe(before); // no transaction, no commit
     // A report too.
-    const rep = runCli(['report', '--since', '2026-01-01', '--until', '2026-12-31', '--format', 'json', '--db', db], cleanEnv(home));
+    const rep = runCli(
+      ['report', '--since', '2026-01-01', '--until', '2026-12-31', '--format', 'json', '--db', db],
+      cleanEnv(home),
+    );
     expect(JSON.parse(rep.stdout).totals.requests).toBe(2);
     expect(storeState(db)).toBe(before);
 
@@ -83,12 +89,21 @@ describe('an ingest with nothing changed', () => {
       recent.response({ ts: '2026-11-20T10:00:00.000Z', usage: { input: 1, output: 1 } });
       const db = join(h, 'store.duckdb');
       const env = cleanEnv(h);
-      const narrow = runCli(['report', '--since', '2026-11-01', '--until', '2026-11-30', '--format', 'json', '--db', db], env);
+      const narrow = runCli(
+        ['report', '--since', '2026-11-01', '--until', '2026-11-30', '--format', 'json', '--db', db],
+        env,
+      );
       expect(JSON.parse(narrow.stdout).totals.requests).toBe(1);
-      const digest = runCli(['sql', "SELECT count(*) AS n FROM meta WHERE key = 'sources_digest'", '--format', 'json', '--db', db], env);
+      const digest = runCli(
+        ['sql', "SELECT count(*) AS n FROM meta WHERE key = 'sources_digest'", '--format', 'json', '--db', db],
+        env,
+      );
       // (sql itself ingests everything first: the old file is read by it, and the digest recorded then.)
       expect(JSON.parse(digest.stdout)[0].n).toBe(1);
-      const wide = runCli(['report', '--since', '2025-01-01', '--until', '2026-12-31', '--format', 'json', '--db', db], env);
+      const wide = runCli(
+        ['report', '--since', '2025-01-01', '--until', '2026-12-31', '--format', 'json', '--db', db],
+        env,
+      );
       expect(JSON.parse(wide.stdout).totals.requests).toBe(2);
     } finally {
       rmSync(h, { recursive: true, force: true });
@@ -108,11 +123,17 @@ describe('an ingest with nothing changed', () => {
       const env = cleanEnv(h, { TX_USAGE_STATS: stats });
       runCli(['report', '--since', '2026-11-01', '--until', '2026-11-30', '--format', 'json', '--db', db], env);
       expect(JSON.parse(readFileSync(stats, 'utf8'))).toMatchObject({ deferred: 1 });
-      const r = runCli(['report', '--since', '2026-11-02', '--until', '2026-11-30', '--format', 'json', '--db', db], env);
+      const r = runCli(
+        ['report', '--since', '2026-11-02', '--until', '2026-11-30', '--format', 'json', '--db', db],
+        env,
+      );
       expect(r.status).toBe(0);
       // The second narrow report needs nothing the first left unread: the store is up to date for it.
       expect(JSON.parse(readFileSync(stats, 'utf8'))).toMatchObject({ upToDate: true, rewritten: 0 });
-      const wide = runCli(['report', '--since', '2025-01-01', '--until', '2026-11-30', '--format', 'json', '--db', db], env);
+      const wide = runCli(
+        ['report', '--since', '2025-01-01', '--until', '2026-11-30', '--format', 'json', '--db', db],
+        env,
+      );
       expect(JSON.parse(wide.stdout).totals.requests).toBe(2);
       expect(JSON.parse(readFileSync(stats, 'utf8'))).toMatchObject({ upToDate: false, rewritten: 1, deferred: 0 });
     } finally {

@@ -9,7 +9,10 @@ import { ClaudeHome } from '../../fixtures/claude-code/build.js';
 import { tempDir } from '../helpers/cli.js';
 
 type Pool = {
-  runAll(jobs: { length: number; at(i: number): unknown }, onResult: (r: { id: number; collected: { events: unknown[] } }) => Promise<void>): Promise<void>;
+  runAll(
+    jobs: { length: number; at(i: number): unknown },
+    onResult: (r: { id: number; collected: { events: unknown[] } }) => Promise<void>,
+  ): Promise<void>;
   close(): Promise<void>;
   size: number;
   ranHere: number;
@@ -18,7 +21,8 @@ type Pool = {
 };
 
 const poolClass = async () =>
-  ((await import(resolve(__dirname, '../../dist/src/ingest/pool.js'))) as { ExtractPool: new (n: number) => Pool }).ExtractPool;
+  ((await import(resolve(__dirname, '../../dist/src/ingest/pool.js'))) as { ExtractPool: new (n: number) => Pool })
+    .ExtractPool;
 
 /** Jobs over `n` Claude Code transcripts in a fresh home: job i (from 1) reads a file of i responses. */
 function claudeJobs(n: number) {
@@ -26,8 +30,16 @@ function claudeJobs(n: number) {
   const claude = new ClaudeHome(join(home, '.claude'));
   return Array.from({ length: n }, (_, i) => {
     const s = claude.session({ cwd: `/w/p${i}` });
-    for (let k = 0; k <= i; k++) s.response({ ts: new Date(Date.UTC(2026, 5, 1, 8, k)).toISOString(), usage: { input: 1, output: 10 } });
-    return { id: i + 1, harness: 'claude-code', source: { harness: 'claude-code', key: s.file, path: s.file, kind: 'jsonl' }, resume: null, tmpDir: home, knownProjects: new Set() };
+    for (let k = 0; k <= i; k++)
+      s.response({ ts: new Date(Date.UTC(2026, 5, 1, 8, k)).toISOString(), usage: { input: 1, output: 10 } });
+    return {
+      id: i + 1,
+      harness: 'claude-code',
+      source: { harness: 'claude-code', key: s.file, path: s.file, kind: 'jsonl' },
+      resume: null,
+      tmpDir: home,
+      knownProjects: new Set(),
+    };
   });
 }
 
@@ -35,7 +47,8 @@ describe('ExtractPool', () => {
   it('says once per batch when fewer than 64 of its jobs are left to claim, not before', async () => {
     const ExtractPool = await poolClass();
     const files = claudeJobs(12);
-    const jobsOf = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ ...files[(from + i) % 12]!, id: 1 + from + i }));
+    const jobsOf = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ ...files[(from + i) % 12]!, id: 1 + from + i }));
     const pool = new ExtractPool(2);
     try {
       const seen: { results: number; near: boolean }[] = [];
@@ -78,12 +91,27 @@ describe('ExtractPool', () => {
         got.push({ batch: 1, id: r.id, events: r.collected.events.length });
         await gate;
       });
-      const second = pool.runAll(jobs.slice(6), async (r) => void got.push({ batch: 2, id: r.id, events: r.collected.events.length }));
+      const second = pool.runAll(
+        jobs.slice(6),
+        async (r) => void got.push({ batch: 2, id: r.id, events: r.collected.events.length }),
+      );
       setTimeout(open, 100);
-      const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the batches never finished')), 20_000));
+      const timeout = new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('the batches never finished')), 20_000),
+      );
       await Promise.race([Promise.all([first, second]), timeout]);
-      expect(got.filter((g) => g.batch === 1).map((g) => g.id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
-      expect(got.filter((g) => g.batch === 2).map((g) => g.id).sort((a, b) => a - b)).toEqual([7, 8, 9, 10]);
+      expect(
+        got
+          .filter((g) => g.batch === 1)
+          .map((g) => g.id)
+          .sort((a, b) => a - b),
+      ).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(
+        got
+          .filter((g) => g.batch === 2)
+          .map((g) => g.id)
+          .sort((a, b) => a - b),
+      ).toEqual([7, 8, 9, 10]);
       // Every result is its own job's: job i has i responses.
       for (const g of got) expect(g.events).toBe(g.id);
       // The workers ran every job: this thread runs only those a dead worker had taken.

@@ -4,7 +4,16 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageEvent } from '../../src/core/types.js';
 import type { JobResult } from '../../src/ingest/job.js';
-import { EventCursor, eventRows, PackBuilder, PackedCollected, received, resultsOf, sendable, transferList } from '../../src/ingest/transport.js';
+import {
+  EventCursor,
+  eventRows,
+  PackBuilder,
+  PackedCollected,
+  received,
+  resultsOf,
+  sendable,
+  transferList,
+} from '../../src/ingest/transport.js';
 import { UnitColumns } from '../../src/core/unit-columns.js';
 
 function event(i: number): UsageEvent {
@@ -15,7 +24,7 @@ function event(i: number): UsageEvent {
     model: i % 5 === 0 ? null : 'gpt-5.1-codex',
     provider: i % 3 === 0 ? 'openai' : null,
     ts: 1764000000000 + i,
-    dedupe_key: i % 10 === 3 ? "repeated" : `resp-${i}-"quoted"\n`, // repeats too: the table is not asked for it
+    dedupe_key: i % 10 === 3 ? 'repeated' : `resp-${i}-"quoted"\n`, // repeats too: the table is not asked for it
     dedupe_rank: i % 2,
     requests: 1,
     input_tokens: i * 11,
@@ -40,11 +49,32 @@ function event(i: number): UsageEvent {
   };
 }
 
-function result(id: number, events: UsageEvent[], units: UnitColumns, extra: Partial<JobResult['collected']> = {}): JobResult {
-  const facts = [{ harness: 'pi', session_id: `s-${id}`, title: 'Tïtle "q"', title_rank: 0, parent_session_id: null, seq: 4 }];
+function result(
+  id: number,
+  events: UsageEvent[],
+  units: UnitColumns,
+  extra: Partial<JobResult['collected']> = {},
+): JobResult {
+  const facts = [
+    { harness: 'pi', session_id: `s-${id}`, title: 'Tïtle "q"', title_rank: 0, parent_session_id: null, seq: 4 },
+  ];
   return {
     id,
-    collected: { source: { harness: 'codex', key: `k${id}`, path: `p${id}`, kind: 'jsonl' }, events, estimates: [], contexts: [], units, facts, warnings: [`w${id}`], tailWarnings: [], skips: [{ reason: 'x', count: 2, first: 'f:1' }], counts: { a: id }, resume: { offset: 10 * id, lines: 2, state: { v: 1 } }, failed: false, ...extra },
+    collected: {
+      source: { harness: 'codex', key: `k${id}`, path: `p${id}`, kind: 'jsonl' },
+      events,
+      estimates: [],
+      contexts: [],
+      units,
+      facts,
+      warnings: [`w${id}`],
+      tailWarnings: [],
+      skips: [{ reason: 'x', count: 2, first: 'f:1' }],
+      counts: { a: id },
+      resume: { offset: 10 * id, lines: 2, state: { v: 1 } },
+      failed: false,
+      ...extra,
+    },
     tailHash: `h${id}`,
     bytesRead: 123 * id,
     peakHeldBytes: id,
@@ -54,7 +84,15 @@ function result(id: number, events: UsageEvent[], units: UnitColumns, extra: Par
 function unitsOf(n: number, seed: number): UnitColumns {
   const units = new UnitColumns();
   for (let i = 0; i < n; i++) {
-    units.push({ harness: i % 2 ? 'codex' : 'pi', session_id: `s-${(i + seed) % 4}`, kind: (['prompt', 'turn', 'tool_call', 'subagent_task'] as const)[i % 4]!, dedupe_key: `k-${seed}-${i}-ü`, dedupe_rank: i % 2, ts: 1764000000000 + i * 1000, count: 1 + (i % 3) });
+    units.push({
+      harness: i % 2 ? 'codex' : 'pi',
+      session_id: `s-${(i + seed) % 4}`,
+      kind: (['prompt', 'turn', 'tool_call', 'subagent_task'] as const)[i % 4]!,
+      dedupe_key: `k-${seed}-${i}-ü`,
+      dedupe_rank: i % 2,
+      ts: 1764000000000 + i * 1000,
+      count: 1 + (i % 3),
+    });
   }
   return units;
 }
@@ -63,12 +101,39 @@ describe('worker → main transport', () => {
   it('round-trips every source of a pack (responses with nulls, unicode, quotes; units; the rest) unchanged, arrays moved', () => {
     const all = Array.from({ length: 50 }, (_, i) => event(i));
     // Three sources: 30 responses, none (a failed read), 20; units likewise.
-    const results = [result(1, all.slice(0, 30), unitsOf(12, 1)), result(2, [], new UnitColumns(), { failed: true }), result(3, all.slice(30), unitsOf(18, 3))];
+    const results = [
+      result(1, all.slice(0, 30), unitsOf(12, 1)),
+      result(2, [], new UnitColumns(), { failed: true }),
+      result(3, all.slice(30), unitsOf(18, 3)),
+    ];
     const rest = (r: JobResult) => {
-      const { source, estimates, contexts, rateLimits, facts, warnings, tailWarnings, skips, counts, resume, failed } = r.collected;
-      return structuredClone({ id: r.id, tailHash: r.tailHash, bytesRead: r.bytesRead, peakHeldBytes: r.peakHeldBytes, collected: { source, estimates, contexts, rateLimits, facts, warnings, tailWarnings, skips, counts, resume, failed } });
+      const { source, estimates, contexts, rateLimits, facts, warnings, tailWarnings, skips, counts, resume, failed } =
+        r.collected;
+      return structuredClone({
+        id: r.id,
+        tailHash: r.tailHash,
+        bytesRead: r.bytesRead,
+        peakHeldBytes: r.peakHeldBytes,
+        collected: {
+          source,
+          estimates,
+          contexts,
+          rateLimits,
+          facts,
+          warnings,
+          tailWarnings,
+          skips,
+          counts,
+          resume,
+          failed,
+        },
+      });
     };
-    const want = results.map((r) => ({ events: structuredClone(r.collected.events), units: r.collected.units.toJSON(), rest: rest(r) }));
+    const want = results.map((r) => ({
+      events: structuredClone(r.collected.events),
+      units: r.collected.units.toJSON(),
+      rest: rest(r),
+    }));
     const b = new PackBuilder();
     results.forEach((r, i) => b.add(r, 10 + i));
     expect(b.sources).toBe(3);
@@ -87,7 +152,9 @@ describe('worker → main transport', () => {
       expect(r.collected.units.toJSON()).toEqual(want[i]!.units);
       expect(rest(r)).toEqual(want[i]!.rest);
     });
-    expect(moved.json.length + moved.erefs.byteLength + moved.enums.byteLength).toBeLessThan(JSON.stringify(results).length * 0.7);
+    expect(moved.json.length + moved.erefs.byteLength + moved.enums.byteLength).toBeLessThan(
+      JSON.stringify(results).length * 0.7,
+    );
   });
 
   it("the writer's cursor reads each response as the object it was, and tells repeated string combinations apart", () => {
@@ -97,12 +164,24 @@ describe('worker → main transport', () => {
     const pack = b.take()!;
     const c = new EventCursor();
     c.over(pack);
-    const combo = (e: UsageEvent) => [e.harness, e.session_id, e.project, e.model, e.provider, e.source_file, e.billing_kind ?? null, e.speed ?? null, e.grain ?? null].join('|');
+    const combo = (e: UsageEvent) =>
+      [
+        e.harness,
+        e.session_id,
+        e.project,
+        e.model,
+        e.provider,
+        e.source_file,
+        e.billing_kind ?? null,
+        e.speed ?? null,
+        e.grain ?? null,
+      ].join('|');
     const keys = new Map<string, string>();
     for (let i = 0; i < events.length; i++) {
       c.at(i);
       const e = events[i]!;
-      for (const [k, v] of Object.entries(e)) expect((c as unknown as Record<string, unknown>)[k], `${k} of response ${i}`).toBe(v ?? null);
+      for (const [k, v] of Object.entries(e))
+        expect((c as unknown as Record<string, unknown>)[k], `${k} of response ${i}`).toBe(v ?? null);
       if (i > 0) expect(c.sameRows(i, i - 1)).toBe(combo(e) === combo(events[i - 1]!));
       // One key per combination, and one combination per key.
       const k = c.keyOf(i);

@@ -40,6 +40,11 @@ describe('OpenCode and Cursor databases that did not change', () => {
     expect(ing.status, ing.stderr).toBe(0);
     const s = stats();
     expect(s.kind).toBe('ingest');
-    expect({ rewritten: s.rewritten, appended: s.appended, events: s.events, bytesRead: s.bytesRead }).toEqual({ rewritten: 0, appended: 0, events: 0, bytesRead: 0 });
+    expect({ rewritten: s.rewritten, appended: s.appended, events: s.events, bytesRead: s.bytesRead }).toEqual({
+      rewritten: 0,
+      appended: 0,
+      events: 0,
+      bytesRead: 0,
+    });
   });
 });

@@ -23,13 +23,21 @@ const lines = text.split('\n');
 function run(chunks: Buffer[]) {
   const got: [number, string][] = [];
   const heads: [number, string][] = [];
-  const sp = new LineSplitter(['"usage"'], (t, l) => void got.push([l, t]), { offset: 0, lines: 0 }, undefined, null, null, {
-    bytes: 10,
-    check: (buf, start, end, line) => {
-      heads.push([line, buf.toString('latin1', start, end)]);
-      return buf.toString('latin1', start, end) === '{"type":"t';
+  const sp = new LineSplitter(
+    ['"usage"'],
+    (t, l) => void got.push([l, t]),
+    { offset: 0, lines: 0 },
+    undefined,
+    null,
+    null,
+    {
+      bytes: 10,
+      check: (buf, start, end, line) => {
+        heads.push([line, buf.toString('latin1', start, end)]);
+        return buf.toString('latin1', start, end) === '{"type":"t';
+      },
     },
-  });
+  );
   for (const c of chunks) sp.push(c);
   return { got, heads, res: sp.end() };
 }
@@ -43,7 +51,12 @@ describe('LineSplitter unmarkedHead', () => {
       [4, '{"type":"t'],
       [5, '{"type":"t'],
     ]);
-    expect(got).toEqual([[1, lines[0]], [2, lines[1]], [4, lines[3]], [5, lines[4]]]);
+    expect(got).toEqual([
+      [1, lines[0]],
+      [2, lines[1]],
+      [4, lines[3]],
+      [5, lines[4]],
+    ]);
     expect(res.offset).toBe(Buffer.byteLength(text));
   });
 

@@ -11,7 +11,15 @@ import { MarkerScan, SCAN_CAPACITY, scanInJs } from '../../src/io/marker-scan.js
 import { rng } from '../../fixtures/codex/rollout.js';
 
 const CLAUDE = ['"usage"', '"cost-state"'].map((m) => Buffer.from(m));
-const CODEX = ['"session_meta"', '"turn_context"', '"token_count"', '"token_usage_record"', '"task_started"', '"turn_started"', '"thread_rolled_back"'].map((m) => Buffer.from(m));
+const CODEX = [
+  '"session_meta"',
+  '"turn_context"',
+  '"token_count"',
+  '"token_usage_record"',
+  '"task_started"',
+  '"turn_started"',
+  '"thread_rolled_back"',
+].map((m) => Buffer.from(m));
 const ODD = ['a', 'xyz', 'q"q', '\u00e9t\u00e9'].map((m) => Buffer.from(m));
 
 /** JSON-ish text dense in quotes and newlines, with markers, near misses and cut markers mixed in. */
@@ -46,7 +54,12 @@ function noise(markers: Buffer[], bytes: number, seed: number): Buffer {
 }
 
 function plain(s: { count: number; ends: Uint32Array; flags: Uint8Array; tail: boolean }) {
-  return { count: s.count, ends: [...s.ends.subarray(0, s.count)], flags: [...s.flags.subarray(0, s.count)], tail: s.tail };
+  return {
+    count: s.count,
+    ends: [...s.ends.subarray(0, s.count)],
+    flags: [...s.flags.subarray(0, s.count)],
+    tail: s.tail,
+  };
 }
 
 describe('marker scan', () => {
@@ -59,7 +72,10 @@ describe('marker scan', () => {
     ['Claude Code', CLAUDE],
     ['Codex', CODEX],
     ['odd markers (1 byte, non-ASCII, inner quote)', ODD],
-    ['five lengths of quoted markers (too many for the quoted loop)', ['"ab"', '"abc"', '"abcd"', '"abcde"', '"abcdef"'].map((m) => Buffer.from(m))],
+    [
+      'five lengths of quoted markers (too many for the quoted loop)',
+      ['"ab"', '"abc"', '"abcd"', '"abcde"', '"abcdef"'].map((m) => Buffer.from(m)),
+    ],
   ] as const) {
     it(`finds the same newlines and marked segments as the JavaScript scan (${name}), in every WebAssembly loop`, () => {
       const wasm = new MarkerScan(markers);
@@ -68,7 +84,8 @@ describe('marker scan', () => {
       let marked = 0;
       for (let seed = 1; seed <= 40; seed++) {
         // sizes around block and chunk edges, and one full chunk
-        const size = seed === 40 ? SCAN_CAPACITY : [0, 1, 15, 16, 17, 31, 33, 100, 1000, 4097, 65536 + 7][seed % 11]! + seed * 13;
+        const size =
+          seed === 40 ? SCAN_CAPACITY : [0, 1, 15, 16, 17, 31, 33, 100, 1000, 4097, 65536 + 7][seed % 11]! + seed * 13;
         const input = noise([...markers], size, seed);
         const want = plain(scanInJs(input, markers));
         expect(plain(wasm.scan(input))).toEqual(want);
@@ -143,7 +160,10 @@ describe('marker scan', () => {
     const input = noise([...CODEX], 3 * SCAN_CAPACITY + 12345, 11);
     const run = (chunk: number) => {
       const lines: [number, string][] = [];
-      const sp = new LineSplitter(CODEX.map((m) => m.toString()), (t, l) => void lines.push([l, t]));
+      const sp = new LineSplitter(
+        CODEX.map((m) => m.toString()),
+        (t, l) => void lines.push([l, t]),
+      );
       for (let i = 0; i < input.length; i += chunk) sp.push(input.subarray(i, i + chunk));
       return { lines, res: sp.end() };
     };
@@ -167,6 +187,8 @@ describe('marker scan', () => {
   });
 
   it('is assembled from the checked-in .wat (src/io/marker-scan.wasm.ts is not stale)', () => {
-    expect(() => execFileSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { stdio: 'pipe' }),
+    ).not.toThrow();
   });
 });

@@ -37,8 +37,17 @@ function corpus(): Buffer {
 function run(input: Buffer, chunk: number, withReread: boolean, peekBytes = 48) {
   const marked: [number, string][] = [];
   const peeks: [number, string, string][] = [];
-  const reread = withReread ? (offset: number, length: number) => Buffer.from(input.subarray(offset, offset + length)) : null;
-  const sp = new LineSplitter(['"usage"', '"cost-state"'], (t, l) => void marked.push([l, t]), { offset: 0, lines: 0 }, undefined, { bytes: peekBytes, onPeek: (h, t, l) => void peeks.push([l, h, t]) }, reread);
+  const reread = withReread
+    ? (offset: number, length: number) => Buffer.from(input.subarray(offset, offset + length))
+    : null;
+  const sp = new LineSplitter(
+    ['"usage"', '"cost-state"'],
+    (t, l) => void marked.push([l, t]),
+    { offset: 0, lines: 0 },
+    undefined,
+    { bytes: peekBytes, onPeek: (h, t, l) => void peeks.push([l, h, t]) },
+    reread,
+  );
   for (let i = 0; i < input.length; i += chunk) sp.push(Buffer.from(input.subarray(i, i + chunk)));
   const res: SplitResult = sp.end();
   return { marked, peeks, res, held: sp.peakHeldBytes };
@@ -51,7 +60,9 @@ describe('LineSplitter with re-reads', () => {
     it(`hands on the same lines, peeks and resume point as when holding every line (chunks of ${chunk} bytes)`, () => {
       const held = run(input, chunk, false);
       const lean = run(input, chunk, true);
-      expect(lean.marked.map(([l, t]) => [l, t.length, t.slice(0, 40), t.slice(-40)])).toEqual(held.marked.map(([l, t]) => [l, t.length, t.slice(0, 40), t.slice(-40)]));
+      expect(lean.marked.map(([l, t]) => [l, t.length, t.slice(0, 40), t.slice(-40)])).toEqual(
+        held.marked.map(([l, t]) => [l, t.length, t.slice(0, 40), t.slice(-40)]),
+      );
       expect(lean.marked).toEqual(held.marked);
       expect(lean.peeks).toEqual(held.peeks);
       expect(lean.res).toEqual(held.res);

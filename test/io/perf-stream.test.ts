@@ -24,7 +24,12 @@ describe('a 2 GB transcript', () => {
     const scratch = new ClaudeHome(join(home, 'scratch', '.claude'));
     const s = scratch.session({ cwd: '/w/big', sessionId: 'cccccccc-0000-4000-8000-00000000000c' });
     s.user('2026-06-10T10:00:00.000Z');
-    s.response({ ts: '2026-06-10T10:00:01.000Z', msgId: ID, requestId: 'req_011PERF', usage: { input: 3, output: 50, cacheRead: 7000, cacheWrite5m: 20 } });
+    s.response({
+      ts: '2026-06-10T10:00:01.000Z',
+      msgId: ID,
+      requestId: 'req_011PERF',
+      usage: { input: 3, output: 50, cacheRead: 7000, cacheWrite5m: 20 },
+    });
     s.imageResult('2026-06-10T10:00:02.000Z', 60_000);
     const unit = readFileSync(s.file);
     expect(scratch.ledger.responses).toHaveLength(1);
@@ -39,13 +44,16 @@ describe('a 2 GB transcript', () => {
     mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
     const perBlock = Math.max(1, Math.floor(MB / unit.length));
     const block = Buffer.concat(Array.from({ length: perBlock }, () => unit));
-    const huge = Buffer.from(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":[{"type":"image","source":{"type":"base64","data":"${'iVBORw0KGgo'.repeat((64 * MB) / 11)}"}}]}]}}\n`);
+    const huge = Buffer.from(
+      `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":[{"type":"image","source":{"type":"base64","data":"${'iVBORw0KGgo'.repeat((64 * MB) / 11)}"}}]}]}}\n`,
+    );
     const fd = openSync(file, 'w');
     let copies = 0;
     let written = 0;
     try {
       while (written < TARGET) {
-        for (let k = 0; k < perBlock; k++) block.write(String(copies++).padStart(DIGITS, '0'), k * unit.length + at, 'latin1');
+        for (let k = 0; k < perBlock; k++)
+          block.write(String(copies++).padStart(DIGITS, '0'), k * unit.length + at, 'latin1');
         written += writeSync(fd, block);
         if (copies === perBlock * 1000) written += writeSync(fd, huge);
       }
@@ -56,7 +64,10 @@ describe('a 2 GB transcript', () => {
     expect(size).toBeGreaterThanOrEqual(TARGET);
 
     const statsFile = join(home, 'stats.json');
-    const r = runCli(['report', '--since', '2026-06-01', '--until', '2026-06-30', '--by', 'harness', '--format', 'json'], cleanEnv(home, { TX_USAGE_STATS: statsFile }));
+    const r = runCli(
+      ['report', '--since', '2026-06-01', '--until', '2026-06-30', '--by', 'harness', '--format', 'json'],
+      cleanEnv(home, { TX_USAGE_STATS: statsFile }),
+    );
     expect(r.status, r.stderr).toBe(0);
     const stats = JSON.parse(readFileSync(statsFile, 'utf8'));
     expect(stats.bytesRead).toBe(size);

@@ -16,9 +16,32 @@ beforeAll(async () => {
   dir = tempDir('txu-blocks-html-');
   const fx = buildBlocksHome(join(dir, 'home'));
   file = join(dir, 'blocks.html');
-  const r = runCli(['report', 'blocks', '--prices', fx.pricesFile, '--tz', 'UTC', '--since', '2026-03-27', '--until', '2026-03-29', '--token-limit', '20000', '--format', 'html', '--out', file], cleanEnv(fx.home, { TX_USAGE_NOW: BLOCKS_NOW }));
+  const r = runCli(
+    [
+      'report',
+      'blocks',
+      '--prices',
+      fx.pricesFile,
+      '--tz',
+      'UTC',
+      '--since',
+      '2026-03-27',
+      '--until',
+      '2026-03-29',
+      '--token-limit',
+      '20000',
+      '--format',
+      'html',
+      '--out',
+      file,
+    ],
+    cleanEnv(fx.home, { TX_USAGE_NOW: BLOCKS_NOW }),
+  );
   if (r.status !== 0) throw new Error(r.stderr);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu'],
+  });
 });
 
 afterAll(async () => {
@@ -36,7 +59,11 @@ it('draws one bar per block and the token-limit rule, with no console message or
   page.on('pageerror', (e) => consoleMsgs.push(e.message));
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(pathToFileURL(file).href);
-  await page.waitForFunction(() => [...document.querySelectorAll('.vis')].every((e) => e.getAttribute('data-rendered')), null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.vis')].every((e) => e.getAttribute('data-rendered')),
+    null,
+    { timeout: 30_000 },
+  );
   const marks = await page.evaluate(() => ({
     rendered: document.querySelector('figure[data-chart="blocks-over-time"] .vis')?.getAttribute('data-rendered'),
     rects: document.querySelectorAll('figure[data-chart="blocks-over-time"] g.mark-rect.role-mark path').length,

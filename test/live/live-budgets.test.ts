@@ -11,7 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BLOCKS_NOW, buildBlocksHome, type BlocksHome } from '../../fixtures/live/blocks.js';
 import { cleanEnv, runCli, tempDir } from '../helpers/cli.js';
 
-const BUDGETS = { day: 0.05, month: 1, block: 0.03, harness: { codex: { day: 0.01 } }, project: { '/work/blocks-app': { month: 0.06 } } };
+const BUDGETS = {
+  day: 0.05,
+  month: 1,
+  block: 0.03,
+  harness: { codex: { day: 0.01 } },
+  project: { '/work/blocks-app': { month: 0.06 } },
+};
 
 describe('budgets', () => {
   let dir: string;
@@ -30,7 +36,7 @@ describe('budgets', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('check --format json: every budget\'s spend, projection and status; exit 1 with the reasons', () => {
+  it("check --format json: every budget's spend, projection and status; exit 1 with the reasons", () => {
     config({ budgets: BUDGETS });
     const r = runCli(['check', '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile], env);
     expect(r.status, r.stderr).toBe(1);
@@ -42,11 +48,62 @@ describe('budgets', () => {
       timezone: 'UTC',
       now: '2026-03-29T10:50:00+00:00',
       budgets: [
-        { scope: 'all', period: 'day', limit_usd: 0.05, spent_usd: 0.0559, projected_usd: 0.1238, share: 1.118, status: 'over', unpriced_requests: 1, ...day },
-        { scope: 'all', period: 'month', limit_usd: 1, spent_usd: 0.0672, projected_usd: 0.0732, share: 0.0672, status: 'ok', unpriced_requests: 1, ...month },
-        { scope: 'all', period: 'block', limit_usd: 0.03, spent_usd: 0.027, projected_usd: 0.084, share: 0.9, status: 'projected_over', unpriced_requests: 1, period_start: '2026-03-29T09:00:00+00:00', period_end: '2026-03-29T14:00:00+00:00' },
-        { scope: 'harness codex', period: 'day', limit_usd: 0.01, spent_usd: 0, projected_usd: 0, share: 0, status: 'ok', unpriced_requests: 0, ...day },
-        { scope: 'project /work/blocks-app', period: 'month', limit_usd: 0.06, spent_usd: 0.0672, projected_usd: 0.0732, share: 1.12, status: 'over', unpriced_requests: 1, ...month },
+        {
+          scope: 'all',
+          period: 'day',
+          limit_usd: 0.05,
+          spent_usd: 0.0559,
+          projected_usd: 0.1238,
+          share: 1.118,
+          status: 'over',
+          unpriced_requests: 1,
+          ...day,
+        },
+        {
+          scope: 'all',
+          period: 'month',
+          limit_usd: 1,
+          spent_usd: 0.0672,
+          projected_usd: 0.0732,
+          share: 0.0672,
+          status: 'ok',
+          unpriced_requests: 1,
+          ...month,
+        },
+        {
+          scope: 'all',
+          period: 'block',
+          limit_usd: 0.03,
+          spent_usd: 0.027,
+          projected_usd: 0.084,
+          share: 0.9,
+          status: 'projected_over',
+          unpriced_requests: 1,
+          period_start: '2026-03-29T09:00:00+00:00',
+          period_end: '2026-03-29T14:00:00+00:00',
+        },
+        {
+          scope: 'harness codex',
+          period: 'day',
+          limit_usd: 0.01,
+          spent_usd: 0,
+          projected_usd: 0,
+          share: 0,
+          status: 'ok',
+          unpriced_requests: 0,
+          ...day,
+        },
+        {
+          scope: 'project /work/blocks-app',
+          period: 'month',
+          limit_usd: 0.06,
+          spent_usd: 0.0672,
+          projected_usd: 0.0732,
+          share: 1.12,
+          status: 'over',
+          unpriced_requests: 1,
+          ...month,
+        },
       ],
       reasons: [
         'day budget exceeded: $0.06 spent of $0.05 (112%)',
@@ -74,7 +131,9 @@ describe('budgets', () => {
     config({ budgets: { day: 0.1 } });
     const proj = runCli(['check', '--tz', 'UTC', '--prices', fx.pricesFile], env);
     expect(proj.status).toBe(1);
-    expect(proj.stdout).toContain('day budget projected to be exceeded: $0.06 spent, $0.12 by 2026-03-30T00:00:00+00:00 at this pace, of $0.10');
+    expect(proj.stdout).toContain(
+      'day budget projected to be exceeded: $0.06 spent, $0.12 by 2026-03-30T00:00:00+00:00 at this pace, of $0.10',
+    );
   });
 
   it('check: a bad budget is a usage error naming the setting; no budgets is not a failure', () => {
@@ -99,15 +158,23 @@ describe('budgets', () => {
     expect(r.stdout).toBe('\x1b[31mday 112% of $0.05\x1b[0m \x1b[33mblock 90% of $0.03\x1b[0m\n');
   });
 
-  it('report: a window that includes now carries check\'s budgets, figure for figure (projection and status too); the table shows them', () => {
+  it("report: a window that includes now carries check's budgets, figure for figure (projection and status too); the table shows them", () => {
     config({ budgets: BUDGETS });
-    const check = JSON.parse(runCli(['check', '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile], env).stdout);
-    for (const window of [['--since', '2026-03-29', '--until', '2026-03-29'], ['--since', '2026-03-01', '--until', '2026-03-31']]) {
+    const check = JSON.parse(
+      runCli(['check', '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile], env).stdout,
+    );
+    for (const window of [
+      ['--since', '2026-03-29', '--until', '2026-03-29'],
+      ['--since', '2026-03-01', '--until', '2026-03-31'],
+    ]) {
       const r = runCli(['report', ...window, '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile], env);
       expect(r.status, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).budgets, window.join(' ')).toEqual(check.budgets);
     }
-    const t = runCli(['report', '--since', '2026-03-29', '--until', '2026-03-29', '--tz', 'UTC', '--prices', fx.pricesFile], env);
+    const t = runCli(
+      ['report', '--since', '2026-03-29', '--until', '2026-03-29', '--tz', 'UTC', '--prices', fx.pricesFile],
+      env,
+    );
     expect(t.stdout).toContain('Budgets\n');
     // Projected as check has it ($0.12 by midnight), not "—".
     expect(t.stdout).toMatch(/day +all +\$0\.05 +\$0\.06 +111\.8% +\$0\.12 +OVER/);
@@ -116,7 +183,10 @@ describe('budgets', () => {
 
   it('report: a window that ends before today (or starts after it) shows no budgets, in JSON or the table', () => {
     config({ budgets: BUDGETS });
-    for (const window of [['--since', '2026-03-01', '--until', '2026-03-28'], ['--since', '2026-03-30', '--until', '2026-04-02']]) {
+    for (const window of [
+      ['--since', '2026-03-01', '--until', '2026-03-28'],
+      ['--since', '2026-03-30', '--until', '2026-04-02'],
+    ]) {
       const j = runCli(['report', ...window, '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile], env);
       expect(j.status, j.stderr).toBe(0);
       expect(JSON.parse(j.stdout).budgets, window.join(' ')).toBeUndefined();

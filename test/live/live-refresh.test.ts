@@ -16,7 +16,11 @@ import { cleanEnv, tempDir } from '../helpers/cli.js';
 let dir: string;
 let fx: BlocksHome;
 let rt: Runtime;
-const o = { now: Date.parse('2026-03-29T11:30:00Z'), lineHarnesses: ['claude-code'], monthStart: Date.parse('2026-03-01T00:00:00Z') };
+const o = {
+  now: Date.parse('2026-03-29T11:30:00Z'),
+  lineHarnesses: ['claude-code'],
+  monthStart: Date.parse('2026-03-01T00:00:00Z'),
+};
 
 beforeAll(() => {
   dir = tempDir('txu-refresh-');
@@ -37,7 +41,12 @@ it('after appends: carried forward, and equal to a snapshot made from the store'
   const s = fx.session;
   const r9 = [...s.written.keys()].at(-1)!;
   s.user('2026-03-29T11:00:00.000Z');
-  s.response({ ts: '2026-03-29T11:00:00.000Z', usage: { input: 700, output: 300, cacheRead: 5000 }, splits: 3, model: BLOCKS_MODEL });
+  s.response({
+    ts: '2026-03-29T11:00:00.000Z',
+    usage: { input: 700, output: 300, cacheRead: 5000 },
+    splits: 3,
+    model: BLOCKS_MODEL,
+  });
   s.response({ ts: '2026-03-29T10:45:00.000Z', usage: { input: 2000, output: 800 }, msgId: r9, model: BLOCKS_MODEL });
   // A sub-agent transcript that did not exist: a source the store never had.
   const sub = s.subagent('a1');
@@ -59,13 +68,16 @@ it('a transcript rewritten: made from the store again', async () => {
   const text = readFileSync(fx.session.file, 'utf8');
   // A line put in front: the bytes before the resume point changed, so the ingest reads the file again.
   truncateSync(fx.session.file, 0);
-  appendFileSync(fx.session.file, JSON.stringify({ type: 'summary', summary: 'a summary line', leafUuid: 'x' }) + '\n' + text);
+  appendFileSync(
+    fx.session.file,
+    JSON.stringify({ type: 'summary', summary: 'a summary line', leafUuid: 'x' }) + '\n' + text,
+  );
   const r = await refreshSnapshot(rt, o, prev);
   expect(r.ingest.rewritten).toBe(1);
   expect(r.incremental).toBe(false);
 });
 
-it('a history with no 5-hour pause: the snapshot starts at the latest block before its span, not months back, and its active block is the whole history\'s', async () => {
+it("a history with no 5-hour pause: the snapshot starts at the latest block before its span, not months back, and its active block is the whole history's", async () => {
   const home = join(dir, 'busy');
   const claude = new ClaudeHome(join(home, '.claude'));
   const start = Date.parse('2026-03-01T00:10:00Z');
@@ -83,9 +95,30 @@ it('a history with no 5-hour pause: the snapshot starts at the latest block befo
   expect(snap.from).toBeGreaterThanOrEqual(now - SNAPSHOT_SPAN_MS - 5 * 3_600_000);
   expect(snap.events.length).toBeLessThan(times.filter((t) => t >= now - SNAPSHOT_SPAN_MS - 6 * 3_600_000).length + 1);
   // The active block from the snapshot's chain point equals the one from the first response of the history.
-  const ev = (t: number) => ({ harness: 'claude-code', session: 's', project: null, model: 'm', ts: t, requests: 1, input: 10, cache_read: 0, cache_write: 0, output: 1, reasoning: 0, cost_e10: null, computed_e10: null, recorded_e10: null, uses_recorded: false });
+  const ev = (t: number) => ({
+    harness: 'claude-code',
+    session: 's',
+    project: null,
+    model: 'm',
+    ts: t,
+    requests: 1,
+    input: 10,
+    cache_read: 0,
+    cache_write: 0,
+    output: 1,
+    reasoning: 0,
+    cost_e10: null,
+    computed_e10: null,
+    recorded_e10: null,
+    uses_recorded: false,
+  });
   const whole = identifyBlocks('claude-code', times.map(ev)).filter((b) => isActive(b, now));
-  const fromSnap = identifyBlocks('claude-code', snap.events.filter((e) => e.harness === 'claude-code' && e.ts >= snap.block_from['claude-code']!)).filter((b) => isActive(b, now));
+  const fromSnap = identifyBlocks(
+    'claude-code',
+    snap.events.filter((e) => e.harness === 'claude-code' && e.ts >= snap.block_from['claude-code']!),
+  ).filter((b) => isActive(b, now));
   expect(whole).toHaveLength(1);
-  expect(fromSnap.map((b) => [b.start, b.end, b.events.length])).toEqual(whole.map((b) => [b.start, b.end, b.events.length]));
+  expect(fromSnap.map((b) => [b.start, b.end, b.events.length])).toEqual(
+    whole.map((b) => [b.start, b.end, b.events.length]),
+  );
 });

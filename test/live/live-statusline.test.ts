@@ -13,7 +13,10 @@ import { LOCK_WAIT_MS } from '../../src/store/lock.js';
 import { cleanEnv, runCli, tempDir } from '../helpers/cli.js';
 
 const SESSION = '0b10c4aa-0000-4000-8000-000000000001';
-const LIMITS = { five_hour: { used_percentage: 42.5, resets_at: Date.parse('2026-03-29T14:00:00Z') / 1000 }, seven_day: { used_percentage: 85, resets_at: Date.parse('2026-04-01T00:00:00Z') / 1000 } };
+const LIMITS = {
+  five_hour: { used_percentage: 42.5, resets_at: Date.parse('2026-03-29T14:00:00Z') / 1000 },
+  seven_day: { used_percentage: 85, resets_at: Date.parse('2026-04-01T00:00:00Z') / 1000 },
+};
 
 function input(fx: BlocksHome, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
@@ -68,21 +71,65 @@ describe('statusline', () => {
     expect(existsSync(join(fx.home, '.cache', 'tx-usage', 'live', 'snapshot.json'))).toBe(true);
   });
 
-  it('a valid input: model, session cost beside Claude\'s estimate, today, the active block and time left, burn rate, limits', () => {
+  it("a valid input: model, session cost beside Claude's estimate, today, the active block and time left, burn rate, limits", () => {
     refresh();
     // session: every response ($0.0672 priced, r8 unpriced); today (UTC 03-29): r3-r9 $0.0559; block 3: $0.027, 3h 10m left;
     // burn over the last 30 min $0.018/h; limits 42.5% -> 43%, 85%.
-    expect(line(input(fx))).toBe('Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h | 5h 43% 7d 85%\n');
+    expect(line(input(fx))).toBe(
+      'Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h | 5h 43% 7d 85%\n',
+    );
   });
 
   it('--format json: the figures behind the line', () => {
     const j = JSON.parse(line(input(fx), ['--format', 'json']));
-    expect(Object.keys(j)).toEqual(['line', 'model', 'session', 'today', 'block', 'rate_limits', 'context_used_percent', 'budgets', 'stale', 'stale_reason', 'snapshot_age_seconds', 'stale_note']);
-    expect(j.session).toMatchObject({ id: SESSION, requests: 10, total_tokens: 30990, cost_usd: 0.0672, unpriced_requests: 1, claude_estimate_usd: 0.05 });
-    expect(j.today).toMatchObject({ day: '2026-03-29', harnesses: ['claude-code'], requests: 7, total_tokens: 17580, cost_usd: 0.0559 });
-    expect(j.block).toMatchObject({ start: '2026-03-29T09:00:00+00:00', end: '2026-03-29T14:00:00+00:00', cost_usd: 0.027, remaining_minutes: 190, cost_usd_per_hour_30m: 0.018, projected_cost_usd: 0.084 });
-    expect(j.rate_limits).toEqual({ five_hour: { used_percent: 42.5, resets_at: Date.parse('2026-03-29T14:00:00Z') }, seven_day: { used_percent: 85, resets_at: Date.parse('2026-04-01T00:00:00Z') } });
-    expect([j.context_used_percent, j.stale, j.stale_reason, j.snapshot_age_seconds, j.stale_note]).toEqual([12.4, false, null, 0, null]);
+    expect(Object.keys(j)).toEqual([
+      'line',
+      'model',
+      'session',
+      'today',
+      'block',
+      'rate_limits',
+      'context_used_percent',
+      'budgets',
+      'stale',
+      'stale_reason',
+      'snapshot_age_seconds',
+      'stale_note',
+    ]);
+    expect(j.session).toMatchObject({
+      id: SESSION,
+      requests: 10,
+      total_tokens: 30990,
+      cost_usd: 0.0672,
+      unpriced_requests: 1,
+      claude_estimate_usd: 0.05,
+    });
+    expect(j.today).toMatchObject({
+      day: '2026-03-29',
+      harnesses: ['claude-code'],
+      requests: 7,
+      total_tokens: 17580,
+      cost_usd: 0.0559,
+    });
+    expect(j.block).toMatchObject({
+      start: '2026-03-29T09:00:00+00:00',
+      end: '2026-03-29T14:00:00+00:00',
+      cost_usd: 0.027,
+      remaining_minutes: 190,
+      cost_usd_per_hour_30m: 0.018,
+      projected_cost_usd: 0.084,
+    });
+    expect(j.rate_limits).toEqual({
+      five_hour: { used_percent: 42.5, resets_at: Date.parse('2026-03-29T14:00:00Z') },
+      seven_day: { used_percent: 85, resets_at: Date.parse('2026-04-01T00:00:00Z') },
+    });
+    expect([j.context_used_percent, j.stale, j.stale_reason, j.snapshot_age_seconds, j.stale_note]).toEqual([
+      12.4,
+      false,
+      null,
+      0,
+      null,
+    ]);
   });
 
   it('empty, garbage and non-object input: a short line, exit 0, nothing on stderr', () => {
@@ -97,16 +144,28 @@ describe('statusline', () => {
     // No session, no model, no cost, no limits: today and the block only.
     expect(line('{}')).toBe('≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h\n');
     // Fields of the wrong type are as missing.
-    expect(line(JSON.stringify({ session_id: 42, model: 'Opus', rate_limits: { five_hour: { used_percentage: 'lots' } } }))).toBe('≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h\n');
+    expect(
+      line(JSON.stringify({ session_id: 42, model: 'Opus', rate_limits: { five_hour: { used_percentage: 'lots' } } })),
+    ).toBe('≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h\n');
     // A session the store has never seen (a new one): $0.00 so far.
-    expect(line(JSON.stringify({ session_id: 'new-session', model: { display_name: 'Sonnet' } }))).toBe('Sonnet | $0.00 session | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h\n');
+    expect(line(JSON.stringify({ session_id: 'new-session', model: { display_name: 'Sonnet' } }))).toBe(
+      'Sonnet | $0.00 session | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h\n',
+    );
   });
 
-  it('keeps Claude Code\'s limit readings in its own cache dir, and `limits` shows them', () => {
+  it("keeps Claude Code's limit readings in its own cache dir, and `limits` shows them", () => {
     line(input(fx));
-    const cached = JSON.parse(readFileSync(join(fx.home, '.cache', 'tx-usage', 'live', 'claude-rate-limits.json'), 'utf8'));
-    expect(cached.readings.at(-1)).toMatchObject({ five_hour: { used_percent: 42.5, window_minutes: 300 }, seven_day: { used_percent: 85, window_minutes: 10080 } });
-    const r = runCli(['limits', '--harness', 'claude-code', '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile], env);
+    const cached = JSON.parse(
+      readFileSync(join(fx.home, '.cache', 'tx-usage', 'live', 'claude-rate-limits.json'), 'utf8'),
+    );
+    expect(cached.readings.at(-1)).toMatchObject({
+      five_hour: { used_percent: 42.5, window_minutes: 300 },
+      seven_day: { used_percent: 85, window_minutes: 10080 },
+    });
+    const r = runCli(
+      ['limits', '--harness', 'claude-code', '--tz', 'UTC', '--format', 'json', '--prices', fx.pricesFile],
+      env,
+    );
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.limits.map((l: any) => [l.harness, l.window, l.used_percent, l.resets_at, l.reset])).toEqual([
@@ -122,23 +181,35 @@ describe('statusline', () => {
   it('configured segments and colours', () => {
     const cfgDir = join(fx.home, '.config', 'tx-usage');
     mkdirSync(cfgDir, { recursive: true });
-    writeFileSync(join(cfgDir, 'config.json'), JSON.stringify({ statusline: { segments: ['block', 'model', 'limits', 'context'], colors: { model: 'bold', block: 'none', over: 'red', warn: 'yellow' } } }));
+    writeFileSync(
+      join(cfgDir, 'config.json'),
+      JSON.stringify({
+        statusline: {
+          segments: ['block', 'model', 'limits', 'context'],
+          colors: { model: 'bold', block: 'none', over: 'red', warn: 'yellow' },
+        },
+      }),
+    );
     try {
       const e = { ...env };
       delete e.NO_COLOR;
-      expect(line(input(fx), [], e)).toBe('≥$0.03 block, 3h 10m left\x1b[90m | \x1b[0m\x1b[1mOpus\x1b[0m\x1b[90m | \x1b[0m5h 43% \x1b[33m7d 85%\x1b[0m\x1b[90m | \x1b[0mctx 12%\n');
+      expect(line(input(fx), [], e)).toBe(
+        '≥$0.03 block, 3h 10m left\x1b[90m | \x1b[0m\x1b[1mOpus\x1b[0m\x1b[90m | \x1b[0m5h 43% \x1b[33m7d 85%\x1b[0m\x1b[90m | \x1b[0mctx 12%\n',
+      );
       expect(line(input(fx))).toBe('≥$0.03 block, 3h 10m left | Opus | 5h 43% 7d 85% | ctx 12%\n'); // NO_COLOR
       expect(line(input(fx), ['--no-color'], e)).toBe('≥$0.03 block, 3h 10m left | Opus | 5h 43% 7d 85% | ctx 12%\n');
       // A bad config still prints a line, with the default segments.
       writeFileSync(join(cfgDir, 'config.json'), '{ nope');
-      expect(line(input(fx))).toBe('Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h | 5h 43% 7d 85%\n');
+      expect(line(input(fx))).toBe(
+        'Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 10m left | ≥$0.01800/h | 5h 43% 7d 85%\n',
+      );
     } finally {
       rmSync(join(cfgDir, 'config.json'), { force: true });
     }
   });
 });
 
-describe('statusline numbers equal the store\'s (the snapshot + own appends invariant)', () => {
+describe("statusline numbers equal the store's (the snapshot + own appends invariant)", () => {
   let dir: string;
   let fx: BlocksHome;
   let env: NodeJS.ProcessEnv;
@@ -165,16 +236,28 @@ describe('statusline numbers equal the store\'s (the snapshot + own appends inva
       expect(r.status, r.stderr).toBe(0);
       return JSON.parse(r.stdout);
     };
-    const session = run(['--since', '2026-03-01', '--until', '2026-03-29', '--by', 'session']).rows.find((r: any) => r.session === SESSION);
+    const session = run(['--since', '2026-03-01', '--until', '2026-03-29', '--by', 'session']).rows.find(
+      (r: any) => r.session === SESSION,
+    );
     const today = run(['--since', '2026-03-29', '--until', '2026-03-29', '--harness', 'claude-code']).totals;
     const blocks = run(['blocks', '--since', '2026-03-29', '--until', '2026-03-29']).blocks;
     return { session, today, block: blocks.find((b: any) => b.is_active) };
   };
   // The summary's fields (its unpriced_* come with issue 25's branch); blocks carry unpriced_* already.
-  const METRICS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'total_tokens', 'cost_usd', 'computed_cost_usd'];
-  const pick = (o: Record<string, unknown>, more: string[] = []) => Object.fromEntries([...METRICS, ...more].map((k) => [k, o[k]]));
+  const METRICS = [
+    'requests',
+    'input_tokens',
+    'cache_read_tokens',
+    'cache_write_tokens',
+    'output_tokens',
+    'total_tokens',
+    'cost_usd',
+    'computed_cost_usd',
+  ];
+  const pick = (o: Record<string, unknown>, more: string[] = []) =>
+    Object.fromEntries([...METRICS, ...more].map((k) => [k, o[k]]));
 
-  it('appends read from the resume point (new responses, split lines, a stored response grown) give the store\'s figures, without opening the store', async () => {
+  it("appends read from the resume point (new responses, split lines, a stored response grown) give the store's figures, without opening the store", async () => {
     const r0 = runCli(['statusline', '--refresh', '--prices', fx.pricesFile], env);
     expect(r0.status, r0.stderr).toBe(0);
     // New responses (one written as three split lines), and r9's message again with more usage: a line of a
@@ -182,7 +265,12 @@ describe('statusline numbers equal the store\'s (the snapshot + own appends inva
     const s = fx.session;
     const r9 = [...s.written.keys()].at(-1)!;
     s.user('2026-03-29T10:52:00.000Z');
-    s.response({ ts: '2026-03-29T10:52:00.000Z', usage: { input: 700, output: 300, cacheRead: 5000 }, splits: 3, model: BLOCKS_MODEL });
+    s.response({
+      ts: '2026-03-29T10:52:00.000Z',
+      usage: { input: 700, output: 300, cacheRead: 5000 },
+      splits: 3,
+      model: BLOCKS_MODEL,
+    });
     s.response({ ts: '2026-03-29T10:55:00.000Z', usage: { input: 50, output: 5 }, model: BLOCKS_MODEL });
     s.response({ ts: '2026-03-29T10:45:00.000Z', usage: { input: 2000, output: 800 }, msgId: r9, model: BLOCKS_MODEL });
     // Hold the store's lock meanwhile: the status line must not need it.
@@ -203,7 +291,9 @@ describe('statusline numbers equal the store\'s (the snapshot + own appends inva
     const store = fromStore();
     expect(pick(live.session)).toEqual(pick(store.session));
     expect(pick(live.today)).toEqual(pick(store.today));
-    expect(pick(live.block, ['unpriced_requests', 'unpriced_tokens', 'start', 'end', 'projected_cost_usd'])).toEqual(pick(store.block, ['unpriced_requests', 'unpriced_tokens', 'start', 'end', 'projected_cost_usd']));
+    expect(pick(live.block, ['unpriced_requests', 'unpriced_tokens', 'start', 'end', 'projected_cost_usd'])).toEqual(
+      pick(store.block, ['unpriced_requests', 'unpriced_tokens', 'start', 'end', 'projected_cost_usd']),
+    );
     // And by hand: 2 new requests (700+300+5000 tokens, $0.0054; 55 tokens, $0.00015) and r9 grown by 300 output
     // tokens ($0.009 -> $0.012).
     expect(live.session.requests).toBe(12);
@@ -235,7 +325,23 @@ describe('statusline when something unforeseen fails', () => {
       const live = join(home, '.cache', 'tx-usage', 'live');
       mkdirSync(live, { recursive: true });
       // A snapshot of this store's that parses, but whose session totals are not an object (as no refresh writes): making the figures throws.
-      writeFileSync(join(live, 'snapshot.json'), JSON.stringify({ v: 1, db: join(home, '.cache', 'tx-usage', 'usage.duckdb'), made_at: Date.parse(BLOCKS_NOW), from: 0, block_from: {}, strings: [], rows: [], prices: '{}', sessions: null, sources: {}, limits: [], month: { start: 0, before: [] } }));
+      writeFileSync(
+        join(live, 'snapshot.json'),
+        JSON.stringify({
+          v: 1,
+          db: join(home, '.cache', 'tx-usage', 'usage.duckdb'),
+          made_at: Date.parse(BLOCKS_NOW),
+          from: 0,
+          block_from: {},
+          strings: [],
+          rows: [],
+          prices: '{}',
+          sessions: null,
+          sources: {},
+          limits: [],
+          month: { start: 0, before: [] },
+        }),
+      );
       const env = cleanEnv(home, { TX_USAGE_NOW: BLOCKS_NOW });
       const stdin = JSON.stringify({ session_id: 's', model: { display_name: 'Opus' } });
       const r = runCli(['statusline'], env, stdin);
@@ -269,9 +375,16 @@ describe('statusline on a busy store', () => {
       expect(Date.now() - t0).toBeLessThan(LOCK_WAIT_MS / 2); // did not wait for the store's lock
       expect([r.status, r.stderr]).toEqual([0, '']);
       // 2 min later the block has 3h 08m left; the figures are the snapshot's.
-      expect(r.stdout).toBe('Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 08m left | ≥$0.01800/h | 5h 43% 7d 85% (stale 2m)\n');
+      expect(r.stdout).toBe(
+        'Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block, 3h 08m left | ≥$0.01800/h | 5h 43% 7d 85% (stale 2m)\n',
+      );
       const j = JSON.parse(runCli(['statusline', '--format', 'json'], later, input(fx)).stdout);
-      expect([j.stale, j.stale_reason, j.snapshot_age_seconds, j.stale_note]).toEqual([true, 'the store is busy: a refresh has been waiting for it', 120, null]);
+      expect([j.stale, j.stale_reason, j.snapshot_age_seconds, j.stale_note]).toEqual([
+        true,
+        'the store is busy: a refresh has been waiting for it',
+        120,
+        null,
+      ]);
     } finally {
       holder.child.kill();
       await holder.exited;
@@ -283,7 +396,14 @@ describe('statusline on a busy store', () => {
 /** Another process holding the store open (DuckDB's file lock), as a long ingest would. */
 function holdStore(path: string): { child: ChildProcess; ready: Promise<void>; exited: Promise<void> } {
   const root = resolve(__dirname, '../..');
-  const child = spawn(process.execPath, ['-e', `require('@duckdb/node-api').DuckDBInstance.create(${JSON.stringify(path)}).then(() => { console.log('locked'); setInterval(() => {}, 1000); })`], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `require('@duckdb/node-api').DuckDBInstance.create(${JSON.stringify(path)}).then(() => { console.log('locked'); setInterval(() => {}, 1000); })`,
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const ready = new Promise<void>((res, rej) => {
     child.stdout!.on('data', (d) => String(d).includes('locked') && res());
     child.on('exit', (c) => rej(new Error(`store holder exited ${c}`)));

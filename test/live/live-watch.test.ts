@@ -23,7 +23,9 @@ const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * reports none for a program that read a Ctrl-C, even when it exits 0).
  */
 function start(name: string, env: NodeJS.ProcessEnv, args: string[], width = 80, exitFile?: string): void {
-  const vars = Object.entries(env).map(([k, v]) => `${k}=${q(String(v))}`).join(' ');
+  const vars = Object.entries(env)
+    .map(([k, v]) => `${k}=${q(String(v))}`)
+    .join(' ');
   const watch = `env -i ${vars} TERM=xterm-256color ${q(process.execPath)} ${q(CLI)} watch ${args.map(q).join(' ')}`;
   const cmd = exitFile ? `${watch}; echo $? > ${q(exitFile)}` : watch;
   const r = tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '45', cmd);
@@ -31,7 +33,8 @@ function start(name: string, env: NodeJS.ProcessEnv, args: string[], width = 80,
   tmux('set-option', '-t', name, 'remain-on-exit', 'on');
 }
 
-const capture = (name: string, escapes = false) => tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', name).out;
+const capture = (name: string, escapes = false) =>
+  tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', name).out;
 
 async function until(name: string, pred: (screen: string) => boolean, what: string, ms = 60_000): Promise<string> {
   const t0 = Date.now();
@@ -46,7 +49,12 @@ async function until(name: string, pred: (screen: string) => boolean, what: stri
 
 /** Waits for watch to end, and returns its exit code (written by the shell start() ran it in). */
 async function exitCode(name: string, file: string): Promise<string> {
-  await until(name, () => existsSync(file) && readFileSync(file, 'utf8').trim() !== '', `watch (${name}) to exit`, 15_000);
+  await until(
+    name,
+    () => existsSync(file) && readFileSync(file, 'utf8').trim() !== '',
+    `watch (${name}) to exit`,
+    15_000,
+  );
   return readFileSync(file, 'utf8').trim();
 }
 
@@ -92,7 +100,11 @@ describe('watch in tmux', () => {
 
     // Resized to 60 columns: redrawn, nothing wider.
     tmux('resize-window', '-t', 'w1', '-x', '60', '-y', '45');
-    s = await until('w1', (x) => x.split('\n')[0]!.trimEnd().endsWith('q quits') && x.split('\n')[0]!.trimEnd().length === 60, 'the 60-column screen');
+    s = await until(
+      'w1',
+      (x) => x.split('\n')[0]!.trimEnd().endsWith('q quits') && x.split('\n')[0]!.trimEnd().length === 60,
+      'the 60-column screen',
+    );
     for (const l of s.split('\n')) expect(l.trimEnd().length).toBeLessThanOrEqual(60);
     expect(s).toContain('Active claude-code block  09:00–14:00');
     // NO_COLOR: no colour or bold codes on the screen.
@@ -105,7 +117,11 @@ describe('watch in tmux', () => {
   });
 
   it('with standard output not a terminal: the screen printed once, a note on stderr, exit 0 (not a stream until killed)', () => {
-    const r = spawnSync(process.execPath, [CLI, 'watch', '--tz', 'UTC', '--prices', fx.pricesFile], { env, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [CLI, 'watch', '--tz', 'UTC', '--prices', fx.pricesFile], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.error).toBeUndefined(); // not killed by the timeout
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\d+\.\d+k tokens, ≥\$\d+\.\d+, \d+ requests?/); // (the tests above appended to the transcript)
@@ -113,7 +129,11 @@ describe('watch in tmux', () => {
     expect(r.stdout).not.toContain('\x1b[');
     // Nothing to quit: the header has no `q quits`, here or with --once.
     expect(r.stdout.split('\n')[0]).toMatch(/^tx-usage watch  \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\)$/);
-    const once = spawnSync(process.execPath, [CLI, 'watch', '--once', '--tz', 'UTC', '--prices', fx.pricesFile], { env, encoding: 'utf8', timeout: 60_000 });
+    const once = spawnSync(process.execPath, [CLI, 'watch', '--once', '--tz', 'UTC', '--prices', fx.pricesFile], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(once.status, once.stderr).toBe(0);
     expect(once.stdout).toContain('Active claude-code block');
     expect(once.stdout).not.toContain('q quits');
@@ -152,10 +172,17 @@ describe('watch in tmux', () => {
     symlinkSync('/dev/zero', hostile[1]!);
     symlinkSync('/dev/urandom', hostile[2]!);
     try {
-      for (const [name, key] of [['w4', 'q'], ['w5', 'C-c']] as const) {
+      for (const [name, key] of [
+        ['w4', 'q'],
+        ['w5', 'C-c'],
+      ] as const) {
         const exitFile = join(dir, `${name}.exit`);
         start(name, env, ['--tz', 'UTC', '--prices', fx.pricesFile], 80, exitFile);
-        await until(name, (x) => x.includes('Active claude-code block') && /updated \d\d:\d\d:\d\d/.test(x), 'the first screen, refreshed');
+        await until(
+          name,
+          (x) => x.includes('Active claude-code block') && /updated \d\d:\d\d:\d\d/.test(x),
+          'the first screen, refreshed',
+        );
         tmux('send-keys', '-t', name, key);
         expect(await exitCode(name, exitFile)).toBe('0');
         expect(capture(name)).not.toContain('q quits');

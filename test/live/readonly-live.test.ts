@@ -18,7 +18,10 @@ import { openUp, runCliAsNobody } from '../helpers/unprivileged.js';
 const asRoot = process.getuid?.() === 0;
 const SESSION = '0b10c4aa-0000-4000-8000-000000000001';
 const AT = Date.parse(BLOCKS_NOW);
-const LIMITS = { five_hour: { used_percentage: 42.5, resets_at: Date.parse('2026-03-29T14:00:00Z') / 1000 }, seven_day: { used_percentage: 85, resets_at: Date.parse('2026-04-01T00:00:00Z') / 1000 } };
+const LIMITS = {
+  five_hour: { used_percentage: 42.5, resets_at: Date.parse('2026-03-29T14:00:00Z') / 1000 },
+  seven_day: { used_percentage: 85, resets_at: Date.parse('2026-04-01T00:00:00Z') / 1000 },
+};
 /** The line of the fixture's session with a fresh snapshot (test/live-statusline.test.ts), without its time left. */
 const FIGURES = 'Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block';
 const TAIL = '≥$0.02/h | 5h 43% 7d 85%';
@@ -41,7 +44,13 @@ describe.skipIf(process.platform === 'win32')('live views when tx-usage cannot w
   beforeAll(() => {
     dir = tempDir('txu-readonly-live-');
     fx = buildBlocksHome(join(dir, 'home'));
-    input = JSON.stringify({ session_id: SESSION, transcript_path: fx.session.file, model: { id: 'claude-opus-4-6', display_name: 'Opus' }, cost: { total_cost_usd: 0.05 }, rate_limits: LIMITS });
+    input = JSON.stringify({
+      session_id: SESSION,
+      transcript_path: fx.session.file,
+      model: { id: 'claude-opus-4-6', display_name: 'Opus' },
+      cost: { total_cost_usd: 0.05 },
+      rate_limits: LIMITS,
+    });
     openUp(dir);
   });
   afterAll(() => {
@@ -50,7 +59,8 @@ describe.skipIf(process.platform === 'win32')('live views when tx-usage cannot w
   });
 
   /** The environment with `cache` as XDG_CACHE_HOME, `minutes` after the fixture's now. */
-  const envOf = (cache: string, minutes = 0) => cleanEnv(fx.home, { XDG_CACHE_HOME: cache, TX_USAGE_NOW: new Date(AT + minutes * 60_000).toISOString() });
+  const envOf = (cache: string, minutes = 0) =>
+    cleanEnv(fx.home, { XDG_CACHE_HOME: cache, TX_USAGE_NOW: new Date(AT + minutes * 60_000).toISOString() });
   /** As the user the modes bind (uid 65534 under root). */
   const run = (args: string[], env: NodeJS.ProcessEnv, stdin?: string) => {
     const r = asRoot ? runCliAsNobody(args, env, fx.home, stdin) : runCli(args, env, stdin);
@@ -79,18 +89,30 @@ describe.skipIf(process.platform === 'win32')('live views when tx-usage cannot w
     const env = envOf(cache);
     expect(line(env)).toBe('Opus | 5h 43% 7d 85% (cache not writable)\n');
     const j = JSON.parse(line(env, ['--format', 'json']));
-    expect(j).toMatchObject({ line: 'Opus | 5h 43% 7d 85% (cache not writable)', model: { display_name: 'Opus' }, stale: true, stale_note: 'cache not writable', snapshot_age_seconds: null });
-    expect(j.stale_reason).toBe(`the cache folder cannot be written (${cache}: permission denied), so the live snapshot cannot be refreshed: give it write permission, or set XDG_CACHE_HOME to one tx-usage can write`);
+    expect(j).toMatchObject({
+      line: 'Opus | 5h 43% 7d 85% (cache not writable)',
+      model: { display_name: 'Opus' },
+      stale: true,
+      stale_note: 'cache not writable',
+      snapshot_age_seconds: null,
+    });
+    expect(j.stale_reason).toBe(
+      `the cache folder cannot be written (${cache}: permission denied), so the live snapshot cannot be refreshed: give it write permission, or set XDG_CACHE_HOME to one tx-usage can write`,
+    );
     expect(readdirSync(cache)).toEqual([]); // no refresh was started
     // The refresh itself, run by hand, says so: exit 1.
     const r = run(['statusline', '--refresh'], env);
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe(`tx-usage: the live snapshot cannot be written (${cache}: permission denied): give tx-usage's cache folder write permission, or set XDG_CACHE_HOME to one it can write\n`);
+    expect(r.stderr).toBe(
+      `tx-usage: the live snapshot cannot be written (${cache}: permission denied): give tx-usage's cache folder write permission, or set XDG_CACHE_HOME to one it can write\n`,
+    );
     // watch has no store to show and none can be made there: exit 1, and it says it cannot be created (not "read-only").
     const w = run(['watch', '--once', '--tz', 'UTC'], env);
     expect([w.status, w.stdout]).toEqual([1, '']);
     const db = join(cache, 'tx-usage', 'usage.duckdb');
-    expect(w.stderr).toBe(`tx-usage: the store ${db} cannot be created (${cache}: permission denied): there is no store yet, and this user cannot make one there; give that folder write permission, or use --db for a store elsewhere\n`);
+    expect(w.stderr).toBe(
+      `tx-usage: the store ${db} cannot be created (${cache}: permission denied): there is no store yet, and this user cannot make one there; give that folder write permission, or use --db for a store elsewhere\n`,
+    );
   });
 
   it('a snapshot made before the cache folder turned read-only: its figures, and once it is behind, "(stale 3m, cache not writable)"', () => {
@@ -127,8 +149,16 @@ describe.skipIf(process.platform === 'win32')('live views when tx-usage cannot w
     const body = (s: string) => s.trimEnd().split('\n').slice(0, -1);
     expect(body(w.stdout)).toEqual(body(writableWatch.stdout));
     expect(body(w.stdout).join('\n')).toContain('Active claude-code block');
-    expect(w.stdout.trimEnd().split('\n').at(-1)!.startsWith(`the store ${db.slice(0, 40)}`)).toBe(true); // the footer, cut to 80 columns
-    expect(w.stderr).toBe(`warning: the store ${db} is read-only (${db}: permission denied): answered from what it holds, which no source has changed since it was last written (give it write permission, or use --db for a store elsewhere)\n`);
+    expect(
+      w.stdout
+        .trimEnd()
+        .split('\n')
+        .at(-1)!
+        .startsWith(`the store ${db.slice(0, 40)}`),
+    ).toBe(true); // the footer, cut to 80 columns
+    expect(w.stderr).toBe(
+      `warning: the store ${db} is read-only (${db}: permission denied): answered from what it holds, which no source has changed since it was last written (give it write permission, or use --db for a store elsewhere)\n`,
+    );
     // No snapshot written of a store it could not bring up to date (status lines would take it for current).
     expect(existsSync(join(store, 'live'))).toBe(false);
 
@@ -137,7 +167,9 @@ describe.skipIf(process.platform === 'win32')('live views when tx-usage cannot w
     expect(line(envOf(cache))).toBe('Opus | 5h 43% 7d 85% (store read-only)\n');
     const j = JSON.parse(line(envOf(cache), ['--format', 'json']));
     expect(j.stale_note).toBe('store read-only');
-    expect(j.stale_reason).toMatch(new RegExp(`^no live snapshot yet: refresh failed: the store ${db} is read-only \\(`));
+    expect(j.stale_reason).toMatch(
+      new RegExp(`^no live snapshot yet: refresh failed: the store ${db} is read-only \\(`),
+    );
 
     // A snapshot from before: its figures, marked stale with the reason once it is older than stale_seconds.
     for (const f of readdirSync(store)) if (f.startsWith('usage.duckdb')) chmodSync(join(store, f), 0o644);

@@ -43,7 +43,9 @@ describe('fast mode', () => {
 
   it('has no cost for a speed it does not know, nor for a model without a fast-mode price', () => {
     expect(pricer.cost(usage({ speed: 'priority', input_tokens: 10, output_tokens: 10 }))).toBeNull();
-    expect(pricer.cost(usage({ model: 'claude-sonnet-4-6', speed: 'fast', input_tokens: 10, output_tokens: 10 }))).toBeNull();
+    expect(
+      pricer.cost(usage({ model: 'claude-sonnet-4-6', speed: 'fast', input_tokens: 10, output_tokens: 10 })),
+    ).toBeNull();
     expect(pricer.cost(usage({ model: 'claude-sonnet-4-6', input_tokens: 10, output_tokens: 10 }))).not.toBeNull();
   });
 
@@ -53,16 +55,29 @@ describe('fast mode', () => {
     writeFileSync(
       file,
       JSON.stringify({
-        'claude-opus-4-6': { input_cost_per_token: 5e-6, output_cost_per_token: 2.5e-5, cache_read_input_token_cost: 5e-7, provider_specific_entry: { fast: 6 } },
-        'claude-opus-4-8': { input_cost_per_token: 5e-6, output_cost_per_token: 2.5e-5, provider_specific_entry: { fast: 'quick' } },
+        'claude-opus-4-6': {
+          input_cost_per_token: 5e-6,
+          output_cost_per_token: 2.5e-5,
+          cache_read_input_token_cost: 5e-7,
+          provider_specific_entry: { fast: 6 },
+        },
+        'claude-opus-4-8': {
+          input_cost_per_token: 5e-6,
+          output_cost_per_token: 2.5e-5,
+          provider_specific_entry: { fast: 'quick' },
+        },
       }),
     );
     const p = await loadPricer({ cacheDir: dir, pricesFile: file });
     // 6 × (100×5 + 10×25 + 1000×0.5) = 6 × 1250 = 7500 → $0.0075
-    expect(p.cost(usage({ speed: 'fast', input_tokens: 100, output_tokens: 10, cache_read_tokens: 1000 }))).toBe('0.0075');
+    expect(p.cost(usage({ speed: 'fast', input_tokens: 100, output_tokens: 10, cache_read_tokens: 1000 }))).toBe(
+      '0.0075',
+    );
     // An override that states no usable fast price: fast responses are unpriced (not filled from our table).
     expect(p.cost(usage({ model: 'claude-opus-4-8', speed: 'fast', input_tokens: 100 }))).toBeNull();
-    expect(p.warnings).toContain(`${file}: "claude-opus-4-8".provider_specific_entry.fast is not a non-negative number; ignored`);
+    expect(p.warnings).toContain(
+      `${file}: "claude-opus-4-8".provider_specific_entry.fast is not a non-negative number; ignored`,
+    );
   });
 });
 
@@ -74,7 +89,10 @@ describe('fast mode launch promotion (Opus 4.6, 50% off until 11:59pm PT on 2026
   const small = { input_tokens: 1000, output_tokens: 2000, cache_read_tokens: 10000, cache_write_tokens: 500 };
   const long = { input_tokens: 210000, output_tokens: 1000 };
   /** USD of `u` at `m` × every token rate in force, from the rates above. */
-  const usd = (u: { input_tokens: number; output_tokens: number; cache_read_tokens?: number; cache_write_tokens?: number }, m: number): number => {
+  const usd = (
+    u: { input_tokens: number; output_tokens: number; cache_read_tokens?: number; cache_write_tokens?: number },
+    m: number,
+  ): number => {
     const cr = u.cache_read_tokens ?? 0;
     const cw = u.cache_write_tokens ?? 0;
     const r = u.input_tokens + cr + cw > 200000 ? TIER : BASE;
@@ -106,7 +124,16 @@ describe('fast mode launch promotion (Opus 4.6, 50% off until 11:59pm PT on 2026
     // An override states its own fast price: 6 × (1000×5 + 1000×25) = 180000 → $0.18, promotion or not.
     const dir = tempDir('txu-fast-promo-override-');
     const file = join(dir, 'prices.json');
-    writeFileSync(file, JSON.stringify({ 'claude-opus-4-6': { input_cost_per_token: 5e-6, output_cost_per_token: 2.5e-5, provider_specific_entry: { fast: 6 } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        'claude-opus-4-6': {
+          input_cost_per_token: 5e-6,
+          output_cost_per_token: 2.5e-5,
+          provider_specific_entry: { fast: 6 },
+        },
+      }),
+    );
     const p = await loadPricer({ cacheDir: dir, pricesFile: file });
     expect(p.cost(usage({ ts: END - 1, speed: 'fast', input_tokens: 1000, output_tokens: 1000 }))).toBe('0.18');
   });
@@ -115,7 +142,12 @@ describe('fast mode launch promotion (Opus 4.6, 50% off until 11:59pm PT on 2026
 describe('web searches', () => {
   it('are a fee per search (web_searches_kcount: $10 per 1000), on top of the tokens', () => {
     // claude-sonnet-4-6 from 2026-03-13: 100×3 + 200×15 = 3300 → $0.0033; + 3 × $0.01
-    const u = usage({ model: 'claude-sonnet-4-6', ts: Date.parse('2026-10-07T10:00:00Z'), input_tokens: 100, output_tokens: 200 });
+    const u = usage({
+      model: 'claude-sonnet-4-6',
+      ts: Date.parse('2026-10-07T10:00:00Z'),
+      input_tokens: 100,
+      output_tokens: 200,
+    });
     expect(pricer.cost({ ...u, web_search_requests: 3 })).toBe('0.0333');
     expect(pricer.cost({ ...u, web_search_requests: null })).toBe('0.0033');
     // Not multiplied in fast mode: Opus 4.8 fast (2×): 2 × (100×5 + 200×25) = 11000 → $0.011, + 2 × $0.01
@@ -140,7 +172,13 @@ describe('sampling iterations and residual aggregates', () => {
 it('prices from the exported cache (the status line) exactly as the pricer does', () => {
   const cases = [
     usage({ speed: 'fast', input_tokens: 210000, output_tokens: 1000 }),
-    usage({ model: 'claude-sonnet-4-6', ts: Date.parse('2026-10-07T10:00:00Z'), input_tokens: 100, output_tokens: 200, web_search_requests: 3 }),
+    usage({
+      model: 'claude-sonnet-4-6',
+      ts: Date.parse('2026-10-07T10:00:00Z'),
+      input_tokens: 100,
+      output_tokens: 200,
+      web_search_requests: 3,
+    }),
     usage({ model: 'claude-sonnet-4-5', input_tokens: 1000, cache_read_tokens: 250000, requests: 0, iteration: 2 }),
     usage({ model: 'claude-sonnet-4-6', speed: 'fast', input_tokens: 10 }),
     // Either side of the fast-mode promotion's end, in one UTC-day bucket of the memo and the cache,

@@ -23,12 +23,24 @@ beforeAll(() => {
   const claude = new ClaudeHome(join(home, '.claude'));
   const s = claude.session({ cwd: '/home/u/p' });
   // claude-opus-5-5: 1200×4 + 50000×0.2 + 1000×5 + 2000×8 + 800×20 = 51800 → 0.0518
-  s.response({ ts: '2026-10-20T10:00:00.000Z', model: 'claude-opus-5-5', usage: { input: 1200, output: 800, cacheRead: 50000, cacheWrite5m: 1000, cacheWrite1h: 2000, thinking: 100 } });
+  s.response({
+    ts: '2026-10-20T10:00:00.000Z',
+    model: 'claude-opus-5-5',
+    usage: { input: 1200, output: 800, cacheRead: 50000, cacheWrite5m: 1000, cacheWrite1h: 2000, thinking: 100 },
+  });
   // claude-sonnet-4-6 with 251000 total input, the day before its long-context surcharge ended:
   // 1000×6 + 250000×0.6 + 1000×22.5 = 178500 → 0.1785
-  s.response({ ts: '2026-03-12T12:00:00.000Z', model: 'claude-sonnet-4-6', usage: { input: 1000, output: 1000, cacheRead: 250000 } });
+  s.response({
+    ts: '2026-03-12T12:00:00.000Z',
+    model: 'claude-sonnet-4-6',
+    usage: { input: 1000, output: 1000, cacheRead: 250000 },
+  });
   // … and the day after: 1000×3 + 250000×0.3 + 1000×15 = 93000 → 0.093
-  s.response({ ts: '2026-03-14T12:00:00.000Z', model: 'claude-sonnet-4-6', usage: { input: 1000, output: 1000, cacheRead: 250000 } });
+  s.response({
+    ts: '2026-03-14T12:00:00.000Z',
+    model: 'claude-sonnet-4-6',
+    usage: { input: 1000, output: 1000, cacheRead: 250000 },
+  });
   // Not in the price data.
   s.response({ ts: '2026-10-21T10:00:00.000Z', model: 'claude-mystery-9', usage: { input: 100, output: 50 } });
   env = cleanEnv(home);
@@ -38,7 +50,13 @@ beforeAll(() => {
     overrides,
     JSON.stringify({
       'claude-mystery-9': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 },
-      'claude-opus-5-5': { input_cost_per_token: 8e-6, output_cost_per_token: 2e-5, cache_read_input_token_cost: 2e-7, cache_creation_input_token_cost: 5e-6, cache_creation_input_token_cost_above_1hr: 8e-6 },
+      'claude-opus-5-5': {
+        input_cost_per_token: 8e-6,
+        output_cost_per_token: 2e-5,
+        cache_read_input_token_cost: 2e-7,
+        cache_creation_input_token_cost: 5e-6,
+        cache_creation_input_token_cost_above_1hr: 8e-6,
+      },
     }),
   );
 });
@@ -49,12 +67,33 @@ describe('report with computed costs', () => {
   it('prices each response at its own date, nulls and names the unknown model, and says "partial"', () => {
     const r = reportJson(RANGE, env);
     const m = byModel(r);
-    expect(m['claude-opus-5-5']).toMatchObject({ computed_cost_usd: 0.0518, cost_usd: 0.0518, recorded_cost_usd: null, cost_source: 'computed' });
-    expect(m['claude-sonnet-4-6']).toMatchObject({ computed_cost_usd: 0.2715, cost_usd: 0.2715, cost_source: 'computed' });
-    expect(m['claude-mystery-9']).toMatchObject({ computed_cost_usd: null, cost_usd: null, cost_source: 'none', unpriced_requests: 1, unpriced_tokens: 150 });
+    expect(m['claude-opus-5-5']).toMatchObject({
+      computed_cost_usd: 0.0518,
+      cost_usd: 0.0518,
+      recorded_cost_usd: null,
+      cost_source: 'computed',
+    });
+    expect(m['claude-sonnet-4-6']).toMatchObject({
+      computed_cost_usd: 0.2715,
+      cost_usd: 0.2715,
+      cost_source: 'computed',
+    });
+    expect(m['claude-mystery-9']).toMatchObject({
+      computed_cost_usd: null,
+      cost_usd: null,
+      cost_source: 'none',
+      unpriced_requests: 1,
+      unpriced_tokens: 150,
+    });
     expect(m['claude-opus-5-5']).toMatchObject({ unpriced_requests: 0, unpriced_tokens: 0 });
     // 0.0518 + 0.2715 = 0.3233, summed exactly in the store: the priced part, 1 response of 150 tokens left out
-    expect(r.totals).toMatchObject({ cost_usd: 0.3233, computed_cost_usd: 0.3233, cost_source: 'partial', unpriced_requests: 1, unpriced_tokens: 150 });
+    expect(r.totals).toMatchObject({
+      cost_usd: 0.3233,
+      computed_cost_usd: 0.3233,
+      cost_source: 'partial',
+      unpriced_requests: 1,
+      unpriced_tokens: 150,
+    });
     expect(r.warnings).toContain(
       'no price for model "claude-mystery-9" (claude-code): 1 response, 150 tokens have no computed cost (unknown, not $0); price it with --prices FILE (LiteLLM format)',
     );
@@ -106,30 +145,52 @@ describe('prices commands', () => {
     expect(text.stdout).toContain('matched: anthropic / claude-sonnet-4-6');
     expect(text.stdout).toMatch(/input_mtok +3; over 200000 input tokens: 6/);
     expect(text.stdout).toContain('from 2026-03-13:');
-    const json = JSON.parse(runCli(['prices', 'show', 'qwen/qwen3-coder', '--provider', 'openrouter', '--prices', overrides, '--format', 'json'], env).stdout || 'null');
+    const json = JSON.parse(
+      runCli(
+        ['prices', 'show', 'qwen/qwen3-coder', '--provider', 'openrouter', '--prices', overrides, '--format', 'json'],
+        env,
+      ).stdout || 'null',
+    );
     // not named by the overrides file → the bundled OpenRouter entry
-    expect(json).toMatchObject({ source: 'genai-prices', overrides_file: overrides, matched: { provider_id: 'openrouter', model_id: 'qwen/qwen3-coder' } });
-    const ovr = JSON.parse(runCli(['prices', 'show', 'claude-mystery-9', '--prices', overrides, '--format', 'json'], env).stdout);
-    expect(ovr).toMatchObject({ source: 'override', matched: { file: overrides, entry: 'claude-mystery-9' }, prices_usd_per_mtok: { input_mtok: '1', output_mtok: '2' } });
+    expect(json).toMatchObject({
+      source: 'genai-prices',
+      overrides_file: overrides,
+      matched: { provider_id: 'openrouter', model_id: 'qwen/qwen3-coder' },
+    });
+    const ovr = JSON.parse(
+      runCli(['prices', 'show', 'claude-mystery-9', '--prices', overrides, '--format', 'json'], env).stdout,
+    );
+    expect(ovr).toMatchObject({
+      source: 'override',
+      matched: { file: overrides, entry: 'claude-mystery-9' },
+      prices_usd_per_mtok: { input_mtok: '1', output_mtok: '2' },
+    });
   });
 
-  it('prices show: a near match says so, in the words of the report\'s warning, in text and JSON (matched.near_match)', () => {
+  it("prices show: a near match says so, in the words of the report's warning, in text and JSON (matched.near_match)", () => {
     const text = runCli(['prices', 'show', 'claude-sonnet-5-5'], env);
     expect(text.status, text.stderr).toBe(0);
     expect(text.stdout).toContain('  matched: anthropic / claude-sonnet-5 ');
-    expect(text.stdout).toContain('  near match: "claude-sonnet-5-5" has no price entry of its own: it is priced as "claude-sonnet-5" (anthropic, the nearest entry);');
+    expect(text.stdout).toContain(
+      '  near match: "claude-sonnet-5-5" has no price entry of its own: it is priced as "claude-sonnet-5" (anthropic, the nearest entry);',
+    );
     const near = JSON.parse(runCli(['prices', 'show', 'claude-sonnet-5-5', '--format', 'json'], env).stdout);
     expect(near.matched).toMatchObject({ model_id: 'claude-sonnet-5', near_match: true });
     // A name that is the entry's own (dated, here) is no near match: nothing said.
     const own = runCli(['prices', 'show', 'claude-sonnet-4-5-20250929'], env);
     expect(own.stdout).toContain('matched: anthropic / claude-sonnet-4-5');
     expect(own.stdout).not.toContain('near match');
-    expect(JSON.parse(runCli(['prices', 'show', 'claude-sonnet-4-5-20250929', '--format', 'json'], env).stdout).matched.near_match).toBe(false);
-    const ovr = JSON.parse(runCli(['prices', 'show', 'claude-mystery-9', '--prices', overrides, '--format', 'json'], env).stdout);
+    expect(
+      JSON.parse(runCli(['prices', 'show', 'claude-sonnet-4-5-20250929', '--format', 'json'], env).stdout).matched
+        .near_match,
+    ).toBe(false);
+    const ovr = JSON.parse(
+      runCli(['prices', 'show', 'claude-mystery-9', '--prices', overrides, '--format', 'json'], env).stdout,
+    );
     expect(ovr.matched.near_match).toBe(false);
   });
 
-  it('prices show: an unknown model is the user\'s input: one line on stderr, exit 2, in text and JSON', () => {
+  it("prices show: an unknown model is the user's input: one line on stderr, exit 2, in text and JSON", () => {
     for (const format of ['text', 'json']) {
       const r = runCli(['prices', 'show', 'claude-mystery-9', '--format', format], env);
       expect(r.status).toBe(2);
@@ -146,7 +207,8 @@ describe('prices commands', () => {
 
     // Newer data: claude-opus-5-5 input 4 → 40 per M. opus response: 1200×40 + 10000+5000+16000+16000 = 95000 → 0.095
     const data = JSON.parse(JSON.stringify(await waitForUpdate()));
-    data.find((p: any) => p.id === 'anthropic').models.find((m: any) => m.id === 'claude-opus-5-5').prices.input_mtok = 40;
+    data.find((p: any) => p.id === 'anthropic').models.find((m: any) => m.id === 'claude-opus-5-5').prices.input_mtok =
+      40;
     const body = JSON.stringify(data);
     const server = createServer((_req, res) => res.end(body));
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -168,6 +230,8 @@ describe('prices commands', () => {
     expect(byModel(r)['claude-opus-5-5']).toMatchObject({ computed_cost_usd: 0.095 });
     // 0.095 + 0.2715
     expect(r.totals).toMatchObject({ cost_usd: 0.3665, cost_source: 'partial' });
-    expect(runCli(['prices', 'show', 'claude-opus-5-5'], env).stdout).toMatch(/data: .*genai-prices-data\.json \(downloaded /);
+    expect(runCli(['prices', 'show', 'claude-opus-5-5'], env).stdout).toMatch(
+      /data: .*genai-prices-data\.json \(downloaded /,
+    );
   });
 });

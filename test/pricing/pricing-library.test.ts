@@ -53,7 +53,8 @@ function times(m: ModelInfo): Date[] {
 function tierStarts(m: ModelInfo): number[] {
   const s = new Set<number>();
   const sets = Array.isArray(m.prices) ? m.prices.map((c) => c.prices) : [m.prices];
-  for (const prices of sets) for (const v of Object.values(prices)) if (v && typeof v === 'object') for (const t of v.tiers) s.add(t.start);
+  for (const prices of sets)
+    for (const v of Object.values(prices)) if (v && typeof v === 'object') for (const t of v.tiers) s.add(t.start);
   return [...s];
 }
 
@@ -90,7 +91,15 @@ describe('exact engine vs library engine', () => {
             try {
               lib = calcPrice(
                 // The library's input_tokens is the TOTAL input.
-                { input_tokens: total, cache_read_tokens: cr, cache_write_tokens: cw, cache_write_5m_tokens: cw - w1h, cache_write_1h_tokens: w1h, output_tokens: 4321, output_reasoning_tokens: 1234 },
+                {
+                  input_tokens: total,
+                  cache_read_tokens: cr,
+                  cache_write_tokens: cw,
+                  cache_write_5m_tokens: cw - w1h,
+                  cache_write_1h_tokens: w1h,
+                  output_tokens: 4321,
+                  output_reasoning_tokens: 1234,
+                },
                 name,
                 { providerId: p.id, timestamp: ts },
               );
@@ -100,10 +109,14 @@ describe('exact engine vs library engine', () => {
             if (!lib) continue;
             const exact = pricer.cost(ours);
             // The store's unit (1e-10 USD) straight from the engine is the same amount to the digit.
-            if (exact !== null && pricer.costE10(ours) !== usdToE10(exact)) failures.push(`${p.id}/${m.id}: costE10 ${pricer.costE10(ours)} differs from cost ${exact}`);
+            if (exact !== null && pricer.costE10(ours) !== usdToE10(exact))
+              failures.push(`${p.id}/${m.id}: costE10 ${pricer.costE10(ours)} differs from cost ${exact}`);
             compared++;
             const diff = Math.abs(Number(exact) - lib.total_price);
-            if (exact === null || diff > 1e-9 + 1e-12 * lib.total_price) failures.push(`${p.id}/${m.id} (${name}) @${ts.toISOString()} total=${total}: ours ${exact}, library ${lib.total_price}`);
+            if (exact === null || diff > 1e-9 + 1e-12 * lib.total_price)
+              failures.push(
+                `${p.id}/${m.id} (${name}) @${ts.toISOString()} total=${total}: ours ${exact}, library ${lib.total_price}`,
+              );
           }
         }
       }

@@ -19,7 +19,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('near matches', () => {
   it('names the entry a near match is priced by', () => {
-    expect(pricer.nearMatch('claude-sonnet-5-5', null, 'claude-code')).toEqual({ entry: 'claude-sonnet-5', provider: 'anthropic' });
+    expect(pricer.nearMatch('claude-sonnet-5-5', null, 'claude-code')).toEqual({
+      entry: 'claude-sonnet-5',
+      provider: 'anthropic',
+    });
   });
 
   it.each([
@@ -42,7 +45,10 @@ describe('near matches', () => {
 
   it("a bare Qwen model name (DashScope's) is priced at OpenRouter's qwen/ listing, as a near match", () => {
     // genai-prices has no Alibaba provider: without this rule the name has no price at all.
-    expect(pricer.nearMatch('qwen3-coder-plus', null, 'qwen-code')).toEqual({ entry: 'qwen/qwen3-coder-plus', provider: 'openrouter' });
+    expect(pricer.nearMatch('qwen3-coder-plus', null, 'qwen-code')).toEqual({
+      entry: 'qwen/qwen3-coder-plus',
+      provider: 'openrouter',
+    });
     // The same name from another harness is not looked up there.
     expect(pricer.nearMatch('qwen3-coder-plus', null, 'pi')).toBeNull();
     // Qwen OAuth's alias names no model: no price (unknown), no near match.

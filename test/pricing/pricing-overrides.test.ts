@@ -13,7 +13,11 @@ const cacheDir = join(dir, 'cache');
 
 // Per token; ×1e6 gives the per-million numbers used in the comments.
 const OVERRIDES = {
-  sample_spec: { input_cost_per_token: 0.0, output_cost_per_token: 0.0, litellm_provider: 'one of https://docs.litellm.ai/docs/providers' },
+  sample_spec: {
+    input_cost_per_token: 0.0,
+    output_cost_per_token: 0.0,
+    litellm_provider: 'one of https://docs.litellm.ai/docs/providers',
+  },
   'claude-opus-5-5': {
     litellm_provider: 'anthropic',
     max_input_tokens: 1000000,
@@ -55,7 +59,14 @@ describe('LiteLLM override file', () => {
     const p = await loadPricer({ cacheDir, pricesFile: file });
     // 1200×6 + 50000×0.6 + 1000×7.5 + 2000×12 + 800×30 = 7200+30000+7500+24000+24000 = 92700
     // (bundled claude-opus-5-5 would give 0.0518 for the same response)
-    const resp = u({ input_tokens: 1200, cache_read_tokens: 50000, cache_write_tokens: 3000, cache_write_5m_tokens: 1000, cache_write_1h_tokens: 2000, output_tokens: 800 });
+    const resp = u({
+      input_tokens: 1200,
+      cache_read_tokens: 50000,
+      cache_write_tokens: 3000,
+      cache_write_5m_tokens: 1000,
+      cache_write_1h_tokens: 2000,
+      output_tokens: 800,
+    });
     expect(p.cost(resp)).toBe('0.0927');
     // dated snapshot of the same model → the undated override entry
     expect(p.cost({ ...resp, model: 'claude-opus-5-5-20260301' })).toBe('0.0927');
@@ -67,17 +78,57 @@ describe('LiteLLM override file', () => {
     const p = await loadPricer({ cacheDir, pricesFile: file });
     // total 10000+200000+2000 = 212000 > 200000: 10000×12 + 200000×1.2 + 2000×24 (all 1h) + 1000×45
     // = 120000+240000+48000+45000 = 453000
-    expect(p.cost(u({ input_tokens: 10000, cache_read_tokens: 200000, cache_write_tokens: 2000, cache_write_1h_tokens: 2000, output_tokens: 1000 }))).toBe('0.453');
+    expect(
+      p.cost(
+        u({
+          input_tokens: 10000,
+          cache_read_tokens: 200000,
+          cache_write_tokens: 2000,
+          cache_write_1h_tokens: 2000,
+          output_tokens: 1000,
+        }),
+      ),
+    ).toBe('0.453');
     // total exactly 200000: base rates. 0 + 198000×0.6 + 2000×12 + 1000×30 = 118800+24000+30000 = 172800
-    expect(p.cost(u({ input_tokens: 0, cache_read_tokens: 198000, cache_write_tokens: 2000, cache_write_1h_tokens: 2000, output_tokens: 1000 }))).toBe('0.1728');
+    expect(
+      p.cost(
+        u({
+          input_tokens: 0,
+          cache_read_tokens: 198000,
+          cache_write_tokens: 2000,
+          cache_write_1h_tokens: 2000,
+          output_tokens: 1000,
+        }),
+      ),
+    ).toBe('0.1728');
   });
 
   it('prices models the bundled data does not know, and provider-keyed entries', async () => {
     const p = await loadPricer({ cacheDir, pricesFile: file });
     // 1e6×0.1 + 5e5×0.2 = 100000+100000 = 200000
-    expect(p.cost(u({ harness: 'pi', provider: 'ollama', model: 'my-local-model', input_tokens: 1_000_000, output_tokens: 500_000 }))).toBe('0.2');
+    expect(
+      p.cost(
+        u({
+          harness: 'pi',
+          provider: 'ollama',
+          model: 'my-local-model',
+          input_tokens: 1_000_000,
+          output_tokens: 500_000,
+        }),
+      ),
+    ).toBe('0.2');
     // OpenCode via openrouter: key "openrouter/qwen/qwen3-coder". 100000×0.22 + 20000×0.95 = 22000+19000 = 41000
-    expect(p.cost(u({ harness: 'opencode', provider: 'openrouter', model: 'qwen/qwen3-coder', input_tokens: 100000, output_tokens: 20000 }))).toBe('0.041');
+    expect(
+      p.cost(
+        u({
+          harness: 'opencode',
+          provider: 'openrouter',
+          model: 'qwen/qwen3-coder',
+          input_tokens: 100000,
+          output_tokens: 20000,
+        }),
+      ),
+    ).toBe('0.041');
   });
 
   it('leaves models it does not name on the bundled data', async () => {
@@ -100,13 +151,23 @@ describe('LiteLLM override file', () => {
     ];
     for (const [value, why] of cases) {
       const bad = join(dir, 'bad-field.json');
-      writeFileSync(bad, JSON.stringify({ 'my-local-model': { input_cost_per_token: 1e-7 }, 'bad-model': { output_cost_per_token: 1e-6, input_cost_per_token: value } }));
-      await expect(loadPricer({ cacheDir, pricesFile: bad }), JSON.stringify(value)).rejects.toThrow(/bad-field\.json: entry "bad-model": input_cost_per_token /);
+      writeFileSync(
+        bad,
+        JSON.stringify({
+          'my-local-model': { input_cost_per_token: 1e-7 },
+          'bad-model': { output_cost_per_token: 1e-6, input_cost_per_token: value },
+        }),
+      );
+      await expect(loadPricer({ cacheDir, pricesFile: bad }), JSON.stringify(value)).rejects.toThrow(
+        /bad-field\.json: entry "bad-model": input_cost_per_token /,
+      );
       await expect(loadPricer({ cacheDir, pricesFile: bad }), JSON.stringify(value)).rejects.toThrow(why);
     }
     const notObject = join(dir, 'not-object.json');
     writeFileSync(notObject, JSON.stringify({ 'bad-model': 3e-6 }));
-    await expect(loadPricer({ cacheDir, pricesFile: notObject })).rejects.toThrow(/not-object\.json: entry "bad-model" is a number, not an object of prices/);
+    await expect(loadPricer({ cacheDir, pricesFile: notObject })).rejects.toThrow(
+      /not-object\.json: entry "bad-model" is a number, not an object of prices/,
+    );
   });
 
   it('shows which entry matched', async () => {
@@ -123,7 +184,10 @@ describe('LiteLLM override file', () => {
     const a = await loadPricer({ cacheDir, pricesFile: file });
     const a2 = await loadPricer({ cacheDir, pricesFile: file });
     const other = join(dir, 'other.json');
-    writeFileSync(other, JSON.stringify({ ...OVERRIDES, 'my-local-model': { input_cost_per_token: 2e-7, output_cost_per_token: 2e-7 } }));
+    writeFileSync(
+      other,
+      JSON.stringify({ ...OVERRIDES, 'my-local-model': { input_cost_per_token: 2e-7, output_cost_per_token: 2e-7 } }),
+    );
     const b = await loadPricer({ cacheDir, pricesFile: other });
     expect(a.fingerprint).toBe(a2.fingerprint);
     expect(new Set([none.fingerprint, a.fingerprint, b.fingerprint]).size).toBe(3);
@@ -132,7 +196,9 @@ describe('LiteLLM override file', () => {
   });
 
   it('refuses a file it cannot use, with the file name in the message', async () => {
-    await expect(loadPricer({ cacheDir, pricesFile: join(dir, 'missing.json') })).rejects.toThrow(/missing\.json: no such file or directory/);
+    await expect(loadPricer({ cacheDir, pricesFile: join(dir, 'missing.json') })).rejects.toThrow(
+      /missing\.json: no such file or directory/,
+    );
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"claude-opus-5-5": {');
     await expect(loadPricer({ cacheDir, pricesFile: bad })).rejects.toThrow(/bad\.json: not valid JSON/);

@@ -22,7 +22,8 @@ function keyPaths(v: unknown, path = '$', acc = new Map<string, Set<string>>()):
   const type = v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
   (acc.get(path) ?? acc.set(path, new Set()).get(path)!).add(type);
   if (Array.isArray(v)) for (const x of v) keyPaths(x, `${path}[]`, acc);
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) keyPaths(x, `${path}.${/^(gpt|o\d|claude)/.test(k) ? '<model>' : k}`, acc);
+  else if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) keyPaths(x, `${path}.${/^(gpt|o\d|claude)/.test(k) ? '<model>' : k}`, acc);
   return acc;
 }
 
@@ -52,20 +53,43 @@ function buildHome(h: string): void {
   const a = claude.session({ cwd: '/home/user/webshop' });
   sessionA = a.sessionId;
   a.user('2026-10-05T09:00:00.000Z');
-  a.response({ ts: '2026-10-05T09:01:00.000Z', model: 'claude-sonnet-4-5-20250929', usage: { input: 1200, output: 800, cacheRead: 30_000, cacheWrite5m: 4000 } });
-  a.response({ ts: '2026-10-06T10:02:00.000Z', model: 'claude-sonnet-4-5-20250929', usage: { input: 300, output: 150, cacheRead: 12_000 } });
+  a.response({
+    ts: '2026-10-05T09:01:00.000Z',
+    model: 'claude-sonnet-4-5-20250929',
+    usage: { input: 1200, output: 800, cacheRead: 30_000, cacheWrite5m: 4000 },
+  });
+  a.response({
+    ts: '2026-10-06T10:02:00.000Z',
+    model: 'claude-sonnet-4-5-20250929',
+    usage: { input: 300, output: 150, cacheRead: 12_000 },
+  });
   const b = claude.session({ cwd: '/home/user/tools' });
   b.user('2026-10-06T11:00:00.000Z');
   b.response({ ts: '2026-10-06T11:01:00.000Z', model: UNPRICED, usage: { input: 50, output: 70, cacheRead: 900 } });
   // The active block: responses 40 and 10 minutes ago.
   const c = claude.session({ cwd: '/home/user/webshop' });
   c.user(iso(NOW - 41 * 60_000));
-  c.response({ ts: iso(NOW - 40 * 60_000), model: 'claude-sonnet-4-5-20250929', usage: { input: 500, output: 600, cacheRead: 8000 } });
-  c.response({ ts: iso(NOW - 10 * 60_000), model: 'claude-sonnet-4-5-20250929', usage: { input: 400, output: 300, cacheRead: 9000 } });
+  c.response({
+    ts: iso(NOW - 40 * 60_000),
+    model: 'claude-sonnet-4-5-20250929',
+    usage: { input: 500, output: 600, cacheRead: 8000 },
+  });
+  c.response({
+    ts: iso(NOW - 10 * 60_000),
+    model: 'claude-sonnet-4-5-20250929',
+    usage: { input: 400, output: 300, cacheRead: 9000 },
+  });
   // Codex: one rollout, two responses of gpt-5.
   const ctx = newContext(join(h, '.codex'), 7);
   const start = Date.UTC(2026, 9, 7, 9, 0, 0);
-  const w = writer(ctx, { threadId: codexId(0xc0c0), start, paginated: false, label: 'compat', project: '/home/user/api', cacheWriteField: false });
+  const w = writer(ctx, {
+    threadId: codexId(0xc0c0),
+    start,
+    paginated: false,
+    label: 'compat',
+    project: '/home/user/api',
+    cacheWriteField: false,
+  });
   w.sessionMeta().turn('gpt-5', '/home/user/api');
   w.response({ input: 5000, cached: 3000, cacheWrite: 0, output: 700, reasoning: 300 });
   w.response({ input: 7000, cached: 6000, cacheWrite: 0, output: 400, reasoning: 100 }).endTurn();
@@ -91,8 +115,21 @@ afterAll(() => {
 });
 
 function theirs(args: string[]): Json {
-  expect(ccusage, `ccusage ${CCUSAGE_VERSION} could not be installed (npm install ccusage@${CCUSAGE_VERSION}); this test needs it`).not.toBeNull();
-  const r = spawnSync(ccusage!.cmd, [...args, '--json', '--offline'], { env: { PATH: env.PATH, HOME: home, TZ: 'UTC', NO_COLOR: '1', XDG_CONFIG_HOME: env.XDG_CONFIG_HOME, XDG_CACHE_HOME: join(home, '.ccusage-cache') }, encoding: 'utf8' });
+  expect(
+    ccusage,
+    `ccusage ${CCUSAGE_VERSION} could not be installed (npm install ccusage@${CCUSAGE_VERSION}); this test needs it`,
+  ).not.toBeNull();
+  const r = spawnSync(ccusage!.cmd, [...args, '--json', '--offline'], {
+    env: {
+      PATH: env.PATH,
+      HOME: home,
+      TZ: 'UTC',
+      NO_COLOR: '1',
+      XDG_CONFIG_HOME: env.XDG_CONFIG_HOME,
+      XDG_CACHE_HOME: join(home, '.ccusage-cache'),
+    },
+    encoding: 'utf8',
+  });
   expect(r.status, `ccusage ${args.join(' ')}: ${r.stderr}`).toBe(0);
   return JSON.parse(r.stdout);
 }
@@ -103,7 +140,13 @@ function ours(args: string[]): Json {
   return JSON.parse(r.stdout);
 }
 
-const tokens = (t: Json) => ({ inputTokens: t.inputTokens, outputTokens: t.outputTokens, cacheCreationTokens: t.cacheCreationTokens, cacheReadTokens: t.cacheReadTokens, totalTokens: t.totalTokens });
+const tokens = (t: Json) => ({
+  inputTokens: t.inputTokens,
+  outputTokens: t.outputTokens,
+  cacheCreationTokens: t.cacheCreationTokens,
+  cacheReadTokens: t.cacheReadTokens,
+  totalTokens: t.totalTokens,
+});
 
 describe("ccusage's commands and JSON (ccusage " + CCUSAGE_VERSION + ')', () => {
   const cases: [string, string[]][] = [
@@ -124,10 +167,13 @@ describe("ccusage's commands and JSON (ccusage " + CCUSAGE_VERSION + ')', () => 
     got.set('session --id', { cc: theirs(withId()), tx: ours(withId()) });
   }, 300_000);
 
-  it.each([...cases.map(([n]) => n), 'session --id'])('%s: every key path of ccusage\'s JSON is in ours, with its type', (name) => {
-    const { cc, tx } = got.get(name)!;
-    expect(missing(cc, tx)).toEqual([]);
-  });
+  it.each([...cases.map(([n]) => n), 'session --id'])(
+    "%s: every key path of ccusage's JSON is in ours, with its type",
+    (name) => {
+      const { cc, tx } = got.get(name)!;
+      expect(missing(cc, tx)).toEqual([]);
+    },
+  );
 
   it('the token totals agree, per agent and in all; the costs where both price the model alike', () => {
     const { cc, tx } = got.get('daily')!;
@@ -137,7 +183,10 @@ describe("ccusage's commands and JSON (ccusage " + CCUSAGE_VERSION + ')', () => 
       expect(tokens(a.tx.totals), agent).toEqual(tokens(a.cc.totals));
     }
     // Per day and model: the same tokens; the same cost (to a millionth of a dollar) for the models both price.
-    const perModel = (doc: Json) => new Map<string, Json>(doc.daily.flatMap((d: Json) => d.modelBreakdowns.map((m: Json) => [`${d.period} ${m.modelName}`, m])));
+    const perModel = (doc: Json) =>
+      new Map<string, Json>(
+        doc.daily.flatMap((d: Json) => d.modelBreakdowns.map((m: Json) => [`${d.period} ${m.modelName}`, m])),
+      );
     const a = perModel(cc);
     const b = perModel(tx);
     expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
@@ -155,21 +204,42 @@ describe("ccusage's commands and JSON (ccusage " + CCUSAGE_VERSION + ')', () => 
     expect(tx.totals.unpricedModels).toEqual([UNPRICED]);
     const day = tx.daily.find((d: Json) => d.period === '2026-10-06');
     const m = day.modelBreakdowns.find((x: Json) => x.modelName === UNPRICED);
-    expect({ cost: m.cost, missingPricing: m.missingPricing, costSource: m.costSource, unpricedRequests: m.unpricedRequests }).toEqual({ cost: 0, missingPricing: true, costSource: 'none', unpricedRequests: 1 });
-    expect({ costPartial: day.costPartial, costSource: day.costSource, unpricedTokens: day.unpricedTokens }).toEqual({ costPartial: true, costSource: 'partial', unpricedTokens: 50 + 70 + 900 });
+    expect({
+      cost: m.cost,
+      missingPricing: m.missingPricing,
+      costSource: m.costSource,
+      unpricedRequests: m.unpricedRequests,
+    }).toEqual({ cost: 0, missingPricing: true, costSource: 'none', unpricedRequests: 1 });
+    expect({ costPartial: day.costPartial, costSource: day.costSource, unpricedTokens: day.unpricedTokens }).toEqual({
+      costPartial: true,
+      costSource: 'partial',
+      unpricedTokens: 50 + 70 + 900,
+    });
     expect(tx.totals.costPartial).toBe(true);
   });
 
-  it('session --id: the session\'s responses one by one, as ccusage lists them', () => {
+  it("session --id: the session's responses one by one, as ccusage lists them", () => {
     const { cc, tx } = got.get('session --id')!;
     const view = (e: Json) => ({ timestamp: e.timestamp, model: e.model, ...tokens({ ...e, totalTokens: 0 }) });
     expect(tx.entries.map(view)).toEqual(cc.entries.map(view));
-    expect({ sessionId: tx.sessionId, totalTokens: tx.totalTokens }).toEqual({ sessionId: cc.sessionId, totalTokens: cc.totalTokens });
+    expect({ sessionId: tx.sessionId, totalTokens: tx.totalTokens }).toEqual({
+      sessionId: cc.sessionId,
+      totalTokens: cc.totalTokens,
+    });
   });
 
   it('blocks: the same blocks, the active one with its burn rate and projection', () => {
     const { cc, tx } = got.get('blocks')!;
-    const view = (b: Json) => ({ id: b.id, isActive: b.isActive, isGap: b.isGap, entries: b.entries, totalTokens: b.totalTokens, tokenCounts: b.tokenCounts, burn: b.burnRate !== null, projection: b.projection !== null });
+    const view = (b: Json) => ({
+      id: b.id,
+      isActive: b.isActive,
+      isGap: b.isGap,
+      entries: b.entries,
+      totalTokens: b.totalTokens,
+      tokenCounts: b.tokenCounts,
+      burn: b.burnRate !== null,
+      projection: b.projection !== null,
+    });
     expect(tx.blocks.map(view)).toEqual(cc.blocks.map(view));
     expect(tx.blocks.filter((b: Json) => b.isActive)).toHaveLength(1);
   });

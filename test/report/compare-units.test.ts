@@ -37,17 +37,37 @@ describe('compare: per prompt and per active hour', () => {
     const claude = new ClaudeHome(join(home, '.claude'));
     const s = claude.session({ cwd: '/home/u/cmp', sessionId: 'cccccccc-0000-4000-8000-00000000c0de' });
     s.user('2026-10-20T10:00:00.000Z'); //                                                                     P1
-    s.response({ ts: '2026-10-20T10:00:10.000Z', model: MODEL, splits: 4, toolIds: ['toolu_c1', 'toolu_c2'], stop: 'tool_use', usage: { input: 100, output: 10 } }); // $0.0002
+    s.response({
+      ts: '2026-10-20T10:00:10.000Z',
+      model: MODEL,
+      splits: 4,
+      toolIds: ['toolu_c1', 'toolu_c2'],
+      stop: 'tool_use',
+      usage: { input: 100, output: 10 },
+    }); // $0.0002
     s.response({ ts: '2026-10-20T10:00:30.000Z', model: MODEL, usage: { input: 200, output: 20 } }); //         $0.0004
     s.user('2026-10-20T10:05:00.000Z'); //                                                                     P2
     const sub = s.subagent('00000000000000abc');
     sub.user('2026-10-20T10:05:05.000Z', 'look for the config'); //                                             a subagent task, not a prompt
-    sub.response({ ts: '2026-10-20T10:05:10.000Z', model: MODEL, splits: 3, toolIds: ['toolu_c3'], stop: 'tool_use', usage: { input: 50, output: 5 } }); // $0.0001, answers P2
+    sub.response({
+      ts: '2026-10-20T10:05:10.000Z',
+      model: MODEL,
+      splits: 3,
+      toolIds: ['toolu_c3'],
+      stop: 'tool_use',
+      usage: { input: 50, output: 5 },
+    }); // $0.0001, answers P2
     s.response({ ts: '2026-10-20T10:06:00.000Z', model: MODEL, usage: { input: 300, output: 30 } }); //         $0.0006
     s.user('2026-10-20T10:20:00.000Z'); //                                                                     P3: never answered
 
     const ledger = new PiLedger();
-    const p = new PiSession({ dir: sessionsDir(join(home, '.pi', 'agent'), '/home/u/cmp'), cwd: '/home/u/cmp', start: Date.UTC(2026, 9, 20, 11, 0, 0), ledger, seed: 4 });
+    const p = new PiSession({
+      dir: sessionsDir(join(home, '.pi', 'agent'), '/home/u/cmp'),
+      cwd: '/home/u/cmp',
+      start: Date.UTC(2026, 9, 20, 11, 0, 0),
+      ledger,
+      seed: 4,
+    });
     const pu = (cost: number) => ({ input: 10, output: 10, cacheRead: 0, cacheWrite: 0, cost });
     p.user('first'); //                                       Q1
     p.assistant({ provider: 'x', model: MODEL, usage: pu(0.5) }); //            $0.5 recorded
@@ -61,10 +81,27 @@ describe('compare: per prompt and per active hour', () => {
     const cl = new CodexLedger();
     const start = Date.UTC(2026, 9, 20, 12, 0, 0);
     const u = { input: 1000, cached: 0, cacheWrite: 0, output: 100, reasoning: 0 };
-    const parent = new RolloutWriter({ threadId: id(0xc01), start, paginated: true, label: 'p', project: '/home/u/cmp', ledger: cl });
+    const parent = new RolloutWriter({
+      threadId: id(0xc01),
+      start,
+      paginated: true,
+      label: 'p',
+      project: '/home/u/cmp',
+      ledger: cl,
+    });
     parent.sessionMeta().turn(MODEL, '/home/u/cmp').response(u).endTurn();
-    const child = new RolloutWriter({ threadId: id(0xc02), start: start + 60_000, paginated: true, label: 'c', project: '/home/u/cmp', ledger: cl });
-    child.sessionMeta({ source: { subagent: { thread_spawn: { parent_thread_id: id(0xc01), depth: 1 } } }, parent_thread_id: id(0xc01) });
+    const child = new RolloutWriter({
+      threadId: id(0xc02),
+      start: start + 60_000,
+      paginated: true,
+      label: 'c',
+      project: '/home/u/cmp',
+      ledger: cl,
+    });
+    child.sessionMeta({
+      source: { subagent: { thread_spawn: { parent_thread_id: id(0xc01), depth: 1 } } },
+      parent_thread_id: id(0xc01),
+    });
     child.turn(MODEL, '/home/u/cmp').response(u).endTurn();
     for (const w of [parent, child]) {
       const path = sessionsPath(join(home, '.codex'), w.o.start, rolloutName(w.o.start, w.o.threadId));
@@ -79,13 +116,22 @@ describe('compare: per prompt and per active hour', () => {
     const r = reportJson(['compare', ...RANGE, '--prices', prices], env);
     const cc = r.harnesses.find((h: any) => h.harness === 'claude-code');
     // Per prompt: requests [2, 2, 0], tokens [330, 385, 0], tool calls [2, 1, 0], cost [$0.0006, $0.0007, $0].
-    expect(cc).toMatchObject({ prompts: 3, turns: 2, tool_calls: 3, subagent_tasks: 1, answered_prompts: 2, priced_prompts: 3 });
+    expect(cc).toMatchObject({
+      prompts: 3,
+      turns: 2,
+      tool_calls: 3,
+      subagent_tasks: 1,
+      answered_prompts: 2,
+      priced_prompts: 3,
+    });
     expect(cc.requests_per_prompt_mean).toBeCloseTo(4 / 3, 12);
     expect([cc.requests_per_prompt_median, cc.requests_per_prompt_p90]).toEqual([2, 2]);
     expect(cc.tokens_per_prompt_mean).toBeCloseTo(715 / 3, 9);
     // p90 interpolated between the 2nd and 3rd of [0, 330, 385]: 330 + 0.8 × 55.
     expect([cc.tokens_per_prompt_median, cc.tokens_per_prompt_p90]).toEqual([330, 374]);
-    expect([cc.tool_calls_per_prompt_mean, cc.tool_calls_per_prompt_median, cc.tool_calls_per_prompt_p90]).toEqual([1, 1, 1.8]);
+    expect([cc.tool_calls_per_prompt_mean, cc.tool_calls_per_prompt_median, cc.tool_calls_per_prompt_p90]).toEqual([
+      1, 1, 1.8,
+    ]);
     expect(cc.cost_per_prompt_usd_mean).toBeCloseTo(0.0013 / 3, 12);
     expect(cc.cost_per_prompt_usd_median).toBeCloseTo(0.0006, 12);
     expect(cc.cost_per_prompt_usd_p90).toBeCloseTo(0.00068, 12);
@@ -95,11 +141,22 @@ describe('compare: per prompt and per active hour', () => {
 
     const pi = r.harnesses.find((h: any) => h.harness === 'pi');
     expect(pi).toMatchObject({ prompts: 2, turns: 2, tool_calls: 1, priced_prompts: 2 });
-    expect([pi.requests_per_prompt_mean, pi.tokens_per_prompt_median, pi.cost_per_prompt_usd_median, pi.tool_calls_per_prompt_mean]).toEqual([1.5, 30, 0.5, 0.5]);
+    expect([
+      pi.requests_per_prompt_mean,
+      pi.tokens_per_prompt_median,
+      pi.cost_per_prompt_usd_median,
+      pi.tool_calls_per_prompt_mean,
+    ]).toEqual([1.5, 30, 0.5, 0.5]);
 
     const codex = r.harnesses.find((h: any) => h.harness === 'codex');
     // The sub-agent thread's response answers the parent's one prompt; its own user message is a subagent task.
-    expect(codex).toMatchObject({ prompts: 1, subagent_tasks: 1, turns: 2, requests_per_prompt_mean: 2, tokens_per_prompt_mean: 2200 });
+    expect(codex).toMatchObject({
+      prompts: 1,
+      subagent_tasks: 1,
+      turns: 2,
+      requests_per_prompt_mean: 2,
+      tokens_per_prompt_mean: 2200,
+    });
   });
 
   it('the same model in three harnesses: side by side, with a note under 20 prompts', () => {
@@ -128,10 +185,11 @@ describe('compare: per prompt and per active hour', () => {
     expect(text).toMatch(/3 rows\s+have fewer than 20 prompts \(marked \*\)/);
     // Each such row is marked beside its prompt count, at 80 columns too.
     const same = text.slice(text.indexOf('Same model, different harness'));
-    for (const h of ['claude-code', 'codex', 'pi']) expect(same).toMatch(new RegExp(`${MODEL.slice(0, 8)}\\S*\\s+${h}\\s+\\d+\\s+\\*`));
+    for (const h of ['claude-code', 'codex', 'pi'])
+      expect(same).toMatch(new RegExp(`${MODEL.slice(0, 8)}\\S*\\s+${h}\\s+\\d+\\s+\\*`));
   });
 
-  it('monthly top sessions and --by session show the session\'s prompts and tool calls', () => {
+  it("monthly top sessions and --by session show the session's prompts and tool calls", () => {
     const m = reportJson(['monthly', ...RANGE, '--prices', prices], env);
     const top = m.months.find((x: any) => x.month === '2026-10').top_sessions;
     const cc = top.find((s: any) => s.harness === 'claude-code');
@@ -142,7 +200,14 @@ describe('compare: per prompt and per active hour', () => {
     // root session's (as Claude Code's subagent is its session's): one Codex row, counting the thread.
     expect(v.rows.map((r: any) => r.harness)).toEqual(['pi', 'codex', 'claude-code']);
     expect(v.rows.find((r: any) => r.harness === 'codex')).toMatchObject({ prompts: 1, subagent_threads: 1, turns: 1 });
-    expect(v.rows.find((r: any) => r.harness === 'claude-code')).toMatchObject({ prompts: 3, turns: 2, tool_calls: 3, subagent_tasks: 1, models: MODEL, active_minutes: 6 });
+    expect(v.rows.find((r: any) => r.harness === 'claude-code')).toMatchObject({
+      prompts: 3,
+      turns: 2,
+      tool_calls: 3,
+      subagent_tasks: 1,
+      models: MODEL,
+      active_minutes: 6,
+    });
     const costs = v.rows.map((r: any) => r.cost_usd);
     expect([...costs].sort((a: number, b: number) => b - a)).toEqual(costs);
   });
@@ -150,18 +215,38 @@ describe('compare: per prompt and per active hour', () => {
   it('CSV carries every per-harness figure', () => {
     const csv = runCli(['report', 'compare', ...RANGE, '--prices', prices, '--format', 'csv'], env).stdout;
     const head = csv.split('\r\n')[0]!.split(',');
-    for (const f of ['prompts', 'tool_calls', 'cost_per_prompt_usd_mean', 'cost_per_prompt_usd_median', 'cost_per_prompt_usd_p90', 'requests_per_prompt_p90', 'tokens_per_prompt_median', 'tool_calls_per_prompt_p90', 'cost_per_active_hour_usd_mean', 'active_hours']) {
+    for (const f of [
+      'prompts',
+      'tool_calls',
+      'cost_per_prompt_usd_mean',
+      'cost_per_prompt_usd_median',
+      'cost_per_prompt_usd_p90',
+      'requests_per_prompt_p90',
+      'tokens_per_prompt_median',
+      'tool_calls_per_prompt_p90',
+      'cost_per_active_hour_usd_mean',
+      'active_hours',
+    ]) {
       expect(head).toContain(f);
     }
   });
-  it('figures of a second compare on the same connection are its own, not the first one\'s (rows kept per run in temporary tables)', async () => {
+  it("figures of a second compare on the same connection are its own, not the first one's (rows kept per run in temporary tables)", async () => {
     const store = await openStore(join(home, '.cache', 'tx-usage', 'usage.duckdb'));
     const fresh = await store.connect();
     try {
       await labelLocalRows(store.conn, 'm');
       await labelLocalRows(fresh, 'm');
       const params = (harnesses: HarnessId[], project: string): ReportParams =>
-        ({ since: '2026-10-20', until: '2026-10-20', tz: 'UTC', by: ['model'], harnesses, project, costMode: 'auto', charts: true }) as ReportParams;
+        ({
+          since: '2026-10-20',
+          until: '2026-10-20',
+          tz: 'UTC',
+          by: ['model'],
+          harnesses,
+          project,
+          costMode: 'auto',
+          charts: true,
+        }) as ReportParams;
       const figures = async (u: Awaited<ReturnType<typeof unitStats>>) => ({
         cc: u.harness('claude-code', true),
         pi: u.harness('pi', true),
@@ -189,7 +274,15 @@ describe('compare: per prompt and per active hour', () => {
 
 describe('compare leads with the answer: which harness is cheaper per prompt for the same model', () => {
   const row = (model: string, harness: string, prompts: number, med: number | null, p90: number | null): SameModelRow =>
-    ({ model, harness, prompts, priced_prompts: prompts, cost_per_prompt_usd_median: med, cost_per_prompt_usd_p90: p90, note: null }) as SameModelRow;
+    ({
+      model,
+      harness,
+      prompts,
+      priced_prompts: prompts,
+      cost_per_prompt_usd_median: med,
+      cost_per_prompt_usd_p90: p90,
+      note: null,
+    }) as SameModelRow;
 
   it('the cheapest harness of each model beside every other with enough prompts, with both spreads and the ratio of medians', () => {
     const rows = [
@@ -203,7 +296,16 @@ describe('compare leads with the answer: which harness is cheaper per prompt for
       row('m3', 'claude-code', 20, 0.3, 0.4),
     ];
     const a = cheaperPerPrompt(rows);
-    expect(a.map((x) => [x.model, x.harness, x.than_harness, x.times, x.cost_per_prompt_usd_p90, x.than_cost_per_prompt_usd_p90])).toEqual([
+    expect(
+      a.map((x) => [
+        x.model,
+        x.harness,
+        x.than_harness,
+        x.times,
+        x.cost_per_prompt_usd_p90,
+        x.than_cost_per_prompt_usd_p90,
+      ]),
+    ).toEqual([
       ['m1', 'pi', 'opencode', 2, 0.09, 0.3],
       ['m1', 'pi', 'claude-code', 4, 0.09, 0.5],
     ]);
@@ -224,9 +326,15 @@ describe('compare leads with the answer: which harness is cheaper per prompt for
     }
     const t = runCli(['demo', 'compare'], env).stdout;
     const first = j.cheaper_per_prompt[0];
-    expect(t.split('\n')[0]).toMatch(/^Harness efficiency \d{4}-\d\d-\d\d – \d{4}-\d\d-\d\d \(UTC\): cheaper per prompt, same model$/);
-    expect(t.replace(/\s+/g, ' ')).toContain(`${first.model}: ${first.harness} is cheaper per prompt than ${first.than_harness}, ${first.times}× less at the median`);
-    expect(runCli(['demo', 'compare', '--format', 'csv'], env).stdout.split('\r\n')[0]).toMatch(/^harness,billed,requests,/);
+    expect(t.split('\n')[0]).toMatch(
+      /^Harness efficiency \d{4}-\d\d-\d\d – \d{4}-\d\d-\d\d \(UTC\): cheaper per prompt, same model$/,
+    );
+    expect(t.replace(/\s+/g, ' ')).toContain(
+      `${first.model}: ${first.harness} is cheaper per prompt than ${first.than_harness}, ${first.times}× less at the median`,
+    );
+    expect(runCli(['demo', 'compare', '--format', 'csv'], env).stdout.split('\r\n')[0]).toMatch(
+      /^harness,billed,requests,/,
+    );
     // --all is compare's: refused elsewhere.
     const other = runCli(['demo', '--all'], env);
     expect(other.status).toBe(2);

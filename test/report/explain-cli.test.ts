@@ -133,15 +133,62 @@ describe('what a record was counted as, by hand', () => {
   it('split lines, the largest one counted, a synthetic error, an unparsable line', () => {
     const f = fx.claude.file;
     // Lines 2 and 3 carry the placeholder usage (1 input + 1 output); line 4 the final 40 + 2000 + 60.
-    expect(at(f, 2)).toMatchObject([{ record: 'split line', counted: false, counted_as: 'split line of line 4', rule: 'Largest usage wins', record_tokens: 2, total_tokens: 0, key: `msg:${fx.claude.response}` }]);
-    expect(at(f, 3)).toMatchObject([{ record: 'split line', counted: false, counted_as: 'split line of line 4', rule: 'One response, one count', record_tokens: 2 }]);
-    expect(at(f, 4)).toMatchObject([{ record: 'usage', counted: true, counted_as: 'response of claude-opus-5-5', rule: 'One response, one count', requests: 1, input_tokens: 40, cache_read_tokens: 2000, output_tokens: 60, total_tokens: 2100 }]);
-    expect(at(f, 5)).toMatchObject([{ record: 'skipped', counted: false, counted_as: 'not counted', rule: 'synthetic API-error message (not billed)' }]);
+    expect(at(f, 2)).toMatchObject([
+      {
+        record: 'split line',
+        counted: false,
+        counted_as: 'split line of line 4',
+        rule: 'Largest usage wins',
+        record_tokens: 2,
+        total_tokens: 0,
+        key: `msg:${fx.claude.response}`,
+      },
+    ]);
+    expect(at(f, 3)).toMatchObject([
+      {
+        record: 'split line',
+        counted: false,
+        counted_as: 'split line of line 4',
+        rule: 'One response, one count',
+        record_tokens: 2,
+      },
+    ]);
+    expect(at(f, 4)).toMatchObject([
+      {
+        record: 'usage',
+        counted: true,
+        counted_as: 'response of claude-opus-5-5',
+        rule: 'One response, one count',
+        requests: 1,
+        input_tokens: 40,
+        cache_read_tokens: 2000,
+        output_tokens: 60,
+        total_tokens: 2100,
+      },
+    ]);
+    expect(at(f, 5)).toMatchObject([
+      {
+        record: 'skipped',
+        counted: false,
+        counted_as: 'not counted',
+        rule: 'synthetic API-error message (not billed)',
+      },
+    ]);
     // Once, as the record at its line: not again as the reader's per-file count ("1 unparsable line skipped").
-    expect(at(f, 6)).toMatchObject([{ record: 'unparsable', counted: false, counted_as: 'unparsable', rule: 'Bad input' }]);
-    expect(at(f, 7)).toMatchObject([{ record: 'usage', counted: true, total_tokens: 11, key: `msg:${fx.claude.late}` }]);
+    expect(at(f, 6)).toMatchObject([
+      { record: 'unparsable', counted: false, counted_as: 'unparsable', rule: 'Bad input' },
+    ]);
+    expect(at(f, 7)).toMatchObject([
+      { record: 'usage', counted: true, total_tokens: 11, key: `msg:${fx.claude.late}` },
+    ]);
     // Two responses: 2100 + 11 tokens.
-    expect(section(f).totals).toMatchObject({ requests: 2, total_tokens: 2111, input_tokens: 45, output_tokens: 66, cache_read_tokens: 2000 });
+    expect(section(f).totals).toMatchObject({
+      requests: 2,
+      total_tokens: 2111,
+      input_tokens: 45,
+      output_tokens: 66,
+      cache_read_tokens: 2000,
+    });
   });
 
   it("a /branch copy is the original session's response, counted in the original file", () => {
@@ -166,10 +213,20 @@ describe('what a record was counted as, by hand', () => {
     const doc = explainJson([fx.claude.file, fx.fork.file, '--since', '2026-10-06', '--until', '2026-10-06']);
     expect(doc.since).toBe('2026-10-06');
     const records = doc.sources[0].records;
-    expect(records.find((r: any) => r.line === 4)).toMatchObject({ counted: false, counted_as: 'outside the window (2026-10-05)', total_tokens: 0 });
+    expect(records.find((r: any) => r.line === 4)).toMatchObject({
+      counted: false,
+      counted_as: 'outside the window (2026-10-05)',
+      total_tokens: 0,
+    });
     expect(records.find((r: any) => r.line === 7)).toMatchObject({ counted: true, total_tokens: 11 });
-    expect(doc.sources[1].records.find((r: any) => r.line === 2)).toMatchObject({ counted: false, counted_as: 'outside the window (2026-10-07)' });
-    const report = reportJson(['--since', '2026-10-06', '--until', '2026-10-06', '--harness', 'claude-code', '--project', EXPLAINED_CWD], env);
+    expect(doc.sources[1].records.find((r: any) => r.line === 2)).toMatchObject({
+      counted: false,
+      counted_as: 'outside the window (2026-10-07)',
+    });
+    const report = reportJson(
+      ['--since', '2026-10-06', '--until', '2026-10-06', '--harness', 'claude-code', '--project', EXPLAINED_CWD],
+      env,
+    );
     expect(doc.totals).toEqual(report.totals);
     expect(doc.totals.total_tokens).toBe(11);
   });
@@ -181,17 +238,24 @@ describe('what a record was counted as, by hand', () => {
     const report = reportJson([...EVERYTHING, '--cost', 'computed', '--harness', 'pi,opencode'], env);
     expect(doc.totals).toEqual(report.totals);
     // Under auto the same records cost what the harnesses recorded: another sum.
-    expect(doc.totals.cost_usd).not.toBeCloseTo(sumTotals(all.sources.filter((s: any) => s.harness === 'pi' || s.harness === 'opencode')).cost_usd, 2);
+    expect(doc.totals.cost_usd).not.toBeCloseTo(
+      sumTotals(all.sources.filter((s: any) => s.harness === 'pi' || s.harness === 'opencode')).cost_usd,
+      2,
+    );
   });
 
   it('an unparsable line is listed once, in JSON and in the table; reports keep their warning for it', () => {
     const f = fx.claude.file;
     const doc = explainJson([f]);
-    const bad = doc.sources[0].records.filter((r: any) => r.line === 6 || /unparsable/.test(`${r.record} ${r.counted_as} ${r.rule}`));
+    const bad = doc.sources[0].records.filter(
+      (r: any) => r.line === 6 || /unparsable/.test(`${r.record} ${r.counted_as} ${r.rule}`),
+    );
     expect(bad).toMatchObject([{ line: 6, record: 'unparsable', rule: 'Bad input' }]);
     expect(JSON.stringify(doc)).not.toMatch(/unparsable lines? skipped/);
     const table = cli(['explain', f]);
-    expect(table.split('\n').filter((l) => /^6 /.test(l))).toEqual([expect.stringMatching(/^6 +unparsable: Bad input *$/)]);
+    expect(table.split('\n').filter((l) => /^6 /.test(l))).toEqual([
+      expect.stringMatching(/^6 +unparsable: Bad input *$/),
+    ]);
     expect(table.match(/unparsable/g)).toHaveLength(1);
     // The report path is unchanged: one warning per file with the count, naming file and line.
     expect(reportJson(EVERYTHING, env).warnings).toContain(`${f}:6: 1 unparsable line skipped (first at line 6)`);
@@ -203,7 +267,17 @@ describe('what a record was counted as, by hand', () => {
     expect(table).toContain('synthetic API-error');
     expect(table).toMatch(/^Total .* 2\.11k /m);
     const csv = cli(['explain', fx.claude.file, '--format', 'csv']).trimEnd().split('\r\n');
-    expect(csv[0]!.split(',').slice(0, 9)).toEqual(['path', 'harness', 'line', 'row', 'key', 'record', 'counted', 'counted_as', 'rule']);
+    expect(csv[0]!.split(',').slice(0, 9)).toEqual([
+      'path',
+      'harness',
+      'line',
+      'row',
+      'key',
+      'record',
+      'counted',
+      'counted_as',
+      'rule',
+    ]);
     expect(csv.length - 1).toBe(section(fx.claude.file).records.length);
   });
 });
@@ -258,7 +332,9 @@ describe('a file that is gone', () => {
     expect(doc.sources).toHaveLength(1);
     // Not read again: the stored row of the response (the first split line, equal usage), without a rule name.
     expect(doc.sources[0]).toMatchObject({ retained: true, path: s.file });
-    expect(doc.sources[0].records).toMatchObject([{ record: 'stored', line: 2, counted: true, rule: null, total_tokens: 107 }]);
+    expect(doc.sources[0].records).toMatchObject([
+      { record: 'stored', line: 2, counted: true, rule: null, total_tokens: 107 },
+    ]);
     expect(doc.totals).toEqual(reportJson(EVERYTHING, own).totals);
   });
 });
@@ -283,7 +359,12 @@ describe('usage errors', () => {
 describe('nothing harness-specific', () => {
   it('the command and its module never name a harness: every one comes through the registry', () => {
     const root = join(__dirname, '../..');
-    const files = [join(root, 'src/cli/explain.ts'), ...readdirSync(join(root, 'src/explain')).map((f) => join(root, 'src/explain', f)), join(root, 'queries/explain_rows.sql'), join(root, 'queries/explain_sources.sql')];
+    const files = [
+      join(root, 'src/cli/explain.ts'),
+      ...readdirSync(join(root, 'src/explain')).map((f) => join(root, 'src/explain', f)),
+      join(root, 'queries/explain_rows.sql'),
+      join(root, 'queries/explain_sources.sql'),
+    ];
     for (const f of files) {
       const text = readFileSync(f, 'utf8');
       for (const id of HARNESS_IDS) expect(new RegExp(`['"\`]${id}['"\`]`).test(text), `${f} names ${id}`).toBe(false);

@@ -20,10 +20,16 @@ function onTerminal(args: string[], env: NodeJS.ProcessEnv): { status: number | 
 describe('HTML and --out', () => {
   it('--format html to a terminal: exit 2 naming --out, nothing else printed; piped, the page is written', () => {
     const env = cleanEnv(tempDir('txu-html-tty-'));
-    for (const args of [['report', '--format', 'html'], ['report', 'monthly', '--format', 'html'], ['report', '--demo', '--format', 'html']]) {
+    for (const args of [
+      ['report', '--format', 'html'],
+      ['report', 'monthly', '--format', 'html'],
+      ['report', '--demo', '--format', 'html'],
+    ]) {
       const r = onTerminal(args, env);
       expect(r.status, r.text).toBe(2);
-      expect(r.text).toMatch(/--format html: an HTML page is for a browser, not a terminal; write it to a file with --out report\.html/);
+      expect(r.text).toMatch(
+        /--format html: an HTML page is for a browser, not a terminal; write it to a file with --out report\.html/,
+      );
       expect(r.text).not.toContain('<html');
     }
     const piped = runCli(['report', '--demo', '--format', 'html'], env);

@@ -31,13 +31,40 @@ describe('80 columns', () => {
     for (const model of models) {
       i++;
       rows.push({
-        project, model, requests: 1234 * i, input_tokens: 123_456 * i, cache_read_tokens: 12_345_678 * i, cache_write_tokens: 234_567 * i, output_tokens: 345_678 * i,
-        reasoning_tokens: 0, total_tokens: 13_049_379 * i, cost_usd: 12.34 * i, cost_source: 'computed',
+        project,
+        model,
+        requests: 1234 * i,
+        input_tokens: 123_456 * i,
+        cache_read_tokens: 12_345_678 * i,
+        cache_write_tokens: 234_567 * i,
+        output_tokens: 345_678 * i,
+        reasoning_tokens: 0,
+        total_tokens: 13_049_379 * i,
+        cost_usd: 12.34 * i,
+        cost_source: 'computed',
       });
     }
   }
-  const totals = { requests: 25_914, input_tokens: 2_592_576, cache_read_tokens: 259_259_238, cache_write_tokens: 4_925_907, output_tokens: 7_259_238, reasoning_tokens: 0, total_tokens: 274_036_959, cost_usd: 259.14, cost_source: 'computed' };
-  const d: Dataset = { title: 'Usage', columns: [...keyColumns(['project', 'model']), ...USAGE_METRIC_COLUMNS], rows, totals, notes: ['A note long enough that it has to be wrapped to the width of the table, and then some more words so that it needs three lines at forty columns.'] };
+  const totals = {
+    requests: 25_914,
+    input_tokens: 2_592_576,
+    cache_read_tokens: 259_259_238,
+    cache_write_tokens: 4_925_907,
+    output_tokens: 7_259_238,
+    reasoning_tokens: 0,
+    total_tokens: 274_036_959,
+    cost_usd: 259.14,
+    cost_source: 'computed',
+  };
+  const d: Dataset = {
+    title: 'Usage',
+    columns: [...keyColumns(['project', 'model']), ...USAGE_METRIC_COLUMNS],
+    rows,
+    totals,
+    notes: [
+      'A note long enough that it has to be wrapped to the width of the table, and then some more words so that it needs three lines at forty columns.',
+    ],
+  };
 
   it('shows project and model names whole, leaving out the least telling number columns instead (and saying so)', () => {
     const lines = strip(renderTable(d, { width: 80, color: false }));
@@ -47,7 +74,10 @@ describe('80 columns', () => {
     // Every model name whole; before, all three read "claude-opu…" / "claude-…".
     expect(body.map((l) => models.find((m) => l.includes(` ${m} `)))).toEqual([...models, ...models]);
     // The longer path loses its first folder, at a folder boundary.
-    expect(body.map((l) => l.split(/\s+/)[0])).toEqual([...Array(3).fill('…/dev/src/webshop-frontend'), ...Array(3).fill('/home/dev/src/infra')]);
+    expect(body.map((l) => l.split(/\s+/)[0])).toEqual([
+      ...Array(3).fill('…/dev/src/webshop-frontend'),
+      ...Array(3).fill('/home/dev/src/infra'),
+    ]);
     expect(lines).toContain('Not shown at this width: Cache wr, Input, Cache rd (a wider terminal, --format');
   });
 
@@ -80,9 +110,14 @@ describe('money', () => {
   });
 
   it('one rule: amounts in cents; figures per unit of work under $1 with four significant digits, the same value the same text everywhere', () => {
-    const table = (columns: Dataset['columns'], rows: Dataset['rows']) => strip(renderTable({ columns, rows }, { width: 80, color: false })).slice(2);
+    const table = (columns: Dataset['columns'], rows: Dataset['rows']) =>
+      strip(renderTable({ columns, rows }, { width: 80, color: false })).slice(2);
     const key = { field: 'k', label: 'K', kind: 'key' as const, narrow: true };
-    const cells = (values: number[]) => table([key, { field: 'c', label: 'Cost', kind: 'usd', narrow: true }], values.map((c, i) => ({ k: `k${i}`, c }))).map((l) => l.split(/\s+/)[1]);
+    const cells = (values: number[]) =>
+      table(
+        [key, { field: 'c', label: 'Cost', kind: 'usd', narrow: true }],
+        values.map((c, i) => ({ k: `k${i}`, c })),
+      ).map((l) => l.split(/\s+/)[1]);
     // Amounts: cents, whatever else is in the column (was $0.5000 / $0.0123 / $0.0004 beside $0.01 in another column).
     expect(cells([0.5, 0.0123, 0.0004])).toEqual(['$0.50', '$0.01', '<$0.01']);
     expect(cells([2.5, 0.0123])).toEqual(['$2.50', '$0.01']);
@@ -93,7 +128,11 @@ describe('money', () => {
     expect(usd(0.99996, true, { perUnit: true })).toBe('$1.00');
     expect(usd(3.456, true, { perUnit: true })).toBe('$3.46');
     // The same cost per request in two tables of different ranges reads the same (compare showed it two ways).
-    const perReq = (values: number[]) => table([key, { field: 'cost_per_request_usd', label: 'Cost/req', kind: 'usd', narrow: true }], values.map((c, i) => ({ k: `k${i}`, cost_per_request_usd: c }))).map((l) => l.split(/\s+/)[1]);
+    const perReq = (values: number[]) =>
+      table(
+        [key, { field: 'cost_per_request_usd', label: 'Cost/req', kind: 'usd', narrow: true }],
+        values.map((c, i) => ({ k: `k${i}`, cost_per_request_usd: c })),
+      ).map((l) => l.split(/\s+/)[1]);
     expect(perReq([0.08, 2.5])[0]).toBe(perReq([0.08, 0.0123])[0]);
     expect(perReq([0.08, 0.0123])).toEqual(['$0.08000', '$0.01230']);
   });
@@ -111,7 +150,14 @@ describe('money', () => {
           columns: [
             { field: 'k', label: 'K', kind: 'key', narrow: true },
             { field: 'prev', label: 'Prev', kind: 'usd', narrow: true, partial: { by: ['src'], bound: true } },
-            { field: 'd', label: 'Δ cost', kind: 'usd', narrow: true, signed: true, partial: { by: ['src'], bound: false } },
+            {
+              field: 'd',
+              label: 'Δ cost',
+              kind: 'usd',
+              narrow: true,
+              signed: true,
+              partial: { by: ['src'], bound: false },
+            },
             { field: 'r', label: 'Δ %', kind: 'pct', narrow: true, signed: true },
           ],
           rows: [
@@ -132,7 +178,14 @@ describe('money', () => {
     expect(csvUsd(12.111748115)).toBe('12.111748115');
     expect(csvUsd(0.01927759962962963)).toBe('0.0192775996');
     expect(csvUsd(-0.00000000001)).toBe('0');
-    const csv = renderCsv({ columns: [{ field: 'k', label: 'K', kind: 'key' }, { field: 'cost_change_usd', label: 'Δ', kind: 'usd' }, { field: 'n', label: 'N', kind: 'ratio' }], rows: [{ k: 'a', cost_change_usd: 9.3 - 3.1, n: 1.5 }] });
+    const csv = renderCsv({
+      columns: [
+        { field: 'k', label: 'K', kind: 'key' },
+        { field: 'cost_change_usd', label: 'Δ', kind: 'usd' },
+        { field: 'n', label: 'N', kind: 'ratio' },
+      ],
+      rows: [{ k: 'a', cost_change_usd: 9.3 - 3.1, n: 1.5 }],
+    });
     expect(csv).toBe('k,cost_change_usd,n\r\na,6.2,1.5\r\n');
   });
 
@@ -141,14 +194,43 @@ describe('money', () => {
       {
         columns: [{ field: 'model', label: 'Model', kind: 'key', narrow: true }, ...USAGE_METRIC_COLUMNS],
         rows: [
-          { model: 'acme-experimental-1', requests: 15, total_tokens: 1500, cost_usd: 4.18, cost_source: 'partial', unpriced_requests: 12, unpriced_tokens: 1200 },
-          { model: 'claude-opus-5-5', requests: 3, total_tokens: 300, cost_usd: 1.5, cost_source: 'computed', unpriced_requests: 0, unpriced_tokens: 0 },
-          { model: 'acme-2', requests: 1, total_tokens: 10, cost_usd: null, cost_source: 'none', unpriced_requests: 1, unpriced_tokens: 10 },
+          {
+            model: 'acme-experimental-1',
+            requests: 15,
+            total_tokens: 1500,
+            cost_usd: 4.18,
+            cost_source: 'partial',
+            unpriced_requests: 12,
+            unpriced_tokens: 1200,
+          },
+          {
+            model: 'claude-opus-5-5',
+            requests: 3,
+            total_tokens: 300,
+            cost_usd: 1.5,
+            cost_source: 'computed',
+            unpriced_requests: 0,
+            unpriced_tokens: 0,
+          },
+          {
+            model: 'acme-2',
+            requests: 1,
+            total_tokens: 10,
+            cost_usd: null,
+            cost_source: 'none',
+            unpriced_requests: 1,
+            unpriced_tokens: 10,
+          },
         ],
       },
       { width: 80, color: false },
     );
-    const cost = (model: string) => strip(out).find((l) => l.startsWith(model))!.trim().split(/\s+/).at(-1);
+    const cost = (model: string) =>
+      strip(out)
+        .find((l) => l.startsWith(model))!
+        .trim()
+        .split(/\s+/)
+        .at(-1);
     expect(cost('acme-experimental-1')).toBe('≥$4.18*');
     expect(cost('claude-opus-5-5')).toBe('$1.50');
     expect(cost('acme-2')).toBe('—');
@@ -175,8 +257,16 @@ describe('column legends', () => {
 
 describe('an empty table with its own words', () => {
   it('prints them instead of a header over "(no usage in this period)"', () => {
-    const d: Dataset = { title: 'Same model', columns: [{ field: 'model', label: 'Model', kind: 'key', narrow: true }], rows: [], empty: 'No model answered prompts in two harnesses.' };
-    expect(strip(renderTable(d, { width: 80, color: false }))).toEqual(['Same model', 'No model answered prompts in two harnesses.']);
+    const d: Dataset = {
+      title: 'Same model',
+      columns: [{ field: 'model', label: 'Model', kind: 'key', narrow: true }],
+      rows: [],
+      empty: 'No model answered prompts in two harnesses.',
+    };
+    expect(strip(renderTable(d, { width: 80, color: false }))).toEqual([
+      'Same model',
+      'No model answered prompts in two harnesses.',
+    ]);
     expect(renderTable({ ...d, empty: undefined }, { width: 80, color: false })).toContain('(no usage in this period)');
   });
 });
@@ -186,7 +276,20 @@ describe('days and session ids at 80 columns', () => {
     const ids = ['019ae1c2-7b3a-7000-8000-0000000000a1', '019ae1c2-7b3a-7000-8000-0000000000b2'];
     const d: Dataset = {
       columns: [...keyColumns(['day', 'session', 'project']), ...USAGE_METRIC_COLUMNS],
-      rows: ids.map((session, i) => ({ day: '2026-11-06', session, project: '/home/dev/src/a-long-project-name/webshop', requests: 10 + i, input_tokens: 1e6, cache_read_tokens: 2e7, cache_write_tokens: 3e5, output_tokens: 4e5, reasoning_tokens: 0, total_tokens: 2.2e7, cost_usd: 12.5, cost_source: 'computed' })),
+      rows: ids.map((session, i) => ({
+        day: '2026-11-06',
+        session,
+        project: '/home/dev/src/a-long-project-name/webshop',
+        requests: 10 + i,
+        input_tokens: 1e6,
+        cache_read_tokens: 2e7,
+        cache_write_tokens: 3e5,
+        output_tokens: 4e5,
+        reasoning_tokens: 0,
+        total_tokens: 2.2e7,
+        cost_usd: 12.5,
+        cost_source: 'computed',
+      })),
     };
     const lines = strip(renderTable(d, { width: 80, color: false }));
     const rows = lines.filter((l) => l.startsWith('2026-11-06 '));
@@ -200,7 +303,6 @@ describe('days and session ids at 80 columns', () => {
     expect(cutText('0195f3c2-aaaa-bbbb-cccc-ddddeeeeffff', 12, 'ends')).toBe('0195f3…effff');
   });
 });
-
 
 describe('empty results in words', () => {
   it('sql with no rows and limits with nothing recorded say so, not "(no usage in this period)"', () => {

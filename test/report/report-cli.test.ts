@@ -12,7 +12,15 @@ import { CLI, cleanEnv, reportJson, runCli, tempDir } from '../helpers/cli.js';
 import { buildTwoMonthHome, FORMULA_MODEL, XSS, XSS_PROJECT } from '../helpers/report-fixture.js';
 import { HARNESS_IDS } from '../../src/core/types.js';
 
-const TOKEN_FIELDS = ['requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'total_tokens'] as const;
+const TOKEN_FIELDS = [
+  'requests',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+] as const;
 const tokens = (r: Record<string, unknown>) => Object.fromEntries(TOKEN_FIELDS.map((k) => [k, r[k]]));
 
 function run(args: string[], env: NodeJS.ProcessEnv) {
@@ -64,7 +72,17 @@ describe('monthly and compare on a two-month Claude Code home', () => {
 
   it('monthly JSON: whole months, totals and breakdowns as the ledger says, changes against the month before', () => {
     const j = reportJson(['monthly', ...range], env);
-    expect(Object.keys(j)).toEqual(['since', 'until', 'through', 'timezone', 'breakdowns', 'totals', 'months', 'harnesses_without_billed_usage', 'warnings']);
+    expect(Object.keys(j)).toEqual([
+      'since',
+      'until',
+      'through',
+      'timezone',
+      'breakdowns',
+      'totals',
+      'months',
+      'harnesses_without_billed_usage',
+      'warnings',
+    ]);
     expect([j.since, j.until, j.through, j.timezone]).toEqual(['2026-10-01', '2026-11-30', '2026-11-30', 'UTC']);
     expect(j.breakdowns).toEqual(['harness', 'model', 'project']);
     expect(j.months.map((m: any) => [m.month, m.first_day, m.last_day])).toEqual([
@@ -80,7 +98,10 @@ describe('monthly and compare on a two-month Claude Code home', () => {
     const nov = j.months[1];
     expect(nov.totals.previous_total_tokens).toBe(oct.total_tokens);
     expect(nov.totals.total_tokens_change).toBe(byMonth.get('2026-11')!.total_tokens - oct.total_tokens);
-    expect(nov.totals.total_tokens_change_ratio).toBeCloseTo((byMonth.get('2026-11')!.total_tokens - oct.total_tokens) / oct.total_tokens, 12);
+    expect(nov.totals.total_tokens_change_ratio).toBeCloseTo(
+      (byMonth.get('2026-11')!.total_tokens - oct.total_tokens) / oct.total_tokens,
+      12,
+    );
     // October's previous month (September) had nothing.
     expect(j.months[0].totals.previous_total_tokens).toBe(0);
     expect(j.months[0].totals.total_tokens_change_ratio).toBeNull();
@@ -101,7 +122,8 @@ describe('monthly and compare on a two-month Claude Code home', () => {
     }
     // Cost changes add up: this month's cost minus the previous month's (where both are known).
     for (const r of nov.by_model) {
-      if (r.cost_usd !== null && r.previous_cost_usd !== null) expect(r.cost_change_usd).toBeCloseTo(r.cost_usd - r.previous_cost_usd, 9);
+      if (r.cost_usd !== null && r.previous_cost_usd !== null)
+        expect(r.cost_change_usd).toBeCloseTo(r.cost_usd - r.previous_cost_usd, 9);
     }
   });
 
@@ -128,7 +150,10 @@ describe('monthly and compare on a two-month Claude Code home', () => {
     const prices = (model: string) => {
       if (!cache.has(model)) {
         const r = run(['prices', 'show', model, '--format', 'json'], env);
-        cache.set(model, Object.fromEntries(Object.entries(JSON.parse(r.stdout).prices_usd_per_mtok).map(([k, v]) => [k, Number(v)])));
+        cache.set(
+          model,
+          Object.fromEntries(Object.entries(JSON.parse(r.stdout).prices_usd_per_mtok).map(([k, v]) => [k, Number(v)])),
+        );
       }
       return cache.get(model)!;
     };
@@ -142,7 +167,8 @@ describe('monthly and compare on a two-month Claude Code home', () => {
       // Claude models priced linearly, with responses that pin every rate down.
       expect(s.exact, m.month).toBe(true);
       expect(s.unattributed_share).toBe(0);
-      for (const k of ['input_share', 'cache_read_share', 'cache_write_share', 'output_share']) expect(s[k], k).toBeGreaterThan(0);
+      for (const k of ['input_share', 'cache_read_share', 'cache_write_share', 'output_share'])
+        expect(s[k], k).toBeGreaterThan(0);
       // The split is the one the published prices give (only 5-minute cache writes here).
       const want = { input: 0, cache_read: 0, cache_write: 0, output: 0 };
       for (const r of claude.ledger.rows(['month', 'model'])) {
@@ -157,14 +183,30 @@ describe('monthly and compare on a two-month Claude Code home', () => {
       expect(s.cache_read_usd, 'cache read').toBeCloseTo(want.cache_read, 5);
       expect(s.cache_write_usd, 'cache write').toBeCloseTo(want.cache_write, 5);
       expect(s.output_usd, 'output').toBeCloseTo(want.output, 5);
-      expect(s.input_share + s.cache_read_share + s.cache_write_share + s.output_share + s.unattributed_share).toBeCloseTo(1, 4);
-      expect(s.input_usd + s.cache_read_usd + s.cache_write_usd + s.output_usd + s.unattributed_usd).toBeCloseTo(s.priced_cost_usd, 4);
+      expect(
+        s.input_share + s.cache_read_share + s.cache_write_share + s.output_share + s.unattributed_share,
+      ).toBeCloseTo(1, 4);
+      expect(s.input_usd + s.cache_read_usd + s.cache_write_usd + s.output_usd + s.unattributed_usd).toBeCloseTo(
+        s.priced_cost_usd,
+        4,
+      );
     }
   });
 
   it('compare JSON: per harness and per harness × model, ratios from the ledger', () => {
     const j = reportJson(['compare', '--since', '2026-10-01', '--until', '2026-11-30'], env);
-    expect(Object.keys(j)).toEqual(['since', 'until', 'timezone', 'breakdown_by', 'totals', 'harnesses', 'breakdown', 'cursor', 'same_model', 'warnings']);
+    expect(Object.keys(j)).toEqual([
+      'since',
+      'until',
+      'timezone',
+      'breakdown_by',
+      'totals',
+      'harnesses',
+      'breakdown',
+      'cursor',
+      'same_model',
+      'warnings',
+    ]);
     expect(j.cursor).toBeNull(); // no Cursor activity: no cursor section
     expect(j.breakdown_by).toEqual(['harness', 'model']);
     const t = claude.ledger.totals();
@@ -193,7 +235,10 @@ describe('monthly and compare on a two-month Claude Code home', () => {
       const csv = run(['report', name, ...range, '--format', 'csv'], env);
       const rows = parseCsv(csv.stdout);
       expect(rows.length, name).toBeGreaterThan(1);
-      expect(rows.every((r) => r.length === rows[0]!.length), name).toBe(true);
+      expect(
+        rows.every((r) => r.length === rows[0]!.length),
+        name,
+      ).toBe(true);
       const out = join(home, `${name}.html`);
       const html = run(['report', name, ...range, '--format', 'html', '--out', out], env);
       expect(html.stdout).toBe('');
@@ -226,16 +271,26 @@ describe('monthly and compare on a two-month Claude Code home', () => {
     expect(days.totals.total_tokens).toBeLessThan(claude.ledger.totals().total_tokens);
     // Two ids (spaces around the comma allowed); the formula-named model too, exactly as stored.
     const two = only(['claude-opus-5-5', FORMULA_MODEL]);
-    const byModel = reportJson(['summary', ...all, '--by', 'model', '--model', `claude-opus-5-5, ${FORMULA_MODEL}`], env);
+    const byModel = reportJson(
+      ['summary', ...all, '--by', 'model', '--model', `claude-opus-5-5, ${FORMULA_MODEL}`],
+      env,
+    );
     expect(byModel.rows.map((r: any) => r.model).sort()).toEqual([FORMULA_MODEL, 'claude-opus-5-5'].sort());
     expect(tokens(byModel.totals)).toEqual(tokens(two.totals()));
     // --by session: each session row still has its facts (its models: the one asked for).
     const sessions = reportJson(['summary', ...all, '--by', 'session', '--model', 'claude-opus-5-5'], env);
-    expect(sessions.rows.map((r: any) => r.session).sort()).toEqual(opus.rows(['session']).map((r) => r.session).sort());
+    expect(sessions.rows.map((r: any) => r.session).sort()).toEqual(
+      opus
+        .rows(['session'])
+        .map((r) => r.session)
+        .sort(),
+    );
     for (const r of sessions.rows) expect([r.models, r.first_activity === null]).toEqual(['claude-opus-5-5', false]);
     // Monthly: every month and breakdown of that model alone.
     const monthly = reportJson(['monthly', ...all, '--model', 'claude-opus-5-5'], env);
-    expect(monthly.months.map((m: any) => [m.month, tokens(m.totals)])).toEqual(opus.rows(['month']).map((r) => [r.month, tokens(r)]));
+    expect(monthly.months.map((m: any) => [m.month, tokens(m.totals)])).toEqual(
+      opus.rows(['month']).map((r) => [r.month, tokens(r)]),
+    );
     for (const m of monthly.months) expect(m.by_model.map((r: any) => r.model)).toEqual(['claude-opus-5-5']);
     for (const m of monthly.months) for (const t of m.top_sessions) expect(t.models).toBe('claude-opus-5-5');
     // Compare: the harness's figures, its sessions and its breakdown are that model's.
@@ -299,7 +354,8 @@ describe('compare and monthly on a home with all seven harnesses', () => {
     }
     const cursor: any = byId.get('cursor-agent');
     expect(cursor.billed_usage).toBe(false);
-    for (const f of [...TOKEN_FIELDS, 'cost_usd', 'cost_per_request_usd', 'cache_hit_rate', 'sessions']) expect(cursor[f], f).toBeNull();
+    for (const f of [...TOKEN_FIELDS, 'cost_usd', 'cost_per_request_usd', 'cache_hit_rate', 'sessions'])
+      expect(cursor[f], f).toBeNull();
     expect(cursor.context.chats).toBeGreaterThan(0);
     expect(cursor.context.max_peak_used_tokens).toBeGreaterThan(0);
     expect(cursor.context.avg_peak_occupancy).toBeGreaterThan(0);
@@ -314,7 +370,8 @@ describe('compare and monthly on a home with all seven harnesses', () => {
     expect(j.months.length).toBe(16); // Sep 2025 – Dec 2026
     for (const [id, want] of Object.entries(fx.expected)) {
       const sum: Record<string, number> = Object.fromEntries(TOKEN_FIELDS.map((f) => [f, 0]));
-      for (const m of j.months) for (const r of m.by_harness) if (r.harness === id) for (const f of TOKEN_FIELDS) sum[f]! += r[f];
+      for (const m of j.months)
+        for (const r of m.by_harness) if (r.harness === id) for (const f of TOKEN_FIELDS) sum[f]! += r[f];
       expect(sum, id).toEqual(tokens(want as unknown as Record<string, unknown>));
     }
     expect(j.harnesses_without_billed_usage).toEqual(['cursor-agent']);
@@ -364,7 +421,7 @@ describe('--demo', () => {
     expect(runCli(['report', '--demo', '--no-color'], withoutNoColor).stdout).not.toContain('\x1b[');
   });
 
-  it('--out: a file a demo wrote is replaced by the next demo (recorded in the user\'s cache dir, not the generated home\'s)', () => {
+  it("--out: a file a demo wrote is replaced by the next demo (recorded in the user's cache dir, not the generated home's)", () => {
     const dir = tempDir('txu-demo-');
     const env = cleanEnv(dir);
     const out = join(dir, 'demo.json');
@@ -379,7 +436,10 @@ describe('--demo', () => {
     const dir = tempDir('txu-demo-');
     const tmp = join(dir, 'tmp');
     mkdirSync(tmp);
-    const child = spawn(process.execPath, [CLI, 'report', '--demo'], { env: cleanEnv(dir, { TMPDIR: tmp }), stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI, 'report', '--demo'], {
+      env: cleanEnv(dir, { TMPDIR: tmp }),
+      stdio: 'ignore',
+    });
     const demoDir = join(tmp, `tx-usage-runs-${process.getuid!()}`, `tx-usage-demo-${child.pid}`);
     const t0 = Date.now();
     while (!existsSync(join(demoDir, 'home')) && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 5));

@@ -20,15 +20,86 @@ import { ALL_HARNESSES, memoryStore, type TestEvent } from '../helpers/report-st
 // gpt-5: OpenCode recorded $0.20 + Codex computed $0.30 → mixed.
 const EVENTS: TestEvent[] = [
   ...Array.from({ length: 15 }, (_, i): TestEvent => ({
-    harness: 'claude-code', session: 'c1', project: '/p/a', model: 'acme-experimental-1', ts: `2026-11-${String(3 + (i % 5)).padStart(2, '0')}T10:00:00Z`, key: `acme${i}`,
-    input: 100, output: 10, computed_e10: i < 3 ? 100_000_000 : null,
+    harness: 'claude-code',
+    session: 'c1',
+    project: '/p/a',
+    model: 'acme-experimental-1',
+    ts: `2026-11-${String(3 + (i % 5)).padStart(2, '0')}T10:00:00Z`,
+    key: `acme${i}`,
+    input: 100,
+    output: 10,
+    computed_e10: i < 3 ? 100_000_000 : null,
   })),
-  { harness: 'claude-code', session: 'c1', project: '/p/a', model: 'claude-opus-5-5', ts: '2026-11-03T11:00:00Z', key: 'o1', input: 1000, output: 100, computed_e10: 5_000_000_000 },
-  { harness: 'claude-code', session: 'c2', project: '/p/a', model: 'claude-opus-5-5', ts: '2026-11-04T11:00:00Z', key: 'o2', input: 1000, output: 100, computed_e10: 5_000_000_000 },
-  { harness: 'opencode', session: 'o1', project: '/p/b', model: 'big-pickle', provider: 'opencode', ts: '2026-11-05T11:00:00Z', key: 'bp1', input: 500, output: 50, recorded_e10: 0 },
-  { harness: 'opencode', session: 'o1', project: '/p/b', model: 'big-pickle', provider: 'opencode', ts: '2026-11-05T12:00:00Z', key: 'bp2', input: 400, output: 40, recorded_e10: 0 },
-  { harness: 'opencode', session: 'o2', project: '/p/b', model: 'gpt-5', provider: 'openai', ts: '2026-11-06T11:00:00Z', key: 'g1', input: 300, output: 30, recorded_e10: 2_000_000_000, computed_e10: 1_900_000_000 },
-  { harness: 'codex', session: 'x1', project: '/p/b', model: 'gpt-5', ts: '2026-11-06T12:00:00Z', key: 'g2', input: 300, output: 30, computed_e10: 3_000_000_000 },
+  {
+    harness: 'claude-code',
+    session: 'c1',
+    project: '/p/a',
+    model: 'claude-opus-5-5',
+    ts: '2026-11-03T11:00:00Z',
+    key: 'o1',
+    input: 1000,
+    output: 100,
+    computed_e10: 5_000_000_000,
+  },
+  {
+    harness: 'claude-code',
+    session: 'c2',
+    project: '/p/a',
+    model: 'claude-opus-5-5',
+    ts: '2026-11-04T11:00:00Z',
+    key: 'o2',
+    input: 1000,
+    output: 100,
+    computed_e10: 5_000_000_000,
+  },
+  {
+    harness: 'opencode',
+    session: 'o1',
+    project: '/p/b',
+    model: 'big-pickle',
+    provider: 'opencode',
+    ts: '2026-11-05T11:00:00Z',
+    key: 'bp1',
+    input: 500,
+    output: 50,
+    recorded_e10: 0,
+  },
+  {
+    harness: 'opencode',
+    session: 'o1',
+    project: '/p/b',
+    model: 'big-pickle',
+    provider: 'opencode',
+    ts: '2026-11-05T12:00:00Z',
+    key: 'bp2',
+    input: 400,
+    output: 40,
+    recorded_e10: 0,
+  },
+  {
+    harness: 'opencode',
+    session: 'o2',
+    project: '/p/b',
+    model: 'gpt-5',
+    provider: 'openai',
+    ts: '2026-11-06T11:00:00Z',
+    key: 'g1',
+    input: 300,
+    output: 30,
+    recorded_e10: 2_000_000_000,
+    computed_e10: 1_900_000_000,
+  },
+  {
+    harness: 'codex',
+    session: 'x1',
+    project: '/p/b',
+    model: 'gpt-5',
+    ts: '2026-11-06T12:00:00Z',
+    key: 'g2',
+    input: 300,
+    output: 30,
+    computed_e10: 3_000_000_000,
+  },
 ];
 
 let store: Store;
@@ -38,11 +109,27 @@ beforeAll(async () => {
 afterAll(() => store?.close());
 
 const params = (by: GroupKey[], o: Partial<ReportParams> = {}): ReportParams => ({
-  since: '2026-11-01', until: '2026-11-30', tz: 'UTC', by, harnesses: ALL_HARNESSES as HarnessId[], project: '', costMode: 'auto', charts: false, ...o,
+  since: '2026-11-01',
+  until: '2026-11-30',
+  tz: 'UTC',
+  by,
+  harnesses: ALL_HARNESSES as HarnessId[],
+  project: '',
+  costMode: 'auto',
+  charts: false,
+  ...o,
 });
-const run = (name: string, by: GroupKey[], o: Partial<ReportParams> = {}): Promise<ReportOutput> => runReport(store.conn, findDefinition(name)!, params(by, o), []);
+const run = (name: string, by: GroupKey[], o: Partial<ReportParams> = {}): Promise<ReportOutput> =>
+  runReport(store.conn, findDefinition(name)!, params(by, o), []);
 
-const ACME = { requests: 15, total_tokens: 1650, cost_usd: 0.03, cost_source: 'partial', unpriced_requests: 12, unpriced_tokens: 1320 };
+const ACME = {
+  requests: 15,
+  total_tokens: 1650,
+  cost_usd: 0.03,
+  cost_source: 'partial',
+  unpriced_requests: 12,
+  unpriced_tokens: 1320,
+};
 const TOTALS = { requests: 21, cost_usd: 1.53, cost_source: 'partial', unpriced_requests: 12, unpriced_tokens: 1320 };
 
 describe('summary', () => {
@@ -50,18 +137,35 @@ describe('summary', () => {
     const j = (await run('summary', ['model'])).json as any;
     const by = Object.fromEntries(j.rows.map((r: any) => [r.model, r]));
     expect(by['acme-experimental-1']).toMatchObject(ACME);
-    expect(by['claude-opus-5-5']).toMatchObject({ cost_usd: 1, cost_source: 'computed', unpriced_requests: 0, unpriced_tokens: 0 });
+    expect(by['claude-opus-5-5']).toMatchObject({
+      cost_usd: 1,
+      cost_source: 'computed',
+      unpriced_requests: 0,
+      unpriced_tokens: 0,
+    });
     // Recorded by the harness at $0: stays $0, and says so.
-    expect(by['big-pickle']).toMatchObject({ cost_usd: 0, recorded_cost_usd: 0, cost_source: 'recorded', unpriced_requests: 0, unpriced_tokens: 0 });
+    expect(by['big-pickle']).toMatchObject({
+      cost_usd: 0,
+      recorded_cost_usd: 0,
+      cost_source: 'recorded',
+      unpriced_requests: 0,
+      unpriced_tokens: 0,
+    });
     expect(by['gpt-5']).toMatchObject({ cost_usd: 0.5, cost_source: 'mixed', unpriced_requests: 0 });
     expect(j.totals).toMatchObject(TOTALS);
-    for (const r of [...j.rows, j.totals]) expect(Object.keys(r)).toEqual(expect.arrayContaining(['unpriced_requests', 'unpriced_tokens']));
+    for (const r of [...j.rows, j.totals])
+      expect(Object.keys(r)).toEqual(expect.arrayContaining(['unpriced_requests', 'unpriced_tokens']));
   });
 
   it('a row without any priced response has no cost', async () => {
     const j = (await run('summary', ['model'], { costMode: 'recorded' })).json as any;
     const by = Object.fromEntries(j.rows.map((r: any) => [r.model, r]));
-    expect(by['acme-experimental-1']).toMatchObject({ cost_usd: null, cost_source: 'none', unpriced_requests: 15, unpriced_tokens: 1650 });
+    expect(by['acme-experimental-1']).toMatchObject({
+      cost_usd: null,
+      cost_source: 'none',
+      unpriced_requests: 15,
+      unpriced_tokens: 1650,
+    });
     expect(by['big-pickle']).toMatchObject({ cost_usd: 0, cost_source: 'recorded' });
   });
 
@@ -70,13 +174,32 @@ describe('summary', () => {
     const table = renderOutput('table', out, { width: 80, color: false });
     const line = table.split('\n').find((l) => l.startsWith('acme-experimental-1'))!;
     expect(line.trim().split(/\s+/).at(-1)).toBe('≥$0.03*');
-    expect(table.split('\n').find((l) => l.startsWith('Total'))!.trim().split(/\s+/).at(-1)).toBe('≥$1.53*');
-    expect(table.split('\n').find((l) => l.startsWith('big-pickle'))!.trim().split(/\s+/).at(-1)).toBe('$0.00');
+    expect(
+      table
+        .split('\n')
+        .find((l) => l.startsWith('Total'))!
+        .trim()
+        .split(/\s+/)
+        .at(-1),
+    ).toBe('≥$1.53*');
+    expect(
+      table
+        .split('\n')
+        .find((l) => l.startsWith('big-pickle'))!
+        .trim()
+        .split(/\s+/)
+        .at(-1),
+    ).toBe('$0.00');
     expect(table).toContain('* 12 responses (1,320 tokens) have no price');
     const csv = renderOutput('csv', out, { width: 80, color: false }).split('\r\n');
     const head = csv[0]!.split(',');
     const acme = csv.find((l) => l.startsWith('acme-experimental-1,'))!.split(',');
-    expect([acme[head.indexOf('cost_usd')], acme[head.indexOf('cost_source')], acme[head.indexOf('unpriced_requests')], acme[head.indexOf('unpriced_tokens')]]).toEqual(['0.03', 'partial', '12', '1320']);
+    expect([
+      acme[head.indexOf('cost_usd')],
+      acme[head.indexOf('cost_source')],
+      acme[head.indexOf('unpriced_requests')],
+      acme[head.indexOf('unpriced_tokens')],
+    ]).toEqual(['0.03', 'partial', '12', '1320']);
   });
 
   it('HTML: partial cells marked, the header says "at least", the note counts the unpriced responses', async () => {
@@ -94,9 +217,19 @@ describe('monthly and compare', () => {
     const nov = j.months.find((m: any) => m.month === '2026-11');
     expect(nov.totals).toMatchObject(TOTALS);
     expect(nov.by_model.find((r: any) => r.model === 'acme-experimental-1')).toMatchObject(ACME);
-    expect(nov.by_model.find((r: any) => r.model === 'big-pickle')).toMatchObject({ cost_usd: 0, cost_source: 'recorded' });
-    expect(nov.top_sessions.find((s: any) => s.session === 'c1')).toMatchObject({ cost_source: 'partial', unpriced_requests: 12, unpriced_tokens: 1320 });
-    const table = renderOutput('table', await run('monthly', ['model'], { until: '2026-11-30' }), { width: 120, color: false });
+    expect(nov.by_model.find((r: any) => r.model === 'big-pickle')).toMatchObject({
+      cost_usd: 0,
+      cost_source: 'recorded',
+    });
+    expect(nov.top_sessions.find((s: any) => s.session === 'c1')).toMatchObject({
+      cost_source: 'partial',
+      unpriced_requests: 12,
+      unpriced_tokens: 1320,
+    });
+    const table = renderOutput('table', await run('monthly', ['model'], { until: '2026-11-30' }), {
+      width: 120,
+      color: false,
+    });
     expect(table).toContain('≥$0.03*');
     expect(table).toContain('* 12 responses (1,320 tokens) have no price');
   });
@@ -104,8 +237,17 @@ describe('monthly and compare', () => {
   it('compare: per harness and per model, and the totals', async () => {
     const j = (await run('compare', ['model'])).json as any;
     expect(j.totals).toMatchObject(TOTALS);
-    expect(j.harnesses.find((h: any) => h.harness === 'claude-code')).toMatchObject({ cost_usd: 1.03, cost_source: 'partial', unpriced_requests: 12, unpriced_tokens: 1320 });
-    expect(j.harnesses.find((h: any) => h.harness === 'opencode')).toMatchObject({ cost_usd: 0.2, cost_source: 'recorded', unpriced_requests: 0 });
+    expect(j.harnesses.find((h: any) => h.harness === 'claude-code')).toMatchObject({
+      cost_usd: 1.03,
+      cost_source: 'partial',
+      unpriced_requests: 12,
+      unpriced_tokens: 1320,
+    });
+    expect(j.harnesses.find((h: any) => h.harness === 'opencode')).toMatchObject({
+      cost_usd: 0.2,
+      cost_source: 'recorded',
+      unpriced_requests: 0,
+    });
     expect(j.breakdown.find((b: any) => b.model === 'acme-experimental-1')).toMatchObject(ACME);
   });
 });

@@ -48,14 +48,31 @@ let n = 0;
 function claudeResponse(rand: (n: number) => number, ts: string, model = 'opus', rates = OPUS): Priced {
   const cw = rand(5000);
   return priced(rates, {
-    harness: 'claude-code', session: `s${rand(4)}`, project: '/p', model, ts, key: `c${n++}`,
-    input: 1 + rand(300), cache_read: rand(90000), cache_write: cw, cache_write_1h: rand(2) ? rand(cw + 1) : 0, output: 1 + rand(3000),
+    harness: 'claude-code',
+    session: `s${rand(4)}`,
+    project: '/p',
+    model,
+    ts,
+    key: `c${n++}`,
+    input: 1 + rand(300),
+    cache_read: rand(90000),
+    cache_write: cw,
+    cache_write_1h: rand(2) ? rand(cw + 1) : 0,
+    output: 1 + rand(3000),
   });
 }
 function gptResponse(rand: (n: number) => number, ts: string): Priced {
   const e = priced(GPT, {
-    harness: 'opencode', session: `o${rand(3)}`, project: '/p', model: 'gpt-5', provider: 'openai', ts, key: `o${n++}`,
-    input: 1 + rand(4000), cache_read: rand(50000), output: 1 + rand(2000),
+    harness: 'opencode',
+    session: `o${rand(3)}`,
+    project: '/p',
+    model: 'gpt-5',
+    provider: 'openai',
+    ts,
+    key: `o${n++}`,
+    input: 1 + rand(4000),
+    cache_read: rand(50000),
+    output: 1 + rand(2000),
   });
   // OpenCode records its own cost: the recorded column is the one used.
   return { ...e, recorded_e10: e.computed_e10, computed_e10: null };
@@ -64,7 +81,12 @@ function gptResponse(rand: (n: number) => number, ts: string): Priced {
 function expectedShares(list: Priced[]): Omit<CostShares, 'exact' | 'priced_cost_usd'> & { total: number } {
   const sum = (k: keyof Priced['parts']) => list.reduce((s, e) => s + e.parts[k], 0);
   const total = list.reduce((s, e) => s + (e.recorded_e10 ?? e.computed_e10 ?? 0), 0);
-  const p = { input: sum('input'), cache_read: sum('cache_read'), cache_write: sum('cache_write'), output: sum('output') };
+  const p = {
+    input: sum('input'),
+    cache_read: sum('cache_read'),
+    cache_write: sum('cache_write'),
+    output: sum('output'),
+  };
   return {
     total,
     input_usd: p.input / 1e10,
@@ -84,7 +106,13 @@ function expectClose(got: CostShares | undefined, want: ReturnType<typeof expect
   expect(got).toBeDefined();
   expect(got!.exact).toBe(exact);
   expect(got!.priced_cost_usd).toBe(want.total / 1e10);
-  for (const k of ['input_share', 'cache_read_share', 'cache_write_share', 'output_share', 'unattributed_share'] as const) {
+  for (const k of [
+    'input_share',
+    'cache_read_share',
+    'cache_write_share',
+    'output_share',
+    'unattributed_share',
+  ] as const) {
     expect(got![k], k).toBeCloseTo(want[k], 5);
   }
   for (const k of ['input_usd', 'cache_read_usd', 'cache_write_usd', 'output_usd', 'unattributed_usd'] as const) {
@@ -92,12 +120,27 @@ function expectClose(got: CostShares | undefined, want: ReturnType<typeof expect
   }
 }
 
-const values = { since: '2026-01-01', until: '2026-03-31', tz: 'UTC', harnesses: ALL_HARNESSES, project: '', models: [], cost_mode: 'auto' };
+const values = {
+  since: '2026-01-01',
+  until: '2026-03-31',
+  tz: 'UTC',
+  harnesses: ALL_HARNESSES,
+  project: '',
+  models: [],
+  cost_mode: 'auto',
+};
 
 async function sharesOf(events: TestEvent[]): Promise<Map<string, CostShares>> {
   store = await memoryStore(events);
   const rows = await runTemplate(store.conn, loadTemplate('monthly_costfit'), values);
-  return costSharesByMonth(rows.map((r) => ({ month: r.month as string, group: `${r.harness}|${r.provider}|${r.model}`, cost_e10: r.cost_e10 as string, moments: momentsOf(r) })));
+  return costSharesByMonth(
+    rows.map((r) => ({
+      month: r.month as string,
+      group: `${r.harness}|${r.provider}|${r.model}`,
+      cost_e10: r.cost_e10 as string,
+      moments: momentsOf(r),
+    })),
+  );
 }
 
 let store: Store | undefined;
@@ -110,8 +153,12 @@ describe('cost shares', () => {
   it('recovers the exact split of two models billed at different rates (recorded and computed costs)', async () => {
     const rand = rng(7);
     const jan = [
-      ...Array.from({ length: 25 }, (_, i) => claudeResponse(rand, `2026-01-${String(1 + (i % 28)).padStart(2, '0')}T10:00:00Z`)),
-      ...Array.from({ length: 15 }, (_, i) => gptResponse(rand, `2026-01-${String(1 + (i % 28)).padStart(2, '0')}T12:00:00Z`)),
+      ...Array.from({ length: 25 }, (_, i) =>
+        claudeResponse(rand, `2026-01-${String(1 + (i % 28)).padStart(2, '0')}T10:00:00Z`),
+      ),
+      ...Array.from({ length: 15 }, (_, i) =>
+        gptResponse(rand, `2026-01-${String(1 + (i % 28)).padStart(2, '0')}T12:00:00Z`),
+      ),
     ];
     const shares = await sharesOf(jan);
     expectClose(shares.get('2026-01'), expectedShares(jan), true);
@@ -121,7 +168,9 @@ describe('cost shares', () => {
 
   it('a month whose responses cannot separate the rates is fitted on the whole range of its group', async () => {
     const rand = rng(11);
-    const jan = Array.from({ length: 20 }, (_, i) => claudeResponse(rand, `2026-01-${String(1 + i).padStart(2, '0')}T10:00:00Z`));
+    const jan = Array.from({ length: 20 }, (_, i) =>
+      claudeResponse(rand, `2026-01-${String(1 + i).padStart(2, '0')}T10:00:00Z`),
+    );
     const feb = [claudeResponse(rand, '2026-02-10T10:00:00Z')]; // one response, five unknown rates
     const shares = await sharesOf([...jan, ...feb]);
     expectClose(shares.get('2026-01'), expectedShares(jan), true);
@@ -130,9 +179,17 @@ describe('cost shares', () => {
 
   it('cost no response can explain is unattributed, never guessed', async () => {
     const rand = rng(13);
-    const jan = Array.from({ length: 20 }, (_, i) => claudeResponse(rand, `2026-01-${String(1 + i).padStart(2, '0')}T10:00:00Z`));
+    const jan = Array.from({ length: 20 }, (_, i) =>
+      claudeResponse(rand, `2026-01-${String(1 + i).padStart(2, '0')}T10:00:00Z`),
+    );
     // A model seen once in the whole range: its rates are unknowable.
-    const lone = claudeResponse(rand, '2026-01-15T11:00:00Z', 'rare-model', { input: 1, cache_read: 1, cache_write: 1, cache_write_1h: 1, output: 1 });
+    const lone = claudeResponse(rand, '2026-01-15T11:00:00Z', 'rare-model', {
+      input: 1,
+      cache_read: 1,
+      cache_write: 1,
+      cache_write_1h: 1,
+      output: 1,
+    });
     const shares = await sharesOf([...jan, lone]);
     const want = expectedShares(jan);
     const total = want.total + lone.computed_e10!;
@@ -140,8 +197,10 @@ describe('cost shares', () => {
     expect(s.exact).toBe(false);
     expect(s.unattributed_share).toBeCloseTo(lone.computed_e10! / total, 5);
     expect(s.unattributed_usd).toBeCloseTo(lone.computed_e10! / 1e10, 5);
-    expect(s.output_share).toBeCloseTo(want.output_usd * 1e10 / total, 5);
-    expect(s.input_share + s.cache_read_share + s.cache_write_share + s.output_share + s.unattributed_share).toBeCloseTo(1, 5);
+    expect(s.output_share).toBeCloseTo((want.output_usd * 1e10) / total, 5);
+    expect(
+      s.input_share + s.cache_read_share + s.cache_write_share + s.output_share + s.unattributed_share,
+    ).toBeCloseTo(1, 5);
   });
 
   it('non-linear prices (a long-context tier) give an approximate split: flagged, non-negative, adding up', async () => {
@@ -153,14 +212,25 @@ describe('cost shares', () => {
     });
     const s = (await sharesOf(list)).get('2026-03')!;
     expect(s.exact).toBe(false);
-    for (const k of ['input_share', 'cache_read_share', 'cache_write_share', 'output_share'] as const) expect(s[k]).toBeGreaterThanOrEqual(0);
+    for (const k of ['input_share', 'cache_read_share', 'cache_write_share', 'output_share'] as const)
+      expect(s[k]).toBeGreaterThanOrEqual(0);
     expect(s.unattributed_share).toBe(0);
     expect(s.input_share + s.cache_read_share + s.cache_write_share + s.output_share).toBeCloseTo(1, 5);
     expect(s.priced_cost_usd).toBe(list.reduce((t, e) => t + e.computed_e10!, 0) / 1e10);
   });
 
   it('months without any priced response have no shares', async () => {
-    const shares = await sharesOf([{ harness: 'claude-code', session: 's', model: 'opus', ts: '2026-01-02T00:00:00Z', key: 'x', input: 5, output: 5 }]);
+    const shares = await sharesOf([
+      {
+        harness: 'claude-code',
+        session: 's',
+        model: 'opus',
+        ts: '2026-01-02T00:00:00Z',
+        key: 'x',
+        input: 5,
+        output: 5,
+      },
+    ]);
     expect(shares.size).toBe(0);
   });
 
@@ -179,9 +249,22 @@ describe('cost shares', () => {
         sum_in_cost: rows.reduce((s, r) => s + r[0] * r[2], 0),
         sum_out_cost: rows.reduce((s, r) => s + r[1] * r[2], 0),
       });
-    expect(fitRates(m([[10, 20, 100], [20, 40, 200]]))).toBeNull();
+    expect(
+      fitRates(
+        m([
+          [10, 20, 100],
+          [20, 40, 200],
+        ]),
+      ),
+    ).toBeNull();
     // Costs that fall as input grows: least squares would want a negative input rate; the fit clamps it at 0.
-    const r = fitRates(m([[10, 10, 100], [100, 10, 90], [50, 20, 190]]))!;
+    const r = fitRates(
+      m([
+        [10, 10, 100],
+        [100, 10, 90],
+        [50, 20, 190],
+      ]),
+    )!;
     expect(r.every((v) => v >= 0)).toBe(true);
     expect(r[0]).toBe(0);
   });

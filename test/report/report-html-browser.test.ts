@@ -30,7 +30,8 @@ function html(name: string, args: string[], env: NodeJS.ProcessEnv): string {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium)`);
   mkdirSync(ARTIFACTS, { recursive: true });
   dir = tempDir('txu-html-');
   const home = join(dir, 'home');
@@ -42,16 +43,32 @@ beforeAll(async () => {
   files.compare = html('compare', ['compare', ...range], env);
   fx = buildAllHome(join(dir, 'all'));
   files['compare-all-harnesses'] = html('compare-all-harnesses', ['compare', ...ALL_RANGE], cleanEnv(fx.home));
-  files['summary-all-harnesses'] = html('summary-all-harnesses', ['summary', ...ALL_RANGE, '--by', 'day,harness'], cleanEnv(fx.home));
+  files['summary-all-harnesses'] = html(
+    'summary-all-harnesses',
+    ['summary', ...ALL_RANGE, '--by', 'day,harness'],
+    cleanEnv(fx.home),
+  );
   // A month cut short, in another zone.
-  files['monthly-tokyo'] = html('monthly-tokyo', ['monthly', '--since', '2026-10-01', '--until', '2026-11-05', '--tz', 'Asia/Tokyo'], env);
+  files['monthly-tokyo'] = html(
+    'monthly-tokyo',
+    ['monthly', '--since', '2026-10-01', '--until', '2026-11-05', '--tz', 'Asia/Tokyo'],
+    env,
+  );
   files.demo = html('demo', ['summary', '--demo'], cleanEnv(join(dir, 'empty-home')));
   files.sessions = html('sessions', ['summary', ...ALL_RANGE, '--by', 'session'], cleanEnv(fx.home));
   files.blocks = html('blocks', ['blocks', ...range, '--token-limit', 'max'], env);
   homeDir = home;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 });
 
@@ -80,7 +97,11 @@ async function open(file: string, width: number): Promise<Opened> {
     void d.dismiss();
   });
   await page.goto(pathToFileURL(file).href);
-  await page.waitForFunction(() => [...document.querySelectorAll('.vis')].every((e) => e.getAttribute('data-rendered')), null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.vis')].every((e) => e.getAttribute('data-rendered')),
+    null,
+    { timeout: 30_000 },
+  );
   return o;
 }
 
@@ -90,15 +111,55 @@ const chartMarks = (page: Page) =>
     [...document.querySelectorAll('figure.chart')].map((f) => ({
       chart: f.getAttribute('data-chart'),
       rendered: f.querySelector('.vis')?.getAttribute('data-rendered'),
-      marks: f.querySelectorAll('.vis svg g.role-mark > path, .vis svg g.role-mark > rect, .vis svg g.role-mark > line, .vis svg g.role-mark > g').length,
+      marks: f.querySelectorAll(
+        '.vis svg g.role-mark > path, .vis svg g.role-mark > rect, .vis svg g.role-mark > line, .vis svg g.role-mark > g',
+      ).length,
     })),
   );
 
 describe.each([
   ['summary', ['daily-cost-by-model', 'cost-by-project', 'cost-by-harness', 'token-mix-by-harness']],
-  ['monthly', ['month-over-month', 'cost-components', 'daily-cost-by-model', 'cost-by-project', 'cost-by-harness', 'token-mix-by-harness']],
-  ['compare', ['cost-per-prompt', 'cost-per-request', 'tokens-per-request', 'output-per-request', 'cache-hit-rate', 'reasoning-share', 'daily-cost-by-model', 'cost-by-project', 'cost-by-harness', 'token-mix-by-harness']],
-  ['compare-all-harnesses', ['cost-per-prompt', 'cost-per-request', 'tokens-per-request', 'output-per-request', 'cache-hit-rate', 'reasoning-share', 'daily-cost-by-model', 'cost-by-project', 'cost-by-harness', 'token-mix-by-harness']],
+  [
+    'monthly',
+    [
+      'month-over-month',
+      'cost-components',
+      'daily-cost-by-model',
+      'cost-by-project',
+      'cost-by-harness',
+      'token-mix-by-harness',
+    ],
+  ],
+  [
+    'compare',
+    [
+      'cost-per-prompt',
+      'cost-per-request',
+      'tokens-per-request',
+      'output-per-request',
+      'cache-hit-rate',
+      'reasoning-share',
+      'daily-cost-by-model',
+      'cost-by-project',
+      'cost-by-harness',
+      'token-mix-by-harness',
+    ],
+  ],
+  [
+    'compare-all-harnesses',
+    [
+      'cost-per-prompt',
+      'cost-per-request',
+      'tokens-per-request',
+      'output-per-request',
+      'cache-hit-rate',
+      'reasoning-share',
+      'daily-cost-by-model',
+      'cost-by-project',
+      'cost-by-harness',
+      'token-mix-by-harness',
+    ],
+  ],
 ])('%s.html in Chromium', (name, charts) => {
   it('draws every chart, logs nothing, loads nothing, and runs no injected script (laptop width)', async () => {
     const o = await open(files[name]!, 1280);
@@ -114,14 +175,21 @@ describe.each([
       expect(o.dialogs).toEqual([]);
       // Only the page's own scripts exist: the data block, vega, vega-lite, vega-embed, and the boot script.
       expect(await o.page.evaluate(() => document.scripts.length)).toBe(5);
-      expect(await o.page.evaluate(() => (window as unknown as { alertCalled?: boolean }).alertCalled ?? null)).toBeNull();
+      expect(
+        await o.page.evaluate(() => (window as unknown as { alertCalled?: boolean }).alertCalled ?? null),
+      ).toBeNull();
       if (!name.includes('all-harnesses')) {
         // The injected project name is on the page as text, in tables and chart labels.
         // (Shortened on the page, whole in the cell's title.)
-        const cells = await o.page.evaluate((p) => [...document.querySelectorAll('td')].filter((td) => td.getAttribute('title') === p).length, XSS_PROJECT);
+        const cells = await o.page.evaluate(
+          (p) => [...document.querySelectorAll('td')].filter((td) => td.getAttribute('title') === p).length,
+          XSS_PROJECT,
+        );
         if (name !== 'compare') expect(cells).toBeGreaterThan(0); // compare has no project table, only the chart
         // The project chart labels it by its shortest distinct tail ("…/script>"), drawn as SVG text.
-        const svgText = await o.page.evaluate(() => [...document.querySelectorAll('svg text')].map((t) => t.textContent ?? ''));
+        const svgText = await o.page.evaluate(() =>
+          [...document.querySelectorAll('svg text')].map((t) => t.textContent ?? ''),
+        );
         expect(svgText).toContain(`…/${XSS.split('/').pop()}`);
       }
       await o.page.screenshot({ path: join(ARTIFACTS, `report-${name}-laptop.png`), fullPage: true });
@@ -156,7 +224,12 @@ describe('sortable tables', () => {
       const table = o.page.locator('table.sortable').first();
       const heading = table.locator('thead th', { hasText: 'Total' });
       const col = await heading.evaluate((th) => (th as HTMLTableCellElement).cellIndex);
-      const values = () => table.evaluate((t, i) => [...(t as HTMLTableElement).tBodies[0]!.rows].map((r) => Number(r.cells[i]!.getAttribute('data-v'))), col);
+      const values = () =>
+        table.evaluate(
+          (t, i) =>
+            [...(t as HTMLTableElement).tBodies[0]!.rows].map((r) => Number(r.cells[i]!.getAttribute('data-v'))),
+          col,
+        );
       const before = await values();
       await heading.locator('button').click();
       expect(await heading.getAttribute('aria-sort')).toBe('descending');
@@ -168,7 +241,10 @@ describe('sortable tables', () => {
       const costHeading = table.locator('thead th', { hasText: /^Cost$/ });
       await costHeading.locator('button').click();
       const costCol = await costHeading.evaluate((th) => (th as HTMLTableCellElement).cellIndex);
-      const costs = await table.evaluate((t, i) => [...(t as HTMLTableElement).tBodies[0]!.rows].map((r) => r.cells[i]!.getAttribute('data-v')), costCol);
+      const costs = await table.evaluate(
+        (t, i) => [...(t as HTMLTableElement).tBodies[0]!.rows].map((r) => r.cells[i]!.getAttribute('data-v')),
+        costCol,
+      );
       const known = costs.filter((c) => c !== '');
       expect(costs.slice(0, known.length)).toEqual(known); // unknown (unpriced) costs last
       expect(known.map(Number)).toEqual([...known].map(Number).sort((a, b) => b - a));
@@ -182,7 +258,12 @@ describe('sortable tables', () => {
 /** `aria-label`s vega gives a chart's axes and legends, e.g. "X-axis for a utc scale with values from October 01 to December 01". */
 const guides = (page: Page, chart: string) =>
   page.evaluate(
-    (id) => [...document.querySelectorAll(`figure.chart[data-chart="${id}"] [aria-roledescription="axis"], figure.chart[data-chart="${id}"] [aria-roledescription="legend"]`)].map((e) => e.getAttribute('aria-label') ?? ''),
+    (id) =>
+      [
+        ...document.querySelectorAll(
+          `figure.chart[data-chart="${id}"] [aria-roledescription="axis"], figure.chart[data-chart="${id}"] [aria-roledescription="legend"]`,
+        ),
+      ].map((e) => e.getAttribute('aria-label') ?? ''),
     chart,
   );
 
@@ -203,7 +284,16 @@ const harnessFills = (page: Page) =>
 
 /** Fill colours of a chart's marks. */
 const fills = (page: Page, chart: string) =>
-  page.evaluate((id) => [...new Set([...document.querySelectorAll(`figure.chart[data-chart="${id}"] .vis svg g.role-mark path`)].map((m) => m.getAttribute('fill')))], chart);
+  page.evaluate(
+    (id) => [
+      ...new Set(
+        [...document.querySelectorAll(`figure.chart[data-chart="${id}"] .vis svg g.role-mark path`)].map((m) =>
+          m.getAttribute('fill'),
+        ),
+      ),
+    ],
+    chart,
+  );
 
 describe('what the HTML reports say', () => {
   it('one colour per harness in every chart, another palette for models', async () => {
@@ -240,9 +330,13 @@ describe('what the HTML reports say', () => {
     try {
       const g = await guides(o.page, 'daily-cost-by-model');
       // --since 2026-10-01 --until 2026-11-30, while usage runs from Oct 3 to Nov 20.
-      expect(g.find((a) => a.startsWith('X-axis'))).toBe('X-axis for a utc scale with values from October 01 to December 01');
+      expect(g.find((a) => a.startsWith('X-axis'))).toBe(
+        'X-axis for a utc scale with values from October 01 to December 01',
+      );
       const legend = g.find((a) => a.includes('legend'))!;
-      expect(legend).toMatch(/^Symbol legend titled 'Model' for fill color with 2 values: claude-opus-5-5, claude-sonnet-5-5$/);
+      expect(legend).toMatch(
+        /^Symbol legend titled 'Model' for fill color with 2 values: claude-opus-5-5, claude-sonnet-5-5$/,
+      );
       const note = await o.page.locator('figure.chart[data-chart="daily-cost-by-model"] .note').textContent();
       expect(note).toBe('Not drawn, no price known: =2+5.');
     } finally {
@@ -256,14 +350,22 @@ describe('what the HTML reports say', () => {
       const card = await o.page.locator('.card', { hasText: 'Cost' }).first().locator('.value').textContent();
       expect(card).toMatch(/^≥\$\d+\.\d{2}$/);
       const first = o.page.locator('section.dataset').first();
-      const costCol = await first.locator('thead th', { hasText: /^Cost$/ }).evaluate((th) => (th as HTMLTableCellElement).cellIndex);
-      const costs = await first.evaluate((sec, i) => [...sec.querySelectorAll('tr')].map((r) => r.cells[i]?.textContent ?? '').filter((t) => t.includes('$')), costCol);
+      const costCol = await first
+        .locator('thead th', { hasText: /^Cost$/ })
+        .evaluate((th) => (th as HTMLTableCellElement).cellIndex);
+      const costs = await first.evaluate(
+        (sec, i) =>
+          [...sec.querySelectorAll('tr')].map((r) => r.cells[i]?.textContent ?? '').filter((t) => t.includes('$')),
+        costCol,
+      );
       expect(costs.length).toBeGreaterThan(3);
       const decimals = new Set(costs.map((c) => /\.(\d+)/.exec(c)![1]!.length));
       expect(decimals.size, costs.join(' ')).toBe(1);
       expect(await first.locator('tfoot td.partial').count()).toBe(1);
       expect(await first.locator('tfoot td.partial').textContent()).toMatch(/^≥\$[\d.]+\*$/);
-      expect(await first.locator('.note').allTextContents()).toContainEqual(expect.stringMatching(/^\* 2 responses \([\d,]+ tokens\) have no price/));
+      expect(await first.locator('.note').allTextContents()).toContainEqual(
+        expect.stringMatching(/^\* 2 responses \([\d,]+ tokens\) have no price/),
+      );
       // Totals row: "Total" once, no "(none)" anywhere.
       expect(await first.locator('tfoot td').allTextContents()).toContain('Total');
       expect(await o.page.locator('body').textContent()).not.toContain('(none)');
@@ -282,8 +384,19 @@ describe('what the HTML reports say', () => {
     const o = await open(files['compare-all-harnesses']!, 1280);
     try {
       const first = o.page.locator('section.dataset').first();
-      const col = async (label: string) => first.locator('thead th', { hasText: new RegExp(`^${label}$`) }).evaluate((th) => (th as HTMLTableCellElement).cellIndex);
-      const cells = async (label: string) => first.evaluate((sec, i) => [...sec.querySelectorAll<HTMLTableRowElement>('tbody tr')].map((r) => [r.cells[i]!.textContent!, r.cells[i]!.getAttribute('data-v')!]), await col(label));
+      const col = async (label: string) =>
+        first
+          .locator('thead th', { hasText: new RegExp(`^${label}$`) })
+          .evaluate((th) => (th as HTMLTableCellElement).cellIndex);
+      const cells = async (label: string) =>
+        first.evaluate(
+          (sec, i) =>
+            [...sec.querySelectorAll<HTMLTableRowElement>('tbody tr')].map((r) => [
+              r.cells[i]!.textContent!,
+              r.cells[i]!.getAttribute('data-v')!,
+            ]),
+          await col(label),
+        );
       for (const [text, v] of await cells('Tok/req')) {
         if (v === '') continue;
         expect(text).toMatch(/^\d{1,3}(,\d{3})*$/);
@@ -302,12 +415,20 @@ describe('what the HTML reports say', () => {
     try {
       await o.page.setViewportSize({ width: 390, height: 420 });
       const box = o.page.locator('section.dataset .scroll').first();
-      const dims = await box.evaluate((e) => ({ sw: e.scrollWidth, cw: e.clientWidth, sh: e.scrollHeight, ch: e.clientHeight }));
+      const dims = await box.evaluate((e) => ({
+        sw: e.scrollWidth,
+        cw: e.clientWidth,
+        sh: e.scrollHeight,
+        ch: e.clientHeight,
+      }));
       expect(dims.sw).toBeGreaterThan(dims.cw); // scrolls sideways inside the card …
       expect(await o.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390); // … not the page
       expect(dims.sh).toBeGreaterThan(dims.ch); // and down, inside the card
       await box.evaluate((e) => e.scrollTo(0, 80));
-      const tops = await box.evaluate((e) => ({ box: e.getBoundingClientRect().top, th: e.querySelector('thead th')!.getBoundingClientRect().top }));
+      const tops = await box.evaluate((e) => ({
+        box: e.getBoundingClientRect().top,
+        th: e.querySelector('thead th')!.getBoundingClientRect().top,
+      }));
       expect(Math.abs(tops.th - tops.box)).toBeLessThan(2);
     } finally {
       await o.page.close();
@@ -319,12 +440,16 @@ describe('what the HTML reports say', () => {
     try {
       expect(await o.page.locator('header .period').textContent()).toBe('2026-10-01 – 2026-11-05 (Asia/Tokyo)');
       const sessions = o.page.locator('section.dataset', { hasText: 'Top sessions by cost' });
-      const last = await sessions.locator('thead th', { hasText: /^Last$/ }).evaluate((th) => (th as HTMLTableCellElement).cellIndex);
+      const last = await sessions
+        .locator('thead th', { hasText: /^Last$/ })
+        .evaluate((th) => (th as HTMLTableCellElement).cellIndex);
       const novRow = sessions.locator('tbody tr', { hasText: '2026-11' }).first();
       // Its last response: 2026-11-02 09:05 UTC.
       expect(await novRow.locator('td').nth(last).textContent()).toBe('2026-11-02 18:05');
       expect(await o.page.locator('footer').textContent()).toContain('Times are in Asia/Tokyo');
-      expect(await o.page.locator('.note').allTextContents()).toContainEqual(expect.stringContaining('2026-11: days 1–5 of 30'));
+      expect(await o.page.locator('.note').allTextContents()).toContainEqual(
+        expect.stringContaining('2026-11: days 1–5 of 30'),
+      );
     } finally {
       await o.page.close();
     }
@@ -349,11 +474,24 @@ describe('tables at 1280 px (issue 44)', () => {
       [...document.querySelectorAll('section.dataset')].map((s) => {
         const box = s.querySelector('.scroll')!.getBoundingClientRect();
         const ths = [...s.querySelectorAll('thead th')] as HTMLElement[];
-        const inView = ths.filter((t) => t.offsetParent !== null && t.getBoundingClientRect().right <= box.right + 0.5).map((t) => t.textContent!);
-        const cut = ths.filter((t) => t.offsetParent !== null && t.getBoundingClientRect().right > box.right + 0.5).map((t) => t.textContent!);
+        const inView = ths
+          .filter((t) => t.offsetParent !== null && t.getBoundingClientRect().right <= box.right + 0.5)
+          .map((t) => t.textContent!);
+        const cut = ths
+          .filter((t) => t.offsetParent !== null && t.getBoundingClientRect().right > box.right + 0.5)
+          .map((t) => t.textContent!);
         const lineHeight = parseFloat(getComputedStyle(s.querySelector('td') ?? s).lineHeight);
         const rows = [...s.querySelectorAll('tbody tr')].map((r) => r.getBoundingClientRect().height);
-        return { title: s.querySelector('h2')!.textContent!, inView, cut, tallest: Math.max(0, ...rows), lineHeight, texts: [...s.querySelectorAll('td')].filter((td) => (td as HTMLElement).offsetParent !== null).map((td) => td.textContent!) };
+        return {
+          title: s.querySelector('h2')!.textContent!,
+          inView,
+          cut,
+          tallest: Math.max(0, ...rows),
+          lineHeight,
+          texts: [...s.querySelectorAll('td')]
+            .filter((td) => (td as HTMLElement).offsetParent !== null)
+            .map((td) => td.textContent!),
+        };
       }),
     );
 
@@ -364,43 +502,64 @@ describe('tables at 1280 px (issue 44)', () => {
     ['blocks', ['Block start', 'Status', 'Reqs', 'Total', 'Cost']],
     ['monthly', ['Month', 'Key', 'Cost', 'Δ cost']],
     ['compare-all-harnesses', ['Harness', 'Reqs', 'Cost', 'Cost/req']],
-  ])('%s: key and money columns in view, nothing clipped, no row over two lines, times to the minute', async (name, wanted) => {
-    const o = await open(files[name]!, 1280);
-    try {
-      const t = await tables(o.page);
-      expect(t.length).toBeGreaterThan(0);
-      for (const x of t) {
-        expect(x.cut, `${name}: ${x.title}`).toEqual([]);
-        expect(x.tallest, `${name}: ${x.title}`).toBeLessThan(x.lineHeight * 3 + 14); // nothing over three lines (paths: one)
-        for (const text of x.texts) expect(text, `${name}: ${x.title}`).not.toMatch(/\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/);
+  ])(
+    '%s: key and money columns in view, nothing clipped, no row over two lines, times to the minute',
+    async (name, wanted) => {
+      const o = await open(files[name]!, 1280);
+      try {
+        const t = await tables(o.page);
+        expect(t.length).toBeGreaterThan(0);
+        for (const x of t) {
+          expect(x.cut, `${name}: ${x.title}`).toEqual([]);
+          expect(x.tallest, `${name}: ${x.title}`).toBeLessThan(x.lineHeight * 3 + 14); // nothing over three lines (paths: one)
+          for (const text of x.texts)
+            expect(text, `${name}: ${x.title}`).not.toMatch(/\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/);
+        }
+        for (const label of wanted) expect(t[0]!.inView, `${name}: ${label}`).toContain(label);
+        // The columns left out are behind a toggle, and come into view with it.
+        const toggle = o.page.locator('section.dataset').first().locator('label.more-toggle');
+        if (await toggle.count()) {
+          const before = t[0]!.inView.length;
+          await toggle.click();
+          const after = await tables(o.page);
+          expect(after[0]!.inView.length + after[0]!.cut.length).toBeGreaterThan(before);
+        }
+        expect(o.console).toEqual([]);
+      } finally {
+        await o.page.close();
       }
-      for (const label of wanted) expect(t[0]!.inView, `${name}: ${label}`).toContain(label);
-      // The columns left out are behind a toggle, and come into view with it.
-      const toggle = o.page.locator('section.dataset').first().locator('label.more-toggle');
-      if (await toggle.count()) {
-        const before = t[0]!.inView.length;
-        await toggle.click();
-        const after = await tables(o.page);
-        expect(after[0]!.inView.length + after[0]!.cut.length).toBeGreaterThan(before);
-      }
-      expect(o.console).toEqual([]);
-    } finally {
-      await o.page.close();
-    }
-  });
+    },
+  );
 
   it('sessions: times in the report zone to the minute; long paths shortened with the whole path in the title', async () => {
     const o = await open(files.sessions!, 1280);
     try {
       const first = o.page.locator('section.dataset').first();
       await first.locator('label.more-toggle').click();
-      const col = async (label: string) => first.locator('thead th', { hasText: new RegExp(`^${label}$`) }).evaluate((th) => (th as HTMLTableCellElement).cellIndex);
-      const cells = await first.evaluate((sec, i) => [...sec.querySelectorAll<HTMLTableRowElement>('tbody tr')].map((r) => [r.cells[i]!.textContent!, r.cells[i]!.getAttribute('data-v')!]), await col('Last'));
+      const col = async (label: string) =>
+        first
+          .locator('thead th', { hasText: new RegExp(`^${label}$`) })
+          .evaluate((th) => (th as HTMLTableCellElement).cellIndex);
+      const cells = await first.evaluate(
+        (sec, i) =>
+          [...sec.querySelectorAll<HTMLTableRowElement>('tbody tr')].map((r) => [
+            r.cells[i]!.textContent!,
+            r.cells[i]!.getAttribute('data-v')!,
+          ]),
+        await col('Last'),
+      );
       for (const [text, v] of cells) {
         expect(text).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
         expect(text).toBe(new Date(v).toISOString().slice(0, 16).replace('T', ' ')); // the page is in UTC
       }
-      const projects = await first.evaluate((sec, i) => [...sec.querySelectorAll<HTMLTableRowElement>('tbody tr')].map((r) => [r.cells[i]!.textContent!, r.cells[i]!.getAttribute('title')!]), await col('Project'));
+      const projects = await first.evaluate(
+        (sec, i) =>
+          [...sec.querySelectorAll<HTMLTableRowElement>('tbody tr')].map((r) => [
+            r.cells[i]!.textContent!,
+            r.cells[i]!.getAttribute('title')!,
+          ]),
+        await col('Project'),
+      );
       for (const [text, title] of projects) {
         expect(text.length).toBeLessThanOrEqual(28);
         if (text.startsWith('…')) expect(title.endsWith(text.slice(1))).toBe(true); // "…/tail" of the whole path
@@ -412,14 +571,21 @@ describe('tables at 1280 px (issue 44)', () => {
 });
 
 describe('chart legends and colours (issue 44)', () => {
-  const legend = async (page: Page, chart: string) => (await guides(page, chart)).find((a) => a.includes('legend')) ?? '';
+  const legend = async (page: Page, chart: string) =>
+    (await guides(page, chart)).find((a) => a.includes('legend')) ?? '';
 
   it('the harness legend lists only the harnesses with data in the chart', async () => {
     for (const name of ['monthly', 'summary-all-harnesses']) {
       const o = await open(files[name]!, 1280);
       try {
         const chart = name === 'monthly' ? 'month-over-month' : 'token-mix-by-harness';
-        const data = await o.page.evaluate(() => JSON.parse(document.getElementById('tx-usage-data')!.textContent!) as { charts: { el: string; data: string }[]; data: Record<string, Record<string, unknown>[]> });
+        const data = await o.page.evaluate(
+          () =>
+            JSON.parse(document.getElementById('tx-usage-data')!.textContent!) as {
+              charts: { el: string; data: string }[];
+              data: Record<string, Record<string, unknown>[]>;
+            },
+        );
         if (name === 'monthly') {
           const rows = data.data.month_by_harness!.filter((r) => r.cost_usd !== null && r.cost_usd !== 0);
           const harnesses = [...new Set(rows.map((r) => r.harness as string))];
@@ -429,7 +595,9 @@ describe('chart legends and colours (issue 44)', () => {
           expect(harnesses.length).toBeLessThan(11);
         } else {
           // Token kinds: only those with tokens.
-          const kinds = [...new Set(data.data.token_mix!.filter((r) => Number(r.tokens) > 0).map((r) => r.kind as string))];
+          const kinds = [
+            ...new Set(data.data.token_mix!.filter((r) => Number(r.tokens) > 0).map((r) => r.kind as string)),
+          ];
           expect(await legend(o.page, chart)).toMatch(new RegExp(`with ${kinds.length} values?: `));
         }
       } finally {
@@ -443,7 +611,9 @@ describe('chart legends and colours (issue 44)', () => {
     try {
       const byKind = await o.page.evaluate(() => {
         const out: Record<string, string> = {};
-        for (const m of document.querySelectorAll('figure.chart[data-chart="token-mix-by-harness"] .vis svg g.role-mark path')) {
+        for (const m of document.querySelectorAll(
+          'figure.chart[data-chart="token-mix-by-harness"] .vis svg g.role-mark path',
+        )) {
           const k = /(?:^|; )Kind: ([^;]+)/.exec(m.getAttribute('aria-label') ?? '')?.[1];
           if (k) out[k] = m.getAttribute('fill') ?? '';
         }

@@ -28,10 +28,16 @@ describe('on a two-month Claude Code home', () => {
 
   it('the title line of each report names its period and zone', () => {
     expect(run(['report', ...RANGE], env).stdout.split('\n')[0]).toBe('Usage summary 2026-10-01 – 2026-11-30 (UTC)');
-    expect(run(['report', ...RANGE, '--tz', 'Europe/Berlin'], env).stdout.split('\n')[0]).toBe('Usage summary 2026-10-01 – 2026-11-30 (Europe/Berlin)');
-    expect(run(['report', 'monthly', ...RANGE], env).stdout.split('\n')[0]).toBe('Monthly spend review 2026-10-01 – 2026-11-30 (UTC): spend per month');
+    expect(run(['report', ...RANGE, '--tz', 'Europe/Berlin'], env).stdout.split('\n')[0]).toBe(
+      'Usage summary 2026-10-01 – 2026-11-30 (Europe/Berlin)',
+    );
+    expect(run(['report', 'monthly', ...RANGE], env).stdout.split('\n')[0]).toBe(
+      'Monthly spend review 2026-10-01 – 2026-11-30 (UTC): spend per month',
+    );
     // compare leads with its answer (cheaper per prompt) when a model answered in two harnesses; titled with the period either way.
-    expect(run(['report', 'compare', ...RANGE], env).stdout.split('\n')[0]).toMatch(/^\S.* 2026-10-01 – 2026-11-30 \(UTC\): (per harness|cheaper per prompt, same model)$/);
+    expect(run(['report', 'compare', ...RANGE], env).stdout.split('\n')[0]).toMatch(
+      /^\S.* 2026-10-01 – 2026-11-30 \(UTC\): (per harness|cheaper per prompt, same model)$/,
+    );
   });
 
   it('--sort: by cost (default for names), tokens, name; days in order by default', () => {
@@ -46,13 +52,19 @@ describe('on a two-month Claude Code home', () => {
     const byTokens = rows(['--by', 'model', '--sort', 'tokens']).map((r: any) => r.model);
     expect(byTokens).toEqual([...tokensOf.keys()].sort((a, b) => tokensOf.get(b)! - tokensOf.get(a)!));
     expect(rows(['--by', 'model', '--sort', 'name']).map((r: any) => r.model)).toEqual([...tokensOf.keys()].sort());
-    const days = claude.ledger.rows(['day']).map((r) => r.day).sort();
+    const days = claude.ledger
+      .rows(['day'])
+      .map((r) => r.day)
+      .sort();
     expect(rows(['--by', 'day']).map((r: any) => r.day)).toEqual(days);
     expect(rows(['--by', 'day', '--sort', 'date']).map((r: any) => r.day)).toEqual(days);
     const dayCosts = rows(['--by', 'day', '--sort', 'cost']).map((r: any) => r.cost_usd ?? -1);
     expect(dayCosts).toEqual([...dayCosts].sort((a: number, b: number) => b - a));
     // The table follows the same order.
-    const table = run(['report', ...RANGE, '--by', 'model', '--sort', 'name'], env).stdout.split('\n').slice(3, 6).map((l) => l.split(/\s+/)[0]);
+    const table = run(['report', ...RANGE, '--by', 'model', '--sort', 'name'], env)
+      .stdout.split('\n')
+      .slice(3, 6)
+      .map((l) => l.split(/\s+/)[0]);
     expect(table).toEqual([...tokensOf.keys()].sort());
     // monthly: breakdown rows; compare: per harness × model.
     const nov = reportJson(['monthly', ...RANGE, '--by', 'model', '--sort', 'tokens'], env).months[1];
@@ -63,11 +75,33 @@ describe('on a two-month Claude Code home', () => {
   });
 
   it('monthly CSV: the documented columns in their order, the added ones after', () => {
-    const head = run(['report', 'monthly', ...RANGE, '--format', 'csv'], env).stdout.split('\r\n')[0]!.split(',');
+    const head = run(['report', 'monthly', ...RANGE, '--format', 'csv'], env)
+      .stdout.split('\r\n')[0]!
+      .split(',');
     expect(head).toEqual([
-      'month', 'breakdown', 'key', 'requests', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens',
-      'total_tokens', 'total_tokens_change_ratio', 'cost_usd', 'previous_cost_usd', 'cost_change_usd', 'cost_change_ratio', 'cost_source', 'sessions', 'active_days',
-      'projected_cost_usd', 'previous_cost_source', 'projected_total_tokens', 'unpriced_requests', 'unpriced_tokens',
+      'month',
+      'breakdown',
+      'key',
+      'requests',
+      'input_tokens',
+      'cache_read_tokens',
+      'cache_write_tokens',
+      'output_tokens',
+      'reasoning_tokens',
+      'total_tokens',
+      'total_tokens_change_ratio',
+      'cost_usd',
+      'previous_cost_usd',
+      'cost_change_usd',
+      'cost_change_ratio',
+      'cost_source',
+      'sessions',
+      'active_days',
+      'projected_cost_usd',
+      'previous_cost_source',
+      'projected_total_tokens',
+      'unpriced_requests',
+      'unpriced_tokens',
     ]);
   });
 
@@ -79,22 +113,38 @@ describe('on a two-month Claude Code home', () => {
 
   it('a model priced through a near match is named once per report, with the entry used', () => {
     for (const name of ['summary', 'monthly', 'compare']) {
-      const w: string[] = reportJson([name, ...RANGE, '--by', name === 'compare' ? 'model' : name === 'monthly' ? 'model' : 'day'], env).warnings;
+      const w: string[] = reportJson(
+        [name, ...RANGE, '--by', name === 'compare' ? 'model' : name === 'monthly' ? 'model' : 'day'],
+        env,
+      ).warnings;
       const near = w.filter((x) => x.includes('nearest entry'));
       expect(near, name).toEqual([
         'model "claude-sonnet-5-5" (claude-code) has no price entry of its own: its 15 responses are priced as "claude-sonnet-5" (anthropic, the nearest entry); check with `tx-usage prices show claude-sonnet-5-5`, or price it with --prices FILE (LiteLLM format)',
       ]);
     }
     // claude-opus-5-5 has an entry of its own: no warning; under --cost recorded nothing is computed.
-    expect(reportJson([...RANGE, '--cost', 'recorded'], env).warnings.filter((x: string) => x.includes('nearest entry'))).toEqual([]);
+    expect(
+      reportJson([...RANGE, '--cost', 'recorded'], env).warnings.filter((x: string) => x.includes('nearest entry')),
+    ).toEqual([]);
   });
 
   it('monthly: a month cut short is compared with the same days of the month before, with a projection', () => {
     const j = reportJson(['monthly', '--since', '2026-10-01', '--until', '2026-11-05', '--by', 'model,project'], env);
     expect([j.since, j.until, j.through]).toEqual(['2026-10-01', '2026-11-30', '2026-11-05']);
     const [oct, nov] = j.months;
-    expect([oct.complete, oct.through, oct.days_covered, oct.compared_with]).toEqual([true, '2026-10-31', 31, { first_day: '2026-09-01', last_day: '2026-09-30' }]);
-    expect([nov.complete, nov.through, nov.days_in_month, nov.days_covered, nov.compared_with]).toEqual([false, '2026-11-05', 30, 5, { first_day: '2026-10-01', last_day: '2026-10-05' }]);
+    expect([oct.complete, oct.through, oct.days_covered, oct.compared_with]).toEqual([
+      true,
+      '2026-10-31',
+      31,
+      { first_day: '2026-09-01', last_day: '2026-09-30' },
+    ]);
+    expect([nov.complete, nov.through, nov.days_in_month, nov.days_covered, nov.compared_with]).toEqual([
+      false,
+      '2026-11-05',
+      30,
+      5,
+      { first_day: '2026-10-01', last_day: '2026-10-05' },
+    ]);
     const cur = claude.ledger.rows(['month'], { since: '2026-11-01', until: '2026-11-05' })[0]!;
     const prev = claude.ledger.rows(['month'], { since: '2026-10-01', until: '2026-10-05' })[0]!;
     expect(nov.totals.total_tokens).toBe(cur.total_tokens);
@@ -104,11 +154,16 @@ describe('on a two-month Claude Code home', () => {
     expect(nov.totals.projected_cost_usd).toBeCloseTo((nov.totals.cost_usd * 30) / 5, 8);
     expect(oct.totals.projected_total_tokens).toBeNull();
     // Keys: used in Nov 1–5 or Oct 1–5. /home/dev/infra (Oct 28, Nov 20) is in neither.
-    const keys = (k: 'project' | 'model', since: string, until: string) => claude.ledger.rows([k], { since, until }).map((r) => String(r[k]));
-    const want = [...new Set([...keys('project', '2026-11-01', '2026-11-05'), ...keys('project', '2026-10-01', '2026-10-05')])].sort();
+    const keys = (k: 'project' | 'model', since: string, until: string) =>
+      claude.ledger.rows([k], { since, until }).map((r) => String(r[k]));
+    const want = [
+      ...new Set([...keys('project', '2026-11-01', '2026-11-05'), ...keys('project', '2026-10-01', '2026-10-05')]),
+    ].sort();
     expect(nov.by_project.map((r: any) => r.project).sort()).toEqual(want);
     expect(want).not.toContain('/home/dev/infra');
-    expect(nov.by_model.map((r: any) => r.model).sort()).toEqual([...new Set([...keys('model', '2026-11-01', '2026-11-05'), ...keys('model', '2026-10-01', '2026-10-05')])].sort());
+    expect(nov.by_model.map((r: any) => r.model).sort()).toEqual(
+      [...new Set([...keys('model', '2026-11-01', '2026-11-05'), ...keys('model', '2026-10-01', '2026-10-05')])].sort(),
+    );
     // Nothing past the requested end: the top days of November are Nov 1–5 only.
     for (const d of nov.top_days) expect(d.day <= '2026-11-05').toBe(true);
   });

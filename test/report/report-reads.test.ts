@@ -26,16 +26,32 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  */
 const WITNESSED: [RegExp, string][] = [
   [/^src\/core\/inputs\.js$/, 'the door itself'],
-  [/^src\/ingest\/(stamp|tail|horizon|early|pool|worker|job|collect|ingest|discover|survey|handoff|sidecar|discovery-record|ready)\.js$/, 'the sources (their stamps are the digest) and the side files of the ingest'],
+  [
+    /^src\/ingest\/(stamp|tail|horizon|early|pool|worker|job|collect|ingest|discover|survey|handoff|sidecar|discovery-record|ready)\.js$/,
+    'the sources (their stamps are the digest) and the side files of the ingest',
+  ],
   [/^src\/io\//, 'readers of the sources, and the recorded discovery (observed-fs.ts)'],
   [/^src\/harnesses\//, "the harnesses' discovery (recorded) and extraction (of stamped sources)"],
   [/^src\/store\//, 'the store and its lock'],
-  [/^src\/cli\/(memo|out-file|workdir)\.js$/, "the memo's own files and build stamps, the --out record, temporary folders"],
-  [/^src\/core\/(package-root|cache-dir)\.js$/, 'the build (package.json), the cache folder (its variables read through Runtime.env)'],
+  [
+    /^src\/cli\/(memo|out-file|workdir)\.js$/,
+    "the memo's own files and build stamps, the --out record, temporary folders",
+  ],
+  [
+    /^src\/core\/(package-root|cache-dir)\.js$/,
+    'the build (package.json), the cache folder (its variables read through Runtime.env)',
+  ],
 ];
 
 /** Variables read directly that are no input: they tune how a run works (core/inputs.ts RUN_KNOBS) or say where the run's own statistics go. */
-const KNOBS = new Set(['TX_USAGE_STATS', 'TX_USAGE_TRACE', 'TX_USAGE_WORKERS', 'TX_USAGE_DEBUG', 'TX_USAGE_NO_WASM', 'TX_USAGE_LOCK_WAIT_MS']);
+const KNOBS = new Set([
+  'TX_USAGE_STATS',
+  'TX_USAGE_TRACE',
+  'TX_USAGE_WORKERS',
+  'TX_USAGE_DEBUG',
+  'TX_USAGE_NO_WASM',
+  'TX_USAGE_LOCK_WAIT_MS',
+]);
 
 const PRELOAD = `
 const fs = require('node:fs');
@@ -78,7 +94,8 @@ function projectFrames(stack: string): string[] {
 }
 
 /** Files that are tx-usage's own (the store, its lock and side files, temporary folders) or the build's (packages). */
-const OWN_FILE = /(\/tx-usage\/(usage\.duckdb[^/]*|discovery\.json|report-memo\.json|outputs\.json|warnings-said\.json)$)|\/node_modules\/|\/tx-usage-runs-/;
+const OWN_FILE =
+  /(\/tx-usage\/(usage\.duckdb[^/]*|discovery\.json|report-memo\.json|outputs\.json|warnings-said\.json)$)|\/node_modules\/|\/tx-usage-runs-/;
 
 /**
  * The reads of a run that are neither inputs (through core/inputs.ts, or of a
@@ -93,14 +110,15 @@ function unwitnessed(reads: Read[]): string[] {
     const frames = projectFrames(r.stack);
     if (!frames.length) continue; // Node's own module loading, packages
     if (noted.has(`${r.kind}\0${r.what}`)) continue;
-    if (r.kind === 'env' ? KNOBS.has(r.what) : OWN_FILE.test(r.what) || WITNESSED.some(([re]) => re.test(frames[0]!))) continue;
+    if (r.kind === 'env' ? KNOBS.has(r.what) : OWN_FILE.test(r.what) || WITNESSED.some(([re]) => re.test(frames[0]!)))
+      continue;
     bad.push(`${r.kind} ${r.fn}(${r.what}) from ${frames[0]}\n${r.stack.split('\n').slice(0, 6).join('\n')}`);
   }
   return [...new Set(bad)];
 }
 
 describe('what a report reads', () => {
-  it('goes through core/inputs.ts, but for the sources, discovery, the store and tx-usage\'s own files', () => {
+  it("goes through core/inputs.ts, but for the sources, discovery, the store and tx-usage's own files", () => {
     const all = buildAllHome(join(dir, 'home'));
     all.close();
     const preload = join(dir, 'watch-reads.cjs');

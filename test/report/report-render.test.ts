@@ -18,18 +18,52 @@ const EVIL_SESSION = '"><svg onload=alert(3)>&amp;';
 let store: Store;
 beforeAll(async () => {
   const ev = (i: number, day: string, o: Record<string, unknown> = {}) => ({
-    harness: 'claude-code', session: EVIL_SESSION, project: EVIL_PROJECT, model: EVIL_MODEL, ts: `${day}T10:00:00Z`, key: `k${i}`,
-    input: 10 + i, cache_read: 100 * i + (i * i) % 7, cache_write: 20 + (i * 3) % 11, output: 5 * i + (i % 4), computed_e10: 1000 + i * 37, ...o,
+    harness: 'claude-code',
+    session: EVIL_SESSION,
+    project: EVIL_PROJECT,
+    model: EVIL_MODEL,
+    ts: `${day}T10:00:00Z`,
+    key: `k${i}`,
+    input: 10 + i,
+    cache_read: 100 * i + ((i * i) % 7),
+    cache_write: 20 + ((i * 3) % 11),
+    output: 5 * i + (i % 4),
+    computed_e10: 1000 + i * 37,
+    ...o,
   });
   store = await memoryStore(
-    [ev(1, '2026-01-05'), ev(2, '2026-01-06'), ev(3, '2026-02-07'), ev(4, '2026-02-08', { harness: 'codex', session: 'plain' })],
-    [{ harness: 'cursor-agent', session: EVIL_SESSION, project: EVIL_PROJECT, model: EVIL_MODEL, turns: 2, latest: 10, max: 100, peak: 20, first: '2026-01-05T00:00:00Z', last: '2026-01-05T01:00:00Z' }],
+    [
+      ev(1, '2026-01-05'),
+      ev(2, '2026-01-06'),
+      ev(3, '2026-02-07'),
+      ev(4, '2026-02-08', { harness: 'codex', session: 'plain' }),
+    ],
+    [
+      {
+        harness: 'cursor-agent',
+        session: EVIL_SESSION,
+        project: EVIL_PROJECT,
+        model: EVIL_MODEL,
+        turns: 2,
+        latest: 10,
+        max: 100,
+        peak: 20,
+        first: '2026-01-05T00:00:00Z',
+        last: '2026-01-05T01:00:00Z',
+      },
+    ],
   );
 });
 afterAll(() => store?.close());
 
 const params = (by: GroupKey[]): ReportParams => ({
-  since: '2026-01-01', until: '2026-02-28', tz: 'UTC', by, harnesses: ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'] as HarnessId[], project: '', costMode: 'auto',
+  since: '2026-01-01',
+  until: '2026-02-28',
+  tz: 'UTC',
+  by,
+  harnesses: ['claude-code', 'codex', 'cursor-agent', 'opencode', 'pi'] as HarnessId[],
+  project: '',
+  costMode: 'auto',
 });
 
 async function output(name: string, by: GroupKey[]): Promise<ReportOutput> {
@@ -69,15 +103,29 @@ describe('HTML escaping', () => {
     const s = jsonForScript(v);
     expect(s).not.toMatch(/[<>&\u2028\u2029]/);
     expect(JSON.parse(s)).toEqual(v);
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;');
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      '&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;',
+    );
   });
 });
 
 describe('chart data and specs', () => {
   const def: ChartDef = {
-    id: 'c', title: 'Cost', data: 'd', needs: 'cost_usd',
-    fallback: { title: 'Tokens (no costs known yet)', replace: { cost_usd: { field: 'total_tokens', title: 'Tokens' } } },
-    spec: { mark: 'bar', encoding: { x: { field: 'cost_usd', title: 'Cost (USD)', axis: { format: '$,.2f' } }, tooltip: [{ field: 'cost_usd', format: '$,.4f' }, { field: 'model' }] } },
+    id: 'c',
+    title: 'Cost',
+    data: 'd',
+    needs: 'cost_usd',
+    fallback: {
+      title: 'Tokens (no costs known yet)',
+      replace: { cost_usd: { field: 'total_tokens', title: 'Tokens' } },
+    },
+    spec: {
+      mark: 'bar',
+      encoding: {
+        x: { field: 'cost_usd', title: 'Cost (USD)', axis: { format: '$,.2f' } },
+        tooltip: [{ field: 'cost_usd', format: '$,.4f' }, { field: 'model' }],
+      },
+    },
   };
 
   it('draws the spec as written when the needed field is known somewhere', () => {
@@ -87,7 +135,13 @@ describe('chart data and specs', () => {
   it('swaps to the fallback field (and drops currency formats) when no row has a cost', () => {
     expect(resolveChart(def, [{ cost_usd: null, total_tokens: 5 }])).toEqual({
       title: 'Tokens (no costs known yet)',
-      spec: { mark: 'bar', encoding: { x: { field: 'total_tokens', title: 'Tokens', axis: { format: '$,.2f' } }, tooltip: [{ field: 'total_tokens', title: 'Tokens' }, { field: 'model' }] } },
+      spec: {
+        mark: 'bar',
+        encoding: {
+          x: { field: 'total_tokens', title: 'Tokens', axis: { format: '$,.2f' } },
+          tooltip: [{ field: 'total_tokens', title: 'Tokens' }, { field: 'model' }],
+        },
+      },
     });
   });
 
@@ -104,12 +158,25 @@ describe('chart data and specs', () => {
       { project: '/p4', requests: 1, total_tokens: 40, cost_usd: 4 },
       { project: '(3 other projects)', requests: 3, total_tokens: 60, cost_usd: 6 },
     ]);
-    const unpriced = [{ project: '/a', requests: 1, total_tokens: 1, cost_usd: null }, { project: '/b', requests: 1, total_tokens: 2, cost_usd: null }];
-    expect(topWithOther(unpriced, 'project', 1)).toEqual([unpriced[1], { project: '(1 other project)', requests: 1, total_tokens: 1, cost_usd: null }]);
+    const unpriced = [
+      { project: '/a', requests: 1, total_tokens: 1, cost_usd: null },
+      { project: '/b', requests: 1, total_tokens: 2, cost_usd: null },
+    ];
+    expect(topWithOther(unpriced, 'project', 1)).toEqual([
+      unpriced[1],
+      { project: '(1 other project)', requests: 1, total_tokens: 1, cost_usd: null },
+    ]);
   });
 
   it('withShortLabels uses the shortest tail that tells paths apart', () => {
-    const rows = ['/home/a/src/app', '/home/b/src/app', '/home/a/infra', '(2 other projects)'].map((project) => ({ project }));
-    expect(withShortLabels(rows, 'project').map((r) => r.project_label)).toEqual(['…/a/src/app', '…/b/src/app', '…/infra', '(2 other projects)']);
+    const rows = ['/home/a/src/app', '/home/b/src/app', '/home/a/infra', '(2 other projects)'].map((project) => ({
+      project,
+    }));
+    expect(withShortLabels(rows, 'project').map((r) => r.project_label)).toEqual([
+      '…/a/src/app',
+      '…/b/src/app',
+      '…/infra',
+      '(2 other projects)',
+    ]);
   });
 });

@@ -26,7 +26,20 @@ describe('--by session', () => {
     const costs = r.rows.map((x: any) => x.cost_usd ?? -1);
     expect([...costs].sort((a: number, b: number) => b - a)).toEqual(costs);
     for (const x of r.rows) {
-      for (const f of ['harness', 'project', 'title', 'first_activity', 'last_activity', 'models', 'prompts', 'turns', 'tool_calls', 'subagent_tasks', 'active_minutes']) expect(x, f).toHaveProperty(f);
+      for (const f of [
+        'harness',
+        'project',
+        'title',
+        'first_activity',
+        'last_activity',
+        'models',
+        'prompts',
+        'turns',
+        'tool_calls',
+        'subagent_tasks',
+        'active_minutes',
+      ])
+        expect(x, f).toHaveProperty(f);
       expect(x.first_activity <= x.last_activity).toBe(true);
     }
     // Totals are those of every row: no usage was dropped with the zero rows.
@@ -42,7 +55,8 @@ describe('--by session', () => {
   it('the 80-column table shows session, harness, project, title, prompts, tools and cost', () => {
     const out = runCli(['report', ...ALL_RANGE, '--by', 'session'], env).stdout;
     const head = out.split('\n').find((l) => l.startsWith('Session'))!;
-    for (const label of ['Harness', 'Project', 'Title', 'Prompts', 'Tools', 'Reqs', 'Total', 'Cost']) expect(head).toContain(label);
+    for (const label of ['Harness', 'Project', 'Title', 'Prompts', 'Tools', 'Reqs', 'Total', 'Cost'])
+      expect(head).toContain(label);
     const table = out.split('\n\n')[0]!.split('\n');
     // Piped, the ids are whole (issue 44): the rest of the table is laid out in 80 columns beside them.
     const ids: string[] = reportJson([...ALL_RANGE, '--by', 'session'], env).rows.map((x: any) => x.session);

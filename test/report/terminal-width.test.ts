@@ -70,8 +70,17 @@ describe('tables at the terminal width', () => {
     for (const cols of [80, 100, 120, 130, 140, 200]) {
       const out = onTerminal(cols, args);
       expect(widest(out), out).toBeLessThanOrEqual(cols);
-      for (const m of models) expect(out.split('\n').some((l) => l.startsWith(`${m} `)), `${cols}: ${m}`).toBe(true);
-      shown.push(out.split('\n')[1]!.trim().split(/\s{2,}/).length);
+      for (const m of models)
+        expect(
+          out.split('\n').some((l) => l.startsWith(`${m} `)),
+          `${cols}: ${m}`,
+        ).toBe(true);
+      shown.push(
+        out
+          .split('\n')[1]!
+          .trim()
+          .split(/\s{2,}/).length,
+      );
     }
     expect(shown).toEqual([...shown].sort((a, b) => a - b));
     expect(shown.at(-1)).toBeGreaterThan(shown[0]!);

@@ -30,8 +30,18 @@ let serverErr = '';
 const problems: string[] = [];
 
 function raw(path: string, headers?: Record<string, string>, method?: string): Promise<number>;
-function raw(path: string, headers: Record<string, string>, method: string, withBody: true): Promise<{ status: number; body: string }>;
-function raw(path: string, headers: Record<string, string> = {}, method = 'GET', withBody = false): Promise<number | { status: number; body: string }> {
+function raw(
+  path: string,
+  headers: Record<string, string>,
+  method: string,
+  withBody: true,
+): Promise<{ status: number; body: string }>;
+function raw(
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+  withBody = false,
+): Promise<number | { status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const r = request({ host: '127.0.0.1', port: Number(url.port), path, method, headers }, (res) => {
       let body = '';
@@ -56,7 +66,11 @@ async function open(path: string): Promise<Page> {
 
 /** Every chart of the page drawn. */
 async function chartsDrawn(page: Page): Promise<number> {
-  await page.waitForFunction(() => [...document.querySelectorAll('.vis')].every((e) => e.getAttribute('data-rendered')), null, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.vis')].every((e) => e.getAttribute('data-rendered')),
+    null,
+    { timeout: 20_000 },
+  );
   const states = await page.$$eval('.vis', (els) => els.map((e) => e.getAttribute('data-rendered')));
   expect(states.every((s) => s === 'true')).toBe(true);
   return states.length;
@@ -70,10 +84,17 @@ beforeAll(async () => {
   const claude = buildTwoMonthHome(home);
   growing = claude.session({ cwd: '/home/dev/live-project' });
   growing.user('2026-12-01T10:00:00.000Z');
-  growing.response({ model: 'claude-opus-5-5', ts: '2026-12-01T10:01:00.000Z', usage: { input: 10, cacheRead: 1000, cacheWrite5m: 0, output: 100, thinking: 0 } });
+  growing.response({
+    model: 'claude-opus-5-5',
+    ts: '2026-12-01T10:01:00.000Z',
+    usage: { input: 10, cacheRead: 1000, cacheWrite5m: 0, output: 100, thinking: 0 },
+  });
   // Traced: the phases it went through say what it kept open between questions (the price table, the store).
   env = cleanEnv(home, { TX_USAGE_NOW: '2026-12-01T12:00:00Z' });
-  server = spawn(process.execPath, [CLI, 'serve'], { env: { ...env, TX_USAGE_TRACE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  server = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...env, TX_USAGE_TRACE: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   server.stderr!.on('data', (b: Buffer) => (serverErr += b.toString()));
   url = await new Promise<URL>((resolve, reject) => {
     let out = '';
@@ -85,7 +106,18 @@ beforeAll(async () => {
     server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${serverErr}`)));
   });
   mkdirSync(DOCS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -120,7 +152,7 @@ describe('tx-usage serve', () => {
     await page.close();
   });
 
-  it('project → its sessions → a session\'s responses, each with its verdict and cost', async () => {
+  it("project → its sessions → a session's responses, each with its verdict and cost", async () => {
     const page = await open(withToken('/', RANGE));
     await chartsDrawn(page);
     await page.locator('a.project-link', { hasText: 'infra' }).first().click();
@@ -156,7 +188,10 @@ describe('tx-usage serve', () => {
     expect(await page.locator('input[name=project]').inputValue()).toBe('webshop');
     // The model filter (exact ids): the figures are that model's, as `report --model` gives them.
     await page.goto(new URL(withToken('/', `${RANGE}&model=claude-sonnet-5-5`), url).href);
-    const sonnet = reportJson(['--since', '2026-10-01', '--until', '2026-12-31', '--tz', 'UTC', '--model', 'claude-sonnet-5-5'], env);
+    const sonnet = reportJson(
+      ['--since', '2026-10-01', '--until', '2026-12-31', '--tz', 'UTC', '--model', 'claude-sonnet-5-5'],
+      env,
+    );
     expect(await page.locator('.card .value').nth(1).innerText()).not.toBe(all);
     expect(await page.locator('input[name=model]').inputValue()).toBe('claude-sonnet-5-5');
     expect(await page.locator('body').innerText()).toContain(sonnet.totals.requests.toLocaleString('en-US'));
@@ -173,14 +208,20 @@ describe('tx-usage serve', () => {
     await page.locator('a.model-link', { hasText: 'claude-opus-5-5' }).first().click();
     await page.waitForURL(/model=/);
     const q = new URL(page.url()).searchParams;
-    expect([new URL(page.url()).pathname, q.get('model'), q.get('since')]).toEqual(['/compare', 'claude-opus-5-5', '2026-11-01']);
+    expect([new URL(page.url()).pathname, q.get('model'), q.get('since')]).toEqual([
+      '/compare',
+      'claude-opus-5-5',
+      '2026-11-01',
+    ]);
     expect(await page.locator('input[name=model]').inputValue()).toBe('claude-opus-5-5');
     await page.close();
   });
 
   it('compare and monthly pages draw', async () => {
     for (const p of ['compare', 'monthly']) {
-      const page = await open(withToken(`/${p}`, p === 'monthly' ? '&since=2026-11-01&until=2026-11-30&tz=UTC' : RANGE));
+      const page = await open(
+        withToken(`/${p}`, p === 'monthly' ? '&since=2026-11-01&until=2026-11-30&tz=UTC' : RANGE),
+      );
       await chartsDrawn(page);
       await page.screenshot({ path: join(DOCS, `${p}.png`), fullPage: true });
       await page.close();
@@ -193,8 +234,14 @@ describe('tx-usage serve', () => {
     const before = await page.locator('.card .value').nth(1).innerText();
     await page.waitForTimeout(1200); // the change loop's once-a-second limit starts from its last refresh
     const t0 = Date.now();
-    growing.response({ model: 'claude-opus-5-5', ts: '2026-12-01T10:05:00.000Z', usage: { input: 20, cacheRead: 2000, cacheWrite5m: 0, output: 300, thinking: 0 } });
-    await page.waitForFunction((b) => document.querySelectorAll('.card .value')[1]?.textContent !== b, before, { timeout: 30_000 });
+    growing.response({
+      model: 'claude-opus-5-5',
+      ts: '2026-12-01T10:05:00.000Z',
+      usage: { input: 20, cacheRead: 2000, cacheWrite5m: 0, output: 300, thinking: 0 },
+    });
+    await page.waitForFunction((b) => document.querySelectorAll('.card .value')[1]?.textContent !== b, before, {
+      timeout: 30_000,
+    });
     // The target is 2 s (fs.watch, at most one refresh a second, the incremental ingest, a reload);
     // wall time on a shared, loaded test machine is not that, so the figure is logged and the bound is the wait's.
     console.info(`serve: figure changed ${Date.now() - t0} ms after the transcript grew`);
@@ -209,7 +256,10 @@ describe('tx-usage serve', () => {
   it('a CLI run beside it still works: the store it keeps open after a question is closed a moment later', async () => {
     const page = await open(withToken('/', RANGE));
     await page.close();
-    const r = runCli(['report', '--since', '2026-10-01', '--until', '2026-12-31', '--tz', 'UTC', '--format', 'json'], env);
+    const r = runCli(
+      ['report', '--since', '2026-10-01', '--until', '2026-12-31', '--tz', 'UTC', '--format', 'json'],
+      env,
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).totals.requests).toBeGreaterThan(0);
   });

@@ -62,5 +62,6 @@ afterAll(() => {
   const left = leftovers(own);
   rmSync(own, { recursive: true, force: true });
   process.env.TMPDIR = REAL;
-  if (left.length) throw new Error(`left in the temp dir by this test file (or the processes it started):\n  ${left.join('\n  ')}`);
+  if (left.length)
+    throw new Error(`left in the temp dir by this test file (or the processes it started):\n  ${left.join('\n  ')}`);
 });

@@ -27,20 +27,31 @@ describe('billed_events', () => {
       // 3000 rows over 1200 keys in two harnesses: unique keys, split lines
       // (growing usage), copies with a higher rank, ties broken by file and line,
       // the same key in two harnesses (not duplicates of each other).
-      await storeWideRows(store.conn, `
+      await storeWideRows(
+        store.conn,
+        `
         SELECT 'src-' || (i % 7), CASE WHEN i % 5 = 0 THEN 'codex' ELSE 'claude-code' END, 's' || (i % 40), NULL, 'm', NULL,
                1764000000000 + i, 'k' || (hash(i) % 1200), (i % 3 = 0)::INTEGER, 1,
                (hash(i * 7) % 4)::BIGINT, 0, 0, NULL, NULL, (hash(i * 13) % 3)::BIGINT, 0, NULL, i, 'file-' || (i % 11), i % 17
-        FROM range(3000) t(i)`);
+        FROM range(3000) t(i)`,
+      );
       const count = async (sql: string) => Number((await store.conn.runAndReadAll(sql)).getRowObjectsJson()[0]!.n);
-      const dupKeys = await count(`SELECT count(*) AS n FROM (SELECT harness, dedupe_key FROM usage_events GROUP BY ALL HAVING count(*) > 1)`);
+      const dupKeys = await count(
+        `SELECT count(*) AS n FROM (SELECT harness, dedupe_key FROM usage_events GROUP BY ALL HAVING count(*) > 1)`,
+      );
       expect(dupKeys).toBeGreaterThan(500);
-      expect(await count(`SELECT count(*) AS n FROM billed_events`)).toBe(await count(`SELECT count(*) AS n FROM (${REFERENCE})`));
-      expect(await count(`SELECT count(*) AS n FROM ((SELECT * FROM billed_events EXCEPT ALL ${REFERENCE}) UNION ALL (${REFERENCE} EXCEPT ALL SELECT * FROM billed_events))`)).toBe(0);
+      expect(await count(`SELECT count(*) AS n FROM billed_events`)).toBe(
+        await count(`SELECT count(*) AS n FROM (${REFERENCE})`),
+      );
+      expect(
+        await count(
+          `SELECT count(*) AS n FROM ((SELECT * FROM billed_events EXCEPT ALL ${REFERENCE}) UNION ALL (${REFERENCE} EXCEPT ALL SELECT * FROM billed_events))`,
+        ),
+      ).toBe(0);
       // same columns, same order, as usage_events (reports select * from it)
-      const cols = async (rel: string) => (await store.conn.runAndReadAll(`SELECT * FROM ${rel} LIMIT 0`)).columnNames();
+      const cols = async (rel: string) =>
+        (await store.conn.runAndReadAll(`SELECT * FROM ${rel} LIMIT 0`)).columnNames();
       expect(await cols('billed_events')).toEqual(await cols('usage_events'));
-
     } finally {
       store.close();
     }
@@ -58,7 +69,8 @@ describe('billed marks maintained at write time', () => {
     const store = await openStore(join(dir, 'maintained.duckdb'));
     try {
       const audit = async () => (await store.conn.runAndReadAll(BILLED_AUDIT)).getRowObjectsJson();
-      const one = async (sql: string) => Number(Object.values((await store.conn.runAndReadAll(sql)).getRowObjectsJson()[0]!)[0]);
+      const one = async (sql: string) =>
+        Number(Object.values((await store.conn.runAndReadAll(sql)).getRowObjectsJson()[0]!)[0]);
       /** A source's write whose responses share keys with other sources' (a pool of 30 keys in two harnesses). */
       const write = (name: string, n: number, mode: 'full' | 'append', fresh: boolean, lineFrom = 1) => {
         const w = sourceWrite(name, n);
@@ -119,14 +131,20 @@ describe('billed marks maintained at write time', () => {
       const keys = await one(`SELECT count(*) FROM (SELECT DISTINCT harness, dedupe_key FROM usage_events)`);
       expect(await one(`SELECT count(*) FROM billed_events`)).toBe(keys);
       // plenty of duplicates
-      expect(await one(`SELECT count(*) FROM (SELECT harness, dedupe_key FROM usage_events GROUP BY ALL HAVING count(*) > 1)`)).toBeGreaterThan(10);
+      expect(
+        await one(
+          `SELECT count(*) FROM (SELECT harness, dedupe_key FROM usage_events GROUP BY ALL HAVING count(*) > 1)`,
+        ),
+      ).toBeGreaterThan(10);
       expect(commits).toBeGreaterThan(5);
       expect(checked).toBeGreaterThan(5);
       // Costs changed everywhere (re-pricing): the marks do not depend on them.
       await store.conn.run(`UPDATE usage_rows SET computed_cost_e10 = computed_cost_e10 * 3 + dedupe_rank`);
       expect(await audit()).toEqual([]);
       // A wrong mark is caught.
-      await store.conn.run(`UPDATE usage_rows SET billed = NOT billed WHERE rowid = (SELECT min(rowid) FROM usage_rows)`);
+      await store.conn.run(
+        `UPDATE usage_rows SET billed = NOT billed WHERE rowid = (SELECT min(rowid) FROM usage_rows)`,
+      );
       expect((await audit()).length).toBeGreaterThan(0);
     } finally {
       await store.close();
@@ -158,17 +176,28 @@ describe('marks and session facts settled once per ingest (issue 37)', () => {
         source_line: i + 1,
       }));
       for (let i = 0; i < n; i++) {
-        w.collected.units.push({ harness: 'claude-code', session_id: `s${Math.floor(rnd() * 4)}`, kind: rnd() < 0.5 ? 'prompt' : 'tool_call', dedupe_key: `u${Math.floor(rnd() * 15)}`, dedupe_rank: rnd() < 0.3 ? 1 : 0, ts: 1_764_000_000_000 + i, count: 1 + Math.floor(rnd() * 3) });
+        w.collected.units.push({
+          harness: 'claude-code',
+          session_id: `s${Math.floor(rnd() * 4)}`,
+          kind: rnd() < 0.5 ? 'prompt' : 'tool_call',
+          dedupe_key: `u${Math.floor(rnd() * 15)}`,
+          dedupe_rank: rnd() < 0.3 ? 1 : 0,
+          ts: 1_764_000_000_000 + i,
+          count: 1 + Math.floor(rnd() * 3),
+        });
       }
       return w;
     };
     const audits = async (conn: import('@duckdb/node-api').DuckDBConnection) => {
-      const n = async (sql: string) => (await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM (${sql})`)).getRowObjectsJson()[0]!.n;
+      const n = async (sql: string) =>
+        (await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM (${sql})`)).getRowObjectsJson()[0]!.n;
       return { billed: await n(BILLED_AUDIT), kept: await n(KEPT_AUDIT), stats: await n(SESSION_STATS_AUDIT) };
     };
     const pending = async (conn: import('@duckdb/node-api').DuckDBConnection) =>
-      (await conn.runAndReadAll(`SELECT (SELECT count(*) FROM meta WHERE key LIKE '%_pending_from')::INTEGER AS m, (SELECT count(*) FROM billed_pending)::INTEGER AS b,
-                                        (SELECT count(*) FROM kept_pending)::INTEGER AS k, (SELECT count(*) FROM sessions_pending)::INTEGER AS s`)).getRowObjectsJson()[0];
+      (
+        await conn.runAndReadAll(`SELECT (SELECT count(*) FROM meta WHERE key LIKE '%_pending_from')::INTEGER AS m, (SELECT count(*) FROM billed_pending)::INTEGER AS b,
+                                        (SELECT count(*) FROM kept_pending)::INTEGER AS k, (SELECT count(*) FROM sessions_pending)::INTEGER AS s`)
+      ).getRowObjectsJson()[0];
     let store = await openStore(path);
     try {
       const w = new BatchWriter(store.conn, () => 5n, 0, true);
@@ -200,7 +229,17 @@ describe('marks and session facts settled once per ingest (issue 37)', () => {
     const home = tempDir('txu-settle-home-');
     try {
       const env = cleanEnv(home);
-      const r = runCli(['sql', `SELECT (SELECT count(*) FROM (${BILLED_AUDIT})) AS billed, (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept, (SELECT count(*) FROM (${SESSION_STATS_AUDIT})) AS stats, (SELECT count(*) FROM sessions_pending) AS pending`, '--format', 'json', '--db', path], env);
+      const r = runCli(
+        [
+          'sql',
+          `SELECT (SELECT count(*) FROM (${BILLED_AUDIT})) AS billed, (SELECT count(*) FROM (${KEPT_AUDIT})) AS kept, (SELECT count(*) FROM (${SESSION_STATS_AUDIT})) AS stats, (SELECT count(*) FROM sessions_pending) AS pending`,
+          '--format',
+          'json',
+          '--db',
+          path,
+        ],
+        env,
+      );
       expect(r.status, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual([{ billed: 0, kept: 0, stats: 0, pending: 0 }]);
     } finally {

@@ -66,7 +66,12 @@ describe.skipIf(process.platform === 'win32')('a store that cannot be written', 
     Object.fromEntries(
       readdirSync(storeDir)
         .sort()
-        .map((n) => [n, createHash('sha256').update(readFileSync(join(storeDir, n))).digest('hex')]),
+        .map((n) => [
+          n,
+          createHash('sha256')
+            .update(readFileSync(join(storeDir, n)))
+            .digest('hex'),
+        ]),
     );
   const readOnlyWarning = (w: string[]) => w.find((x) => x.startsWith(`the store ${db} is read-only (`));
 
@@ -86,7 +91,9 @@ describe.skipIf(process.platform === 'win32')('a store that cannot be written', 
     const ro = reportJson();
     expect(ro.totals).toEqual(first.totals);
     const w = readOnlyWarning(ro.warnings);
-    expect(w).toMatch(/^the store .* is read-only \(.*: permission denied\): answered from what it holds, which no source has changed since it was last written \(give it write permission, or use --db for a store elsewhere\)$/);
+    expect(w).toMatch(
+      /^the store .* is read-only \(.*: permission denied\): answered from what it holds, which no source has changed since it was last written \(give it write permission, or use --db for a store elsewhere\)$/,
+    );
     expect(ro.stderr).toContain(w);
     const roTable = run(['report', ...RANGE]);
     expect(roTable.status, roTable.stderr).toBe(0);
@@ -101,18 +108,25 @@ describe.skipIf(process.platform === 'win32')('a store that cannot be written', 
 
     // Other prices than the store was written with (an override): it cannot be repriced, and says so.
     const prices = join(home, 'prices.json');
-    writeFileSync(prices, JSON.stringify({ 'claude-sonnet-4-5': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 } }));
+    writeFileSync(
+      prices,
+      JSON.stringify({ 'claude-sonnet-4-5': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 } }),
+    );
     chmodSync(prices, 0o644);
     const repriced = reportJson(['--prices', prices]);
     expect(repriced.totals).toEqual(first.totals);
-    expect(readOnlyWarning(repriced.warnings)).toContain('which no source has changed since it was last written; its computed costs are at the prices it was last written with, not the current ones (give');
+    expect(readOnlyWarning(repriced.warnings)).toContain(
+      'which no source has changed since it was last written; its computed costs are at the prices it was last written with, not the current ones (give',
+    );
     expect(snapshot()).toEqual(before);
 
     // A source changed since: not read (the answer is the store's), and said.
     a.response({ ts: '2026-09-05T10:00:00.000Z', model: 'claude-sonnet-4-5', usage: { input: 5, output: 6 } });
     const stale = reportJson();
     expect(stale.totals).toEqual(first.totals);
-    expect(readOnlyWarning(stale.warnings)).toMatch(/: answered from what it holds: 1 source new or changed since it was last written was not read, so the answer may be stale \(give/);
+    expect(readOnlyWarning(stale.warnings)).toMatch(
+      /: answered from what it holds: 1 source new or changed since it was last written was not read, so the answer may be stale \(give/,
+    );
     expect(snapshot()).toEqual(before);
 
     // No lock file beside it, and none can be made (a store copied from elsewhere): answered all the same.
@@ -146,8 +160,14 @@ describe.skipIf(process.platform === 'win32')('a store that cannot be written', 
     expect(r.stderr).toBe(cannot(path, dir));
     expect(readdirSync(dir)).toEqual([]);
     // The default store, whose folder cannot be made: the same words, naming the folder it would be made in (not an EACCES line).
-    const noCache = asRoot ? runCliAsNobody(['ingest'], { ...env, XDG_CACHE_HOME: join(dir, 'cache') }, home) : runCli(['ingest'], { ...env, XDG_CACHE_HOME: join(dir, 'cache') });
-    expect([noCache.status, noCache.stdout, noCache.stderr]).toEqual([1, '', cannot(join(dir, 'cache', 'tx-usage', 'usage.duckdb'), dir)]);
+    const noCache = asRoot
+      ? runCliAsNobody(['ingest'], { ...env, XDG_CACHE_HOME: join(dir, 'cache') }, home)
+      : runCli(['ingest'], { ...env, XDG_CACHE_HOME: join(dir, 'cache') });
+    expect([noCache.status, noCache.stdout, noCache.stderr]).toEqual([
+      1,
+      '',
+      cannot(join(dir, 'cache', 'tx-usage', 'usage.duckdb'), dir),
+    ]);
     expect(readdirSync(dir)).toEqual([]);
   });
 

@@ -76,7 +76,9 @@ describe('a report after the harness folder is moved away', () => {
       expect(j.totals.requests, name).toBe(REQUESTS);
       expect(j.totals.total_tokens, name).toBe(TOKENS);
       expect(j.warnings.join('\n'), name).not.toContain('No harness data found');
-      expect(j.warnings.join('\n'), name).toMatch(/no harness data found in the searched locations: the rows shown are the store's retained history.*tx-usage sources/);
+      expect(j.warnings.join('\n'), name).toMatch(
+        /no harness data found in the searched locations: the rows shown are the store's retained history.*tx-usage sources/,
+      );
 
       expect(csvTotals(run([...args, '--format', 'csv']).stdout), name).toEqual({ requests: REQUESTS, tokens: TOKENS });
 
@@ -85,14 +87,18 @@ describe('a report after the harness folder is moved away', () => {
       const t = run(args);
       expect(t.stdout, name).toBe(tables.get(name));
       // The note, on stderr with the other warnings, names the command that shows where tx-usage looked.
-      expect(t.stderr, name).toMatch(/^warning: no harness data found in the searched locations: the rows shown are the store's retained history .*`tx-usage sources`/m);
+      expect(t.stderr, name).toMatch(
+        /^warning: no harness data found in the searched locations: the rows shown are the store's retained history .*`tx-usage sources`/m,
+      );
       expect(t.stderr, name).not.toContain('No harness data found');
     }
 
     // `sources` cannot know the moved file is deleted (it is not: it is under claude-moved): it says only
     // that the searched folders no longer hold it.
     const src = run(['sources']).stdout;
-    expect(src).toMatch(/: 2 events \(retained: no longer found in the searched folders since \d{4}-\d{2}-\d{2}, rows kept\)/);
+    expect(src).toMatch(
+      /: 2 events \(retained: no longer found in the searched folders since \d{4}-\d{2}-\d{2}, rows kept\)/,
+    );
     expect(src).not.toMatch(/gone/);
 
     // A store that holds nothing for the question's harnesses: said so, on stderr.

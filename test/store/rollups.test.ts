@@ -22,7 +22,15 @@ import { memoryStore, type TestEvent } from '../helpers/report-store.js';
 // stretch; costs recorded, computed, both or neither.
 let seed = 41;
 const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-const ZONES = ['UTC', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Kiritimati', 'America/Los_Angeles', 'America/St_Johns'];
+const ZONES = [
+  'UTC',
+  'Asia/Kolkata',
+  'Asia/Kathmandu',
+  'Australia/Lord_Howe',
+  'Pacific/Kiritimati',
+  'America/Los_Angeles',
+  'America/St_Johns',
+];
 const events: TestEvent[] = [];
 const add = (ms: number, harness = 'claude-code', o: Partial<TestEvent> = {}) => {
   const i = events.length;
@@ -62,14 +70,24 @@ const second = t;
 for (let n = 0; n < 20; n++, t += Math.floor(rand() * 10 * 60_000)) add(t, 'codex');
 const blockEnd = Math.floor(second / 3_600_000) * 3_600_000 + 5 * 3_600_000;
 // One session, project and model (one slot row but for the boundary: a slot of its own), and a second model at the same instant.
-for (const x of [blockEnd - 60_000, blockEnd, blockEnd + 1, blockEnd + 120_000]) add(x, 'codex', { session: 'b', project: '/p/b', model: 'm1' });
+for (const x of [blockEnd - 60_000, blockEnd, blockEnd + 1, blockEnd + 120_000])
+  add(x, 'codex', { session: 'b', project: '/p/b', model: 'm1' });
 add(blockEnd, 'codex', { session: 'b', project: '/p/b', model: 'm2' });
 for (t = blockEnd + 300_000; t < blockEnd + 4 * 3_600_000; t += Math.floor(rand() * 9 * 60_000)) add(t, 'codex');
 
 /** The zone's offset at `ms` by Intl (independent of the store and its slots). */
 function offsetAt(ms: number, tz: string): number {
   const p = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
       .formatToParts(new Date(ms))
       .map((x) => [x.type, Number(x.value)]),
   );
@@ -88,13 +106,21 @@ describe('a local day cut from 15-minute slots', () => {
     for (const tz of ZONES) expect(await slotsWhole(store.conn, tz), tz).toBe(tz !== 'America/St_Johns');
   });
 
-  it('gives each day the sums of its responses in every zone (St. John\'s from per-instant slots)', async () => {
+  it("gives each day the sums of its responses in every zone (St. John's from per-instant slots)", async () => {
     for (const tz of ZONES) {
       await useSlotsFor(store.conn, tz);
       const rows = await runTemplate(
         store.conn,
         loadTemplate('summary'),
-        { since: '2000-01-01', until: '2099-12-31', tz, harnesses: ['claude-code', 'codex'], project: '', models: [], cost_mode: 'auto' },
+        {
+          since: '2000-01-01',
+          until: '2099-12-31',
+          tz,
+          harnesses: ['claude-code', 'codex'],
+          project: '',
+          models: [],
+          cost_mode: 'auto',
+        },
         { keys: keysSlot(['day']) },
       );
       const expected = new Map<string, { requests: number; tokens: number; cost: number | null; priced: number }>();
@@ -111,7 +137,17 @@ describe('a local day cut from 15-minute slots', () => {
         }
         expected.set(d, x);
       }
-      const got = new Map(rows.map((r) => [String(r.day), { requests: Number(r.requests), tokens: Number(r.total_tokens), cost: r.cost_e10 === null ? null : Number(r.cost_e10), priced: Number(r.priced_events) }]));
+      const got = new Map(
+        rows.map((r) => [
+          String(r.day),
+          {
+            requests: Number(r.requests),
+            tokens: Number(r.total_tokens),
+            cost: r.cost_e10 === null ? null : Number(r.cost_e10),
+            priced: Number(r.priced_events),
+          },
+        ]),
+      );
       expect(got, tz).toEqual(expected);
     }
   });
@@ -122,9 +158,24 @@ describe('5-hour blocks from slots', () => {
     const mine = events.filter((e) => e.harness === 'codex');
     const now = Date.parse(mine[mine.length - 1]!.ts) + 7 * 60_000;
     const one = (e: TestEvent): LiveEvent & { key: string } => ({
-      harness: e.harness, session: e.session, project: e.project ?? null, model: e.model ?? null, ts: Date.parse(e.ts), key: e.key,
-      requests: 1, input: e.input!, cache_read: e.cache_read!, cache_write: 0, output: e.output!, reasoning: 0,
-      cost_e10: e.recorded_e10 !== null && e.recorded_e10 !== undefined ? BigInt(e.recorded_e10) : e.computed_e10 !== null && e.computed_e10 !== undefined ? BigInt(e.computed_e10) : null,
+      harness: e.harness,
+      session: e.session,
+      project: e.project ?? null,
+      model: e.model ?? null,
+      ts: Date.parse(e.ts),
+      key: e.key,
+      requests: 1,
+      input: e.input!,
+      cache_read: e.cache_read!,
+      cache_write: 0,
+      output: e.output!,
+      reasoning: 0,
+      cost_e10:
+        e.recorded_e10 !== null && e.recorded_e10 !== undefined
+          ? BigInt(e.recorded_e10)
+          : e.computed_e10 !== null && e.computed_e10 !== undefined
+            ? BigInt(e.computed_e10)
+            : null,
       computed_e10: e.computed_e10 === null || e.computed_e10 === undefined ? null : BigInt(e.computed_e10),
       recorded_e10: e.recorded_e10 === null || e.recorded_e10 === undefined ? null : BigInt(e.recorded_e10),
       uses_recorded: e.recorded_e10 !== null && e.recorded_e10 !== undefined,
@@ -132,7 +183,13 @@ describe('5-hour blocks from slots', () => {
     // The responses in the live views' order: time, then key.
     const ordered = mine.map(one).sort((a, b) => a.ts - b.ts || (a.key < b.key ? -1 : 1));
     const reference = identifyBlocks('codex', ordered).map((b) => blockRow(b, 'UTC', now, null));
-    const { perHarness } = await blocksBetween(store.conn, { harnesses: ['codex'], project: '', costMode: 'auto' }, Date.parse('2026-05-01T00:00:00Z'), now + 86_400_000, now);
+    const { perHarness } = await blocksBetween(
+      store.conn,
+      { harnesses: ['codex'], project: '', costMode: 'auto' },
+      Date.parse('2026-05-01T00:00:00Z'),
+      now + 86_400_000,
+      now,
+    );
     const fromSlots = perHarness[0]!.blocks.map((b) => blockRow(b, 'UTC', now, null));
     expect(fromSlots.some((r) => r.is_active)).toBe(true);
     expect(fromSlots.some((r) => r.is_gap)).toBe(true);

@@ -5,7 +5,17 @@
 // ours is moved aside, never deleted; --rebuild takes the lock before it
 // removes anything.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,9 +35,15 @@ beforeAll(() => {
   home = tempDir('txu-guard-home-');
   work = tempDir('txu-guard-');
   const claude = new ClaudeHome(join(home, '.claude'));
-  for (let i = 0; i < 4; i++) claude.session({ cwd: `/home/user/p${i % 2}` }).response({ ts: `2026-10-0${i + 1}T10:00:00.000Z`, usage: { input: 10 + i, output: 5, cacheRead: 100 } });
+  for (let i = 0; i < 4; i++)
+    claude
+      .session({ cwd: `/home/user/p${i % 2}` })
+      .response({ ts: `2026-10-0${i + 1}T10:00:00.000Z`, usage: { input: 10 + i, output: 5, cacheRead: 100 } });
   const t = claude.ledger.totals();
-  totals = { requests: t.requests, total_tokens: t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens };
+  totals = {
+    requests: t.requests,
+    total_tokens: t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens,
+  };
 });
 afterAll(() => {
   rmSync(home, { recursive: true, force: true });
@@ -96,17 +112,27 @@ describe('--db naming something that is not a tx-usage store', () => {
     await foreignDuckDb(cases['other DuckDB file with a WAL']!, true);
     expect(existsSync(cases['other DuckDB file with a WAL']! + '.wal')).toBe(true);
     // mtimes in the past, so that any write would show
-    for (const p of Object.values(cases)) utimesSync(p, new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
+    for (const p of Object.values(cases))
+      utimesSync(p, new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
     const before = new Map(Object.values(cases).map((p) => [p, snapshot(p)]));
     const wal = cases['other DuckDB file with a WAL']! + '.wal';
     const walBefore = snapshot(wal);
     const files = listing(dir);
-    const commands = [['report', ...RANGE], ['ingest'], ['sources'], ['sql', 'SELECT 1 AS one'], ['report', ...RANGE, '--rebuild'], ['ingest', '--rebuild']];
+    const commands = [
+      ['report', ...RANGE],
+      ['ingest'],
+      ['sources'],
+      ['sql', 'SELECT 1 AS one'],
+      ['report', ...RANGE, '--rebuild'],
+      ['ingest', '--rebuild'],
+    ];
     for (const [name, path] of Object.entries(cases)) {
       for (const args of commands) {
         const r = runCli([...args, '--db', path], env());
         expect(r.status, `${name}: ${args.join(' ')}: ${r.stderr}`).toBe(2);
-        expect(r.stderr).toMatch(new RegExp(`^tx-usage: not a tx-usage store: ${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+        expect(r.stderr).toMatch(
+          new RegExp(`^tx-usage: not a tx-usage store: ${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`),
+        );
         expect(r.stderr.trim().split('\n')).toHaveLength(1);
         expect(r.stderr).not.toMatch(STACK);
         expect(r.stdout).toBe('');
@@ -119,7 +145,7 @@ describe('--db naming something that is not a tx-usage store', () => {
 });
 
 describe('PATH.lock', () => {
-  it('a SQLite file of someone else\'s at the lock file\'s name is not written to (exit 2)', async () => {
+  it("a SQLite file of someone else's at the lock file's name is not written to (exit 2)", async () => {
     const db = join(work, 'locked-by-name.duckdb');
     const Database = (await import('better-sqlite3')).default;
     const other = new Database(`${db}.lock`);
@@ -150,21 +176,26 @@ describe('the store in use', () => {
     expect(r.stderr).not.toMatch(/unreadable|moved aside|rebuilt/);
   });
 
-  it('another program holding the store (DuckDB\'s own lock, no tx-usage lock) is reported; the store is not moved or changed', async () => {
+  it("another program holding the store (DuckDB's own lock, no tx-usage lock) is reported; the store is not moved or changed", async () => {
     const db = join(work, 'held-elsewhere.duckdb');
     expect(report(db).status).toBe(0);
     const before = snapshot(db);
     // A plain DuckDB process (not tx-usage) opens the store for writing and keeps it open.
     const holder = spawn(
       process.execPath,
-      ['-e', `const {DuckDBInstance}=require('@duckdb/node-api');DuckDBInstance.create(${JSON.stringify(db)}).then(i=>i.connect()).then(()=>{console.log('open');setTimeout(()=>{},30000)})`],
+      [
+        '-e',
+        `const {DuckDBInstance}=require('@duckdb/node-api');DuckDBInstance.create(${JSON.stringify(db)}).then(i=>i.connect()).then(()=>{console.log('open');setTimeout(()=>{},30000)})`,
+      ],
       { cwd: join(__dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] },
     );
     try {
       await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
       const r = report(db, 'day');
       expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(/^tx-usage: the store .*held-elsewhere\.duckdb is open in another program \(not tx-usage\): close it and try again/);
+      expect(r.stderr).toMatch(
+        /^tx-usage: the store .*held-elsewhere\.duckdb is open in another program \(not tx-usage\): close it and try again/,
+      );
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(snapshot(db)).toBe(before);
       expect(readdirSync(work).filter((f) => f.includes('held-elsewhere') && f.includes('broken'))).toEqual([]);
@@ -199,7 +230,9 @@ describe('a damaged store of ours', () => {
       const r = report(db, 'project');
       expect(r.status, r.stderr).toBe(0);
       expect(r.json.totals.requests).toBe(totals.requests);
-      expect(r.stderr).toMatch(/tx-usage: store .* was unreadable \(.*\); moved aside to .*\.broken-\d{8}T\d{6}Z, and a new one is built from the sources/);
+      expect(r.stderr).toMatch(
+        /tx-usage: store .* was unreadable \(.*\); moved aside to .*\.broken-\d{8}T\d{6}Z, and a new one is built from the sources/,
+      );
       const aside = readdirSync(work).filter((f) => f.startsWith(`damaged-${damage}.duckdb.broken-`));
       expect(aside).toHaveLength(1);
       expect(readFileSync(join(work, aside[0]!)).equals(damagedBytes)).toBe(true);

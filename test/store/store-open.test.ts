@@ -22,8 +22,16 @@ async function metaOf(path: string, createdMeta: Record<string, string>): Promis
 describe('openStore', () => {
   it('gives a store it creates the meta rows asked for, and never an existing one', async () => {
     const path = join(tempDir('txu-open-'), 'usage.duckdb');
-    expect(await metaOf(path, { pricing_fingerprint: 'A' })).toEqual({ app: 'tx-usage', pricing_fingerprint: 'A', schema_version: String(SCHEMA_VERSION) });
-    expect(await metaOf(path, { pricing_fingerprint: 'B' })).toEqual({ app: 'tx-usage', pricing_fingerprint: 'A', schema_version: String(SCHEMA_VERSION) });
+    expect(await metaOf(path, { pricing_fingerprint: 'A' })).toEqual({
+      app: 'tx-usage',
+      pricing_fingerprint: 'A',
+      schema_version: String(SCHEMA_VERSION),
+    });
+    expect(await metaOf(path, { pricing_fingerprint: 'B' })).toEqual({
+      app: 'tx-usage',
+      pricing_fingerprint: 'A',
+      schema_version: String(SCHEMA_VERSION),
+    });
     const bare = join(tempDir('txu-open-'), 'usage.duckdb');
     expect(await metaOf(bare, {})).toEqual({ app: 'tx-usage', schema_version: String(SCHEMA_VERSION) });
   });
@@ -34,7 +42,7 @@ describe('openStore', () => {
     // Left by runs killed while making the store (pid-named), and a file that only looks alike.
     writeFileSync(join(dir, 'usage.duckdb.creating-4242'), 'half-made');
     writeFileSync(join(dir, 'usage.duckdb.creating-4242.wal'), 'half-made');
-    writeFileSync(join(dir, 'usage.duckdb.creating-notes'), 'a file of the user\'s');
+    writeFileSync(join(dir, 'usage.duckdb.creating-notes'), "a file of the user's");
     expect(await metaOf(path, {})).toEqual({ app: 'tx-usage', schema_version: String(SCHEMA_VERSION) });
     expect(readdirSync(dir).sort()).toEqual(['usage.duckdb', 'usage.duckdb.creating-notes', 'usage.duckdb.lock']);
   });

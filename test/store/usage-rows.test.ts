@@ -91,7 +91,9 @@ describe('UsageRowWriter', () => {
       await store.conn.run('COMMIT');
 
       const cols = USAGE_ROW_COLUMNS.map((c) => `${c}::VARCHAR AS ${c}`).join(', ');
-      const got = (await store.conn.runAndReadAll(`SELECT ${cols} FROM usage_rows ORDER BY ts_ms`)).getRowObjectsJson() as Record<string, string | null>[];
+      const got = (
+        await store.conn.runAndReadAll(`SELECT ${cols} FROM usage_rows ORDER BY ts_ms`)
+      ).getRowObjectsJson() as Record<string, string | null>[];
       expect(got.length).toBe(n);
       expect(Object.keys(columnsOf(rowOf(0)))).toEqual(USAGE_ROW_COLUMNS);
       for (let i = 0; i < n; i++) {
@@ -109,14 +111,19 @@ describe('UsageRowWriter', () => {
       const app = await store.conn.createAppender('usage_rows');
       const w = new UsageRowWriter(app);
       const r = rowOf(1);
-      const bad = (e: Partial<UsageRowEvent>, computed = r.computed) => () => w.add(r.attr_id, { ...r.event, ...e }, r.recorded, computed);
+      const bad =
+        (e: Partial<UsageRowEvent>, computed = r.computed) =>
+        () =>
+          w.add(r.attr_id, { ...r.event, ...e }, r.recorded, computed);
       expect(bad({ input_tokens: 1.5 })).toThrow(RangeError);
       expect(bad({ output_tokens: 2 ** 53 + 2 })).toThrow(RangeError);
       expect(bad({ requests: 2 ** 31 })).toThrow(RangeError);
       expect(bad({}, 2n ** 63n)).toThrow(RangeError);
       expect(bad({ input_tokens: null as unknown as number })).toThrow();
       // Refused after a NULL was marked: the slot is used again by the next row, which must not inherit it.
-      expect(bad({ cache_write_5m_tokens: null, cache_write_1h_tokens: null, output_tokens: 2 ** 53 + 2 })).toThrow(RangeError);
+      expect(bad({ cache_write_5m_tokens: null, cache_write_1h_tokens: null, output_tokens: 2 ** 53 + 2 })).toThrow(
+        RangeError,
+      );
       expect(r.event.cache_write_5m_tokens).not.toBeNull();
       add(w, r);
       w.close();

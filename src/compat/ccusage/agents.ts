@@ -42,5 +42,7 @@ export function agentOf(harness: string): string {
 export function harnessOfAgent(agent: string): { harness: HarnessId } | { refused: string } {
   const h = CCUSAGE_AGENTS[agent];
   if (h) return { harness: h };
-  return { refused: `tx-usage does not read ${agent}'s files (ccusage's \`${agent}\` agent); \`tx-usage sources\` lists the harnesses it reads` };
+  return {
+    refused: `tx-usage does not read ${agent}'s files (ccusage's \`${agent}\` agent); \`tx-usage sources\` lists the harnesses it reads`,
+  };
 }

@@ -21,11 +21,19 @@ export function ccusageBlock(b: BlockRow, limit: number | null): Json {
   const burnRate = active
     ? {
         tokensPerMinute: b.tokens_per_minute_block!,
-        tokensPerMinuteForIndicator: b.total_tokens > 0 ? (b.tokens_per_minute_block! * (b.input_tokens + b.output_tokens)) / b.total_tokens : 0,
+        tokensPerMinuteForIndicator:
+          b.total_tokens > 0 ? (b.tokens_per_minute_block! * (b.input_tokens + b.output_tokens)) / b.total_tokens : 0,
         costPerHour: b.cost_usd_per_hour_block ?? 0,
       }
     : null;
-  const projection = active && b.projected_total_tokens !== null ? { totalTokens: b.projected_total_tokens, totalCost: b.projected_cost_usd ?? 0, remainingMinutes: b.remaining_minutes ?? 0 } : null;
+  const projection =
+    active && b.projected_total_tokens !== null
+      ? {
+          totalTokens: b.projected_total_tokens,
+          totalCost: b.projected_cost_usd ?? 0,
+          remainingMinutes: b.remaining_minutes ?? 0,
+        }
+      : null;
   const o: Json = {
     id: b.is_gap ? `gap-${start}` : start,
     startTime: start,
@@ -34,7 +42,12 @@ export function ccusageBlock(b: BlockRow, limit: number | null): Json {
     isActive: b.is_active,
     isGap: b.is_gap,
     entries: b.requests,
-    tokenCounts: { inputTokens: b.input_tokens, outputTokens: b.output_tokens, cacheCreationInputTokens: b.cache_write_tokens, cacheReadInputTokens: b.cache_read_tokens },
+    tokenCounts: {
+      inputTokens: b.input_tokens,
+      outputTokens: b.output_tokens,
+      cacheCreationInputTokens: b.cache_write_tokens,
+      cacheReadInputTokens: b.cache_read_tokens,
+    },
     totalTokens: b.total_tokens,
     // ccusage's cost of a block: the priced part (0 when none is priced); costPartial says when some response had no price.
     costUSD: b.cost_usd ?? 0,
@@ -44,7 +57,12 @@ export function ccusageBlock(b: BlockRow, limit: number | null): Json {
   };
   if (projection && limit) {
     const used = projection.totalTokens;
-    o.tokenLimitStatus = { limit, projectedUsage: used, percentUsed: (used / limit) * 100, status: used > limit ? 'exceeds' : used > limit * 0.8 ? 'warning' : 'ok' };
+    o.tokenLimitStatus = {
+      limit,
+      projectedUsage: used,
+      percentUsed: (used / limit) * 100,
+      status: used > limit ? 'exceeds' : used > limit * 0.8 ? 'warning' : 'ok',
+    };
   }
   // Added by tx-usage (never in place of ccusage's fields).
   Object.assign(o, {

@@ -27,7 +27,20 @@ interface Sum {
   sessionGrainTokens: number;
 }
 
-const emptySum = (): Sum => ({ requests: 0, input: 0, output: 0, cacheCreate: 0, cacheRead: 0, reasoning: 0, total: 0, costE10: 0n, sources: new Set(), unpricedRequests: 0, unpricedTokens: 0, sessionGrainTokens: 0 });
+const emptySum = (): Sum => ({
+  requests: 0,
+  input: 0,
+  output: 0,
+  cacheCreate: 0,
+  cacheRead: 0,
+  reasoning: 0,
+  total: 0,
+  costE10: 0n,
+  sources: new Set(),
+  unpricedRequests: 0,
+  unpricedTokens: 0,
+  sessionGrainTokens: 0,
+});
 const n = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
 function add(s: Sum, r: Row): void {
@@ -60,7 +73,13 @@ const partial = (s: Sum) => s.unpricedRequests > 0 || s.unpricedTokens > 0 || so
 
 /** ccusage's token fields, then its cost, then what tx-usage adds. */
 function figures(s: Sum, cost: boolean, costKey = 'totalCost'): Json {
-  const o: Json = { inputTokens: s.input, outputTokens: s.output, cacheCreationTokens: s.cacheCreate, cacheReadTokens: s.cacheRead, totalTokens: s.total };
+  const o: Json = {
+    inputTokens: s.input,
+    outputTokens: s.output,
+    cacheCreationTokens: s.cacheCreate,
+    cacheReadTokens: s.cacheRead,
+    totalTokens: s.total,
+  };
   if (cost) o[costKey] = e10ToUsd(s.costE10)!;
   return { ...o, ...added(s, cost) };
 }
@@ -68,7 +87,13 @@ function figures(s: Sum, cost: boolean, costKey = 'totalCost'): Json {
 /** The fields tx-usage adds to ccusage's (never in place of one). */
 function added(s: Sum, cost: boolean): Json {
   const o: Json = { requests: s.requests, reasoningTokens: s.reasoning };
-  if (cost) Object.assign(o, { costSource: sourceOf(s.sources), costPartial: partial(s), unpricedRequests: s.unpricedRequests, unpricedTokens: s.unpricedTokens });
+  if (cost)
+    Object.assign(o, {
+      costSource: sourceOf(s.sources),
+      costPartial: partial(s),
+      unpricedRequests: s.unpricedRequests,
+      unpricedTokens: s.unpricedTokens,
+    });
   o.sessionGrainTokens = s.sessionGrainTokens;
   return o;
 }
@@ -95,7 +120,13 @@ const modelOf = (r: Row) => String(r.model ?? 'unknown');
 function modelBreakdowns(rows: Row[], cost: boolean): Json[] {
   const out = [...groupBy(rows, modelOf)].map(([model, rs]) => {
     const s = sumOf(rs);
-    const o: Json = { modelName: model, inputTokens: s.input, outputTokens: s.output, cacheCreationTokens: s.cacheCreate, cacheReadTokens: s.cacheRead };
+    const o: Json = {
+      modelName: model,
+      inputTokens: s.input,
+      outputTokens: s.output,
+      cacheCreationTokens: s.cacheCreate,
+      cacheReadTokens: s.cacheRead,
+    };
     if (cost) {
       o.cost = e10ToUsd(s.costE10)!;
       if (partial(s)) o.missingPricing = true;
@@ -133,9 +164,18 @@ export interface ShapeOptions {
 /** ccusage's `totals`: its token fields and cost, `unpricedModels` (models with a response without a price), and tx-usage's additions. */
 export function totalsOf(rows: Row[], cost: boolean): Json {
   const s = sumOf(rows);
-  const unpriced = [...groupBy(rows, modelOf)].filter(([, rs]) => partial(sumOf(rs))).map(([m]) => m).sort();
+  const unpriced = [...groupBy(rows, modelOf)]
+    .filter(([, rs]) => partial(sumOf(rs)))
+    .map(([m]) => m)
+    .sort();
   const f = figures(s, cost);
-  const o: Json = { inputTokens: f.inputTokens, outputTokens: f.outputTokens, cacheCreationTokens: f.cacheCreationTokens, cacheReadTokens: f.cacheReadTokens, totalTokens: f.totalTokens };
+  const o: Json = {
+    inputTokens: f.inputTokens,
+    outputTokens: f.outputTokens,
+    cacheCreationTokens: f.cacheCreationTokens,
+    cacheReadTokens: f.cacheReadTokens,
+    totalTokens: f.totalTokens,
+  };
   if (cost) o.totalCost = f.totalCost;
   o.unpricedModels = unpriced;
   return { ...o, ...added(s, cost) };
@@ -143,8 +183,15 @@ export function totalsOf(rows: Row[], cost: boolean): Json {
 
 /** Session facts (report/session-view.ts) as ccusage's session metadata. */
 function sessionMeta(rows: Row[]): Json {
-  const last = rows.map((r) => r.last_activity).filter((v): v is string => typeof v === 'string').sort().at(-1);
-  const first = rows.map((r) => r.first_activity).filter((v): v is string => typeof v === 'string').sort()[0];
+  const last = rows
+    .map((r) => r.last_activity)
+    .filter((v): v is string => typeof v === 'string')
+    .sort()
+    .at(-1);
+  const first = rows
+    .map((r) => r.first_activity)
+    .filter((v): v is string => typeof v === 'string')
+    .sort()[0];
   const project = rows.map((r) => r.project).find((v): v is string => typeof v === 'string');
   const m: Json = {};
   if (last) m.lastActivity = new Date(last).toISOString();
@@ -167,18 +214,41 @@ export function unifiedRows(period: Period, rows: Row[], o: ShapeOptions): Json[
   if (period === 'session') {
     const groups = [...groupBy(rows, (r) => `${r.harness}\u0000${r.session}`)].map(([, rs]) => {
       const s = sumOf(rs);
-      const row: Json = { period: String(rs[0]!.session), agent: agentOf(String(rs[0]!.harness)), ...figures(s, o.cost), modelsUsed: modelsUsed(rs), modelBreakdowns: modelBreakdowns(rs, o.cost), metadata: sessionMeta(rs) };
+      const row: Json = {
+        period: String(rs[0]!.session),
+        agent: agentOf(String(rs[0]!.harness)),
+        ...figures(s, o.cost),
+        modelsUsed: modelsUsed(rs),
+        modelBreakdowns: modelBreakdowns(rs, o.cost),
+        metadata: sessionMeta(rs),
+      };
       return { row, s };
     });
     groups.sort((a, b) => (a.s.costE10 === b.s.costE10 ? b.s.total - a.s.total : a.s.costE10 > b.s.costE10 ? -1 : 1));
-    return order(groups.map((g) => g.row), o.order);
+    return order(
+      groups.map((g) => g.row),
+      o.order,
+    );
   }
   const periods = [...groupBy(rows, (r) => periodOf(period, r))].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return order(
     periods.map(([p, rs]) => {
       const agents = [...groupBy(rs, (r) => agentOf(String(r.harness)))].sort(([a], [b]) => (a < b ? -1 : 1));
-      const row: Json = { period: p, agent: 'all', ...figures(sumOf(rs), o.cost), modelsUsed: modelsUsed(rs), modelBreakdowns: modelBreakdowns(rs, o.cost), metadata: { agents: agents.map(([a]) => a) } };
-      if (o.byAgent) row.agents = agents.map(([a, ars]) => ({ agent: a, ...figures(sumOf(ars), o.cost), modelsUsed: modelsUsed(ars), modelBreakdowns: modelBreakdowns(ars, o.cost) }));
+      const row: Json = {
+        period: p,
+        agent: 'all',
+        ...figures(sumOf(rs), o.cost),
+        modelsUsed: modelsUsed(rs),
+        modelBreakdowns: modelBreakdowns(rs, o.cost),
+        metadata: { agents: agents.map(([a]) => a) },
+      };
+      if (o.byAgent)
+        row.agents = agents.map(([a, ars]) => ({
+          agent: a,
+          ...figures(sumOf(ars), o.cost),
+          modelsUsed: modelsUsed(ars),
+          modelBreakdowns: modelBreakdowns(ars, o.cost),
+        }));
       return row;
     }),
     o.order,
@@ -186,7 +256,12 @@ export function unifiedRows(period: Period, rows: Row[], o: ShapeOptions): Json[
 }
 
 /** The key of the unified report's list: `daily`, `weekly`, `monthly`, `session`. */
-export const UNIFIED_KEY: Record<Period, string> = { daily: 'daily', weekly: 'weekly', monthly: 'monthly', session: 'session' };
+export const UNIFIED_KEY: Record<Period, string> = {
+  daily: 'daily',
+  weekly: 'weekly',
+  monthly: 'monthly',
+  session: 'session',
+};
 
 /** The per-agent report's list and period field (`ccusage claude daily --json`: `daily[].date`; session: `sessions[].sessionId`). */
 export const AGENT_KEYS: Record<Period, { list: string; field: string }> = {
@@ -207,7 +282,12 @@ export function agentRows(agent: string, period: Period, rows: Row[], o: ShapeOp
   const codex = agent === 'codex';
   const groups = [...groupBy(rows, (r) => periodOf(period, r, agent === 'claude' ? 0 : 1))].map(([p, rs]) => {
     const s = sumOf(rs);
-    const row: Json = { [field]: p, ...figures(s, o.cost), modelsUsed: modelsUsed(rs), modelBreakdowns: modelBreakdowns(rs, o.cost) };
+    const row: Json = {
+      [field]: p,
+      ...figures(s, o.cost),
+      modelsUsed: modelsUsed(rs),
+      modelBreakdowns: modelBreakdowns(rs, o.cost),
+    };
     if (period === 'session') {
       const m = sessionMeta(rs);
       for (const k of ['projectPath', 'firstActivity', 'lastActivity'] as const) if (m[k] !== undefined) row[k] = m[k];
@@ -219,15 +299,30 @@ export function agentRows(agent: string, period: Period, rows: Row[], o: ShapeOp
       row.models = Object.fromEntries(
         [...groupBy(rs, modelOf)].map(([m, mrs]) => {
           const x = sumOf(mrs);
-          return [m, { inputTokens: x.input, outputTokens: x.output, cacheCreationTokens: x.cacheCreate, cacheReadTokens: x.cacheRead, reasoningOutputTokens: x.reasoning, totalTokens: x.total, isFallback: false }];
+          return [
+            m,
+            {
+              inputTokens: x.input,
+              outputTokens: x.output,
+              cacheCreationTokens: x.cacheCreate,
+              cacheReadTokens: x.cacheRead,
+              reasoningOutputTokens: x.reasoning,
+              totalTokens: x.total,
+              isFallback: false,
+            },
+          ];
         }),
       );
     }
     return { row, p, s };
   });
-  if (period === 'session') groups.sort((a, b) => (a.s.costE10 === b.s.costE10 ? b.s.total - a.s.total : a.s.costE10 > b.s.costE10 ? -1 : 1));
+  if (period === 'session')
+    groups.sort((a, b) => (a.s.costE10 === b.s.costE10 ? b.s.total - a.s.total : a.s.costE10 > b.s.costE10 ? -1 : 1));
   else groups.sort((a, b) => (a.p < b.p ? -1 : a.p > b.p ? 1 : 0));
-  return order(groups.map((g) => g.row), o.order);
+  return order(
+    groups.map((g) => g.row),
+    o.order,
+  );
 }
 
 /** Codex's totals also carry `costUSD` and `reasoningOutputTokens` (ccusage's Codex report). */

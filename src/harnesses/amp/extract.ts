@@ -10,7 +10,12 @@ import { readJsonFile } from '../../io/json-file.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
 import { RULE } from './rules.js';
 
-const MESSAGE_FIELDS = { input: 'inputTokens', output: 'outputTokens', cacheWrite: 'cacheCreationInputTokens', cacheRead: 'cacheReadInputTokens' } as const;
+const MESSAGE_FIELDS = {
+  input: 'inputTokens',
+  output: 'outputTokens',
+  cacheWrite: 'cacheCreationInputTokens',
+  cacheRead: 'cacheReadInputTokens',
+} as const;
 const LEDGER_FIELDS = { input: 'tokens.input', output: 'tokens.output' } as const;
 const CACHE_FIELDS = { cacheWrite: 'cacheCreationInputTokens', cacheRead: 'cacheReadInputTokens' } as const;
 
@@ -33,7 +38,11 @@ function normalize(model: string | null, c: Counts): Counts {
   return c;
 }
 
-export async function extractAmp(source: SourceRef, sink: ExtractSink, _opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractAmp(
+  source: SourceRef,
+  sink: ExtractSink,
+  _opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   const file = source.path;
   const at = { file };
   const doc = readJsonFile(file, sink);
@@ -45,7 +54,8 @@ export async function extractAmp(source: SourceRef, sink: ExtractSink, _opts: Ex
   const thread = str(doc.id) ?? source.meta?.threadId ?? 'unknown';
   const created = parseTimestamp(doc.created);
   const title = str(doc.title);
-  if (title) sink.sessionFact({ harness: 'amp', session_id: thread, title, title_rank: 0, parent_session_id: null, seq: 0 });
+  if (title)
+    sink.sessionFact({ harness: 'amp', session_id: thread, title, title_rank: 0, parent_session_id: null, seq: 0 });
   const tree = Array.isArray(doc.env?.initial?.trees) ? doc.env.initial.trees[0] : null;
   const uri = str(tree?.uri);
   const project = uri?.startsWith('file://') ? decodeURIComponent(uri.slice('file://'.length)) : null;
@@ -60,7 +70,14 @@ export async function extractAmp(source: SourceRef, sink: ExtractSink, _opts: Ex
   }
   const consumed = new Set<number>();
   const out: UsageEvent[] = [];
-  const push = (key: string, model: string | null, ts: number | null, c: Counts, rule: [string, string], row: string) => {
+  const push = (
+    key: string,
+    model: string | null,
+    ts: number | null,
+    c: Counts,
+    rule: [string, string],
+    row: string,
+  ) => {
     const when = ts ?? created;
     if (when === null) {
       sink.warn(`${rule[0]} without a usable timestamp (and a thread without created); not counted`, { file, row });
@@ -68,12 +85,33 @@ export async function extractAmp(source: SourceRef, sink: ExtractSink, _opts: Ex
     }
     const n = normalize(model, c);
     out.push({
-      harness: 'amp', session_id: thread, project, model, provider: null, ts: when, dedupe_key: key, dedupe_rank: 0, requests: 1,
-      input_tokens: n.input, cache_read_tokens: n.cacheRead, cache_write_tokens: n.cacheWrite, cache_write_5m_tokens: null, cache_write_1h_tokens: null,
-      output_tokens: n.output, reasoning_tokens: 0, recorded_cost_usd: null, source_file: file, source_line: null, rule: ts === null ? rule[1] : rule[0],
+      harness: 'amp',
+      session_id: thread,
+      project,
+      model,
+      provider: null,
+      ts: when,
+      dedupe_key: key,
+      dedupe_rank: 0,
+      requests: 1,
+      input_tokens: n.input,
+      cache_read_tokens: n.cacheRead,
+      cache_write_tokens: n.cacheWrite,
+      cache_write_5m_tokens: null,
+      cache_write_1h_tokens: null,
+      output_tokens: n.output,
+      reasoning_tokens: 0,
+      recorded_cost_usd: null,
+      source_file: file,
+      source_line: null,
+      rule: ts === null ? rule[1] : rule[0],
     });
   };
-  const tokensOf = (obj: Record<string, unknown>, fields: Record<string, string>, row: string): Record<string, number> => {
+  const tokensOf = (
+    obj: Record<string, unknown>,
+    fields: Record<string, string>,
+    row: string,
+  ): Record<string, number> => {
     const { values, invalid } = readTokenFields(obj, fields);
     if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, { file, row });
     return values;
@@ -87,7 +125,10 @@ export async function extractAmp(source: SourceRef, sink: ExtractSink, _opts: Ex
     }
     const t = tokensOf(ev, LEDGER_FIELDS, row);
     // The cache split is on the assistant message the event ends at (toMessageId == messageId).
-    const target = ev.toMessageId !== undefined ? assistants.find(({ m, i }) => !consumed.has(i) && m.messageId === ev.toMessageId) : undefined;
+    const target =
+      ev.toMessageId !== undefined
+        ? assistants.find(({ m, i }) => !consumed.has(i) && m.messageId === ev.toMessageId)
+        : undefined;
     let cache = { cacheRead: 0, cacheWrite: 0 };
     if (target) {
       consumed.add(target.i);
@@ -98,7 +139,14 @@ export async function extractAmp(source: SourceRef, sink: ExtractSink, _opts: Ex
       sink.skip('ledger event with no tokens', { file, row });
       continue;
     }
-    push(`amp:${thread}:${str(ev.id) ?? `event${k}`}`, str(ev.model), parseTimestamp(ev.timestamp), c, [RULE.ledger, RULE.ledgerCreated], row);
+    push(
+      `amp:${thread}:${str(ev.id) ?? `event${k}`}`,
+      str(ev.model),
+      parseTimestamp(ev.timestamp),
+      c,
+      [RULE.ledger, RULE.ledgerCreated],
+      row,
+    );
   }
   // A partial ledger (tokscale#453): message usage no event accounts for is counted on its own;
   // one whose model and counts equal an event's already counted is that event.
@@ -119,17 +167,36 @@ export async function extractAmp(source: SourceRef, sink: ExtractSink, _opts: Ex
       sink.skip('assistant usage of a ledger event (counted there)', { file, row });
       continue;
     }
-    push(`amp:${thread}:m${m.messageId ?? i}`, model, parseTimestamp(m.usage.timestamp), t, [RULE.message, RULE.messageCreated], row);
+    push(
+      `amp:${thread}:m${m.messageId ?? i}`,
+      model,
+      parseTimestamp(m.usage.timestamp),
+      t,
+      [RULE.message, RULE.messageCreated],
+      row,
+    );
   }
   for (const e of out) sink.event(e);
   // Prompts (README "Units of work"): a user message with text of its own (a tool result is not one),
   // at the time of the next assistant usage that answers it, else the thread's created time.
   for (const [i, m] of messages.entries()) {
     const parts = Array.isArray(m.content) ? m.content.filter(isObj) : [];
-    if (m.role !== 'user' || !parts.some((p) => p.type === 'text') || parts.some((p) => p.type === 'tool_result')) continue;
-    const next = messages.slice(i + 1).find((n) => n.role === 'assistant' && isObj(n.usage) && parseTimestamp(n.usage.timestamp) !== null);
+    if (m.role !== 'user' || !parts.some((p) => p.type === 'text') || parts.some((p) => p.type === 'tool_result'))
+      continue;
+    const next = messages
+      .slice(i + 1)
+      .find((n) => n.role === 'assistant' && isObj(n.usage) && parseTimestamp(n.usage.timestamp) !== null);
     const ts = (next ? parseTimestamp(next.usage.timestamp) : null) ?? created;
-    if (ts !== null) sink.unit({ harness: 'amp', session_id: thread, kind: 'prompt', dedupe_key: `amp:${thread}:u${m.messageId ?? i}`, dedupe_rank: 0, ts, count: 1 });
+    if (ts !== null)
+      sink.unit({
+        harness: 'amp',
+        session_id: thread,
+        kind: 'prompt',
+        dedupe_key: `amp:${thread}:u${m.messageId ?? i}`,
+        dedupe_rank: 0,
+        ts,
+        count: 1,
+      });
   }
   return null;
 }

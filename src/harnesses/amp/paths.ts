@@ -13,13 +13,24 @@ const THREAD_FILE = /^T-.+\.json$/;
 
 export function ampRoots(ctx: PathContext): RootSpec[] {
   if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });
-  const out = resolveRoots(ctx, { envVars: ['AMP_DATA_DIR'], listEnv: true, defaults: [join('.local', 'share', 'amp')] });
+  const out = resolveRoots(ctx, {
+    envVars: ['AMP_DATA_DIR'],
+    listEnv: true,
+    defaults: [join('.local', 'share', 'amp')],
+  });
   const logs = join(ctx.home, '.cache', 'amp', 'logs', 'threads');
-  if (isDir(logs)) out.push({ ...rootSpec(logs, 'default'), unread: 'debug logs written on demand, no usage in them; usage is in threads/T-*.json' });
+  if (isDir(logs))
+    out.push({
+      ...rootSpec(logs, 'default'),
+      unread: 'debug logs written on demand, no usage in them; usage is in threads/T-*.json',
+    });
   return out;
 }
 
-export async function discoverAmp(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverAmp(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const realPaths = new RealPaths();
   const out: SourceRef[] = [];
@@ -32,7 +43,13 @@ export async function discoverAmp(roots: RootSpec[], warn: (m: string, at: Sourc
       const real = realPaths.of(file);
       if (seen.has(real)) continue;
       seen.add(real);
-      out.push({ harness: 'amp', key: real, path: file, kind: 'json', meta: { threadId: basename(file).replace(/\.json$/, '') } });
+      out.push({
+        harness: 'amp',
+        key: real,
+        path: file,
+        kind: 'json',
+        meta: { threadId: basename(file).replace(/\.json$/, '') },
+      });
     }
   }
   return out;

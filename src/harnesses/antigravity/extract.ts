@@ -21,13 +21,24 @@ let types: { gen: protobuf.Type; trajectory: protobuf.Type } | null = null;
 function protoTypes() {
   if (!types) {
     const root = loadProto('antigravity.proto');
-    types = { gen: root.lookupType('antigravity.CortexStepGeneratorMetadata'), trajectory: root.lookupType('antigravity.TrajectoryMetadata') };
+    types = {
+      gen: root.lookupType('antigravity.CortexStepGeneratorMetadata'),
+      trajectory: root.lookupType('antigravity.TrajectoryMetadata'),
+    };
   }
   return types;
 }
 
 /** A counted generation as the state remembers it: what is needed to count it again once Antigravity prunes its row. */
-type Kept = [key: string, ts: number, model: string | null, input: number, cacheRead: number, output: number, reasoning: number];
+type Kept = [
+  key: string,
+  ts: number,
+  model: string | null,
+  input: number,
+  cacheRead: number,
+  output: number,
+  reasoning: number,
+];
 
 /** What a read hands the next read of the same database (ExtractOptions.prior). */
 interface State {
@@ -82,7 +93,10 @@ function readAll(db: SqliteDb, source: SourceRef, sink: ExtractSink, prior: Stat
   const out: Read = { events: [], units: [], state: { v: 1, session, project: prior?.project ?? null, kept: [] } };
   const tables = tableNames(db);
   if (!tables.has('gen_metadata') || !columnNames(db, 'gen_metadata').has('data')) {
-    sink.warn('no gen_metadata table with a data column (not an Antigravity conversation database, or a changed schema); nothing read', { file });
+    sink.warn(
+      'no gen_metadata table with a data column (not an Antigravity conversation database, or a changed schema); nothing read',
+      { file },
+    );
     return out;
   }
   const { gen, trajectory } = protoTypes();
@@ -97,7 +111,10 @@ function readAll(db: SqliteDb, source: SourceRef, sink: ExtractSink, prior: Stat
         project = workspacePath(text((t.workspaces as Raw[] | undefined)?.[0]?.uri));
         started = tsOf(t.created_at);
       } catch (e) {
-        sink.warn(`trajectory_metadata_blob: not a trajectory metadata message (${(e as Error).message}); project and start unknown`, { file });
+        sink.warn(
+          `trajectory_metadata_blob: not a trajectory metadata message (${(e as Error).message}); project and start unknown`,
+          { file },
+        );
       }
     }
   }
@@ -111,7 +128,11 @@ function readAll(db: SqliteDb, source: SourceRef, sink: ExtractSink, prior: Stat
   let decoded = 0;
   /** gen_metadata idx and time of each generation counted, in idx order (to place prompts). */
   const timeline: [number, number][] = [];
-  for (const r of db.prepare(`SELECT rowid AS rid, ${idxCol} AS idx, data FROM gen_metadata ORDER BY ${idxCol === 'idx' ? 'idx, rowid' : 'rowid'}`).iterate() as Iterable<{ rid: number; idx: unknown; data: unknown }>) {
+  for (const r of db
+    .prepare(
+      `SELECT rowid AS rid, ${idxCol} AS idx, data FROM gen_metadata ORDER BY ${idxCol === 'idx' ? 'idx, rowid' : 'rowid'}`,
+    )
+    .iterate() as Iterable<{ rid: number; idx: unknown; data: unknown }>) {
     rows++;
     const idx = typeof r.idx === 'number' || typeof r.idx === 'bigint' ? String(r.idx) : `rowid ${r.rid}`;
     const at = { file, row: `gen_metadata idx ${idx}` };
@@ -154,24 +175,33 @@ function readAll(db: SqliteDb, source: SourceRef, sink: ExtractSink, prior: Stat
     if ((has(u, 'thinking_output_tokens') || has(u, 'response_output_tokens')) && thinking + response !== output) {
       sink.count('antigravity: output is not thinking + response (output kept as recorded)');
     }
-    if (tok('cache_write_tokens') > 0) sink.count('antigravity: deprecated cache_write_tokens set (not counted: no cache writes are billed)');
+    if (tok('cache_write_tokens') > 0)
+      sink.count('antigravity: deprecated cache_write_tokens set (not counted: no cache writes are billed)');
     const id = text(u.response_id);
     const key = id !== null ? `resp:${id}` : `${session}:${idx}`;
     // Time: the generation's own start; else the conversation's; else the time of the first read (README "Project and time").
     let ts = tsOf((chat!.chat_start_metadata as Raw | undefined)?.created_at);
     if (ts === null) {
       ts = priorTs.get(key) ?? started ?? fileTime();
-      sink.count('antigravity: generation without a time (placed at the conversation start, else the database file time)');
+      sink.count(
+        'antigravity: generation without a time (placed at the conversation start, else the database file time)',
+      );
     }
     const model = text(chat!.response_model) ?? text(chat!.model_display_name);
     if (model === null) sink.count('antigravity: generation with only a model number (model unknown, not priced)');
     const reasoning = Math.min(thinking, output);
-    out.events.push(eventOf(source, session, project, [key, ts, model, input, cacheRead, output, reasoning], RULE.generation));
+    out.events.push(
+      eventOf(source, session, project, [key, ts, model, input, cacheRead, output, reasoning], RULE.generation),
+    );
     out.state.kept.push([key, ts, model, input, cacheRead, output, reasoning]);
     if (typeof r.idx === 'number') timeline.push([r.idx, ts]);
   }
   out.units = prompts(db, tables, session, timeline);
-  if (rows > 0 && decoded === 0) sink.warn(`none of its ${rows} gen_metadata rows holds usage Antigravity's schema as known has (a changed format?); nothing counted`, { file });
+  if (rows > 0 && decoded === 0)
+    sink.warn(
+      `none of its ${rows} gen_metadata rows holds usage Antigravity's schema as known has (a changed format?); nothing counted`,
+      { file },
+    );
   // Rows Antigravity pruned since the last read stay counted (README "Pruned rows").
   const here = new Set(out.state.kept.map((k) => k[0]));
   for (const k of prior?.kept ?? []) {
@@ -194,11 +224,21 @@ function prompts(db: SqliteDb, tables: Set<string>, session: string, timeline: [
   if (!cols.has('idx') || !cols.has('step_type')) return [];
   const out: WorkUnit[] = [];
   let g = 0;
-  for (const r of db.prepare('SELECT idx FROM steps WHERE step_type = ? ORDER BY idx').iterate(USER_INPUT) as Iterable<{ idx: unknown }>) {
+  for (const r of db.prepare('SELECT idx FROM steps WHERE step_type = ? ORDER BY idx').iterate(USER_INPUT) as Iterable<{
+    idx: unknown;
+  }>) {
     if (typeof r.idx !== 'number') continue;
     while (g < timeline.length && timeline[g]![0] < r.idx) g++;
     if (g === timeline.length) break; // not answered yet: counted with its answer
-    out.push({ harness: 'antigravity', session_id: session, kind: 'prompt', dedupe_key: `${session}:step ${r.idx}`, dedupe_rank: 0, ts: timeline[g]![1], count: 1 });
+    out.push({
+      harness: 'antigravity',
+      session_id: session,
+      kind: 'prompt',
+      dedupe_key: `${session}:step ${r.idx}`,
+      dedupe_rank: 0,
+      ts: timeline[g]![1],
+      count: 1,
+    });
   }
   return out;
 }
@@ -230,7 +270,11 @@ function eventOf(source: SourceRef, session: string, project: string | null, k: 
   };
 }
 
-export async function extractAntigravity(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractAntigravity(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   const file = source.path;
   const prior = isState(opts.prior) ? opts.prior : null;
   const read = readSqliteSnapshot(file, opts.tmpDir, sink, (db) => readAll(db, source, sink, prior));

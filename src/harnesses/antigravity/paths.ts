@@ -12,7 +12,11 @@ import { databaseFiles } from '../opencode/paths.js';
 import { isDir, resolveRoots } from '../roots.js';
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
-export const DEFAULT_ROOTS = [join('.gemini', 'antigravity-cli'), join('.gemini', 'antigravity-ide'), join('.gemini', 'antigravity')];
+export const DEFAULT_ROOTS = [
+  join('.gemini', 'antigravity-cli'),
+  join('.gemini', 'antigravity-ide'),
+  join('.gemini', 'antigravity'),
+];
 
 const DB_FILE = /\.db$/;
 
@@ -26,7 +30,10 @@ function conversationsOf(root: RootSpec): RootSpec {
   return isDir(inner) ? { ...root, path: inner } : root;
 }
 
-export async function discoverAntigravity(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverAntigravity(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const out: SourceRef[] = [];
   for (const file of databaseFiles(roots.map(conversationsOf), DB_FILE, warn)) {

@@ -69,7 +69,8 @@ interface Tokens {
 
 function tokensOf(o: Obj, what: string, at: SourceLocation, sink: ExtractSink): Tokens {
   const { values, invalid } = readTokenFields(o, USAGE_FIELDS);
-  if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.map((f) => `${what}${f}`).join(', ')}`, at);
+  if (invalid.length)
+    sink.warn(`invalid usage field(s) counted as 0: ${invalid.map((f) => `${what}${f}`).join(', ')}`, at);
   const split = isObj(o.cache_creation);
   const w = cacheWrites(values, split);
   return { ...values, cacheWrite: w.total, cache5m: w.w5m ?? 0, cache1h: w.w1h ?? 0, split };
@@ -83,7 +84,10 @@ function tokensOf(o: Obj, what: string, at: SourceLocation, sink: ExtractSink): 
  * split's, the rest 5-minute. No split recorded: the flat count, part
  * unknown (null).
  */
-export function cacheWrites(t: { cacheWrite: number; cache5m: number; cache1h: number }, split: boolean): { total: number; w5m: number | null; w1h: number | null } {
+export function cacheWrites(
+  t: { cacheWrite: number; cache5m: number; cache1h: number },
+  split: boolean,
+): { total: number; w5m: number | null; w1h: number | null } {
   if (!split) return { total: t.cacheWrite, w5m: null, w1h: null };
   const total = Math.max(t.cacheWrite, t.cache5m + t.cache1h);
   const w1h = Math.min(t.cache1h, total);
@@ -125,7 +129,13 @@ export function emitBilledEvents(r: ResponseLine, sink: ExtractSink): void {
   const whole = ev;
   whole.speed = speed;
   // A fork copy keeps the extractor's rule name ('Forks'); fast mode and web searches name the price rule.
-  whole.rule = speed ? RULE.fast : searches ? RULE.webSearches : whole.billing_kind?.startsWith(GEO_KIND_PREFIX) ? RULE.regional : (whole.rule ?? RULE.response);
+  whole.rule = speed
+    ? RULE.fast
+    : searches
+      ? RULE.webSearches
+      : whole.billing_kind?.startsWith(GEO_KIND_PREFIX)
+        ? RULE.regional
+        : (whole.rule ?? RULE.response);
   const iterations = Array.isArray(usage.iterations) ? (usage.iterations as unknown[]) : null;
   if (!iterations) {
     sink.event(whole);
@@ -140,18 +150,37 @@ export function emitBilledEvents(r: ResponseLine, sink: ExtractSink): void {
     const what = `usage.iterations[${index}].`;
     if (it.type === 'message') main.push({ index, t: tokensOf(it, what, at, sink) });
     else if (it.type === 'advisor_message') advisors.push({ index, it, t: tokensOf(it, what, at, sink) });
-    else sink.skip(`usage iteration of type "${typeName(it.type)}" (not counted: neither the main model's nor an advisor's)`, at);
+    else
+      sink.skip(
+        `usage iteration of type "${typeName(it.type)}" (not counted: neither the main model's nor an advisor's)`,
+        at,
+      );
   });
 
   const sum = (f: 'input' | 'cacheRead' | 'cacheWrite' | 'output') => main.reduce((n, m) => n + m.t[f], 0);
   const addsUp =
-    main.length >= 2 && sum('input') === ev.input_tokens && sum('cacheRead') === ev.cache_read_tokens && sum('cacheWrite') === ev.cache_write_tokens && sum('output') === ev.output_tokens;
-  if (main.length >= 2 && !addsUp) sink.count('responses whose main-model iterations do not add up to their usage (priced whole)');
+    main.length >= 2 &&
+    sum('input') === ev.input_tokens &&
+    sum('cacheRead') === ev.cache_read_tokens &&
+    sum('cacheWrite') === ev.cache_write_tokens &&
+    sum('output') === ev.output_tokens;
+  if (main.length >= 2 && !addsUp)
+    sink.count('responses whose main-model iterations do not add up to their usage (priced whole)');
   if (addsUp) {
     // Reasoning and the 1h cache-write share, where the iterations do not state them, handed out in order.
-    const thinking = main.every((m) => m.t.thinking > 0) ? main.map((m) => Math.min(m.t.thinking, m.t.output)) : spread(ev.reasoning_tokens, main.map((m) => m.t.output));
+    const thinking = main.every((m) => m.t.thinking > 0)
+      ? main.map((m) => Math.min(m.t.thinking, m.t.output))
+      : spread(
+          ev.reasoning_tokens,
+          main.map((m) => m.t.output),
+        );
     const ownSplit = main.every((m) => m.t.split);
-    const oneHour = ownSplit ? main.map((m) => m.t.cache1h) : spread(ev.cache_write_1h_tokens ?? 0, main.map((m) => m.t.cacheWrite));
+    const oneHour = ownSplit
+      ? main.map((m) => m.t.cache1h)
+      : spread(
+          ev.cache_write_1h_tokens ?? 0,
+          main.map((m) => m.t.cacheWrite),
+        );
     const splitKnown = ownSplit || ev.cache_write_1h_tokens !== null;
     main.forEach((m, k) => {
       const w1h = Math.min(oneHour[k]!, m.t.cacheWrite);

@@ -7,7 +7,15 @@ import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../typ
 import { projectFromKey } from './paths.js';
 import { cacheWrites, emitBilledEvents, RULE, USAGE_FIELDS, type ResponseLine } from './billing.js';
 import { geoBillingKind } from '../../pricing/regional.js';
-import { isTitleLine, personPrompt, PROMPT_MARKERS, TITLE_HEAD_BYTES, titleOf, TOOL_CALL_BLOCKS, TURN_ENDING_STOPS } from './units.js';
+import {
+  isTitleLine,
+  personPrompt,
+  PROMPT_MARKERS,
+  TITLE_HEAD_BYTES,
+  titleOf,
+  TOOL_CALL_BLOCKS,
+  TURN_ENDING_STOPS,
+} from './units.js';
 import { notBilledUsageReason, SKIP_USER_RECORD_USAGE } from './skips.js';
 import { WINNER_ORDER } from './rules.js';
 import { contender } from '../dedupe.js';
@@ -51,7 +59,15 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   let turnEnd: { key: string; rank: number; ts: number } | null = null;
   const endTurn = () => {
     if (!turnEnd) return;
-    sink.unit({ harness: 'claude-code', session_id: sessionId, kind: 'turn', dedupe_key: turnEnd.key, dedupe_rank: turnEnd.rank, ts: turnEnd.ts, count: 1 });
+    sink.unit({
+      harness: 'claude-code',
+      session_id: sessionId,
+      kind: 'turn',
+      dedupe_key: turnEnd.key,
+      dedupe_rank: turnEnd.rank,
+      ts: turnEnd.ts,
+      count: 1,
+    });
     turnEnd = null;
   };
   let title: { title: string; rank: number; line: number } | null = null;
@@ -71,7 +87,15 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
         endTurn();
         state.lastPrompt = p.uuid;
       }
-      sink.unit({ harness: 'claude-code', session_id: sessionId, kind: main ? 'prompt' : 'subagent_task', dedupe_key: `uuid:${p.uuid}`, dedupe_rank: p.copy ? 1 : 0, ts, count: 1 });
+      sink.unit({
+        harness: 'claude-code',
+        session_id: sessionId,
+        kind: main ? 'prompt' : 'subagent_task',
+        dedupe_key: `uuid:${p.uuid}`,
+        dedupe_rank: p.copy ? 1 : 0,
+        ts,
+        count: 1,
+      });
     }
     return true;
   };
@@ -80,7 +104,10 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
     markers: MARKERS,
     resume: opts.resume,
     beforeParse: userLine,
-    unmarkedHead: { bytes: TITLE_HEAD_BYTES, check: (buf: Buffer, start: number, end: number) => main && isTitleLine(buf, start, end) },
+    unmarkedHead: {
+      bytes: TITLE_HEAD_BYTES,
+      check: (buf: Buffer, start: number, end: number) => main && isTitleLine(buf, start, end),
+    },
   };
   const resume = await scanJsonlFile(file, scanOpts, sink, (rec, line) => {
     const at = { file, line };
@@ -99,7 +126,13 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
       // Client-side estimate of the whole session; last record wins. Kept
       // apart from per-response costs, never added to them.
       const cost = checkCost(rec.totalCostUSD);
-      if (cost !== null) sink.sessionEstimate({ harness: 'claude-code', session_id: typeof rec.sessionId === 'string' ? rec.sessionId : sessionId, recorded_cost_usd: cost, ts: parseTimestamp(rec.timestamp) });
+      if (cost !== null)
+        sink.sessionEstimate({
+          harness: 'claude-code',
+          session_id: typeof rec.sessionId === 'string' ? rec.sessionId : sessionId,
+          recorded_cost_usd: cost,
+          ts: parseTimestamp(rec.timestamp),
+        });
       return;
     }
     if (rec.type !== 'assistant') {
@@ -167,7 +200,15 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
     if (Array.isArray(msg.content)) {
       for (const b of msg.content) {
         if (b && typeof b === 'object' && TOOL_CALL_BLOCKS.has(b.type) && typeof b.id === 'string' && b.id) {
-          sink.unit({ harness: 'claude-code', session_id: sessionId, kind: 'tool_call', dedupe_key: `${dedupeKey}#${b.id}`, dedupe_rank: ev.dedupe_rank, ts, count: 1 });
+          sink.unit({
+            harness: 'claude-code',
+            session_id: sessionId,
+            kind: 'tool_call',
+            dedupe_key: `${dedupeKey}#${b.id}`,
+            dedupe_rank: ev.dedupe_rank,
+            ts,
+            count: 1,
+          });
         }
       }
     }
@@ -183,7 +224,11 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
         ev.ts = Math.min(ev.ts, prev.ev.ts);
         sink.merged?.(prev.ev, RULE.largest);
       }
-      byMessage.set(dedupeKey, { ev, usage: msg.usage, advisorModel: typeof rec.advisorModel === 'string' && rec.advisorModel ? rec.advisorModel : null });
+      byMessage.set(dedupeKey, {
+        ev,
+        usage: msg.usage,
+        advisorModel: typeof rec.advisorModel === 'string' && rec.advisorModel ? rec.advisorModel : null,
+      });
     } else sink.merged?.(ev, mine.usage < theirs!.usage ? RULE.largest : RULE.response);
   });
 
@@ -192,6 +237,14 @@ export async function extractClaude(source: SourceRef, sink: ExtractSink, opts: 
   for (const r of byMessage.values()) emitBilledEvents(r, sink);
   endTurn();
   const named = title as { title: string; rank: number; line: number } | null;
-  if (named) sink.sessionFact({ harness: 'claude-code', session_id: sessionId, title: named.title, title_rank: named.rank, parent_session_id: null, seq: named.line });
+  if (named)
+    sink.sessionFact({
+      harness: 'claude-code',
+      session_id: sessionId,
+      title: named.title,
+      title_rank: named.rank,
+      parent_session_id: null,
+      seq: named.line,
+    });
   return { ...resume, state };
 }

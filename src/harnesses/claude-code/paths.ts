@@ -42,7 +42,9 @@ function coworkRoots(ctx: PathContext): RootSpec[] {
     join(xdg || join(ctx.home, '.config'), 'Claude'),
     join(ctx.home, 'Library', 'Application Support', 'Claude'),
     ...(appData ? [join(appData, 'Claude')] : []),
-    ...(localAppData ? [join(localAppData, 'Packages', 'Claude_pzs8sxrjxfjjc', 'LocalCache', 'Roaming', 'Claude')] : []),
+    ...(localAppData
+      ? [join(localAppData, 'Packages', 'Claude_pzs8sxrjxfjjc', 'LocalCache', 'Roaming', 'Claude')]
+      : []),
   ];
   const out: RootSpec[] = [];
   for (const app of apps) {
@@ -66,7 +68,8 @@ function coworkProjectDirs(root: string, warn: (m: string, at: SourceLocation) =
     try {
       entries = listDir(dir);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') warn(`cannot read directory: ${(e as Error).message}`, { file: dir });
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+        warn(`cannot read directory: ${(e as Error).message}`, { file: dir });
       return;
     }
     for (const e of entries) {
@@ -86,7 +89,10 @@ function coworkProjectDirs(root: string, warn: (m: string, at: SourceLocation) =
  * Main transcripts: projects/<key>/<session>.jsonl.
  * Subagents: projects/<key>/<session>/subagents/**\/agent-<id>.jsonl (any nesting).
  */
-export async function discoverClaude(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverClaude(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const realPaths = new RealPaths();
   const out: SourceRef[] = [];

@@ -22,7 +22,9 @@ export interface Retention {
 
 /** The config dir whose settings.json Claude Code reads: CLAUDE_CONFIG_DIR (its first entry), else ~/.claude. */
 function configDir(home: string, env: NodeJS.ProcessEnv): string {
-  const first = env.CLAUDE_CONFIG_DIR?.split(',').map((s) => s.trim()).find(Boolean);
+  const first = env.CLAUDE_CONFIG_DIR?.split(',')
+    .map((s) => s.trim())
+    .find(Boolean);
   return first || join(home, '.claude');
 }
 
@@ -58,7 +60,9 @@ export function retentionOf(paths: readonly string[], home: string, env: NodeJS.
 export function retentionText(r: Retention): string | null {
   if (r.oldestMs === null) return null;
   const day = new Date(r.oldestMs).toISOString().slice(0, 10);
-  const setting = r.setIn ? `cleanupPeriodDays is ${r.days} in ${r.setIn}` : `cleanupPeriodDays is not set: the default, ${DEFAULT_CLEANUP_DAYS}`;
+  const setting = r.setIn
+    ? `cleanupPeriodDays is ${r.days} in ${r.setIn}`
+    : `cleanupPeriodDays is not set: the default, ${DEFAULT_CLEANUP_DAYS}`;
   return (
     `Claude Code deletes a transcript ${r.days} days after it was last written (${setting}); ` +
     `the oldest Claude Code transcript on disk was last written on ${day}, so usage from before it can no longer be read ` +

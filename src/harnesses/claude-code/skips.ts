@@ -4,9 +4,11 @@
 import { usageObjectPath } from '../../core/usage-object.js';
 
 /** A user record with a usage object: an Agent tool result's summary (toolUseResult.usage) of the subagent's last response. */
-export const SKIP_USER_RECORD_USAGE = "usage summary on a tool result (the subagent's responses count in its own transcript)";
+export const SKIP_USER_RECORD_USAGE =
+  "usage summary on a tool result (the subagent's responses count in its own transcript)";
 /** attachment/queued_command.attachment.usage {totalTokens, toolUses, durationMs} (contract `claude-code`, usage). */
-export const SKIP_TASK_SUMMARY = 'background task usage summary on an attachment (its responses count in its own transcript)';
+export const SKIP_TASK_SUMMARY =
+  'background task usage summary on an attachment (its responses count in its own transcript)';
 /** progress records of older versions nest the subagent's assistant records (data.message.message.usage). */
 export const SKIP_PROGRESS_COPY = "subagent progress copy of a response (counted in the subagent's transcript)";
 

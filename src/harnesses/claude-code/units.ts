@@ -44,7 +44,8 @@ const NOT_A_PERSON = new RegExp(
 );
 
 /** How text that Claude Code itself writes as a user message begins: slash-command and shell echoes, interruptions, notices. */
-const HARNESS_TEXT = /^(?:<command-name>|<command-message>|<command-args>|<local-command-|<bash-input>|<bash-stdout>|<bash-stderr>|<task-notification>|<user-memory-input>|\[Request interrupted|Caveat: )/;
+const HARNESS_TEXT =
+  /^(?:<command-name>|<command-message>|<command-args>|<local-command-|<bash-input>|<bash-stdout>|<bash-stderr>|<task-notification>|<user-memory-input>|\[Request interrupted|Caveat: )/;
 
 const UUID_RE = /"uuid":"([^"\\]+)"/;
 const TS_RE = /"timestamp":"([^"\\]+)"/;
@@ -126,7 +127,8 @@ export function isTitleLine(buf: Buffer, start: number, end: number): boolean {
 /** The title a parsed title record names, with its rank; null when the record is not one. */
 export function titleOf(rec: Record<string, unknown>): { title: string; rank: number } | null {
   for (const [, type, field, rank] of TITLE_RECORDS) {
-    if (rec.type === type) return typeof rec[field] === 'string' ? { title: (rec[field] as string).trim(), rank } : null;
+    if (rec.type === type)
+      return typeof rec[field] === 'string' ? { title: (rec[field] as string).trim(), rank } : null;
   }
   return null;
 }
@@ -135,4 +137,10 @@ export function titleOf(rec: Record<string, unknown>): { title: string; rank: nu
 export const TOOL_CALL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 
 /** stop_reason of a response after which the model does not go on by itself (not tool_use, pause_turn or unknown). */
-export const TURN_ENDING_STOPS = new Set(['end_turn', 'stop_sequence', 'max_tokens', 'refusal', 'model_context_window_exceeded']);
+export const TURN_ENDING_STOPS = new Set([
+  'end_turn',
+  'stop_sequence',
+  'max_tokens',
+  'refusal',
+  'model_context_window_exceeded',
+]);

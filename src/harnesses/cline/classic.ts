@@ -15,7 +15,13 @@ import { checkCost, checkTokenCount } from '../../core/numbers.js';
 import type { HarnessId, SourceLocation, UsageEvent, WorkUnitKind } from '../../core/types.js';
 import { scanJsonArray } from '../../io/json-array.js';
 import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../types.js';
-import { folderFromHistory, historyItem, historyModelStamps, taskMetadataModels, type ModelStamp } from './task-files.js';
+import {
+  folderFromHistory,
+  historyItem,
+  historyModelStamps,
+  taskMetadataModels,
+  type ModelStamp,
+} from './task-files.js';
 import { RULE } from './rules.js';
 
 export interface ClassicDialect {
@@ -73,7 +79,13 @@ const HEAD_BYTES = 160;
  * restore deleted (Cline `deleted_api_reqs`, Roo and Kilo `api_req_deleted`);
  * Cline's subagent sums; Roo's and Kilo's context condense calls.
  */
-const USAGE_SAYS = new Set(['api_req_started', 'deleted_api_reqs', 'api_req_deleted', 'subagent_usage', 'condense_context']);
+const USAGE_SAYS = new Set([
+  'api_req_started',
+  'deleted_api_reqs',
+  'api_req_deleted',
+  'subagent_usage',
+  'condense_context',
+]);
 /** Messages typed by a person (README "Units of work"). */
 const PROMPT_SAYS = new Set(['task', 'user_feedback']);
 /** Messages that are one tool call each, asked for approval or auto-approved. */
@@ -82,7 +94,12 @@ const TOOL_KINDS = new Set(['tool', 'command', 'use_mcp_server', 'browser_action
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export async function extractClassicTask(source: SourceRef, sink: ExtractSink, opts: ExtractOptions, d: ClassicDialect): Promise<ResumePoint> {
+export async function extractClassicTask(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+  d: ClassicDialect,
+): Promise<ResumePoint> {
   const file = source.path;
   const taskDir = dirname(file);
   const taskId = basename(taskDir);
@@ -139,13 +156,20 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
     }
     const has = (f: string) => info[f] !== undefined && info[f] !== null;
     if (!USAGE_FIELDS.some(has)) {
-      sink.skip(say === 'api_req_started' ? 'request without usage yet (placeholder or in flight)' : `${say} without usage`, loc);
+      sink.skip(
+        say === 'api_req_started' ? 'request without usage yet (placeholder or in flight)' : `${say} without usage`,
+        loc,
+      );
       return null;
     }
     // README "What counts": a stream that failed before any usage came back
     // is set to zeros with cancelReason "streaming_failed": not a billed
     // response, so not a request (a retry rewrites the same message).
-    if (say === 'api_req_started' && info.cancelReason === 'streaming_failed' && USAGE_FIELDS.every((f) => !has(f) || info[f] === 0)) {
+    if (
+      say === 'api_req_started' &&
+      info.cancelReason === 'streaming_failed' &&
+      USAGE_FIELDS.every((f) => !has(f) || info[f] === 0)
+    ) {
       sink.skip(FAILED_EMPTY, loc);
       held.add(`req:${ts}`);
       return null;
@@ -156,7 +180,19 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
       if (!c.ok) invalid.push(`${f} ${c.reason}`);
       return c.value;
     };
-    const r: Rec = { k: say === 'api_req_started' ? 'req' : say === 'subagent_usage' ? 'sub' : 'sum', ts, ti: tok('tokensIn'), to: tok('tokensOut'), cw: tok('cacheWrites'), cr: tok('cacheReads'), cost: null, model: null, provider: null, inc: 0, at };
+    const r: Rec = {
+      k: say === 'api_req_started' ? 'req' : say === 'subagent_usage' ? 'sub' : 'sum',
+      ts,
+      ti: tok('tokensIn'),
+      to: tok('tokensOut'),
+      cw: tok('cacheWrites'),
+      cr: tok('cacheReads'),
+      cost: null,
+      model: null,
+      provider: null,
+      inc: 0,
+      at,
+    };
     if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.join(', ')}`, loc);
     if (has('cost')) {
       r.cost = checkCost(info.cost);
@@ -173,7 +209,11 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
       }
       if (info.usageMissing === true) sink.count(`${d.harness}: request whose provider reported no usage`);
     }
-    r.inc = d.inputIncludesCache({ ts, apiProtocol: info.apiProtocol, providerId: r.provider, sum: r.k !== 'req' }) && r.ti >= r.cr + r.cw ? 1 : 0;
+    r.inc =
+      d.inputIncludesCache({ ts, apiProtocol: info.apiProtocol, providerId: r.provider, sum: r.k !== 'req' }) &&
+      r.ti >= r.cr + r.cw
+        ? 1
+        : 0;
     return r;
   };
 
@@ -200,7 +240,10 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
   const project = info.workspace ?? folderFromHistory(taskDir, d.folderHeading);
   if (problem !== null) {
     // Caught mid-write, or not a message list: what the last read counted stands.
-    sink.warn(`not a complete message list (${problem}); ${prior.length ? 'what the last read counted is kept' : 'nothing read'}`, { file });
+    sink.warn(
+      `not a complete message list (${problem}); ${prior.length ? 'what the last read counted is kept' : 'nothing read'}`,
+      { file },
+    );
     for (const r of prior) sink.event(eventOf(r, KEPT_RULE));
     return { offset: buf.length, lines: 0, state: { v: 1, recs: prior } satisfies ClassicState };
   }
@@ -218,7 +261,15 @@ export async function extractClassicTask(source: SourceRef, sink: ExtractSink, o
     if (info.parent !== null && u.kind === 'turn' && units[0]?.key === u.key) continue;
     sink.unit({ harness: d.harness, session_id: taskId, kind, dedupe_key: u.key, dedupe_rank: 0, ts: u.ts, count: 1 });
   }
-  if (info.parent !== null) sink.sessionFact({ harness: d.harness, session_id: taskId, title: null, title_rank: 0, parent_session_id: info.parent, seq: 0 });
+  if (info.parent !== null)
+    sink.sessionFact({
+      harness: d.harness,
+      session_id: taskId,
+      title: null,
+      title_rank: 0,
+      parent_session_id: info.parent,
+      seq: 0,
+    });
   return { offset: buf.length, lines: index, state: { v: 1, recs } satisfies ClassicState };
 
   function eventOf(r: Rec, rule: string): UsageEvent {
@@ -299,7 +350,8 @@ function resolveModels(recs: Rec[], taskDir: string, d: ClassicDialect, sink: Ex
 function settle(present: Rec[], prior: Rec[], sink: ExtractSink, held: ReadonlySet<string>): Rec[] {
   const here = new Set([...present.map((r) => `${r.k}:${r.ts}`), ...held]);
   const gone = prior.filter((r) => !here.has(`${r.k}:${r.ts}`)).sort((a, b) => a.ts - b.ts);
-  if (gone.length) sink.count('requests kept from an earlier read (no longer in the file)', gone.filter((r) => r.k === 'req').length);
+  if (gone.length)
+    sink.count('requests kept from an earlier read (no longer in the file)', gone.filter((r) => r.k === 'req').length);
   const out: Rec[] = [...gone];
   let g = 0;
   for (const r of [...present].sort((a, b) => a.ts - b.ts)) {
@@ -322,7 +374,8 @@ function settle(present: Rec[], prior: Rec[], sink: ExtractSink, held: ReadonlyS
     left.cr = Math.max(0, left.cr);
     // Float noise of summed costs.
     if (left.cost !== null && left.cost < 1e-9) left.cost = 0;
-    if (left.ti + left.to + left.cw + left.cr < r.ti + r.to + r.cw + r.cr) sink.count('deleted requests already counted from an earlier read');
+    if (left.ti + left.to + left.cw + left.cr < r.ti + r.to + r.cw + r.cr)
+      sink.count('deleted requests already counted from an earlier read');
     left.inc = r.inc && left.ti >= left.cr + left.cw ? 1 : 0;
     out.push(left);
   }

@@ -14,7 +14,20 @@ export const CLINE_EXTENSION_ID = 'saoudrizwan.claude-dev';
  * apps/vscode/src/core/api/providers/<id>.ts at 864419d8). Every other
  * provider reports the uncached remainder, or no cache at all.
  */
-const TOTAL_INPUT_PROVIDERS = new Set(['openai', 'openai-codex', 'requesty', 'xai', 'zai', 'litellm', 'fireworks', 'doubao', 'qwen', 'hicap', 'lmstudio', 'oca']);
+const TOTAL_INPUT_PROVIDERS = new Set([
+  'openai',
+  'openai-codex',
+  'requesty',
+  'xai',
+  'zai',
+  'litellm',
+  'fireworks',
+  'doubao',
+  'qwen',
+  'hicap',
+  'lmstudio',
+  'oca',
+]);
 
 export const CLINE_DIALECT: ClassicDialect = {
   harness: 'cline',
@@ -22,7 +35,8 @@ export const CLINE_DIALECT: ClassicDialect = {
   models: 'task-metadata',
   folderHeading: '# Current Working Directory (',
   // README "Not billed here: the Claude Code provider": Cline runs `claude -p`, which keeps its own transcript.
-  notBilled: (providerId) => (providerId === 'claude-code' ? 'Claude Code provider request (billed in Claude Code’s own transcripts)' : null),
+  notBilled: (providerId) =>
+    providerId === 'claude-code' ? 'Claude Code provider request (billed in Claude Code’s own transcripts)' : null,
 };
 
 /**
@@ -47,9 +61,18 @@ export const cline: Harness<'cline'> = {
   // Any provider the user configured; Cline records its provider id where it can.
   pricing: { providerHint: null },
   ruleNames: Object.values(RULE),
-  howToPoint: 'set CLINE_DATA_DIR or CLINE_DIR (CLI data), VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs), or pass --root cline=PATH (a folder holding tasks/)',
-  roots: (ctx) => (ctx.rootOverrides.length ? extensionRoots(ctx, CLINE_EXTENSION_ID) : [...clineDataDir(ctx), ...extensionRoots(ctx, CLINE_EXTENSION_ID)]),
-  discover: async (roots, warn) => [...(await discoverTasks('cline', roots, ['task_metadata.json', 'api_conversation_history.json'], warn)), ...discoverSdkSessions(roots, warn)],
+  howToPoint:
+    'set CLINE_DATA_DIR or CLINE_DIR (CLI data), VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs), or pass --root cline=PATH (a folder holding tasks/)',
+  roots: (ctx) =>
+    ctx.rootOverrides.length
+      ? extensionRoots(ctx, CLINE_EXTENSION_ID)
+      : [...clineDataDir(ctx), ...extensionRoots(ctx, CLINE_EXTENSION_ID)],
+  discover: async (roots, warn) => [
+    ...(await discoverTasks('cline', roots, ['task_metadata.json', 'api_conversation_history.json'], warn)),
+    ...discoverSdkSessions(roots, warn),
+  ],
   extract: async (source, sink, opts) =>
-    source.meta?.sdk ? (await import('./sdk.js')).extractSdkSession(source, sink, opts) : (await import('./classic.js')).extractClassicTask(source, sink, opts, CLINE_DIALECT),
+    source.meta?.sdk
+      ? (await import('./sdk.js')).extractSdkSession(source, sink, opts)
+      : (await import('./classic.js')).extractClassicTask(source, sink, opts, CLINE_DIALECT),
 };

@@ -33,7 +33,8 @@ export function editorUserDirs(ctx: PathContext, platform: NodeJS.Platform = pro
     if (xdg && isAbsolute(xdg)) origin = 'XDG_CONFIG_HOME';
   }
   for (const e of EDITORS) out.push({ path: join(base, e, 'User'), origin });
-  if (platform === 'linux') for (const s of SERVERS) out.push({ path: join(ctx.home, s, 'data', 'User'), origin: 'default', server: true });
+  if (platform === 'linux')
+    for (const s of SERVERS) out.push({ path: join(ctx.home, s, 'data', 'User'), origin: 'default', server: true });
   return out;
 }
 
@@ -43,7 +44,11 @@ export function editorUserDirs(ctx: PathContext, platform: NodeJS.Platform = pro
  * as the extension's `customStoragePath` (vscode-settings.ts); `--root
  * NAME=PATH` (a folder holding tasks/) replaces them all.
  */
-export function extensionRoots(ctx: PathContext, extensionId: string, opts: { settingsSection?: { section: string; harness: HarnessId }; platform?: NodeJS.Platform } = {}): RootSpec[] {
+export function extensionRoots(
+  ctx: PathContext,
+  extensionId: string,
+  opts: { settingsSection?: { section: string; harness: HarnessId }; platform?: NodeJS.Platform } = {},
+): RootSpec[] {
   if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });
   const userDirs = editorUserDirs(ctx, opts.platform);
   const roots: RootSpec[] = userDirs.map(({ path, origin }) => {
@@ -63,7 +68,12 @@ export function extensionRoots(ctx: PathContext, extensionId: string, opts: { se
  * source: the files beside it that say its models, folder and parent are its
  * companions (a change to them reads the task again).
  */
-export async function discoverTasks(harness: HarnessId, roots: RootSpec[], companions: readonly string[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverTasks(
+  harness: HarnessId,
+  roots: RootSpec[],
+  companions: readonly string[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const out: SourceRef[] = [];
   const seen = new Set<string>();
   const realPaths = new RealPaths();
@@ -109,7 +119,14 @@ export function discoverSdkSessions(roots: RootSpec[], warn: (m: string, at: Sou
         const real = realpath(file) ?? file;
         if (seen.has(real)) continue;
         seen.add(real);
-        out.push({ harness: 'cline', key: real, path: file, kind: 'json', companions: [join(dir, `${d.name}.json`)], meta: { sdk: '1' } });
+        out.push({
+          harness: 'cline',
+          key: real,
+          path: file,
+          kind: 'json',
+          companions: [join(dir, `${d.name}.json`)],
+          meta: { sdk: '1' },
+        });
       }
     }
   }

@@ -12,7 +12,18 @@ import type { ExtractOptions, ExtractSink, ResumePoint, SourceRef } from '../typ
 import { RULE } from './rules.js';
 
 /** What a read remembers of one counted message (to count it again should it leave the file). */
-type Kept = [key: string, ts: number, input: number, cacheRead: number, cacheWrite: number, output: number, cost: number | null, model: string | null, provider: string | null, at: number];
+type Kept = [
+  key: string,
+  ts: number,
+  input: number,
+  cacheRead: number,
+  cacheWrite: number,
+  output: number,
+  cost: number | null,
+  model: string | null,
+  provider: string | null,
+  at: number,
+];
 
 interface SdkState {
   v: 1;
@@ -34,16 +45,28 @@ function has(buf: Buffer, needle: Buffer, start: number, end: number): boolean {
 }
 
 /** The session's manifest `<root>/<root>.json`: its working folder, model, and whether it is a fork. */
-function manifestOf(dir: string, root: string): { cwd: string | null; model: string | null; provider: string | null; fork: boolean } {
+function manifestOf(
+  dir: string,
+  root: string,
+): { cwd: string | null; model: string | null; provider: string | null; fork: boolean } {
   try {
     const m = JSON.parse(readRegularBytes(join(dir, `${root}.json`), 1 << 20).toString('utf8'));
-    return { cwd: str(m?.cwd) ?? str(m?.workspace_root), model: str(m?.model), provider: str(m?.provider), fork: isObj(m?.metadata?.fork) };
+    return {
+      cwd: str(m?.cwd) ?? str(m?.workspace_root),
+      model: str(m?.model),
+      provider: str(m?.provider),
+      fork: isObj(m?.metadata?.fork),
+    };
   } catch {
     return { cwd: null, model: null, provider: null, fork: false };
   }
 }
 
-export async function extractSdkSession(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint> {
+export async function extractSdkSession(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint> {
   const file = source.path;
   const dir = dirname(file);
   const root = basename(dir);
@@ -51,7 +74,8 @@ export async function extractSdkSession(source: SourceRef, sink: ExtractSink, op
   // A sub-agent's file sits in its root session's folder: its own session, the root its parent.
   const sessionId = stem;
   const man = manifestOf(dir, root);
-  const prior = isObj(opts.prior) && opts.prior.v === 1 && Array.isArray(opts.prior.kept) ? (opts.prior as SdkState).kept : [];
+  const prior =
+    isObj(opts.prior) && opts.prior.v === 1 && Array.isArray(opts.prior.kept) ? (opts.prior as SdkState).kept : [];
   const rank = man.fork ? 1 : 0;
   const buf = readRegularBytes(file);
   const kept: Kept[] = [];
@@ -109,7 +133,18 @@ export async function extractSdkSession(source: SourceRef, sink: ExtractSink, op
     const key = `sdk:${str(m.id) ?? `${sessionId}:${index}`}:${ts}`;
     if (tools) units.push({ kind: 'tool_call', ts, key, count: tools });
     // inputTokens is the whole prompt, cache included (README "Input tokens").
-    kept.push([key, ts, Math.max(0, total - cr - cw), cr, cw, out, cost, str(m.modelInfo?.id) ?? man.model, str(m.modelInfo?.provider) ?? man.provider, index]);
+    kept.push([
+      key,
+      ts,
+      Math.max(0, total - cr - cw),
+      cr,
+      cw,
+      out,
+      cost,
+      str(m.modelInfo?.id) ?? man.model,
+      str(m.modelInfo?.provider) ?? man.provider,
+      index,
+    ]);
   }
 
   function parse(s: number, e: number): Record<string, any> | null {
@@ -123,7 +158,10 @@ export async function extractSdkSession(source: SourceRef, sink: ExtractSink, op
   }
 
   if (problem !== null) {
-    sink.warn(`not a complete session messages file (${problem}); ${prior.length ? 'what the last read counted is kept' : 'nothing read'}`, { file });
+    sink.warn(
+      `not a complete session messages file (${problem}); ${prior.length ? 'what the last read counted is kept' : 'nothing read'}`,
+      { file },
+    );
     for (const k of prior) sink.event(eventOf(k, RULE.kept));
     return { offset: buf.length, lines: 0, state: { v: 1, kept: prior } satisfies SdkState };
   }
@@ -132,8 +170,25 @@ export async function extractSdkSession(source: SourceRef, sink: ExtractSink, op
   if (gone.length) sink.count('messages kept from an earlier read (no longer in the file)', gone.length);
   for (const k of gone) sink.event(eventOf(k, RULE.kept));
   for (const k of kept) sink.event(eventOf(k, RULE.sdkCall));
-  for (const u of units) sink.unit({ harness: 'cline', session_id: sessionId, kind: u.kind, dedupe_key: u.key, dedupe_rank: rank, ts: u.ts, count: u.count });
-  if (stem !== root) sink.sessionFact({ harness: 'cline', session_id: sessionId, title: null, title_rank: 0, parent_session_id: root, seq: 0 });
+  for (const u of units)
+    sink.unit({
+      harness: 'cline',
+      session_id: sessionId,
+      kind: u.kind,
+      dedupe_key: u.key,
+      dedupe_rank: rank,
+      ts: u.ts,
+      count: u.count,
+    });
+  if (stem !== root)
+    sink.sessionFact({
+      harness: 'cline',
+      session_id: sessionId,
+      title: null,
+      title_rank: 0,
+      parent_session_id: root,
+      seq: 0,
+    });
   return { offset: buf.length, lines: index, state: { v: 1, kept: [...gone, ...kept] } satisfies SdkState };
 
   function eventOf(k: Kept, rule: string): UsageEvent {

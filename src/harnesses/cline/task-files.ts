@@ -128,7 +128,8 @@ export function historyModelStamps(taskDir: string): ModelStamp[] {
     let j = tsAt + TS_KEY.length;
     let ts = 0;
     let digits = 0;
-    while (j < buf.length && buf[j]! >= 0x30 && buf[j]! <= 0x39 && digits < 16) ts = ts * 10 + (buf[j++]! - 0x30), digits++;
+    while (j < buf.length && buf[j]! >= 0x30 && buf[j]! <= 0x39 && digits < 16)
+      ((ts = ts * 10 + (buf[j++]! - 0x30)), digits++);
     const model = decodeJsonText(buf.toString('utf8', from, close));
     if (digits >= 12 && model && model.trim()) out.push({ ts, model: model.trim(), provider: null });
   }

@@ -76,7 +76,10 @@ function customStorageOf(file: string, key: string, rootFlag: string, warn: Warn
   // would be made by mkdir against the editor process's working folder
   // (storage.ts: no `~` expansion either), which cannot be known here.
   if (!isAbsolute(value)) {
-    warn?.(`${key} ${JSON.stringify(value)} is not an absolute path (the extension resolves it against the editor's own working folder); point ${rootFlag} at that folder`, { file });
+    warn?.(
+      `${key} ${JSON.stringify(value)} is not an absolute path (the extension resolves it against the editor's own working folder); point ${rootFlag} at that folder`,
+      { file },
+    );
     return undefined;
   }
   return value;
@@ -87,7 +90,12 @@ function customStorageOf(file: string, key: string, rootFlag: string, warn: Warn
  * files, each once, with the file that named it. `rootFlag` is the flag a
  * warning tells the user to use instead (`--root roo-code=PATH`).
  */
-export function customStorageDirs(userDirs: EditorUserDir[], section: string, rootFlag: string, warn: Warn | undefined): { path: string; origin: string }[] {
+export function customStorageDirs(
+  userDirs: EditorUserDir[],
+  section: string,
+  rootFlag: string,
+  warn: Warn | undefined,
+): { path: string; origin: string }[] {
   const key = `${section}.customStoragePath`;
   const out: { path: string; origin: string }[] = [];
   for (const dir of userDirs) {

@@ -54,7 +54,14 @@ function figuresOf(rec: Obj): { figures: Figures; copy: string } | null {
     const od = isObj(mu.output_tokens_details) ? mu.output_tokens_details : {};
     return {
       copy: 'message.usage',
-      figures: { input: mu.input_tokens, output: mu.output_tokens, total: mu.total_tokens, cacheRead: mu.cache_read_input_tokens, cacheWrite: mu.cache_creation_input_tokens, reasoning: od.reasoning_tokens },
+      figures: {
+        input: mu.input_tokens,
+        output: mu.output_tokens,
+        total: mu.total_tokens,
+        cacheRead: mu.cache_read_input_tokens,
+        cacheWrite: mu.cache_creation_input_tokens,
+        reasoning: od.reasoning_tokens,
+      },
     };
   }
   const pu = pd.usage;
@@ -76,7 +83,11 @@ function figuresOf(rec: Obj): { figures: Figures; copy: string } | null {
   return null;
 }
 
-export async function extractCodebuddy(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractCodebuddy(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   const file = source.path;
   const fallbackSession = basename(file).replace(/\.jsonl$/, '');
   return scanJsonlFile(file, { markers: MARKERS, resume: opts.resume }, sink, (rec: Obj, line) => {
@@ -87,13 +98,30 @@ export async function extractCodebuddy(source: SourceRef, sink: ExtractSink, opt
     if (type === 'message' && rec.role === 'user') {
       // A person's prompt (README "Units of work"): counted, never its text.
       const id = str(rec.id);
-      if (id !== null && ts !== null) sink.unit({ harness: 'codebuddy', session_id: session, kind: 'prompt', dedupe_key: `${session}:${id}`, dedupe_rank: 0, ts, count: 1 });
+      if (id !== null && ts !== null)
+        sink.unit({
+          harness: 'codebuddy',
+          session_id: session,
+          kind: 'prompt',
+          dedupe_key: `${session}:${id}`,
+          dedupe_rank: 0,
+          ts,
+          count: 1,
+        });
       return;
     }
     if (type === 'ai-title' || type === 'topic') {
       const title = str(rec.title) ?? str(rec.aiTitle) ?? str(rec.topic);
       // A generated title (ai-title) wins over a topic.
-      if (title !== null) sink.sessionFact({ harness: 'codebuddy', session_id: session, title, title_rank: type === 'ai-title' ? 0 : 1, parent_session_id: null, seq: line });
+      if (title !== null)
+        sink.sessionFact({
+          harness: 'codebuddy',
+          session_id: session,
+          title,
+          title_rank: type === 'ai-title' ? 0 : 1,
+          parent_session_id: null,
+          seq: line,
+        });
       return;
     }
     const isCall = type === 'function_call';
@@ -129,7 +157,8 @@ export async function extractCodebuddy(source: SourceRef, sink: ExtractSink, opt
     // Input includes both cache buckets (README "Tokens").
     const fresh = input - cacheRead - cacheWrite;
     if (fresh < 0) sink.count('codebuddy: input smaller than its cache reads and writes (uncached input taken as 0)');
-    if (typeof f.total === 'number' && f.total !== input + output) sink.count('codebuddy: total is not input + output (a changed format?)');
+    if (typeof f.total === 'number' && f.total !== input + output)
+      sink.count('codebuddy: total is not input + output (a changed format?)');
     const pd = isObj(rec.providerData) ? rec.providerData : {};
     const id = str(pd.messageId) ?? str(rec.id);
     if (id === null) {

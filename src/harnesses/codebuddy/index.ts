@@ -14,7 +14,8 @@ export const codebuddy: Harness<'codebuddy'> = {
     modelNames: (name) => codebuddyModelNames(name).map((model) => ({ model, how: "CodeBuddy's name for the model" })),
   },
   ruleNames: Object.values(RULE),
-  howToPoint: 'set CODEBUDDY_DIR (a comma list of folders holding the project folders; default ~/.codebuddy/projects), or pass --root codebuddy=PATH',
+  howToPoint:
+    'set CODEBUDDY_DIR (a comma list of folders holding the project folders; default ~/.codebuddy/projects), or pass --root codebuddy=PATH',
   roots: codebuddyRoots,
   discover: discoverCodebuddy,
   scanMarkers: [MARKERS],

@@ -2,7 +2,15 @@
 // (README.md "Model"). `providerData.model` is Tencent's MaaS slug
 // (`MaaS_Cl_Opus_4.7_20260416_cache`); `requestModelId` the product's alias
 // (`claude-opus-4.7-1m`). Both are reduced to the vendor's model name.
-const FAMILY: Record<string, string> = { cl: 'claude', ds: 'deepseek', gm: 'gemini', gpt: 'gpt', glm: 'glm', kimi: 'kimi', qw: 'qwen' };
+const FAMILY: Record<string, string> = {
+  cl: 'claude',
+  ds: 'deepseek',
+  gm: 'gemini',
+  gpt: 'gpt',
+  glm: 'glm',
+  kimi: 'kimi',
+  qw: 'qwen',
+};
 
 export function codebuddyModelNames(name: string): string[] {
   const out: string[] = [];

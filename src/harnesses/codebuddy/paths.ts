@@ -21,14 +21,23 @@ export function codebuddyRoots(ctx: PathContext): RootSpec[] {
 
 const MEMORY = `${sep}memory${sep}`;
 
-export async function discoverCodebuddy(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverCodebuddy(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const out: SourceRef[] = [];
   const realPaths = new RealPaths();
   const onError = (path: string, err: Error) => warn(err.message, { file: path });
   for (const root of roots) {
     if (!root.exists) continue;
-    const files = await walkFiles(root.path, (name, path) => name.endsWith('.jsonl') && !path.includes(MEMORY), onError, 6, realPaths);
+    const files = await walkFiles(
+      root.path,
+      (name, path) => name.endsWith('.jsonl') && !path.includes(MEMORY),
+      onError,
+      6,
+      realPaths,
+    );
     for (const file of files) {
       const real = realPaths.of(file);
       if (seen.has(real)) continue; // one file named by two roots: read once

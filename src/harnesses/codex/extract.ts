@@ -25,9 +25,22 @@ import { headUnit, UNIT_HEAD_BYTES } from './units.js';
 import { onUsageRecord } from './usage-record.js';
 
 /** Only lines containing one of these can matter; the rest (messages, tool output, images) are never parsed. */
-export const MARKERS = ['"session_meta"', '"turn_context"', '"token_count"', '"token_usage_record"', '"task_started"', '"turn_started"', '"thread_rolled_back"', '"thread_settings_applied"'];
+export const MARKERS = [
+  '"session_meta"',
+  '"turn_context"',
+  '"token_count"',
+  '"token_usage_record"',
+  '"task_started"',
+  '"turn_started"',
+  '"thread_rolled_back"',
+  '"thread_settings_applied"',
+];
 
-export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractCodex(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   if (source.meta?.role === 'thread-names') return extractThreadNames(source, sink, opts);
   const file = source.path;
   const name = parseRolloutName(basename(file));
@@ -101,7 +114,8 @@ export async function extractCodex(source: SourceRef, sink: ExtractSink, opts: E
     point = await scanJsonlFile(file, { markers: MARKERS, resume, unmarkedHead }, sink, handle);
   }
   r.flush();
-  if (!st.metaSeen && parsedLines > 0) sink.warn('first line is not a readable session_meta; thread id taken from the file name', { file, line: 1 });
+  if (!st.metaSeen && parsedLines > 0)
+    sink.warn('first line is not a readable session_meta; thread id taken from the file name', { file, line: 1 });
   r.handOver();
   return point ? { ...point, state: st } : null;
 }

@@ -68,7 +68,8 @@ export function uuidV7Ms(s: unknown): number | null {
 export function turnTime(turnId: unknown, startedAt: unknown): number | null {
   const v7 = uuidV7Ms(turnId);
   if (v7 !== null) return v7;
-  if (typeof startedAt === 'number' && Number.isFinite(startedAt) && startedAt > 0) return startedAt < 1e12 ? startedAt * 1000 : startedAt;
+  if (typeof startedAt === 'number' && Number.isFinite(startedAt) && startedAt > 0)
+    return startedAt < 1e12 ? startedAt * 1000 : startedAt;
   return null;
 }
 

@@ -16,7 +16,9 @@ export function codexRoots(ctx: PathContext): RootSpec[] {
 
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 /** rollout-YYYY-MM-DDThh-mm-ss-<thread-id>[_<rollout-id>].jsonl[.zst] (timestamp is local time, unused). */
-const ROLLOUT_NAME = new RegExp(`^rollout-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-(${UUID})(?:_([^./]+))?\\.jsonl(?:\\.zst)?$`);
+const ROLLOUT_NAME = new RegExp(
+  `^rollout-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-(${UUID})(?:_([^./]+))?\\.jsonl(?:\\.zst)?$`,
+);
 
 export function isRolloutName(name: string): boolean {
   return /^rollout-.+\.jsonl(\.zst)?$/.test(name);
@@ -48,7 +50,10 @@ function searchDirs(root: string): { dir: string; archived: boolean }[] {
   return dirs.length ? dirs : [{ dir: root, archived: false }];
 }
 
-export async function discoverCodex(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverCodex(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const realPaths = new RealPaths();
   const out: SourceRef[] = [];
@@ -69,7 +74,13 @@ export async function discoverCodex(roots: RootSpec[], warn: (m: string, at: Sou
         const { threadId, rolloutId } = parseRolloutName(basename(file));
         const meta: Record<string, string> = { rolloutId, archived: archived ? '1' : '0' };
         if (threadId) meta.threadId = threadId;
-        out.push({ harness: 'codex', key: real, path: file, kind: file.endsWith('.zst') ? 'jsonl.zst' : 'jsonl', meta });
+        out.push({
+          harness: 'codex',
+          key: real,
+          path: file,
+          kind: file.endsWith('.zst') ? 'jsonl.zst' : 'jsonl',
+          meta,
+        });
       }
     }
     // Thread names (titles), in the Codex home itself.

@@ -39,7 +39,8 @@ function creditsOf(v: unknown): RateLimitSnapshot['credits'] {
 }
 
 /** The figures that make two snapshots the same (everything but when and where they were seen). */
-const sameKey = (s: RateLimitSnapshot) => JSON.stringify([s.limit_id, s.plan_type, s.primary, s.secondary, s.credits, s.reached_type]);
+const sameKey = (s: RateLimitSnapshot) =>
+  JSON.stringify([s.limit_id, s.plan_type, s.primary, s.secondary, s.credits, s.reached_type]);
 
 /** Collects a rollout's snapshots, one per run of identical ones. */
 export class RateLimitReader {

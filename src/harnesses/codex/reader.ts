@@ -60,7 +60,9 @@ export class RolloutReader {
    */
   keyAt(total: number): string {
     const e = this.st.epoch ? `e${this.st.epoch}` : '';
-    return this.lin.origin !== null ? `codex:${this.lin.origin}:-:${e}@${total}` : `codex:${this.st.threadId}:${this.rollout}:${e}@${total}`;
+    return this.lin.origin !== null
+      ? `codex:${this.lin.origin}:-:${e}@${total}`
+      : `codex:${this.st.threadId}:${this.rollout}:${e}@${total}`;
   }
 
   /** The thread whose key space a record read now is in. */
@@ -77,7 +79,7 @@ export class RolloutReader {
   }
 
   private projectNow(cwd: string | null): string | null {
-    return this.st.subagent ? this.st.parentCwd ?? this.st.metaCwd : cwd ?? this.st.metaCwd;
+    return this.st.subagent ? (this.st.parentCwd ?? this.st.metaCwd) : (cwd ?? this.st.metaCwd);
   }
 
   /** A usage line's time: its own timestamp, else the previous line's (warned); null = unusable. */
@@ -93,7 +95,17 @@ export class RolloutReader {
 
   /** A response about to be emitted (or kept pending for its record) at the current state. */
   pend(total: Tokens, delta: Tokens | null, line: number, ts: number | null, model: string | null): Pending {
-    return { total, delta, key: this.keyAt(total.total), line, ts, model, cwd: this.st.cwd, origin: this.lin.origin, tier: this.st.tier ?? null };
+    return {
+      total,
+      delta,
+      key: this.keyAt(total.total),
+      line,
+      ts,
+      model,
+      cwd: this.st.cwd,
+      origin: this.lin.origin,
+      tier: this.st.tier ?? null,
+    };
   }
 
   remember(total: number): void {
@@ -105,14 +117,15 @@ export class RolloutReader {
     const at = { file: this.file, line: p.line };
     if (p.ts === null) return; // already warned by usageTime
     const n = normalize(t);
-    if (n.inconsistent) sink.warn('input_tokens smaller than cached + cache-write tokens; uncached input counted as 0', at);
+    if (n.inconsistent)
+      sink.warn('input_tokens smaller than cached + cache-write tokens; uncached input counted as 0', at);
     const copy = p.origin;
     const header = copy !== null ? lin.headers.find((h) => h.id === copy) : undefined;
     const ev: UsageEvent = {
       harness: 'codex',
       // A copy stands for its thread's response (kept only when that thread's file is not read).
-      session_id: copy === null ? this.ownSession() : header?.root ?? (st.subagent ? this.ownSession() : copy),
-      project: copy === null ? this.projectNow(p.cwd) : p.cwd ?? st.metaCwd,
+      session_id: copy === null ? this.ownSession() : (header?.root ?? (st.subagent ? this.ownSession() : copy)),
+      project: copy === null ? this.projectNow(p.cwd) : (p.cwd ?? st.metaCwd),
       model: p.model,
       provider: st.provider ?? null,
       ts: p.ts,
@@ -132,7 +145,7 @@ export class RolloutReader {
       recorded_cost_usd: null, // Codex records no money anywhere (rate_limits is a plan snapshot)
       source_file: this.file,
       source_line: p.line,
-      rule: copy !== null ? RULE.copied : rule ?? (via === 'record' ? RULE.record : RULE.tokenCount),
+      rule: copy !== null ? RULE.copied : (rule ?? (via === 'record' ? RULE.record : RULE.tokenCount)),
     };
     // Priority processing (thread_settings_applied.service_tier) is a billing category of its own (src/pricing).
     if (p.tier === 'priority') ev.billing_kind = 'priority';
@@ -154,7 +167,10 @@ export class RolloutReader {
     const p = this.pending;
     this.pending = null;
     if (!p.delta) {
-      this.sink.skip('first token_count after an unknown total without a usable last_token_usage: taken as the starting total', { file: this.file, line: p.line });
+      this.sink.skip(
+        'first token_count after an unknown total without a usable last_token_usage: taken as the starting total',
+        { file: this.file, line: p.line },
+      );
       return;
     }
     if (p.delta.total === 0) {
@@ -209,7 +225,12 @@ export class RolloutReader {
     const t = turnTime(turnId, startedAt);
     if (t === null) return;
     const o = ownerAt(lin, st.forkCreatedTs, t);
-    if (o === OWN) this.endCopy(typeof turnId === 'string' && turnTime(turnId, null) !== null ? "the fork's own first turn (turn_id time)" : "the fork's own first turn (task_started.started_at)");
+    if (o === OWN)
+      this.endCopy(
+        typeof turnId === 'string' && turnTime(turnId, null) !== null
+          ? "the fork's own first turn (turn_id time)"
+          : "the fork's own first turn (task_started.started_at)",
+      );
     else if (o !== null && o !== lin.origin) this.switchTo(o, false);
   }
 
@@ -218,7 +239,8 @@ export class RolloutReader {
     const { st, lin } = this;
     // The first dated line of a copy tells how it is dated: well before the
     // fork's creation = original timestamps (line times then date it too).
-    if (ts !== null && lin.origin !== null && !lin.done) lin.stamps ??= st.forkCreatedTs !== null && ts < st.forkCreatedTs - BURST_MS ? 'original' : 'restamped';
+    if (ts !== null && lin.origin !== null && !lin.done)
+      lin.stamps ??= st.forkCreatedTs !== null && ts < st.forkCreatedTs - BURST_MS ? 'original' : 'restamped';
     if (st.subagentStart !== null) {
       if (ordinal === null) return null;
       if (ordinal < st.subagentStart) return lin.origin;
@@ -242,7 +264,15 @@ export class RolloutReader {
   flushTools(): void {
     if (!this.tools) return;
     const { threadId } = this.st;
-    this.sink.unit({ harness: 'codex', session_id: threadId, kind: 'tool_call', dedupe_key: `codex:${threadId}:${this.rollout}:L${this.tools.line}`, dedupe_rank: 0, ts: this.tools.ts, count: this.tools.n });
+    this.sink.unit({
+      harness: 'codex',
+      session_id: threadId,
+      kind: 'tool_call',
+      dedupe_key: `codex:${threadId}:${this.rollout}:L${this.tools.line}`,
+      dedupe_rank: 0,
+      ts: this.tools.ts,
+      count: this.tools.n,
+    });
     this.tools = null;
   }
 
@@ -264,7 +294,15 @@ export class RolloutReader {
     }
     this.flushTools();
     const k: WorkUnitKind = kind === 'user' ? (st.subagent ? 'subagent_task' : 'prompt') : kind;
-    this.sink.unit({ harness: 'codex', session_id: st.threadId, kind: k, dedupe_key: `codex:${st.threadId}:${this.rollout}:L${line}`, dedupe_rank: 0, ts: when, count: 1 });
+    this.sink.unit({
+      harness: 'codex',
+      session_id: st.threadId,
+      kind: k,
+      dedupe_key: `codex:${st.threadId}:${this.rollout}:L${line}`,
+      dedupe_rank: 0,
+      ts: when,
+      count: 1,
+    });
   }
 
   /** The file is read to its end: the pending token_count and tool calls go out. */

@@ -97,7 +97,8 @@ function sessionMetaOf(p: unknown): SessionMeta | null {
     cwd: str(p.cwd),
     provider: str(p.model_provider),
     // SessionSource is externally tagged: a sub-agent is {"subagent": ...}.
-    subagent: (isObj(source) && 'subagent' in source) || str(p.parent_thread_id) !== null || p.thread_source === 'subagent',
+    subagent:
+      (isObj(source) && 'subagent' in source) || str(p.parent_thread_id) !== null || p.thread_source === 'subagent',
     historyStart: nonNegInt(p.subagent_history_start_ordinal),
     parent: str(p.parent_thread_id) ?? (isObj(spawn) ? str(spawn.parent_thread_id) : null),
     forkedFrom: str(p.forked_from_id),
@@ -143,13 +144,23 @@ function eventOf(p: Obj): CodexRecord | null {
       return { type: 'token_count', info: tokenCountInfo(p.info), rateLimits: p.rate_limits };
     case 'task_started':
     case 'turn_started':
-      return { type: 'task_started', turnId: p.turn_id, startedAt: p.started_at, contextWindow: posInt(p.model_context_window) };
+      return {
+        type: 'task_started',
+        turnId: p.turn_id,
+        startedAt: p.started_at,
+        contextWindow: posInt(p.model_context_window),
+      };
     case 'thread_rolled_back':
       return { type: 'thread_rolled_back' };
     case 'thread_settings_applied': {
       const s = p.thread_settings;
       // "fast" is the legacy spelling of priority processing (ccusage#996).
-      return { type: 'thread_settings', settings: isObj(s) ? { model: str(s.model), priority: s.service_tier === 'priority' || s.service_tier === 'fast' } : null };
+      return {
+        type: 'thread_settings',
+        settings: isObj(s)
+          ? { model: str(s.model), priority: s.service_tier === 'priority' || s.service_tier === 'fast' }
+          : null,
+      };
     }
     default:
       return null;
@@ -164,11 +175,13 @@ export function rolloutLine(raw: Obj): RolloutLine | null {
   const ts = parseTimestamp(raw.timestamp);
   const ordinal = typeof raw.ordinal === 'number' ? raw.ordinal : null;
   const p = raw.payload;
-  if (raw.type === 'session_meta') return { ts, ordinal, unit: null, record: { type: 'session_meta', meta: sessionMetaOf(p) } };
+  if (raw.type === 'session_meta')
+    return { ts, ordinal, unit: null, record: { type: 'session_meta', meta: sessionMetaOf(p) } };
   if (!isObj(p)) return null;
   const unit = unitKindOf(raw.type, p.type, isObj(p.item) ? p.item.type : null);
   let record: CodexRecord | null = null;
-  if (raw.type === 'turn_context') record = { type: 'turn_context', turnId: p.turn_id, model: str(p.model), cwd: str(p.cwd) };
+  if (raw.type === 'turn_context')
+    record = { type: 'turn_context', turnId: p.turn_id, model: str(p.model), cwd: str(p.cwd) };
   else if (raw.type === 'token_usage_record') record = usageRecordOf(p);
   else if (raw.type === 'event_msg') record = eventOf(p);
   return { ts, ordinal, unit, record };

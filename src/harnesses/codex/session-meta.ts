@@ -26,9 +26,17 @@ export function onSessionMeta(r: RolloutReader, meta: SessionMeta | null, line: 
   st.subagentStart = meta.historyStart;
   // A sub-agent's own thread is linked to the thread that spawned it (its prompts are attributed there).
   const parent = meta.parent;
-  if (parent) sink.sessionFact({ harness: 'codex', session_id: st.threadId, title: null, title_rank: 0, parent_session_id: parent, seq: line });
+  if (parent)
+    sink.sessionFact({
+      harness: 'codex',
+      session_id: st.threadId,
+      title: null,
+      title_rank: 0,
+      parent_session_id: parent,
+      seq: line,
+    });
   // session_meta.session_id is the root thread of the tree (contract); a sub-agent's spend belongs there.
-  if (st.subagent) st.root = meta.root !== null && meta.root !== st.threadId ? meta.root : parent ?? st.threadId;
+  if (st.subagent) st.root = meta.root !== null && meta.root !== st.threadId ? meta.root : (parent ?? st.threadId);
   if (meta.historyBase) {
     // Fork/revert: the inherited prefix stays in the other rollout (not
     // copied, not counted here); this file's totals continue from it.

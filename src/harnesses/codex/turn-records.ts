@@ -5,7 +5,11 @@
 import type { RolloutReader } from './reader.js';
 
 /** turn_context: the model and cwd from here on. `copied`: the record is another thread's (lineage.ts). */
-export function onTurnContext(r: RolloutReader, rec: { model: string | null; cwd: string | null }, copied: boolean): void {
+export function onTurnContext(
+  r: RolloutReader,
+  rec: { model: string | null; cwd: string | null },
+  copied: boolean,
+): void {
   // A sub-agent's inherited turn_context is its parent's: its cwd is the project the sub-agent's spend goes to.
   if (copied && r.st.subagent && rec.cwd) r.st.parentCwd = rec.cwd;
   if (rec.model) r.useModel(rec.model);

@@ -28,12 +28,20 @@ const RESPONSE_ITEM = b(',"type":"response_item","payload":{"type":"');
 const EVENT_MSG = b(',"type":"event_msg","payload":{"type":"');
 const USER_ITEM = b('"item":{"type":"UserMessage"');
 
-const TOOL_CALLS = ['function_call', 'custom_tool_call', 'local_shell_call', 'tool_search_call', 'web_search_call', 'image_generation_call'];
+const TOOL_CALLS = [
+  'function_call',
+  'custom_tool_call',
+  'local_shell_call',
+  'tool_search_call',
+  'web_search_call',
+  'image_generation_call',
+];
 const TOOL_SET = new Set(TOOL_CALLS);
 
 /** The unit a record (type, payload) stands for, as 'user' for a user's message (a prompt or a subagent task), else null. */
 export function unitKindOf(type: unknown, payloadType: unknown, itemType: unknown): WorkUnitKind | 'user' | null {
-  if (type === 'response_item') return typeof payloadType === 'string' && TOOL_SET.has(payloadType) ? 'tool_call' : null;
+  if (type === 'response_item')
+    return typeof payloadType === 'string' && TOOL_SET.has(payloadType) ? 'tool_call' : null;
   if (type !== 'event_msg') return null;
   switch (payloadType) {
     case 'user_message':
@@ -94,7 +102,9 @@ function eventUnit(buf: Buffer, pos: number, end: number): 'user' | 'turn' | 'it
     case 0x75 /* u */:
       return at(buf, pos, end, USER_MESSAGE) ? 'user' : null;
     case 0x74 /* t */:
-      return at(buf, pos, end, TASK_COMPLETE) || at(buf, pos, end, TURN_COMPLETE) || at(buf, pos, end, TURN_ABORTED) ? 'turn' : null;
+      return at(buf, pos, end, TASK_COMPLETE) || at(buf, pos, end, TURN_COMPLETE) || at(buf, pos, end, TURN_ABORTED)
+        ? 'turn'
+        : null;
     case 0x69 /* i */:
       return at(buf, pos, end, ITEM_COMPLETED) ? 'item' : null;
     default:

@@ -16,12 +16,18 @@ export function onUsageRecord(r: RolloutReader, rec: UsageRecord, line: number, 
   const at: SourceLocation = { file: r.file, line };
   const u = rec.usage;
   if (!u) {
-    sink.warn(rec.usageIs ? `token_usage_record usage is ${rec.usageIs}, not an object; not counted` : 'token_usage_record without usage ignored', at);
+    sink.warn(
+      rec.usageIs
+        ? `token_usage_record usage is ${rec.usageIs}, not an object; not counted`
+        : 'token_usage_record without usage ignored',
+      at,
+    );
     return;
   }
   if (u.invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${u.invalid.join(', ')}`, at);
   const { thread, responseId: rid } = rec;
-  const replayed = thread !== null && st.last !== null && thread.total < st.last.total && st.recentTotals.includes(thread.total);
+  const replayed =
+    thread !== null && st.last !== null && thread.total < st.last.total && st.recentTotals.includes(thread.total);
   if ((rid && st.recentResponses.includes(rid)) || replayed) {
     // The same response written again (adjacent, or later: its thread total
     // is one this file already passed).
@@ -35,18 +41,34 @@ export function onUsageRecord(r: RolloutReader, rec: UsageRecord, line: number, 
   const ts = r.usageTime(rawTs, at);
   const pd = r.pending as Pending | null;
   const keyOwner = r.keyOwner();
-  if (pd && ((thread && thread.total === pd.total.total && (!pd.delta || pd.delta.total === usage.total)) || (!thread && pd.delta && pd.delta.total === usage.total))) {
+  if (
+    pd &&
+    ((thread && thread.total === pd.total.total && (!pd.delta || pd.delta.total === usage.total)) ||
+      (!thread && pd.delta && pd.delta.total === usage.total))
+  ) {
     // Its token_count came first: the record replaces that delta.
     r.pending = null;
     st.afterRecord = null;
     sink.skip('token_count already counted by its token_usage_record', { file: r.file, line: pd.line });
-  } else if (thread && st.last !== null && thread.total === st.last.total && usage.total > 0 && rid && !(lastTc?.c === thread.total && lastTc.usage === usage.total)) {
+  } else if (
+    thread &&
+    st.last !== null &&
+    thread.total === st.last.total &&
+    usage.total > 0 &&
+    rid &&
+    !(lastTc?.c === thread.total && lastTc.usage === usage.total)
+  ) {
     // A request the thread total never took in (the auto-compaction
     // request, openai/codex#47003): its own response, keyed by its id so it
     // never shares the key of the response before it.
     r.flushPending();
     sink.count('requests outside the thread total (auto-compaction)');
-    r.emit(usage, { ...r.pend(thread, null, line, ts, st.model), key: `codex:${keyOwner}:resp:${rid}` }, 'record', RULE.autoCompaction);
+    r.emit(
+      usage,
+      { ...r.pend(thread, null, line, ts, st.model), key: `codex:${keyOwner}:resp:${rid}` },
+      'record',
+      RULE.autoCompaction,
+    );
     return;
   } else {
     r.flushPending();
@@ -58,9 +80,16 @@ export function onUsageRecord(r: RolloutReader, rec: UsageRecord, line: number, 
       st.last = plus(base, usage);
     }
     // Record before its token_count: remember it so that token_count adds nothing.
-    st.afterRecord = !thread || !base || thread.total > base.total ? { base: base ? base.total : null, usage: usage.total, c: thread ? thread.total : null } : null;
+    st.afterRecord =
+      !thread || !base || thread.total > base.total
+        ? { base: base ? base.total : null, usage: usage.total, c: thread ? thread.total : null }
+        : null;
   }
   if (thread) r.remember(thread.total);
-  const key = thread ? r.keyAt(thread.total) : rid ? `codex:${keyOwner}:resp:${rid}` : `codex:${keyOwner}:${r.lin.origin !== null ? '-' : r.rollout}:line:${line}`;
+  const key = thread
+    ? r.keyAt(thread.total)
+    : rid
+      ? `codex:${keyOwner}:resp:${rid}`
+      : `codex:${keyOwner}:${r.lin.origin !== null ? '-' : r.rollout}:line:${line}`;
   r.emit(usage, { ...r.pend(thread ?? usage, null, line, ts, st.model), key }, 'record');
 }

@@ -34,9 +34,21 @@ export function readTokens(obj: unknown): { tokens: Tokens; invalid: string[] } 
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return null;
   const rec = obj as Record<string, unknown>;
   const { values: v, invalid } = readTokenFields(rec, FIELDS);
-  const reported = typeof rec.total_tokens === 'number' && !invalid.some((s) => s.startsWith('total_tokens')) ? v.total : null;
+  const reported =
+    typeof rec.total_tokens === 'number' && !invalid.some((s) => s.startsWith('total_tokens')) ? v.total : null;
   const total = reported ?? v.input + v.output;
-  return { tokens: { input: v.input, cached: v.cached, cacheWrite: v.cacheWrite, output: v.output, reasoning: v.reasoning, total, reportedTotal: reported }, invalid };
+  return {
+    tokens: {
+      input: v.input,
+      cached: v.cached,
+      cacheWrite: v.cacheWrite,
+      output: v.output,
+      reasoning: v.reasoning,
+      total,
+      reportedTotal: reported,
+    },
+    invalid,
+  };
 }
 
 /** Field-wise a - b, each clamped at 0; `clamped` says a field went down (inconsistent totals). */
@@ -63,7 +75,14 @@ export function minus(a: Tokens, b: Tokens): { tokens: Tokens; clamped: boolean 
 
 /** Same counts in every field (the position included). */
 export function sameTokens(a: Tokens, b: Tokens): boolean {
-  return a.input === b.input && a.cached === b.cached && a.cacheWrite === b.cacheWrite && a.output === b.output && a.reasoning === b.reasoning && a.total === b.total;
+  return (
+    a.input === b.input &&
+    a.cached === b.cached &&
+    a.cacheWrite === b.cacheWrite &&
+    a.output === b.output &&
+    a.reasoning === b.reasoning &&
+    a.total === b.total
+  );
 }
 
 export function plus(a: Tokens, b: Tokens): Tokens {

@@ -12,7 +12,13 @@ import { RULE } from './rules.js';
 
 /** The columns a row cannot be counted without (README "Shape"). */
 const REQUIRED = ['id', 'session_id', 'model', 'input_tokens', 'output_tokens'];
-const TOKEN_COLUMNS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const;
+const TOKEN_COLUMNS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+] as const;
 /** billing_kind of a call whose AI credits Copilot recorded (request_units holds them). */
 export const CREDITS_KIND = 'ai-credits';
 
@@ -36,7 +42,8 @@ interface Read {
   facts: SessionFact[];
 }
 
-const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null);
+const text = (v: unknown): string | null =>
+  typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null;
 const num = (v: unknown): unknown => (typeof v === 'bigint' ? Number(v) : v);
 
 interface SessionRow {
@@ -50,11 +57,17 @@ function readSessions(db: SqliteDb, tables: Set<string>): Map<string, SessionRow
   if (!tables.has('sessions')) return out;
   const cols = columnNames(db, 'sessions');
   if (!cols.has('id')) return out;
-  for (const r of db.prepare(`SELECT ${pick(cols, ['id', 'cwd', 'repository', 'summary', 'created_at'])} FROM sessions`).iterate() as Iterable<Record<string, unknown>>) {
+  for (const r of db
+    .prepare(`SELECT ${pick(cols, ['id', 'cwd', 'repository', 'summary', 'created_at'])} FROM sessions`)
+    .iterate() as Iterable<Record<string, unknown>>) {
     const id = text(r.id);
     if (id === null) continue;
     // README "Project": the folder the session ran in, else its repository.
-    out.set(id, { project: text(r.cwd) ?? text(r.repository), title: text(r.summary), created: parseTimestamp(r.created_at) });
+    out.set(id, {
+      project: text(r.cwd) ?? text(r.repository),
+      title: text(r.summary),
+      created: parseTimestamp(r.created_at),
+    });
   }
   return out;
 }
@@ -63,7 +76,10 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
   const out: Read = { events: [], units: [], facts: [] };
   const tables = tableNames(db);
   if (!tables.has('assistant_usage_events')) {
-    sink.warn('no assistant_usage_events table (not a Copilot CLI session store, or one from before it recorded usage); nothing read', { file });
+    sink.warn(
+      'no assistant_usage_events table (not a Copilot CLI session store, or one from before it recorded usage); nothing read',
+      { file },
+    );
     return out;
   }
   const cols = columnNames(db, 'assistant_usage_events');
@@ -73,16 +89,35 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
     return out;
   }
   const sessions = readSessions(db, tables);
-  for (const [id, s] of sessions) if (s.title !== null) out.facts.push({ harness: 'copilot-cli', session_id: id, title: s.title, title_rank: 0, parent_session_id: null, seq: 0 });
+  for (const [id, s] of sessions)
+    if (s.title !== null)
+      out.facts.push({
+        harness: 'copilot-cli',
+        session_id: id,
+        title: s.title,
+        title_rank: 0,
+        parent_session_id: null,
+        seq: 0,
+      });
   // Prompts (README "Units of work"): one per `turns` row, at its time.
   if (tables.has('turns')) {
     const tc = columnNames(db, 'turns');
     if (tc.has('session_id') && tc.has('turn_index')) {
-      for (const r of db.prepare(`SELECT ${pick(tc, ['session_id', 'turn_index', 'timestamp'])} FROM turns`).iterate() as Iterable<Record<string, unknown>>) {
+      for (const r of db
+        .prepare(`SELECT ${pick(tc, ['session_id', 'turn_index', 'timestamp'])} FROM turns`)
+        .iterate() as Iterable<Record<string, unknown>>) {
         const session = text(r.session_id);
         const ts = parseTimestamp(num(r.timestamp)) ?? (session ? sessions.get(session)?.created : null) ?? null;
         if (session === null || ts === null) continue;
-        out.units.push({ harness: 'copilot-cli', session_id: session, kind: 'prompt', dedupe_key: `copilot:${session}:turn:${String(num(r.turn_index))}`, dedupe_rank: 0, ts, count: 1 });
+        out.units.push({
+          harness: 'copilot-cli',
+          session_id: session,
+          kind: 'prompt',
+          dedupe_key: `copilot:${session}:turn:${String(num(r.turn_index))}`,
+          dedupe_rank: 0,
+          ts,
+          count: 1,
+        });
       }
     }
   }
@@ -115,7 +150,10 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
     // README "Time": created_at (zoneless is UTC); missing: the session's previous call, else its start.
     const ts: number | null = parseTimestamp(num(r.created_at)) ?? lastTs ?? sessions.get(session)?.created ?? null;
     if (ts === null) {
-      sink.warn('assistant_usage_events row without a usable created_at (nor an earlier call or session start to place it) skipped', at);
+      sink.warn(
+        'assistant_usage_events row without a usable created_at (nor an earlier call or session start to place it) skipped',
+        at,
+      );
       continue;
     }
     lastTs = ts;
@@ -156,7 +194,11 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
   return out;
 }
 
-export async function extractCopilot(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractCopilot(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   readSqliteSnapshot(source.path, opts.tmpDir, sink, (db) => readAll(db, source.path, sink));
   return null;
 }

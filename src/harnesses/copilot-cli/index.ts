@@ -10,11 +10,14 @@ export const copilotCli: Harness<'copilot-cli'> = {
   // Copilot routes to Anthropic, OpenAI and Google models: the model name decides.
   pricing: { providerHint: null, modelNames: copilotModelNames },
   ruleNames: Object.values(RULE),
-  howToPoint: 'set COPILOT_HOME (the folder holding session-store.db), or pass --root copilot-cli=PATH (that folder or the file)',
+  howToPoint:
+    'set COPILOT_HOME (the folder holding session-store.db), or pass --root copilot-cli=PATH (that folder or the file)',
   roots: copilotRoots,
   discover: discoverCopilot,
   scanMarkers: [SHUTDOWN_MARKERS],
   // The store; where a root has none, its sessions' events.jsonl shutdown summaries (README).
   extract: async (source, sink, opts) =>
-    source.kind === 'jsonl' ? (await import('./shutdown.js')).extractCopilotShutdowns(source, sink, opts) : (await import('./extract.js')).extractCopilot(source, sink, opts),
+    source.kind === 'jsonl'
+      ? (await import('./shutdown.js')).extractCopilotShutdowns(source, sink, opts)
+      : (await import('./extract.js')).extractCopilot(source, sink, opts),
 };

@@ -5,5 +5,7 @@ import type { PriceName } from '../types.js';
 
 export function copilotModelNames(name: string): PriceName[] {
   if (!/^claude-/i.test(name) || !/\d\.\d/.test(name)) return [];
-  return [{ model: name.replace(/(\d)\.(\d)/g, '$1-$2'), how: "Anthropic's spelling of the version (Copilot writes a dot)" }];
+  return [
+    { model: name.replace(/(\d)\.(\d)/g, '$1-$2'), how: "Anthropic's spelling of the version (Copilot writes a dot)" },
+  ];
 }

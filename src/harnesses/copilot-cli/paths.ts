@@ -16,7 +16,10 @@ export function copilotRoots(ctx: PathContext): RootSpec[] {
   return resolveRoots(ctx, { envVars: ['COPILOT_HOME'], defaults: ['.copilot'] });
 }
 
-export async function discoverCopilot(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverCopilot(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const out = databaseSources('copilot-cli', roots, DB_FILE, warn);
   const seen = new Set(out.map((s) => s.key));
   // README "Shutdown summaries": a config folder without the store (older CLIs, a store removed) is

@@ -7,4 +7,9 @@ export const RULE = {
 } as const;
 
 /** The events.jsonl lines read (only where no session-store.db exists): summaries and what resets them. */
-export const SHUTDOWN_MARKERS = ['"session.shutdown"', '"session.compaction_complete"', '"session.start"', '"session.resume"'] as const;
+export const SHUTDOWN_MARKERS = [
+  '"session.shutdown"',
+  '"session.compaction_complete"',
+  '"session.start"',
+  '"session.resume"',
+] as const;

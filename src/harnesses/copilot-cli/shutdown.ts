@@ -26,7 +26,11 @@ interface State {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export async function extractCopilotShutdowns(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractCopilotShutdowns(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   const file = source.path;
   const session = source.meta?.session ?? file;
   const state: State = (opts.resume?.state as State | undefined) ?? { prev: {}, n: 0, cwd: null };

@@ -13,7 +13,12 @@ import { countStaleRoots } from './census.js';
 import { BlobGraph, epochMs, type StateSummary } from './graph.js';
 import { projectForWorkspace } from './paths.js';
 
-export const COUNTERS = { chats: 'chats', subagents: 'subagents', liveRoots: 'live roots', staleRoots: 'stale roots ignored' } as const;
+export const COUNTERS = {
+  chats: 'chats',
+  subagents: 'subagents',
+  liveRoots: 'live roots',
+  staleRoots: 'stale roots ignored',
+} as const;
 
 /** The fields of meta row '0' tx-usage reads (contract record `meta / '0'`). */
 export interface ChatMeta {
@@ -69,7 +74,8 @@ export function readMeta(db: SqliteDb, file: string, sink: ExtractSink): ChatMet
     sink.warn('meta.latestRootBlobId is not a 64-hex blob id; chat listed without a conversation', at);
     root = '';
   }
-  const info = m.subagentInfo && typeof m.subagentInfo === 'object' ? (m.subagentInfo as Record<string, unknown>) : null;
+  const info =
+    m.subagentInfo && typeof m.subagentInfo === 'object' ? (m.subagentInfo as Record<string, unknown>) : null;
   return {
     agentId: str(m.agentId),
     latestRootBlobId: root,
@@ -90,7 +96,10 @@ export function readSidecarCwd(dbPath: string, sink: ExtractSink): string | null
     sink.warn('meta.json is not a JSON object; project taken from the folder name', { file });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    sink.warn(`meta.json unreadable (${err.code === 'ENOTREG' ? err.message : (err.code ?? 'invalid JSON')}); project taken from the folder name`, { file });
+    sink.warn(
+      `meta.json unreadable (${err.code === 'ENOTREG' ? err.message : (err.code ?? 'invalid JSON')}); project taken from the folder name`,
+      { file },
+    );
   }
   return null;
 }
@@ -104,12 +113,25 @@ const DEFAULT_NAME = 'New Agent';
  * completed, its tool-call steps. A fork's copies (`(forked)` chats) lose to
  * the original chat's.
  */
-function emitUnits(sink: ExtractSink, session: string, s: StateSummary | null, o: { subagent: boolean; rank: number; fallbackTs: number | null }): void {
+function emitUnits(
+  sink: ExtractSink,
+  session: string,
+  s: StateSummary | null,
+  o: { subagent: boolean; rank: number; fallbackTs: number | null },
+): void {
   for (const t of s?.turnUnits ?? []) {
     const ts = t.started ?? t.completed ?? o.fallbackTs;
     if (ts === null) continue;
     const unit = (kind: WorkUnit['kind'], at: number, count = 1) =>
-      sink.unit({ harness: 'cursor-agent', session_id: session, kind, dedupe_key: t.key, dedupe_rank: o.rank, ts: at, count });
+      sink.unit({
+        harness: 'cursor-agent',
+        session_id: session,
+        kind,
+        dedupe_key: t.key,
+        dedupe_rank: o.rank,
+        ts: at,
+        count,
+      });
     if (t.person) unit(o.subagent ? 'subagent_task' : 'prompt', ts);
     if (t.completed !== null) unit('turn', t.completed);
     if (t.tools > 0) unit('tool_call', ts, t.tools);
@@ -121,7 +143,13 @@ function span(times: number[]): { first: number | null; last: number | null } {
   return { first: Math.min(...times), last: Math.max(...times) };
 }
 
-function row(session: string, project: string | null, model: string | null, s: StateSummary | null, times: number[]): ContextRow {
+function row(
+  session: string,
+  project: string | null,
+  model: string | null,
+  s: StateSummary | null,
+  times: number[],
+): ContextRow {
   const { first, last } = span([...times, ...(s?.times ?? [])]);
   return {
     harness: 'cursor-agent',
@@ -137,7 +165,11 @@ function row(session: string, project: string | null, model: string | null, s: S
   };
 }
 
-export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractCursor(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   const file = source.path;
   const chatId = source.meta?.chatId || 'unknown';
   const workspace = source.meta?.workspace ?? '';
@@ -152,7 +184,8 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
   const handle = openSqliteReadOnly(file, opts.tmpDir);
   try {
     // A store another process holds locked was read from a snapshot copy (src/io/sqlite.ts): say so.
-    if (handle.copyReason === 'locked') sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
+    if (handle.copyReason === 'locked')
+      sink.warn('database is locked by another connection; read a private snapshot copy of it', { file });
     const db = handle.db;
     const meta = readMeta(db, file, sink);
     const graph = new BlobGraph(db, file, sink);
@@ -167,7 +200,14 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
     // Title: the chat's name (the meta row's `name`), unless still the default; a subagent store names its parent.
     const name = meta?.name && meta.name !== DEFAULT_NAME ? meta.name : null;
     if (name !== null || meta?.parentAgentId) {
-      sink.sessionFact({ harness: 'cursor-agent', session_id: session, title: name, title_rank: 0, parent_session_id: meta?.parentAgentId ?? null, seq: 0 });
+      sink.sessionFact({
+        harness: 'cursor-agent',
+        session_id: session,
+        title: name,
+        title_rank: 0,
+        parent_session_id: meta?.parentAgentId ?? null,
+        seq: 0,
+      });
     }
 
     const rootId = meta?.latestRootBlobId ?? '';
@@ -184,12 +224,21 @@ export async function extractCursor(source: SourceRef, sink: ExtractSink, opts: 
         const state = sub.state.conversation_state;
         const ancestors = new Set([rootId]);
         const summary = state ? graph.summarize(state, sub.blob, `subagent ${sub.id}`, ancestors) : null;
-        const times = [epochMs(sub.state.created_timestamp_ms), epochMs(sub.state.last_used_timestamp_ms)].filter((t): t is number => t !== null);
+        const times = [epochMs(sub.state.created_timestamp_ms), epochMs(sub.state.last_used_timestamp_ms)].filter(
+          (t): t is number => t !== null,
+        );
         // Model: the subagent's own model_id; the parent's lastUsedModel may be another model, so it is not borrowed.
         const subSession = `${chatId}/${sub.id}`;
         sink.context(row(subSession, project, sub.state.model_id || null, summary, times));
         emitUnits(sink, subSession, summary, { subagent: true, rank, fallbackTs: times[0] ?? fallbackTs });
-        sink.sessionFact({ harness: 'cursor-agent', session_id: subSession, title: null, title_rank: 0, parent_session_id: session, seq: 0 });
+        sink.sessionFact({
+          harness: 'cursor-agent',
+          session_id: subSession,
+          title: null,
+          title_rank: 0,
+          parent_session_id: session,
+          seq: 0,
+        });
       }
     }
     sink.count(COUNTERS.liveRoots, graph.liveRoots.size);

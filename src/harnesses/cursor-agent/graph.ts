@@ -8,7 +8,14 @@
 //   root ─subagent_states{} (inline) / subagent_state_refs{} → SubagentPersistedState → nested root
 import type { SqliteDb } from '../../io/sqlite.js';
 import type { ExtractSink } from '../types.js';
-import { decodeState, decodeSubagent, decodeTurn, decodeUserMessage, type StateMsg, type SubagentMsg } from './proto.js';
+import {
+  decodeState,
+  decodeSubagent,
+  decodeTurn,
+  decodeUserMessage,
+  type StateMsg,
+  type SubagentMsg,
+} from './proto.js';
 
 /** SHA-256 of zero bytes: the id an empty ConversationStateStructure would have. */
 export const EMPTY_STATE_ID = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -94,7 +101,7 @@ export class BlobGraph {
     let tag = 0;
     for (let i = 0, shift = 0; i < b.length && i < 5; i++, shift += 7) {
       tag |= (b[i]! & 0x7f) << shift;
-      if ((b[i]! & 0x80) === 0) return (tag >>> 3) || null;
+      if ((b[i]! & 0x80) === 0) return tag >>> 3 || null;
     }
     return null;
   }
@@ -144,7 +151,12 @@ export class BlobGraph {
    * @param selfId blob id of the state (null for a state nested inline in a subagent)
    * @param ancestors blob ids of the states enclosing this one; a pre-turn root among them is a cycle
    */
-  summarize(state: StateMsg, selfId: string | null, label: string, ancestors: ReadonlySet<string> = new Set()): StateSummary {
+  summarize(
+    state: StateMsg,
+    selfId: string | null,
+    label: string,
+    ancestors: ReadonlySet<string> = new Set(),
+  ): StateSummary {
     const from = selfId ?? label;
     const enclosing = new Set(ancestors);
     if (selfId) enclosing.add(selfId);
@@ -201,7 +213,10 @@ export class BlobGraph {
       if (!preId || preRoots.has(preId)) return;
       preRoots.add(preId);
       if (enclosing.has(preId)) {
-        this.warn(`reference cycle: user message ${umId} names an enclosing root as the state before its turn; not followed`, preId);
+        this.warn(
+          `reference cycle: user message ${umId} names an enclosing root as the state before its turn; not followed`,
+          preId,
+        );
         return;
       }
       const preData = this.blob(preId, '', true);
@@ -217,10 +232,14 @@ export class BlobGraph {
       if (!pre) return;
       this.liveRoots.add(preId);
       const used = pre.token_details?.used_tokens;
-      if (used !== undefined && (out.peak_used_tokens === null || used > out.peak_used_tokens)) out.peak_used_tokens = used;
+      if (used !== undefined && (out.peak_used_tokens === null || used > out.peak_used_tokens))
+        out.peak_used_tokens = used;
     });
     if (missingPreRoots) {
-      this.warn(`missing blob: ${missingPreRoots} pre-turn root(s) of ${from} not in the store (peak computed from the rest)`, firstMissing);
+      this.warn(
+        `missing blob: ${missingPreRoots} pre-turn root(s) of ${from} not in the store (peak computed from the rest)`,
+        firstMissing,
+      );
     }
     return out;
   }
@@ -230,8 +249,16 @@ export class BlobGraph {
    * inline states; an id seen once is not reported again; a ref chain that
    * returns to a blob already on it is a cycle and is not followed.
    */
-  subagents(state: StateMsg, from: string, chain: ReadonlySet<string> = new Set(), seen = new Set<string>(), out: FoundSubagent[] = []): FoundSubagent[] {
-    for (const [id, refBytes] of Object.entries(state.subagent_state_refs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  subagents(
+    state: StateMsg,
+    from: string,
+    chain: ReadonlySet<string> = new Set(),
+    seen = new Set<string>(),
+    out: FoundSubagent[] = [],
+  ): FoundSubagent[] {
+    for (const [id, refBytes] of Object.entries(state.subagent_state_refs).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    )) {
       const what = `subagent_state_refs[${id}] of ${from}`;
       const blobId = this.ref(refBytes, what, from);
       if (!blobId) continue;
@@ -246,7 +273,8 @@ export class BlobGraph {
       if (!sub) continue;
       seen.add(id);
       out.push({ id, state: sub, blob: blobId });
-      if (sub.conversation_state) this.subagents(sub.conversation_state, blobId, new Set([...chain, blobId]), seen, out);
+      if (sub.conversation_state)
+        this.subagents(sub.conversation_state, blobId, new Set([...chain, blobId]), seen, out);
     }
     for (const [id, sub] of Object.entries(state.subagent_states).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (seen.has(id)) continue;

@@ -52,7 +52,10 @@ function importSources(root: RootSpec, warn: (m: string, at: SourceLocation) => 
     if (e.kind !== 'file' && e.kind !== 'link') continue;
     const path = join(root.path, e.name);
     if (COPY_NAME.test(e.name)) out.push({ harness: 'cursor-agent', key: realpath(path) ?? path, path, kind: 'csv' });
-    else if (e.name.endsWith('.csv')) warn('not a copy made by `tx-usage import`, ignored: import it with `tx-usage import cursor-usage FILE`', { file: path });
+    else if (e.name.endsWith('.csv'))
+      warn('not a copy made by `tx-usage import`, ignored: import it with `tx-usage import cursor-usage FILE`', {
+        file: path,
+      });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
@@ -91,7 +94,10 @@ function storeRef(dbPath: string, meta: Record<string, string>): SourceRef {
  * ACP sessions: <root>/acp-sessions/<sessionId>/store.db.
  * A root may also be a `chats/` folder itself.
  */
-export async function discoverCursor(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverCursor(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const out: SourceRef[] = [];
   const seen = new Set<string>();
   const add = (ref: SourceRef) => {
@@ -105,7 +111,8 @@ export async function discoverCursor(roots: RootSpec[], warn: (m: string, at: So
       for (const ref of importSources(root, warn)) add(ref);
       continue;
     }
-    const chatsDir = basename(root.path) === 'chats' && !exists(join(root.path, 'chats')) ? root.path : join(root.path, 'chats');
+    const chatsDir =
+      basename(root.path) === 'chats' && !exists(join(root.path, 'chats')) ? root.path : join(root.path, 'chats');
     for (const workspace of listDirs(chatsDir, warn)) {
       for (const chatId of listDirs(join(chatsDir, workspace), warn)) {
         const db = join(chatsDir, workspace, chatId, 'store.db');

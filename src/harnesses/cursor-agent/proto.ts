@@ -61,7 +61,10 @@ function stateFrom(m: Raw): StateMsg {
     root_prompt_messages_json: m.root_prompt_messages_json ?? [],
     turns: m.turns ?? [],
     token_details: td ? { used_tokens: num(td.used_tokens), max_tokens: num(td.max_tokens) } : null,
-    turn_timings: ((m.turn_timings ?? []) as Raw[]).map((t) => ({ duration_ms: num(t.duration_ms), timestamp_ms: num(t.timestamp_ms) })),
+    turn_timings: ((m.turn_timings ?? []) as Raw[]).map((t) => ({
+      duration_ms: num(t.duration_ms),
+      timestamp_ms: num(t.timestamp_ms),
+    })),
     subagent_states: subs,
     subagent_state_refs: { ...((m.subagent_state_refs ?? {}) as Record<string, Uint8Array>) },
     conversation_started_timestamp_ms: num(m.conversation_started_timestamp_ms),
@@ -90,7 +93,11 @@ export function decodeTurn(buf: Uint8Array): TurnMsg {
   const m = agentType('ConversationTurnStructure').decode(buf) as Raw;
   if (m.agent_conversation_turn) {
     const um = m.agent_conversation_turn.user_message as Uint8Array | undefined;
-    return { kind: 'agent', user_message: um && um.length ? um : null, steps: (m.agent_conversation_turn.steps as Uint8Array[] | undefined) ?? [] };
+    return {
+      kind: 'agent',
+      user_message: um && um.length ? um : null,
+      steps: (m.agent_conversation_turn.steps as Uint8Array[] | undefined) ?? [],
+    };
   }
   if (m.shell_conversation_turn) return { kind: 'shell', user_message: null, steps: [] };
   return { kind: null, user_message: null, steps: [] };

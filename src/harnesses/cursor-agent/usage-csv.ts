@@ -32,7 +32,9 @@ export const USAGE_CSV_COLUMNS = {
 type Field = keyof typeof USAGE_CSV_COLUMNS;
 
 const REQUIRED: readonly Field[] = ['date', 'model', 'cacheWrite', 'input', 'cacheRead', 'output'];
-const BY_NAME = new Map<string, Field>(Object.entries(USAGE_CSV_COLUMNS).map(([f, name]) => [name.toLowerCase(), f as Field]));
+const BY_NAME = new Map<string, Field>(
+  Object.entries(USAGE_CSV_COLUMNS).map(([f, name]) => [name.toLowerCase(), f as Field]),
+);
 
 /** One row of the export, as read. */
 export interface UsageCsvRow {
@@ -133,10 +135,16 @@ function readHeader(rec: CsvRecord): Map<Field, number> {
   const cols = new Map<Field, number>();
   const unknown: number[] = [];
   names.forEach((name, k) => {
-    if (name === '') throw new CsvError(`column ${k + 1} of the header has no name`, rec.at[k]!.line, rec.at[k]!.column);
+    if (name === '')
+      throw new CsvError(`column ${k + 1} of the header has no name`, rec.at[k]!.line, rec.at[k]!.column);
     const f = BY_NAME.get(name.toLowerCase());
     if (!f) return void unknown.push(k);
-    if (cols.has(f)) throw new CsvError(`column ${k + 1} (${name}) repeats column ${cols.get(f)! + 1}`, rec.at[k]!.line, rec.at[k]!.column);
+    if (cols.has(f))
+      throw new CsvError(
+        `column ${k + 1} (${name}) repeats column ${cols.get(f)! + 1}`,
+        rec.at[k]!.line,
+        rec.at[k]!.column,
+      );
     cols.set(f, k);
   });
   const missing = REQUIRED.filter((f) => !cols.has(f));
@@ -145,12 +153,24 @@ function readHeader(rec: CsvRecord): Map<Field, number> {
     const want = REQUIRED.map((f) => USAGE_CSV_COLUMNS[f]).join(', ');
     const tokenColumns = (['cacheWrite', 'input', 'cacheRead', 'output'] as const).filter((f) => cols.has(f)).length;
     if (tokenColumns === 0) {
-      throw new CsvError(`not a Cursor usage-events export: its header (${listed}) has none of Cursor's token columns; expected ${want}`, rec.line, 1);
+      throw new CsvError(
+        `not a Cursor usage-events export: its header (${listed}) has none of Cursor's token columns; expected ${want}`,
+        rec.line,
+        1,
+      );
     }
     if (!cols.has('date') && names.some((n) => /^request count$/i.test(n) || /^cost \(\$\)$/i.test(n))) {
-      throw new CsvError(`a per-model summary (no Date column), not the usage events: export the events from Dashboard → Usage (Export CSV)`, rec.line, 1);
+      throw new CsvError(
+        `a per-model summary (no Date column), not the usage events: export the events from Dashboard → Usage (Export CSV)`,
+        rec.line,
+        1,
+      );
     }
-    throw new CsvError(`header lacks ${missing.map((f) => USAGE_CSV_COLUMNS[f]).join(', ')}; expected at least ${want}`, rec.line, 1);
+    throw new CsvError(
+      `header lacks ${missing.map((f) => USAGE_CSV_COLUMNS[f]).join(', ')}; expected at least ${want}`,
+      rec.line,
+      1,
+    );
   }
   if (unknown.length) {
     const k = unknown[0]!;
@@ -180,7 +200,11 @@ export function parseUsageCsv(bytes: Uint8Array): UsageCsv {
     if (r.fields.length !== header.length) {
       const k = Math.min(r.fields.length, header.length) - 1;
       const cut = i === last && r.fields.length < header.length ? ' (the file is cut short?)' : '';
-      throw new CsvError(`${r.fields.length} fields where the header has ${header.length}${cut}`, r.at[k]!.line, r.at[k]!.column);
+      throw new CsvError(
+        `${r.fields.length} fields where the header has ${header.length}${cut}`,
+        r.at[k]!.line,
+        r.at[k]!.column,
+      );
     }
     const get = (f: Field) => {
       const k = cols.get(f);
@@ -189,7 +213,8 @@ export function parseUsageCsv(bytes: Uint8Array): UsageCsv {
     const bad = (f: Field, why: string) => fieldErr(r, cols.get(f)!, header, why);
 
     const ts = timestamp(get('date')!);
-    if (ts === null) throw bad('date', `${show(get('date')!)} is not a date and time (expected e.g. 2026-08-05T06:44:42.863Z)`);
+    if (ts === null)
+      throw bad('date', `${show(get('date')!)} is not a date and time (expected e.g. 2026-08-05T06:44:42.863Z)`);
     const tokens = (['cacheWrite', 'input', 'cacheRead', 'output'] as const).map((f) => {
       const v = tokenCount(get(f)!);
       if (v === 'bad') throw bad(f, `${show(get(f)!)} is not a token count`);
@@ -213,7 +238,10 @@ export function parseUsageCsv(bytes: Uint8Array): UsageCsv {
     if (u !== null) {
       if (user === null) user = u;
       else if (u !== user) {
-        throw bad('user', 'a second user: this is a team export with several people\'s usage; export your own from Dashboard → Usage (Export CSV)');
+        throw bad(
+          'user',
+          "a second user: this is a team export with several people's usage; export your own from Dashboard → Usage (Export CSV)",
+        );
       }
     }
     const [cacheWrite, input, cacheRead, output] = tokens.map((t) => t ?? 0) as [number, number, number, number];

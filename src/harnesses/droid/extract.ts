@@ -45,13 +45,30 @@ async function readTranscript(file: string, sink: ExtractSink): Promise<Transcri
     const ts = parseTimestamp(rec.timestamp);
     if (ts !== null && (out.lastTs === null || ts > out.lastTs)) out.lastTs = ts;
     const m = rec.type === 'message' && isObject(rec.message) ? rec.message : null;
-    if (ts !== null && m?.role === 'user' && Array.isArray(m.content) && m.content.some((b: unknown) => isObject(b) && b.type === 'text' && typeof b.text === 'string' && !b.text.trimStart().startsWith('<system-reminder>'))) {
+    if (
+      ts !== null &&
+      m?.role === 'user' &&
+      Array.isArray(m.content) &&
+      m.content.some(
+        (b: unknown) =>
+          isObject(b) &&
+          b.type === 'text' &&
+          typeof b.text === 'string' &&
+          !b.text.trimStart().startsWith('<system-reminder>'),
+      )
+    ) {
       out.prompts.push({ id: text(rec.id) ?? String(ts), ts });
     }
     // Only the model's name is taken from a reminder; nothing else of its text is kept.
     if (m?.role === 'user' && Array.isArray(m.content)) {
       for (const b of m.content) {
-        if (!isObject(b) || b.type !== 'text' || typeof b.text !== 'string' || !b.text.trimStart().startsWith('<system-reminder>')) continue;
+        if (
+          !isObject(b) ||
+          b.type !== 'text' ||
+          typeof b.text !== 'string' ||
+          !b.text.trimStart().startsWith('<system-reminder>')
+        )
+          continue;
         const found = REMINDER_MODEL.exec(b.text);
         if (found) out.model = found[1]!;
       }
@@ -64,12 +81,17 @@ async function readTranscript(file: string, sink: ExtractSink): Promise<Transcri
 function ownUsage(doc: Record<string, unknown>): { u: Record<string, unknown>; rule: string } | null {
   if (isObject(doc.tokenUsage)) return { u: doc.tokenUsage, rule: RULE.tokenUsage };
   const children = doc.childInclusiveTokenUsageBySessionId;
-  const noChildren = children === undefined || children === null || (isObject(children) && Object.keys(children).length === 0);
+  const noChildren =
+    children === undefined || children === null || (isObject(children) && Object.keys(children).length === 0);
   if (isObject(doc.inclusiveTokenUsage) && noChildren) return { u: doc.inclusiveTokenUsage, rule: RULE.inclusiveOnly };
   return null;
 }
 
-export async function extractDroid(source: SourceRef, sink: ExtractSink, _opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractDroid(
+  source: SourceRef,
+  sink: ExtractSink,
+  _opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   const file = source.path;
   const doc = readJsonFile(file, sink);
   if (doc === null) return null;
@@ -79,15 +101,40 @@ export async function extractDroid(source: SourceRef, sink: ExtractSink, _opts: 
   }
   const session = source.meta?.session ?? file;
   const transcript = await readTranscript(join(dirname(file), `${session}.jsonl`), sink);
-  for (const p of transcript.prompts) sink.unit({ harness: 'droid', session_id: session, kind: 'prompt', dedupe_key: `droid:${session}:${p.id}`, dedupe_rank: 0, ts: p.ts, count: 1 });
-  const parent = Array.isArray(doc.tags) ? doc.tags.map((t) => (isObject(t) && isObject(t.metadata) ? text(t.metadata.callingSessionId) : null)).find((p) => p !== null) ?? null : null;
+  for (const p of transcript.prompts)
+    sink.unit({
+      harness: 'droid',
+      session_id: session,
+      kind: 'prompt',
+      dedupe_key: `droid:${session}:${p.id}`,
+      dedupe_rank: 0,
+      ts: p.ts,
+      count: 1,
+    });
+  const parent = Array.isArray(doc.tags)
+    ? (doc.tags
+        .map((t) => (isObject(t) && isObject(t.metadata) ? text(t.metadata.callingSessionId) : null))
+        .find((p) => p !== null) ?? null)
+    : null;
   if (transcript.title !== null || parent !== null) {
-    const fact: SessionFact = { harness: 'droid', session_id: session, title: transcript.title, title_rank: 0, parent_session_id: parent, seq: 0 };
+    const fact: SessionFact = {
+      harness: 'droid',
+      session_id: session,
+      title: transcript.title,
+      title_rank: 0,
+      parent_session_id: parent,
+      seq: 0,
+    };
     sink.sessionFact(fact);
   }
   const own = ownUsage(doc);
   if (own === null) {
-    sink.skip(isObject(doc.inclusiveTokenUsage) ? 'only inclusiveTokenUsage, which holds child sessions counted in their own files' : 'no tokenUsage', { file });
+    sink.skip(
+      isObject(doc.inclusiveTokenUsage)
+        ? 'only inclusiveTokenUsage, which holds child sessions counted in their own files'
+        : 'no tokenUsage',
+      { file },
+    );
     return null;
   }
   const invalid: string[] = [];
@@ -109,10 +156,18 @@ export async function extractDroid(source: SourceRef, sink: ExtractSink, _opts: 
   // README "Model": the settings' alias, else the last model the transcript's reminders name.
   const settingsModel = text(doc.model);
   const model = settingsModel ?? transcript.model;
-  const rule = settingsModel === null && model !== null ? (own.rule === RULE.tokenUsage ? RULE.tokenUsageTranscriptModel : RULE.inclusiveOnlyTranscriptModel) : own.rule;
+  const rule =
+    settingsModel === null && model !== null
+      ? own.rule === RULE.tokenUsage
+        ? RULE.tokenUsageTranscriptModel
+        : RULE.inclusiveOnlyTranscriptModel
+      : own.rule;
   // README "Time": the last message of the transcript, else when the snapshot was last written.
   const ts = transcript.lastTs ?? Math.floor(statSync(file).mtimeMs);
-  const credits = typeof own.u.factoryCredits === 'number' && Number.isFinite(own.u.factoryCredits) && own.u.factoryCredits > 0 ? own.u.factoryCredits : null;
+  const credits =
+    typeof own.u.factoryCredits === 'number' && Number.isFinite(own.u.factoryCredits) && own.u.factoryCredits > 0
+      ? own.u.factoryCredits
+      : null;
   const ev: UsageEvent = {
     harness: 'droid',
     session_id: session,

@@ -11,7 +11,8 @@ export const droid: Harness<'droid'> = {
   pricing: { providerHint: null, modelNames: droidModelNames },
   ruleNames: Object.values(RULE),
   scanMarkers: [DROID_MARKERS],
-  howToPoint: 'set DROID_SESSIONS_DIR (a comma list of sessions folders) or FACTORY_DIR (the .factory folder), or pass --root droid=PATH (a sessions folder)',
+  howToPoint:
+    'set DROID_SESSIONS_DIR (a comma list of sessions folders) or FACTORY_DIR (the .factory folder), or pass --root droid=PATH (a sessions folder)',
   roots: droidRoots,
   discover: discoverDroid,
   extract: async (source, sink, opts) => (await import('./extract.js')).extractDroid(source, sink, opts),

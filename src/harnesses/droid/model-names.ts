@@ -9,6 +9,12 @@ export function droidModelNames(name: string): PriceName[] {
   const custom = /^custom:/i.test(m);
   if (custom) m = m.replace(/^custom:/i, '').replace(/-\d+$/, '');
   // A name from the transcript's reminder is spelt with spaces (`Claude Sonnet 4.5 [Anthropic]`): as ccusage, a space is a dash.
-  m = m.replace(/-?\[[^\]]*\]/g, '').trim().replace(/\s+/g, '-').replace(/-+$/, '').toLowerCase().replace(/(\d)\.(\d)/g, '$1-$2');
+  m = m
+    .replace(/-?\[[^\]]*\]/g, '')
+    .trim()
+    .replace(/\s+/g, '-')
+    .replace(/-+$/, '')
+    .toLowerCase()
+    .replace(/(\d)\.(\d)/g, '$1-$2');
   return m && m !== name ? [{ model: m, how: "Droid's model alias without its provider tag, in lower case" }] : [];
 }

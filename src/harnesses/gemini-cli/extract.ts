@@ -33,7 +33,8 @@ const SUMMARY_RE = /^\{\s*"\$set"\s*:\s*\{\s*"summary"\s*:/;
 /** Bytes enough for either test above, whatever whitespace the writer used. */
 const HEAD_TEST_BYTES = 64;
 /** A user message: {id, timestamp, type, content, …} (chatRecordingService.ts newMessage, key order kept by re-writes). */
-const USER_HEAD_RE = /^\{\s*"id"\s*:\s*"([^"\\]+)"\s*,\s*"timestamp"\s*:\s*"([^"\\]+)"\s*,\s*"type"\s*:\s*"user"\s*,\s*"content"\s*:\s*/;
+const USER_HEAD_RE =
+  /^\{\s*"id"\s*:\s*"([^"\\]+)"\s*,\s*"timestamp"\s*:\s*"([^"\\]+)"\s*,\s*"type"\s*:\s*"user"\s*,\s*"content"\s*:\s*/;
 const REWIND_RE = /^\{\s*"\$rewindTo"\s*:/;
 const PEEK_BYTES = 320;
 
@@ -46,7 +47,8 @@ export interface GeminiState {
 }
 
 /** The first bytes of a line, for the tests above (latin1: only ASCII structure is tested). */
-const headOf = (buf: Buffer, start: number, end: number) => buf.toString('latin1', start, Math.min(end, start + HEAD_TEST_BYTES));
+const headOf = (buf: Buffer, start: number, end: number) =>
+  buf.toString('latin1', start, Math.min(end, start + HEAD_TEST_BYTES));
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `session-2026-04-09T10-00-<first 8 of id>.jsonl` or a subagent's `<id>.jsonl`: the best id the name gives (only a header has the whole id). */
@@ -56,9 +58,17 @@ function sessionIdFromName(file: string): string {
   return m ? m[1]! : name;
 }
 
-export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractGemini(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   if (source.kind === 'json') {
-    extractLegacyConversation(source, sink, { harness: 'gemini-cli', assistantType: 'gemini', project: (hash) => projectOfSource(source, hash) });
+    extractLegacyConversation(source, sink, {
+      harness: 'gemini-cli',
+      assistantType: 'gemini',
+      project: (hash) => projectOfSource(source, hash),
+    });
     return null;
   }
   const file = source.path;
@@ -82,7 +92,8 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
     headerSeen = true;
     if (typeof rec.sessionId === 'string' && rec.sessionId) info.sessionId = rec.sessionId;
     if (rec.kind === 'subagent') info.subagent = true;
-    if (info.project === null && typeof rec.projectHash === 'string') info.project = projectOfSource(source, rec.projectHash);
+    if (info.project === null && typeof rec.projectHash === 'string')
+      info.project = projectOfSource(source, rec.projectHash);
     if (typeof rec.summary === 'string' && rec.summary.trim()) title = { text: rec.summary.trim(), line };
   };
   const noHeader = (line: number) => {
@@ -132,7 +143,8 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
           let added = 0;
           for (const m of messages) {
             if (!isObj(m)) continue;
-            if (counter.isResponse(m.type) && m.tokens !== null && m.tokens !== undefined) added += counter.response(m, at, line, RULE.checkpoint) ? 1 : 0;
+            if (counter.isResponse(m.type) && m.tokens !== null && m.tokens !== undefined)
+              added += counter.response(m, at, line, RULE.checkpoint) ? 1 : 0;
             else if (m.type === 'user') counter.userRecord(m);
           }
           if (!added) sink.skip('$set checkpoint (repeats messages written before it)', at);
@@ -149,11 +161,31 @@ export async function extractGemini(source: SourceRef, sink: ExtractSink, opts: 
     },
   );
   const t = title as { text: string; line: number } | null;
-  if (t) sink.sessionFact({ harness: 'gemini-cli', session_id: info.sessionId, title: t.text, title_rank: 0, parent_session_id: null, seq: t.line });
+  if (t)
+    sink.sessionFact({
+      harness: 'gemini-cli',
+      session_id: info.sessionId,
+      title: t.text,
+      title_rank: 0,
+      parent_session_id: null,
+      seq: t.line,
+    });
   if (meta.parentSession && (opts.resume?.lines ?? 0) === 0) {
-    sink.sessionFact({ harness: 'gemini-cli', session_id: info.sessionId, title: null, title_rank: 1, parent_session_id: meta.parentSession, seq: 0 });
+    sink.sessionFact({
+      harness: 'gemini-cli',
+      session_id: info.sessionId,
+      title: null,
+      title_rank: 1,
+      parent_session_id: meta.parentSession,
+      seq: 0,
+    });
   }
-  const state: GeminiState = { sessionId: info.sessionId, project: info.project, subagent: info.subagent, lastModel: info.lastModel };
+  const state: GeminiState = {
+    sessionId: info.sessionId,
+    project: info.project,
+    subagent: info.subagent,
+    lastModel: info.lastModel,
+  };
   return { ...scanned, state };
 }
 

@@ -18,7 +18,8 @@ export const geminiCli: Harness<'gemini-cli'> = {
   // Gemini API and Vertex AI: Google's models, Google's prices.
   pricing: { providerHint: 'google' },
   ruleNames: Object.values(RULE),
-  howToPoint: 'set GEMINI_CLI_HOME (the folder holding .gemini), or pass --root gemini-cli=PATH (a .gemini or .gemini/tmp folder)',
+  howToPoint:
+    'set GEMINI_CLI_HOME (the folder holding .gemini), or pass --root gemini-cli=PATH (a .gemini or .gemini/tmp folder)',
   roots: geminiRoots,
   // Records are appended in time order (a message written again keeps its time, the `$set`
   // after it carries a later lastUpdated); copies of a session are marked (dedupe_rank 1).

@@ -27,7 +27,8 @@ export function extractLegacyConversation(source: SourceRef, sink: ExtractSink, 
   }
   const d = doc as Record<string, any>;
   const meta = source.meta ?? {};
-  const sessionId = typeof d.sessionId === 'string' && d.sessionId ? d.sessionId : file.replace(/^.*[\\/]/, '').replace(/\.json$/, '');
+  const sessionId =
+    typeof d.sessionId === 'string' && d.sessionId ? d.sessionId : file.replace(/^.*[\\/]/, '').replace(/\.json$/, '');
   const info: SessionInfo = {
     harness: o.harness,
     sessionId,
@@ -45,7 +46,22 @@ export function extractLegacyConversation(source: SourceRef, sink: ExtractSink, 
     else if (rec.type === 'user') counter.userRecord(rec);
   });
   if (typeof d.summary === 'string' && d.summary.trim()) {
-    sink.sessionFact({ harness: o.harness, session_id: sessionId, title: d.summary.trim(), title_rank: 0, parent_session_id: null, seq: 0 });
+    sink.sessionFact({
+      harness: o.harness,
+      session_id: sessionId,
+      title: d.summary.trim(),
+      title_rank: 0,
+      parent_session_id: null,
+      seq: 0,
+    });
   }
-  if (meta.parentSession) sink.sessionFact({ harness: o.harness, session_id: sessionId, title: null, title_rank: 1, parent_session_id: meta.parentSession, seq: 0 });
+  if (meta.parentSession)
+    sink.sessionFact({
+      harness: o.harness,
+      session_id: sessionId,
+      title: null,
+      title_rank: 1,
+      parent_session_id: meta.parentSession,
+      seq: 0,
+    });
 }

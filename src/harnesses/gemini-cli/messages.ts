@@ -9,7 +9,14 @@ import type { ExtractSink } from '../types.js';
 import { normalizeGeminiCounts, usageEventCounts } from './usage.js';
 
 /** TokensSummary (chatRecordingTypes.ts) field by field. */
-const TOKEN_FIELDS = { input: 'input', output: 'output', cached: 'cached', thoughts: 'thoughts', tool: 'tool', total: 'total' } as const;
+const TOKEN_FIELDS = {
+  input: 'input',
+  output: 'output',
+  cached: 'cached',
+  thoughts: 'thoughts',
+  tool: 'tool',
+  total: 'total',
+} as const;
 
 /** User content that is not a person's prompt (sessionUtils.ts isIgnoredUserContent: injected context). */
 const INJECTED = /^"?(?:\[\s*\{\s*"text"\s*:\s*")?<(?:session_context|hook_context)>/;
@@ -73,15 +80,24 @@ export class MessageCounter {
     const { values: v, invalid } = readTokenFields(tokens, TOKEN_FIELDS);
     if (invalid.length) this.sink.warn(`invalid token field(s) counted as 0: ${invalid.join(', ')}`, at);
     const hasTotal = typeof tokens.total === 'number' && !invalid.some((s) => s.startsWith('total'));
-    const n = normalizeGeminiCounts({ prompt: v.input, cached: v.cached, candidates: v.output, thoughts: v.thoughts, tool: v.tool, total: hasTotal ? v.total : null });
-    if (n.cachedOverPrompt) this.sink.warn('tokens.cached exceeds tokens.input (which includes it); uncached input counted as 0', at);
+    const n = normalizeGeminiCounts({
+      prompt: v.input,
+      cached: v.cached,
+      candidates: v.output,
+      thoughts: v.thoughts,
+      tool: v.tool,
+      total: hasTotal ? v.total : null,
+    });
+    if (n.cachedOverPrompt)
+      this.sink.warn('tokens.cached exceeds tokens.input (which includes it); uncached input counted as 0', at);
     if (n.shape) this.sink.count(`${this.info.harness}: tokens read as ${n.shape} (their total says so)`);
 
     const figures = `${n.input}:${n.cacheRead}:${n.output}:${n.reasoning}`;
     const before = this.counted.get(id);
     this.countToolCalls(rec, id, ts);
     if (before === figures) return false; // the same message again (tool calls merged in, a later copy)
-    if (before !== undefined) this.sink.count(`${this.info.harness}: a message written again with other tokens (the store keeps the larger)`);
+    if (before !== undefined)
+      this.sink.count(`${this.info.harness}: a message written again with other tokens (the store keeps the larger)`);
     this.counted.set(id, figures);
 
     let model = str(rec.model);
@@ -140,7 +156,12 @@ export class MessageCounter {
   /** A user message read as an object (legacy files, or a line parsed for another reason). */
   userRecord(rec: Record<string, any>): void {
     const content = rec.content;
-    const head = typeof content === 'string' ? JSON.stringify(content.slice(0, 40)) : Array.isArray(content) ? JSON.stringify(content.slice(0, 1)).slice(0, 60) : '';
+    const head =
+      typeof content === 'string'
+        ? JSON.stringify(content.slice(0, 40))
+        : Array.isArray(content)
+          ? JSON.stringify(content.slice(0, 1)).slice(0, 60)
+          : '';
     if (head) this.user(str(rec.id), rec.timestamp, head);
   }
 
@@ -148,7 +169,15 @@ export class MessageCounter {
     const k = `${kind}\u0000${key}`;
     if (this.unitKeys.has(k)) return;
     this.unitKeys.add(k);
-    this.sink.unit({ harness: this.info.harness, session_id: this.info.sessionId, kind, dedupe_key: key, dedupe_rank: this.info.rank, ts, count: 1 });
+    this.sink.unit({
+      harness: this.info.harness,
+      session_id: this.info.sessionId,
+      kind,
+      dedupe_key: key,
+      dedupe_rank: this.info.rank,
+      ts,
+      count: 1,
+    });
   }
 
   /** Whether `type` is this format's model message. */

@@ -37,7 +37,10 @@ export function sessionFileKind(name: string): 'jsonl' | 'json' | null {
   return null;
 }
 
-export async function discoverGemini(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverGemini(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const realPaths = new RealPaths();
   const out: SourceRef[] = [];
@@ -67,8 +70,16 @@ export async function discoverGemini(roots: RootSpec[], warn: (m: string, at: So
         // Copies (README "Copies of a session"): the legacy file a resume
         // copied into <name>l, the backup of an unreadable file, a hash-named
         // dir that Gemini CLI copied into its short-id dir.
-        if ((kind === 'json' && found.has(`${file}l`)) || fileName.includes('.unreadable-') || isHashDirName(name)) meta.copy = '1';
-        out.push({ harness: 'gemini-cli', key: real, path: file, kind, meta, ...(companions.length ? { companions } : {}) });
+        if ((kind === 'json' && found.has(`${file}l`)) || fileName.includes('.unreadable-') || isHashDirName(name))
+          meta.copy = '1';
+        out.push({
+          harness: 'gemini-cli',
+          key: real,
+          path: file,
+          kind,
+          meta,
+          ...(companions.length ? { companions } : {}),
+        });
       }
     }
   }

@@ -64,7 +64,20 @@ export function normalizeGeminiCounts(c: GeminiCounts): NormalizedUsage {
 }
 
 /** The counts of one billed response as UsageEvent fields: no cache writes, no recorded cost (neither harness writes one). */
-export function usageEventCounts(n: NormalizedUsage): Pick<UsageEvent, 'requests' | 'input_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'cache_write_5m_tokens' | 'cache_write_1h_tokens' | 'output_tokens' | 'reasoning_tokens' | 'recorded_cost_usd'> {
+export function usageEventCounts(
+  n: NormalizedUsage,
+): Pick<
+  UsageEvent,
+  | 'requests'
+  | 'input_tokens'
+  | 'cache_read_tokens'
+  | 'cache_write_tokens'
+  | 'cache_write_5m_tokens'
+  | 'cache_write_1h_tokens'
+  | 'output_tokens'
+  | 'reasoning_tokens'
+  | 'recorded_cost_usd'
+> {
   return {
     requests: 1,
     input_tokens: n.input,

@@ -38,7 +38,8 @@ interface Session {
   lastMessage: number | null;
 }
 
-const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null);
+const text = (v: unknown): string | null =>
+  typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null;
 const num = (v: unknown): unknown => (typeof v === 'bigint' ? Number(v) : v);
 
 /** A message's created_timestamp: seconds, or ms above 1e10 (goose's MILLISECOND_TIMESTAMP_THRESHOLD). */
@@ -59,7 +60,11 @@ function modelOf(json: unknown): string | null {
 }
 
 /** Token counters of a row; NULL is goose's "not reported" (0), anything else invalid is warned. */
-function counters<K extends string>(r: Record<string, unknown>, keys: readonly K[], warn: (m: string) => void): Record<K, number> {
+function counters<K extends string>(
+  r: Record<string, unknown>,
+  keys: readonly K[],
+  warn: (m: string) => void,
+): Record<K, number> {
   const out = {} as Record<K, number>;
   const invalid: string[] = [];
   for (const k of keys) {
@@ -75,7 +80,12 @@ function counters<K extends string>(r: Record<string, unknown>, keys: readonly K
 function readSessions(db: SqliteDb, file: string, sink: ExtractSink, out: Read): Map<string, Session> {
   const sessions = new Map<string, Session>();
   const cols = columnNames(db, 'sessions');
-  const accCols = ['accumulated_input_tokens', 'accumulated_output_tokens', 'accumulated_cache_read_tokens', 'accumulated_cache_write_tokens'] as const;
+  const accCols = [
+    'accumulated_input_tokens',
+    'accumulated_output_tokens',
+    'accumulated_cache_read_tokens',
+    'accumulated_cache_write_tokens',
+  ] as const;
   const cacheKnown = cols.has('accumulated_cache_read_tokens');
   const sql = `SELECT ${pick(cols, ['id', 'name', 'description', 'working_dir', 'created_at', 'updated_at', 'provider_name', 'model_config_json', 'parent_session_id', ...accCols])} FROM sessions`;
   for (const r of db.prepare(sql).iterate() as Iterable<Record<string, unknown>>) {
@@ -89,7 +99,12 @@ function readSessions(db: SqliteDb, file: string, sink: ExtractSink, out: Read):
       created: text(r.created_at) ?? '',
       // Zoneless `YYYY-MM-DD HH:MM:SS` written by SQLite's CURRENT_TIMESTAMP: UTC.
       updated: parseTimestamp(r.updated_at) ?? parseTimestamp(r.created_at),
-      acc: { input: acc.accumulated_input_tokens, output: acc.accumulated_output_tokens, cacheRead: cacheKnown ? acc.accumulated_cache_read_tokens : null, cacheWrite: cacheKnown ? acc.accumulated_cache_write_tokens : null },
+      acc: {
+        input: acc.accumulated_input_tokens,
+        output: acc.accumulated_output_tokens,
+        cacheRead: cacheKnown ? acc.accumulated_cache_read_tokens : null,
+        cacheWrite: cacheKnown ? acc.accumulated_cache_write_tokens : null,
+      },
       ledger: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
       replies: [],
       lastMessage: null,
@@ -97,7 +112,8 @@ function readSessions(db: SqliteDb, file: string, sink: ExtractSink, out: Read):
     // Title (README "Session"): the session's name, else its older description; a sub-agent names its parent.
     const title = text(r.name) ?? text(r.description);
     const parent = text(r.parent_session_id);
-    if (title !== null || parent !== null) out.facts.push({ harness: 'goose', session_id: id, title, title_rank: 0, parent_session_id: parent, seq: 0 });
+    if (title !== null || parent !== null)
+      out.facts.push({ harness: 'goose', session_id: id, title, title_rank: 0, parent_session_id: parent, seq: 0 });
   }
   return sessions;
 }
@@ -107,8 +123,13 @@ function readMessages(db: SqliteDb, sessions: Map<string, Session>, out: Read): 
   const cols = columnNames(db, 'messages');
   if (!cols.has('session_id') || !cols.has('created_timestamp')) return;
   const json = cols.has('content_json') && cols.has('role');
-  const count = (type: string, role: string) => (json ? `CASE WHEN role = '${role}' AND json_valid(content_json) AND json_type(content_json) = 'array' THEN (SELECT count(*) FROM json_each(content_json) WHERE json_extract(value, '$.type') = '${type}') ELSE 0 END` : '0');
-  const visible = cols.has('metadata_json') ? "CASE WHEN json_valid(metadata_json) THEN json_extract(metadata_json, '$.userVisible') END" : 'NULL';
+  const count = (type: string, role: string) =>
+    json
+      ? `CASE WHEN role = '${role}' AND json_valid(content_json) AND json_type(content_json) = 'array' THEN (SELECT count(*) FROM json_each(content_json) WHERE json_extract(value, '$.type') = '${type}') ELSE 0 END`
+      : '0';
+  const visible = cols.has('metadata_json')
+    ? "CASE WHEN json_valid(metadata_json) THEN json_extract(metadata_json, '$.userVisible') END"
+    : 'NULL';
   const sql = `SELECT id, ${pick(cols, ['message_id', 'session_id', 'created_timestamp', 'role'])}, ${count('text', 'user')} AS texts, ${count('toolRequest', 'assistant')} AS tools, ${visible} AS visible FROM messages ORDER BY session_id, created_timestamp, id`;
   for (const r of db.prepare(sql).iterate() as Iterable<Record<string, unknown>>) {
     const session = text(r.session_id);
@@ -121,14 +142,37 @@ function readMessages(db: SqliteDb, sessions: Map<string, Session>, out: Read): 
     }
     const key = `goose:${session}:${text(r.message_id) ?? String(num(r.id))}`;
     // A prompt: a user message with text that the user saw (goose hides its own summaries: userVisible false).
-    if (Number(num(r.texts)) > 0 && num(r.visible) !== 0) out.units.push({ harness: 'goose', session_id: session, kind: 'prompt', dedupe_key: key, dedupe_rank: 0, ts, count: 1 });
+    if (Number(num(r.texts)) > 0 && num(r.visible) !== 0)
+      out.units.push({
+        harness: 'goose',
+        session_id: session,
+        kind: 'prompt',
+        dedupe_key: key,
+        dedupe_rank: 0,
+        ts,
+        count: 1,
+      });
     const tools = Number(num(r.tools));
-    if (tools > 0) out.units.push({ harness: 'goose', session_id: session, kind: 'tool_call', dedupe_key: key, dedupe_rank: 0, ts, count: tools });
+    if (tools > 0)
+      out.units.push({
+        harness: 'goose',
+        session_id: session,
+        kind: 'tool_call',
+        dedupe_key: key,
+        dedupe_rank: 0,
+        ts,
+        count: tools,
+      });
   }
   for (const s of sessions.values()) s.replies.sort((a, b) => a - b);
 }
 
-function event(file: string, session: string, s: Session | undefined, fields: Partial<UsageEvent> & Pick<UsageEvent, 'ts' | 'dedupe_key' | 'rule'>): UsageEvent {
+function event(
+  file: string,
+  session: string,
+  s: Session | undefined,
+  fields: Partial<UsageEvent> & Pick<UsageEvent, 'ts' | 'dedupe_key' | 'rule'>,
+): UsageEvent {
   return {
     harness: 'goose',
     session_id: session,
@@ -155,7 +199,9 @@ const LEDGER_TOKENS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'ca
 
 function readLedger(db: SqliteDb, file: string, sink: ExtractSink, sessions: Map<string, Session>, out: Read): void {
   const cols = columnNames(db, 'usage_ledger');
-  const missing = ['id', 'session_id', 'created_timestamp', 'input_tokens', 'output_tokens'].filter((c) => !cols.has(c));
+  const missing = ['id', 'session_id', 'created_timestamp', 'input_tokens', 'output_tokens'].filter(
+    (c) => !cols.has(c),
+  );
   if (missing.length) {
     sink.warn(`usage_ledger has no ${missing.join(', ')} column; only the sessions' accumulated totals read`, { file });
     return;
@@ -245,7 +291,8 @@ function residuals(file: string, sink: ExtractSink, sessions: Map<string, Sessio
       continue;
     }
     // Before schema 14 the cache split is not recorded: all input counted (and priced) as input.
-    if (s.acc.cacheRead === null) sink.count('goose: session totals without a cache split (all input counted as input)');
+    if (s.acc.cacheRead === null)
+      sink.count('goose: session totals without a cache split (all input counted as input)');
     out.events.push(
       event(file, id, s, {
         ts,
@@ -276,10 +323,15 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
   return out;
 }
 
-export async function extractGoose(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractGoose(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   readSqliteSnapshot(source.path, opts.tmpDir, sink, (db) => readAll(db, source.path, sink));
   const legacy = Number(source.meta?.legacyJsonl ?? 0);
   // README "Where": goose imported them into this database; reading them too would count them twice.
-  if (legacy > 0) sink.count('goose: pre-SQLite sessions/*.jsonl beside sessions.db (imported into it; not read)', legacy);
+  if (legacy > 0)
+    sink.count('goose: pre-SQLite sessions/*.jsonl beside sessions.db (imported into it; not read)', legacy);
   return null;
 }

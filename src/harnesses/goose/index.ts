@@ -9,7 +9,8 @@ export const goose: Harness<'goose'> = {
   // Any provider (the session records which): the model name decides.
   pricing: { providerHint: null },
   ruleNames: Object.values(RULE),
-  howToPoint: 'set GOOSE_PATH_ROOT (absolute; the database is $GOOSE_PATH_ROOT/data/sessions/sessions.db) or XDG_DATA_HOME, or pass --root goose=PATH (a data dir, its sessions folder, or sessions.db)',
+  howToPoint:
+    'set GOOSE_PATH_ROOT (absolute; the database is $GOOSE_PATH_ROOT/data/sessions/sessions.db) or XDG_DATA_HOME, or pass --root goose=PATH (a data dir, its sessions folder, or sessions.db)',
   roots: gooseRoots,
   discover: discoverGoose,
   extract: async (source, sink, opts) => (await import('./extract.js')).extractGoose(source, sink, opts),

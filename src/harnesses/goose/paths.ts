@@ -36,7 +36,8 @@ function legacyCount(dir: string): number {
 function spec(path: string, origin: string): RootSpec {
   const r = rootSpec(path, origin);
   // README "Where": pre-SQLite goose kept only these transcripts; a folder with no database is not read.
-  if (r.exists && isDir(path) && !isFile(join(path, 'sessions.db')) && legacyCount(path) > 0) r.unread = 'pre-SQLite goose session files (sessions/<id>.jsonl); only sessions.db is read';
+  if (r.exists && isDir(path) && !isFile(join(path, 'sessions.db')) && legacyCount(path) > 0)
+    r.unread = 'pre-SQLite goose session files (sessions/<id>.jsonl); only sessions.db is read';
   return r;
 }
 
@@ -46,17 +47,32 @@ export function gooseRoots(ctx: PathContext): RootSpec[] {
   // goose ignores a relative GOOSE_PATH_ROOT (paths.rs `validated_path_root`).
   if (root && isAbsolute(root)) return [spec(join(root, 'data', 'sessions'), 'GOOSE_PATH_ROOT')];
   const xdg = ctx.env.XDG_DATA_HOME?.trim();
-  const out = [spec(join(xdg && isAbsolute(xdg) ? xdg : join(ctx.home, '.local', 'share'), 'goose', 'sessions'), xdg && isAbsolute(xdg) ? 'XDG_DATA_HOME' : 'default')];
+  const out = [
+    spec(
+      join(xdg && isAbsolute(xdg) ? xdg : join(ctx.home, '.local', 'share'), 'goose', 'sessions'),
+      xdg && isAbsolute(xdg) ? 'XDG_DATA_HOME' : 'default',
+    ),
+  ];
   out.push(spec(join(ctx.home, 'Library', 'Application Support', 'goose', 'sessions'), 'default'));
   out.push(spec(join(ctx.home, '.local', 'share', 'Block', 'goose', 'sessions'), 'default'));
   const appData = ctx.env.APPDATA?.trim();
-  if (process.platform === 'win32' && appData) out.push(spec(join(appData, 'Block', 'goose', 'data', 'sessions'), 'APPDATA'));
+  if (process.platform === 'win32' && appData)
+    out.push(spec(join(appData, 'Block', 'goose', 'data', 'sessions'), 'APPDATA'));
   return out;
 }
 
-export async function discoverGoose(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
-  return databaseSources('goose', roots.filter((r) => !r.unread), DB_FILE, warn, (file) => {
-    const legacy = legacyCount(dirname(file));
-    return legacy ? { legacyJsonl: String(legacy) } : undefined;
-  });
+export async function discoverGoose(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
+  return databaseSources(
+    'goose',
+    roots.filter((r) => !r.unread),
+    DB_FILE,
+    warn,
+    (file) => {
+      const legacy = legacyCount(dirname(file));
+      return legacy ? { legacyJsonl: String(legacy) } : undefined;
+    },
+  );
 }

@@ -9,7 +9,8 @@ export const grok: Harness<'grok'> = {
   chartColor: '#843c39',
   pricing: { providerHint: 'x-ai' },
   ruleNames: Object.values(RULE),
-  howToPoint: 'set GROK_HOME (a comma list of .grok folders), or pass --root grok=PATH (a .grok folder or its sessions folder)',
+  howToPoint:
+    'set GROK_HOME (a comma list of .grok folders), or pass --root grok=PATH (a .grok folder or its sessions folder)',
   roots: grokRoots,
   scanMarkers: [MARKERS],
   discover: discoverGrok,

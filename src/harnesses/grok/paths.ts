@@ -10,12 +10,19 @@ import { isDir, RealPaths, resolveRoots, rootSpec, walkFiles } from '../roots.js
 import type { PathContext, RootSpec, SourceRef } from '../types.js';
 
 export function grokRoots(ctx: PathContext): RootSpec[] {
-  const homes = ctx.rootOverrides.length ? resolveRoots(ctx, { envVars: [], defaults: [] }) : resolveRoots(ctx, { envVars: ['GROK_HOME'], listEnv: true, defaults: ['.grok'] });
+  const homes = ctx.rootOverrides.length
+    ? resolveRoots(ctx, { envVars: [], defaults: [] })
+    : resolveRoots(ctx, { envVars: ['GROK_HOME'], listEnv: true, defaults: ['.grok'] });
   const out: RootSpec[] = [];
   for (const h of homes) {
     out.push(h);
     const logs = join(h.path, 'logs');
-    if (h.exists && isDir(logs)) out.push({ ...rootSpec(logs, h.origin), unread: 'the unified log: no model per call, capped at 5 MB and cut in place; usage is in sessions/*/*/updates.jsonl' });
+    if (h.exists && isDir(logs))
+      out.push({
+        ...rootSpec(logs, h.origin),
+        unread:
+          'the unified log: no model per call, capped at 5 MB and cut in place; usage is in sessions/*/*/updates.jsonl',
+      });
   }
   return out;
 }
@@ -26,12 +33,18 @@ function childOf(file: string, warn: (m: string, at: SourceLocation) => void): s
     const doc = JSON.parse(readRegularText(file, 1 << 20)) as { child_session_id?: unknown };
     return typeof doc?.child_session_id === 'string' && doc.child_session_id ? doc.child_session_id : null;
   } catch (e) {
-    warn(`sub-agent meta.json not readable as JSON (${e instanceof SyntaxError ? 'not JSON' : (e as Error).message}); its child session is counted as a session of its own`, { file });
+    warn(
+      `sub-agent meta.json not readable as JSON (${e instanceof SyntaxError ? 'not JSON' : (e as Error).message}); its child session is counted as a session of its own`,
+      { file },
+    );
     return null;
   }
 }
 
-export async function discoverGrok(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverGrok(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const realPaths = new RealPaths();
   const found: { file: string; real: string }[] = [];
@@ -39,9 +52,18 @@ export async function discoverGrok(roots: RootSpec[], warn: (m: string, at: Sour
   const onError = (p: string, e: Error) => warn(`cannot read directory: ${e.message}`, { file: p });
   for (const root of roots) {
     if (!root.exists || root.unread) continue;
-    const dir = basename(root.path) === 'sessions' && !isDir(join(root.path, 'sessions')) ? root.path : join(root.path, 'sessions');
+    const dir =
+      basename(root.path) === 'sessions' && !isDir(join(root.path, 'sessions'))
+        ? root.path
+        : join(root.path, 'sessions');
     if (!isDir(dir)) continue;
-    const files = await walkFiles(dir, (name) => name === 'updates.jsonl' || name === 'meta.json', onError, 4, realPaths);
+    const files = await walkFiles(
+      dir,
+      (name) => name === 'updates.jsonl' || name === 'meta.json',
+      onError,
+      4,
+      realPaths,
+    );
     for (const file of files) {
       if (basename(file) === 'meta.json') {
         if (basename(dirname(dirname(file))) !== 'subagents') continue;

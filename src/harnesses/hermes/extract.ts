@@ -20,8 +20,15 @@ interface Read {
   facts: SessionFact[];
 }
 
-const TOKENS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const;
-const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null);
+const TOKENS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+] as const;
+const text = (v: unknown): string | null =>
+  typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null;
 const num = (v: unknown): unknown => (typeof v === 'bigint' ? Number(v) : v);
 
 /** Epoch seconds (REAL) → ms; null when absent or implausible. */
@@ -71,10 +78,22 @@ function readAll(db: SqliteDb, source: SourceRef, sink: ExtractSink): Read {
     const raw = text(r.id);
     if (raw === null) continue;
     const id = sessionId(raw);
-    const s = { model: text(r.model), provider: text(r.billing_provider), project: text(r.cwd) ?? text(r.git_repo_root) };
+    const s = {
+      model: text(r.model),
+      provider: text(r.billing_provider),
+      project: text(r.cwd) ?? text(r.git_repo_root),
+    };
     sessions.set(raw, s);
     const parent = text(r.parent_session_id);
-    if (text(r.title) !== null || parent !== null) out.facts.push({ harness: 'hermes', session_id: id, title: text(r.title), title_rank: 0, parent_session_id: parent === null ? null : sessionId(parent), seq: 0 });
+    if (text(r.title) !== null || parent !== null)
+      out.facts.push({
+        harness: 'hermes',
+        session_id: id,
+        title: text(r.title),
+        title_rank: 0,
+        parent_session_id: parent === null ? null : sessionId(parent),
+        seq: 0,
+      });
     const at = { file, row: `sessions ${raw}` };
     const t = row(r, at);
     if (t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens === 0) {
@@ -87,15 +106,18 @@ function readAll(db: SqliteDb, source: SourceRef, sink: ExtractSink): Read {
       sink.warn('session without a usable started_at, ended_at or last_activity_at skipped', at);
       continue;
     }
-    if (t.reasoning_tokens > t.output_tokens) sink.count('hermes: reasoning larger than output (output kept as recorded)');
+    if (t.reasoning_tokens > t.output_tokens)
+      sink.count('hermes: reasoning larger than output (output kept as recorded)');
     const calls = num(r.api_call_count);
-    out.events.push(event(file, id, s, ts, t, {
-      dedupe_key: `hermes:${profile ?? ''}:${raw}:session`,
-      // README "Units of work": api_call_count, where recorded.
-      requests: typeof calls === 'number' && Number.isInteger(calls) && calls > 0 ? calls : 0,
-      recorded_cost_usd: recordedCost(r),
-      rule: RULE.session,
-    }));
+    out.events.push(
+      event(file, id, s, ts, t, {
+        dedupe_key: `hermes:${profile ?? ''}:${raw}:session`,
+        // README "Units of work": api_call_count, where recorded.
+        requests: typeof calls === 'number' && Number.isInteger(calls) && calls > 0 ? calls : 0,
+        recorded_cost_usd: recordedCost(r),
+        rule: RULE.session,
+      }),
+    );
   }
   if (tables.has('session_model_usage')) {
     const mc = columnNames(db, 'session_model_usage');
@@ -116,12 +138,25 @@ function readAll(db: SqliteDb, source: SourceRef, sink: ExtractSink): Read {
         const s = sessions.get(raw);
         const calls = num(r.api_call_count);
         sink.count(`hermes: auxiliary ${task} usage (counted beside the session's own)`);
-        out.events.push(event(file, sessionId(raw), { model: text(r.model) ?? s?.model ?? null, provider: text(r.billing_provider) ?? s?.provider ?? null, project: s?.project ?? null }, ts, t, {
-          dedupe_key: `hermes:${profile ?? ''}:${raw}:aux:${task}:${text(r.model) ?? ''}:${text(r.billing_provider) ?? ''}`,
-          requests: typeof calls === 'number' && Number.isInteger(calls) && calls > 0 ? calls : 0,
-          recorded_cost_usd: recordedCost(r),
-          rule: RULE.aux,
-        }));
+        out.events.push(
+          event(
+            file,
+            sessionId(raw),
+            {
+              model: text(r.model) ?? s?.model ?? null,
+              provider: text(r.billing_provider) ?? s?.provider ?? null,
+              project: s?.project ?? null,
+            },
+            ts,
+            t,
+            {
+              dedupe_key: `hermes:${profile ?? ''}:${raw}:aux:${task}:${text(r.model) ?? ''}:${text(r.billing_provider) ?? ''}`,
+              requests: typeof calls === 'number' && Number.isInteger(calls) && calls > 0 ? calls : 0,
+              recorded_cost_usd: recordedCost(r),
+              rule: RULE.aux,
+            },
+          ),
+        );
       }
     }
   }
@@ -129,11 +164,21 @@ function readAll(db: SqliteDb, source: SourceRef, sink: ExtractSink): Read {
   if (tables.has('messages')) {
     const mc = columnNames(db, 'messages');
     if (mc.has('session_id') && mc.has('role') && mc.has('timestamp')) {
-      for (const r of db.prepare("SELECT id, session_id, timestamp FROM messages WHERE role = 'user'").iterate() as Iterable<Record<string, unknown>>) {
+      for (const r of db
+        .prepare("SELECT id, session_id, timestamp FROM messages WHERE role = 'user'")
+        .iterate() as Iterable<Record<string, unknown>>) {
         const raw = text(r.session_id);
         const ts = seconds(r.timestamp);
         if (raw === null || ts === null) continue;
-        out.units.push({ harness: 'hermes', session_id: sessionId(raw), kind: 'prompt', dedupe_key: `hermes:${profile ?? ''}:${raw}:${String(num(r.id))}`, dedupe_rank: 0, ts, count: 1 });
+        out.units.push({
+          harness: 'hermes',
+          session_id: sessionId(raw),
+          kind: 'prompt',
+          dedupe_key: `hermes:${profile ?? ''}:${raw}:${String(num(r.id))}`,
+          dedupe_rank: 0,
+          ts,
+          count: 1,
+        });
       }
     }
   }
@@ -171,7 +216,11 @@ function event(
   };
 }
 
-export async function extractHermes(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractHermes(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   readSqliteSnapshot(source.path, opts.tmpDir, sink, (db) => readAll(db, source, sink));
   return null;
 }

@@ -17,12 +17,17 @@ export function hermesRoots(ctx: PathContext): RootSpec[] {
   const local = ctx.env.LOCALAPPDATA?.trim();
   const defaults = process.platform === 'win32' && local ? [] : [`.hermes${suffix}`];
   let homes = resolveRoots(ctx, { envVars: ['HERMES_HOME'], defaults });
-  if (!ctx.rootOverrides.length && !ctx.env.HERMES_HOME?.trim() && process.platform === 'win32' && local) homes = [rootSpec(join(local, `hermes${suffix}`), 'LOCALAPPDATA')];
+  if (!ctx.rootOverrides.length && !ctx.env.HERMES_HOME?.trim() && process.platform === 'win32' && local)
+    homes = [rootSpec(join(local, `hermes${suffix}`), 'LOCALAPPDATA')];
   const out: RootSpec[] = [];
   for (const h of homes) {
     out.push(h);
     const legacy = join(h.path, 'sessions');
-    if (h.exists && isDir(legacy)) out.push({ ...rootSpec(legacy, h.origin), unread: 'legacy session transcripts (no usage in them); usage is in state.db' });
+    if (h.exists && isDir(legacy))
+      out.push({
+        ...rootSpec(legacy, h.origin),
+        unread: 'legacy session transcripts (no usage in them); usage is in state.db',
+      });
   }
   return out;
 }
@@ -33,14 +38,18 @@ export function profileOf(file: string): string | null {
   return basename(dirname(dir)) === 'profiles' ? basename(dir) : null;
 }
 
-export async function discoverHermes(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverHermes(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const homes = roots.filter((r) => !r.unread);
   // Each home's named profiles (README "Where": peers missed them).
   const profiles: RootSpec[] = [];
   for (const h of homes) {
     const dir = join(h.path, 'profiles');
     if (!h.exists || !isDir(dir)) continue;
-    for (const e of listDirWarned(dir, warn) ?? []) if (e.kind === 'dir' || e.kind === 'link') profiles.push(rootSpec(join(dir, e.name), h.origin));
+    for (const e of listDirWarned(dir, warn) ?? [])
+      if (e.kind === 'dir' || e.kind === 'link') profiles.push(rootSpec(join(dir, e.name), h.origin));
   }
   return databaseSources('hermes', [...homes, ...profiles], DB_FILE, warn, (file) => {
     const profile = profileOf(file);

@@ -26,9 +26,12 @@ export const kiloCode: Harness<'kilo-code'> = {
   // Any provider the user configured; its records name it where they can.
   pricing: { providerHint: null },
   ruleNames: [...CLASSIC_RULES, ...Object.values(RULE)],
-  howToPoint: 'set KILO_DATA_DIR or XDG_DATA_HOME (Kilo CLI), VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs; kilo-code.customStoragePath in their settings.json is followed), or pass --root kilo-code=PATH (a folder holding tasks/ or kilo.db)',
+  howToPoint:
+    'set KILO_DATA_DIR or XDG_DATA_HOME (Kilo CLI), VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs; kilo-code.customStoragePath in their settings.json is followed), or pass --root kilo-code=PATH (a folder holding tasks/ or kilo.db)',
   roots: kiloRoots,
   discover: discoverKilo,
   extract: async (source, sink, opts) =>
-    source.kind === 'sqlite' ? (await import('./kilo-db.js')).extractKiloDb(source, sink, opts) : (await import('../cline/classic.js')).extractClassicTask(source, sink, opts, KILO_DIALECT),
+    source.kind === 'sqlite'
+      ? (await import('./kilo-db.js')).extractKiloDb(source, sink, opts)
+      : (await import('../cline/classic.js')).extractClassicTask(source, sink, opts, KILO_DIALECT),
 };

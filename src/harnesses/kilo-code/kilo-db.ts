@@ -11,7 +11,12 @@ export function extractKiloDb(source: SourceRef, sink: ExtractSink, opts: Extrac
   const harness = 'kilo-code' as const;
   const mine: ExtractSink = {
     ...sink,
-    event: (e: UsageEvent) => sink.event({ ...e, harness, rule: e.rule === OPENCODE_RULE.fork1x ? RULE.dbFork : e.requests === 0 ? RULE.dbResidual : RULE.dbMessage }),
+    event: (e: UsageEvent) =>
+      sink.event({
+        ...e,
+        harness,
+        rule: e.rule === OPENCODE_RULE.fork1x ? RULE.dbFork : e.requests === 0 ? RULE.dbResidual : RULE.dbMessage,
+      }),
     unit: (u: WorkUnit) => sink.unit({ ...u, harness }),
     sessionFact: (f: SessionFact) => sink.sessionFact({ ...f, harness }),
     sessionEstimate: (e) => sink.sessionEstimate({ ...e, harness }),

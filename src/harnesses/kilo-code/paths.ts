@@ -16,20 +16,30 @@ const DB_FILE = /^kilo(?:-[A-Za-z0-9._-]+)?\.db$/;
 /** Kilo CLI's data dir: KILO_DATA_DIR (comma list; peers' name), else $XDG_DATA_HOME/kilo, else ~/.local/share/kilo (OpenCode's layout). */
 function kiloDataDirs(ctx: PathContext): RootSpec[] {
   const list = ctx.env.KILO_DATA_DIR?.trim();
-  if (list) return list.split(',').map((p) => p.trim()).filter(Boolean).map((p) => ({ path: p, origin: 'KILO_DATA_DIR', exists: exists(p) }));
+  if (list)
+    return list
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)
+      .map((p) => ({ path: p, origin: 'KILO_DATA_DIR', exists: exists(p) }));
   const xdg = ctx.env.XDG_DATA_HOME?.trim();
   const path = xdg && isAbsolute(xdg) ? join(xdg, 'kilo') : join(ctx.home, '.local', 'share', 'kilo');
   return [{ path, origin: xdg && isAbsolute(xdg) ? 'XDG_DATA_HOME' : 'default', exists: exists(path) }];
 }
 
 export function kiloRoots(ctx: PathContext): RootSpec[] {
-  const ext = extensionRoots(ctx, KILO_EXTENSION_ID, { settingsSection: { section: KILO_SETTINGS_SECTION, harness: 'kilo-code' } });
+  const ext = extensionRoots(ctx, KILO_EXTENSION_ID, {
+    settingsSection: { section: KILO_SETTINGS_SECTION, harness: 'kilo-code' },
+  });
   if (ctx.rootOverrides.length) return ext;
   return [...kiloDataDirs(ctx), ...ext];
 }
 
 /** Tasks under any root's tasks/, and Kilo CLI databases in any root (or a root that is one), found as OpenCode's are. */
-export async function discoverKilo(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverKilo(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const out = await discoverTasks('kilo-code', roots, ['history_item.json', 'api_conversation_history.json'], warn);
   const seen = new Set<string>();
   const add = (file: string) => {

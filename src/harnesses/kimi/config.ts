@@ -48,7 +48,7 @@ export function parseConfigToml(text: string): { defaultModel: string | null; mo
     }
     const kv = KEY_VALUE.exec(line);
     if (!kv) continue;
-    const value = kv[2] !== undefined ? JSON.parse(`"${kv[2]}"`) as string : kv[3]!;
+    const value = kv[2] !== undefined ? (JSON.parse(`"${kv[2]}"`) as string) : kv[3]!;
     if (table === null && kv[1] === 'default_model') defaultModel = value;
     else if (typeof table === 'string' && kv[1] === 'model') models.set(table, value);
   }
@@ -71,7 +71,8 @@ export function readCliConfig(share: string, sink: ExtractSink): CliConfig {
   const json = join(share, 'config.json');
   if (isFile(json)) {
     const doc = readJsonFile(json, sink) as { model?: unknown } | null;
-    const m = doc && typeof doc === 'object' && typeof doc.model === 'string' && doc.model.trim() ? doc.model.trim() : null;
+    const m =
+      doc && typeof doc === 'object' && typeof doc.model === 'string' && doc.model.trim() ? doc.model.trim() : null;
     if (m !== null) return { model: m, source: 'json', models: new Map() };
   }
   return { model: DEFAULT_MODEL, source: 'default', models: new Map() };

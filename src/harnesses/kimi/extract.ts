@@ -19,9 +19,18 @@ import { projectOfBucket, readCliConfig, subagentModel, type CliConfig, type Mod
 import { CLI_MARKERS, CODE_MARKERS } from './markers.js';
 import { RULE } from './rules.js';
 
-
-const CLI_FIELDS = { fresh: 'input_other', output: 'output', cacheRead: 'input_cache_read', cacheWrite: 'input_cache_creation' } as const;
-const CODE_FIELDS = { fresh: 'inputOther', output: 'output', cacheRead: 'inputCacheRead', cacheWrite: 'inputCacheCreation' } as const;
+const CLI_FIELDS = {
+  fresh: 'input_other',
+  output: 'output',
+  cacheRead: 'input_cache_read',
+  cacheWrite: 'input_cache_creation',
+} as const;
+const CODE_FIELDS = {
+  fresh: 'inputOther',
+  output: 'output',
+  cacheRead: 'inputCacheRead',
+  cacheWrite: 'inputCacheCreation',
+} as const;
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -41,7 +50,13 @@ type Counts = Record<'fresh' | 'output' | 'cacheRead' | 'cacheWrite', number>;
  * under their own spellings), or null when it is not one or holds no tokens
  * (a warning or a skip naming `what` at `at`).
  */
-function countsOf(usage: unknown, fields: typeof CLI_FIELDS | typeof CODE_FIELDS, what: string, sink: ExtractSink, at: { file: string; line: number }): Counts | null {
+function countsOf(
+  usage: unknown,
+  fields: typeof CLI_FIELDS | typeof CODE_FIELDS,
+  what: string,
+  sink: ExtractSink,
+  at: { file: string; line: number },
+): Counts | null {
   if (!isObj(usage)) {
     sink.warn(`${what} usage is not an object; not counted`, at);
     return null;
@@ -56,12 +71,40 @@ function countsOf(usage: unknown, fields: typeof CLI_FIELDS | typeof CODE_FIELDS
   return v;
 }
 
-function event(source: SourceRef, session: string, project: string | null, model: string | null, ts: number, key: string, rank: number, v: Counts, line: number, rule: string): UsageEvent {
+function event(
+  source: SourceRef,
+  session: string,
+  project: string | null,
+  model: string | null,
+  ts: number,
+  key: string,
+  rank: number,
+  v: Counts,
+  line: number,
+  rule: string,
+): UsageEvent {
   return {
-    harness: 'kimi', session_id: session, project, model, provider: null, ts, dedupe_key: key, dedupe_rank: rank, requests: 1,
+    harness: 'kimi',
+    session_id: session,
+    project,
+    model,
+    provider: null,
+    ts,
+    dedupe_key: key,
+    dedupe_rank: rank,
+    requests: 1,
     // input_other / inputOther exclude both cache buckets (kosong TokenUsage): nothing to subtract.
-    input_tokens: v.fresh, cache_read_tokens: v.cacheRead, cache_write_tokens: v.cacheWrite, cache_write_5m_tokens: null, cache_write_1h_tokens: null,
-    output_tokens: v.output, reasoning_tokens: 0, recorded_cost_usd: null, source_file: source.path, source_line: line, rule,
+    input_tokens: v.fresh,
+    cache_read_tokens: v.cacheRead,
+    cache_write_tokens: v.cacheWrite,
+    cache_write_5m_tokens: null,
+    cache_write_1h_tokens: null,
+    output_tokens: v.output,
+    reasoning_tokens: 0,
+    recorded_cost_usd: null,
+    source_file: source.path,
+    source_line: line,
+    rule,
   };
 }
 
@@ -81,7 +124,15 @@ async function extractCli(source: SourceRef, sink: ExtractSink, opts: ExtractOpt
   const customTitle = str(state?.custom_title);
   // A fork copies its source's wire lines verbatim (README "Forks"): its copies rank after the source's.
   const fork = customTitle?.startsWith('Fork: ') ?? false;
-  if (customTitle) sink.sessionFact({ harness: 'kimi', session_id: session!, title: customTitle, title_rank: 0, parent_session_id: null, seq: 0 });
+  if (customTitle)
+    sink.sessionFact({
+      harness: 'kimi',
+      session_id: session!,
+      title: customTitle,
+      title_rank: 0,
+      parent_session_id: null,
+      seq: 0,
+    });
   const models = new Map<string, { model: string; source: ModelSource }>();
   const modelOf = (agentId: string): { model: string; source: ModelSource } => {
     let r = models.get(agentId);
@@ -92,7 +143,16 @@ async function extractCli(source: SourceRef, sink: ExtractSink, opts: ExtractOpt
     }
     return r;
   };
-  const unit = (kind: WorkUnit['kind'], key: string, ts: number) => sink.unit({ harness: 'kimi', session_id: session!, kind, dedupe_key: key, dedupe_rank: fork ? 2 : 0, ts, count: 1 });
+  const unit = (kind: WorkUnit['kind'], key: string, ts: number) =>
+    sink.unit({
+      harness: 'kimi',
+      session_id: session!,
+      kind,
+      dedupe_key: key,
+      dedupe_rank: fork ? 2 : 0,
+      ts,
+      count: 1,
+    });
 
   const count = (p: unknown, agentId: string, wrapped: boolean, ts: number, stamp: unknown, line: number) => {
     if (!isObj(p) || p.token_usage === null || p.token_usage === undefined) return; // plan mode, /compact, MCP status: no usage
@@ -107,7 +167,20 @@ async function extractCli(source: SourceRef, sink: ExtractSink, opts: ExtractOpt
     }
     const key = messageId !== null ? `kimi:${messageId}` : `kimi:${session}:${agentId}:${String(stamp)}`;
     const { model, source: how } = modelOf(agentId);
-    sink.event(event(source, session!, project, model, ts, key, (wrapped ? 1 : 0) + (fork ? 2 : 0), v, line, CLI_RULES[wrapped ? 'wrapped' : 'own'][how]));
+    sink.event(
+      event(
+        source,
+        session!,
+        project,
+        model,
+        ts,
+        key,
+        (wrapped ? 1 : 0) + (fork ? 2 : 0),
+        v,
+        line,
+        CLI_RULES[wrapped ? 'wrapped' : 'own'][how],
+      ),
+    );
   };
 
   /** A SubagentEvent's payload: the event it wraps (which may wrap another). */
@@ -123,13 +196,16 @@ async function extractCli(source: SourceRef, sink: ExtractSink, opts: ExtractOpt
     if (!isObj(msg)) return;
     const ts = typeof rec.timestamp === 'number' ? parseTimestamp(rec.timestamp * 1000) : null;
     if (ts === null) {
-      if (msg.type === 'StatusUpdate' || msg.type === 'SubagentEvent') sink.warn(`${msg.type} without a usable timestamp; not counted`, { file, line });
+      if (msg.type === 'StatusUpdate' || msg.type === 'SubagentEvent')
+        sink.warn(`${msg.type} without a usable timestamp; not counted`, { file, line });
       return;
     }
     if (msg.type === 'StatusUpdate') count(msg.payload, agent!, false, ts, rec.timestamp, line);
     else if (msg.type === 'SubagentEvent') unwrap(msg.payload, ts, rec.timestamp, line, 0);
-    else if (msg.type === 'TurnBegin' && agent === 'main') unit('prompt', `kimi:prompt:${session}:${rec.timestamp}`, ts);
-    else if (msg.type === 'ToolCall') unit('tool_call', `kimi:tool:${str(msg.payload?.id) ?? `${session}:${agent}:${rec.timestamp}`}`, ts);
+    else if (msg.type === 'TurnBegin' && agent === 'main')
+      unit('prompt', `kimi:prompt:${session}:${rec.timestamp}`, ts);
+    else if (msg.type === 'ToolCall')
+      unit('tool_call', `kimi:tool:${str(msg.payload?.id) ?? `${session}:${agent}:${rec.timestamp}`}`, ts);
   });
 }
 
@@ -147,12 +223,19 @@ async function extractCode(source: SourceRef, sink: ExtractSink, opts: ExtractOp
   const m = source.meta!;
   const file = source.path;
   const { session, sessionDir, agent } = m as Record<string, string>;
-  const st: CodeState = { aliases: {}, last: null, prevKey: null, prevN: 0, ...(opts.resume?.state as CodeState | undefined) };
+  const st: CodeState = {
+    aliases: {},
+    last: null,
+    prevKey: null,
+    prevN: 0,
+    ...(opts.resume?.state as CodeState | undefined),
+  };
   st.aliases = { ...st.aliases };
   const state = readState(sessionDir!, sink);
   const project = str(state?.cwd) ?? str(state?.workDir) ?? str(state?.custom?.cwd);
   const title = str(state?.title);
-  if (title && agent === 'main') sink.sessionFact({ harness: 'kimi', session_id: session!, title, title_rank: 0, parent_session_id: null, seq: 0 });
+  if (title && agent === 'main')
+    sink.sessionFact({ harness: 'kimi', session_id: session!, title, title_rank: 0, parent_session_id: null, seq: 0 });
   // Held until the read ends: lines before the last `forked` record were copied from the source session (README "Forks").
   const events: UsageEvent[] = [];
   const units: (WorkUnit & { line: number })[] = [];
@@ -173,13 +256,32 @@ async function extractCode(source: SourceRef, sink: ExtractSink, opts: ExtractOp
         return;
       case 'turn.prompt': {
         const ts = parseTimestamp(rec.time);
-        if (ts !== null && agent === 'main') units.push({ harness: 'kimi', session_id: session!, kind: 'prompt', dedupe_key: `kimicode:prompt:${agent}:${rec.time}`, dedupe_rank: 0, ts, count: 1, line });
+        if (ts !== null && agent === 'main')
+          units.push({
+            harness: 'kimi',
+            session_id: session!,
+            kind: 'prompt',
+            dedupe_key: `kimicode:prompt:${agent}:${rec.time}`,
+            dedupe_rank: 0,
+            ts,
+            count: 1,
+            line,
+          });
         return;
       }
       case 'context.append_loop_event': {
         const ts = parseTimestamp(rec.time);
         if (ts !== null && isObj(rec.event) && rec.event.type === 'tool.call') {
-          units.push({ harness: 'kimi', session_id: session!, kind: 'tool_call', dedupe_key: `kimicode:tool:${agent}:${str(rec.event.uuid) ?? rec.time}`, dedupe_rank: 0, ts, count: 1, line });
+          units.push({
+            harness: 'kimi',
+            session_id: session!,
+            kind: 'tool_call',
+            dedupe_key: `kimicode:tool:${agent}:${str(rec.event.uuid) ?? rec.time}`,
+            dedupe_rank: 0,
+            ts,
+            count: 1,
+            line,
+          });
         }
         return;
       }
@@ -212,6 +314,10 @@ async function extractCode(source: SourceRef, sink: ExtractSink, opts: ExtractOp
   return { ...scanned, state: st };
 }
 
-export async function extractKimi(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractKimi(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   return source.meta?.layout === 'code' ? extractCode(source, sink, opts) : extractCli(source, sink, opts);
 }

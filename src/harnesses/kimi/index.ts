@@ -10,7 +10,8 @@ export const kimi: Harness<'kimi'> = {
   // Kimi's own models by default; a user may configure any provider (the model name decides).
   pricing: { providerHint: 'moonshotai' },
   ruleNames: Object.values(RULE),
-  howToPoint: 'set KIMI_SHARE_DIR (kimi-cli\'s .kimi folder) or KIMI_CODE_HOME (Kimi Code\'s .kimi-code folder), or pass --root kimi=PATH (either folder)',
+  howToPoint:
+    "set KIMI_SHARE_DIR (kimi-cli's .kimi folder) or KIMI_CODE_HOME (Kimi Code's .kimi-code folder), or pass --root kimi=PATH (either folder)",
   roots: kimiRoots,
   scanMarkers: [CLI_MARKERS, CODE_MARKERS],
   discover: discoverKimi,

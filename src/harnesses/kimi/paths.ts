@@ -30,12 +30,17 @@ function sessionsDir(root: string): string {
  */
 function layoutOf(parts: string[]): { layout: 'cli' | 'code'; bucket: string; session: string; agent: string } | null {
   if (parts.length === 3) return { layout: 'cli', bucket: parts[0]!, session: parts[1]!, agent: 'main' };
-  if (parts.length === 5 && parts[2] === 'subagents') return { layout: 'cli', bucket: parts[0]!, session: parts[1]!, agent: parts[3]! };
-  if (parts.length === 5 && parts[2] === 'agents') return { layout: 'code', bucket: parts[0]!, session: parts[1]!, agent: parts[3]! };
+  if (parts.length === 5 && parts[2] === 'subagents')
+    return { layout: 'cli', bucket: parts[0]!, session: parts[1]!, agent: parts[3]! };
+  if (parts.length === 5 && parts[2] === 'agents')
+    return { layout: 'code', bucket: parts[0]!, session: parts[1]!, agent: parts[3]! };
   return null;
 }
 
-export async function discoverKimi(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverKimi(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const realPaths = new RealPaths();
   const out: SourceRef[] = [];
@@ -51,7 +56,13 @@ export async function discoverKimi(roots: RootSpec[], warn: (m: string, at: Sour
       const real = realPaths.of(file);
       if (seen.has(real)) continue;
       seen.add(real);
-      out.push({ harness: 'kimi', key: real, path: file, kind: 'jsonl', meta: { ...place, home, sessionDir: join(dir, place.bucket, place.session) } });
+      out.push({
+        harness: 'kimi',
+        key: real,
+        path: file,
+        kind: 'jsonl',
+        meta: { ...place, home, sessionDir: join(dir, place.bucket, place.session) },
+      });
     }
   }
   return out;

@@ -11,7 +11,11 @@ import type { KnownUnread } from './types.js';
 function globalData(ctx: PathContext): RootSpec[] {
   const xdg = ctx.env.XDG_DATA_HOME?.trim();
   const local = ctx.env.LOCALAPPDATA?.trim();
-  const dflt = xdg ? [resolve(xdg, 'crush')] : process.platform === 'win32' && local ? [resolve(local, 'crush')] : [join(ctx.home, '.local', 'share', 'crush')];
+  const dflt = xdg
+    ? [resolve(xdg, 'crush')]
+    : process.platform === 'win32' && local
+      ? [resolve(local, 'crush')]
+      : [join(ctx.home, '.local', 'share', 'crush')];
   const env = ctx.env.CRUSH_GLOBAL_DATA?.trim();
   if (env) return [rootSpec(resolve(expandHome(env, ctx.home)), 'CRUSH_GLOBAL_DATA')];
   return dflt.map((p) => rootSpec(p, xdg ? 'XDG_DATA_HOME' : 'default'));
@@ -24,7 +28,11 @@ function projectData(dir: string, home: string): string[] {
   try {
     const doc = JSON.parse(text) as { projects?: unknown };
     const list = Array.isArray(doc.projects) ? doc.projects : [];
-    return list.flatMap((p) => (p && typeof p === 'object' && typeof (p as { data_dir?: unknown }).data_dir === 'string' ? [resolve(dir, expandHome((p as { data_dir: string }).data_dir, home))] : []));
+    return list.flatMap((p) =>
+      p && typeof p === 'object' && typeof (p as { data_dir?: unknown }).data_dir === 'string'
+        ? [resolve(dir, expandHome((p as { data_dir: string }).data_dir, home))]
+        : [],
+    );
   } catch {
     return [];
   }

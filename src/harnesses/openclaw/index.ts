@@ -13,7 +13,8 @@ export const openclaw: Harness<'openclaw'> = {
   pricing: { providerHint: null },
   // Pi's format, read by Pi's extractor.
   ruleNames: Object.values(RULE),
-  howToPoint: 'set OPENCLAW_STATE_DIR (a state dir holding agents/), OPENCLAW_DIR (comma list) or OPENCLAW_HOME, or pass --root openclaw=PATH',
+  howToPoint:
+    'set OPENCLAW_STATE_DIR (a state dir holding agents/), OPENCLAW_DIR (comma list) or OPENCLAW_HOME, or pass --root openclaw=PATH',
   roots: openclawRoots,
   // pi's format: entries appended in time order; backups and checkpoint twins are marked copies (dedupe_rank 1).
   lastLineTime: (line) => latestIsoField(line, 'timestamp'),

@@ -20,7 +20,9 @@ export function openclawRoots(ctx: PathContext): RootSpec[] {
   if (peers.length) return peers;
   const home = ctx.env.OPENCLAW_HOME?.trim();
   const base = home ? { ...ctx, home: home } : ctx;
-  return resolveRoots(base, { envVars: [], defaults: STATE_DIRS }).map((r) => (home ? { ...r, origin: 'OPENCLAW_HOME' } : r));
+  return resolveRoots(base, { envVars: [], defaults: STATE_DIRS }).map((r) =>
+    home ? { ...r, origin: 'OPENCLAW_HOME' } : r,
+  );
 }
 
 /** How a file in a sessions dir relates to the session (openclaw src/config/sessions/artifacts.ts). */
@@ -42,12 +44,16 @@ export function transcriptName(name: string): { role: TranscriptRole; sessionId:
   if (m) return { role: 'archive', sessionId: m[1]! };
   m = BACKUP_RE.exec(name);
   if (m) return { role: 'copy', sessionId: m[1]! };
-  if (name.endsWith('.jsonl') && !name.endsWith('.trajectory.jsonl')) return { role: 'active', sessionId: name.slice(0, -'.jsonl'.length) };
+  if (name.endsWith('.jsonl') && !name.endsWith('.trajectory.jsonl'))
+    return { role: 'active', sessionId: name.slice(0, -'.jsonl'.length) };
   return null;
 }
 
 /** `<root>/agents/<agentId>/sessions/*`: every transcript, archive and copy (a file reached twice is read once). */
-export async function discoverOpenclaw(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverOpenclaw(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const out: SourceRef[] = [];
   const seen = new Set<string>();
   const realPaths = new RealPaths();
@@ -57,7 +63,13 @@ export async function discoverOpenclaw(roots: RootSpec[], warn: (m: string, at: 
     for (const agent of exists(agentsDir) ? (listDirWarned(agentsDir, warn) ?? []) : []) {
       if (agent.kind !== 'dir' && agent.kind !== 'link') continue;
       const dir = join(agentsDir, agent.name, 'sessions');
-      const files = await walkFiles(dir, (name) => transcriptName(name) !== null, (p, e) => warn(`cannot read directory: ${e.message}`, { file: p }), 0, realPaths);
+      const files = await walkFiles(
+        dir,
+        (name) => transcriptName(name) !== null,
+        (p, e) => warn(`cannot read directory: ${e.message}`, { file: p }),
+        0,
+        realPaths,
+      );
       for (const file of files) {
         const t = transcriptName(file.slice(dir.length + 1))!;
         const real = realPaths.of(file);

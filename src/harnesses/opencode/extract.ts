@@ -27,7 +27,11 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink, work: WorkRead):
   }
 }
 
-export async function extractOpencode(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractOpencode(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   const file = source.path;
   const work: WorkRead = { units: [], facts: [] };
   // One read transaction for every query: session totals and rows come from

@@ -9,7 +9,8 @@ export const opencode: Harness<'opencode'> = {
   // It records the provider per response.
   pricing: { providerHint: null },
   ruleNames: Object.values(RULE),
-  howToPoint: 'set XDG_DATA_HOME (data dir $XDG_DATA_HOME/opencode) or OPENCODE_DB, or pass --root opencode=PATH (a data dir or a .db file)',
+  howToPoint:
+    'set XDG_DATA_HOME (data dir $XDG_DATA_HOME/opencode) or OPENCODE_DB, or pass --root opencode=PATH (a data dir or a .db file)',
   roots: opencodeRoots,
   discover: discoverOpencode,
   // Loaded on first use (discovery alone never needs it; worker threads import it there).

@@ -34,7 +34,10 @@ export function opencodeRoots(ctx: PathContext): RootSpec[] {
   return roots;
 }
 
-export async function discoverOpencode(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverOpencode(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const out: SourceRef[] = [];
   const add = (file: string) => {
@@ -63,7 +66,11 @@ export async function discoverOpencode(roots: RootSpec[], warn: (m: string, at: 
  * is a folder, the files whose names match `pattern`. (Kilo CLI's kilo.db is
  * found the same way: kilo-code/paths.ts.)
  */
-export function databaseFiles(roots: RootSpec[], pattern: RegExp, warn: (m: string, at: SourceLocation) => void): string[] {
+export function databaseFiles(
+  roots: RootSpec[],
+  pattern: RegExp,
+  warn: (m: string, at: SourceLocation) => void,
+): string[] {
   const out: string[] = [];
   for (const root of roots) {
     if (!root.exists) continue;
@@ -104,7 +111,14 @@ export function databaseSources(
     if (seen.has(real)) continue;
     seen.add(real);
     const m = meta?.(file);
-    out.push({ harness, key: real, path: file, kind: 'sqlite', companions: [file + '-wal'], ...(m ? { meta: m } : {}) });
+    out.push({
+      harness,
+      key: real,
+      path: file,
+      kind: 'sqlite',
+      companions: [file + '-wal'],
+      ...(m ? { meta: m } : {}),
+    });
   }
   return out;
 }

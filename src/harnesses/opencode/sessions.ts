@@ -40,8 +40,20 @@ export function isForkCopy(id: string, seq: number, lastCopied: number | null | 
 const COST_EPSILON = 1e-9;
 
 const SESSION_COLUMNS = [
-  'id', 'directory', 'model', 'fork_session_id', 'fork_boundary', 'time_created', 'title', 'parent_id',
-  'cost', 'tokens_input', 'tokens_output', 'tokens_reasoning', 'tokens_cache_read', 'tokens_cache_write',
+  'id',
+  'directory',
+  'model',
+  'fork_session_id',
+  'fork_boundary',
+  'time_created',
+  'title',
+  'parent_id',
+  'cost',
+  'tokens_input',
+  'tokens_output',
+  'tokens_reasoning',
+  'tokens_cache_read',
+  'tokens_cache_write',
 ];
 
 export function readSessions(db: SqliteDb, table: string, file: string, sink: ExtractSink): Map<string, SessionInfo> {
@@ -83,7 +95,8 @@ export function readSessions(db: SqliteDb, table: string, file: string, sink: Ex
       provider,
       ts: parseTimestamp(r.time_created),
       forkOf: typeof r.fork_session_id === 'string' && r.fork_session_id ? r.fork_session_id : null,
-      boundary: isObject(b) && typeof b.messageID === 'string' ? { type: String(b.type), messageID: b.messageID } : null,
+      boundary:
+        isObject(b) && typeof b.messageID === 'string' ? { type: String(b.type), messageID: b.messageID } : null,
       totals,
     });
   }
@@ -111,8 +124,12 @@ export function residualEvent(s: SessionInfo, rows: OcUsage, file: string, sink:
   const costDiff = (t.cost ?? 0) - (rows.cost ?? 0);
   r.cost = costDiff > COST_EPSILON ? costDiff : 0;
   if (
-    rows.input > t.input || rows.output > t.output || rows.reasoning > t.reasoning ||
-    rows.cacheRead > t.cacheRead || rows.cacheWrite > t.cacheWrite || costDiff < -COST_EPSILON
+    rows.input > t.input ||
+    rows.output > t.output ||
+    rows.reasoning > t.reasoning ||
+    rows.cacheRead > t.cacheRead ||
+    rows.cacheWrite > t.cacheWrite ||
+    costDiff < -COST_EPSILON
   ) {
     sink.count('sessions whose rows exceed their running totals');
   }

@@ -38,7 +38,12 @@ const UNITS_SQL = `
   WHERE type IN ('user', 'idle', 'assistant')
   ORDER BY session_id, seq`;
 
-export function readUnitsV2(db: SqliteDb, sessions: Map<string, SessionInfo>, copied: Map<string, number | null>, work: WorkRead): void {
+export function readUnitsV2(
+  db: SqliteDb,
+  sessions: Map<string, SessionInfo>,
+  copied: Map<string, number | null>,
+  work: WorkRead,
+): void {
   for (const r of db.prepare(UNITS_SQL).iterate() as Iterable<Record<string, unknown>>) {
     const d = parseJson(r.u);
     if (!isObject(d)) continue; // unparsable data: already warned about by the usage query
@@ -49,13 +54,29 @@ export function readUnitsV2(db: SqliteDb, sessions: Map<string, SessionInfo>, co
     const ts = parseTimestamp(d.created) ?? parseTimestamp(r.time_created);
     if (ts === null || (s?.ts != null && ts < s.ts)) continue;
     const unit = (kind: WorkUnit['kind'], count = 1) =>
-      work.units.push({ harness: 'opencode', session_id: sessionId, kind, dedupe_key: `msg:${id}`, dedupe_rank: 0, ts, count });
+      work.units.push({
+        harness: 'opencode',
+        session_id: sessionId,
+        kind,
+        dedupe_key: `msg:${id}`,
+        dedupe_rank: 0,
+        ts,
+        count,
+      });
     if (r.type === 'user') unit(s?.parentId ? 'subagent_task' : 'prompt');
     else if (r.type === 'idle') unit('turn');
     else if (typeof d.tools === 'number' && d.tools > 0) unit('tool_call', d.tools);
   }
   for (const s of sessions.values()) {
-    if (s.title !== null || s.parentId !== null) work.facts.push({ harness: 'opencode', session_id: s.id, title: s.title?.trim() ?? null, title_rank: 0, parent_session_id: s.parentId, seq: 0 });
+    if (s.title !== null || s.parentId !== null)
+      work.facts.push({
+        harness: 'opencode',
+        session_id: s.id,
+        title: s.title?.trim() ?? null,
+        title_rank: 0,
+        parent_session_id: s.parentId,
+        seq: 0,
+      });
   }
 }
 
@@ -71,18 +92,41 @@ const V1_TOOLS_SQL = `
   GROUP BY message_id`;
 
 /** 1.x-only databases: prompts (and their turns), tool parts, titles and parents from the 1.x tables. */
-export function readUnitsV1(db: SqliteDb, layout: { hasSession: boolean; hasPart: boolean }, sessionCols: Set<string>, work: WorkRead): void {
+export function readUnitsV1(
+  db: SqliteDb,
+  layout: { hasSession: boolean; hasPart: boolean },
+  sessionCols: Set<string>,
+  work: WorkRead,
+): void {
   const parents = new Map<string, string>();
   const created = new Map<string, number>();
   if (layout.hasSession) {
-    const cols = ['id', sessionCols.has('title') ? 'title' : 'NULL AS title', sessionCols.has('parent_id') ? 'parent_id' : 'NULL AS parent_id', sessionCols.has('time_created') ? 'time_created' : 'NULL AS time_created'];
-    for (const r of db.prepare(`SELECT ${cols.join(', ')} FROM session`).all() as { id: string; title: unknown; parent_id: unknown; time_created: unknown }[]) {
+    const cols = [
+      'id',
+      sessionCols.has('title') ? 'title' : 'NULL AS title',
+      sessionCols.has('parent_id') ? 'parent_id' : 'NULL AS parent_id',
+      sessionCols.has('time_created') ? 'time_created' : 'NULL AS time_created',
+    ];
+    for (const r of db.prepare(`SELECT ${cols.join(', ')} FROM session`).all() as {
+      id: string;
+      title: unknown;
+      parent_id: unknown;
+      time_created: unknown;
+    }[]) {
       const t = parseTimestamp(r.time_created);
       if (t !== null) created.set(r.id, t);
       const parent = typeof r.parent_id === 'string' && r.parent_id ? r.parent_id : null;
       if (parent) parents.set(r.id, parent);
       const title = typeof r.title === 'string' ? r.title.trim() : null;
-      if (title !== null || parent !== null) work.facts.push({ harness: 'opencode', session_id: r.id, title, title_rank: 0, parent_session_id: parent, seq: 0 });
+      if (title !== null || parent !== null)
+        work.facts.push({
+          harness: 'opencode',
+          session_id: r.id,
+          title,
+          title_rank: 0,
+          parent_session_id: parent,
+          seq: 0,
+        });
     }
   }
   const sessionOf = new Map<string, { session: string; ts: number | null }>();
@@ -98,13 +142,30 @@ export function readUnitsV1(db: SqliteDb, layout: { hasSession: boolean; hasPart
     sessionOf.set(id, { session, ts });
     if (d.role !== 'user' || ts === null) continue;
     const kinds = parents.has(session) ? (['subagent_task'] as const) : (['prompt', 'turn'] as const);
-    for (const kind of kinds) work.units.push({ harness: 'opencode', session_id: session, kind, dedupe_key: `msg:${id}`, dedupe_rank: 0, ts, count: 1 });
+    for (const kind of kinds)
+      work.units.push({
+        harness: 'opencode',
+        session_id: session,
+        kind,
+        dedupe_key: `msg:${id}`,
+        dedupe_rank: 0,
+        ts,
+        count: 1,
+      });
   }
   if (!layout.hasPart) return;
   for (const r of db.prepare(V1_TOOLS_SQL).iterate() as Iterable<{ message_id: string; n: number; t: unknown }>) {
     const m = sessionOf.get(r.message_id);
     const ts = m?.ts ?? parseTimestamp(r.t);
     if (!m || ts === null) continue;
-    work.units.push({ harness: 'opencode', session_id: m.session, kind: 'tool_call', dedupe_key: `tools:${r.message_id}`, dedupe_rank: 0, ts, count: Number(r.n) });
+    work.units.push({
+      harness: 'opencode',
+      session_id: m.session,
+      kind: 'tool_call',
+      dedupe_key: `tools:${r.message_id}`,
+      dedupe_rank: 0,
+      ts,
+      count: Number(r.n),
+    });
   }
 }

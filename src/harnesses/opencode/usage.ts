@@ -29,7 +29,14 @@ export const TOKEN_FIELDS = {
   cacheWrite: 'cache.write',
 } as const;
 
-export const zeroUsage = (): OcUsage => ({ input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: null });
+export const zeroUsage = (): OcUsage => ({
+  input: 0,
+  output: 0,
+  reasoning: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  cost: null,
+});
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -57,11 +64,18 @@ export function hasUsage(tokens: unknown, cost: unknown): boolean {
  * Validated usage of one record. Invalid token fields count as 0 and a
  * non-numeric / negative cost as "no cost", each with a warning naming the row.
  */
-export function readUsage(tokens: unknown, cost: unknown, at: SourceLocation, sink: ExtractSink, what = 'tokens'): OcUsage {
+export function readUsage(
+  tokens: unknown,
+  cost: unknown,
+  at: SourceLocation,
+  sink: ExtractSink,
+  what = 'tokens',
+): OcUsage {
   const u = zeroUsage();
   if (isObject(tokens)) {
     const { values, invalid } = readTokenFields(tokens, TOKEN_FIELDS);
-    if (invalid.length) sink.warn(`invalid usage field(s) counted as 0: ${invalid.map((f) => `${what}.${f}`).join(', ')}`, at);
+    if (invalid.length)
+      sink.warn(`invalid usage field(s) counted as 0: ${invalid.map((f) => `${what}.${f}`).join(', ')}`, at);
     Object.assign(u, values);
   } else if (tokens !== undefined) {
     // null, a string, a list: named like an invalid count (they passed as 0 without a word).

@@ -19,7 +19,17 @@ import type { SqliteDb } from '../../io/sqlite.js';
 import type { ExtractSink } from '../types.js';
 import { columnNames } from './tables.js';
 import { RULE } from './rules.js';
-import { addUsage, isObject, parseJson, readUsage, tokenSum, usageEvent, writtenTokens, zeroUsage, type OcUsage } from './usage.js';
+import {
+  addUsage,
+  isObject,
+  parseJson,
+  readUsage,
+  tokenSum,
+  usageEvent,
+  writtenTokens,
+  zeroUsage,
+  type OcUsage,
+} from './usage.js';
 import { readSessions, residualEvent } from './sessions.js';
 
 const MESSAGES_SQL = `
@@ -61,7 +71,13 @@ interface StepPart {
  * usage (tokscale#511 keys copied history the same way). A copy and its
  * original get the same key, so the store counts one of them.
  */
-function responseKey(created: number, model: string | null, provider: string | null, step: number | null, u: OcUsage): string {
+function responseKey(
+  created: number,
+  model: string | null,
+  provider: string | null,
+  step: number | null,
+  u: OcUsage,
+): string {
   return `v1:${digest128(JSON.stringify([created, model, provider, step, u.input, u.output, u.reasoning, u.cacheRead, u.cacheWrite, u.cost]))}`;
 }
 
@@ -69,15 +85,32 @@ function responseKey(created: number, model: string | null, provider: string | n
  * Each 1.x assistant message's events (empty: it counts nothing), by message
  * id. `imported`: only the messages a 2.x import carried over.
  */
-export function readV1Messages(db: SqliteDb, file: string, layout: { hasSession: boolean; hasPart: boolean }, sink: ExtractSink, imported = false): Map<string, UsageEvent[]> {
-  const only = (sql: string, column: string) => sql.replace('/*only*/', imported ? `${sql.includes('WHERE') ? 'AND' : 'WHERE'} ${IMPORTED.replace('id IN', `${column} IN`)}` : '');
+export function readV1Messages(
+  db: SqliteDb,
+  file: string,
+  layout: { hasSession: boolean; hasPart: boolean },
+  sink: ExtractSink,
+  imported = false,
+): Map<string, UsageEvent[]> {
+  const only = (sql: string, column: string) =>
+    sql.replace(
+      '/*only*/',
+      imported ? `${sql.includes('WHERE') ? 'AND' : 'WHERE'} ${IMPORTED.replace('id IN', `${column} IN`)}` : '',
+    );
   const sessions = new Map<string, { directory: string | null; created: number | null }>();
   if (layout.hasSession) {
     const cols = columnNames(db, 'session');
     const dir = cols.has('directory') ? 'directory' : 'NULL AS directory';
     const created = cols.has('time_created') ? 'time_created' : 'NULL AS time_created';
-    for (const r of db.prepare(`SELECT id, ${dir}, ${created} FROM session`).all() as { id: string; directory: unknown; time_created: unknown }[]) {
-      sessions.set(r.id, { directory: typeof r.directory === 'string' && r.directory ? r.directory : null, created: parseTimestamp(r.time_created) });
+    for (const r of db.prepare(`SELECT id, ${dir}, ${created} FROM session`).all() as {
+      id: string;
+      directory: unknown;
+      time_created: unknown;
+    }[]) {
+      sessions.set(r.id, {
+        directory: typeof r.directory === 'string' && r.directory ? r.directory : null,
+        created: parseTimestamp(r.time_created),
+      });
     }
   }
   const steps = new Map<string, StepPart[]>();
@@ -123,7 +156,15 @@ export function readV1Messages(db: SqliteDb, file: string, layout: { hasSession:
       source_file: file,
     };
     const event = (ts: number, step: number | null, u: OcUsage, rule: string): UsageEvent => ({
-      ...usageEvent({ ...base, ts, dedupe_key: responseKey(msgTs ?? ts, model, provider, step, u), rule: copy ? RULE.fork1x : rule }, u),
+      ...usageEvent(
+        {
+          ...base,
+          ts,
+          dedupe_key: responseKey(msgTs ?? ts, model, provider, step, u),
+          rule: copy ? RULE.fork1x : rule,
+        },
+        u,
+      ),
       ...(copy ? { dedupe_rank: 1 } : {}),
     });
     const parts = steps.get(id);
@@ -154,12 +195,21 @@ export function readV1Messages(db: SqliteDb, file: string, layout: { hasSession:
     events.push(event(msgTs, null, u, '1.x message usage'));
   }
   if (unparsable) {
-    sink.warn(`${unparsable} message row(s) with unparsable data skipped (first: ${firstUnparsable})`, { file, row: `message ${firstUnparsable}` }, { sumsUpUnparsable: true });
+    sink.warn(
+      `${unparsable} message row(s) with unparsable data skipped (first: ${firstUnparsable})`,
+      { file, row: `message ${firstUnparsable}` },
+      { sumsUpUnparsable: true },
+    );
   }
   return out;
 }
 
-export function extractV1(db: SqliteDb, file: string, layout: { hasSession: boolean; hasPart: boolean }, sink: ExtractSink): UsageEvent[] {
+export function extractV1(
+  db: SqliteDb,
+  file: string,
+  layout: { hasSession: boolean; hasPart: boolean },
+  sink: ExtractSink,
+): UsageEvent[] {
   const events = [...readV1Messages(db, file, layout, sink).values()].flat();
   if (!layout.hasSession) return events;
   // Session totals (1.x since 1.16.0: session.cost and tokens_*, running
@@ -172,7 +222,14 @@ export function extractV1(db: SqliteDb, file: string, layout: { hasSession: bool
     if (e.dedupe_rank !== 0) continue;
     let sum = own.get(e.session_id);
     if (!sum) own.set(e.session_id, (sum = zeroUsage()));
-    addUsage(sum, { input: e.input_tokens, output: e.output_tokens - e.reasoning_tokens, reasoning: e.reasoning_tokens, cacheRead: e.cache_read_tokens, cacheWrite: e.cache_write_tokens, cost: e.recorded_cost_usd });
+    addUsage(sum, {
+      input: e.input_tokens,
+      output: e.output_tokens - e.reasoning_tokens,
+      reasoning: e.reasoning_tokens,
+      cacheRead: e.cache_read_tokens,
+      cacheWrite: e.cache_write_tokens,
+      cost: e.recorded_cost_usd,
+    });
   }
   for (const s of readSessions(db, 'session', file, sink).values()) {
     const ev = residualEvent(s, own.get(s.id) ?? zeroUsage(), file, sink);

@@ -7,7 +7,18 @@ import type { SourceLocation, UsageEvent } from '../../core/types.js';
 import type { SqliteDb } from '../../io/sqlite.js';
 import type { ExtractSink } from '../types.js';
 import { tableNames } from './tables.js';
-import { addUsage, hasUsage, isObject, modelRef, parseJson, readUsage, usageEvent, writtenTokens, zeroUsage, type OcUsage } from './usage.js';
+import {
+  addUsage,
+  hasUsage,
+  isObject,
+  modelRef,
+  parseJson,
+  readUsage,
+  usageEvent,
+  writtenTokens,
+  zeroUsage,
+  type OcUsage,
+} from './usage.js';
 import { readUnitsV2, type WorkRead } from './units.js';
 import { readV1Messages } from './v1.js';
 import { RULE } from './rules.js';
@@ -85,13 +96,21 @@ function notCountedReason(type: string, d: RowFields): string | null {
   return 'compaction still running';
 }
 
-export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink: ExtractSink, work: WorkRead): UsageEvent[] {
+export function extractV2(
+  db: SqliteDb,
+  file: string,
+  sessionTable: string,
+  sink: ExtractSink,
+  work: WorkRead,
+): UsageEvent[] {
   const sessions = readSessions(db, sessionTable, file, sink);
   // 1.x messages imported in place keep their id (v1-migration.bun.ts) but
   // only their last step's tokens: they count as their 1.x message does
   // (README "1.x turns continued in 2.x").
   const t = tableNames(db);
-  const imported = t.has('message') ? readV1Messages(db, file, { hasSession: t.has('session'), hasPart: t.has('part') }, sink, true) : null;
+  const imported = t.has('message')
+    ? readV1Messages(db, file, { hasSession: t.has('session'), hasPart: t.has('part') }, sink, true)
+    : null;
   const copied = lastCopiedSeqs(db, sessions);
   readUnitsV2(db, sessions, copied, work);
   const rowSums = new Map<string, OcUsage>();
@@ -133,7 +152,8 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
     }
     const time = isObject(d.time) ? d.time : {};
     // Request start (data.time.created), else the row's column, else its end.
-    const ts = parseTimestamp(time.created) ?? parseTimestamp(r.time_created) ?? parseTimestamp(time.completed) ?? s?.ts ?? null;
+    const ts =
+      parseTimestamp(time.created) ?? parseTimestamp(r.time_created) ?? parseTimestamp(time.completed) ?? s?.ts ?? null;
     if (ts === null) {
       sink.warn(`${type} row without a usable timestamp skipped`, at);
       continue;
@@ -163,7 +183,11 @@ export function extractV2(db: SqliteDb, file: string, sessionTable: string, sink
     addUsage(sum, u);
   }
   if (unparsable) {
-    sink.warn(`${unparsable} session_message row(s) with unparsable data skipped (first: ${firstUnparsable})`, { file, row: `session_message ${firstUnparsable}` }, { sumsUpUnparsable: true });
+    sink.warn(
+      `${unparsable} session_message row(s) with unparsable data skipped (first: ${firstUnparsable})`,
+      { file, row: `session_message ${firstUnparsable}` },
+      { sumsUpUnparsable: true },
+    );
   }
 
   for (const s of sessions.values()) {

@@ -19,7 +19,7 @@ import { RULE } from './rules.js';
  * ccusage#1698, PiDeck#168); a usage object that is no carrier's sits in
  * tool or extension data.
  */
-export const SKIP_DEBUG_COPY = 'usage in a nested file without a pi session header (an extension\'s debug copy)';
+export const SKIP_DEBUG_COPY = "usage in a nested file without a pi session header (an extension's debug copy)";
 export const SKIP_TOOL_DATA = 'usage object in tool or extension data (not a usage carrier)';
 
 /**
@@ -48,7 +48,8 @@ const TAIL_RE = /"id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)"),"timestamp":"[
  * message.timestamp ends it), a session_info entry names the session (its
  * name ends the line).
  */
-const USER_HEAD_RE = /^\{"type":"message","id":"([^"\\]+)","parentId":(?:null|"[^"\\]*"),"timestamp":"([^"\\]+)","message":\{"role":"user"/;
+const USER_HEAD_RE =
+  /^\{"type":"message","id":"([^"\\]+)","parentId":(?:null|"[^"\\]*"),"timestamp":"([^"\\]+)","message":\{"role":"user"/;
 const USER_HEAD_V1_RE = /^\{"type":"message","timestamp":"([^"\\]+)","message":\{"role":"user"/;
 const MSG_TS_TAIL_RE = /"timestamp":(\d+)\}\}$/;
 const SESSION_INFO_HEAD = '{"type":"session_info",';
@@ -125,7 +126,8 @@ class ModelTree {
    */
   add(id: string | null, parentId: string | null | undefined, own: number): number {
     let r = own;
-    if (r < 0 && parentId !== null) r = (parentId !== undefined ? this.byId.get(parentId) : undefined) ?? this.lastModel;
+    if (r < 0 && parentId !== null)
+      r = (parentId !== undefined ? this.byId.get(parentId) : undefined) ?? this.lastModel;
     if (own >= 0) this.lastModel = own;
     if (id !== null) {
       this.byId.delete(id);
@@ -202,19 +204,35 @@ function carrierOf(rec: Record<string, any>): Carrier | null {
       const m = rec.message;
       if (!isObj(m)) return null;
       if (m.role === 'assistant') {
-        const what = m.stopReason === 'error' ? RULE.errored : m.stopReason === 'aborted' ? RULE.aborted : RULE.response;
+        const what =
+          m.stopReason === 'error' ? RULE.errored : m.stopReason === 'aborted' ? RULE.aborted : RULE.response;
         return { what, usage: m.usage, model: str(m.model), provider: str(m.provider), msgTs: m.timestamp };
       }
       // Nested model work done by a tool (message.usage only; details are tool UI data).
-      if (m.role === 'toolResult' && m.usage !== undefined) return { what: RULE.toolNested, usage: m.usage, model: null, provider: null, msgTs: m.timestamp };
+      if (m.role === 'toolResult' && m.usage !== undefined)
+        return { what: RULE.toolNested, usage: m.usage, model: null, provider: null, msgTs: m.timestamp };
       return null;
     }
     case 'usage':
       // Open-ended kind (cache_warm, extensions): unknown kinds count as normal usage.
-      return { what: RULE.usageEntry, usage: rec.usage, model: str(rec.model), provider: str(rec.provider), msgTs: undefined };
+      return {
+        what: RULE.usageEntry,
+        usage: rec.usage,
+        model: str(rec.model),
+        provider: str(rec.provider),
+        msgTs: undefined,
+      };
     case 'compaction':
     case 'branch_summary':
-      return rec.usage === undefined ? null : { what: rec.type === 'compaction' ? RULE.compaction : RULE.branchSummary, usage: rec.usage, model: null, provider: null, msgTs: undefined };
+      return rec.usage === undefined
+        ? null
+        : {
+            what: rec.type === 'compaction' ? RULE.compaction : RULE.branchSummary,
+            usage: rec.usage,
+            model: null,
+            provider: null,
+            msgTs: undefined,
+          };
     default:
       return null;
   }
@@ -225,7 +243,12 @@ export async function extractPi(source: SourceRef, sink: ExtractSink, opts: Extr
 }
 
 /** Reads one file in pi's session format; null for a compressed (`.jsonl.zst`) file, which cannot be resumed. */
-export async function extractPiSession(source: SourceRef, sink: ExtractSink, opts: ExtractOptions, d: PiDialect): Promise<ResumePoint | null> {
+export async function extractPiSession(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+  d: PiDialect,
+): Promise<ResumePoint | null> {
   const file = source.path;
   const harness = d.harness;
   const markedCopy = d.copyOf?.(source) ?? false;
@@ -279,7 +302,8 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
       if (ts === null) return;
       // As for usage: message.timestamp is copied verbatim into forks, ids are only 8 hex.
       const key = u ? `entry:${u[1]}:${MSG_TS_TAIL_RE.exec(tail)?.[1] ?? ts}` : `v1:${info.sessionId}:${line}`;
-      for (const kind of promptKinds) sink.unit({ harness, session_id: info.sessionId, kind, dedupe_key: key, dedupe_rank: rank(), ts, count: 1 });
+      for (const kind of promptKinds)
+        sink.unit({ harness, session_id: info.sessionId, kind, dedupe_key: key, dedupe_rank: rank(), ts, count: 1 });
       return;
     }
     if (head.startsWith(SESSION_INFO_HEAD)) {
@@ -325,7 +349,8 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
 
     const c = carrierOf(rec);
     // An assistant message the dialect says was not billed is transparent.
-    const notBilled = c && rec.type === 'message' && rec.message.role === 'assistant' && d.notBilled ? d.notBilled(rec.message) : null;
+    const notBilled =
+      c && rec.type === 'message' && rec.message.role === 'assistant' && d.notBilled ? d.notBilled(rec.message) : null;
     let own = -1;
     if (rec.type === 'model_change' && str(rec.modelId)) own = tree.intern(rec.modelId, str(rec.provider));
     const snapshot = d.namesModel?.(rec);
@@ -360,7 +385,11 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
     // cacheWrite1h is the 1-hour share of cacheWrite; the rest is 5-minute.
     let w1h: number | null = null;
     let w5m: number | null = null;
-    if (c.usage.cacheWrite1h !== undefined && c.usage.cacheWrite1h !== null && !invalid.some((s) => s.startsWith('cacheWrite1h'))) {
+    if (
+      c.usage.cacheWrite1h !== undefined &&
+      c.usage.cacheWrite1h !== null &&
+      !invalid.some((s) => s.startsWith('cacheWrite1h'))
+    ) {
       if (u.cacheWrite1h > u.cacheWrite) sink.warn('usage.cacheWrite1h exceeds cacheWrite; capped at cacheWrite', at);
       w1h = Math.min(u.cacheWrite1h, u.cacheWrite);
       w5m = u.cacheWrite - w1h;
@@ -379,7 +408,8 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
 
     // Model: the record's own, else the nearest ancestor's; no ancestor
     // naming one → the latest model named earlier in the file.
-    if (!c.model && resolved < 0 && tree.lastModel >= 0) sink.count('pi: model taken from file order (no ancestor names one)');
+    if (!c.model && resolved < 0 && tree.lastModel >= 0)
+      sink.count('pi: model taken from file order (no ancestor names one)');
     const inherited = tree.model(resolved >= 0 ? resolved : tree.lastModel);
     const model = c.model ?? inherited?.[0] ?? null;
     const provider = c.model ? c.provider : (inherited?.[1] ?? null);
@@ -406,8 +436,20 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
 
     if (c.what !== 'response') sink.count(`${harness}: counted ${c.what}`);
     // The response's tool calls (toolCall content blocks), once with it: keyed like it.
-    const toolCalls = rec.type === 'message' && rec.message?.role === 'assistant' && Array.isArray(rec.message.content) ? rec.message.content.filter((b: any) => b && b.type === 'toolCall').length : 0;
-    if (toolCalls > 0) sink.unit({ harness, session_id: info.sessionId, kind: 'tool_call', dedupe_key: dedupeKey, dedupe_rank: rank(), ts, count: toolCalls });
+    const toolCalls =
+      rec.type === 'message' && rec.message?.role === 'assistant' && Array.isArray(rec.message.content)
+        ? rec.message.content.filter((b: any) => b && b.type === 'toolCall').length
+        : 0;
+    if (toolCalls > 0)
+      sink.unit({
+        harness,
+        session_id: info.sessionId,
+        kind: 'tool_call',
+        dedupe_key: dedupeKey,
+        dedupe_rank: rank(),
+        ts,
+        count: toolCalls,
+      });
     const ev: UsageEvent = {
       harness,
       session_id: info.sessionId,
@@ -434,8 +476,19 @@ export async function extractPiSession(source: SourceRef, sink: ExtractSink, opt
     };
     sink.event(ev);
   };
-  const scanned = source.kind === 'jsonl.zst' ? (await scanJsonlZstFile(file, { ...scanOpts, resume: null }, sink, onRecord), null) : await scanJsonlFile(file, scanOpts, sink, onRecord);
+  const scanned =
+    source.kind === 'jsonl.zst'
+      ? (await scanJsonlZstFile(file, { ...scanOpts, resume: null }, sink, onRecord), null)
+      : await scanJsonlFile(file, scanOpts, sink, onRecord);
   const named = name as { title: string; line: number } | null;
-  if (named) sink.sessionFact({ harness, session_id: info.sessionId, title: named.title, title_rank: 0, parent_session_id: null, seq: named.line });
+  if (named)
+    sink.sessionFact({
+      harness,
+      session_id: info.sessionId,
+      title: named.title,
+      title_rank: 0,
+      parent_session_id: null,
+      seq: named.line,
+    });
   return scanned ? { ...scanned, state: tree.toState(info) } : null;
 }

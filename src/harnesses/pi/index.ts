@@ -11,7 +11,8 @@ export const pi: Harness<'pi'> = {
   // It records the provider per response.
   pricing: { providerHint: null },
   ruleNames: Object.values(RULE),
-  howToPoint: 'set PI_CODING_AGENT_DIR (agent dir) and/or PI_CODING_AGENT_SESSION_DIR (flat session dir), or pass --root pi=PATH',
+  howToPoint:
+    'set PI_CODING_AGENT_DIR (agent dir) and/or PI_CODING_AGENT_SESSION_DIR (flat session dir), or pass --root pi=PATH',
   roots: piRoots,
   // Entries are appended in time order; /fork and /clone copies are marked (parentSession, dedupe_rank 1).
   lastLineTime: (line) => latestIsoField(line, 'timestamp'),

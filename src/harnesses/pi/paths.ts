@@ -66,7 +66,10 @@ const CWD_DIR = /^--.*--$/;
  * sources; the extractor counts one only when its first line is a pi session
  * header (README.md, "Sessions that extensions write").
  */
-export async function discoverPi(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverPi(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const realPaths = new RealPaths();
   const out: SourceRef[] = [];

@@ -68,7 +68,11 @@ function sessionDirOf(file: string, warn: Warn | undefined): string | undefined 
 /** Project folders pi keeps a trust decision for (absolute paths), from `<agent dir>/trust.json`. */
 function trustedProjects(agentDir: string, warn: Warn | undefined): string[] {
   const t = readJsonObject(join(agentDir, 'trust.json'), warn, 'its project folders');
-  return t ? Object.keys(t).filter((k) => isAbsolute(k)).sort() : [];
+  return t
+    ? Object.keys(t)
+        .filter((k) => isAbsolute(k))
+        .sort()
+    : [];
 }
 
 /**
@@ -87,8 +91,13 @@ export function settingsSessionDirs(agentDir: string, home: string, warn?: Warn)
   if (global !== undefined) {
     const p = normalizePath(global, home);
     if (isAbsolute(p)) add(resolve(p), `sessionDir in ${globalFile}`);
-    else if (projects.length) for (const proj of projects) add(resolve(proj, p), `sessionDir in ${globalFile}, in ${proj}`);
-    else warn?.(`sessionDir ${JSON.stringify(global)} is relative: pi resolves it in the folder it runs in, and no project folder is known (trust.json); point --root pi=PATH at it`, { file: globalFile });
+    else if (projects.length)
+      for (const proj of projects) add(resolve(proj, p), `sessionDir in ${globalFile}, in ${proj}`);
+    else
+      warn?.(
+        `sessionDir ${JSON.stringify(global)} is relative: pi resolves it in the folder it runs in, and no project folder is known (trust.json); point --root pi=PATH at it`,
+        { file: globalFile },
+      );
   }
   for (const proj of projects) {
     const file = join(proj, '.pi', 'settings.json');

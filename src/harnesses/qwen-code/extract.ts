@@ -51,7 +51,11 @@ export interface QwenState {
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export async function extractQwen(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractQwen(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   if (source.kind === 'json') {
     // A Gemini CLI conversation under another name: its cwd is not in it (only a hash of it).
     extractLegacyConversation(source, sink, { harness: 'qwen-code', assistantType: 'qwen', project: () => null });
@@ -64,11 +68,24 @@ export async function extractQwen(source: SourceRef, sink: ExtractSink, opts: Ex
   const pairs = new CallPairs(prev?.pairs ?? null);
   let title: { text: string; rank: number; line: number; session: string } | null = null;
 
-  const unit = (kind: 'prompt' | 'turn' | 'tool_call' | 'subagent_task', session: string, key: string, rank: number, ts: number, count = 1) =>
-    sink.unit({ harness: 'qwen-code', session_id: session, kind, dedupe_key: key, dedupe_rank: rank, ts, count });
+  const unit = (
+    kind: 'prompt' | 'turn' | 'tool_call' | 'subagent_task',
+    session: string,
+    key: string,
+    rank: number,
+    ts: number,
+    count = 1,
+  ) => sink.unit({ harness: 'qwen-code', session_id: session, kind, dedupe_key: key, dedupe_rank: rank, ts, count });
 
   /** Counts one call from either of its records (see pairing.ts). */
-  const countCall = (rec: Record<string, any>, usage: Record<string, unknown>, fields: typeof USAGE_FIELDS | typeof TELEMETRY_FIELDS, model: unknown, rule: string, line: number): boolean => {
+  const countCall = (
+    rec: Record<string, any>,
+    usage: Record<string, unknown>,
+    fields: typeof USAGE_FIELDS | typeof TELEMETRY_FIELDS,
+    model: unknown,
+    rule: string,
+    line: number,
+  ): boolean => {
     const at = { file, line };
     const uuid = str(rec.uuid);
     const ts = parseTimestamp(rec.timestamp);
@@ -85,11 +102,24 @@ export async function extractQwen(source: SourceRef, sink: ExtractSink, opts: Ex
     }
     const f = figures(v.prompt, v.candidates, v.cached, v.thoughts);
     if (fields === TELEMETRY_FIELDS ? pairs.telemetrySeen(f, line) : pairs.assistantSeen(f, line)) {
-      sink.skip(fields === TELEMETRY_FIELDS ? 'api_response repeating an assistant record already counted' : 'assistant usage repeating its api_response record (counted there)', at);
+      sink.skip(
+        fields === TELEMETRY_FIELDS
+          ? 'api_response repeating an assistant record already counted'
+          : 'assistant usage repeating its api_response record (counted there)',
+        at,
+      );
       return true;
     }
-    const n = normalizeGeminiCounts({ prompt: v.prompt, cached: v.cached, candidates: v.candidates, thoughts: v.thoughts, tool: v.tool, total: v.total > 0 ? v.total : null });
-    if (n.cachedOverPrompt) sink.warn('cached tokens exceed the prompt tokens (which include them); uncached input counted as 0', at);
+    const n = normalizeGeminiCounts({
+      prompt: v.prompt,
+      cached: v.cached,
+      candidates: v.candidates,
+      thoughts: v.thoughts,
+      tool: v.tool,
+      total: v.total > 0 ? v.total : null,
+    });
+    if (n.cachedOverPrompt)
+      sink.warn('cached tokens exceed the prompt tokens (which include them); uncached input counted as 0', at);
     if (n.shape) sink.count(`qwen-code: usage read as ${n.shape} (its total says so)`);
     if (str(rec.cwd)) project = rec.cwd;
     const copy = isObj(rec.forkedFrom);
@@ -126,13 +156,15 @@ export async function extractQwen(source: SourceRef, sink: ExtractSink, opts: Ex
           const rest = head.slice(u.index + u[0].length);
           const msg = rest.indexOf('"message":');
           const before = msg >= 0 ? rest.slice(0, msg) : rest;
-          if (before.includes('"subtype":"') || (u[4] !== undefined && u[4] !== 'real_user') || rest.includes(INJECTED)) return;
+          if (before.includes('"subtype":"') || (u[4] !== undefined && u[4] !== 'real_user') || rest.includes(INJECTED))
+            return;
           const ts = parseTimestamp(u[2]);
           if (ts === null) return;
           const rank = tail.includes('"forkedFrom":{') ? 1 : 0;
           const session = /"sessionId":"([^"\\]+)"/.exec(head)?.[1] ?? fallbackSession;
           const key = `uuid:${u[1]}`;
-          if (head.includes('"isSidechain":true') || tail.includes('"isSidechain":true')) unit('subagent_task', session, key, rank, ts);
+          if (head.includes('"isSidechain":true') || tail.includes('"isSidechain":true'))
+            unit('subagent_task', session, key, rank, ts);
           else {
             // Qwen Code writes no turn end outside its daemon: each prompt is also a turn.
             unit('prompt', session, key, rank, ts);
@@ -150,23 +182,46 @@ export async function extractQwen(source: SourceRef, sink: ExtractSink, opts: Ex
         const parts = rec.message?.parts;
         const calls = Array.isArray(parts) ? parts.filter((p: any) => isObj(p) && isObj(p.functionCall)).length : 0;
         const ts = parseTimestamp(rec.timestamp);
-        if (calls > 0 && ts !== null) unit('tool_call', str(rec.sessionId) ?? fallbackSession, `uuid:${rec.uuid}`, isObj(rec.forkedFrom) ? 1 : 0, ts, calls);
+        if (calls > 0 && ts !== null)
+          unit(
+            'tool_call',
+            str(rec.sessionId) ?? fallbackSession,
+            `uuid:${rec.uuid}`,
+            isObj(rec.forkedFrom) ? 1 : 0,
+            ts,
+            calls,
+          );
         return;
       }
       if (rec.type !== 'system') return;
       if (rec.subtype === 'ui_telemetry') {
         const ev = rec.systemPayload?.uiEvent;
-        if (isObj(ev) && ev['event.name'] === API_RESPONSE) countCall(rec, ev, TELEMETRY_FIELDS, ev.model, RULE.apiResponse, line);
+        if (isObj(ev) && ev['event.name'] === API_RESPONSE)
+          countCall(rec, ev, TELEMETRY_FIELDS, ev.model, RULE.apiResponse, line);
       } else if (rec.subtype === 'custom_title') {
         const p = rec.systemPayload;
         const text = isObj(p) ? str(p.customTitle)?.trim() : null;
         // A title the user set (/rename, or one written before titleSource existed) wins over a generated one.
-        if (text) title = { text, rank: p.titleSource === 'auto' ? 1 : 0, line, session: str(rec.sessionId) ?? fallbackSession };
+        if (text)
+          title = {
+            text,
+            rank: p.titleSource === 'auto' ? 1 : 0,
+            line,
+            session: str(rec.sessionId) ?? fallbackSession,
+          };
       }
     },
   );
   const t = title as { text: string; rank: number; line: number; session: string } | null;
-  if (t) sink.sessionFact({ harness: 'qwen-code', session_id: t.session, title: t.text, title_rank: t.rank, parent_session_id: null, seq: t.line });
+  if (t)
+    sink.sessionFact({
+      harness: 'qwen-code',
+      session_id: t.session,
+      title: t.text,
+      title_rank: t.rank,
+      parent_session_id: null,
+      seq: t.line,
+    });
   const state: QwenState = { project, pairs: pairs.toState() };
   return { ...scanned, state };
 }

@@ -12,7 +12,8 @@ export const qwenCode: Harness<'qwen-code'> = {
   // Any OpenAI-compatible endpoint (DashScope, OpenRouter, a local server...), Gemini or Anthropic: not one provider.
   pricing: { providerHint: null, modelNames: qwenModelNames },
   ruleNames: Object.values(RULE),
-  howToPoint: 'set QWEN_HOME (the .qwen folder) or QWEN_RUNTIME_DIR, or pass --root qwen-code=PATH (a .qwen folder, or its projects or tmp folder)',
+  howToPoint:
+    'set QWEN_HOME (the .qwen folder) or QWEN_RUNTIME_DIR, or pass --root qwen-code=PATH (a .qwen folder, or its projects or tmp folder)',
   roots: qwenRoots,
   // Records are appended in time order; /branch copies carry forkedFrom (dedupe_rank 1).
   lastLineTime: (line) => latestIsoField(line, 'timestamp'),

@@ -7,7 +7,11 @@
 import type { PriceName } from '../types.js';
 
 export function qwenModelNames(name: string): PriceName[] {
-  if (/^qwen\//i.test(name)) return [{ model: name, provider: 'openrouter', how: "OpenRouter's id for the Qwen model" }];
-  if (/^qwen/i.test(name)) return [{ model: `qwen/${name}`, provider: 'openrouter', how: 'the Qwen model as OpenRouter lists it', near: true }];
+  if (/^qwen\//i.test(name))
+    return [{ model: name, provider: 'openrouter', how: "OpenRouter's id for the Qwen model" }];
+  if (/^qwen/i.test(name))
+    return [
+      { model: `qwen/${name}`, provider: 'openrouter', how: 'the Qwen model as OpenRouter lists it', near: true },
+    ];
   return [];
 }

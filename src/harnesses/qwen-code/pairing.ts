@@ -10,7 +10,8 @@
 /** The figures that identify a call's usage: prompt, candidates, cached, thoughts. */
 export type Figures = string;
 
-export const figures = (prompt: number, candidates: number, cached: number, thoughts: number): Figures => `${prompt}:${candidates}:${cached}:${thoughts}`;
+export const figures = (prompt: number, candidates: number, cached: number, thoughts: number): Figures =>
+  `${prompt}:${candidates}:${cached}:${thoughts}`;
 
 /** A record of a call counted whose twin has not been read yet: [figures, line]. */
 type Open = [Figures, number];

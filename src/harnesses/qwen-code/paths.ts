@@ -23,7 +23,9 @@ const SESSION_FILE = /^(?!.*\.ledger\.jsonl$).+\.jsonl$/;
 export function qwenRoots(ctx: PathContext): RootSpec[] {
   if (ctx.rootOverrides.length) return resolveRoots(ctx, { envVars: [], defaults: [] });
   const noFlags = { ...ctx, rootOverrides: [] };
-  const runtime = ctx.env.QWEN_RUNTIME_DIR?.trim() ? resolveRoots(noFlags, { envVars: ['QWEN_RUNTIME_DIR'], defaults: [] }) : [];
+  const runtime = ctx.env.QWEN_RUNTIME_DIR?.trim()
+    ? resolveRoots(noFlags, { envVars: ['QWEN_RUNTIME_DIR'], defaults: [] })
+    : [];
   const global = resolveRoots(noFlags, { envVars: ['QWEN_HOME'], defaults: ['.qwen'] });
   const seen = new Set<string>();
   return [...runtime, ...global].filter((r) => (seen.has(r.path) ? false : (seen.add(r.path), true)));
@@ -40,7 +42,10 @@ function searchDirs(root: string): { dir: string; legacy: boolean }[] {
   ];
 }
 
-export async function discoverQwen(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
+export async function discoverQwen(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
   const seen = new Set<string>();
   const realPaths = new RealPaths();
   const out: SourceRef[] = [];

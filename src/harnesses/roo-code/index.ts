@@ -34,8 +34,12 @@ export const rooCode: Harness<'roo-code'> = {
   // Any provider the user configured.
   pricing: { providerHint: null },
   ruleNames: CLASSIC_RULES,
-  howToPoint: 'set VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs; roo-cline.customStoragePath in their settings.json is followed), or pass --root roo-code=PATH (a folder holding tasks/)',
-  roots: (ctx) => extensionRoots(ctx, ROO_EXTENSION_ID, { settingsSection: { section: ROO_SETTINGS_SECTION, harness: 'roo-code' } }),
-  discover: (roots, warn) => discoverTasks('roo-code', roots, ['history_item.json', 'api_conversation_history.json'], warn),
-  extract: async (source, sink, opts) => (await import('../cline/classic.js')).extractClassicTask(source, sink, opts, ROO_DIALECT),
+  howToPoint:
+    'set VSCODE_PORTABLE, XDG_CONFIG_HOME or APPDATA (editor user dirs; roo-cline.customStoragePath in their settings.json is followed), or pass --root roo-code=PATH (a folder holding tasks/)',
+  roots: (ctx) =>
+    extensionRoots(ctx, ROO_EXTENSION_ID, { settingsSection: { section: ROO_SETTINGS_SECTION, harness: 'roo-code' } }),
+  discover: (roots, warn) =>
+    discoverTasks('roo-code', roots, ['history_item.json', 'api_conversation_history.json'], warn),
+  extract: async (source, sink, opts) =>
+    (await import('../cline/classic.js')).extractClassicTask(source, sink, opts, ROO_DIALECT),
 };

@@ -11,7 +11,13 @@ import { RULE } from './rules.js';
 
 /** Statuses a request ends in; a `running` row is updated in place when it completes. */
 const ENDED = new Set(['completed', 'cancelled', 'canceled', 'error', 'failed', 'aborted']);
-const TOKEN_COLUMNS = ['input_tokens', 'output_tokens', 'reasoning_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
+const TOKEN_COLUMNS = [
+  'input_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+] as const;
 
 interface Row {
   id: unknown;
@@ -35,14 +41,17 @@ interface Read {
   units: WorkUnit[];
 }
 
-const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null);
+const text = (v: unknown): string | null =>
+  typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null;
 const num = (v: unknown): unknown => (typeof v === 'bigint' ? Number(v) : v);
 
 function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
   const out: Read = { events: [], units: [] };
   const tables = tableNames(db);
   if (!tables.has('model_usage')) {
-    sink.warn('no model_usage table (not a ZCode database, or one from before it recorded usage); nothing read', { file });
+    sink.warn('no model_usage table (not a ZCode database, or one from before it recorded usage); nothing read', {
+      file,
+    });
     return out;
   }
   const cols = columnNames(db, 'model_usage');
@@ -56,7 +65,10 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
   if (tables.has('session')) {
     const sc = columnNames(db, 'session');
     if (sc.has('id') && sc.has('directory')) {
-      for (const r of db.prepare('SELECT id, directory FROM session').iterate() as Iterable<{ id: unknown; directory: unknown }>) {
+      for (const r of db.prepare('SELECT id, directory FROM session').iterate() as Iterable<{
+        id: unknown;
+        directory: unknown;
+      }>) {
         const id = text(r.id);
         const dir = text(r.directory);
         if (id !== null && dir !== null) projects.set(id, dir);
@@ -105,7 +117,8 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
     const fresh = input - cacheRead - cacheWrite;
     if (fresh < 0) sink.count('zcode: input smaller than its cache reads and writes (uncached input taken as 0)');
     const total = num(r.computed_total_tokens);
-    if (typeof total === 'number' && total !== input + output) sink.count('zcode: computed_total_tokens is not input + output (a schema change?)');
+    if (typeof total === 'number' && total !== input + output)
+      sink.count('zcode: computed_total_tokens is not input + output (a schema change?)');
     if (reasoning > output) sink.count('zcode: reasoning larger than output (output kept as recorded)');
     const session = text(r.session_id) ?? 'unknown';
     out.events.push({
@@ -131,7 +144,16 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
       rule: RULE.request,
     });
     const tools = num(r.tool_call_count);
-    if (typeof tools === 'number' && Number.isInteger(tools) && tools > 0) out.units.push({ harness: 'zcode', session_id: session, kind: 'tool_call', dedupe_key: `zcode:${id}`, dedupe_rank: 0, ts, count: tools });
+    if (typeof tools === 'number' && Number.isInteger(tools) && tools > 0)
+      out.units.push({
+        harness: 'zcode',
+        session_id: session,
+        kind: 'tool_call',
+        dedupe_key: `zcode:${id}`,
+        dedupe_rank: 0,
+        ts,
+        count: tools,
+      });
     const turn = text(r.turn_id);
     if (turn !== null) {
       const t = turns.get(turn);
@@ -139,11 +161,24 @@ function readAll(db: SqliteDb, file: string, sink: ExtractSink): Read {
     }
   }
   // A turn groups the requests of one prompt (README "Units of work"): at its first request's time.
-  for (const [turn, t] of turns) out.units.push({ harness: 'zcode', session_id: t.session, kind: 'turn', dedupe_key: `zcode:${turn}`, dedupe_rank: 0, ts: t.ts, count: 1 });
+  for (const [turn, t] of turns)
+    out.units.push({
+      harness: 'zcode',
+      session_id: t.session,
+      kind: 'turn',
+      dedupe_key: `zcode:${turn}`,
+      dedupe_rank: 0,
+      ts: t.ts,
+      count: 1,
+    });
   return out;
 }
 
-export async function extractZcode(source: SourceRef, sink: ExtractSink, opts: ExtractOptions): Promise<ResumePoint | null> {
+export async function extractZcode(
+  source: SourceRef,
+  sink: ExtractSink,
+  opts: ExtractOptions,
+): Promise<ResumePoint | null> {
   readSqliteSnapshot(source.path, opts.tmpDir, sink, (db) => readAll(db, source.path, sink));
   return null;
 }

@@ -24,7 +24,9 @@ const UNREAD: [string[], string][] = [
 ];
 
 export function zcodeRoots(ctx: PathContext): RootSpec[] {
-  const homes = ctx.rootOverrides.length ? resolveRoots(ctx, { envVars: [], defaults: [] }) : resolveRoots(ctx, { envVars: ['ZCODE_HOME'], listEnv: true, defaults: ['.zcode'] });
+  const homes = ctx.rootOverrides.length
+    ? resolveRoots(ctx, { envVars: [], defaults: [] })
+    : resolveRoots(ctx, { envVars: ['ZCODE_HOME'], listEnv: true, defaults: ['.zcode'] });
   const out: RootSpec[] = [];
   for (const h of homes) {
     out.push(h.exists ? rootSpec(dbDirOf(h.path), h.origin) : h);
@@ -37,6 +39,14 @@ export function zcodeRoots(ctx: PathContext): RootSpec[] {
   return out;
 }
 
-export async function discoverZcode(roots: RootSpec[], warn: (m: string, at: SourceLocation) => void): Promise<SourceRef[]> {
-  return databaseSources('zcode', roots.filter((r) => !r.unread), DB_FILE, warn);
+export async function discoverZcode(
+  roots: RootSpec[],
+  warn: (m: string, at: SourceLocation) => void,
+): Promise<SourceRef[]> {
+  return databaseSources(
+    'zcode',
+    roots.filter((r) => !r.unread),
+    DB_FILE,
+    warn,
+  );
 }
