@@ -102,7 +102,8 @@ export async function resolveTargets(conn: DuckDBConnection, scans: HarnessScan[
   const realPaths = () => (reals ??= discovered.map((d) => realOrResolved(d.src.path)));
   // Each argument that is no file or folder on disk may be a session id, a unique prefix of one, or one a table cut.
   const ids = new Map<string, string>();
-  for (const a of args) if (!onDisk(a) && !/[\\/]/.test(a) && !ids.has(a)) ids.set(a, await sessionIdOf(conn, a));
+  // One with a slash (a missing path, or a session id such as Hermes' `profile/id`) is matched exactly, never as a prefix.
+  for (const a of args) if (!onDisk(a) && !ids.has(a)) ids.set(a, /[\\/]/.test(a) ? a : await sessionIdOf(conn, a));
   // Asked once, for every argument that is no file or folder on disk.
   let known: KnownSource[] | null = null;
   const store = async () => (known ??= await knownSources(conn, [...ids.values()]));

@@ -282,17 +282,33 @@ describe('what a record was counted as, by hand', () => {
   });
 });
 
+/** The text of every table's Verdict column, read down the column (between its header and the next one), spaces squeezed. */
+function verdictColumn(text: string): string {
+  const cells: string[] = [];
+  let at: [number, number] | null = null;
+  for (const line of text.split('\n')) {
+    const header = /Verdict +/.exec(line);
+    if (header && /^\s*Line\b/.test(line)) {
+      at = [header.index, header.index + header[0].length];
+      continue;
+    }
+    if (at && /^[─\s]*$/.test(line) === false && !/^Total\b/.test(line)) cells.push(line.slice(at[0], at[1]));
+  }
+  return cells.join(' ').replace(/\s+/g, ' ');
+}
+
 describe('verdicts and prices (issue 44)', () => {
   it('at 80 columns a verdict is wrapped, never cut; every harness in one style, verdict first', () => {
     const table = cli(['explain', fx.fork.file]);
     expect(table).not.toContain('…');
     for (const l of table.split('\n').slice(1)) expect(l.length).toBeLessThanOrEqual(80); // (the title, a path, is never cut)
-    // The copy's verdict, whole, over as many lines as it takes.
-    const words = table.replace(/\s+/g, ' ');
+    // The copy's verdict, whole, over as many lines as it takes (read down its column: the other cells of
+    // its row sit beside its first lines).
+    const words = verdictColumn(table);
     expect(words).toContain(`copy of ${fx.claude.session}'s response,`);
     expect(words).toContain(`; rule "Forks"`);
     // Claude Code's rules and Codex's read the same way: the verdict, then the README's rule.
-    const everything = cli(['explain', fx.home]).replace(/\s+/g, ' ');
+    const everything = verdictColumn(cli(['explain', fx.home]));
     expect(everything).toMatch(/response of \S+; rule "One response, one count"/);
     expect(everything).toMatch(/response of \S+; rule "(event_msg token_count|token_usage_record)"/);
   });
