@@ -166,7 +166,7 @@ describe('tx-usage serve', () => {
     await page.waitForURL(/\/session\?/);
     expect(await page.locator('h1').innerText()).toContain('Session');
     const body = await page.locator('table').first().innerText();
-    expect(body).toMatch(/counted/i);
+    expect(body).toMatch(/response of \S+/); // explain's verdict, as the CLI words it
     expect(body).toMatch(/\$/);
     // A response: its line linked, and marked when followed.
     const response = page.locator('a.response-link').nth(2);
