@@ -76,7 +76,8 @@ export async function answerExplain(rt: Runtime, a: ExplainArgs, use?: ReportSto
       ...(opened ? opened.ingest.discoveryWarnings : use!.discoveryWarnings),
       ...(cost ? cost.warnings : use!.pricingWarnings),
     ];
-    const pricer = cost?.pricer ?? null;
+    // The price breakdown per record needs the price table also when the store came from serve or mcp (made once per process).
+    const pricer = (cost ?? (await costFunction(rt))).pricer;
     return await explain(
       store.conn,
       scans,

@@ -41,6 +41,7 @@ describe('the ready row', () => {
 
   it('answers as the full path does, every report and limits', async () => {
     expect(runCli(['ingest'], env).status).toBe(0);
+    let warned = 0;
     for (const args of [
       ['report', ...RANGE, '--format', 'json'],
       ['report', ...RANGE, '--by', 'harness,model'],
@@ -58,8 +59,10 @@ describe('the ready row', () => {
       const full = run(args);
       expect(full.current, args.join(' ')).toBe(false);
       expect(current.out, args.join(' ')).toEqual(full.out);
-      expect(current.out.stderr).toContain('warning:'); // the fixture's broken lines: warnings from the row
+      if (current.out.stderr.includes('warning:')) warned++;
     }
+    // The fixture's broken lines: warnings from the row, in the reports whose rows they concern (not all of them).
+    expect(warned).toBeGreaterThan(0);
   });
 
   it('is not used once a source, the prices or their options changed', () => {

@@ -84,7 +84,7 @@ describe('droid end to end (~/.factory/sessions/**/<id>.settings.json)', () => {
       d.cost_per_prompt_usd_mean,
       d.requests_per_prompt_mean,
     ]).toEqual([0, 1, 0, 0, 0]);
-    const t = runCli(['report', 'compare', ...RANGE, ...H], env).stdout.replace(/\s+/g, ' ');
+    const t = runCli(['report', 'compare', ...RANGE, ...H, '--all'], env).stdout.replace(/\s+/g, ' ');
     expect(t).toContain('recorded as a session total (droid 7) count as prompts');
   });
 

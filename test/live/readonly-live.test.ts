@@ -24,7 +24,7 @@ const LIMITS = {
 };
 /** The line of the fixture's session with a fresh snapshot (test/live-statusline.test.ts), without its time left. */
 const FIGURES = 'Opus | ≥$0.07 session (Claude $0.05) | ≥$0.06 today | ≥$0.03 block';
-const TAIL = '≥$0.02/h | 5h 43% 7d 85%';
+const TAIL = '≥$0.01800/h | 5h 43% 7d 85%';
 
 /** Every folder under `dir` (itself included) 0555 and every file 0444: nobody but root may write there. */
 function readOnly(dir: string, yes = true): void {

@@ -205,6 +205,7 @@ describe('monthly and compare on a two-month Claude Code home', () => {
       'breakdown',
       'cursor',
       'same_model',
+      'cheaper_per_prompt',
       'warnings',
     ]);
     expect(j.cursor).toBeNull(); // no Cursor activity: no cursor section

@@ -102,6 +102,9 @@ describe('on a two-month Claude Code home', () => {
       'projected_total_tokens',
       'unpriced_requests',
       'unpriced_tokens',
+      'session_grain_requests',
+      'session_grain_tokens',
+      'session_grain_cost_usd',
     ]);
   });
 
