@@ -88,14 +88,14 @@ describe('watch in tmux', () => {
     ]);
     // Today and the session each hold the unpriced response: their costs are marked as the priced part.
     expect(s).toMatch(/claude-code +7 +17\.6k +≥\$0\.06\*/);
-    expect(s).toMatch(/0b10c4aa +claude-code +\/work\/blocks-app +10:45 +≥\$0\.06720\*/);
+    expect(s).toMatch(/0b10c4aa +claude-code +\/work\/blocks-app +10:45 +≥\$0\.07\*/);
 
     // A new response (10:49, 1000 in, 100 out: $0.003) appended to the transcript.
     fx.session.user('2026-03-29T10:49:00.000Z');
     fx.session.response({ ts: '2026-03-29T10:49:00.000Z', usage: { input: 1000, output: 100 }, model: BLOCKS_MODEL });
     s = await until('w1', (x) => x.includes('10.4k tokens'), 'the screen after the append');
     expect(s).toContain('  10.4k tokens, ≥$0.03, 4 requests');
-    expect(s).toMatch(/claude-code +8 +18\.7k +≥\$0\.05890\*/);
+    expect(s).toMatch(/claude-code +8 +18\.7k +≥\$0\.06\*/);
     expect(s).toMatch(/updated \d\d:\d\d:\d\d in \d+ ms \(1 grew, 0 read\) · fs\.watch/);
 
     // Resized to 60 columns: redrawn, nothing wider.
