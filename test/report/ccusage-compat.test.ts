@@ -260,4 +260,13 @@ describe("ccusage's commands and JSON (ccusage " + CCUSAGE_VERSION + ')', () => 
     expect(s.status, s.stderr).toBe(0);
     expect(JSON.parse(s.stdout).daily.map((d: Json) => d.period)).toEqual(['2026-10-06']);
   });
+
+  it('an empty home: ccusage-shaped JSON with nothing in it, and the three lines of the empty home on stderr', () => {
+    const r = runCli(['daily', '--json'], cleanEnv(tempDir('txu-ccusage-empty-')));
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).daily).toEqual([]);
+    expect(r.stderr.split('\n')[0]).toMatch(/^No harness data found/);
+    expect(r.stderr).toContain('`tx-usage sources`');
+    expect(r.stderr).not.toContain('\\n');
+  });
 });

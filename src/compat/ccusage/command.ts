@@ -113,7 +113,12 @@ function shapeOptions(a: CcusageArgs): ShapeOptions {
 
 /** Warnings on stderr, as `report` writes them (JSON carries none: ccusage's shape has no place for them). */
 function warn(rt: Runtime, warnings: string[]): void {
-  if (!rt.quiet && warnings.length) process.stderr.write(warningLines(warnings));
+  if (rt.quiet || !warnings.length) return;
+  // The "no harness data found" message is lines of their own (as `report` prints it), not one escaped warning.
+  const lines = warnings.filter((w) => w.includes('\n'));
+  process.stderr.write(
+    lines.map((w) => `${printableLines(w)}\n`).join('') + warningLines(warnings.filter((w) => !w.includes('\n'))),
+  );
 }
 
 /** The summary's rows grouped by day (or session), harness and model: every figure a ccusage report shows. */
